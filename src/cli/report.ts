@@ -1,0 +1,32 @@
+import { ApiError, ConfigError, InternalError, UnsafePlanError } from '../errors.js';
+import { redactSecrets } from '../secrets.js';
+
+/**
+ * The one place where errors become messages and exit codes. Commands and everything below them throw;
+ * this prints a message addressed to whoever must act, and never prints a secret.
+ */
+export function reportError(err: unknown, write: (line: string) => void = (l) => process.stderr.write(l + '\n')): number {
+  if (err instanceof ConfigError) {
+    write(redactSecrets(`error: ${err.message}`));
+    for (const p of err.problems) {
+      const where = [p.file, p.line, p.column].filter((x) => x !== undefined).join(':');
+      write(redactSecrets(`  ${where ? where + ': ' : ''}${p.path ? p.path + ': ' : ''}${p.message}${p.hint ? ` (${p.hint})` : ''}`));
+    }
+    return 1;
+  }
+  if (err instanceof ApiError) {
+    write(redactSecrets(`error: the service refused a request: ${err.message}`));
+    return 1;
+  }
+  if (err instanceof UnsafePlanError) {
+    write(redactSecrets(`error: ${err.message}`));
+    return 1;
+  }
+  if (err instanceof InternalError) {
+    write(redactSecrets(`internal error (a bug in roster, please report it): ${err.message}`));
+    return 70;
+  }
+  const message = err instanceof Error ? err.stack ?? err.message : String(err);
+  write(redactSecrets(`internal error (a bug in roster, please report it): ${message}`));
+  return 70;
+}

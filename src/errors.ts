@@ -1,0 +1,68 @@
+/**
+ * Errors classified by who must act. Everything below the CLI's top-level handler just throws one of
+ * these; `src/cli/report.ts` is the one place that turns them into messages and exit codes.
+ */
+
+/** One problem in the user's input, with its place. */
+export interface ConfigProblem {
+  file?: string;
+  line?: number;
+  column?: number;
+  /** Path inside the document, e.g. `groups.team:platform.member_of[0]`. */
+  path?: string;
+  message: string;
+  hint?: string;
+  severity?: 'error' | 'warning';
+}
+
+/** The user fixes their input (configuration files, flags). */
+export class ConfigError extends Error {
+  readonly kind = 'config' as const;
+  constructor(message: string, readonly problems: ConfigProblem[] = []) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** The remote side refused or failed. */
+export class ApiError extends Error {
+  readonly kind = 'api' as const;
+  constructor(
+    readonly info: {
+      method: string;
+      path: string;
+      status: number;
+      errorCode?: string;
+      requestId?: string;
+      detail?: string;
+    },
+  ) {
+    super(
+      `${info.method} ${info.path} answered ${info.status}` +
+        (info.errorCode ? ` ${info.errorCode}` : '') +
+        (info.detail ? `: ${info.detail}` : '') +
+        (info.requestId ? ` (request ${info.requestId})` : ''),
+    );
+    this.name = 'ApiError';
+  }
+}
+
+/** The plan is refused by a safety rule; the message names the flag that overrides it. */
+export class UnsafePlanError extends Error {
+  readonly kind = 'unsafe' as const;
+  constructor(message: string, readonly flag: string) {
+    super(message);
+    this.name = 'UnsafePlanError';
+  }
+}
+
+/** A bug in Roster. */
+export class InternalError extends Error {
+  readonly kind = 'internal' as const;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'InternalError';
+  }
+}
+
+export type RosterError = ConfigError | ApiError | UnsafePlanError | InternalError;
