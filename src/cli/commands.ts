@@ -15,6 +15,13 @@ export function registerCommands(program: Command): void {
     .option('--env-key <project/env=key>', 'environment-scoped key; repeatable', collect, [])
     .option('--quiet', 'no request logs')
     .action(async (opts) => (await import('./commands/serve.js')).serveCommand(opts));
+
+  program
+    .command('validate')
+    .description('check configuration files: schema, then semantic rules (exit 1 when invalid)')
+    .argument('[paths...]', 'files or directories (default: roster.yaml or roster/)')
+    .option('--format <format>', 'text | json | github', 'text')
+    .action(async (paths: string[], opts) => (await import('./commands/validate.js')).validateCommand(paths, opts));
 }
 
 function collect(value: string, previous: string[]): string[] {
