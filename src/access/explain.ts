@@ -1,0 +1,58 @@
+import type { Explanation, Missing, Via } from './facts.js';
+import type { AccessGraph } from './graph.js';
+import { cmp, compareVia, qualify } from './paths.js';
+import type { RoleIndex } from './roles.js';
+
+export interface ExplainInput {
+  graph: AccessGraph;
+  roles: RoleIndex;
+  /** The group grants on `instance`. */
+  grantsOn: readonly { group: string; role: string }[];
+  user: string;
+  subject: string;
+  instance: string;
+}
+
+/**
+ * Every path that grants `subject` (a known role key, else an action) and, when denied, what is missing.
+ * A name that is both a role key and an action is read as the role: pass `type:action` to mean the action.
+ */
+export function explainAccess(input: ExplainInput): Explanation {
+  const { graph, roles, user, subject, instance } = input;
+  const isRole = !subject.includes(':') && graph.facts.roles.some((r) => r.key === subject);
+  const base = { user, instance, subject };
+  if (isRole) {
+    const held = graph.rolesOn(user, instance).find((h) => h.role === subject);
+    const via: Via[] = (held?.paths ?? []).map((path) => ({ role: subject, path }));
+    if (via.length > 0) return { ...base, kind: 'role', allowed: true, via };
+    return { ...base, kind: 'role', allowed: false, via, missing: describeMissing(input, [subject], `role ${subject}`) };
+  }
+  const permission = qualify(subject, instance);
+  const decision = graph.can(user, subject, instance);
+  const kind = 'permission' as const;
+  if (permission === null) {
+    const message = `${subject} does not apply to ${instance}: the permission names another resource type.`;
+    return { ...base, kind, allowed: false, via: [], missing: { roles: [], groups: [], tenant: graph.tenantOf(instance), message } };
+  }
+  if (decision.allowed) return { ...base, kind, permission, allowed: true, via: decision.via.sort(compareVia) };
+  const granting = roles.rolesGranting(permission);
+  return { ...base, kind, permission, allowed: false, via: [], missing: describeMissing(input, granting, permission) };
+}
+
+function describeMissing(input: ExplainInput, granting: string[], what: string): Missing {
+  const { graph, user, instance } = input;
+  const tenant = graph.tenantOf(instance);
+  const groups = input.grantsOn
+    .filter((g) => granting.includes(g.role))
+    .sort((a, b) => cmp(a.group, b.group) || cmp(a.role, b.role));
+  if (granting.length === 0) {
+    return { roles: [], groups: [], tenant, message: `No role has ${what}: no assignment can grant it.` };
+  }
+  const names = granting.join(' or ');
+  const ways = [`a direct ${names} on ${instance}`];
+  if (tenant !== null) ways.push(`a tenant-wide ${names} in ${tenant}`);
+  if (groups.length > 0) ways.push(`membership of ${groups.map((g) => `${g.group} (${g.role})`).join(', ')}`);
+  let message = `${user} lacks ${what} on ${instance}; it would take ${ways.join('; or ')}.`;
+  if (tenant === null) message += ` Tenant-wide roles do not apply: ${instance} is not a listed instance.`;
+  return { roles: granting, groups, tenant, message };
+}

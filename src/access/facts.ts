@@ -1,0 +1,86 @@
+/**
+ * The access graph's input and output, as plain data. Independent of the config and API layers:
+ * adapters from `DesiredState` / `LiveState` produce `AccessFacts`.
+ */
+
+export interface RoleFact {
+  key: string;
+  /** `resource:action`, e.g. `document:write`. */
+  permissions: string[];
+  /** Role keys whose permissions this role inherits, transitively (cycles are tolerated). */
+  extends?: string[];
+}
+
+export interface AccessFacts {
+  roles: RoleFact[];
+  /** `id` is `type:key`. The first entry wins when an id is listed twice. */
+  instances: { id: string; tenant: string }[];
+  /** Tenant-wide: applies to every listed instance of that tenant. */
+  tenantRoles: { user: string; role: string; tenant: string }[];
+  /** A direct role on one instance. */
+  instanceRoles: { user: string; role: string; instance: string }[];
+  /** `group` is `type:key`. */
+  memberships: { user: string; group: string }[];
+  /** Every member of `child` is a member of `parent` (transitively). */
+  links: { child: string; parent: string }[];
+  /** The group's members (transitive) hold `role` on `instance`. */
+  groupGrants: { group: string; role: string; instance: string }[];
+}
+
+/** Why a user holds a role on an instance. */
+export type AccessPath =
+  | { readonly kind: 'direct' }
+  | { readonly kind: 'tenant'; readonly tenant: string }
+  /** From the user's direct group up to the group that was given the role (both included). */
+  | { readonly kind: 'group'; readonly chain: readonly string[] };
+
+export interface RoleHolding {
+  role: string;
+  /** Sorted: direct, then tenant-wide, then group chains shortest first. Never empty. */
+  paths: readonly AccessPath[];
+}
+
+/** One reason for a decision: the role held and how. */
+export interface Via {
+  role: string;
+  path: AccessPath;
+}
+
+export interface Decision {
+  allowed: boolean;
+  /** Sorted by path (direct first, shortest chain first), then role. */
+  via: Via[];
+}
+
+export interface EffectiveGrant {
+  user: string;
+  instance: string;
+  role: string;
+  paths: readonly AccessPath[];
+}
+
+export interface Explanation {
+  user: string;
+  instance: string;
+  /** What was asked, as given. */
+  subject: string;
+  /** `role` when `subject` names a known role, otherwise a permission (`document:write`). */
+  kind: 'role' | 'permission';
+  /** The permission checked, type-qualified; absent for `kind: 'role'`. */
+  permission?: string;
+  allowed: boolean;
+  via: Via[];
+  /** Only when denied: what would grant it. */
+  missing?: Missing;
+}
+
+export interface Missing {
+  /** Roles that would grant the subject on the instance (sorted). Empty when no role does. */
+  roles: string[];
+  /** Groups already given one of those roles on the instance: joining one grants it. */
+  groups: { group: string; role: string }[];
+  /** The instance's tenant, for a tenant-wide grant; null when the instance is not listed. */
+  tenant: string | null;
+  /** One human sentence. */
+  message: string;
+}

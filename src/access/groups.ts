@@ -1,0 +1,145 @@
+import type { AccessFacts, AccessPath } from './facts.js';
+import { cmp, compareChains } from './paths.js';
+
+type GroupPath = Extract<AccessPath, { kind: 'group' }>;
+
+/** What one group's members hold through it: instance → role → chains starting at that group. */
+export type GroupAccess = ReadonlyMap<string, ReadonlyMap<string, readonly GroupPath[]>>;
+
+export interface GroupIndex {
+  /** Groups the user is a direct member of, sorted. */
+  directGroupsOf(user: string): readonly string[];
+  /** What membership of `group` grants, memoised per group. */
+  accessOf(group: string): GroupAccess;
+  /** Groups whose members are members of `group` (itself included), through links in reverse. */
+  descendantsOf(group: string): Set<string>;
+  /** Users who are members of `group` directly or through nested groups, sorted. */
+  membersOf(group: string): string[];
+}
+
+export interface GroupIndexOptions {
+  /** Alternative chains kept per (group, ancestor) pair; the shortest is always kept. */
+  maxChains: number;
+}
+
+/**
+ * Group nesting. Each group's ancestor closure is walked once, breadth first, and memoised; so is what the
+ * group grants. Cycles are followed (every member of a group on a cycle is a member of every group on it)
+ * and never looped: a chain never repeats a group.
+ */
+export function buildGroupIndex(facts: AccessFacts, options: GroupIndexOptions): GroupIndex {
+  const parents = multimap(facts.links.map((l) => [l.child, l.parent]));
+  const children = multimap(facts.links.map((l) => [l.parent, l.child]));
+  const groupsOfUser = multimap(facts.memberships.map((m) => [m.user, m.group]));
+  const usersOfGroup = multimap(facts.memberships.map((m) => [m.group, m.user]));
+  const grantsOf = new Map<string, Map<string, Set<string>>>(); // group → instance → roles
+  for (const g of facts.groupGrants) {
+    const byInstance = getOrSet(grantsOf, g.group, () => new Map<string, Set<string>>());
+    getOrSet(byInstance, g.instance, () => new Set<string>()).add(g.role);
+  }
+  const access = new Map<string, GroupAccess>();
+
+  function accessOf(group: string): GroupAccess {
+    const known = access.get(group);
+    if (known) return known;
+    const out = new Map<string, Map<string, GroupPath[]>>();
+    for (const [granting, chains] of reachFrom(group, parents, options.maxChains)) {
+      const grants = grantsOf.get(granting);
+      if (!grants) continue;
+      const paths = chains.map((chain): GroupPath => ({ kind: 'group', chain }));
+      for (const [instance, roles] of grants) {
+        const byRole = getOrSet(out, instance, () => new Map<string, GroupPath[]>());
+        for (const role of roles) {
+          const list = byRole.get(role);
+          if (list) list.push(...paths);
+          else byRole.set(role, [...paths]);
+        }
+      }
+    }
+    // Several granting groups may give the same role on the same instance: keep chains in order.
+    for (const byRole of out.values()) {
+      for (const list of byRole.values()) if (list.length > 1) list.sort((a, b) => compareChains(a.chain, b.chain));
+    }
+    access.set(group, out);
+    return out;
+  }
+
+  function descendantsOf(group: string): Set<string> {
+    const seen = new Set([group]);
+    const stack = [group];
+    while (stack.length > 0) {
+      for (const c of children.get(stack.pop()!) ?? []) {
+        if (!seen.has(c)) {
+          seen.add(c);
+          stack.push(c);
+        }
+      }
+    }
+    return seen;
+  }
+
+  function membersOf(group: string): string[] {
+    const users = new Set<string>();
+    for (const g of descendantsOf(group)) for (const u of usersOfGroup.get(g) ?? []) users.add(u);
+    return [...users].sort(cmp);
+  }
+
+  return {
+    directGroupsOf: (user) => groupsOfUser.get(user) ?? [],
+    accessOf,
+    descendantsOf,
+    membersOf,
+  };
+}
+
+/**
+ * Chains from `source` to every group it reaches (itself included, as `[source]`), at most `maxChains`
+ * per group, in (length, group keys) order.
+ *
+ * Breadth first over simple paths, extending only the chains that were kept. In a DAG that is exact: a
+ * chain that was not kept is beaten by `maxChains` kept chains to the same group, and so is every
+ * extension of it. With cycles, alternatives may be missed (a kept prefix could contain a later group),
+ * but every reachable group is reached: the first chain to a group is always kept.
+ */
+export function reachFrom(
+  source: string,
+  parents: ReadonlyMap<string, readonly string[]>,
+  maxChains: number,
+): Map<string, string[][]> {
+  const out = new Map<string, string[][]>([[source, [[source]]]]);
+  let level: string[][] = [[source]];
+  while (level.length > 0) {
+    const next: string[][] = [];
+    // Levels are in key order and parents are sorted, so each level comes out in key order too.
+    for (const chain of level) {
+      for (const p of parents.get(chain[chain.length - 1]) ?? []) {
+        if (chain.includes(p)) continue;
+        const kept = getOrSet(out, p, () => []);
+        if (kept.length >= maxChains) continue;
+        const longer = [...chain, p];
+        kept.push(longer);
+        next.push(longer);
+      }
+    }
+    level = next;
+  }
+  return out;
+}
+
+/** key → sorted, de-duplicated values. */
+function multimap(pairs: [string, string][]): Map<string, string[]> {
+  const sets = new Map<string, Set<string>>();
+  for (const [k, v] of pairs) getOrSet(sets, k, () => new Set<string>()).add(v);
+  const out = new Map<string, string[]>();
+  for (const [k, vs] of sets) out.set(k, [...vs].sort(cmp));
+  return out;
+}
+
+export function getOrSet<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let v = map.get(key);
+  if (v === undefined) {
+    v = make();
+    map.set(key, v);
+  }
+  return v;
+}

@@ -1,0 +1,16 @@
+/** The access graph: who holds which role on which instance, and why. Pure; see README.md. */
+export type {
+  AccessFacts,
+  AccessPath,
+  Decision,
+  EffectiveGrant,
+  Explanation,
+  Missing,
+  RoleFact,
+  RoleHolding,
+  Via,
+} from './facts.js';
+export { buildAccessGraph, type AccessGraph, type AccessGraphOptions } from './graph.js';
+export { diffAccess, type AccessChange, type AccessDiff, type AccessDiffOptions } from './diff.js';
+export { formatSummaryEntry, type AccessSummaryEntry } from './summary.js';
+export { comparePaths, formatPath } from './paths.js';

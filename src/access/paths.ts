@@ -1,0 +1,59 @@
+import type { AccessPath, Via } from './facts.js';
+
+export const DIRECT: AccessPath = Object.freeze({ kind: 'direct' });
+
+const RANK = { direct: 0, tenant: 1, group: 2 } as const;
+
+/** Direct first, then tenant-wide (by tenant), then group chains: shortest first, then by group keys. */
+export function comparePaths(a: AccessPath, b: AccessPath): number {
+  if (a.kind !== b.kind) return RANK[a.kind] - RANK[b.kind];
+  if (a.kind === 'tenant' && b.kind === 'tenant') return cmp(a.tenant, b.tenant);
+  if (a.kind === 'group' && b.kind === 'group') return compareChains(a.chain, b.chain);
+  return 0;
+}
+
+export function compareChains(a: readonly string[], b: readonly string[]): number {
+  if (a.length !== b.length) return a.length - b.length;
+  for (let i = 0; i < a.length; i++) {
+    const c = cmp(a[i], b[i]);
+    if (c !== 0) return c;
+  }
+  return 0;
+}
+
+export function compareVia(a: Via, b: Via): number {
+  return comparePaths(a.path, b.path) || cmp(a.role, b.role);
+}
+
+/** Plain code-unit order: stable across locales, unlike localeCompare. */
+export function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The type of an instance `type:key` (everything before the first colon). */
+export function typeOf(instance: string): string {
+  const i = instance.indexOf(':');
+  return i < 0 ? instance : instance.slice(0, i);
+}
+
+/**
+ * "alice → team:platform → team:engineering → editor on document:readme".
+ * Direct and tenant-wide grants say so at the end.
+ */
+export function formatPath(user: string, path: AccessPath, role: string, instance: string): string {
+  switch (path.kind) {
+    case 'direct':
+      return `${user} → ${role} on ${instance} (direct)`;
+    case 'tenant':
+      return `${user} → ${role} on ${instance} (tenant-wide in ${path.tenant})`;
+    case 'group':
+      return [user, ...path.chain, `${role} on ${instance}`].join(' → ');
+  }
+}
+
+/** `write` on `document:x` → `document:write`; a qualified action must name the instance's type. */
+export function qualify(action: string, instance: string): string | null {
+  const type = typeOf(instance);
+  if (!action.includes(':')) return `${type}:${action}`;
+  return typeOf(action) === type ? action : null;
+}
