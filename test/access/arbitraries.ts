@@ -107,7 +107,7 @@ export function arbFactsEdit(options: ArbFactsOptions = {}): fc.Arbitrary<[Acces
   return fc.tuple(arbAccessFacts(options), arbAccessFacts(options), fc.boolean(), fc.boolean()).chain(
     ([before, extra, newRoles, newInstances]) => {
       const keep = <T>(xs: T[], add: T[]) =>
-        fc.tuple(fc.subarray(xs), fc.subarray(add, { maxLength: 2 })).map(([a, b]) => [...a, ...b]);
+        fc.tuple(fc.subarray(xs), fc.subarray(add, { maxLength: Math.min(2, add.length) })).map(([a, b]) => [...a, ...b]);
       return fc
         .record({
           roles: fc.constant(newRoles ? extra.roles : before.roles),

@@ -1,0 +1,123 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { buildAccessGraph, diffAccess, type AccessPath } from '../../src/access/index.js';
+import { arbAccessFacts, arbAccessQuery, arbFactsEdit } from './arbitraries.js';
+import {
+  naiveCan,
+  naiveChains,
+  naiveGrants,
+  naiveGroups,
+  naivePermissionGrants,
+  naiveRolesOn,
+  naiveTenantOf,
+} from './reference.js';
+
+const runs = { numRuns: 300 };
+
+describe('the graph agrees with the naive reference', () => {
+  it('can and rolesOn', () => {
+    fc.assert(
+      fc.property(arbAccessFacts(), fc.array(arbAccessQuery(), { minLength: 1, maxLength: 10 }), (f, queries) => {
+        const graph = buildAccessGraph(f);
+        for (const { user, action, instance } of queries) {
+          const decision = graph.can(user, action, instance);
+          expect(decision.allowed).toBe(naiveCan(f, user, action, instance));
+          expect(decision.via.length > 0).toBe(decision.allowed);
+          expect(graph.rolesOn(user, instance).map((h) => h.role)).toEqual(naiveRolesOn(f, user, instance));
+        }
+      }),
+      runs,
+    );
+  });
+
+  it('effectiveGrants, usersWith and membersOf', () => {
+    fc.assert(
+      fc.property(arbAccessFacts(), (f) => {
+        const graph = buildAccessGraph(f);
+        const grants = [...graph.effectiveGrants()];
+        const keys = grants.map((g) => `${g.user}|${g.instance}|${g.role}`);
+        expect(new Set(keys)).toEqual(naiveGrants(f));
+        expect(keys.length).toBe(new Set(keys).size);
+        const groups = naiveGroups(f);
+        for (const g of new Set(f.groupGrants.map((x) => x.group))) {
+          const members = [...groups].filter(([, gs]) => gs.has(g)).map(([u]) => u).sort();
+          expect(graph.membersOf(g)).toEqual(members);
+        }
+        for (const { instance, role } of grants) {
+          const holders = keys.filter((k) => k.endsWith(`|${instance}|${role}`)).map((k) => k.split('|')[0]);
+          expect(graph.usersWith(role, instance)).toEqual([...new Set(holders)].sort());
+        }
+      }),
+      runs,
+    );
+  });
+
+  it('every path is a real reason, and without cycles the paths are exactly all chains', () => {
+    fc.assert(
+      fc.property(arbAccessFacts({ acyclic: true }), (f) => {
+        const graph = buildAccessGraph(f, { maxChains: 1000 });
+        for (const g of graph.effectiveGrants()) {
+          const expected: AccessPath[] = [];
+          if (f.instanceRoles.some((r) => r.user === g.user && r.role === g.role && r.instance === g.instance)) {
+            expected.push({ kind: 'direct' });
+          }
+          const tenant = naiveTenantOf(f, g.instance);
+          if (f.tenantRoles.some((r) => r.user === g.user && r.role === g.role && r.tenant === tenant)) {
+            expected.push({ kind: 'tenant', tenant: tenant! });
+          }
+          const chains: string[][] = [];
+          for (const from of new Set(f.memberships.filter((m) => m.user === g.user).map((m) => m.group))) {
+            for (const to of new Set(f.groupGrants.filter((x) => x.role === g.role && x.instance === g.instance).map((x) => x.group))) {
+              chains.push(...naiveChains(f, from, to));
+            }
+          }
+          expect(g.paths.filter((p) => p.kind !== 'group')).toEqual(expected);
+          const got = g.paths.flatMap((p) => (p.kind === 'group' ? [p.chain.join('>')] : []));
+          expect([...got].sort()).toEqual(chains.map((c) => c.join('>')).sort());
+        }
+      }),
+      runs,
+    );
+  });
+
+  it('with cycles, every group path is a simple chain of links ending at a grant', () => {
+    fc.assert(
+      fc.property(arbAccessFacts(), (f) => {
+        const graph = buildAccessGraph(f);
+        const isLink = (c: string, p: string) => f.links.some((l) => l.child === c && l.parent === p);
+        for (const g of graph.effectiveGrants()) {
+          for (const p of g.paths) {
+            if (p.kind !== 'group') continue;
+            const c = p.chain;
+            expect(new Set(c).size).toBe(c.length);
+            expect(f.memberships.some((m) => m.user === g.user && m.group === c[0])).toBe(true);
+            for (let i = 1; i < c.length; i++) expect(isLink(c[i - 1], c[i])).toBe(true);
+            const last = c[c.length - 1];
+            expect(f.groupGrants.some((x) => x.group === last && x.role === g.role && x.instance === g.instance)).toBe(true);
+          }
+        }
+      }),
+      runs,
+    );
+  });
+});
+
+describe('diffAccess is the set difference of the naive effective grants', () => {
+  const asKeys = (changes: { sign: string; user: string; instance: string; subject: string }[], sign: string) =>
+    new Set(changes.filter((c) => c.sign === sign).map((c) => `${c.user}|${c.instance}|${c.subject}`));
+  const minus = (a: Set<string>, b: Set<string>) => new Set([...a].filter((x) => !b.has(x)));
+
+  it.each([false, true])('permissions: %s', (permissions) => {
+    fc.assert(
+      fc.property(arbFactsEdit(), ([before, after]) => {
+        const d = diffAccess(buildAccessGraph(before), buildAccessGraph(after), { permissions });
+        const held = permissions ? naivePermissionGrants : naiveGrants;
+        expect(asKeys(d.changes, '+')).toEqual(minus(held(after), held(before)));
+        expect(asKeys(d.changes, '-')).toEqual(minus(held(before), held(after)));
+        expect(d.changes.every((c) => c.via.length > 0)).toBe(true);
+        expect(d.summary.reduce((n, e) => n + e.users.length, 0)).toBe(d.changes.length);
+      }),
+      runs,
+    );
+  });
+});
