@@ -1,0 +1,167 @@
+/**
+ * The desired state: what the configuration declares, after parse, schema, normalisation and rules.
+ * The planner diffs it against the live state. Every key is final (defaults applied, short forms
+ * expanded, group keys written `type:key`) and every list is sorted, so two configurations that mean
+ * the same thing give equal values whatever their file split or ordering.
+ */
+
+export type Section = 'resources' | 'roles' | 'tenants' | 'users' | 'resource_instances' | 'groups' | 'access_requests';
+
+export const SECTIONS: readonly Section[] = ['resources', 'roles', 'tenants', 'users', 'resource_instances', 'groups', 'access_requests'];
+
+export interface DesiredResource {
+  key: string;
+  /** Defaults to the key. */
+  name: string;
+  description?: string;
+  /** Action keys, sorted. */
+  actions: string[];
+}
+
+export interface DesiredRole {
+  key: string;
+  name: string;
+  description?: string;
+  /** `resource:action`, sorted. */
+  permissions: string[];
+}
+
+export interface DesiredTenant {
+  key: string;
+  name: string;
+  description?: string;
+  attributes?: Record<string, unknown>;
+}
+
+export interface DesiredUserRole {
+  role: string;
+  tenant: string;
+  /** `type:key` of the resource instance (or group) the role is given on; absent when tenant-wide. */
+  on?: string;
+}
+
+export interface DesiredUser {
+  key: string;
+  email?: string;
+  first_name?: string;
+  last_name?: string;
+  attributes?: Record<string, unknown>;
+  /** Tenants the user is in: those listed plus those of the user's roles, sorted. */
+  tenants: string[];
+  /** Sorted by tenant, role, then instance. */
+  roles: DesiredUserRole[];
+}
+
+export interface DesiredResourceInstance {
+  resource: string;
+  key: string;
+  tenant: string;
+  attributes?: Record<string, unknown>;
+}
+
+export interface DesiredGroupRole {
+  role: string;
+  /** `type:key` of a resource instance (or group) in the group's tenant. */
+  on: string;
+}
+
+export interface DesiredGroup {
+  /** Group type: the resource type the group is an instance of (`group` when not written). */
+  type: string;
+  key: string;
+  tenant: string;
+  /** User keys of the direct members, sorted. */
+  members: string[];
+  /** Sorted by role, then instance. */
+  roles: DesiredGroupRole[];
+  /** `type:key` of the groups this group is linked into (its parents), sorted. */
+  memberOf: string[];
+}
+
+export interface DesiredAccessRequestConfig {
+  key: string;
+  name: string;
+  /** Roles mapped to LEVEL_1 of the element configuration, sorted. */
+  reviewerRoles: string[];
+}
+
+export interface DesiredState {
+  project?: string;
+  environment?: string;
+  /** Sections the configuration manages (present in at least one file, even empty). */
+  sections: Set<Section>;
+  resources: Map<string, DesiredResource>;
+  roles: Map<string, DesiredRole>;
+  tenants: Map<string, DesiredTenant>;
+  users: Map<string, DesiredUser>;
+  /** By `type:key`. */
+  resourceInstances: Map<string, DesiredResourceInstance>;
+  /** By `type:key`. */
+  groups: Map<string, DesiredGroup>;
+  accessRequests: Map<string, DesiredAccessRequestConfig>;
+}
+
+export function emptyDesiredState(): DesiredState {
+  return {
+    sections: new Set(),
+    resources: new Map(),
+    roles: new Map(),
+    tenants: new Map(),
+    users: new Map(),
+    resourceInstances: new Map(),
+    groups: new Map(),
+    accessRequests: new Map(),
+  };
+}
+
+/** Splits `type:key` at the first colon. */
+export function splitRef(ref: string): { type: string; key: string } {
+  const i = ref.indexOf(':');
+  return i < 0 ? { type: 'group', key: ref } : { type: ref.slice(0, i), key: ref.slice(i + 1) };
+}
+
+/** A group reference as written (`eng` or `team:eng`) to its `type:key` identity. */
+export function groupId(ref: string): string {
+  return ref.includes(':') ? ref : `group:${ref}`;
+}
+
+const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Final step of normalisation, after the rules ran on the lists in the order written (so problems can
+ * point at list items): sorts every list and every map by key, deterministically.
+ */
+export function sortDesiredState(d: DesiredState): DesiredState {
+  const sortMap = <V>(m: Map<string, V>) => new Map([...m.entries()].sort((a, b) => byString(a[0], b[0])));
+  for (const r of d.resources.values()) r.actions = [...new Set(r.actions)].sort(byString);
+  for (const r of d.roles.values()) r.permissions = [...new Set(r.permissions)].sort(byString);
+  for (const u of d.users.values()) {
+    u.tenants = [...new Set([...u.tenants, ...u.roles.map((r) => r.tenant)])].sort(byString);
+    u.roles = uniqueBy(u.roles, (r) => `${r.tenant}\0${r.role}\0${r.on ?? ''}`);
+    u.roles.sort((a, b) => byString(a.tenant, b.tenant) || byString(a.role, b.role) || byString(a.on ?? '', b.on ?? ''));
+  }
+  for (const g of d.groups.values()) {
+    g.members = [...new Set(g.members)].sort(byString);
+    g.memberOf = [...new Set(g.memberOf)].sort(byString);
+    g.roles = uniqueBy(g.roles, (r) => `${r.role}\0${r.on}`);
+    g.roles.sort((a, b) => byString(a.role, b.role) || byString(a.on, b.on));
+  }
+  for (const a of d.accessRequests.values()) a.reviewerRoles = [...new Set(a.reviewerRoles)].sort(byString);
+  return {
+    ...d,
+    sections: new Set(SECTIONS.filter((s) => d.sections.has(s))),
+    resources: sortMap(d.resources),
+    roles: sortMap(d.roles),
+    tenants: sortMap(d.tenants),
+    users: sortMap(d.users),
+    resourceInstances: sortMap(d.resourceInstances),
+    groups: sortMap(d.groups),
+    accessRequests: sortMap(d.accessRequests),
+  };
+}
+
+function uniqueBy<T>(items: T[], id: (item: T) => string): T[] {
+  const seen = new Map<string, T>();
+  for (const item of items) if (!seen.has(id(item))) seen.set(id(item), item);
+  return [...seen.values()];
+}

@@ -1,0 +1,66 @@
+/**
+ * Loading a configuration: read → parse → schema → normalise → rules. Returns problems instead of
+ * throwing; `desired` is present exactly when there are no errors.
+ */
+import type { ConfigProblem } from '../errors.js';
+import { sortDesiredState, type DesiredState } from './desired.js';
+import { buildDesiredState, type RawFile } from './normalise.js';
+import { parseSource } from './parse.js';
+import type { RawConfig } from './raw.generated.js';
+import { readConfigFiles, type SourceText } from './read.js';
+import { runRules } from './rules/index.js';
+import { checkSchema } from './schema.js';
+import type { Problem } from './source.js';
+
+export type { DesiredState } from './desired.js';
+export type { RawConfig } from './raw.generated.js';
+export type { Problem } from './source.js';
+export { renderJson, renderGithub, renderText } from './render.js';
+
+export interface LoadResult {
+  desired?: DesiredState;
+  errors: ConfigProblem[];
+  warnings: ConfigProblem[];
+}
+
+export async function loadConfig(paths: string[]): Promise<LoadResult> {
+  const read = await readConfigFiles(paths);
+  const result = validateSources(read.sources);
+  if (read.errors.length === 0) return result;
+  return { errors: [...read.errors, ...result.errors], warnings: result.warnings };
+}
+
+/**
+ * The pure part of loading, over texts already read. Semantic rules run only once every file parses
+ * and matches the schema: on a half-understood configuration their findings would be guesses.
+ */
+export function validateSources(sources: SourceText[]): LoadResult {
+  const errors: Problem[] = [];
+  const warnings: Problem[] = [];
+  const files: RawFile[] = [];
+  for (const { file, text } of sources) {
+    const parsed = parseSource(file, text);
+    errors.push(...parsed.errors);
+    warnings.push(...parsed.warnings);
+    if (parsed.errors.length > 0) continue;
+    const schemaErrors = checkSchema(parsed.src, parsed.value);
+    errors.push(...schemaErrors);
+    if (schemaErrors.length === 0) files.push({ src: parsed.src, raw: parsed.value as RawConfig });
+  }
+  const order = new Map(sources.map((s, i) => [s.file, i]));
+  const sorted = (ps: Problem[]) => sortProblems(ps, order);
+  if (errors.length > 0) return { errors: sorted(errors), warnings: sorted(warnings) };
+
+  const { desired, index, errors: mergeErrors } = buildDesiredState(files);
+  if (mergeErrors.length > 0) return { errors: sorted(mergeErrors), warnings: sorted(warnings) };
+  const found = runRules({ desired, index });
+  warnings.push(...found.warnings);
+  if (found.errors.length > 0) return { errors: sorted(found.errors), warnings: sorted(warnings) };
+  return { desired: sortDesiredState(desired), errors: [], warnings: sorted(warnings) };
+}
+
+/** In file order, then by position; stable for problems at the same place. */
+function sortProblems(problems: Problem[], fileOrder: Map<string, number>): Problem[] {
+  const rank = (p: Problem) => (p.file === undefined ? -1 : (fileOrder.get(p.file) ?? -1));
+  return [...problems].sort((a, b) => rank(a) - rank(b) || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
+}

@@ -1,0 +1,148 @@
+/**
+ * Step 3 of the pipeline: schema-valid raw files to one DesiredState (lists still in the order written),
+ * with a SourceIndex saying where each object was declared. Short forms expand here and defaults apply;
+ * an object declared in two places is a merge error naming both.
+ */
+import type { RawConfig, RawUserRole } from './raw.generated.js';
+import { emptyDesiredState, groupId, SECTIONS, splitRef, type DesiredState, type Section } from './desired.js';
+import { describePlace, problemAt, type Loc, type Problem, type Source } from './source.js';
+
+export interface RawFile {
+  src: Source;
+  raw: RawConfig;
+}
+
+/** Where each declared object is written, for problems raised by the rules. */
+export interface SourceIndex {
+  project?: Loc;
+  environment?: Loc;
+  resources: Map<string, Loc>;
+  roles: Map<string, Loc>;
+  tenants: Map<string, Loc>;
+  users: Map<string, Loc>;
+  resourceInstances: Map<string, Loc>;
+  groups: Map<string, Loc>;
+  accessRequests: Map<string, Loc>;
+  /** Users' roles as written, before their tenant is known (see resolveUserRoleTenants). */
+  userRoles: Map<string, RawUserRole[]>;
+}
+
+export interface Normalised {
+  desired: DesiredState;
+  index: SourceIndex;
+  errors: Problem[];
+}
+
+export function buildDesiredState(files: RawFile[]): Normalised {
+  const desired = emptyDesiredState();
+  const index: SourceIndex = {
+    resources: new Map(), roles: new Map(), tenants: new Map(), users: new Map(),
+    resourceInstances: new Map(), groups: new Map(), accessRequests: new Map(), userRoles: new Map(),
+  };
+  const errors: Problem[] = [];
+
+  /** Records where `id` is declared; false (and a merge error) when it already was. */
+  const claim = (locs: Map<string, Loc>, id: string, loc: Loc, what: string): boolean => {
+    const first = locs.get(id);
+    if (first) {
+      errors.push(problemAt(loc, [], `${what} "${id}" is declared twice: here and at ${describePlace(first)}`, {
+        on: 'key', hint: 'declare each object once; merge the two declarations',
+      }));
+      return false;
+    }
+    locs.set(id, loc);
+    return true;
+  };
+
+  for (const { src, raw } of files) {
+    const at = (...path: string[]): Loc => ({ src, path });
+    for (const field of ['project', 'environment'] as const) {
+      const value = raw[field];
+      if (value === undefined) continue;
+      const first = index[field];
+      if (first && desired[field] !== value) {
+        errors.push(problemAt(at(field), [], `${field} "${value}" differs from "${desired[field]}" set at ${describePlace(first)}`));
+      } else if (!first) {
+        desired[field] = value;
+        index[field] = at(field);
+      }
+    }
+    for (const section of Object.keys(raw)) if (isSection(section)) desired.sections.add(section);
+
+    for (const [key, r] of Object.entries(raw.resources ?? {})) {
+      if (!claim(index.resources, key, at('resources', key), 'resource')) continue;
+      const o = Array.isArray(r) ? { actions: r } : (r ?? {});
+      desired.resources.set(key, { key, name: o.name ?? key, ...opt('description', o.description), actions: [...(o.actions ?? [])] });
+    }
+    for (const [key, r] of Object.entries(raw.roles ?? {})) {
+      if (!claim(index.roles, key, at('roles', key), 'role')) continue;
+      const o = Array.isArray(r) ? { permissions: r } : (r ?? {});
+      desired.roles.set(key, { key, name: o.name ?? key, ...opt('description', o.description), permissions: [...(o.permissions ?? [])] });
+    }
+    for (const [key, t] of Object.entries(raw.tenants ?? {})) {
+      if (!claim(index.tenants, key, at('tenants', key), 'tenant')) continue;
+      const o = typeof t === 'string' ? { name: t } : (t ?? {});
+      desired.tenants.set(key, { key, name: o.name ?? key, ...opt('description', o.description), ...opt('attributes', o.attributes) });
+    }
+    for (const [key, u] of Object.entries(raw.users ?? {})) {
+      if (!claim(index.users, key, at('users', key), 'user')) continue;
+      const o = u ?? {};
+      desired.users.set(key, {
+        key, ...opt('email', o.email), ...opt('first_name', o.first_name), ...opt('last_name', o.last_name),
+        ...opt('attributes', o.attributes), tenants: [...(o.tenants ?? [])], roles: [],
+      });
+      index.userRoles.set(key, o.roles ?? []);
+    }
+    for (const [id, i] of Object.entries(raw.resource_instances ?? {})) {
+      if (!claim(index.resourceInstances, id, at('resource_instances', id), 'resource instance')) continue;
+      const o = typeof i === 'string' ? { tenant: i } : i;
+      const { type, key } = splitRef(id);
+      desired.resourceInstances.set(id, { resource: type, key, tenant: o.tenant, ...opt('attributes', o.attributes) });
+    }
+    for (const [written, g] of Object.entries(raw.groups ?? {})) {
+      const id = groupId(written);
+      if (!claim(index.groups, id, at('groups', written), 'group')) continue;
+      const { type, key } = splitRef(id);
+      desired.groups.set(id, {
+        type, key, tenant: g.tenant, members: [...(g.members ?? [])],
+        roles: (g.roles ?? []).map((r) => ({ role: r.role, on: r.on })), memberOf: (g.member_of ?? []).map(groupId),
+      });
+    }
+    for (const [key, a] of Object.entries(raw.access_requests ?? {})) {
+      if (!claim(index.accessRequests, key, at('access_requests', key), 'access request configuration')) continue;
+      desired.accessRequests.set(key, { key, name: a.name ?? key, reviewerRoles: [...a.reviewer_roles] });
+    }
+  }
+  resolveUserRoleTenants(desired, index);
+  return { desired, index, errors };
+}
+
+/**
+ * A user's role without `tenant` takes the tenant of its instance (`on`), else the user's only tenant.
+ * Needs every file merged first (the instance may be declared elsewhere). When neither tells, the
+ * tenant stays '' and the rule userRolesResolve reports it.
+ */
+function resolveUserRoleTenants(desired: DesiredState, index: SourceIndex): void {
+  for (const [key, written] of index.userRoles) {
+    const user = desired.users.get(key)!;
+    user.roles = written.map((r) => {
+      const o = typeof r === 'string' ? { role: r } : r;
+      const tenant = o.tenant ?? (o.on ? targetTenant(desired, o.on) : undefined) ?? (user.tenants.length === 1 ? user.tenants[0] : '');
+      return { role: o.role, tenant, ...opt('on', o.on) };
+    });
+  }
+}
+
+/** The tenant of a role's target: a resource instance, or a group (groups are instances of their type). */
+export function targetTenant(desired: DesiredState, ref: string): string | undefined {
+  return desired.resourceInstances.get(ref)?.tenant ?? desired.groups.get(ref)?.tenant;
+}
+
+function isSection(s: string): s is Section {
+  return (SECTIONS as readonly string[]).includes(s);
+}
+
+/** `{[name]: value}` when value is set, so optional fields stay absent rather than undefined. */
+function opt<K extends string, V>(name: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [name]: value }) as { [P in K]?: V };
+}

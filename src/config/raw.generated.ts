@@ -1,0 +1,168 @@
+// Generated from schemas/roster.schema.json by src/config/codegen.ts. Do not edit by hand:
+// change the schema, then run `node --import tsx src/config/codegen.ts`.
+
+/** One Roster configuration file: part of the authorization environment declared as code. Several files (or a directory of them) merge into one desired state. See docs/config.md. */
+export interface RawConfig {
+  /** Format version. Optional; when present it must be 1. */
+  version?: 1;
+  /** Project key or id the configuration applies to. The --project flag overrides it. */
+  project?: RawKey;
+  /** Environment key or id the configuration applies to. The --environment flag overrides it. */
+  environment?: RawKey;
+  /** Resource types, by key. Each declares the actions that roles can permit on its instances. */
+  resources?: {
+    [key: string]: RawResource;
+  };
+  /** Roles, by key. A role lists permissions `resource:action`; it is given to users (tenant-wide or on an instance) and to groups (on an instance). */
+  roles?: {
+    [key: string]: RawRole;
+  };
+  /** Tenants, by key. Users, resource instances and groups each live in tenants. */
+  tenants?: {
+    [key: string]: RawTenant;
+  };
+  /** Users, by key (letters, digits and `| @ + - . _`). `alice: {}` or `alice:` declares a user with no details. */
+  users?: {
+    [key: string]: RawUser;
+  };
+  /** Resource instances, by `<resource>:<key>`, e.g. `document:readme`. Roles are given on them. */
+  resource_instances?: {
+    [key: string]: RawResourceInstance;
+  };
+  /** Groups, by `<group type>:<key>` (the type defaults to `group` when omitted). Members of a group hold the roles given to the group. */
+  groups?: {
+    [key: string]: RawGroup;
+  };
+  /** User-management element configurations, by key: which roles review access requests. */
+  access_requests?: {
+    [key: string]: RawAccessRequestConfig;
+  };
+}
+
+/** Letters, digits, `-` and `_`, at most 256 characters. */
+export type RawKey = string;
+
+/** Letters, digits and `| @ + - . _`, at most 256 characters. */
+export type RawUserKey = string;
+
+/** `<resource>:<key>` of a resource instance, e.g. `document:readme`. */
+export type RawInstanceRef = string;
+
+/** `<group type>:<key>` of a group, or `<key>` for the default type `group`. */
+export type RawGroupRef = string;
+
+/** `<resource>:<action>`, e.g. `document:read`. */
+export type RawPermission = string;
+
+/** Display name. Defaults to the key. */
+export type RawName = string;
+
+/** Free-text description. */
+export type RawDescription = string;
+
+/** Free-form attributes (a mapping), passed to the service as they are. */
+export type RawAttributes = Record<string, unknown>;
+
+/** Action keys of a resource, e.g. `[read, write, share]`. */
+export type RawActionList = RawKey[];
+
+/** A resource type: a mapping, or the short form `[read, write]` (its actions), or empty. */
+export type RawResource = RawResourceObject | RawActionList | null;
+
+/** A resource type. */
+export interface RawResourceObject {
+  name?: RawName;
+  description?: RawDescription;
+  actions?: RawActionList;
+}
+
+/** Permissions `<resource>:<action>` the role grants. */
+export type RawPermissionList = RawPermission[];
+
+/** A role: a mapping, or the short form `[document:read]` (its permissions), or empty. */
+export type RawRole = RawRoleObject | RawPermissionList | null;
+
+/** A role. */
+export interface RawRoleObject {
+  name?: RawName;
+  description?: RawDescription;
+  permissions?: RawPermissionList;
+}
+
+/** A tenant: a mapping, or the short form `Acme Inc.` (its name), or empty. */
+export type RawTenant = RawTenantObject | RawName | null;
+
+/** A tenant. */
+export interface RawTenantObject {
+  name?: RawName;
+  description?: RawDescription;
+  attributes?: RawAttributes;
+}
+
+/** A user: a mapping, or empty (`alice: {}` or `alice:`). */
+export type RawUser = RawUserObject | null;
+
+/** A user. */
+export interface RawUserObject {
+  /** Email address. */
+  email?: string;
+  /** First name. */
+  first_name?: string;
+  /** Last name. */
+  last_name?: string;
+  attributes?: RawAttributes;
+  /** Tenants the user belongs to. A role given in a tenant also places the user in it. */
+  tenants?: RawKey[];
+  /** Roles the user holds: `{role, tenant}` tenant-wide, `{role, on: type:key}` on an instance, or just the role key when the user is in exactly one tenant. */
+  roles?: RawUserRole[];
+}
+
+/** A role held by a user: a mapping, or the role key alone (tenant-wide in the user's only tenant). */
+export type RawUserRole = RawUserRoleObject | RawKey;
+
+/** A role held by a user, tenant-wide or on one resource instance. */
+export interface RawUserRoleObject {
+  /** Role key. */
+  role: RawKey;
+  /** Tenant key. Optional when `on` is given (the instance's tenant) or when the user is in exactly one tenant. */
+  tenant?: RawKey;
+  /** Resource instance `<resource>:<key>` (or a group) the role is given on; omit for tenant-wide. */
+  on?: RawInstanceRef;
+}
+
+/** A resource instance: a mapping, or the short form `acme` (its tenant). */
+export type RawResourceInstance = RawResourceInstanceObject | RawKey;
+
+/** A resource instance. */
+export interface RawResourceInstanceObject {
+  /** Tenant the instance belongs to. */
+  tenant: RawKey;
+  attributes?: RawAttributes;
+}
+
+/** A group: a resource instance of its group type that collects users and other groups of the same type and tenant. */
+export interface RawGroup {
+  /** Tenant of the group. It never changes once created. */
+  tenant: RawKey;
+  /** Users who are direct members of the group. */
+  members?: RawUserKey[];
+  /** Roles given to the group on resource instances of its tenant; every member (direct or through nested groups) holds them. */
+  roles?: RawGroupRole[];
+  /** Groups (same type, same tenant) this group is placed in: every member of this group is a member of those. */
+  member_of?: RawGroupRef[];
+}
+
+/** A role given to a group on one resource instance. */
+export interface RawGroupRole {
+  /** Role key. */
+  role: RawKey;
+  /** Resource instance `<resource>:<key>` (or a group) in the group's tenant. */
+  on: RawInstanceRef;
+}
+
+/** A user-management element configuration: the roles whose holders review access requests in their tenant. */
+export interface RawAccessRequestConfig {
+  name?: RawName;
+  /** Roles whose holders (in the request's tenant) may approve or deny requests. */
+  reviewer_roles: RawKey[];
+}

@@ -1,0 +1,41 @@
+/**
+ * Step 4 of the pipeline: the semantic rules, each a small pure function with its own tests. Listed in
+ * the order their problems are most useful to read (references first, then structure, then warnings).
+ */
+import type { Problem } from '../source.js';
+import type { Rule, RuleContext } from './context.js';
+import { emptyGroups, unusedRoles } from './warnings.js';
+import {
+  groupMembersResolve, groupRolesResolve, groupRoleTargetInTenant, groupTenantsResolve, groupTypeCollision,
+  memberOfAcyclic, memberOfResolves, memberOfSameTypeAndTenant,
+} from './groups.js';
+import { instancesResolve, reviewerRolesResolve, rolePermissionsResolve, userRolesResolve, userTenantsResolve } from './references.js';
+
+export type { Rule, RuleContext } from './context.js';
+
+export const RULES: Readonly<Record<string, Rule>> = {
+  rolePermissionsResolve,
+  userTenantsResolve,
+  userRolesResolve,
+  instancesResolve,
+  groupTenantsResolve,
+  groupMembersResolve,
+  groupRolesResolve,
+  groupRoleTargetInTenant,
+  memberOfResolves,
+  memberOfSameTypeAndTenant,
+  memberOfAcyclic,
+  groupTypeCollision,
+  reviewerRolesResolve,
+  unusedRoles,
+  emptyGroups,
+};
+
+export function runRules(ctx: RuleContext): { errors: Problem[]; warnings: Problem[] } {
+  const errors: Problem[] = [];
+  const warnings: Problem[] = [];
+  for (const rule of Object.values(RULES)) {
+    for (const p of rule(ctx)) (p.severity === 'warning' ? warnings : errors).push(p);
+  }
+  return { errors, warnings };
+}
