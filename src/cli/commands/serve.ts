@@ -1,3 +1,50 @@
-export async function serveCommand(_opts: unknown): Promise<void> {
-  throw new Error('not built yet');
+import { registerSecret } from '../../secrets.js';
+import { ConfigError } from '../../errors.js';
+
+export interface ServeOptions {
+  host: string;
+  port: string;
+  data: string;
+  apiKey?: string;
+  envKey: string[];
+  quiet?: boolean;
+}
+
+/** `roster serve`: the local /v2 service until SIGTERM/SIGINT, then a graceful shutdown. */
+export async function serveCommand(opts: ServeOptions): Promise<void> {
+  const orgKey = opts.apiKey ?? process.env.ROSTER_API_KEY;
+  const envKeys = opts.envKey.map(parseEnvKey);
+  if (!orgKey && envKeys.length === 0) {
+    throw new ConfigError('roster serve needs a key: --api-key KEY (or ROSTER_API_KEY) and/or --env-key <project>/<env>=<key>');
+  }
+  registerSecret(orgKey);
+  for (const k of envKeys) registerSecret(k.key);
+  const port = Number(opts.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`--port must be a port number, got '${opts.port}'`);
+
+  const { startServer } = await import('../../server/listen.js');
+  const server = await startServer({
+    host: opts.host,
+    port,
+    dataDir: opts.data,
+    orgKey,
+    envKeys,
+    // Request logs (pino JSON lines): method, url, status, time. Headers, and so keys, are never logged.
+    logger: opts.quiet ? false : { level: 'info' },
+  });
+  process.stderr.write(`roster serve: listening on ${server.url} (data: ${opts.data})\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.stderr.write('roster serve: shutting down\n');
+      server.close().then(resolve, resolve);
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+}
+
+function parseEnvKey(spec: string): { project: string; env: string; key: string } {
+  const m = /^([A-Za-z0-9\-_]+)\/([A-Za-z0-9\-_]+)=(.+)$/.exec(spec);
+  if (!m) throw new ConfigError(`--env-key must look like <project>/<env>=<key> (got a value of ${spec.length} characters)`);
+  return { project: m[1], env: m[2], key: m[3] };
 }

@@ -1,0 +1,70 @@
+import Fastify, { type FastifyInstance, type FastifyError, type FastifyServerOptions } from 'fastify';
+import type { Db } from './store/db.js';
+import { ERROR_CODES, HttpError, ValidationError } from './errors.js';
+import { installValidators, toDetail } from './validation.js';
+import { authenticate, buildKeyTable, EnvResolver, type KeyOptions } from './auth.js';
+import type { ServerDeps } from './context.js';
+import { registerRoutes } from './routes/index.js';
+
+export interface ServerOptions extends KeyOptions {
+  db: Db;
+  /** fastify's logger (pino) options; false for none. Request logs never contain keys. */
+  logger?: FastifyServerOptions['logger'];
+  now?: () => Date;
+  /** Largest request body accepted, in bytes; larger answers 413. */
+  bodyLimit?: number;
+}
+
+/**
+ * Builds the /v2 service. `listen` lives in ./listen.ts: `roster serve`, the embedded default and the
+ * tests are thin callers of this factory.
+ */
+export async function createServer(options: ServerOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: options.bodyLimit ?? 4 * 1024 * 1024,
+    genReqId: () => crypto.randomUUID(),
+    requestIdHeader: false,
+    forceCloseConnections: true,
+  });
+  installValidators(app);
+
+  const now = options.now ?? (() => new Date());
+  const org = await options.db.get<{ value: string }>(`SELECT value FROM meta WHERE key = 'organization_id'`);
+  const deps: ServerDeps = { db: options.db, now, orgId: org!.value };
+  const keys = buildKeyTable(options);
+  const resolver = new EnvResolver(options.db, deps.orgId, now);
+  for (const k of options.envKeys ?? []) await resolver.findOrCreate(k.project, k.env);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    request.keyScope = authenticate(request, keys);
+  });
+
+  app.setErrorHandler((err: FastifyError | HttpError | ValidationError, request, reply) => {
+    if (err instanceof HttpError) {
+      return reply.status(err.status).send({ id: request.id, title: ERROR_CODES[err.code].title, error_code: err.code, message: err.message, ...err.extra });
+    }
+    if (err instanceof ValidationError) return reply.status(422).send({ detail: err.detail });
+    const fe = err as FastifyError;
+    if (fe.validation) return reply.status(422).send({ detail: toDetail(fe.validation as never, fe.validationContext ?? 'body') });
+    if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return send(reply, request.id, 'PAYLOAD_TOO_LARGE', 'request body is larger than the limit');
+    if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return send(reply, request.id, 'UNSUPPORTED_MEDIA_TYPE', 'send JSON (content-type: application/json)');
+    if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError) {
+      return reply.status(422).send({ detail: [{ loc: ['body'], msg: 'body is not valid JSON', type: 'json_invalid' }] });
+    }
+    if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+      return send(reply, request.id, 'BAD_REQUEST', fe.message);
+    }
+    request.log.error({ err }, 'unexpected error');
+    return send(reply, request.id, 'UNEXPECTED_ERROR', 'unexpected error; the request id identifies it in the server log');
+  });
+  app.setNotFoundHandler((request, reply) => send(reply, request.id, 'ROUTE_NOT_FOUND', `no endpoint ${request.method} ${request.url.split('?')[0]}`));
+
+  await registerRoutes(app, deps, resolver);
+  return app;
+}
+
+function send(reply: import('fastify').FastifyReply, id: string, code: keyof typeof ERROR_CODES, message: string) {
+  return reply.status(ERROR_CODES[code].status).send({ id, title: ERROR_CODES[code].title, error_code: code, message });
+}

@@ -1,0 +1,45 @@
+import { httpError, invalid } from './errors.js';
+
+export interface Paging {
+  page: number;
+  perPage: number;
+  offset: number;
+}
+
+export interface Envelope<T> {
+  data: T[];
+  total_count: number;
+  page_count: number;
+}
+
+/**
+ * `page` (default 1, min 1) and `per_page` (default 30, min 1, max 100, or the route's own maximum:
+ * 1000 for role assignments). A page past the end is an empty page, not an error.
+ */
+export function parsePaging(source: Record<string, unknown>, max = 100): Paging {
+  const page = toInt(source.page, 'page', 1);
+  const perPage = toInt(source.per_page, 'per_page', 30);
+  if (page < 1) throw invalid(['query', 'page'], 'must be >= 1');
+  if (perPage < 1) throw invalid(['query', 'per_page'], 'must be >= 1');
+  if (perPage > max) throw httpError('PAGINATION_SIZE_OVERREACHED', `per_page may be at most ${max}, got ${perPage}`);
+  return { page, perPage, offset: (page - 1) * perPage };
+}
+
+function toInt(value: unknown, name: string, fallback: number): number {
+  if (value === undefined || value === null || value === '') return fallback;
+  const n = typeof value === 'number' ? value : Number(value);
+  if (!Number.isInteger(n)) throw invalid(['query', name], 'must be an integer');
+  // Offsets beyond this are meaningless and would overflow SQL integer arithmetic.
+  if (n > 1_000_000_000) throw invalid(['query', name], 'is too large');
+  return n;
+}
+
+export function envelope<T>(data: T[], total: number, paging: Paging): Envelope<T> {
+  return { data, total_count: total, page_count: Math.ceil(total / paging.perPage) };
+}
+
+/** Schema lists answer a bare array unless `include_total_count=true` (the public API's convention). */
+export function schemaList<T>(data: T[], total: number, paging: Paging, query: Record<string, unknown>): T[] | Envelope<T> {
+  const want = query.include_total_count === true || query.include_total_count === 'true';
+  return want ? envelope(data, total, paging) : data;
+}

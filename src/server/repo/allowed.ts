@@ -1,0 +1,74 @@
+import type { Queryable } from '../store/db.js';
+import { parseJson, splitRef } from './common.js';
+import { rolesGrant, type RoleDef } from '../domain/allowed.js';
+
+export interface CheckInput {
+  user: string;
+  action: string;
+  type: string;
+  key?: string;
+  tenant?: string;
+}
+
+/**
+ * Roles a user holds on one instance: direct assignments on it, tenant-wide assignments in its tenant,
+ * and group grants on it through the user's groups and every group above them. Evaluated precisely from
+ * the group records (api-notes "Decision (correctness)"): a group's grant reaches only its own members,
+ * never other groups' members through a shared type-level derivation.
+ */
+const ROLES_ON_INSTANCE = `
+WITH RECURSIVE closure(id) AS (
+  SELECT g.id FROM role_assignments ra JOIN access_groups g ON g.instance_id = ra.resource_instance_id
+  WHERE ra.user_id = ? AND ra.role_id = ?
+  UNION
+  SELECT l.parent_id FROM group_links l JOIN closure c ON l.child_id = c.id
+)
+SELECT gg.role_id FROM group_grants gg WHERE gg.resource_instance_id = ? AND gg.group_id IN (SELECT id FROM closure)
+UNION
+SELECT role_id FROM role_assignments WHERE user_id = ? AND resource_instance_id = ?
+UNION
+SELECT role_id FROM role_assignments WHERE user_id = ? AND tenant_id = ? AND resource_instance_id IS NULL`;
+
+const TENANT_ROLES = `SELECT role_id FROM role_assignments WHERE user_id = ? AND tenant_id = ? AND resource_instance_id IS NULL`;
+
+export async function decide(q: Queryable, envId: string, c: CheckInput): Promise<boolean> {
+  const user = await q.get<{ id: string }>(`SELECT id FROM users WHERE env_id = ? AND key = ?`, [envId, c.user]);
+  if (!user) return false;
+  let roleIds: { role_id: string }[];
+  const instance = c.key
+    ? await q.get<{ id: string; tenant_id: string }>(
+        `SELECT ri.id, ri.tenant_id FROM resource_instances ri JOIN resources res ON res.id = ri.resource_id WHERE ri.env_id = ? AND res.key = ? AND ri.key = ?`,
+        [envId, c.type, c.key],
+      )
+    : undefined;
+  if (instance) {
+    const member = await q.get<{ id: string }>(`SELECT id FROM roles WHERE env_id = ? AND key = 'member'`, [envId]);
+    roleIds = await q.all(ROLES_ON_INSTANCE, [user.id, member?.id ?? '', instance.id, user.id, instance.id, user.id, instance.tenant_id]);
+  } else {
+    // No such instance (or none named): what the user holds tenant-wide in the tenant named, or 'default'.
+    const tenant = await q.get<{ id: string }>(`SELECT id FROM tenants WHERE env_id = ? AND key = ?`, [envId, c.tenant ?? 'default']);
+    if (!tenant) return false;
+    roleIds = await q.all(TENANT_ROLES, [user.id, tenant.id]);
+  }
+  if (roleIds.length === 0) return false;
+  const load = async (sql: string, params: string[]) =>
+    (await q.all<{ key: string; permissions: string; extends: string }>(sql, params)).map(
+      (r): RoleDef => ({ key: r.key, permissions: parseJson(r.permissions, []), extends: parseJson(r.extends, []) }),
+    );
+  const ids = roleIds.map((r) => r.role_id);
+  const held = await load(`SELECT key, permissions, extends FROM roles WHERE id IN (${ids.map(() => '?').join(', ')})`, ids);
+  return rolesGrant(held, `${c.type}:${c.action}`, (keys) =>
+    load(`SELECT key, permissions, extends FROM roles WHERE env_id = ? AND key IN (${keys.map(() => '?').join(', ')})`, [envId, ...keys]),
+  );
+}
+
+/** The SDKs' check body: `{user: {key} | "key", action, resource: {type, key?, tenant?} | "type:key"}`. */
+export function toCheckInput(body: { user: unknown; action: string; resource: unknown }): CheckInput {
+  const user = typeof body.user === 'string' ? body.user : String((body.user as { key: string }).key);
+  if (typeof body.resource === 'string') {
+    const [type, key] = splitRef(body.resource) ?? [body.resource, undefined];
+    return { user, action: body.action, type, key };
+  }
+  const r = body.resource as { type: string; key?: string | null; tenant?: string | null };
+  return { user, action: body.action, type: r.type, key: r.key ?? undefined, tenant: r.tenant ?? undefined };
+}

@@ -1,0 +1,145 @@
+import type { Queryable } from '../store/db.js';
+import type { EnvContext } from '../context.js';
+import { duplicate, httpError, notFound } from '../errors.js';
+import { isUniqueViolation } from '../store/db.js';
+import { envFields, findKeyed, splitRef } from './common.js';
+
+export interface AssignmentInput {
+  user: string;
+  role: string;
+  tenant?: string;
+  /** `type:key` (or an instance id). */
+  resource_instance?: string;
+}
+
+export interface AssignmentRow {
+  id: string;
+  user_id: string;
+  role_id: string;
+  tenant_id: string;
+  resource_instance_id: string | null;
+  created_at: string;
+  user_key: string;
+  role_key: string;
+  tenant_key: string;
+  instance_key: string | null;
+  resource_key: string | null;
+}
+
+/** The joined select every assignment read uses. */
+export const ASSIGNMENT_SELECT = `ra.id, ra.user_id, ra.role_id, ra.tenant_id, ra.resource_instance_id, ra.created_at,
+  u.key AS user_key, r.key AS role_key, t.key AS tenant_key, ri.key AS instance_key, res.key AS resource_key`;
+export const ASSIGNMENT_FROM = `role_assignments ra JOIN users u ON u.id = ra.user_id JOIN roles r ON r.id = ra.role_id
+  JOIN tenants t ON t.id = ra.tenant_id LEFT JOIN resource_instances ri ON ri.id = ra.resource_instance_id
+  LEFT JOIN resources res ON res.id = ri.resource_id`;
+
+export function assignmentRead(row: AssignmentRow, env: EnvContext) {
+  const instance = row.instance_key !== null ? `${row.resource_key}:${row.instance_key}` : null;
+  return {
+    id: row.id,
+    user: row.user_key,
+    role: row.role_key,
+    tenant: row.tenant_key,
+    resource_instance: instance,
+    user_id: row.user_id,
+    role_id: row.role_id,
+    tenant_id: row.tenant_id,
+    resource_instance_id: row.resource_instance_id,
+    ...envFields(env),
+    created_at: row.created_at,
+  };
+}
+
+export interface InstanceRef {
+  id: string;
+  key: string;
+  resource_key: string;
+  tenant_id: string;
+  tenant_key: string;
+}
+
+/** A resource instance by `type:key` or id, or 404. */
+export async function findInstance(q: Queryable, envId: string, ref: string, defaultType?: string): Promise<InstanceRef> {
+  const found = await findInstanceOrNull(q, envId, ref, defaultType);
+  if (!found) throw notFound('resource instance', ref);
+  return found;
+}
+
+export async function findInstanceOrNull(q: Queryable, envId: string, ref: string, defaultType?: string): Promise<InstanceRef | undefined> {
+  const select = `SELECT ri.id, ri.key, res.key AS resource_key, ri.tenant_id, t.key AS tenant_key FROM resource_instances ri
+    JOIN resources res ON res.id = ri.resource_id JOIN tenants t ON t.id = ri.tenant_id`;
+  const parts = splitRef(ref, defaultType);
+  if (parts) {
+    const row = await q.get<InstanceRef>(`${select} WHERE ri.env_id = ? AND res.key = ? AND ri.key = ?`, [envId, parts[0], parts[1]]);
+    if (row) return row;
+  }
+  return q.get<InstanceRef>(`${select} WHERE ri.env_id = ? AND ri.id = ?`, [envId, ref]);
+}
+
+/** Resolves an assignment's references (404 naming what is missing) and its tenant. */
+export async function resolveAssignment(q: Queryable, envId: string, a: AssignmentInput) {
+  const user = await findKeyed<{ id: string }>(q, 'users', envId, a.user, 'user');
+  const role = await findKeyed<{ id: string }>(q, 'roles', envId, a.role, 'role');
+  let tenantId: string;
+  let instanceId: string | null = null;
+  if (a.resource_instance) {
+    const inst = await findInstance(q, envId, a.resource_instance);
+    if (a.tenant && a.tenant !== inst.tenant_key) {
+      throw httpError('MISMATCH_RESOURCE_INSTANCES_TENANTS', `resource instance '${a.resource_instance}' is in tenant '${inst.tenant_key}', not '${a.tenant}'`);
+    }
+    tenantId = inst.tenant_id;
+    instanceId = inst.id;
+  } else {
+    // Without a tenant, an assignment is in the tenant 'default', as on the public service.
+    tenantId = (await findKeyed<{ id: string }>(q, 'tenants', envId, a.tenant ?? 'default', 'tenant')).id;
+  }
+  return { userId: user.id, roleId: role.id, tenantId, instanceId };
+}
+
+/** Creates one assignment; `ignoreDuplicate` makes an existing one a no-op (bulk calls converge). */
+export async function assignRole(
+  q: Queryable,
+  envId: string,
+  a: AssignmentInput,
+  at: string,
+  options: { ignoreDuplicate?: boolean } = {},
+): Promise<{ id: string; created: boolean }> {
+  const r = await resolveAssignment(q, envId, a);
+  const existing = await q.get<{ id: string }>(
+    `SELECT id FROM role_assignments WHERE user_id = ? AND role_id = ? AND tenant_id = ? AND COALESCE(resource_instance_id, '') = ?`,
+    [r.userId, r.roleId, r.tenantId, r.instanceId ?? ''],
+  );
+  if (existing) {
+    if (options.ignoreDuplicate) return { id: existing.id, created: false };
+    throw duplicate('role assignment', describe(a));
+  }
+  const id = crypto.randomUUID();
+  try {
+    await q.run(
+      `INSERT INTO role_assignments (id, env_id, user_id, role_id, tenant_id, resource_instance_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      [id, envId, r.userId, r.roleId, r.tenantId, r.instanceId, at],
+    );
+  } catch (err) {
+    if (isUniqueViolation(err)) {
+      if (options.ignoreDuplicate) return { id, created: false };
+      throw duplicate('role assignment', describe(a));
+    }
+    throw err;
+  }
+  return { id, created: true };
+}
+
+/** Removes one assignment; `ignoreMissing` makes a missing one a no-op. */
+export async function unassignRole(q: Queryable, envId: string, a: AssignmentInput, options: { ignoreMissing?: boolean } = {}): Promise<boolean> {
+  const r = await resolveAssignment(q, envId, a);
+  const { changes } = await q.run(
+    `DELETE FROM role_assignments WHERE user_id = ? AND role_id = ? AND tenant_id = ? AND COALESCE(resource_instance_id, '') = ?`,
+    [r.userId, r.roleId, r.tenantId, r.instanceId ?? ''],
+  );
+  if (!changes && !options.ignoreMissing) throw notFound('role assignment', describe(a));
+  return changes > 0;
+}
+
+function describe(a: AssignmentInput): string {
+  return `${a.user} ${a.role} in ${a.resource_instance ?? a.tenant ?? 'default'}`;
+}

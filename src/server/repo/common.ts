@@ -1,0 +1,73 @@
+import type { Queryable, SqlValue } from '../store/db.js';
+import type { EnvContext } from '../context.js';
+import { notFound } from '../errors.js';
+import type { Paging } from '../paging.js';
+
+export const parseJson = <T>(text: unknown, fallback: T): T => (typeof text === 'string' && text ? (JSON.parse(text) as T) : fallback);
+
+/** The fields every read model carries. */
+export function envFields(env: EnvContext) {
+  return { organization_id: env.orgId, project_id: env.projectId, environment_id: env.envId };
+}
+
+/** A row of one of the env-scoped keyed tables (resources, roles, tenants, users) by key or id, or 404. */
+export async function findKeyed<T extends { id: string }>(
+  q: Queryable,
+  table: 'resources' | 'roles' | 'tenants' | 'users',
+  envId: string,
+  keyOrId: string,
+  what: string,
+): Promise<T> {
+  const row = await findKeyedOrNull<T>(q, table, envId, keyOrId);
+  if (!row) throw notFound(what, keyOrId);
+  return row;
+}
+
+export async function findKeyedOrNull<T>(q: Queryable, table: string, envId: string, keyOrId: string): Promise<T | undefined> {
+  return (
+    (await q.get<T>(`SELECT * FROM ${table} WHERE env_id = ? AND key = ?`, [envId, keyOrId])) ??
+    (await q.get<T>(`SELECT * FROM ${table} WHERE env_id = ? AND id = ?`, [envId, keyOrId]))
+  );
+}
+
+/** One page and the total, in a deterministic order (creation time, then id). */
+export async function pageOf<T>(
+  q: Queryable,
+  from: string,
+  where: string,
+  params: SqlValue[],
+  paging: Paging,
+  select = '*',
+  order = 'created_at, id',
+): Promise<{ rows: T[]; total: number }> {
+  const total = await q.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${from} WHERE ${where}`, params);
+  const rows = await q.all<T>(`SELECT ${select} FROM ${from} WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`, [
+    ...params,
+    paging.perPage,
+    paging.offset,
+  ]);
+  return { rows, total: Number(total?.n ?? 0) };
+}
+
+/**
+ * Builds `a = ? AND b = ?` from the filters that are set. A clause with several `?` for the same value
+ * takes the value once per placeholder.
+ */
+export function whereOf(filters: [string, SqlValue | undefined][], base: string[] = [], baseParams: SqlValue[] = []) {
+  const clauses = [...base];
+  const params = [...baseParams];
+  for (const [clause, value] of filters) {
+    if (value === undefined || value === null || value === '') continue;
+    clauses.push(clause);
+    const n = clause.split('?').length - 1;
+    for (let i = 0; i < n; i++) params.push(value);
+  }
+  return { where: clauses.join(' AND ') || '1 = 1', params };
+}
+
+/** `type:key` → `[type, key]`; a bare key is of `defaultType` when given. */
+export function splitRef(ref: string, defaultType?: string): [string, string] | undefined {
+  const i = ref.indexOf(':');
+  if (i < 0) return defaultType ? [defaultType, ref] : undefined;
+  return [ref.slice(0, i), ref.slice(i + 1)];
+}

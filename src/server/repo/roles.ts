@@ -1,0 +1,74 @@
+import type { Queryable } from '../store/db.js';
+import type { EnvContext } from '../context.js';
+import { httpError, notFound } from '../errors.js';
+import { envFields, parseJson } from './common.js';
+import type { Actions } from './resources.js';
+
+export interface RoleRow {
+  id: string;
+  key: string;
+  name: string;
+  description: string | null;
+  permissions: string;
+  extends: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export function roleRead(row: RoleRow, env: EnvContext) {
+  return {
+    id: row.id,
+    key: row.key,
+    name: row.name,
+    description: row.description,
+    permissions: parseJson<string[]>(row.permissions, []),
+    extends: parseJson<string[]>(row.extends, []),
+    ...envFields(env),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** Every permission names an existing resource and one of its actions (404 naming what is missing). */
+export async function checkPermissions(q: Queryable, envId: string, permissions: string[]): Promise<string[]> {
+  const byResource = new Map<string, Actions | null>();
+  for (const p of permissions) {
+    const [res, action] = p.split(':');
+    if (!byResource.has(res)) {
+      const row = await q.get<{ actions: string }>(`SELECT actions FROM resources WHERE env_id = ? AND key = ?`, [envId, res]);
+      byResource.set(res, row ? parseJson<Actions>(row.actions, {}) : null);
+    }
+    const actions = byResource.get(res);
+    if (!actions) throw notFound('resource', res);
+    if (!(action in actions)) throw httpError('NOT_FOUND', `action '${action}' of resource '${res}' not found`);
+  }
+  return [...new Set(permissions)].sort();
+}
+
+/** Extended roles exist, and extending does not loop back to the role itself. */
+export async function checkExtends(q: Queryable, envId: string, roleKey: string, extendsKeys: string[]): Promise<string[]> {
+  const rows = await q.all<{ key: string; extends: string }>(`SELECT key, extends FROM roles WHERE env_id = ?`, [envId]);
+  const graph = new Map(rows.map((r) => [r.key, parseJson<string[]>(r.extends, [])]));
+  for (const k of extendsKeys) if (!graph.has(k)) throw notFound('role', k);
+  graph.set(roleKey, extendsKeys);
+  const seen = new Set<string>();
+  const stack = [...extendsKeys];
+  while (stack.length) {
+    const k = stack.pop()!;
+    if (k === roleKey) throw httpError('INVALID_INPUT', `role '${roleKey}' would extend itself through '${extendsKeys.join(', ')}'`);
+    if (seen.has(k)) continue;
+    seen.add(k);
+    stack.push(...(graph.get(k) ?? []));
+  }
+  return [...new Set(extendsKeys)].sort();
+}
+
+/** The role `member` that makes a user a member of a group; created with the first group. */
+export async function ensureMemberRole(q: Queryable, envId: string, at: string): Promise<string> {
+  await q.run(
+    `INSERT INTO roles (id, env_id, key, name, description, permissions, extends, created_at, updated_at)
+     VALUES (?, ?, 'member', 'Member', 'Membership of a group', '[]', '[]', ?, ?) ON CONFLICT (env_id, key) DO NOTHING`,
+    [crypto.randomUUID(), envId, at, at],
+  );
+  return (await q.get<{ id: string }>(`SELECT id FROM roles WHERE env_id = ? AND key = 'member'`, [envId]))!.id;
+}

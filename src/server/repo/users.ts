@@ -1,0 +1,104 @@
+import type { Queryable } from '../store/db.js';
+import type { EnvContext } from '../context.js';
+import { envFields, parseJson } from './common.js';
+
+export interface UserRow {
+  id: string;
+  key: string;
+  email: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  attributes: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * User read models for a batch of rows, with two extra queries for the whole batch (never one per user):
+ * `roles` lists tenant-wide roles, `associated_tenants` every tenant the user is in, with its roles there.
+ */
+export async function userReads(q: Queryable, env: EnvContext, rows: UserRow[]) {
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.id);
+  const marks = ids.map(() => '?').join(', ');
+  const assignments = await q.all<{ user_id: string; role: string; tenant: string; instance: string | null }>(
+    `SELECT ra.user_id, r.key AS role, t.key AS tenant, ri.id AS instance FROM role_assignments ra
+     JOIN roles r ON r.id = ra.role_id JOIN tenants t ON t.id = ra.tenant_id
+     LEFT JOIN resource_instances ri ON ri.id = ra.resource_instance_id
+     WHERE ra.user_id IN (${marks}) ORDER BY t.key, r.key`,
+    ids,
+  );
+  const added = await q.all<{ user_id: string; tenant: string }>(
+    `SELECT tu.user_id, t.key AS tenant FROM tenant_users tu JOIN tenants t ON t.id = tu.tenant_id WHERE tu.user_id IN (${marks}) ORDER BY t.key`,
+    ids,
+  );
+  const roles = new Map<string, { role: string; tenant: string }[]>();
+  const tenants = new Map<string, Map<string, Set<string>>>();
+  const tenantOf = (user: string, tenant: string) => {
+    let m = tenants.get(user);
+    if (!m) tenants.set(user, (m = new Map()));
+    let s = m.get(tenant);
+    if (!s) m.set(tenant, (s = new Set()));
+    return s;
+  };
+  for (const a of assignments) {
+    const s = tenantOf(a.user_id, a.tenant);
+    if (a.instance === null) {
+      s.add(a.role);
+      (roles.get(a.user_id) ?? roles.set(a.user_id, []).get(a.user_id)!).push({ role: a.role, tenant: a.tenant });
+    }
+  }
+  for (const a of added) tenantOf(a.user_id, a.tenant);
+  return rows.map((r) => ({
+    id: r.id,
+    key: r.key,
+    email: r.email,
+    first_name: r.first_name,
+    last_name: r.last_name,
+    attributes: parseJson(r.attributes, {}),
+    roles: roles.get(r.id) ?? [],
+    associated_tenants: [...(tenants.get(r.id) ?? new Map()).entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([tenant, rs]) => ({ tenant, roles: [...rs].sort(), status: 'active' })),
+    ...envFields(env),
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  }));
+}
+
+/** A user "is in a tenant" when added to it or holding any role assignment in it. */
+export async function isUserInTenant(q: Queryable, userId: string, tenantId: string): Promise<boolean> {
+  const row = await q.get(
+    `SELECT 1 AS x FROM tenant_users WHERE user_id = ? AND tenant_id = ?
+     UNION ALL SELECT 1 AS x FROM role_assignments WHERE user_id = ? AND tenant_id = ?`,
+    [userId, tenantId, userId, tenantId],
+  );
+  return row !== undefined;
+}
+
+export interface UserFields {
+  key: string;
+  email?: string | null;
+  first_name?: string | null;
+  last_name?: string | null;
+  attributes?: Record<string, unknown>;
+}
+
+/** Creates the user, or (when `replace`) replaces its fields; returns the id. */
+export async function upsertUser(q: Queryable, envId: string, u: UserFields, at: string, replace: boolean): Promise<{ id: string; created: boolean }> {
+  const existing = await q.get<UserRow>(`SELECT * FROM users WHERE env_id = ? AND key = ?`, [envId, u.key]);
+  if (existing) {
+    if (replace) {
+      await q.run(`UPDATE users SET email = ?, first_name = ?, last_name = ?, attributes = ?, updated_at = ? WHERE id = ?`, [
+        u.email ?? null, u.first_name ?? null, u.last_name ?? null, JSON.stringify(u.attributes ?? {}), at, existing.id,
+      ]);
+    }
+    return { id: existing.id, created: false };
+  }
+  const id = crypto.randomUUID();
+  await q.run(
+    `INSERT INTO users (id, env_id, key, email, first_name, last_name, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [id, envId, u.key, u.email ?? null, u.first_name ?? null, u.last_name ?? null, JSON.stringify(u.attributes ?? {}), at, at],
+  );
+  return { id, created: true };
+}

@@ -1,0 +1,59 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ServerDeps, EnvContext } from '../context.js';
+import type { EnvResolver } from '../auth.js';
+import { httpError } from '../errors.js';
+import { decide, toCheckInput } from '../repo/allowed.js';
+
+const USER = { anyOf: [{ type: 'string', minLength: 1, maxLength: 256 }, { type: 'object', properties: { key: { type: 'string', minLength: 1, maxLength: 256 } }, required: ['key'] }] };
+const RESOURCE = {
+  anyOf: [
+    { type: 'string', minLength: 1, maxLength: 513 },
+    { type: 'object', properties: { type: { type: 'string', minLength: 1, maxLength: 256 }, key: { type: ['string', 'null'], maxLength: 256 }, tenant: { type: ['string', 'null'], maxLength: 256 } }, required: ['type'] },
+  ],
+};
+// The SDKs send extra fields (attributes, context, sdk metadata): accepted and ignored, as the PDP does.
+const CHECK = { type: 'object', properties: { user: USER, action: { type: 'string', minLength: 1, maxLength: 256 }, resource: RESOURCE }, required: ['user', 'action', 'resource'] } as const;
+const BULK_MAX = 1000;
+const BULK = {
+  anyOf: [
+    { type: 'array', items: CHECK, maxItems: BULK_MAX },
+    { type: 'object', properties: { checks: { type: 'array', items: CHECK, maxItems: BULK_MAX } }, required: ['checks'] },
+  ],
+} as const;
+
+/**
+ * `POST /allowed` and `POST /allowed/bulk`, answering from the live data. They decide within the calling
+ * key's environment. An organisation-wide key names no environment, so it must name one: query
+ * `?project=P&environment=E` or headers `x-roster-project` / `x-roster-environment`; otherwise 400.
+ */
+export default async function allowedRoutes(app: FastifyInstance, { db }: ServerDeps, resolver: EnvResolver) {
+  const envOf = async (req: FastifyRequest): Promise<EnvContext> => {
+    const scope = req.keyScope;
+    if (scope.kind === 'env') return resolver.resolve(scope.project, scope.env, scope);
+    const q = req.query as Record<string, string | undefined>;
+    const project = q.project ?? (req.headers['x-roster-project'] as string | undefined);
+    const env = q.environment ?? (req.headers['x-roster-environment'] as string | undefined);
+    if (!project || !env) {
+      throw httpError('ENVIRONMENT_REQUIRED', 'an organisation-wide key names no environment: add ?project=<project>&environment=<env> (or the headers x-roster-project and x-roster-environment), or use an environment-scoped key');
+    }
+    return resolver.resolve(project, env, scope);
+  };
+
+  app.post('/allowed', { schema: { body: CHECK } }, async (req) => {
+    const env = await envOf(req);
+    const allow = await decide(db, env.envId, toCheckInput(req.body as never));
+    return { allow, result: allow };
+  });
+
+  app.post('/allowed/bulk', { schema: { body: BULK } }, async (req) => {
+    const env = await envOf(req);
+    const body = req.body as unknown[] | { checks: unknown[] };
+    const checks = Array.isArray(body) ? body : body.checks;
+    const allow = [];
+    for (const c of checks) {
+      const a = await decide(db, env.envId, toCheckInput(c as never));
+      allow.push({ allow: a, result: a });
+    }
+    return { allow };
+  });
+}

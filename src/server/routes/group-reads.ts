@@ -1,0 +1,117 @@
+import type { FastifyInstance } from 'fastify';
+import type { ServerDeps } from '../context.js';
+import { envelope, parsePaging } from '../paging.js';
+import { PAGING_QUERY } from '../schemas.js';
+import { pageOf, whereOf } from '../repo/common.js';
+import { findGroup, groupReads, GROUP_FROM, GROUP_SELECT, type GroupRow } from '../repo/groups.js';
+
+const LIST_QUERY = {
+  ...PAGING_QUERY,
+  properties: { ...PAGING_QUERY.properties, tenant: { type: 'string' }, resource: { type: 'string' }, search: { type: 'string' }, nested: { type: 'boolean' } },
+};
+
+/**
+ * Group reads under `/v2/schema/{p}/{e}`: the recommended ones (`groups/direct`, `children`, `parents`,
+ * `users`, `roles`; all paged, all the envelope) and the deprecated `GET /groups` and `GET /groups/{key}`.
+ */
+export default async function groupReadRoutes(app: FastifyInstance, { db }: ServerDeps) {
+  const listGroups = async (env: import('../context.js').EnvContext, query: Record<string, string | undefined>, extra: [string, string][] = []) => {
+    const paging = parsePaging(query);
+    const { where, params } = whereOf(
+      [
+        ['t.key = ?', query.tenant],
+        ['res.key = ?', query.resource],
+        [`(res.key || ':' || ri.key) LIKE ? ESCAPE '\\'`, query.search !== undefined ? `%${query.search.replace(/[\\%_]/g, (c) => '\\' + c)}%` : undefined],
+        ...extra,
+      ],
+      ['g.env_id = ?'],
+      [env.envId],
+    );
+    const { rows, total } = await pageOf<GroupRow>(db, GROUP_FROM, where, params, paging, GROUP_SELECT, 'g.created_at, g.id');
+    return { paging, rows, total };
+  };
+
+  app.get('/groups/direct', { schema: { querystring: LIST_QUERY } }, async (req) => {
+    const { paging, rows, total } = await listGroups(req.env, req.query as Record<string, string | undefined>);
+    return envelope(await groupReads(db, req.env, rows), total, paging);
+  });
+
+  app.get('/groups/direct/:group', async (req) => {
+    const { group } = req.params as { group: string };
+    return (await groupReads(db, req.env, [await findGroup(db, req.env.envId, group)]))[0];
+  });
+
+  app.get('/groups/:group/children', { schema: { querystring: LIST_QUERY } }, async (req) => {
+    const g = await findGroup(db, req.env.envId, (req.params as { group: string }).group);
+    const { paging, rows, total } = await listGroups(req.env, req.query as Record<string, string | undefined>, [
+      ['g.id IN (SELECT child_id FROM group_links WHERE parent_id = ?)', g.id],
+    ]);
+    return envelope(await groupReads(db, req.env, rows), total, paging);
+  });
+
+  app.get('/groups/:group/parents', { schema: { querystring: LIST_QUERY } }, async (req) => {
+    const g = await findGroup(db, req.env.envId, (req.params as { group: string }).group);
+    const { paging, rows, total } = await listGroups(req.env, req.query as Record<string, string | undefined>, [
+      ['g.id IN (SELECT parent_id FROM group_links WHERE child_id = ?)', g.id],
+    ]);
+    return envelope(await groupReads(db, req.env, rows), total, paging);
+  });
+
+  // Members: direct by default; `nested=true` adds the members of every descendant group (membership is
+  // transitive), each marked `direct` or `inherited`.
+  app.get('/groups/:group/users', { schema: { querystring: LIST_QUERY } }, async (req) => {
+    const query = req.query as Record<string, unknown>;
+    const paging = parsePaging(query);
+    const g = await findGroup(db, req.env.envId, (req.params as { group: string }).group);
+    const nested = query.nested === true;
+    const groups = nested
+      ? `WITH RECURSIVE sub(id) AS (SELECT ? AS id UNION SELECT l.child_id FROM group_links l JOIN sub ON l.parent_id = sub.id)
+         SELECT ag.instance_id FROM access_groups ag JOIN sub ON sub.id = ag.id`
+      : `SELECT ? AS instance_id`;
+    const from = `users u JOIN (SELECT DISTINCT ra.user_id FROM role_assignments ra JOIN roles r ON r.id = ra.role_id AND r.key = 'member'
+      WHERE ra.resource_instance_id IN (${groups})) m ON m.user_id = u.id`;
+    const { rows, total } = await pageOf<{ id: string; key: string; email: string | null; first_name: string | null; last_name: string | null }>(
+      db, from, '1 = 1', [nested ? g.id : g.instance_id], paging, 'u.id, u.key, u.email, u.first_name, u.last_name', 'u.key, u.id',
+    );
+    const direct = new Set(
+      rows.length === 0 ? [] : (await db.all<{ user_id: string }>(
+        `SELECT ra.user_id FROM role_assignments ra JOIN roles r ON r.id = ra.role_id AND r.key = 'member'
+         WHERE ra.resource_instance_id = ? AND ra.user_id IN (${rows.map(() => '?').join(', ')})`,
+        [g.instance_id, ...rows.map((r) => r.id)],
+      )).map((r) => r.user_id),
+    );
+    const data = rows.map((u) => ({ ...u, roles: ['member'], membership: direct.has(u.id) ? 'direct' : 'inherited' }));
+    return envelope(data, total, paging);
+  });
+
+  app.get('/groups/:group/roles', { schema: { querystring: PAGING_QUERY } }, async (req) => {
+    const paging = parsePaging(req.query as Record<string, unknown>);
+    const g = await findGroup(db, req.env.envId, (req.params as { group: string }).group);
+    const { rows, total } = await pageOf<{ id: string; role: string; res_id: string; res_key: string; inst_id: string; inst_key: string; tenant: string; created_at: string }>(
+      db,
+      `group_grants gg JOIN roles r ON r.id = gg.role_id JOIN resource_instances ri ON ri.id = gg.resource_instance_id
+       JOIN resources res ON res.id = ri.resource_id JOIN tenants t ON t.id = ri.tenant_id`,
+      'gg.group_id = ?',
+      [g.id],
+      paging,
+      'gg.id, r.key AS role, res.id AS res_id, res.key AS res_key, ri.id AS inst_id, ri.key AS inst_key, t.key AS tenant, gg.created_at',
+      'gg.created_at, gg.id',
+    );
+    return envelope(
+      rows.map((r) => ({ id: r.id, key: r.role, role: r.role, resource: { id: r.res_id, key: r.res_key }, resource_instance: { id: r.inst_id, key: r.inst_key }, tenant: r.tenant, created_at: r.created_at })),
+      total,
+      paging,
+    );
+  });
+
+  // Deprecated reads: still answered, as on the public service (bare array, and the full group read).
+  app.get('/groups', { schema: { querystring: LIST_QUERY } }, async (req) => {
+    const { rows } = await listGroups(req.env, req.query as Record<string, string | undefined>);
+    return groupReads(db, req.env, rows, true);
+  });
+
+  app.get('/groups/:group', async (req) => {
+    const { group } = req.params as { group: string };
+    return (await groupReads(db, req.env, [await findGroup(db, req.env.envId, group)], true))[0];
+  });
+}

@@ -1,0 +1,200 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ServerDeps } from '../context.js';
+import { duplicate, httpError, notFound } from '../errors.js';
+import { KEY, USER_KEY, strictObject } from '../schemas.js';
+import type { Queryable } from '../store/db.js';
+import { findKeyed } from '../repo/common.js';
+import { ensureResource } from '../repo/resources.js';
+import { ensureMemberRole } from '../repo/roles.js';
+import { findInstance } from '../repo/assignments.js';
+import { findGroup, groupReads, memberRoleId, GROUP_FROM, GROUP_SELECT, type GroupRow } from '../repo/groups.js';
+import { ensureImplicitGrant, ensureRelation, ensureTuple, removeTuple } from '../repo/relations.js';
+import { findCycle } from '../domain/groups.js';
+
+const GROUP_KEY = { type: 'string', pattern: '^([A-Za-z0-9\\-_]+:)?[A-Za-z0-9\\-_]+$', maxLength: 513 } as const;
+const CREATE = strictObject({ group_instance_key: GROUP_KEY, group_tenant: KEY, group_resource_type_key: KEY }, ['group_instance_key', 'group_tenant']);
+const GRANT = strictObject({ role: KEY, resource: KEY, resource_instance: { type: 'string', maxLength: 513, pattern: '^([A-Za-z0-9\\-_]+:)?[A-Za-z0-9\\-_]+$' }, tenant: KEY }, ['role', 'resource', 'resource_instance', 'tenant']);
+const MEMBERSHIP = strictObject({ tenant: KEY }, ['tenant']);
+const LINK = strictObject({ group_instance_key: { type: 'string', pattern: '^[A-Za-z0-9\\-_]+:[A-Za-z0-9\\-_]+$', maxLength: 513 } }, ['group_instance_key']);
+
+/**
+ * Group writes under `/v2/schema/{p}/{e}`: create, delete, role on group (plural path and the
+ * specification's singular `/group/...`), membership, and group of groups. Each write creates the
+ * specification's automatic records (relation, role derivation, relationship tuple) in the same
+ * transaction.
+ */
+export default async function groupRoutes(app: FastifyInstance, { db, now }: ServerDeps) {
+  const read = async (req: FastifyRequest, id: string) => {
+    const row = await db.get<GroupRow>(`SELECT ${GROUP_SELECT} FROM ${GROUP_FROM} WHERE g.id = ?`, [id]);
+    return (await groupReads(db, req.env, [row!], true))[0];
+  };
+
+  app.post('/groups', { schema: { body: CREATE } }, async (req) => {
+    const b = req.body as { group_instance_key: string; group_tenant: string; group_resource_type_key?: string };
+    const [type, key] = splitKey(b.group_instance_key, b.group_resource_type_key);
+    const at = now().toISOString();
+    const envId = req.env.envId;
+    const id = await db.transaction(async (tx) => {
+      const tenant = await findKeyed<{ id: string }>(tx, 'tenants', envId, b.group_tenant, 'tenant');
+      const typeId = await ensureResource(tx, envId, type, at);
+      await ensureMemberRole(tx, envId, at);
+      let instance = await tx.get<{ id: string; tenant_id: string }>(`SELECT id, tenant_id FROM resource_instances WHERE resource_id = ? AND key = ?`, [typeId, key]);
+      if (instance) {
+        if (await tx.get(`SELECT 1 AS x FROM access_groups WHERE instance_id = ?`, [instance.id])) throw duplicate('group', `${type}:${key}`);
+        if (instance.tenant_id !== tenant.id) throw httpError('MISMATCH_RESOURCE_INSTANCES_TENANTS', `resource instance '${type}:${key}' exists in another tenant`);
+      } else {
+        instance = { id: crypto.randomUUID(), tenant_id: tenant.id };
+        await tx.run(
+          `INSERT INTO resource_instances (id, env_id, resource_id, key, tenant_id, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, '{}', ?, ?)`,
+          [instance.id, envId, typeId, key, tenant.id, at, at],
+        );
+      }
+      const id = crypto.randomUUID();
+      await tx.run(`INSERT INTO access_groups (id, env_id, instance_id, created_at) VALUES (?, ?, ?, ?)`, [id, envId, instance.id, at]);
+      return id;
+    });
+    return read(req, id);
+  });
+
+  // Deleting the group's instance removes the group, its memberships, grants, links and tuples (cascade).
+  app.delete('/groups/:group', async (req, reply) => {
+    const { group } = req.params as { group: string };
+    await db.transaction(async (tx) => {
+      const g = await findGroup(tx, req.env.envId, group);
+      await tx.run(`DELETE FROM resource_instances WHERE id = ?`, [g.instance_id]);
+    });
+    return reply.status(204).send();
+  });
+
+  const grant = (remove: boolean) => async (req: FastifyRequest, reply: import('fastify').FastifyReply) => {
+    const { group } = req.params as { group: string };
+    const b = req.body as { role: string; resource: string; resource_instance: string; tenant: string };
+    const envId = req.env.envId;
+    const at = now().toISOString();
+    const groupId = await db.transaction(async (tx) => {
+      const g = await findGroup(tx, envId, group);
+      const role = await findKeyed<{ id: string }>(tx, 'roles', envId, b.role, 'role');
+      const ref = b.resource_instance.includes(':') ? b.resource_instance : `${b.resource}:${b.resource_instance}`;
+      if (!ref.startsWith(`${b.resource}:`)) throw httpError('INVALID_INPUT', `resource_instance '${b.resource_instance}' is not of resource '${b.resource}'`);
+      await findKeyed(tx, 'resources', envId, b.resource, 'resource');
+      const inst = await findInstance(tx, envId, ref);
+      await findKeyed(tx, 'tenants', envId, b.tenant, 'tenant');
+      if (inst.tenant_key !== b.tenant || g.tenant_key !== b.tenant) {
+        throw httpError('MISMATCH_RESOURCE_INSTANCES_TENANTS', `group ${g.type}:${g.key} (tenant '${g.tenant_key}') and ${ref} (tenant '${inst.tenant_key}') must both be in tenant '${b.tenant}'`);
+      }
+      const relation = `${g.type}_group`;
+      if (remove) {
+        const { changes } = await tx.run(`DELETE FROM group_grants WHERE group_id = ? AND role_id = ? AND resource_instance_id = ?`, [g.id, role.id, inst.id]);
+        if (!changes) throw notFound('group role', `${b.role} on ${ref} for ${g.type}:${g.key}`);
+        const other = await tx.get(`SELECT 1 AS x FROM group_grants WHERE group_id = ? AND resource_instance_id = ?`, [g.id, inst.id]);
+        if (!other) await removeTuple(tx, g.instance_id, relation, inst.id);
+        return g.id;
+      }
+      await tx.run(
+        `INSERT INTO group_grants (id, env_id, group_id, role_id, resource_instance_id, created_at) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (group_id, role_id, resource_instance_id) DO NOTHING`,
+        [crypto.randomUUID(), envId, g.id, role.id, inst.id, at],
+      );
+      const objectResourceId = (await findKeyed<{ id: string }>(tx, 'resources', envId, inst.resource_key, 'resource')).id;
+      const relationId = await ensureRelation(tx, envId, objectResourceId, relation, g.type_resource_id, at);
+      const memberId = await ensureMemberRole(tx, envId, at);
+      await ensureImplicitGrant(tx, envId, { resourceId: objectResourceId, roleId: role.id, onResourceId: g.type_resource_id, linkedRoleId: memberId, relationId }, at);
+      await ensureTuple(tx, envId, g.instance_id, relation, inst.id, inst.tenant_id, at);
+      return g.id;
+    });
+    return remove ? reply.status(204).send() : read(req, groupId);
+  };
+  for (const prefix of ['/groups', '/group']) {
+    app.post(`${prefix}/:group/roles`, { schema: { body: GRANT } }, grant(false));
+    app.delete(`${prefix}/:group/roles`, { schema: { body: GRANT } }, grant(true));
+  }
+
+  const membership = (remove: boolean) => async (req: FastifyRequest, reply: import('fastify').FastifyReply) => {
+    const { group, user } = req.params as { group: string; user: string };
+    const { tenant } = req.body as { tenant: string };
+    const envId = req.env.envId;
+    const at = now().toISOString();
+    const groupId = await db.transaction(async (tx) => {
+      const g = await findGroup(tx, envId, group);
+      const u = await findKeyed<{ id: string }>(tx, 'users', envId, user, 'user');
+      await findKeyed(tx, 'tenants', envId, tenant, 'tenant');
+      if (g.tenant_key !== tenant) throw httpError('MISMATCH_RESOURCE_INSTANCES_TENANTS', `group ${g.type}:${g.key} is in tenant '${g.tenant_key}', not '${tenant}'`);
+      const member = await memberRoleId(tx, envId);
+      if (remove) {
+        const { changes } = await tx.run(`DELETE FROM role_assignments WHERE user_id = ? AND role_id = ? AND resource_instance_id = ?`, [u.id, member, g.instance_id]);
+        if (!changes) throw notFound('member', `${user} in ${g.type}:${g.key}`);
+      } else {
+        await tx.run(
+          `INSERT INTO role_assignments (id, env_id, user_id, role_id, tenant_id, resource_instance_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT DO NOTHING`,
+          [crypto.randomUUID(), envId, u.id, member, g.tenant_id, g.instance_id, at],
+        );
+      }
+      return g.id;
+    });
+    return remove ? reply.status(204).send() : read(req, groupId);
+  };
+  app.put('/groups/:group/users/:user', { schema: { body: MEMBERSHIP, params: { type: 'object', properties: { user: USER_KEY } } } }, membership(false));
+  app.delete('/groups/:group/users/:user', { schema: { body: MEMBERSHIP } }, membership(true));
+
+  const link = (remove: boolean) => async (req: FastifyRequest, reply: import('fastify').FastifyReply) => {
+    const { group } = req.params as { group: string };
+    const { group_instance_key: parentRef } = req.body as { group_instance_key: string };
+    const envId = req.env.envId;
+    const at = now().toISOString();
+    const childId = await db.transaction(async (tx) => {
+      const child = await findGroup(tx, envId, group);
+      const parent = await findGroup(tx, envId, parentRef);
+      const name = (g: GroupRow) => `${g.type}:${g.key}`;
+      if (remove) {
+        const { changes } = await tx.run(`DELETE FROM group_links WHERE child_id = ? AND parent_id = ?`, [child.id, parent.id]);
+        if (!changes) throw notFound('group link', `${name(child)} in ${name(parent)}`);
+        await removeTuple(tx, child.instance_id, 'group', parent.instance_id);
+        return child.id;
+      }
+      if (child.type !== parent.type) {
+        throw httpError('MISMATCH_GROUP_TYPE', `groups of different types cannot be linked: ${name(child)} is a '${child.type}', ${name(parent)} a '${parent.type}'`);
+      }
+      if (child.tenant_id !== parent.tenant_id) {
+        throw httpError('MISMATCH_RESOURCE_INSTANCES_TENANTS', `groups of different tenants cannot be linked: ${name(child)} is in '${child.tenant_key}', ${name(parent)} in '${parent.tenant_key}'`);
+      }
+      await checkNoCycle(tx, child, parent);
+      await tx.run(`INSERT INTO group_links (child_id, parent_id, created_at) VALUES (?, ?, ?) ON CONFLICT (child_id, parent_id) DO NOTHING`, [child.id, parent.id, at]);
+      const relationId = await ensureRelation(tx, envId, child.type_resource_id, 'group', child.type_resource_id, at);
+      const memberId = await ensureMemberRole(tx, envId, at);
+      await ensureImplicitGrant(tx, envId, { resourceId: child.type_resource_id, roleId: memberId, onResourceId: child.type_resource_id, linkedRoleId: memberId, relationId }, at);
+      await ensureTuple(tx, envId, child.instance_id, 'group', parent.instance_id, child.tenant_id, at);
+      return child.id;
+    });
+    return remove ? reply.status(204).send() : read(req, childId);
+  };
+  app.put('/groups/:group/assign_group', { schema: { body: LINK } }, link(false));
+  app.delete('/groups/:group/assign_group', { schema: { body: LINK } }, link(true));
+}
+
+/** Rejects a link that would close a cycle, naming it: `team:a → team:b → team:a`. */
+async function checkNoCycle(tx: Queryable, child: GroupRow, parent: GroupRow): Promise<void> {
+  const cycle = await findCycle(child.id, parent.id, (ids) =>
+    tx.all(`SELECT child_id, parent_id FROM group_links WHERE child_id IN (${ids.map(() => '?').join(', ')})`, ids),
+  );
+  if (!cycle) return;
+  const names = new Map<string, string>();
+  const rows = await tx.all<{ id: string; name: string }>(
+    `SELECT g.id, res.key || ':' || ri.key AS name FROM access_groups g JOIN resource_instances ri ON ri.id = g.instance_id
+     JOIN resources res ON res.id = ri.resource_id WHERE g.id IN (${cycle.map(() => '?').join(', ')})`,
+    cycle,
+  );
+  for (const r of rows) names.set(r.id, r.name);
+  const text = cycle.map((id) => names.get(id)).join(' → ');
+  throw httpError('GROUP_CYCLE', `linking ${names.get(child.id)} into ${names.get(parent.id)} would create a cycle: ${text}`, { cycle: cycle.map((id) => names.get(id)) });
+}
+
+function splitKey(groupKey: string, type?: string): [string, string] {
+  const i = groupKey.indexOf(':');
+  if (i >= 0) {
+    const [t, k] = [groupKey.slice(0, i), groupKey.slice(i + 1)];
+    if (type && type !== t) throw httpError('INVALID_INPUT', `group_instance_key '${groupKey}' names type '${t}' but group_resource_type_key is '${type}'`);
+    return [t, k];
+  }
+  return [type ?? 'group', groupKey];
+}

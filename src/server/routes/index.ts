@@ -1,0 +1,47 @@
+import type { FastifyInstance } from 'fastify';
+import type { ServerDeps } from '../context.js';
+import type { EnvResolver } from '../auth.js';
+import { invalid } from '../errors.js';
+import resourceRoutes from './resources.js';
+import roleRoutes from './roles.js';
+import tenantRoutes from './tenants.js';
+import userRoutes from './users.js';
+import roleAssignmentRoutes from './role-assignments.js';
+import resourceInstanceRoutes from './resource-instances.js';
+import relationRoutes from './relations.js';
+import tupleRoutes from './tuples.js';
+import groupRoutes from './groups.js';
+import groupReadRoutes from './group-reads.js';
+import allowedRoutes from './allowed.js';
+
+type RouteModule = (app: FastifyInstance, deps: ServerDeps) => Promise<void>;
+
+const SEGMENT = /^[A-Za-z0-9\-_]{1,256}$/;
+
+/** Every route family, under its prefix. Env-scoped prefixes resolve `{proj}/{env}` before validation. */
+export async function registerRoutes(app: FastifyInstance, deps: ServerDeps, resolver: EnvResolver): Promise<void> {
+  const scoped = (prefix: string, modules: RouteModule[]) =>
+    app.register(
+      async (scope) => {
+        scope.addHook('preValidation', async (req) => {
+          const { proj, env } = req.params as { proj: string; env: string };
+          if (!SEGMENT.test(proj)) throw invalid(['path', 'proj_id'], 'not a project key or id');
+          if (!SEGMENT.test(env)) throw invalid(['path', 'env_id'], 'not an environment key or id');
+          req.env = await resolver.resolve(proj, env, req.keyScope);
+        });
+        for (const m of modules) await m(scope, deps);
+      },
+      { prefix },
+    );
+
+  await scoped('/v2/schema/:proj/:env', [resourceRoutes, roleRoutes, relationRoutes, resourceInstanceRoutes, groupRoutes, groupReadRoutes]);
+  await scoped('/v2/facts/:proj/:env', [tenantRoutes, userRoutes, roleAssignmentRoutes, resourceInstanceRoutes, tupleRoutes]);
+
+  app.get('/v2/api-key/scope', async (req) => {
+    const scope = req.keyScope;
+    if (scope.kind === 'org') return { organization_id: deps.orgId, project_id: null, environment_id: null };
+    const env = await resolver.resolve(scope.project, scope.env, scope);
+    return { organization_id: env.orgId, project_id: env.projectId, environment_id: env.envId };
+  });
+  await app.register(async (scope) => allowedRoutes(scope, deps, resolver));
+}

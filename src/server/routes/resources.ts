@@ -1,0 +1,84 @@
+import type { FastifyInstance } from 'fastify';
+import type { ServerDeps } from '../context.js';
+import { duplicate } from '../errors.js';
+import { parsePaging, schemaList } from '../paging.js';
+import { ATTRIBUTES, KEY, NAME, OPT_TEXT, PAGING_QUERY, strictObject } from '../schemas.js';
+import { isUniqueViolation } from '../store/db.js';
+import { findKeyed, pageOf, parseJson } from '../repo/common.js';
+import { pruneRolePermissions, resourceRead, type Actions, type ResourceRow } from '../repo/resources.js';
+
+const ACTIONS = {
+  type: 'object',
+  maxProperties: 1000,
+  propertyNames: KEY,
+  additionalProperties: strictObject({ name: { type: 'string', maxLength: 1024 }, description: OPT_TEXT }),
+} as const;
+
+const CREATE = strictObject({ key: KEY, name: NAME, description: OPT_TEXT, actions: ACTIONS, attributes: ATTRIBUTES }, ['key', 'name', 'actions']);
+const REPLACE = strictObject({ name: NAME, description: OPT_TEXT, actions: ACTIONS, attributes: ATTRIBUTES }, ['name', 'actions']);
+const UPDATE = strictObject({ name: NAME, description: OPT_TEXT, actions: ACTIONS, attributes: ATTRIBUTES });
+
+type Body = { key?: string; name?: string; description?: string | null; actions?: Actions; attributes?: Record<string, unknown> };
+
+/** Resources: `/v2/schema/{p}/{e}/resources[/{key}]`. Deleting one cascades to its instances and strips its permissions from roles. */
+export default async function resourceRoutes(app: FastifyInstance, { db, now }: ServerDeps) {
+  app.get('/resources', { schema: { querystring: PAGING_QUERY } }, async (req) => {
+    const paging = parsePaging(req.query as Record<string, unknown>);
+    const { rows, total } = await pageOf<ResourceRow>(db, 'resources', 'env_id = ?', [req.env.envId], paging);
+    return schemaList(rows.map((r) => resourceRead(r, req.env)), total, paging, req.query as Record<string, unknown>);
+  });
+
+  app.post('/resources', { schema: { body: CREATE } }, async (req) => {
+    const b = req.body as Body;
+    const at = now().toISOString();
+    const id = crypto.randomUUID();
+    try {
+      await db.run(
+        `INSERT INTO resources (id, env_id, key, name, description, actions, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [id, req.env.envId, b.key!, b.name!, b.description ?? null, JSON.stringify(b.actions ?? {}), JSON.stringify(b.attributes ?? {}), at, at],
+      );
+    } catch (err) {
+      if (isUniqueViolation(err)) throw duplicate('resource', b.key!);
+      throw err;
+    }
+    return resourceRead((await db.get<ResourceRow>(`SELECT * FROM resources WHERE id = ?`, [id]))!, req.env);
+  });
+
+  app.get('/resources/:key', async (req) => {
+    const { key } = req.params as { key: string };
+    return resourceRead(await findKeyed<ResourceRow>(db, 'resources', req.env.envId, key, 'resource'), req.env);
+  });
+
+  const update = (replace: boolean) => async (req: import('fastify').FastifyRequest) => {
+    const { key } = req.params as { key: string };
+    const b = req.body as Body;
+    const at = now().toISOString();
+    const row = await db.transaction(async (tx) => {
+      const row = await findKeyed<ResourceRow>(tx, 'resources', req.env.envId, key, 'resource');
+      const actions = b.actions ?? (replace ? {} : parseJson<Actions>(row.actions, {}));
+      await tx.run(`UPDATE resources SET name = ?, description = ?, actions = ?, attributes = ?, updated_at = ? WHERE id = ?`, [
+        b.name ?? row.name,
+        b.description !== undefined ? b.description : replace ? null : row.description,
+        JSON.stringify(actions),
+        JSON.stringify(b.attributes ?? (replace ? {} : parseJson(row.attributes, {}))),
+        at,
+        row.id,
+      ]);
+      await pruneRolePermissions(tx, req.env.envId, row.key, (a) => a in actions, at);
+      return (await tx.get<ResourceRow>(`SELECT * FROM resources WHERE id = ?`, [row.id]))!;
+    });
+    return resourceRead(row, req.env);
+  };
+  app.patch('/resources/:key', { schema: { body: UPDATE } }, update(false));
+  app.put('/resources/:key', { schema: { body: REPLACE } }, update(true));
+
+  app.delete('/resources/:key', async (req, reply) => {
+    const { key } = req.params as { key: string };
+    await db.transaction(async (tx) => {
+      const row = await findKeyed<ResourceRow>(tx, 'resources', req.env.envId, key, 'resource');
+      await tx.run(`DELETE FROM resources WHERE id = ?`, [row.id]);
+      await pruneRolePermissions(tx, req.env.envId, row.key, () => false, now().toISOString());
+    });
+    return reply.status(204).send();
+  });
+}

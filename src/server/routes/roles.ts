@@ -1,0 +1,91 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ServerDeps } from '../context.js';
+import { duplicate } from '../errors.js';
+import { parsePaging, schemaList } from '../paging.js';
+import { ATTRIBUTES, KEY, NAME, OPT_TEXT, PAGING_QUERY, strictObject } from '../schemas.js';
+import { isUniqueViolation } from '../store/db.js';
+import { findKeyed, pageOf, parseJson } from '../repo/common.js';
+import { checkExtends, checkPermissions, roleRead, type RoleRow } from '../repo/roles.js';
+
+const PERMISSION = { type: 'string', pattern: '^[A-Za-z0-9\\-_]+:[A-Za-z0-9\\-_]+$', maxLength: 513 } as const;
+const LIST = (item: object) => ({ type: 'array', items: item, maxItems: 1000 }) as const;
+const FIELDS = { name: NAME, description: OPT_TEXT, permissions: LIST(PERMISSION), extends: LIST(KEY), attributes: ATTRIBUTES };
+const CREATE = strictObject({ key: KEY, ...FIELDS }, ['key', 'name']);
+const UPDATE = strictObject(FIELDS);
+
+type Body = { key?: string; name?: string; description?: string | null; permissions?: string[]; extends?: string[] };
+
+/** Roles: `/v2/schema/{p}/{e}/roles[/{key}]`, with permissions as `resource:action` strings. */
+export default async function roleRoutes(app: FastifyInstance, { db, now }: ServerDeps) {
+  app.get('/roles', { schema: { querystring: PAGING_QUERY } }, async (req) => {
+    const paging = parsePaging(req.query as Record<string, unknown>);
+    const { rows, total } = await pageOf<RoleRow>(db, 'roles', 'env_id = ?', [req.env.envId], paging);
+    return schemaList(rows.map((r) => roleRead(r, req.env)), total, paging, req.query as Record<string, unknown>);
+  });
+
+  app.post('/roles', { schema: { body: CREATE } }, async (req) => {
+    const b = req.body as Body;
+    const at = now().toISOString();
+    const id = crypto.randomUUID();
+    const row = await db.transaction(async (tx) => {
+      const permissions = await checkPermissions(tx, req.env.envId, b.permissions ?? []);
+      const ext = await checkExtends(tx, req.env.envId, b.key!, b.extends ?? []);
+      try {
+        await tx.run(
+          `INSERT INTO roles (id, env_id, key, name, description, permissions, extends, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          [id, req.env.envId, b.key!, b.name!, b.description ?? null, JSON.stringify(permissions), JSON.stringify(ext), at, at],
+        );
+      } catch (err) {
+        if (isUniqueViolation(err)) throw duplicate('role', b.key!);
+        throw err;
+      }
+      return (await tx.get<RoleRow>(`SELECT * FROM roles WHERE id = ?`, [id]))!;
+    });
+    return roleRead(row, req.env);
+  });
+
+  app.get('/roles/:key', async (req) => {
+    const { key } = req.params as { key: string };
+    return roleRead(await findKeyed<RoleRow>(db, 'roles', req.env.envId, key, 'role'), req.env);
+  });
+
+  const update = async (req: FastifyRequest) => {
+    const { key } = req.params as { key: string };
+    const b = req.body as Body;
+    const at = now().toISOString();
+    const row = await db.transaction(async (tx) => {
+      const row = await findKeyed<RoleRow>(tx, 'roles', req.env.envId, key, 'role');
+      const permissions = b.permissions ? await checkPermissions(tx, req.env.envId, b.permissions) : parseJson<string[]>(row.permissions, []);
+      const ext = b.extends ? await checkExtends(tx, req.env.envId, row.key, b.extends) : parseJson<string[]>(row.extends, []);
+      await tx.run(`UPDATE roles SET name = ?, description = ?, permissions = ?, extends = ?, updated_at = ? WHERE id = ?`, [
+        b.name ?? row.name,
+        b.description !== undefined ? b.description : row.description,
+        JSON.stringify(permissions),
+        JSON.stringify(ext),
+        at,
+        row.id,
+      ]);
+      return (await tx.get<RoleRow>(`SELECT * FROM roles WHERE id = ?`, [row.id]))!;
+    });
+    return roleRead(row, req.env);
+  };
+  app.patch('/roles/:key', { schema: { body: UPDATE } }, update);
+  app.put('/roles/:key', { schema: { body: UPDATE } }, update);
+
+  // Deleting a role removes its assignments and group grants (cascade) and its name from other roles' `extends`.
+  app.delete('/roles/:key', async (req, reply) => {
+    const { key } = req.params as { key: string };
+    await db.transaction(async (tx) => {
+      const row = await findKeyed<RoleRow>(tx, 'roles', req.env.envId, key, 'role');
+      await tx.run(`DELETE FROM roles WHERE id = ?`, [row.id]);
+      const others = await tx.all<{ id: string; extends: string }>(`SELECT id, extends FROM roles WHERE env_id = ?`, [req.env.envId]);
+      for (const o of others) {
+        const ext = parseJson<string[]>(o.extends, []);
+        if (ext.includes(row.key)) {
+          await tx.run(`UPDATE roles SET extends = ?, updated_at = ? WHERE id = ?`, [JSON.stringify(ext.filter((k) => k !== row.key)), now().toISOString(), o.id]);
+        }
+      }
+    });
+    return reply.status(204).send();
+  });
+}

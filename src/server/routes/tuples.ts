@@ -1,0 +1,128 @@
+import type { FastifyInstance } from 'fastify';
+import type { ServerDeps, EnvContext } from '../context.js';
+import { httpError, notFound } from '../errors.js';
+import { parsePaging, schemaList } from '../paging.js';
+import { INSTANCE_REF, KEY, PAGING_QUERY, strictObject } from '../schemas.js';
+import type { Queryable } from '../store/db.js';
+import { envFields, findKeyed, pageOf, splitRef, whereOf } from '../repo/common.js';
+import { findInstance } from '../repo/assignments.js';
+import { ensureTuple, removeTuple } from '../repo/relations.js';
+
+interface TupleRow {
+  id: string; relation: string; created_at: string; subject_id: string; object_id: string; tenant_id: string;
+  s_type: string; s_key: string; o_type: string; o_key: string; tenant_key: string;
+}
+const SELECT = `tp.id, tp.relation, tp.created_at, tp.subject_id, tp.object_id, tp.tenant_id, sr.key AS s_type, si.key AS s_key,
+  orr.key AS o_type, oi.key AS o_key, t.key AS tenant_key`;
+const FROM = `relationship_tuples tp JOIN resource_instances si ON si.id = tp.subject_id JOIN resources sr ON sr.id = si.resource_id
+  JOIN resource_instances oi ON oi.id = tp.object_id JOIN resources orr ON orr.id = oi.resource_id JOIN tenants t ON t.id = tp.tenant_id`;
+
+const tupleRead = (r: TupleRow, env: EnvContext) => ({
+  id: r.id,
+  subject: `${r.s_type}:${r.s_key}`,
+  relation: r.relation,
+  object: `${r.o_type}:${r.o_key}`,
+  tenant: r.tenant_key,
+  subject_id: r.subject_id,
+  object_id: r.object_id,
+  tenant_id: r.tenant_id,
+  ...envFields(env),
+  created_at: r.created_at,
+});
+
+const TUPLE = strictObject({ subject: INSTANCE_REF, relation: KEY, object: INSTANCE_REF, tenant: KEY }, ['subject', 'relation', 'object']);
+const BULK_MAX = 1000;
+
+type TupleInput = { subject: string; relation: string; object: string; tenant?: string };
+
+/** A tuple's instances exist, and its relation is declared on the object's type for the subject's type. */
+async function resolveTuple(q: Queryable, envId: string, t: TupleInput) {
+  const subject = await findInstance(q, envId, t.subject);
+  const object = await findInstance(q, envId, t.object);
+  const rel = await q.get<{ subject_key: string }>(
+    `SELECT s.key AS subject_key FROM relations rel JOIN resources o ON o.id = rel.object_resource_id JOIN resources s ON s.id = rel.subject_resource_id
+     WHERE rel.env_id = ? AND o.key = ? AND rel.key = ?`,
+    [envId, object.resource_key, t.relation],
+  );
+  if (!rel) throw notFound('relation', `${object.resource_key}#${t.relation}`);
+  if (rel.subject_key !== subject.resource_key) {
+    throw httpError('MISMATCH_RELATION_TYPE', `relation ${object.resource_key}#${t.relation} takes subjects of type '${rel.subject_key}', not '${subject.resource_key}'`);
+  }
+  const tenantId = t.tenant ? (await findKeyed<{ id: string }>(q, 'tenants', envId, t.tenant, 'tenant')).id : object.tenant_id;
+  return { subject, object, tenantId };
+}
+
+/** Relationship tuples: `/v2/facts/{p}/{e}/relationship_tuples` (list with filters, create, delete, bulk). */
+export default async function tupleRoutes(app: FastifyInstance, { db, now }: ServerDeps) {
+  app.get('/relationship_tuples', {
+    schema: { querystring: { ...PAGING_QUERY, properties: { ...PAGING_QUERY.properties, ...Object.fromEntries(['subject', 'relation', 'object', 'subject_type', 'object_type', 'tenant'].map((k) => [k, { type: 'string' }])) } } },
+  }, async (req) => {
+    const query = req.query as Record<string, string | undefined>;
+    const paging = parsePaging(query);
+    const subject = query.subject ? splitRef(query.subject) : undefined;
+    const object = query.object ? splitRef(query.object) : undefined;
+    const { where, params } = whereOf(
+      [
+        ['sr.key = ?', subject?.[0] ?? query.subject_type],
+        ['si.key = ?', subject?.[1]],
+        ['tp.relation = ?', query.relation],
+        ['orr.key = ?', object?.[0] ?? query.object_type],
+        ['oi.key = ?', object?.[1]],
+        ['t.key = ?', query.tenant],
+      ],
+      ['tp.env_id = ?'],
+      [req.env.envId],
+    );
+    const { rows, total } = await pageOf<TupleRow>(db, FROM, where, params, paging, SELECT, 'tp.created_at, tp.id');
+    return schemaList(rows.map((r) => tupleRead(r, req.env)), total, paging, query);
+  });
+
+  app.post('/relationship_tuples', { schema: { body: TUPLE } }, async (req) => {
+    const t = req.body as TupleInput;
+    const at = now().toISOString();
+    const r = await db.transaction(async (tx) => {
+      const r = await resolveTuple(tx, req.env.envId, t);
+      await ensureTuple(tx, req.env.envId, r.subject.id, t.relation, r.object.id, r.tenantId, at);
+      return r;
+    });
+    const row = await db.get<TupleRow>(`SELECT ${SELECT} FROM ${FROM} WHERE tp.subject_id = ? AND tp.relation = ? AND tp.object_id = ?`, [r.subject.id, t.relation, r.object.id]);
+    return tupleRead(row!, req.env);
+  });
+
+  app.delete('/relationship_tuples', { schema: { body: strictObject({ subject: INSTANCE_REF, relation: KEY, object: INSTANCE_REF }, ['subject', 'relation', 'object']) } }, async (req, reply) => {
+    const t = req.body as TupleInput;
+    const subject = await findInstance(db, req.env.envId, t.subject);
+    const object = await findInstance(db, req.env.envId, t.object);
+    const { changes } = await db.run(`DELETE FROM relationship_tuples WHERE subject_id = ? AND relation = ? AND object_id = ?`, [subject.id, t.relation, object.id]);
+    if (!changes) throw notFound('relationship tuple', `${t.subject} ${t.relation} ${t.object}`);
+    return reply.status(204).send();
+  });
+
+  app.post('/relationship_tuples/bulk', {
+    schema: { body: strictObject({ operations: { type: 'array', items: TUPLE, maxItems: BULK_MAX } }, ['operations']) },
+  }, async (req) => {
+    const { operations } = req.body as { operations: TupleInput[] };
+    const at = now().toISOString();
+    await db.transaction(async (tx) => {
+      for (const t of operations) {
+        const r = await resolveTuple(tx, req.env.envId, t);
+        await ensureTuple(tx, req.env.envId, r.subject.id, t.relation, r.object.id, r.tenantId, at);
+      }
+    });
+    return { tuples_created: operations.length };
+  });
+
+  app.delete('/relationship_tuples/bulk', {
+    schema: { body: strictObject({ idents: { type: 'array', items: TUPLE, maxItems: BULK_MAX } }, ['idents']) },
+  }, async (req) => {
+    const { idents } = req.body as { idents: TupleInput[] };
+    await db.transaction(async (tx) => {
+      for (const t of idents) {
+        const subject = await findInstance(tx, req.env.envId, t.subject);
+        const object = await findInstance(tx, req.env.envId, t.object);
+        await removeTuple(tx, subject.id, t.relation, object.id);
+      }
+    });
+    return { tuples_removed: idents.length };
+  });
+}

@@ -1,0 +1,140 @@
+import type { FastifyInstance } from 'fastify';
+import type { ServerDeps } from '../context.js';
+import { duplicate, notFound } from '../errors.js';
+import { parsePaging, envelope } from '../paging.js';
+import { ATTRIBUTES, EMAIL, INSTANCE_REF, KEY, PAGING_QUERY, USER_KEY, strictObject } from '../schemas.js';
+import { findKeyed, pageOf, whereOf } from '../repo/common.js';
+import { userReads, upsertUser, type UserFields, type UserRow } from '../repo/users.js';
+import { assignRole, unassignRole, type AssignmentInput } from '../repo/assignments.js';
+
+const NAME_FIELD = { type: ['string', 'null'], maxLength: 1024 } as const;
+const ROLE_REF = strictObject({ role: KEY, tenant: KEY, resource_instance: INSTANCE_REF }, ['role']);
+const FIELDS = { email: EMAIL, first_name: NAME_FIELD, last_name: NAME_FIELD, attributes: ATTRIBUTES };
+const CREATE = strictObject({ key: USER_KEY, ...FIELDS, role_assignments: { type: 'array', items: ROLE_REF, maxItems: 1000 } }, ['key']);
+const LIST_QUERY = { ...PAGING_QUERY, properties: { ...PAGING_QUERY.properties, search: { type: 'string' }, tenant: { type: 'string' }, role: { type: 'string' } } };
+
+type Body = UserFields & { role_assignments?: Omit<AssignmentInput, 'user'>[] };
+
+/**
+ * Users: `/v2/facts/{p}/{e}/users[/{key}]` (list answers the envelope), PUT upserts (the SDKs' `sync`),
+ * `/users/{key}/roles` assigns, and tenant membership under `/tenants/{tenant}/users`.
+ */
+export default async function userRoutes(app: FastifyInstance, { db, now }: ServerDeps) {
+  app.get('/users', { schema: { querystring: LIST_QUERY } }, async (req) => {
+    const query = req.query as Record<string, string | undefined>;
+    const paging = parsePaging(query);
+    const { where, params } = whereOf(
+      [
+        [`(key LIKE ? ESCAPE '\\' OR email LIKE ? ESCAPE '\\')`, query.search !== undefined ? like(query.search) : undefined],
+        [`id IN (SELECT ra.user_id FROM role_assignments ra JOIN tenants t ON t.id = ra.tenant_id WHERE t.key = ? UNION SELECT tu.user_id FROM tenant_users tu JOIN tenants t ON t.id = tu.tenant_id WHERE t.key = ?)`, query.tenant],
+        [`id IN (SELECT ra.user_id FROM role_assignments ra JOIN roles r ON r.id = ra.role_id WHERE r.key = ?)`, query.role],
+      ],
+      ['env_id = ?'],
+      [req.env.envId],
+    );
+    const { rows, total } = await pageOf<UserRow>(db, 'users', where, params, paging);
+    return envelope(await userReads(db, req.env, rows), total, paging);
+  });
+
+  const create = (replace: boolean, fromPath: boolean) => async (req: import('fastify').FastifyRequest) => {
+    const b = req.body as Body;
+    const key = fromPath ? (req.params as { key: string }).key : b.key;
+    const at = now().toISOString();
+    const id = await db.transaction(async (tx) => {
+      const { id, created } = await upsertUser(tx, req.env.envId, { ...b, key }, at, replace);
+      if (!created && !replace) throw duplicate('user', key);
+      for (const ra of b.role_assignments ?? []) await assignRole(tx, req.env.envId, { ...ra, user: key }, at, { ignoreDuplicate: true });
+      return id;
+    });
+    const row = (await db.get<UserRow>(`SELECT * FROM users WHERE id = ?`, [id]))!;
+    return (await userReads(db, req.env, [row]))[0];
+  };
+  app.post('/users', { schema: { body: CREATE } }, create(false, false));
+  app.put('/users/:key', { schema: { body: { ...CREATE, required: [] } } }, create(true, true));
+
+  app.get('/users/:key', async (req) => {
+    const { key } = req.params as { key: string };
+    return (await userReads(db, req.env, [await findKeyed<UserRow>(db, 'users', req.env.envId, key, 'user')]))[0];
+  });
+
+  app.patch('/users/:key', { schema: { body: strictObject(FIELDS) } }, async (req) => {
+    const { key } = req.params as { key: string };
+    const b = req.body as UserFields;
+    const row = await findKeyed<UserRow>(db, 'users', req.env.envId, key, 'user');
+    await db.run(`UPDATE users SET email = ?, first_name = ?, last_name = ?, attributes = ?, updated_at = ? WHERE id = ?`, [
+      b.email !== undefined ? b.email : row.email,
+      b.first_name !== undefined ? b.first_name : row.first_name,
+      b.last_name !== undefined ? b.last_name : row.last_name,
+      b.attributes !== undefined ? JSON.stringify(b.attributes) : row.attributes,
+      now().toISOString(),
+      row.id,
+    ]);
+    return (await userReads(db, req.env, [(await db.get<UserRow>(`SELECT * FROM users WHERE id = ?`, [row.id]))!]))[0];
+  });
+
+  // Deleting a user removes their memberships and role assignments (cascade).
+  app.delete('/users/:key', async (req, reply) => {
+    const { key } = req.params as { key: string };
+    const row = await findKeyed<UserRow>(db, 'users', req.env.envId, key, 'user');
+    await db.run(`DELETE FROM users WHERE id = ?`, [row.id]);
+    return reply.status(204).send();
+  });
+
+  app.post('/users/:key/roles', { schema: { body: ROLE_REF } }, async (req) => {
+    const { key } = req.params as { key: string };
+    const at = now().toISOString();
+    await db.transaction((tx) => assignRole(tx, req.env.envId, { ...(req.body as Omit<AssignmentInput, 'user'>), user: key }, at));
+    return (await userReads(db, req.env, [await findKeyed<UserRow>(db, 'users', req.env.envId, key, 'user')]))[0];
+  });
+  app.delete('/users/:key/roles', { schema: { body: ROLE_REF } }, async (req, reply) => {
+    const { key } = req.params as { key: string };
+    await db.transaction((tx) => unassignRole(tx, req.env.envId, { ...(req.body as Omit<AssignmentInput, 'user'>), user: key }));
+    return reply.status(204).send();
+  });
+
+  // Tenant membership: "create and add" (the user is created when missing), list, remove.
+  app.post('/tenants/:tenant/users', { schema: { body: CREATE } }, async (req) => {
+    const { tenant } = req.params as { tenant: string };
+    const b = req.body as Body;
+    const at = now().toISOString();
+    const id = await db.transaction(async (tx) => {
+      const t = await findKeyed<{ id: string }>(tx, 'tenants', req.env.envId, tenant, 'tenant');
+      const { id } = await upsertUser(tx, req.env.envId, b, at, false);
+      await tx.run(`INSERT INTO tenant_users (tenant_id, user_id, created_at) VALUES (?, ?, ?) ON CONFLICT (tenant_id, user_id) DO NOTHING`, [t.id, id, at]);
+      for (const ra of b.role_assignments ?? []) await assignRole(tx, req.env.envId, { tenant, ...ra, user: b.key }, at, { ignoreDuplicate: true });
+      return id;
+    });
+    return (await userReads(db, req.env, [(await db.get<UserRow>(`SELECT * FROM users WHERE id = ?`, [id]))!]))[0];
+  });
+
+  app.get('/tenants/:tenant/users', { schema: { querystring: PAGING_QUERY } }, async (req) => {
+    const { tenant } = req.params as { tenant: string };
+    const paging = parsePaging(req.query as Record<string, unknown>);
+    const t = await findKeyed<{ id: string }>(db, 'tenants', req.env.envId, tenant, 'tenant');
+    const { rows, total } = await pageOf<UserRow>(
+      db,
+      'users',
+      `id IN (SELECT user_id FROM tenant_users WHERE tenant_id = ? UNION SELECT user_id FROM role_assignments WHERE tenant_id = ?)`,
+      [t.id, t.id],
+      paging,
+    );
+    return envelope(await userReads(db, req.env, rows), total, paging);
+  });
+
+  // Removing a user from a tenant also removes their roles (and group memberships) in it.
+  app.delete('/tenants/:tenant/users/:user', async (req, reply) => {
+    const { tenant, user } = req.params as { tenant: string; user: string };
+    await db.transaction(async (tx) => {
+      const t = await findKeyed<{ id: string }>(tx, 'tenants', req.env.envId, tenant, 'tenant');
+      const u = await findKeyed<{ id: string }>(tx, 'users', req.env.envId, user, 'user');
+      const a = await tx.run(`DELETE FROM tenant_users WHERE tenant_id = ? AND user_id = ?`, [t.id, u.id]);
+      const b = await tx.run(`DELETE FROM role_assignments WHERE tenant_id = ? AND user_id = ?`, [t.id, u.id]);
+      if (a.changes + b.changes === 0) throw notFound('user in tenant', `${user}@${tenant}`);
+    });
+    return reply.status(204).send();
+  });
+}
+
+function like(s: string): string {
+  return `%${s.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+}

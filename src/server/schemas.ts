@@ -1,0 +1,23 @@
+/** JSON-schema building blocks shared by the route modules. Lengths are bounded: no key over 256. */
+export const KEY = { type: 'string', pattern: '^[A-Za-z0-9\\-_]+$', minLength: 1, maxLength: 256 } as const;
+export const USER_KEY = { type: 'string', pattern: '^[A-Za-z0-9|@+\\-._]+$', minLength: 1, maxLength: 256 } as const;
+/** `type:key` references of resource instances (and groups). */
+export const INSTANCE_REF = { type: 'string', pattern: '^[A-Za-z0-9\\-_]+:[A-Za-z0-9\\-_]+$', maxLength: 513 } as const;
+export const NAME = { type: 'string', minLength: 1, maxLength: 1024 } as const;
+export const TEXT = { type: 'string', maxLength: 10_000 } as const;
+export const OPT_TEXT = { type: ['string', 'null'], maxLength: 10_000 } as const;
+export const ATTRIBUTES = { type: 'object', maxProperties: 1000 } as const;
+export const EMAIL = { type: ['string', 'null'], maxLength: 320 } as const;
+
+export function strictObject(properties: Record<string, unknown>, required: string[] = []) {
+  return { type: 'object', properties, required, additionalProperties: false } as const;
+}
+
+export const PAGING_QUERY = {
+  type: 'object',
+  properties: {
+    page: { type: 'integer', minimum: 1 },
+    per_page: { type: 'integer', minimum: 1 },
+    include_total_count: { type: 'boolean' },
+  },
+} as const;

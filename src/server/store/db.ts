@@ -1,0 +1,35 @@
+/**
+ * The store's asynchronous database interface. SQL is written once, in a portable subset that both
+ * SQLite and PostgreSQL accept: `?` placeholders (the PostgreSQL adapter numbers them), TEXT ids and
+ * ISO timestamps, JSON kept as TEXT, `ON CONFLICT ... DO NOTHING`, `RETURNING`, recursive CTEs.
+ * Repositories and domain rules only see this interface, so a second store needs no rewrite of them.
+ */
+export type SqlValue = string | number | null;
+
+export interface Queryable {
+  all<T = Record<string, unknown>>(sql: string, params?: SqlValue[]): Promise<T[]>;
+  get<T = Record<string, unknown>>(sql: string, params?: SqlValue[]): Promise<T | undefined>;
+  run(sql: string, params?: SqlValue[]): Promise<{ changes: number }>;
+}
+
+export interface Db extends Queryable {
+  readonly dialect: 'sqlite' | 'postgres';
+  /**
+   * Runs `fn` in one transaction: all of its writes commit together or none do. Rules that read then
+   * write (uniqueness beyond keys, the cycle rule, single decisions) run inside one.
+   */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** A unique-key violation, whatever the driver. */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e?.code === '23505';
+}
+
+/** A foreign-key violation, whatever the driver. */
+export function isForeignKeyViolation(err: unknown): boolean {
+  const e = err as { code?: string };
+  return e?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || e?.code === '23503';
+}

@@ -1,0 +1,20 @@
+import type { Db } from './db.js';
+import { migrations } from './migrations.js';
+
+/**
+ * Applies pending migrations at start, each in its own transaction. The PostgreSQL store wraps this in
+ * an advisory lock so that several processes starting at once apply each migration exactly once.
+ */
+export async function migrate(db: Db): Promise<void> {
+  await db.run(`CREATE TABLE IF NOT EXISTS schema_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+  await db.run(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+  const done = new Set((await db.all<{ id: number }>(`SELECT id FROM schema_migrations`)).map((r) => Number(r.id)));
+  for (const m of migrations) {
+    if (done.has(m.id)) continue;
+    await db.transaction(async (tx) => {
+      for (const statement of m.sql) await tx.run(statement);
+      await tx.run(`INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)`, [m.id, m.name, new Date().toISOString()]);
+    });
+  }
+  await db.run(`INSERT INTO meta (key, value) VALUES ('organization_id', ?) ON CONFLICT (key) DO NOTHING`, [crypto.randomUUID()]);
+}

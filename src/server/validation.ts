@@ -1,0 +1,43 @@
+import { Ajv, type ErrorObject } from 'ajv';
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * Request validation. Bodies are checked strictly (no type coercion, unknown fields rejected by each
+ * schema's `additionalProperties: false`, nothing silently removed); query strings, headers and path
+ * parameters are coerced from strings.
+ */
+export function installValidators(app: FastifyInstance): void {
+  const base = { allErrors: true, removeAdditional: false as const, useDefaults: true, strict: false };
+  const bodyAjv = new Ajv({ ...base, coerceTypes: false });
+  const otherAjv = new Ajv({ ...base, coerceTypes: true });
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : otherAjv).compile(schema));
+}
+
+export interface Detail {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+/** ajv errors in the public API's 422 shape: `{loc: ['body', 'key'], msg, type}`. */
+export function toDetail(errors: ErrorObject[], context: string): Detail[] {
+  return errors.map((e) => {
+    const loc: (string | number)[] = [context, ...e.instancePath.split('/').filter(Boolean).map(unescape)];
+    if (e.keyword === 'additionalProperties') loc.push(String(e.params.additionalProperty));
+    if (e.keyword === 'required') loc.push(String(e.params.missingProperty));
+    const msg =
+      e.keyword === 'additionalProperties'
+        ? `unknown field '${e.params.additionalProperty}'`
+        : e.keyword === 'required'
+          ? `field required`
+          : e.keyword === 'pattern'
+            ? `does not match ${e.params.pattern}`
+            : (e.message ?? 'invalid');
+    return { loc, msg, type: e.keyword };
+  });
+}
+
+function unescape(s: string): string | number {
+  const v = s.replace(/~1/g, '/').replace(/~0/g, '~');
+  return /^\d+$/.test(v) ? Number(v) : v;
+}
