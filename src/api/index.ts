@@ -1,18 +1,20 @@
+/** The /v2 HTTP client: import from here. See README.md for the retry and pacing decisions. */
 export { ApiError } from '../errors.js';
-export {
-  createClient,
-  pathOf,
-  type ApiClient,
-  type ApiResponse,
-  type AttemptInfo,
-  type ClientCounters,
-  type ClientOptions,
-  type CreateResult,
-  type EnvPaths,
-  type HttpMethod,
-  type ListOptions,
-  type Query,
-  type RequestOptions,
-} from './client.js';
+export { createClient, pathOf } from './client.js';
+export type {
+  ApiClient,
+  ApiResponse,
+  AttemptInfo,
+  ClientCounters,
+  ClientOptions,
+  CreateResult,
+  EnvPaths,
+  HttpMethod,
+  ListOptions,
+  Query,
+  ReadOptions,
+  RequestOptions,
+  WriteOptions,
+} from './types.js';
 export { categorize, createPacer, PUBLIC_LIMITS, type Pacer, type PacingCategory, type RateLimit, type RateLimits } from './pacing.js';
 export { isCreated, normalizeStatus, pickId, type IdField, type RequestStatus } from './tolerance.js';
