@@ -92,11 +92,27 @@ export function createClient(options: ClientOptions): ApiClient {
   const scope = `${enc(options.project)}/${enc(options.environment)}`;
   const paths: EnvPaths = { schema: `/v2/schema/${scope}`, facts: `/v2/facts/${scope}`, elements: `/v2/elements/${scope}` };
 
-  async function exchange(method: HttpMethod, path: string, opts: RequestOptions, attempt: number): Promise<Exchange> {
-    const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
+  /** What every attempt of one request sends; built once, outside the retry loop. */
+  interface Prepared {
+    method: HttpMethod;
+    path: string;
+    target: string;
+    headers: Record<string, string>;
+    payload?: string;
+  }
+
+  function prepare(method: HttpMethod, path: string, opts: RequestOptions): Prepared {
+    if (!path.startsWith('/')) throw new InternalError(`API paths start with '/': ${displayPath(path)}`);
+    const headers: Record<string, string> = { accept: 'application/json' };
+    for (const [k, v] of Object.entries(opts.headers ?? {})) headers[k.toLowerCase()] = v;
     headers.authorization = `Bearer ${options.apiKey}`;
-    const hasBody = opts.body !== undefined;
-    if (hasBody) headers['content-type'] = 'application/json';
+    // Serialised here so a body that cannot be serialised is a bug report, not a "network error".
+    const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+    if (payload !== undefined) headers['content-type'] = 'application/json';
+    return { method, path, target: basePath + path + queryString(opts.query), headers, payload };
+  }
+
+  async function exchange({ method, path, target, headers, payload }: Prepared, attempt: number): Promise<Exchange> {
     return gate.run(async () => {
       await pacer?.acquire(method, displayPath(path));
       const started = now();
@@ -112,9 +128,9 @@ export function createClient(options: ClientOptions): ApiClient {
           signal: deadline.signal,
           origin: base.origin,
           method,
-          path: basePath + path + queryString(opts.query),
+          path: target,
           headers,
-          body: hasBody ? JSON.stringify(opts.body) : undefined,
+          body: payload,
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,
         });
@@ -140,11 +156,11 @@ export function createClient(options: ClientOptions): ApiClient {
   }
 
   async function request<T>(method: HttpMethod, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
-    if (!path.startsWith('/')) throw new InternalError(`API paths start with '/': ${displayPath(path)}`);
+    const prepared = prepare(method, path, opts);
     const idempotent = IDEMPOTENT_METHODS.has(method) || opts.idempotentCreate === true || opts.idempotent === true;
     let mayHaveApplied = false;
     for (let attempt = 1; ; attempt++) {
-      const got = await exchange(method, path, opts, attempt);
+      const got = await exchange(prepared, attempt);
       if (got.kind === 'response') {
         const meta = { status: got.status, headers: got.headers, requestId: got.headers['x-request-id'], attempts: attempt };
         if (got.status >= 200 && got.status < 300) return { ...meta, alreadyExisted: false, data: got.body as T };

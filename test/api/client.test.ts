@@ -29,7 +29,7 @@ describe('requests', () => {
   it('sends the key as a Bearer header, JSON bodies and query filters', async () => {
     server.script('POST', '/v2/facts/proj/dev%20env/users/a%2Bb%40x.io', [{ status: 201, body: { key: 'a+b@x.io' } }]);
     const path = pathOf(t.client.paths.facts, 'users', 'a+b@x.io');
-    const created = await t.client.post(path, { key: 'a+b@x.io' }, { query: { tag: ['x', 'y'], skip: undefined, n: 2 }, headers: { authorization: 'nope', 'x-extra': '1' } });
+    const created = await t.client.post(path, { key: 'a+b@x.io' }, { query: { tag: ['x', 'y'], skip: undefined, n: 2 }, headers: { Authorization: 'nope', 'X-Extra': '1' } });
     expect(created).toEqual({ key: 'a+b@x.io' });
     const seen = server.seen[0]!;
     expect(seen.headers).toMatchObject({ authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json', 'x-extra': '1' });
