@@ -1,38 +1,37 @@
 import type { AccessFacts } from './facts.js';
 import type { AccessGraph } from './graph.js';
 
+/** What changed between two graphs' facts, in the terms `diffAccess` needs. */
+export interface FactsDelta {
+  /** A change that can touch anyone: role definitions, in the permission view. */
+  all: boolean;
+  /** Users whose own facts changed (direct, tenant-wide, membership), or whose tenant-wide roles follow a moved instance. */
+  users: Set<string>;
+  /** Groups with changed grants, and children of changed links. */
+  groups: Set<string>;
+}
+
 /**
- * The users whose access can differ between two graphs, from the facts that changed; `'all'` when a
- * change can touch anyone (role definitions, in the permission view). Reasoning: a grant or path that
- * exists in only one graph uses a changed fact, and the first changed fact on it is a direct or tenant
- * role (its user), a membership (its user), a link (a member of its child, in that graph) or a group
- * grant (a member of its group, in that graph). Changed instance tenants touch holders of tenant-wide
- * roles in the old and new tenant.
+ * Why this is enough: a grant held in only one graph has a path that uses a changed fact, and the first
+ * changed fact on it is a direct or tenant-wide role (its user), a membership (its user), a link (whose
+ * child the user is a member of, in that graph) or a group grant (likewise). Instances that change
+ * tenant touch the holders of tenant-wide roles in the old and new tenant.
  */
-export function affectedUsers(before: AccessGraph, after: AccessGraph, permissions: boolean): Set<string> | 'all' {
+export function diffFacts(before: AccessGraph, after: AccessGraph, permissions: boolean): FactsDelta {
   const a = before.facts;
   const b = after.facts;
-  if (permissions && !sameKeys(roleKeys(a), roleKeys(b))) return 'all';
   const users = new Set<string>();
-  const addAll = (xs: Iterable<string>) => {
-    for (const x of xs) users.add(x);
-  };
+  const groups = new Set<string>();
+  const all = permissions && !sameKeys(roleKeys(a), roleKeys(b));
 
   for (const r of changed(a.instanceRoles, b.instanceRoles, (r) => [r.user, r.role, r.instance])) users.add(r.user);
   for (const r of changed(a.tenantRoles, b.tenantRoles, (r) => [r.user, r.role, r.tenant])) users.add(r.user);
   for (const m of changed(a.memberships, b.memberships, (m) => [m.user, m.group])) users.add(m.user);
-
-  const groups = new Set<string>();
   for (const l of changed(a.links, b.links, (l) => [l.child, l.parent])) groups.add(l.child);
   for (const g of changed(a.groupGrants, b.groupGrants, (g) => [g.group, g.role, g.instance])) groups.add(g.group);
-  for (const g of groups) {
-    addAll(before.membersOf(g));
-    addAll(after.membersOf(g));
-  }
 
   const tenants = new Set<string>();
-  const ids = new Set([...a.instances, ...b.instances].map((i) => i.id));
-  for (const id of ids) {
+  for (const id of new Set([...a.instances, ...b.instances].map((i) => i.id))) {
     const t0 = before.tenantOf(id);
     const t1 = after.tenantOf(id);
     if (t0 === t1) continue;
@@ -42,7 +41,7 @@ export function affectedUsers(before: AccessGraph, after: AccessGraph, permissio
   if (tenants.size > 0) {
     for (const r of [...a.tenantRoles, ...b.tenantRoles]) if (tenants.has(r.tenant)) users.add(r.user);
   }
-  return users;
+  return { all, users, groups };
 }
 
 /** Facts present in one list and not the other (either way). */

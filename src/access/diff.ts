@@ -1,6 +1,6 @@
-import type { AccessPath, Via } from './facts.js';
+import type { AccessPath, EffectiveGrant, Via } from './facts.js';
 import type { AccessGraph } from './graph.js';
-import { affectedUsers } from './delta.js';
+import { diffFacts } from './delta.js';
 import { cmp, compareVia, typeOf } from './paths.js';
 import { summarise, type AccessSummaryEntry } from './summary.js';
 
@@ -30,22 +30,42 @@ export interface AccessDiff {
 }
 
 /**
- * Roles (or permissions) gained and lost per user and instance. Only users whose facts could make a
- * difference are compared (see `affectedUsers`), so a small edit of a big environment is cheap.
+ * Roles (or permissions) gained and lost per user and instance. Only users whose access can differ are
+ * compared (see `diffFacts`), each by one walk over both graphs' sorted grants.
  */
 export function diffAccess(before: AccessGraph, after: AccessGraph, opts: AccessDiffOptions = {}): AccessDiff {
   const permissions = opts.permissions === true;
-  const affected = affectedUsers(before, after, permissions);
-  const candidates =
-    affected === 'all' ? new Set([...before.users(), ...after.users()]) : affected;
+  const delta = diffFacts(before, after, permissions);
+  const users = delta.all ? new Set([...before.users(), ...after.users()]) : new Set(delta.users);
+  if (!delta.all) {
+    for (const g of delta.groups) for (const graph of [before, after]) for (const u of graph.membersOf(g)) users.add(u);
+  }
+  const subjects = {
+    before: subjectsIn(before, permissions),
+    after: subjectsIn(after, permissions),
+  };
   const changes: AccessChange[] = [];
-  for (const user of [...candidates].sort(cmp)) {
-    const was = heldBy(before, user, permissions);
-    const now = heldBy(after, user, permissions);
-    const mine: AccessChange[] = [];
-    for (const [key, via] of now) if (!was.has(key)) mine.push(change('+', user, key, via));
-    for (const [key, via] of was) if (!now.has(key)) mine.push(change('-', user, key, via));
-    changes.push(...mine.sort(compareChanges));
+  for (const user of [...users].sort(cmp)) {
+    const was = before.grantsOf(user);
+    const now = after.grantsOf(user);
+    let i = 0;
+    let j = 0;
+    // Both lists are sorted by instance then role: walk them one instance at a time.
+    while (i < was.length || j < now.length) {
+      const instance =
+        j >= now.length || (i < was.length && was[i].instance < now[j].instance) ? was[i].instance : now[j].instance;
+      const i0 = i;
+      const j0 = j;
+      while (i < was.length && was[i].instance === instance) i++;
+      while (j < now.length && now[j].instance === instance) j++;
+      if (!delta.all && sameRoles(was, i0, i, now, j0, j)) continue; // same roles, same definitions
+      const a = subjects.before(was.slice(i0, i));
+      const b = subjects.after(now.slice(j0, j));
+      const mine: AccessChange[] = [];
+      for (const [subject, via] of b) if (!a.has(subject)) mine.push({ sign: '+', user, instance, subject, via });
+      for (const [subject, via] of a) if (!b.has(subject)) mine.push({ sign: '-', user, instance, subject, via });
+      changes.push(...mine.sort(compareChanges));
+    }
   }
   return {
     level: permissions ? 'permission' : 'role',
@@ -55,34 +75,38 @@ export function diffAccess(before: AccessGraph, after: AccessGraph, opts: Access
   };
 }
 
-/** instance NUL subject → why. */
-function heldBy(graph: AccessGraph, user: string, permissions: boolean): Map<string, Via[]> {
-  const out = new Map<string, Via[]>();
-  for (const { instance, role, paths } of graph.grantsOf(user)) {
-    const subjects = permissions ? permissionsOn(graph, role, instance) : [role];
-    for (const subject of subjects) {
-      const key = `${instance}\u0000${subject}`;
-      const via = paths.map((path: AccessPath) => ({ role, path }));
-      const known = out.get(key);
-      if (known) known.push(...via);
-      else out.set(key, via);
+function sameRoles(a: EffectiveGrant[], a0: number, a1: number, b: EffectiveGrant[], b0: number, b1: number): boolean {
+  if (a1 - a0 !== b1 - b0) return false;
+  for (let k = 0; k < a1 - a0; k++) if (a[a0 + k].role !== b[b0 + k].role) return false;
+  return true;
+}
+
+/** The grants of one user on one instance → subject (role, or permission on the instance's type) → why. */
+function subjectsIn(graph: AccessGraph, permissions: boolean): (grants: EffectiveGrant[]) => Map<string, Via[]> {
+  const perms = new Map<string, string[]>(); // role NUL type → permissions on that type
+  const permissionsOn = (role: string, instance: string) => {
+    const type = typeOf(instance);
+    const key = `${role}\u0000${type}`;
+    let found = perms.get(key);
+    if (!found) perms.set(key, (found = graph.permissionsOf(role).filter((p) => typeOf(p) === type)));
+    return found;
+  };
+  return (grants) => {
+    const out = new Map<string, Via[]>();
+    for (const { instance, role, paths } of grants) {
+      for (const subject of permissions ? permissionsOn(role, instance) : [role]) {
+        const via = paths.map((path: AccessPath) => ({ role, path }));
+        const known = out.get(subject);
+        if (known) known.push(...via);
+        else out.set(subject, via);
+      }
     }
-  }
-  // Roles come in key order, so only a permission granted by several roles needs re-sorting.
-  if (permissions) for (const via of out.values()) via.sort(compareVia);
-  return out;
-}
-
-function permissionsOn(graph: AccessGraph, role: string, instance: string): string[] {
-  const type = typeOf(instance);
-  return graph.permissionsOf(role).filter((p) => typeOf(p) === type);
-}
-
-function change(sign: '+' | '-', user: string, key: string, via: Via[]): AccessChange {
-  const [instance, subject] = key.split('\u0000');
-  return { sign, user, instance, subject, via };
+    // Roles come in key order, so only a permission granted by several roles needs re-sorting.
+    if (permissions) for (const via of out.values()) via.sort(compareVia);
+    return out;
+  };
 }
 
 function compareChanges(a: AccessChange, b: AccessChange): number {
-  return cmp(a.instance, b.instance) || cmp(a.subject, b.subject) || (a.sign === b.sign ? 0 : a.sign === '+' ? -1 : 1);
+  return cmp(a.subject, b.subject) || (a.sign === b.sign ? 0 : a.sign === '+' ? -1 : 1);
 }

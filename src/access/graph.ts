@@ -3,6 +3,7 @@ import { buildGroupIndex, getOrSet } from './groups.js';
 import { explainAccess } from './explain.js';
 import { cmp, comparePaths, compareVia, DIRECT, qualify, typeOf } from './paths.js';
 import { buildRoleIndex } from './roles.js';
+import { compareHeld, mergeHeld, type Held } from './held.js';
 
 export interface AccessGraph {
   /** The facts the graph was built from (read-only; `diffAccess` uses them to find what changed). */
@@ -23,6 +24,10 @@ export interface AccessGraph {
   usersWith(roleOrPermission: string, instance: string): string[];
   /** Members of the group, directly or through nested groups, sorted. */
   membersOf(group: string): string[];
+  /** Groups whose members are members of `group` through links (itself included), sorted. */
+  subgroupsOf(group: string): string[];
+  /** What every member of the group holds through it, sorted by instance then role. */
+  grantsThrough(group: string): { instance: string; role: string; paths: readonly AccessPath[] }[];
   /** The role's own and inherited permissions, sorted. */
   permissionsOf(role: string): string[];
   /** The instance's tenant, or null when the instance is not listed. */
@@ -70,28 +75,41 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
     return [...byRole].sort(([a], [b]) => cmp(a, b)).map(([role, paths]) => ({ role, paths: sortPaths(paths) }));
   }
 
+  // Sorted (instance, role) lists, memoised: per group, and per tenant × role set.
+  const throughGroup = new Map<string, readonly Held[]>();
+  function heldThrough(group: string): readonly Held[] {
+    const known = throughGroup.get(group);
+    if (known) return known;
+    const list = [...groups.accessOf(group)].flatMap(([instance, byRole]) =>
+      [...byRole].map(([role, paths]): Held => ({ instance, role, paths })),
+    );
+    throughGroup.set(group, list.sort(compareHeld));
+    return list;
+  }
+  const tenantLists = new Map<string, readonly Held[]>();
+  function heldTenantWide(tenant: string, rs: ReadonlySet<string>): readonly Held[] {
+    const key = `${tenant}\u0000${[...rs].sort(cmp).join('\u0000')}`;
+    let list = tenantLists.get(key);
+    if (!list) {
+      const paths = [{ kind: 'tenant', tenant } as const];
+      list = (instancesOfTenant.get(tenant) ?? [])
+        .flatMap((instance) => [...rs].map((role) => ({ instance, role, paths })))
+        .sort(compareHeld);
+      tenantLists.set(key, list);
+    }
+    return list;
+  }
+
   function grantsOf(user: string): EffectiveGrant[] {
-    const held = new Map<string, Map<string, AccessPath[]>>(); // instance → role → paths
-    const add = (instance: string, role: string, path: AccessPath) =>
-      getOrSet(getOrSet(held, instance, () => new Map()), role, () => []).push(path);
-    for (const [instance, rs] of direct.get(user) ?? []) for (const role of rs) add(instance, role, DIRECT);
-    for (const [tenant, rs] of tenantWide.get(user) ?? []) {
-      const path: AccessPath = { kind: 'tenant', tenant };
-      for (const instance of instancesOfTenant.get(tenant) ?? []) for (const role of rs) add(instance, role, path);
+    const lists: (readonly Held[])[] = [];
+    const mine = direct.get(user);
+    if (mine) {
+      const paths = [DIRECT];
+      lists.push([...mine].flatMap(([instance, rs]) => [...rs].map((role) => ({ instance, role, paths }))).sort(compareHeld));
     }
-    for (const g of groups.directGroupsOf(user)) {
-      for (const [instance, byRole] of groups.accessOf(g)) {
-        for (const [role, paths] of byRole) for (const p of paths) add(instance, role, p);
-      }
-    }
-    const out: EffectiveGrant[] = [];
-    for (const instance of [...held.keys()].sort(cmp)) {
-      const byRole = held.get(instance)!;
-      for (const role of [...byRole.keys()].sort(cmp)) {
-        out.push({ user, instance, role, paths: sortPaths(byRole.get(role)!) });
-      }
-    }
-    return out;
+    for (const [tenant, rs] of tenantWide.get(user) ?? []) lists.push(heldTenantWide(tenant, rs));
+    for (const g of groups.directGroupsOf(user)) lists.push(heldThrough(g));
+    return mergeHeld(lists).map(({ instance, role, paths }) => ({ user, instance, role, paths }));
   }
 
   function can(user: string, action: string, instance: string): Decision {
@@ -136,6 +154,8 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
     },
     usersWith,
     membersOf: groups.membersOf,
+    subgroupsOf: (group) => [...groups.descendantsOf(group)].sort(cmp),
+    grantsThrough: (group) => [...heldThrough(group)],
     permissionsOf: (role) => [...roles.permissionsOf(role)].sort(cmp),
     tenantOf: (instance) => tenantOfInstance.get(instance) ?? null,
   };
