@@ -3,6 +3,7 @@
  * alias bombs, prototype keys) becomes a problem, never a crash or a hang.
  */
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
+import { fastParse } from './fast.js';
 import { formatPath, problemAtOffset, type Problem, type Segment, type Source } from './source.js';
 
 export const MAX_DEPTH = 100;
@@ -19,6 +20,8 @@ export interface ParsedSource {
 }
 
 export function parseSource(file: string, text: string): ParsedSource {
+  const fast = fastParse(text, MAX_DEPTH);
+  if (fast) return { src: { file, text }, value: fast.value, errors: [], warnings: [] };
   const lineCounter = new LineCounter();
   // uniqueKeys: false because yaml's own duplicate check is quadratic in a map's size; checkNodes
   // finds duplicates in one pass instead.

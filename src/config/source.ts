@@ -2,15 +2,28 @@
  * Where things are: a parsed file, locations inside it, and problems pointing at them. Positions are
  * resolved lazily from the YAML document when a problem is raised, so a valid configuration pays nothing.
  */
-import { isMap, isPair, isScalar, isSeq, type Document, type LineCounter, type Node, type Pair, type YAMLMap } from 'yaml';
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import type { ConfigProblem } from '../errors.js';
 
 export interface Source {
   /** As given or found (relative to the working directory when it was given so). */
   file: string;
   text: string;
+  /** The YAML document with positions; absent when the fast path parsed the file (see documentOf). */
   lineCounter?: LineCounter;
   doc?: Document.Parsed;
+}
+
+/**
+ * The document with positions, parsed now if the fast path skipped it: only files with problems pay
+ * for it. The options are those of parseSource, so offsets agree.
+ */
+export function documentOf(src: Source): { doc: Document.Parsed; lineCounter: LineCounter } {
+  if (!src.doc || !src.lineCounter) {
+    src.lineCounter = new LineCounter();
+    src.doc = parseDocument(src.text, { uniqueKeys: false, lineCounter: src.lineCounter, prettyErrors: false });
+  }
+  return { doc: src.doc, lineCounter: src.lineCounter };
 }
 
 export type Segment = string | number;
@@ -62,8 +75,7 @@ export function problemAtOffset(src: Source, range: [number, number] | undefined
 }
 
 function rangeToPositions(src: Source, [start, end]: [number, number]): Partial<Problem> {
-  const lc = src.lineCounter;
-  if (!lc) return {};
+  const lc = documentOf(src).lineCounter;
   const a = lc.linePos(start);
   const b = lc.linePos(Math.max(start, end));
   return { line: a.line, column: a.col, endLine: b.line, endColumn: b.col };
@@ -75,7 +87,7 @@ function rangeToPositions(src: Source, [start, end]: [number, number]): Partial<
  * The displayed path stays the logical one (`roles.viewer.permissions[0]` even for `viewer: [doc:read]`).
  */
 function rangeOf(src: Source, path: Segment[], on: 'key' | 'value'): [number, number] | undefined {
-  let node: Node | null | undefined = src.doc?.contents as Node | null | undefined;
+  let node: Node | null | undefined = documentOf(src).doc.contents as Node | null | undefined;
   let best: [number, number] | undefined = node?.range ? [node.range[0], node.range[1]] : undefined;
   for (let i = 0; i < path.length && node; i++) {
     const seg = path[i];
