@@ -30,6 +30,23 @@ describe('the graph agrees with the naive reference', () => {
     );
   });
 
+  it('grantsOf, rolesOn and explain tell the same story', () => {
+    fc.assert(
+      fc.property(arbAccessFacts(), arbAccessQuery(), (f, { user, action, instance }) => {
+        const graph = buildAccessGraph(f);
+        for (const g of graph.grantsOf(user)) {
+          expect(graph.rolesOn(user, g.instance).find((h) => h.role === g.role)?.paths).toEqual(g.paths);
+        }
+        const e = graph.explain(user, action, instance);
+        const decision = graph.can(user, action, instance);
+        expect(e.allowed).toBe(decision.allowed);
+        expect(e.via).toEqual(decision.via);
+        expect(e.missing === undefined).toBe(decision.allowed);
+      }),
+      runs,
+    );
+  });
+
   it('effectiveGrants, usersWith and membersOf', () => {
     fc.assert(
       fc.property(arbAccessFacts(), (f) => {
