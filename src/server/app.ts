@@ -5,6 +5,7 @@ import { installValidators, toDetail } from './validation.js';
 import { authenticate, buildKeyTable, EnvResolver, type KeyOptions } from './auth.js';
 import type { ServerDeps } from './context.js';
 import { registerRoutes } from './routes/index.js';
+import { trackRouteMethods } from './allow.js';
 
 export interface ServerOptions extends KeyOptions {
   db: Db;
@@ -26,8 +27,30 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     genReqId: () => crypto.randomUUID(),
     requestIdHeader: false,
     forceCloseConnections: true,
+    // Paths carry keys (up to 256 characters) and `type:key` references (up to 513); fastify's default
+    // of 100 would answer 414 in its own shape for a valid long key.
+    maxParamLength: 1024,
+    // Errors the router raises before any hook runs (a malformed %-escape, an over-long path
+    // parameter) still answer in the public API's shapes.
+    frameworkErrors: (err, request, reply) => {
+      if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+        return reply.status(422).send({ detail: [{ loc: ['path'], msg: 'a path parameter is longer than 1024 characters', type: 'string_too_long' }] });
+      }
+      return send(reply, request.id, err.code === 'FST_ERR_BAD_URL' ? 'BAD_REQUEST' : 'UNEXPECTED_ERROR', err.message);
+    },
   });
   installValidators(app);
+  const methodsAt = trackRouteMethods(app);
+  // An empty JSON body is no body: approve, deny and cancel may be sent without one. Routes whose schema
+  // requires a body still answer 422.
+  // fastify's own parser rejects `__proto__` and `constructor.prototype` keys (prototype poisoning).
+  const jsonParser = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, text, done) => {
+    const body = String(text);
+    if (body.trim() === '') return done(null, undefined);
+    jsonParser(req, body, done);
+  });
 
   const now = options.now ?? (() => new Date());
   const org = await options.db.get<{ value: string }>(`SELECT value FROM meta WHERE key = 'organization_id'`);
@@ -59,7 +82,15 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     request.log.error({ err }, 'unexpected error');
     return send(reply, request.id, 'UNEXPECTED_ERROR', 'unexpected error; the request id identifies it in the server log');
   });
-  app.setNotFoundHandler((request, reply) => send(reply, request.id, 'ROUTE_NOT_FOUND', `no endpoint ${request.method} ${request.url.split('?')[0]}`));
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    const allow = methodsAt(path);
+    if (allow.length > 0) {
+      reply.header('allow', allow.join(', '));
+      return send(reply, request.id, 'METHOD_NOT_ALLOWED', `${request.method} is not served at ${path}; allowed: ${allow.join(', ')}`);
+    }
+    return send(reply, request.id, 'ROUTE_NOT_FOUND', `no endpoint ${request.method} ${path}`);
+  });
 
   await registerRoutes(app, deps, resolver);
   return app;

@@ -40,7 +40,8 @@ export async function checkPermissions(q: Queryable, envId: string, permissions:
     }
     const actions = byResource.get(res);
     if (!actions) throw notFound('resource', res);
-    if (!(action in actions)) throw httpError('NOT_FOUND', `action '${action}' of resource '${res}' not found`);
+    // Own keys only: `in` would also find `toString`, `constructor`... on the prototype.
+    if (!Object.hasOwn(actions, action)) throw httpError('NOT_FOUND', `action '${action}' of resource '${res}' not found`);
   }
   return [...new Set(permissions)].sort();
 }

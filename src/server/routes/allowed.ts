@@ -14,6 +14,11 @@ const RESOURCE = {
 // The SDKs send extra fields (attributes, context, sdk metadata): accepted and ignored, as the PDP does.
 const CHECK = { type: 'object', properties: { user: USER, action: { type: 'string', minLength: 1, maxLength: 256 }, resource: RESOURCE }, required: ['user', 'action', 'resource'] } as const;
 const BULK_MAX = 1000;
+// An org key names its environment here; like path segments, a key or an id, never anything else
+// (a repeated parameter or a free-form string would otherwise reach the store).
+const SEGMENT = { type: 'string', pattern: '^[A-Za-z0-9\\-_]{1,256}$' } as const;
+const QUERY = { type: 'object', properties: { project: SEGMENT, environment: SEGMENT } } as const;
+const HEADERS = { type: 'object', properties: { 'x-roster-project': SEGMENT, 'x-roster-environment': SEGMENT } } as const;
 const BULK = {
   anyOf: [
     { type: 'array', items: CHECK, maxItems: BULK_MAX },
@@ -39,13 +44,13 @@ export default async function allowedRoutes(app: FastifyInstance, { db }: Server
     return resolver.resolve(project, env, scope);
   };
 
-  app.post('/allowed', { schema: { body: CHECK } }, async (req) => {
+  app.post('/allowed', { schema: { body: CHECK, querystring: QUERY, headers: HEADERS } }, async (req) => {
     const env = await envOf(req);
     const allow = await decide(db, env.envId, toCheckInput(req.body as never));
     return { allow, result: allow };
   });
 
-  app.post('/allowed/bulk', { schema: { body: BULK } }, async (req) => {
+  app.post('/allowed/bulk', { schema: { body: BULK, querystring: QUERY, headers: HEADERS } }, async (req) => {
     const env = await envOf(req);
     const body = req.body as unknown[] | { checks: unknown[] };
     const checks = Array.isArray(body) ? body : body.checks;

@@ -13,6 +13,8 @@ import tupleRoutes from './tuples.js';
 import groupRoutes from './groups.js';
 import groupReadRoutes from './group-reads.js';
 import allowedRoutes from './allowed.js';
+import elementsRoutes from './elements.js';
+import accessRequestRoutes from './access-requests.js';
 
 type RouteModule = (app: FastifyInstance, deps: ServerDeps) => Promise<void>;
 
@@ -35,7 +37,8 @@ export async function registerRoutes(app: FastifyInstance, deps: ServerDeps, res
     );
 
   await scoped('/v2/schema/:proj/:env', [resourceRoutes, roleRoutes, relationRoutes, resourceInstanceRoutes, groupRoutes, groupReadRoutes]);
-  await scoped('/v2/facts/:proj/:env', [tenantRoutes, userRoutes, roleAssignmentRoutes, resourceInstanceRoutes, tupleRoutes]);
+  await scoped('/v2/facts/:proj/:env', [tenantRoutes, userRoutes, roleAssignmentRoutes, resourceInstanceRoutes, tupleRoutes, accessRequestRoutes]);
+  await scoped('/v2/elements/:proj/:env', [elementsRoutes]);
 
   app.get('/v2/api-key/scope', async (req) => {
     const scope = req.keyScope;

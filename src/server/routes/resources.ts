@@ -64,7 +64,7 @@ export default async function resourceRoutes(app: FastifyInstance, { db, now }: 
         at,
         row.id,
       ]);
-      await pruneRolePermissions(tx, req.env.envId, row.key, (a) => a in actions, at);
+      await pruneRolePermissions(tx, req.env.envId, row.key, (a) => Object.hasOwn(actions, a), at);
       return (await tx.get<ResourceRow>(`SELECT * FROM resources WHERE id = ?`, [row.id]))!;
     });
     return resourceRead(row, req.env);

@@ -6,6 +6,7 @@ import { ATTRIBUTES, KEY, NAME, OPT_TEXT, PAGING_QUERY, strictObject } from '../
 import { isUniqueViolation } from '../store/db.js';
 import { findKeyed, pageOf, parseJson } from '../repo/common.js';
 import { checkExtends, checkPermissions, roleRead, type RoleRow } from '../repo/roles.js';
+import { pruneRoleFromConfigs } from '../repo/elements.js';
 
 const PERMISSION = { type: 'string', pattern: '^[A-Za-z0-9\\-_]+:[A-Za-z0-9\\-_]+$', maxLength: 513 } as const;
 const LIST = (item: object) => ({ type: 'array', items: item, maxItems: 1000 }) as const;
@@ -72,12 +73,14 @@ export default async function roleRoutes(app: FastifyInstance, { db, now }: Serv
   app.patch('/roles/:key', { schema: { body: UPDATE } }, update);
   app.put('/roles/:key', { schema: { body: UPDATE } }, update);
 
-  // Deleting a role removes its assignments and group grants (cascade) and its name from other roles' `extends`.
+  // Deleting a role removes its assignments and group grants (cascade), and its name from other roles'
+  // `extends` and from element configurations' reviewer levels.
   app.delete('/roles/:key', async (req, reply) => {
     const { key } = req.params as { key: string };
     await db.transaction(async (tx) => {
       const row = await findKeyed<RoleRow>(tx, 'roles', req.env.envId, key, 'role');
       await tx.run(`DELETE FROM roles WHERE id = ?`, [row.id]);
+      await pruneRoleFromConfigs(tx, req.env.envId, row.key, now().toISOString());
       const others = await tx.all<{ id: string; extends: string }>(`SELECT id, extends FROM roles WHERE env_id = ?`, [req.env.envId]);
       for (const o of others) {
         const ext = parseJson<string[]>(o.extends, []);

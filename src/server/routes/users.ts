@@ -36,21 +36,24 @@ export default async function userRoutes(app: FastifyInstance, { db, now }: Serv
     return envelope(await userReads(db, req.env, rows), total, paging);
   });
 
-  const create = (replace: boolean, fromPath: boolean) => async (req: import('fastify').FastifyRequest) => {
+  // PUT (the SDKs' `users.sync`) answers 201 when it created the user and 200 when it replaced one:
+  // the SDK reports `created` from the status.
+  const create = (replace: boolean, fromPath: boolean) => async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
     const b = req.body as Body;
     const key = fromPath ? (req.params as { key: string }).key : b.key;
     const at = now().toISOString();
-    const id = await db.transaction(async (tx) => {
+    const { id, created } = await db.transaction(async (tx) => {
       const { id, created } = await upsertUser(tx, req.env.envId, { ...b, key }, at, replace);
       if (!created && !replace) throw duplicate('user', key);
       for (const ra of b.role_assignments ?? []) await assignRole(tx, req.env.envId, { ...ra, user: key }, at, { ignoreDuplicate: true });
-      return id;
+      return { id, created };
     });
     const row = (await db.get<UserRow>(`SELECT * FROM users WHERE id = ?`, [id]))!;
-    return (await userReads(db, req.env, [row]))[0];
+    return reply.status(replace && created ? 201 : 200).send((await userReads(db, req.env, [row]))[0]);
   };
   app.post('/users', { schema: { body: CREATE } }, create(false, false));
-  app.put('/users/:key', { schema: { body: { ...CREATE, required: [] } } }, create(true, true));
+  // The path names the user, so its key is checked like a body key (PUT creates the user when missing).
+  app.put('/users/:key', { schema: { body: { ...CREATE, required: [] }, params: { type: 'object', properties: { key: USER_KEY } } } }, create(true, true));
 
   app.get('/users/:key', async (req) => {
     const { key } = req.params as { key: string };

@@ -74,4 +74,27 @@ export const migrations: { id: number; name: string; sql: string[] }[] = [
       `CREATE INDEX group_grants_instance ON group_grants (resource_instance_id, group_id)`,
     ],
   },
+  {
+    id: 2,
+    name: 'element configurations and access requests',
+    sql: [
+      `CREATE TABLE elements_configs (id TEXT PRIMARY KEY, env_id TEXT NOT NULL REFERENCES environments(id) ON DELETE CASCADE,
+        key TEXT NOT NULL, name TEXT NOT NULL, elements_type TEXT NOT NULL, roles_to_levels TEXT NOT NULL, settings TEXT NOT NULL,
+        created_at TEXT NOT NULL, updated_at TEXT NOT NULL, UNIQUE (env_id, key))`,
+      // Details are kept as keys: a request is a record of what was asked, and stays readable after the
+      // role or instance it names is deleted (approving it then answers 404).
+      `CREATE TABLE access_requests (id TEXT PRIMARY KEY, env_id TEXT NOT NULL REFERENCES environments(id) ON DELETE CASCADE,
+        elements_config_id TEXT NOT NULL REFERENCES elements_configs(id) ON DELETE CASCADE,
+        requesting_user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+        role_key TEXT NOT NULL, resource_key TEXT, instance_key TEXT, reason TEXT, cancel_reason TEXT,
+        status TEXT, reviewer_user_id TEXT, reviewed_at TEXT, reviewer_comment TEXT,
+        created_at TEXT NOT NULL, updated_at TEXT NOT NULL)`,
+      `CREATE INDEX access_requests_list ON access_requests (env_id, created_at, id)`,
+      `CREATE INDEX access_requests_requester ON access_requests (requesting_user_id)`,
+      `CREATE TABLE access_request_moderators (request_id TEXT NOT NULL REFERENCES access_requests(id) ON DELETE CASCADE,
+        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE, PRIMARY KEY (request_id, user_id))`,
+      `CREATE INDEX access_request_moderators_user ON access_request_moderators (user_id, request_id)`,
+    ],
+  },
 ];

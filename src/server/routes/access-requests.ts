@@ -1,0 +1,176 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ServerDeps } from '../context.js';
+import { httpError, invalid, notFound } from '../errors.js';
+import { envelope, parsePaging } from '../paging.js';
+import { KEY, TEXT, strictObject } from '../schemas.js';
+import type { Queryable } from '../store/db.js';
+import { findKeyed, parseJson } from '../repo/common.js';
+import { findElementsConfig } from '../repo/elements.js';
+import { isUserInTenant } from '../repo/users.js';
+import { assignRole, findInstance } from '../repo/assignments.js';
+import { accessRequestRead, findModerators, getRequest, listRequests, type RequestFilters } from '../repo/access-requests.js';
+import { checkTransition, NEXT_STATUS, parseStatusFilter, reviewerRoles, type Transition } from '../domain/access-requests.js';
+
+const INSTANCE = { type: 'string', pattern: '^([A-Za-z0-9\\-_]+:)?[A-Za-z0-9\\-_]+$', maxLength: 513 } as const;
+const CREATE = strictObject(
+  {
+    access_request_details: strictObject({ tenant: KEY, role: KEY, resource: { anyOf: [KEY, { type: 'null' }] }, resource_instance: { anyOf: [INSTANCE, { type: 'null' }] } }, ['role']),
+    reason: { anyOf: [TEXT, { type: 'null' }] },
+  },
+  ['access_request_details'],
+);
+const COMMENT = { anyOf: [TEXT, { type: 'null' }] };
+const REVIEW = { anyOf: [strictObject({ reviewer_comment: COMMENT, role: KEY }), { type: 'null' }] };
+const DENY = { anyOf: [strictObject({ reviewer_comment: COMMENT }), { type: 'null' }] };
+const CANCEL = { anyOf: [strictObject({ reason: COMMENT }), { type: 'null' }] };
+
+interface Context {
+  actorId: string;
+  actorKey: string;
+  tenant: { id: string; key: string };
+  config: { id: string; roles_to_levels: string };
+}
+
+/**
+ * Access requests under `/v2/facts/{p}/{e}/access_requests/{config}/user/{user}/tenant/{tenant}`. The
+ * path user is the acting user. Decisions run in one transaction whose update is conditional on the
+ * request still being pending, so of any number of concurrent decisions exactly one succeeds.
+ */
+export default async function accessRequestRoutes(app: FastifyInstance, { db, now }: ServerDeps) {
+  const P = '/access_requests/:config/user/:user/tenant/:tenant';
+
+  const context = async (q: Queryable, req: FastifyRequest): Promise<Context> => {
+    const p = req.params as { config: string; user: string; tenant: string };
+    const config = await findElementsConfig(q, req.env.envId, p.config);
+    const actor = await findKeyed<{ id: string; key: string }>(q, 'users', req.env.envId, p.user, 'user');
+    const tenant = await findKeyed<{ id: string; key: string }>(q, 'tenants', req.env.envId, p.tenant, 'tenant');
+    return { actorId: actor.id, actorKey: actor.key, tenant, config };
+  };
+
+  app.post(P, { schema: { body: CREATE } }, async (req) => {
+    const b = req.body as { access_request_details: { tenant?: string; role: string; resource?: string | null; resource_instance?: string | null }; reason?: string | null };
+    const d = b.access_request_details;
+    const at = now().toISOString();
+    const id = crypto.randomUUID();
+    const row = await db.transaction(async (tx) => {
+      const ctx = await context(tx, req);
+      if (d.tenant && d.tenant !== ctx.tenant.key) {
+        throw httpError('INVALID_INPUT', `access_request_details.tenant '${d.tenant}' differs from the path's tenant '${ctx.tenant.key}'`);
+      }
+      await findKeyed(tx, 'roles', req.env.envId, d.role, 'role');
+      let resource = d.resource ?? null;
+      let instance: string | null = null;
+      if (resource) await findKeyed(tx, 'resources', req.env.envId, resource, 'resource');
+      if (d.resource_instance) {
+        const ref = d.resource_instance.includes(':') ? d.resource_instance : resource ? `${resource}:${d.resource_instance}` : null;
+        if (!ref) throw invalid(['body', 'access_request_details', 'resource'], 'a resource_instance needs its resource (or the form type:key)');
+        const inst = await findInstance(tx, req.env.envId, ref);
+        if (resource && inst.resource_key !== resource) throw httpError('INVALID_INPUT', `resource instance '${ref}' is not of resource '${resource}'`);
+        if (inst.tenant_id !== ctx.tenant.id) {
+          throw httpError('MISMATCH_RESOURCE_INSTANCES_TENANTS', `resource instance '${ref}' is in tenant '${inst.tenant_key}', not '${ctx.tenant.key}'`);
+        }
+        resource = inst.resource_key;
+        instance = inst.key;
+      }
+      if (!(await isUserInTenant(tx, ctx.actorId, ctx.tenant.id))) {
+        throw httpError('USER_NOT_IN_TENANT', `user '${ctx.actorKey}' is not in tenant '${ctx.tenant.key}' and so may not request access there`);
+      }
+      await tx.run(
+        `INSERT INTO access_requests (id, env_id, elements_config_id, requesting_user_id, tenant_id, role_key, resource_key, instance_key, reason,
+           cancel_reason, status, reviewer_user_id, reviewed_at, reviewer_comment, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, NULL, NULL, ?, ?)`,
+        [id, req.env.envId, ctx.config.id, ctx.actorId, ctx.tenant.id, d.role, resource, instance, b.reason ?? null, at, at],
+      );
+      // "Relevant moderators are assigned to review": recorded now, so later role changes do not
+      // silently hand a pending request to someone else.
+      const roles = reviewerRoles(parseJson(ctx.config.roles_to_levels, {}));
+      for (const m of await findModerators(tx, ctx.tenant.id, roles)) {
+        await tx.run(`INSERT INTO access_request_moderators (request_id, user_id) VALUES (?, ?)`, [id, m]);
+      }
+      return { row: (await getRequest(tx, req.env.envId, ctx.actorId, id))!, actorId: ctx.actorId };
+    });
+    return accessRequestRead(row.row, req.env, row.actorId);
+  });
+
+  app.get(P, async (req) => {
+    const query = req.query as Record<string, string | undefined>;
+    const headers = req.headers as Record<string, string | undefined>;
+    // The specification puts filters and paging in headers, the public API in the query: a query wins.
+    const pick = (...names: string[]) => {
+      for (const n of names) if (query[n] !== undefined) return query[n];
+      for (const n of names) if (headers[n] !== undefined) return headers[n];
+      return undefined;
+    };
+    const paging = parsePaging({ page: pick('page'), per_page: pick('per_page') });
+    const statusText = pick('status');
+    const status = statusText === undefined ? undefined : parseStatusFilter(statusText);
+    if (statusText !== undefined && status === undefined) {
+      throw invalid(['query', 'status'], `unknown status '${statusText}': use pending (or null), approved, denied (deny), canceled (cancel)`);
+    }
+    const filters: RequestFilters = {
+      status,
+      tenant: pick('tenant'),
+      role: pick('role'),
+      resource: pick('resource'),
+      resourceInstance: pick('resource_instance_id', 'resource_instance'),
+    };
+    const ctx = await context(db, req);
+    const { rows, total } = await listRequests(db, req.env.envId, ctx.config.id, ctx.actorId, filters, paging);
+    return envelope(rows.map((r) => accessRequestRead(r, req.env, ctx.actorId)), total, paging);
+  });
+
+  const load = async (q: Queryable, req: FastifyRequest) => {
+    const ctx = await context(q, req);
+    const { id } = req.params as { id: string };
+    const row = await getRequest(q, req.env.envId, ctx.actorId, id);
+    const actor = row && { userId: ctx.actorId, isRequester: row.requesting_user_id === ctx.actorId, isModerator: row.is_moderator === 1 };
+    // Not found and not visible answer the same, so a request's existence does not leak.
+    if (!row || !actor || !(actor.isRequester || actor.isModerator) || row.elements_config_id !== ctx.config.id) throw notFound('access request', id);
+    return { ctx, row, actor };
+  };
+
+  app.get(`${P}/:id`, async (req) => {
+    const { ctx, row } = await load(db, req);
+    return accessRequestRead(row, req.env, ctx.actorId);
+  });
+
+  const transition = (kind: Transition) => async (req: FastifyRequest) => {
+    const body = (req.body ?? {}) as { reviewer_comment?: string | null; role?: string; reason?: string | null };
+    const at = now().toISOString();
+    const result = await db.transaction(async (tx) => {
+      const { ctx, row, actor } = await load(tx, req);
+      const verdict = checkTransition(row.status, kind, actor);
+      if (!verdict.ok) throw httpError(verdict.code, verdict.message, verdict.code === 'CONFLICT' ? { status: row.status } : {});
+      const role = body.role ?? row.role_key;
+      if (body.role) await findKeyed(tx, 'roles', req.env.envId, body.role, 'role');
+      const comment = body.reviewer_comment !== undefined ? body.reviewer_comment : row.reviewer_comment;
+      let changes: number;
+      if (kind === 'update') {
+        ({ changes } = await tx.run(`UPDATE access_requests SET reviewer_comment = ?, role_key = ?, updated_at = ? WHERE id = ? AND status IS NULL`, [comment, role, at, row.id]));
+      } else if (kind === 'cancel') {
+        ({ changes } = await tx.run(`UPDATE access_requests SET status = 'cancel', cancel_reason = ?, updated_at = ? WHERE id = ? AND status IS NULL`, [body.reason ?? null, at, row.id]));
+      } else {
+        ({ changes } = await tx.run(
+          `UPDATE access_requests SET status = ?, reviewer_user_id = ?, reviewed_at = ?, reviewer_comment = ?, role_key = ?, updated_at = ? WHERE id = ? AND status IS NULL`,
+          [NEXT_STATUS[kind], ctx.actorId, at, comment, role, at, row.id],
+        ));
+      }
+      // The update is conditional on `status IS NULL`: a concurrent decision that won first leaves 0 rows.
+      if (changes !== 1) {
+        const now = await getRequest(tx, req.env.envId, ctx.actorId, row.id);
+        throw httpError('CONFLICT', `access request is no longer pending (status: ${now?.status})`, { status: now?.status ?? null });
+      }
+      if (kind === 'approve') {
+        const instance = row.instance_key !== null ? `${row.resource_key}:${row.instance_key}` : undefined;
+        await assignRole(tx, req.env.envId, { user: row.requester_key, role, tenant: row.tenant_key, resource_instance: instance }, at, { ignoreDuplicate: true });
+      }
+      return { row: (await getRequest(tx, req.env.envId, ctx.actorId, row.id))!, actorId: ctx.actorId };
+    });
+    return accessRequestRead(result.row, req.env, result.actorId);
+  };
+
+  app.patch(`${P}/:id/reviewer`, { schema: { body: REVIEW } }, transition('update'));
+  app.put(`${P}/:id/approve`, { schema: { body: REVIEW } }, transition('approve'));
+  app.put(`${P}/:id/deny`, { schema: { body: DENY } }, transition('deny'));
+  app.put(`${P}/:id/cancel`, { schema: { body: CANCEL } }, transition('cancel'));
+}
