@@ -1,0 +1,103 @@
+import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { ConfigError } from '../errors.js';
+import { registerSecret } from '../secrets.js';
+import type { ApiClient } from '../api/index.js';
+
+/** Options every command that talks to a service accepts. */
+export interface TargetOptions {
+  apiUrl?: string;
+  apiKeyFile?: string;
+  project?: string;
+  env?: string;
+  /** Data directory of the embedded default. */
+  data?: string;
+  concurrency?: number;
+}
+
+export interface Target {
+  kind: 'embedded' | 'remote';
+  /** Where requests go; for the embedded default a loopback URL of this process. */
+  url: string;
+  project: string;
+  environment: string;
+  client: ApiClient;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_PROJECT = 'default';
+export const DEFAULT_ENVIRONMENT = 'default';
+
+/**
+ * Chooses the service: `--api-url` (or ROSTER_API_URL) with the key from ROSTER_API_KEY or
+ * `--api-key-file`; otherwise the embedded default, the same service started in this process on a
+ * loopback port over `./.roster/` (or ROSTER_DATA_DIR), with a random key that lives only in memory.
+ */
+export async function openTarget(opts: TargetOptions, fromConfig: { project?: string; environment?: string } = {}): Promise<Target> {
+  const { createClient } = await import('../api/index.js');
+  const apiUrl = opts.apiUrl ?? process.env.ROSTER_API_URL;
+  const project = opts.project ?? fromConfig.project ?? process.env.ROSTER_PROJECT;
+  const environment = opts.env ?? fromConfig.environment ?? process.env.ROSTER_ENV;
+  if (apiUrl) {
+    const apiKey = readKey(opts);
+    let p = project;
+    let e = environment;
+    if (!p || !e) {
+      // An environment-scoped key knows its environment: ask the service, as the official SDKs do.
+      const probe = createClient({ baseUrl: apiUrl, apiKey, project: '-', environment: '-' });
+      try {
+        const scope = await probe.get<{ project_id: string | null; environment_id: string | null }>('/v2/api-key/scope');
+        p ??= scope.project_id ?? undefined;
+        e ??= scope.environment_id ?? undefined;
+      } finally {
+        await probe.close();
+      }
+      if (!p || !e) throw new ConfigError('this API key is not scoped to one environment: name it with --project and --env (or project/environment in the configuration)');
+    }
+    const client = createClient({ baseUrl: apiUrl, apiKey, project: p, environment: e, concurrency: opts.concurrency });
+    return { kind: 'remote', url: apiUrl, project: p, environment: e, client, close: () => client.close() };
+  }
+  const dataDir = opts.data ?? process.env.ROSTER_DATA_DIR ?? './.roster';
+  const apiKey = randomBytes(24).toString('hex');
+  registerSecret(apiKey);
+  const { startServer } = await import('../server/listen.js');
+  const server = await startServer({ dataDir, port: 0, orgKey: apiKey, logger: false });
+  const p = project ?? DEFAULT_PROJECT;
+  const e = environment ?? DEFAULT_ENVIRONMENT;
+  const client = createClient({ baseUrl: server.url, apiKey, project: p, environment: e, concurrency: opts.concurrency, pacing: 'none' });
+  return {
+    kind: 'embedded',
+    url: server.url,
+    project: p,
+    environment: e,
+    client,
+    async close() {
+      await client.close();
+      await server.close();
+    },
+  };
+}
+
+function readKey(opts: TargetOptions): string {
+  let key = process.env.ROSTER_API_KEY;
+  if (opts.apiKeyFile) {
+    try {
+      key = readFileSync(opts.apiKeyFile, 'utf8').trim();
+    } catch (err) {
+      throw new ConfigError(`cannot read --api-key-file ${opts.apiKeyFile}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+    }
+  }
+  if (!key) throw new ConfigError('a remote service needs a key: set ROSTER_API_KEY or pass --api-key-file FILE');
+  registerSecret(key);
+  return key;
+}
+
+/** Adds the target flags to a command. */
+export function targetFlags<T extends import('commander').Command>(cmd: T): T {
+  return cmd
+    .option('--api-url <url>', 'a remote service (or ROSTER_API_URL); default: the embedded service over ./.roster')
+    .option('--api-key-file <file>', 'file holding the API key (or ROSTER_API_KEY); never printed')
+    .option('--project <project>', 'project key (default: the configuration\'s, else "default")')
+    .option('--env <env>', 'environment key (default: the configuration\'s, else "default")')
+    .option('--data <dir>', 'data directory of the embedded service (or ROSTER_DATA_DIR)') as T;
+}
