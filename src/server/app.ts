@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyError, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyError, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Db } from './store/db.js';
 import { ERROR_CODES, HttpError, ValidationError } from './errors.js';
 import { installValidators, toDetail } from './validation.js';
@@ -29,15 +29,10 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     forceCloseConnections: true,
     // Paths carry keys (up to 256 characters) and `type:key` references (up to 513); fastify's default
     // of 100 would answer 414 in its own shape for a valid long key.
-    maxParamLength: 1024,
+    routerOptions: { maxParamLength: 1024 },
     // Errors the router raises before any hook runs (a malformed %-escape, an over-long path
     // parameter) still answer in the public API's shapes.
-    frameworkErrors: (err, request, reply) => {
-      if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-        return reply.status(422).send({ detail: [{ loc: ['path'], msg: 'a path parameter is longer than 1024 characters', type: 'string_too_long' }] });
-      }
-      return send(reply, request.id, err.code === 'FST_ERR_BAD_URL' ? 'BAD_REQUEST' : 'UNEXPECTED_ERROR', err.message);
-    },
+    frameworkErrors: (err, request, reply) => routerError(err, request.id, reply as unknown as FastifyReply),
   });
   installValidators(app);
   const methodsAt = trackRouteMethods(app);
@@ -96,6 +91,13 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   return app;
 }
 
-function send(reply: import('fastify').FastifyReply, id: string, code: keyof typeof ERROR_CODES, message: string) {
+function routerError(err: FastifyError, id: string, reply: FastifyReply) {
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return reply.status(422).send({ detail: [{ loc: ['path'], msg: 'a path parameter is longer than 1024 characters', type: 'string_too_long' }] });
+  }
+  return send(reply, id, err.code === 'FST_ERR_BAD_URL' ? 'BAD_REQUEST' : 'UNEXPECTED_ERROR', err.message);
+}
+
+function send(reply: FastifyReply, id: string, code: keyof typeof ERROR_CODES, message: string) {
   return reply.status(ERROR_CODES[code].status).send({ id, title: ERROR_CODES[code].title, error_code: code, message });
 }
