@@ -35,7 +35,7 @@ const BULK_MAX = 1000;
 
 type TupleInput = { subject: string; relation: string; object: string; tenant?: string };
 
-/** A tuple's instances exist, and its relation is declared on the object's type for the subject's type. */
+/** A tuple's instances exist, share its tenant, and its relation is declared on the object's type for the subject's type. */
 async function resolveTuple(q: Queryable, envId: string, t: TupleInput) {
   const subject = await findInstance(q, envId, t.subject);
   const object = await findInstance(q, envId, t.object);
@@ -48,8 +48,14 @@ async function resolveTuple(q: Queryable, envId: string, t: TupleInput) {
   if (rel.subject_key !== subject.resource_key) {
     throw httpError('MISMATCH_RELATION_TYPE', `relation ${object.resource_key}#${t.relation} takes subjects of type '${rel.subject_key}', not '${subject.resource_key}'`);
   }
-  const tenantId = t.tenant ? (await findKeyed<{ id: string }>(q, 'tenants', envId, t.tenant, 'tenant')).id : object.tenant_id;
-  return { subject, object, tenantId };
+  // A tuple lives in one tenant, the one both of its instances are in: a tuple recorded under a tenant
+  // neither instance belongs to (or across tenants) would relate objects no tenant-scoped read can see.
+  if (t.tenant) await findKeyed<{ id: string }>(q, 'tenants', envId, t.tenant, 'tenant');
+  const tenant = t.tenant ?? object.tenant_key;
+  if (subject.tenant_key !== tenant || object.tenant_key !== tenant) {
+    throw httpError('MISMATCH_RESOURCE_INSTANCES_TENANTS', `${t.subject} (tenant '${subject.tenant_key}') and ${t.object} (tenant '${object.tenant_key}') must both be in tenant '${tenant}'`);
+  }
+  return { subject, object, tenantId: object.tenant_id };
 }
 
 /** Relationship tuples: `/v2/facts/{p}/{e}/relationship_tuples` (list with filters, create, delete, bulk). */

@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { assign, expectError, expectInvalid, ok, seedDocs, tenant, user } from './builders.js';
+
+let s: TestServer;
+let x: Awaited<ReturnType<typeof seedDocs>>;
+beforeAll(async () => {
+  s = await startTestServer();
+  x = await seedDocs(s);
+  await tenant(s, 'other');
+});
+afterAll(() => s.close());
+
+const brief = (items: { user: string; role: string; tenant: string; resource_instance: string | null }[]) =>
+  items.map((a) => `${a.user} ${a.role} ${a.resource_instance ?? a.tenant}`).sort();
+
+describe('role assignments', () => {
+  it('assigns tenant-wide and on an instance, with the read model', async () => {
+    const wide = await assign(s, { user: 'alice', role: 'viewer', tenant: 't' });
+    expect(wide).toMatchObject({ user: 'alice', role: 'viewer', tenant: 't', resource_instance: null, resource_instance_id: null, user_id: expect.any(String), role_id: expect.any(String), tenant_id: expect.any(String) });
+    // The instance names its tenant; `tenant` may be omitted.
+    const onDoc = await assign(s, { user: 'alice', role: 'editor', resource_instance: 'doc:d1' });
+    expect(onDoc).toMatchObject({ tenant: 't', resource_instance: 'doc:d1', resource_instance_id: expect.any(String) });
+  });
+
+  it('a repeated assignment is 409; references must exist (404)', async () => {
+    expectError(await s.facts('POST', '/role_assignments', { user: 'alice', role: 'viewer', tenant: 't' }), 409, 'DUPLICATE_ENTITY');
+    for (const a of [
+      { user: 'ghost', role: 'viewer', tenant: 't' },
+      { user: 'alice', role: 'ghost', tenant: 't' },
+      { user: 'alice', role: 'viewer', tenant: 'ghost' },
+      { user: 'alice', role: 'viewer', resource_instance: 'doc:ghost' },
+      { user: 'alice', role: 'viewer', resource_instance: 'ghost:d1' },
+    ]) {
+      expectError(await s.facts('POST', '/role_assignments', a), 404, 'NOT_FOUND');
+    }
+  });
+
+  it('an instance in another tenant than the one named is 422 MISMATCH_RESOURCE_INSTANCES_TENANTS', async () => {
+    expectError(await s.facts('POST', '/role_assignments', { user: 'bob', role: 'viewer', tenant: 'other', resource_instance: 'doc:d1' }), 422, 'MISMATCH_RESOURCE_INSTANCES_TENANTS');
+  });
+
+  it.each([
+    ['user=alice', ['alice editor doc:d1', 'alice viewer t']],
+    ['role=editor', ['alice editor doc:d1']],
+    ['tenant=t', ['alice editor doc:d1', 'alice viewer t']],
+    ['resource=doc', ['alice editor doc:d1']],
+    ['resource_instance=doc:d1', ['alice editor doc:d1']],
+    ['resource_instance=doc:d2', []],
+    ['user=bob', []],
+  ])('lists filtered by %s', async (query, expected) => {
+    expect(brief(ok(await s.facts('GET', `/role_assignments?${query}`)))).toEqual(expected);
+  });
+
+  it('a resource_instance filter that is not type:key is 422', async () => {
+    expectInvalid(await s.facts('GET', '/role_assignments?resource_instance=d1'), ['query', 'resource_instance']);
+  });
+
+  it('unassigns by body: 204, then 404', async () => {
+    await assign(s, { user: 'bob', role: 'viewer', resource_instance: 'doc:d2' });
+    expect((await s.facts('DELETE', '/role_assignments', { user: 'bob', role: 'viewer', resource_instance: 'doc:d2' })).status).toBe(204);
+    expectError(await s.facts('DELETE', '/role_assignments', { user: 'bob', role: 'viewer', resource_instance: 'doc:d2' }), 404, 'NOT_FOUND');
+  });
+});
+
+describe('bulk role assignments', () => {
+  it('creates many, skipping existing ones, and reports both counts', async () => {
+    await user(s, 'bulk1');
+    await user(s, 'bulk2');
+    const items = [
+      { user: 'bulk1', role: 'viewer', tenant: 't' },
+      { user: 'bulk2', role: 'viewer', resource_instance: 'doc:d2' },
+    ];
+    expect(ok(await s.facts('POST', '/role_assignments/bulk', items))).toEqual({ assignments_created: 2, assignments_existing: 0 });
+    expect(ok(await s.facts('POST', '/role_assignments/bulk', items))).toEqual({ assignments_created: 0, assignments_existing: 2 });
+    expect(ok(await s.facts('DELETE', '/role_assignments/bulk', items))).toEqual({ assignments_removed: 2 });
+    expect(ok(await s.facts('DELETE', '/role_assignments/bulk', items))).toEqual({ assignments_removed: 0 });
+  });
+
+  it('is whole or nothing: one bad item leaves nothing behind', async () => {
+    await user(s, 'bulk3');
+    const r = await s.facts('POST', '/role_assignments/bulk', [
+      { user: 'bulk3', role: 'viewer', tenant: 't' },
+      { user: 'bulk3', role: 'ghost', tenant: 't' },
+    ]);
+    expectError(r, 404, 'NOT_FOUND');
+    expect(ok(await s.facts('GET', '/role_assignments?user=bulk3'))).toEqual([]);
+  });
+
+  it('takes at most 1000 items; each is validated like a single assignment', async () => {
+    const many = Array.from({ length: 1001 }, () => ({ user: 'alice', role: 'viewer', tenant: 't' }));
+    expectInvalid(await s.facts('POST', '/role_assignments/bulk', many));
+    expectInvalid(await s.facts('POST', '/role_assignments/bulk', [{ user: 'alice', role: 'viewer', extra: 1 }]), ['body', 0, 'extra']);
+    expectInvalid(await s.facts('POST', '/role_assignments/bulk', { user: 'alice' }));
+  });
+});
