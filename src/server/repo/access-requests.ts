@@ -58,8 +58,9 @@ export function accessRequestRead(r: AccessRequestRow, env: EnvContext, actorId:
     reviewed_at: r.reviewed_at,
     reviewer_comment: r.reviewer_comment,
     cancel_reason: r.cancel_reason,
-    // For the acting user: may they approve, deny or update it (a reviewer, and not their own request)?
-    can_review: r.is_moderator === 1 && r.requesting_user_id !== actorId,
+    // For the acting user: may they approve, deny or update it now (a reviewer, not their own request,
+    // and still pending)? A client shows review actions from this alone.
+    can_review: r.is_moderator === 1 && r.requesting_user_id !== actorId && r.status === null,
   };
 }
 

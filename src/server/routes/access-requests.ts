@@ -24,6 +24,12 @@ const REVIEW = { anyOf: [strictObject({ reviewer_comment: COMMENT, role: KEY }),
 const DENY = { anyOf: [strictObject({ reviewer_comment: COMMENT }), { type: 'null' }] };
 const CANCEL = { anyOf: [strictObject({ reason: COMMENT }), { type: 'null' }] };
 
+/** A repeated query parameter (`?role=a&role=b`) arrives as an array: one value per filter, else 422. */
+function single(value: string | string[], loc: string[]): string {
+  if (Array.isArray(value)) throw invalid(loc, 'give this filter once');
+  return value;
+}
+
 interface Context {
   actorId: string;
   actorKey: string;
@@ -54,13 +60,14 @@ export default async function accessRequestRoutes(app: FastifyInstance, { db, no
     const id = crypto.randomUUID();
     const row = await db.transaction(async (tx) => {
       const ctx = await context(tx, req);
-      if (d.tenant && d.tenant !== ctx.tenant.key) {
+      if (d.tenant && d.tenant !== ctx.tenant.key && d.tenant !== ctx.tenant.id) {
         throw httpError('INVALID_INPUT', `access_request_details.tenant '${d.tenant}' differs from the path's tenant '${ctx.tenant.key}'`);
       }
-      await findKeyed(tx, 'roles', req.env.envId, d.role, 'role');
-      let resource = d.resource ?? null;
+      // Details are stored as keys (a role or resource may be named by id): the read model and the
+      // list filters speak keys.
+      const role = (await findKeyed<{ id: string; key: string }>(tx, 'roles', req.env.envId, d.role, 'role')).key;
+      let resource = d.resource ? (await findKeyed<{ id: string; key: string }>(tx, 'resources', req.env.envId, d.resource, 'resource')).key : null;
       let instance: string | null = null;
-      if (resource) await findKeyed(tx, 'resources', req.env.envId, resource, 'resource');
       if (d.resource_instance) {
         const ref = d.resource_instance.includes(':') ? d.resource_instance : resource ? `${resource}:${d.resource_instance}` : null;
         if (!ref) throw invalid(['body', 'access_request_details', 'resource'], 'a resource_instance needs its resource (or the form type:key)');
@@ -79,7 +86,7 @@ export default async function accessRequestRoutes(app: FastifyInstance, { db, no
         `INSERT INTO access_requests (id, env_id, elements_config_id, requesting_user_id, tenant_id, role_key, resource_key, instance_key, reason,
            cancel_reason, status, reviewer_user_id, reviewed_at, reviewer_comment, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, NULL, NULL, ?, ?)`,
-        [id, req.env.envId, ctx.config.id, ctx.actorId, ctx.tenant.id, d.role, resource, instance, b.reason ?? null, at, at],
+        [id, req.env.envId, ctx.config.id, ctx.actorId, ctx.tenant.id, role, resource, instance, b.reason ?? null, at, at],
       );
       // "Relevant moderators are assigned to review": recorded now, so later role changes do not
       // silently hand a pending request to someone else.
@@ -93,12 +100,12 @@ export default async function accessRequestRoutes(app: FastifyInstance, { db, no
   });
 
   app.get(P, async (req) => {
-    const query = req.query as Record<string, string | undefined>;
-    const headers = req.headers as Record<string, string | undefined>;
+    const query = req.query as Record<string, string | string[] | undefined>;
+    const headers = req.headers as Record<string, string | string[] | undefined>;
     // The specification puts filters and paging in headers, the public API in the query: a query wins.
-    const pick = (...names: string[]) => {
-      for (const n of names) if (query[n] !== undefined) return query[n];
-      for (const n of names) if (headers[n] !== undefined) return headers[n];
+    const pick = (...names: string[]): string | undefined => {
+      for (const n of names) if (query[n] !== undefined) return single(query[n], ['query', n]);
+      for (const n of names) if (headers[n] !== undefined) return single(headers[n], ['header', n]);
       return undefined;
     };
     const paging = parsePaging({ page: pick('page'), per_page: pick('per_page') });
@@ -141,11 +148,13 @@ export default async function accessRequestRoutes(app: FastifyInstance, { db, no
       const { ctx, row, actor } = await load(tx, req);
       const verdict = checkTransition(row.status, kind, actor);
       if (!verdict.ok) throw httpError(verdict.code, verdict.message, verdict.code === 'CONFLICT' ? { status: row.status } : {});
-      const role = body.role ?? row.role_key;
-      if (body.role) await findKeyed(tx, 'roles', req.env.envId, body.role, 'role');
+      // A reviewer override may name the role by key or id; the request records its key.
+      const role = body.role !== undefined ? (await findKeyed<{ id: string; key: string }>(tx, 'roles', req.env.envId, body.role, 'role')).key : row.role_key;
       const comment = body.reviewer_comment !== undefined ? body.reviewer_comment : row.reviewer_comment;
       let changes: number;
       if (kind === 'update') {
+        // Nothing sent, nothing changed: `updated_at` moves only on a real change (the pending check above still applies).
+        if (body.reviewer_comment === undefined && body.role === undefined) return { row, actorId: ctx.actorId };
         ({ changes } = await tx.run(`UPDATE access_requests SET reviewer_comment = ?, role_key = ?, updated_at = ? WHERE id = ? AND status IS NULL`, [comment, role, at, row.id]));
       } else if (kind === 'cancel') {
         ({ changes } = await tx.run(`UPDATE access_requests SET status = 'cancel', cancel_reason = ?, updated_at = ? WHERE id = ? AND status IS NULL`, [body.reason ?? null, at, row.id]));
