@@ -41,11 +41,14 @@ export async function decide(q: Queryable, envId: string, c: CheckInput): Promis
         [envId, c.type, c.key],
       )
     : undefined;
+  // A named instance that does not exist is no instance of any tenant: nothing applies to it (rather
+  // than the tenant-wide roles of whatever tenant the caller named, which would allow on a typo).
+  if (c.key && !instance) return false;
   if (instance) {
     const member = await q.get<{ id: string }>(`SELECT id FROM roles WHERE env_id = ? AND key = 'member'`, [envId]);
     roleIds = await q.all(ROLES_ON_INSTANCE, [user.id, member?.id ?? '', instance.id, user.id, instance.id, user.id, instance.tenant_id]);
   } else {
-    // No such instance (or none named): what the user holds tenant-wide in the tenant named, or 'default'.
+    // No instance named: what the user holds tenant-wide in the tenant named, or 'default'.
     const tenant = await q.get<{ id: string }>(`SELECT id FROM tenants WHERE env_id = ? AND key = ?`, [envId, c.tenant ?? 'default']);
     if (!tenant) return false;
     roleIds = await q.all(TENANT_ROLES, [user.id, tenant.id]);

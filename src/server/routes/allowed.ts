@@ -34,10 +34,11 @@ const BULK = {
 export default async function allowedRoutes(app: FastifyInstance, { db }: ServerDeps, resolver: EnvResolver) {
   const envOf = async (req: FastifyRequest): Promise<EnvContext> => {
     const scope = req.keyScope;
-    if (scope.kind === 'env') return resolver.resolve(scope.project, scope.env, scope);
     const q = req.query as Record<string, string | undefined>;
     const project = q.project ?? (req.headers['x-roster-project'] as string | undefined);
     const env = q.environment ?? (req.headers['x-roster-environment'] as string | undefined);
+    // An environment key that names another environment gets 403, never a silent answer about its own.
+    if (scope.kind === 'env') return resolver.resolve(project ?? scope.project, env ?? scope.env, scope);
     if (!project || !env) {
       throw httpError('ENVIRONMENT_REQUIRED', 'an organisation-wide key names no environment: add ?project=<project>&environment=<env> (or the headers x-roster-project and x-roster-environment), or use an environment-scoped key');
     }
