@@ -14,14 +14,18 @@ type Built = Value | typeof BAIL;
 const QUIET = new Set(['space', 'newline', 'comment']);
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
-export function fastParse(text: string, maxDepth: number): { value: Record<string, unknown> } | undefined {
+export function fastParse(source: string, maxDepth: number): { value: Record<string, unknown> } | undefined {
+  // Tabs near indentation and comments glued to tokens are errors only the full path reports well.
+  if (source.includes('\t') || /[^\s]#/.test(source.replace(/"(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'/g, '""'))) return undefined;
   let doc: CST.Document | undefined;
-  for (const token of new Parser().parse(text)) {
+  for (const token of new Parser().parse(source)) {
     if (token.type === 'document' && !doc) doc = token;
     else if (!QUIET.has(token.type) && token.type !== 'byte-order-mark') return undefined;
   }
   if (!doc || !doc.value || !only(doc.start, ['doc-start']) || !only(doc.end ?? [], [])) return undefined;
+  text = source;
   const value = build(doc.value, 1, maxDepth);
+  text = '';
   if (value === BAIL || value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
   return { value: value as Record<string, unknown> };
 }
@@ -31,16 +35,45 @@ function only(tokens: CST.SourceToken[], allowed: string[]): boolean {
   return true;
 }
 
-function build(token: CST.Token | null | undefined, depth: number, maxDepth: number): Built {
+function has(tokens: CST.SourceToken[], type: string): boolean {
+  return tokens.some((t) => t.type === type);
+}
+
+function count(tokens: CST.SourceToken[], type: string): number {
+  let n = 0;
+  for (const t of tokens) if (t.type === type) n++;
+  return n;
+}
+
+/** yaml's flowIndentCheck: a multi-line flow collection in a block one closes right of its indentation. */
+function flowIndentOk(blockIndent: number, token: CST.Token | undefined): boolean {
+  if (token?.type !== 'flow-collection') return true;
+  const end = token.end[0];
+  return !(end && end.indent === blockIndent && (end.source === ']' || end.source === '}') && text.slice(token.offset, end.offset).includes('\n'));
+}
+
+// The text being built, for columns; set around one synchronous build.
+let text = '';
+function column(offset: number): number {
+  return offset - text.lastIndexOf('\n', offset - 1) - 1;
+}
+
+function build(token: CST.Token | null | undefined, depth: number, maxDepth: number, inFlow = false): Built {
   if (!token) return null;
   if (depth > maxDepth) return BAIL;
   switch (token.type) {
     case 'block-map':
-      return buildMap(token.items, depth, maxDepth, ['map-value-ind']);
+      return inFlow ? BAIL : buildMap(token.items, depth, maxDepth, ['map-value-ind'], false, token.indent);
     case 'block-seq': {
+      if (inFlow) return BAIL;
       const out: Value[] = [];
+      let col = -1;
       for (const item of token.items) {
-        if (!only(item.start, ['seq-item-ind'])) return BAIL;
+        if (!only(item.start, ['seq-item-ind']) || !has(item.start, 'seq-item-ind')) return BAIL;
+        const c = column(item.start.find((t) => t.type === 'seq-item-ind')!.offset);
+        if (col >= 0 && c !== col) return BAIL;
+        col = c;
+        if (!flowIndentOk(token.indent, item.value)) return BAIL;
         const v = build(item.value, depth + 1, maxDepth);
         if (v === BAIL) return BAIL;
         out.push(v);
@@ -48,13 +81,14 @@ function build(token: CST.Token | null | undefined, depth: number, maxDepth: num
       return out;
     }
     case 'flow-collection': {
-      if (!only(token.end, ['flow-seq-end', 'flow-map-end'])) return BAIL;
-      if (token.start.source === '{') return buildMap(token.items, depth, maxDepth, ['map-value-ind', 'comma']);
+      const close = token.start.source === '{' ? 'flow-map-end' : 'flow-seq-end';
+      if (!only(token.end, [close]) || !has(token.end, close)) return BAIL;
+      if (token.start.source === '{') return buildMap(token.items, depth, maxDepth, ['map-value-ind'], true, token.indent);
       const out: Value[] = [];
-      for (const item of token.items) {
+      for (const [i, item] of token.items.entries()) {
         if (item.key !== undefined || item.sep !== undefined || !only(item.start, ['comma'])) return BAIL;
-        if (!item.value) continue; // a trailing comma
-        const v = build(item.value, depth + 1, maxDepth);
+        if (!item.value || count(item.start, 'comma') !== (i > 0 ? 1 : 0)) return BAIL;
+        const v = build(item.value, depth + 1, maxDepth, true);
         if (v === BAIL) return BAIL;
         out.push(v);
       }
@@ -66,20 +100,35 @@ function build(token: CST.Token | null | undefined, depth: number, maxDepth: num
     case 'double-quoted-scalar':
       return scalarSource(token);
     case 'block-scalar':
-      return token.props.every((p) => p.type === 'block-scalar-header' || QUIET.has(p.type)) ? scalarSource(token) : BAIL;
+      return !inFlow && token.props.every((p) => p.type === 'block-scalar-header' || QUIET.has(p.type)) ? scalarSource(token) : BAIL;
     default:
       return BAIL; // aliases, errors, anything unexpected
   }
 }
 
-function buildMap(items: CST.CollectionItem[], depth: number, maxDepth: number, separators: string[]): Built {
+function buildMap(items: CST.CollectionItem[], depth: number, maxDepth: number, separators: string[], inFlow: boolean, indent: number): Built {
   const out: Record<string, Value> = {};
-  for (const item of items) {
-    if ((item as { explicitKey?: true }).explicitKey || !only(item.start, ['comma'])) return BAIL;
-    if (!item.key || !item.sep || !only(item.sep, separators)) return BAIL;
-    const key = build(item.key, depth + 1, maxDepth);
+  let col = -1;
+  for (const [i, item] of items.entries()) {
+    if ((item as { explicitKey?: true }).explicitKey || !only(item.start, inFlow ? ['comma'] : [])) return BAIL;
+    if (inFlow && count(item.start, 'comma') !== (i > 0 ? 1 : 0)) return BAIL;
+    if (!item.key || !item.sep || !only(item.sep, separators) || count(item.sep, 'map-value-ind') !== 1) return BAIL;
+    // Implicit keys: one line, a plain or quoted scalar, the ':' on the same line, at one column.
+    const k = item.key;
+    if (k.type !== 'scalar' && k.type !== 'single-quoted-scalar' && k.type !== 'double-quoted-scalar') return BAIL;
+    if (k.source.includes('\n') || k.source.length > 1024 || (k.end ?? []).some((t) => t.type !== 'space')) return BAIL;
+    const ind = item.sep.findIndex((t) => t.type === 'map-value-ind');
+    if (item.sep.slice(0, ind).some((t) => t.type !== 'space')) return BAIL;
+    if (!inFlow) {
+      const c = column(k.offset);
+      if (col >= 0 && c !== col) return BAIL;
+      col = c;
+    }
+    const key = build(k, depth + 1, maxDepth, inFlow);
     if (typeof key !== 'string' || FORBIDDEN_KEYS.has(key) || Object.prototype.hasOwnProperty.call(out, key)) return BAIL;
-    const v = build(item.value, depth + 1, maxDepth);
+    if (!inFlow && !flowIndentOk(indent, item.value)) return BAIL;
+    if (item.value?.type === 'block-map' && !has(item.sep, 'newline')) return BAIL; // `a: b: c`
+    const v = build(item.value, depth + 1, maxDepth, inFlow);
     if (v === BAIL) return BAIL;
     out[key] = v;
   }
@@ -94,6 +143,7 @@ function scalarSource(token: CST.FlowScalar | CST.BlockScalar): Built {
 
 /** The YAML 1.2 core schema, for the forms configurations use; other number forms take the full path. */
 function plain(token: CST.FlowScalar): Built {
+  if (token.source.includes('\n') || /^[@`]/.test(token.source)) return BAIL; // multi-line plain, reserved starts
   const s = scalarSource(token);
   if (typeof s !== 'string') return s;
   if (s === '' || s === '~' || s === 'null' || s === 'Null' || s === 'NULL') return null;

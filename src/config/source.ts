@@ -133,6 +133,6 @@ function pairOf(map: YAMLMap, key: string): Pair | undefined {
 
 /** Short place for messages: `file:line:column`. */
 export function describePlace(loc: Loc): string {
-  const p = problemAt(loc, [], '');
+  const p = problemAt(loc, [], '', { on: 'key' });
   return [p.file, p.line, p.column].filter((x) => x !== undefined).join(':');
 }

@@ -2,6 +2,7 @@
 import { splitRef } from '../desired.js';
 import { targetTenant } from '../normalise.js';
 import type { Problem } from '../source.js';
+import { didYouMean } from '../suggest.js';
 import { report, unknown, type RuleContext } from './context.js';
 
 /** A role's permissions name a declared resource and one of its actions. */
@@ -17,8 +18,8 @@ export function rolePermissionsResolve({ desired, index }: RuleContext): Problem
         const u = unknown('resource', type, desired.resources.keys());
         out.push(report(where, sub, `${u.message} in permission "${permission}"`, u.options));
       } else if (!resource.actions.includes(action)) {
-        const u = unknown(`action of resource "${type}"`, action, resource.actions, `its actions: ${resource.actions.join(', ') || '(none)'}`);
-        out.push(report(where, sub, u.message, u.options));
+        const hint = didYouMean(action, resource.actions) ?? `its actions: ${resource.actions.join(', ') || '(none)'}`;
+        out.push(report(where, sub, `resource "${type}" has no action "${action}"`, { hint }));
       }
     });
   }

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { RULES } from '../../src/config/rules/index.js';
+import { brief, fixturePath, fixtureText, ruleContext, validateFixture } from './helpers.js';
+
+/**
+ * One row per scenario: the fixture test/fixtures/config/<scenario>.yaml, the rule that must catch it,
+ * and every problem expected (`line:column path: message`). The rule alone must report exactly these,
+ * and so must the whole pipeline (no other rule fires on the fixture).
+ */
+const cases: { scenario: string; rule: keyof typeof RULES; expected: string[] }[] = [
+  { scenario: 'role-permission-unknown-resource', rule: 'rolePermissionsResolve', expected: ['4:42 roles.viewer.permissions[1]: unknown resource "docment" in permission "docment:write"'] },
+  { scenario: 'role-permission-unknown-action', rule: 'rolePermissionsResolve', expected: ['4:27 roles.viewer.permissions[1]: resource "document" has no action "wirte"'] },
+  { scenario: 'user-tenant-unknown', rule: 'userTenantsResolve', expected: ['8:28 users.alice.tenants[1]: unknown tenant "acne"'] },
+  { scenario: 'user-role-unknown', rule: 'userRolesResolve', expected: ['8:45 users.alice.roles[1].role: unknown role "viewr"'] },
+  { scenario: 'user-role-tenant-ambiguous', rule: 'userRolesResolve', expected: ['9:45 users.alice.roles[0]: cannot tell the tenant of role "viewer": the user is in 2 tenants'] },
+  { scenario: 'user-role-instance-unknown', rule: 'userRolesResolve', expected: ['8:57 users.alice.roles[0].on: unknown resource instance "document:readme"'] },
+  { scenario: 'user-role-instance-other-tenant', rule: 'userRolesResolve', expected: ['11:33 users.alice.roles[0].tenant: role "viewer" on "document:plans" is given in tenant "acme", but the instance is in tenant "globex"'] },
+  { scenario: 'instance-resource-unknown', rule: 'instancesResolve', expected: ['10:3 resource_instances.folder:root: unknown resource "folder" in "folder:root"'] },
+  { scenario: 'instance-tenant-unknown', rule: 'instancesResolve', expected: ['10:30 resource_instances.document:readme.tenant: unknown tenant "globex"'] },
+  { scenario: 'group-member-unknown', rule: 'groupMembersResolve', expected: ['14:22 groups.team:eng.members[1]: unknown user "alcie"'] },
+  { scenario: 'group-role-unknown', rule: 'groupRolesResolve', expected: ['15:21 groups.team:eng.roles[0].role: unknown role "editor"'] },
+  { scenario: 'group-role-target-unknown', rule: 'groupRolesResolve', expected: ['15:33 groups.team:eng.roles[0].on: unknown resource instance "document:redme"'] },
+  { scenario: 'group-role-target-other-tenant', rule: 'groupRoleTargetInTenant', expected: ['17:29 groups.team:eng.roles[0].on: "document:plans" is in tenant "globex", but group "team:eng" is in tenant "acme"'] },
+  { scenario: 'member-of-unknown-group', rule: 'memberOfResolves', expected: ['16:17 groups.team:platform.member_of[0]: unknown group "team:platfrom"'] },
+  { scenario: 'member-of-other-type', rule: 'memberOfSameTypeAndTenant', expected: ['16:17 groups.squad:web.member_of[0]: "squad:web" (type "squad") cannot be a member of "team:eng" (type "team")'] },
+  { scenario: 'member-of-other-tenant', rule: 'memberOfSameTypeAndTenant', expected: ['18:17 groups.team:web.member_of[0]: "team:web" (tenant "globex") cannot be a member of "team:eng" (tenant "acme")'] },
+  { scenario: 'member-of-cycle', rule: 'memberOfAcyclic', expected: ['16:17 groups.team:b.member_of[0]: member_of forms a cycle: team:a → team:c → team:b → team:a'] },
+  { scenario: 'member-of-self', rule: 'memberOfAcyclic', expected: ['13:17 groups.ops.member_of[0]: member_of forms a cycle: group:ops → group:ops'] },
+  { scenario: 'group-type-has-instances', rule: 'groupTypeCollision', expected: [
+    '11:3 resource_instances.team:eng: "team:eng" is declared both as a resource instance and as a group',
+    '12:3 resource_instances.team:ops: "team" is a group type (of group "team:eng"), so "team:ops" cannot be an ordinary resource instance',
+  ] },
+  { scenario: 'group-type-member-action', rule: 'groupTypeCollision', expected: ['3:18 resources.team.actions[1]: resource "team" is a group type (of group "team:eng") and declares the action "member", which conflicts with group membership'] },
+  { scenario: 'reviewer-role-unknown', rule: 'reviewerRolesResolve', expected: ['10:39 access_requests.default.reviewer_roles[1]: unknown role "admin"'] },
+  { scenario: 'unused-role', rule: 'unusedRoles', expected: ['5:3 roles.auditor: role "auditor" is not given to any user or group [warning]'] },
+  { scenario: 'empty-group', rule: 'emptyGroups', expected: ['10:3 groups.team:eng: group "team:eng" has no members and no member groups [warning]'] },
+];
+
+describe('semantic rules', () => {
+  it.each(cases)('$rule catches $scenario', ({ scenario, rule, expected }) => {
+    const ctx = ruleContext(fixturePath(scenario), fixtureText(scenario));
+    expect(RULES[rule](ctx).map(brief)).toEqual(expected);
+  });
+
+  it.each(cases)('the pipeline reports only that for $scenario', ({ scenario, expected }) => {
+    const r = validateFixture(scenario);
+    expect([...r.errors, ...r.warnings].map(brief)).toEqual(expected);
+    expect(r.desired === undefined).toBe(r.errors.length > 0);
+  });
+
+  it('every rule has a scenario', () => {
+    expect(new Set(Object.keys(RULES))).toEqual(new Set([...cases.map((c) => c.rule), 'groupTenantsResolve']));
+  });
+
+  it('groupTenantsResolve catches group-tenant-unknown (with its consequence on the role target)', () => {
+    const r = validateFixture('group-tenant-unknown');
+    expect(r.errors.map(brief)).toEqual([
+      '13:13 groups.team:eng.tenant: unknown tenant "acmee"',
+      '15:33 groups.team:eng.roles[0].on: "document:readme" is in tenant "acme", but group "team:eng" is in tenant "acmee"',
+    ]);
+    expect(r.errors[0].hint).toBe('did you mean "acme"?');
+  });
+
+  it('hints at the closest known key', () => {
+    expect(validateFixture('member-of-unknown-group').errors[0].hint).toBe('did you mean "team:platform"?');
+    expect(validateFixture('group-member-unknown').errors[0].hint).toBe('did you mean "alice"?');
+    expect(validateFixture('role-permission-unknown-action').errors[0].hint).toBe('did you mean "write"?');
+  });
+
+  it('a valid configuration has no problems', () => {
+    const r = validateFixture('valid-minimal');
+    expect(r).toMatchObject({ errors: [], warnings: [] });
+    expect(r.desired).toBeDefined();
+  });
+
+  it('finds a cycle in a long chain without deep recursion', () => {
+    const n = 5_000;
+    const groups = Array.from({ length: n }, (_, i) => `  g${i}: { tenant: acme, member_of: [g${(i + 1) % n}] }`).join('\n');
+    const ctx = ruleContext('chain.yaml', `tenants: { acme: {} }\ngroups:\n${groups}\n`);
+    const found = RULES.memberOfAcyclic(ctx);
+    expect(found).toHaveLength(1);
+    expect(found[0].message).toMatch(/^member_of forms a cycle: group:g0 → group:g1 → .* → group:g4999 → group:g0$/);
+  });
+});
