@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { targetFlags } from './target-flags.js';
 
 /**
  * Every command, visible in one place. Each action imports its module on demand and is thin: parse
@@ -7,10 +8,11 @@ import type { Command } from 'commander';
 export function registerCommands(program: Command): void {
   program
     .command('serve')
-    .description('run the local /v2 authorization service (fastify over SQLite)')
+    .description('run the local /v2 authorization service (fastify over SQLite, or PostgreSQL with --database)')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', '7766')
     .option('--data <dir>', 'data directory (SQLite file roster.db inside)', process.env.ROSTER_DATA_DIR ?? './.roster')
+    .option('--database <url>', 'PostgreSQL URL postgres://user@host:5432/db[?schema=NAME&pool=N] (or ROSTER_DATABASE_URL); several processes may share it; default: SQLite under --data')
     .option('--api-key <key>', 'organisation-wide API key (or ROSTER_API_KEY)')
     .option('--env-key <project/env=key>', 'environment-scoped key; repeatable', collect, [])
     .option('--quiet', 'no request logs')
@@ -22,6 +24,68 @@ export function registerCommands(program: Command): void {
     .argument('[paths...]', 'files or directories (default: roster.yaml or roster/)')
     .option('--format <format>', 'text | json | github', 'text')
     .action(async (paths: string[], opts) => (await import('./commands/validate.js')).validateCommand(paths, opts));
+
+  registerPlanCommands(program);
+
+  // Access requests: `requests` for scripts, CI and chat bots; `review`, the reviewer's terminal UI.
+  const requests = program.command('requests').description('access requests: list, get, create, approve, deny, cancel, update');
+  const requestVerb = (verb: string, description: string, withId: boolean) => {
+    const cmd = requests.command(verb).description(description);
+    if (withId) cmd.argument('<id>', 'the access request id');
+    return targetFlags(cmd)
+      .requiredOption('--user <user>', 'the acting user (the requester, or a reviewer)')
+      .requiredOption('--tenant <tenant>', 'the tenant the request is in')
+      .option('--config <key>', 'the element configuration naming the reviewers', 'default')
+      .option('--format <format>', 'text | json', 'text')
+      .action(async (...args: unknown[]) => {
+        const opts = args[withId ? 1 : 0] as import('./commands/requests.js').RequestsOptions;
+        const id = withId ? (args[0] as string) : undefined;
+        await (await import('./commands/requests.js')).requestsCommand(verb as import('./commands/requests.js').RequestsVerb, id, opts);
+      });
+  };
+  requestVerb('list', 'list the requests the user may see (own and reviewed)', false)
+    .option('--status <status>', 'pending | approved | denied | canceled')
+    .option('--role <role>').option('--resource <resource>').option('--instance <key>', 'a key, or type:key')
+    .option('--page <n>', 'page (from 1)').option('--per-page <n>', 'rows a page (up to 100)');
+  requestVerb('get', 'show one request', true);
+  requestVerb('create', 'ask for a role (on an instance, or tenant-wide)', false)
+    .requiredOption('--role <role>').option('--resource <resource>').option('--instance <key>', 'a key, or type:key').option('--reason <text>');
+  requestVerb('approve', 'approve (grants the role)', true).option('--comment <text>').option('--role <role>', 'grant this role instead');
+  requestVerb('deny', 'deny', true).option('--comment <text>');
+  requestVerb('cancel', 'cancel your own request', true).option('--reason <text>');
+  requestVerb('update', 'comment (or change the role) without deciding', true).option('--comment <text>').option('--role <role>');
+  targetFlags(program.command('review').description('review access requests in the terminal (needs a TTY; see `roster requests`)'))
+    .requiredOption('--user <user>', 'the reviewer')
+    .requiredOption('--tenant <tenant>', 'the tenant to review')
+    .option('--config <key>', 'the element configuration naming the reviewers', 'default')
+    .option('--readonly', 'browse only: every decision key is off')
+    .action(async (opts) => (await import('./commands/review.js')).reviewCommand(opts));
+}
+
+/** Commands that plan: `plan` and `apply`. */
+function registerPlanCommands(program: Command): void {
+  targetFlags(
+    program
+      .command('plan')
+      .description('show what apply would change: diff the configuration against the live service')
+      .argument('[paths...]', 'configuration files or directories (default: roster.yaml or roster/)')
+      .option('--prune', 'also delete live objects absent from the configuration (in the sections it has)')
+      .option('--out <file>', 'save the plan (with a fingerprint of the live state) for `apply --plan`')
+      .option('--format <format>', 'text | json | markdown', 'text')
+      .option('--detailed-exitcode', 'exit 2 when there are changes (0 none, 1 error)'),
+  ).action(async (paths: string[], opts) => (await import('./commands/plan.js')).planCommand(paths, opts));
+
+  targetFlags(
+    program
+      .command('apply')
+      .description('make the live service match the configuration (or a saved plan)')
+      .argument('[paths...]', 'configuration files or directories (default: roster.yaml or roster/)')
+      .option('--plan <file>', 'apply a plan saved by `plan --out` (refused if the live state changed since)')
+      .option('--prune', 'also delete live objects absent from the configuration (in the sections it has)')
+      .option('--yes', 'do not ask for confirmation (required when not on a terminal)')
+      .option('--concurrency <n>', 'changes in flight at once', '8')
+      .option('--max-deletes <n>', 'refuse a plan deleting more objects (default: 25% of the managed live objects when more than 10)'),
+  ).action(async (paths: string[], opts) => (await import('./commands/apply.js')).applyCommand(paths, opts));
 }
 
 function collect(value: string, previous: string[]): string[] {

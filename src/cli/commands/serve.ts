@@ -5,6 +5,8 @@ export interface ServeOptions {
   host: string;
   port: string;
   data: string;
+  /** postgres://... (or ROSTER_DATABASE_URL): PostgreSQL instead of SQLite under --data. */
+  database?: string;
   apiKey?: string;
   envKey: string[];
   quiet?: boolean;
@@ -22,17 +24,24 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
   const port = Number(opts.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`--port must be a port number, got '${opts.port}'`);
 
+  const databaseUrl = opts.database ?? (process.env.ROSTER_DATABASE_URL || undefined);
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('--database (or ROSTER_DATABASE_URL) must be a postgres:// or postgresql:// URL');
+  }
+  if (databaseUrl) registerSecret(passwordOf(databaseUrl));
   const { startServer } = await import('../../server/listen.js');
   const server = await startServer({
     host: opts.host,
     port,
     dataDir: opts.data,
+    databaseUrl,
     orgKey,
     envKeys,
     // Request logs (pino JSON lines): method, url, status, time. Headers, and so keys, are never logged.
     logger: opts.quiet ? false : { level: 'info' },
   });
-  process.stderr.write(`roster serve: listening on ${server.url} (data: ${opts.data})\n`);
+  const store = databaseUrl ? `database: ${(await import('../../server/store/postgres.js')).redactUrl(databaseUrl)}` : `data: ${opts.data}`;
+  process.stderr.write(`roster serve: listening on ${server.url} (${store})\n`);
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.stderr.write('roster serve: shutting down\n');
@@ -41,6 +50,14 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
   });
+}
+
+function passwordOf(url: string): string | undefined {
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function parseEnvKey(spec: string): { project: string; env: string; key: string } {

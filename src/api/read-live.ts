@@ -1,0 +1,129 @@
+import type { ApiClient } from './types.js';
+import { pathOf } from './client.js';
+import { emptyLiveState, MEMBER_ROLE, type LiveState } from '../plan/live.js';
+import type { DesiredGroup, DesiredUser } from '../config/desired.js';
+
+interface ResourceRead { key: string; name: string; description?: string | null; actions: Record<string, unknown> }
+interface RoleRead { key: string; name: string; description?: string | null; permissions?: string[] }
+interface TenantRead { key: string; name: string; description?: string | null; attributes?: Record<string, unknown> }
+interface UserRead {
+  key: string; email?: string | null; first_name?: string | null; last_name?: string | null; attributes?: Record<string, unknown>;
+  associated_tenants?: { tenant: string }[];
+}
+interface AssignmentRead { user: string; role: string; tenant: string; resource_instance?: string | null }
+interface InstanceRead { key: string; resource: string; tenant: string; attributes?: Record<string, unknown> }
+interface GroupRead { group_instance_key: string; group_tenant: string; group_resource_type_key?: string; assigned_roles?: string[] }
+interface TupleRead { subject: string; relation: string; object: string }
+interface ConfigRead { key: string; name: string; elements_type?: string; roles_to_levels?: Record<string, string[]> }
+
+/** Page sizes: the public maxima (role assignments allow 1000). */
+const PAGE = 100;
+const ASSIGNMENT_PAGE = 1000;
+
+/**
+ * Reads the live environment with paged list calls, never one request per object (except grants
+ * against a service whose group list does not carry `assigned_roles`; ours does). Lists are read
+ * concurrently; the client bounds what is in flight.
+ */
+export async function readLiveState(client: ApiClient): Promise<LiveState> {
+  const { schema, facts, elements } = client.paths;
+  const all = <T>(path: string, perPage = PAGE, query: Record<string, string> = {}) =>
+    client.listAll<T>(path, { perPage, query: { include_total_count: 'true', ...query } });
+  const [resources, roles, tenants, users, assignments, instances, groups, links, configs] = await Promise.all([
+    all<ResourceRead>(`${schema}/resources`),
+    all<RoleRead>(`${schema}/roles`),
+    all<TenantRead>(`${facts}/tenants`),
+    all<UserRead>(`${facts}/users`),
+    all<AssignmentRead>(`${facts}/role_assignments`, ASSIGNMENT_PAGE),
+    all<InstanceRead>(`${facts}/resource_instances`),
+    all<GroupRead>(`${schema}/groups/direct`),
+    all<TupleRead>(`${facts}/relationship_tuples`, PAGE, { relation: 'group' }),
+    all<ConfigRead>(`${elements}/config`),
+  ]);
+
+  const live = emptyLiveState();
+  for (const r of resources) {
+    live.resources.set(r.key, { key: r.key, name: r.name, description: r.description ?? undefined, actions: Object.keys(r.actions ?? {}).sort() });
+  }
+  for (const r of roles) {
+    live.roles.set(r.key, { key: r.key, name: r.name, description: r.description ?? undefined, permissions: [...(r.permissions ?? [])].sort() });
+  }
+  for (const t of tenants) {
+    live.tenants.set(t.key, { key: t.key, name: t.name, description: t.description ?? undefined, attributes: t.attributes ?? {} });
+  }
+  for (const u of users) {
+    const user: DesiredUser = {
+      key: u.key,
+      email: u.email ?? undefined,
+      first_name: u.first_name ?? undefined,
+      last_name: u.last_name ?? undefined,
+      attributes: u.attributes ?? {},
+      tenants: [...new Set((u.associated_tenants ?? []).map((t) => t.tenant))].sort(),
+      roles: [],
+    };
+    live.users.set(u.key, user);
+  }
+  for (const g of groups) {
+    const type = g.group_resource_type_key ?? 'group';
+    const key = g.group_instance_key.includes(':') ? g.group_instance_key.split(':').slice(1).join(':') : g.group_instance_key;
+    const id = `${type}:${key}`;
+    const roles = g.assigned_roles ?? (await readGroupRoles(client, id));
+    live.groups.set(id, {
+      type,
+      key,
+      tenant: g.group_tenant,
+      members: [],
+      roles: roles.map(parseAssignedRole).sort((a, b) => cmp(a.role, b.role) || cmp(a.on, b.on)),
+      memberOf: [],
+    });
+  }
+  for (const i of instances) {
+    const id = `${i.resource}:${i.key}`;
+    if (live.groups.has(id)) continue;
+    live.resourceInstances.set(id, { resource: i.resource, key: i.key, tenant: i.tenant, attributes: i.attributes ?? {} });
+  }
+  for (const a of assignments) {
+    const on = a.resource_instance ?? undefined;
+    const group = on ? live.groups.get(on) : undefined;
+    if (group && a.role === MEMBER_ROLE) {
+      group.members.push(a.user);
+      continue;
+    }
+    const user = live.users.get(a.user);
+    if (user) user.roles.push({ role: a.role, tenant: a.tenant, ...(on ? { on } : {}) });
+  }
+  for (const t of links) {
+    const child = live.groups.get(t.subject);
+    if (child && live.groups.has(t.object)) child.memberOf.push(t.object);
+  }
+  for (const g of live.groups.values()) sortGroup(g);
+  for (const u of live.users.values()) {
+    u.roles.sort((a, b) => cmp(a.tenant, b.tenant) || cmp(a.role, b.role) || cmp(a.on ?? '', b.on ?? ''));
+  }
+  for (const c of configs) {
+    if (c.elements_type && c.elements_type !== 'user_management') continue;
+    live.accessRequests.set(c.key, { key: c.key, name: c.name, reviewerRoles: [...(c.roles_to_levels?.LEVEL_1 ?? [])].sort() });
+  }
+  return live;
+}
+
+async function readGroupRoles(client: ApiClient, group: string): Promise<string[]> {
+  const items = await client.listAll<{ role?: string; key?: string; resource: { key: string }; resource_instance: { key: string } }>(
+    pathOf(client.paths.schema, 'groups', group, 'roles'),
+    { perPage: PAGE },
+  );
+  return items.map((r) => `${r.resource.key}:${r.resource_instance.key}#${r.role ?? r.key}`);
+}
+
+/** `document:readme#editor` → `{role: 'editor', on: 'document:readme'}`. */
+function parseAssignedRole(s: string): { role: string; on: string } {
+  const i = s.lastIndexOf('#');
+  return { role: s.slice(i + 1), on: s.slice(0, i) };
+}
+
+function sortGroup(g: DesiredGroup): void {
+  g.members.sort(cmp);
+  g.memberOf.sort(cmp);
+}
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -1,0 +1,129 @@
+import type { ApiClient } from '../api/index.js';
+import { ApiError } from '../errors.js';
+import type { Change, Kind, Plan } from '../plan/types.js';
+import { KINDS } from '../plan/types.js';
+import { applyOne, assignmentBody } from './operations.js';
+
+export type ApplyEvent =
+  | { type: 'start'; change: Change }
+  | { type: 'done'; change: Change }
+  | { type: 'failed'; change: Change; error: string }
+  | { type: 'skipped'; change: Change; because: string };
+
+export interface ApplyResult {
+  done: string[];
+  failed: { id: string; error: string }[];
+  skipped: { id: string; because: string }[];
+}
+
+export interface ApplyOptions {
+  /** Changes carried out at once within a wave (the client also bounds requests in flight). */
+  concurrency?: number;
+  onEvent?: (e: ApplyEvent) => void;
+  /** Largest bulk role-assignment call. */
+  bulkSize?: number;
+}
+
+/** Kinds written through the bulk role-assignment endpoint. */
+const BULK_KINDS = new Set<Kind>(['assignment', 'member']);
+
+/**
+ * Carries out a plan: waves in dependency order (creates and updates by kind, then deletes in reverse),
+ * independent changes of a wave in parallel, memberships and role assignments in bulk calls. A failed
+ * change does not stop independent ones; changes that depend on it are skipped. Everything applied is
+ * re-derived from live state on the next plan, so re-running apply after a failure or a kill converges.
+ */
+export async function applyPlan(plan: Plan, client: ApiClient, options: ApplyOptions = {}): Promise<ApplyResult> {
+  const result: ApplyResult = { done: [], failed: [], skipped: [] };
+  const broken = new Set<string>();
+  const emit = options.onEvent ?? (() => {});
+  const concurrency = Math.max(1, options.concurrency ?? 8);
+
+  for (const wave of waves(plan.changes)) {
+    const ready: Change[] = [];
+    for (const c of wave) {
+      const blocker = c.dependsOn.find((d) => broken.has(d));
+      if (blocker) {
+        broken.add(c.id);
+        result.skipped.push({ id: c.id, because: blocker });
+        emit({ type: 'skipped', change: c, because: blocker });
+      } else ready.push(c);
+    }
+    const ok = (c: Change) => {
+      result.done.push(c.id);
+      emit({ type: 'done', change: c });
+    };
+    const fail = (c: Change, err: unknown) => {
+      const error = err instanceof Error ? err.message : String(err);
+      broken.add(c.id);
+      result.failed.push({ id: c.id, error });
+      emit({ type: 'failed', change: c, error });
+    };
+    const single = async (c: Change) => {
+      emit({ type: 'start', change: c });
+      try {
+        await applyOne(client, c);
+        ok(c);
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        fail(c, err);
+      }
+    };
+
+    const bulk = ready.filter((c) => BULK_KINDS.has(c.kind));
+    const others = ready.filter((c) => !BULK_KINDS.has(c.kind));
+    const tasks: (() => Promise<void>)[] = others.map((c) => () => single(c));
+    for (const chunk of chunks(bulk, options.bulkSize ?? 1000)) {
+      tasks.push(async () => {
+        for (const c of chunk) emit({ type: 'start', change: c });
+        try {
+          const path = `${client.paths.facts}/role_assignments/bulk`;
+          const body = chunk.map(assignmentBody);
+          if (chunk[0].action === 'delete') await client.delete(path, { body });
+          else await client.post(path, body, { idempotent: true });
+          chunk.forEach(ok);
+        } catch (err) {
+          if (!(err instanceof ApiError)) throw err;
+          // A bulk call is all or nothing: find the failing items one by one, so the others still land.
+          for (const c of chunk) await single(c);
+        }
+      });
+    }
+    await runLimited(tasks, concurrency);
+  }
+  return result;
+}
+
+/** Consecutive changes of one action and kind form a wave; bulk kinds of one action share a wave. */
+function waves(changes: Change[]): Change[][] {
+  const out: Change[][] = [];
+  let key = '';
+  for (const c of changes) {
+    const k = `${c.action === 'delete' ? 'd' : 'c'}:${BULK_KINDS.has(c.kind) ? 'bulk' : KINDS.indexOf(c.kind)}:${c.action === 'delete' ? 'del' : 'put'}`;
+    if (k !== key) {
+      out.push([]);
+      key = k;
+    }
+    out[out.length - 1].push(c);
+  }
+  return out;
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const byAction = new Map<string, T[]>();
+  for (const item of items) {
+    const a = (item as unknown as Change).action === 'delete' ? 'delete' : 'create';
+    (byAction.get(a) ?? byAction.set(a, []).get(a)!).push(item);
+  }
+  const out: T[][] = [];
+  for (const list of byAction.values()) for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
+  return out;
+}
+
+async function runLimited(tasks: (() => Promise<void>)[], limit: number): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) await tasks[next++]();
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+}

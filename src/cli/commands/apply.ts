@@ -1,0 +1,96 @@
+import { ConfigError, UnsafePlanError } from '../../errors.js';
+import { openTarget, type TargetOptions } from '../target.js';
+import { computePlan, loadDesired, printWarnings } from '../workflow.js';
+import { renderPlan } from '../render-plan.js';
+import { readPlanFile } from '../plan-file.js';
+import { ask, isInteractive } from '../prompt.js';
+import type { Plan } from '../../plan/index.js';
+
+export interface ApplyCommandOptions extends Omit<TargetOptions, 'concurrency'> {
+  plan?: string;
+  prune?: boolean;
+  yes?: boolean;
+  concurrency?: string;
+  maxDeletes?: string;
+}
+
+/**
+ * `roster apply`: plan (or read a saved plan and refuse it if the live state moved on), check safety,
+ * show, confirm, apply with progress, summarise. Exit 1 when any change failed.
+ */
+export async function applyCommand(paths: string[], opts: ApplyCommandOptions): Promise<void> {
+  if (opts.plan && paths.length > 0) throw new ConfigError('give configuration paths or --plan FILE, not both');
+  const concurrency = opts.concurrency ? positive(opts.concurrency, '--concurrency') : 8;
+  const maxDeletes = opts.maxDeletes !== undefined ? nonNegative(opts.maxDeletes, '--max-deletes') : undefined;
+  const saved = opts.plan ? readPlanFile(opts.plan) : undefined;
+  const desired = saved ? undefined : await loadDesired(paths, 'apply');
+  if (desired) printWarnings(desired.warnings);
+  const target = await openTarget({ ...opts, concurrency }, saved ? { project: saved.project, environment: saved.environment } : desired!.desired);
+  try {
+    let plan: Plan;
+    if (saved) {
+      const { readLiveState } = await import('../../api/read-live.js');
+      const { fingerprintLive } = await import('../../plan/checksum.js');
+      if (fingerprintLive(await readLiveState(target.client)) !== saved.liveFingerprint) {
+        throw new ConfigError(`the plan in ${opts.plan} is stale: the live environment changed since it was made; run roster plan again`);
+      }
+      plan = saved;
+    } else {
+      plan = (await computePlan(desired!.desired, target, { prune: opts.prune })).plan;
+    }
+    const { assertSafe } = await import('../../plan/safety.js');
+    assertSafe(plan, { maxDeletes });
+    process.stdout.write(renderPlan(plan, 'text'));
+    if (plan.changes.length === 0) return;
+    await confirm(plan, opts);
+
+    const { applyPlan } = await import('../../apply/apply.js');
+    const { eventLine } = await import('../../apply/progress.js');
+    const live = process.stderr.isTTY === true && !process.env.CI ? (await import('../ui/apply-progress.js')).renderApplyProgress(plan.changes.length) : undefined;
+    const started = Date.now();
+    const result = await applyPlan(plan, target.client, {
+      concurrency,
+      onEvent: live?.onEvent ?? ((e) => {
+        const line = eventLine(e);
+        if (line) process.stderr.write(line + '\n');
+      }),
+    });
+    await live?.finish();
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    process.stdout.write(`\nApplied ${result.done.length} of ${plan.changes.length} changes in ${seconds}s` +
+      `${result.failed.length ? `, ${result.failed.length} failed` : ''}${result.skipped.length ? `, ${result.skipped.length} skipped` : ''}.\n`);
+    for (const f of result.failed) process.stdout.write(`  failed ${f.id}: ${f.error}\n`);
+    for (const s of result.skipped) process.stdout.write(`  skipped ${s.id}: depends on ${s.because}\n`);
+    if (result.failed.length > 0) {
+      process.stdout.write('Fix the failures and run apply again: it re-plans from the live state and converges.\n');
+      process.exitCode = 1;
+    }
+  } finally {
+    await target.close();
+  }
+}
+
+/** Anything non-interactive needs --yes; pruning on a terminal needs the environment's name typed. */
+async function confirm(plan: Plan, opts: ApplyCommandOptions): Promise<void> {
+  if (opts.yes) return;
+  if (!isInteractive()) throw new UnsafePlanError('not on a terminal: pass --yes to apply without a confirmation', '--yes');
+  if (plan.prune && plan.summary.delete > 0) {
+    const answer = await ask(`This plan deletes ${plan.summary.delete} objects. Type the environment name (${plan.environment}) to apply: `);
+    if (answer !== plan.environment) throw new UnsafePlanError('not confirmed: nothing was applied', '--yes');
+    return;
+  }
+  const answer = await ask(`Apply ${plan.changes.length} changes to ${plan.project}/${plan.environment}? [y/N] `);
+  if (!/^y(es)?$/i.test(answer)) throw new UnsafePlanError('not confirmed: nothing was applied', '--yes');
+}
+
+function positive(v: string, flag: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new ConfigError(`${flag} must be a whole number of at least 1, got '${v}'`);
+  return n;
+}
+
+function nonNegative(v: string, flag: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${flag} must be a whole number, got '${v}'`);
+  return n;
+}

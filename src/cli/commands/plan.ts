@@ -1,0 +1,29 @@
+import { ConfigError } from '../../errors.js';
+import { openTarget, type TargetOptions } from '../target.js';
+import { computePlan, loadDesired, printWarnings } from '../workflow.js';
+import { renderPlan, PLAN_FORMATS, type PlanFormat } from '../render-plan.js';
+import { savePlanFile } from '../plan-file.js';
+
+export interface PlanCommandOptions extends TargetOptions {
+  prune?: boolean;
+  out?: string;
+  format: string;
+  detailedExitcode?: boolean;
+}
+
+/** `roster plan`: exit 0 with no changes, 2 with changes under --detailed-exitcode, 1 on error. */
+export async function planCommand(paths: string[], opts: PlanCommandOptions): Promise<void> {
+  if (!PLAN_FORMATS.includes(opts.format as PlanFormat)) throw new ConfigError(`--format must be one of ${PLAN_FORMATS.join(', ')}, got '${opts.format}'`);
+  const { desired, warnings } = await loadDesired(paths, 'plan');
+  printWarnings(warnings);
+  const target = await openTarget(opts, desired);
+  try {
+    const { plan } = await computePlan(desired, target, { prune: opts.prune });
+    process.stdout.write(renderPlan(plan, opts.format as PlanFormat));
+    if (opts.out) savePlanFile(opts.out, plan);
+    process.exitCode = opts.detailedExitcode && plan.changes.length > 0 ? 2 : 0;
+  } finally {
+    await target.close();
+  }
+}
+

@@ -1,0 +1,116 @@
+import { ConfigError } from '../../errors.js';
+import { openTarget, type TargetOptions } from '../target.js';
+import type { AccessRequest, ReviewSource } from '../../review/index.js';
+import type { ListStatus } from '../../review/paging.js';
+import { age } from '../../review/format.js';
+
+export type RequestsVerb = 'list' | 'get' | 'create' | 'approve' | 'deny' | 'cancel' | 'update';
+
+export interface RequestsOptions extends TargetOptions {
+  user: string;
+  tenant: string;
+  config: string;
+  format: string;
+  status?: string;
+  role?: string;
+  resource?: string;
+  instance?: string;
+  page?: string;
+  perPage?: string;
+  comment?: string;
+  reason?: string;
+}
+
+type Outcome =
+  | { kind: 'list'; items: AccessRequest[]; raw: unknown; total?: number; page: number; perPage: number }
+  | { kind: 'one'; verb: RequestsVerb; request: AccessRequest };
+
+const STATUSES: Record<string, ListStatus> = {
+  pending: 'pending', null: 'pending', approved: 'approved', denied: 'denied', deny: 'denied', canceled: 'canceled', cancelled: 'canceled', cancel: 'canceled',
+};
+
+/**
+ * `roster requests <verb>`: access requests for scripts, CI and chat bots. Refusals by the service are
+ * thrown as `ApiError` (exit 1, the service's message); `--format json` prints the read model as sent.
+ */
+export async function requestsCommand(verb: RequestsVerb, id: string | undefined, opts: RequestsOptions): Promise<void> {
+  if (opts.format !== 'text' && opts.format !== 'json') throw new ConfigError(`unknown --format "${opts.format}": use text or json`);
+  const { createReviewSource } = await import('../../review/index.js');
+  const target = await openTarget(opts);
+  try {
+    const source = createReviewSource({ client: target.client, user: opts.user, tenant: opts.tenant, config: opts.config });
+    const outcome = await runRequests(source, verb, id, opts);
+    process.stdout.write(opts.format === 'json' ? renderJson(outcome) : renderText(outcome, Date.now()));
+  } finally {
+    await target.close();
+  }
+}
+
+/** The use case: one call on the source per verb. */
+export async function runRequests(source: ReviewSource, verb: RequestsVerb, id: string | undefined, o: RequestsOptions): Promise<Outcome> {
+  const need = () => {
+    if (!id) throw new ConfigError(`roster requests ${verb} needs the request id`);
+    return id;
+  };
+  switch (verb) {
+    case 'list': {
+      const page = positive(o.page, '--page', 1);
+      const perPage = positive(o.perPage, '--per-page', 30);
+      const status = o.status === undefined ? undefined : STATUSES[o.status.toLowerCase()];
+      if (o.status !== undefined && !status) throw new ConfigError(`unknown --status "${o.status}": use pending, approved, denied or canceled`);
+      const instance = o.instance && o.resource && !o.instance.includes(':') ? `${o.resource}:${o.instance}` : o.instance;
+      const got = await source.listPage({ status, role: o.role, resource: o.resource, resourceInstance: instance }, page, perPage);
+      return { kind: 'list', items: got.items, raw: got.raw, total: got.total, page, perPage };
+    }
+    case 'get':
+      return { kind: 'one', verb, request: await source.get(need()) };
+    case 'create':
+      if (!o.role) throw new ConfigError('roster requests create needs --role');
+      return { kind: 'one', verb, request: await source.create({ role: o.role, resource: o.resource, instance: o.instance, reason: o.reason }) };
+    case 'approve':
+      return { kind: 'one', verb, request: await source.approve(need(), { comment: o.comment, role: o.role }) };
+    case 'deny':
+      return { kind: 'one', verb, request: await source.deny(need(), { comment: o.comment }) };
+    case 'update':
+      return { kind: 'one', verb, request: await source.update(need(), { comment: o.comment, role: o.role }) };
+    case 'cancel':
+      return { kind: 'one', verb, request: await source.cancel(need(), { reason: o.reason ?? o.comment }) };
+  }
+}
+
+function positive(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new ConfigError(`${flag} must be a whole number of at least 1, got "${value}"`);
+  return n;
+}
+
+export function renderJson(o: Outcome): string {
+  return JSON.stringify(o.kind === 'list' ? o.raw : o.request.raw, null, 2) + '\n';
+}
+
+const DONE: Record<RequestsVerb, string> = { list: '', get: '', create: 'created', approve: 'approved', deny: 'denied', cancel: 'canceled', update: 'updated' };
+
+export function renderText(o: Outcome, now: number): string {
+  if (o.kind === 'one') {
+    const r = o.request;
+    const head = DONE[o.verb] ? `${DONE[o.verb]} access request ${r.id}\n` : '';
+    const rows: [string, string | null][] = [
+      ['id', r.id], ['status', r.status], ['requester', r.requester], ['tenant', r.tenant], ['role', r.role],
+      ['resource', r.resource], ['instance', r.instance], ['reason', r.reason], ['created', r.createdAt],
+      ['reviewer', r.reviewer], ['reviewed', r.reviewedAt], ['reviewer comment', r.reviewerComment], ['cancel reason', r.cancelReason],
+    ];
+    return head + rows.filter(([, v]) => v !== null && v !== '').map(([k, v]) => `  ${k.padEnd(17)}${v}`).join('\n') + '\n';
+  }
+  if (o.items.length === 0) return o.page > 1 ? `no access request on page ${o.page}\n` : 'no access request\n';
+  const table = [['ID', 'STATUS', 'REQUESTER', 'ROLE', 'RESOURCE/INSTANCE', 'AGE', 'REASON']];
+  for (const r of o.items) {
+    const target = r.resource && r.instance ? `${r.resource}:${r.instance}` : r.resource ?? 'tenant-wide';
+    table.push([r.id, r.status, r.requester, r.role, target, age(r.createdAt, now), (r.reason ?? '').replace(/\s+/g, ' ').slice(0, 60)]);
+  }
+  const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
+  const lines = table.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ').trimEnd());
+  const first = (o.page - 1) * o.perPage + 1;
+  const of = o.total !== undefined ? ` of ${o.total} · page ${o.page}/${Math.max(1, Math.ceil(o.total / o.perPage))}` : '';
+  return `${lines.join('\n')}\n${first}–${first + o.items.length - 1}${of}\n`;
+}

@@ -1,0 +1,27 @@
+import { ConfigError } from '../../errors.js';
+import { openTarget, type TargetOptions } from '../target.js';
+
+export interface ReviewCommandOptions extends TargetOptions {
+  user: string;
+  tenant: string;
+  config: string;
+  readonly?: boolean;
+}
+
+/** `roster review`: the reviewer's terminal UI over the chosen service; never starts without a terminal. */
+export async function reviewCommand(opts: ReviewCommandOptions): Promise<void> {
+  const { renderReview, whyNotInteractive } = await import('../../review/index.js');
+  const why = whyNotInteractive();
+  if (why) {
+    throw new ConfigError(`roster review needs an interactive terminal (${why})`, [
+      { message: 'to list and decide access requests from scripts or CI, use roster requests', hint: `roster requests list --user ${opts.user} --tenant ${opts.tenant}` },
+    ]);
+  }
+  const target = await openTarget(opts);
+  try {
+    const { log } = await renderReview({ client: target.client, user: opts.user, tenant: opts.tenant, config: opts.config, readonly: opts.readonly });
+    process.stdout.write(`roster review: ${log.length === 0 ? 'no decision made' : `${log.length} decision${log.length === 1 ? '' : 's'} recorded`}\n`);
+  } finally {
+    await target.close();
+  }
+}

@@ -1,0 +1,35 @@
+import type { DesiredState } from '../config/desired.js';
+import type { ConfigProblem } from '../errors.js';
+import { ConfigError } from '../errors.js';
+import type { Plan } from '../plan/index.js';
+import type { LiveState } from '../plan/live.js';
+import type { Target } from './target.js';
+import { configPaths } from './config-paths.js';
+
+/**
+ * The use cases shared by plan, apply, check and export: read the configuration (a config error never
+ * reaches the API), read the live state, plan.
+ */
+export async function loadDesired(paths: string[], command: string): Promise<{ desired: DesiredState; warnings: ConfigProblem[] }> {
+  const { loadConfig } = await import('../config/index.js');
+  const result = await loadConfig(configPaths(paths, command));
+  if (!result.desired || result.errors.length > 0) {
+    throw new ConfigError(`the configuration has ${result.errors.length} error${result.errors.length === 1 ? '' : 's'}; nothing was sent to the service`, result.errors);
+  }
+  return { desired: result.desired, warnings: result.warnings };
+}
+
+export async function computePlan(desired: DesiredState, target: Target, options: { prune?: boolean }): Promise<{ plan: Plan; live: LiveState }> {
+  const { readLiveState } = await import('../api/read-live.js');
+  const { planChanges } = await import('../plan/plan.js');
+  const live = await readLiveState(target.client);
+  const plan = planChanges(desired, live, { project: target.project, environment: target.environment, prune: options.prune });
+  return { plan, live };
+}
+
+export function printWarnings(warnings: ConfigProblem[]): void {
+  for (const w of warnings) {
+    const where = [w.file, w.line, w.column].filter((x) => x !== undefined).join(':');
+    process.stderr.write(`warning: ${where ? where + ': ' : ''}${w.path ? w.path + ': ' : ''}${w.message}\n`);
+  }
+}

@@ -1,0 +1,35 @@
+import type { FieldChange, Fields } from './types.js';
+
+/** Field-level differences of two field sets, comparing values canonically (key order and missing vs empty ignored). */
+export function diffFields(before: Fields, after: Fields): FieldChange[] {
+  const out: FieldChange[] = [];
+  for (const field of Object.keys(after)) {
+    if (canonical(before[field]) !== canonical(after[field])) out.push({ field, before: before[field] ?? null, after: after[field] ?? null });
+  }
+  return out;
+}
+
+/**
+ * A stable text form: object keys sorted, and "nothing" spelled one way (`undefined`, `null`, `''` and
+ * `{}` are all "not set"), so that a service answering `description: null` matches a configuration that
+ * does not mention a description.
+ */
+export function canonical(value: unknown): string {
+  return JSON.stringify(normalise(value)) ?? 'null';
+}
+
+function normalise(value: unknown): unknown {
+  if (value === undefined || value === null || value === '') return null;
+  if (Array.isArray(value)) return value.map(normalise);
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    if (entries.length === 0) return null;
+    return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => [k, normalise(v)]));
+  }
+  return value;
+}
+
+/** Drops undefined values, so a plan's JSON carries only what is set. */
+export function defined(fields: Fields): Fields {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+}

@@ -1,0 +1,218 @@
+import type { DesiredState, DesiredGroup, DesiredUser } from '../config/desired.js';
+import type { LiveState } from './live.js';
+import { MEMBER_ROLE } from './live.js';
+import type { Change, Fields, Kind, Plan } from './types.js';
+import { KINDS } from './types.js';
+import { canonical, defined, diffFields } from './compare.js';
+import { ids } from './identity.js';
+import { sha256, fingerprintLive } from './checksum.js';
+
+export interface PlanOptions {
+  project: string;
+  environment: string;
+  /** Delete live top-level objects absent from the configuration, in the sections it manages. */
+  prune?: boolean;
+}
+
+/**
+ * Diffs the desired state against the live state. Pure. Top-level objects (resources, roles, tenants,
+ * users, instances, groups, access-request configurations) absent from the configuration are deleted
+ * only with `prune`, and only in sections the configuration has. The parts a declared object owns (a
+ * group's members, grants and links; a user's roles and tenants) are exactly what the configuration
+ * says: removing one from the list deletes it.
+ */
+export function planChanges(desired: DesiredState, live: LiveState, options: PlanOptions): Plan {
+  const b = new PlanBuilder();
+  const managed = desired.sections;
+  const prune = options.prune === true;
+  // Objects the service made for groups: never pruned unless the configuration declares them.
+  const groupTypes = new Set([...live.groups.values(), ...desired.groups.values()].map((g) => g.type));
+  // Instances and groups whose tenant changes are deleted and created again (a tenant cannot be
+  // updated); what hung on them goes with them and is planned anew.
+  const replaced = new Set<string>();
+  if (managed.has('resource_instances')) {
+    for (const [ref, i] of desired.resourceInstances) if (live.resourceInstances.has(ref) && live.resourceInstances.get(ref)!.tenant !== i.tenant) replaced.add(ref);
+  }
+  if (managed.has('groups')) {
+    for (const [ref, g] of desired.groups) if (live.groups.has(ref) && live.groups.get(ref)!.tenant !== g.tenant) replaced.add(ref);
+  }
+
+  if (managed.has('resources')) {
+    b.keyed('resource', desired.resources, live.resources, ids.resource, prune, (r) => ({ key: r.key, name: r.name, description: r.description, actions: r.actions }), (k) => !groupTypes.has(k));
+  }
+  if (managed.has('roles')) {
+    b.keyed('role', desired.roles, live.roles, ids.role, prune, (r) => ({ key: r.key, name: r.name, description: r.description, permissions: r.permissions }), (k) => k !== MEMBER_ROLE);
+  }
+  if (managed.has('tenants')) {
+    b.keyed('tenant', desired.tenants, live.tenants, ids.tenant, prune, (t) => ({ key: t.key, name: t.name, description: t.description, attributes: t.attributes }));
+  }
+  if (managed.has('users')) {
+    b.keyed('user', desired.users, live.users, ids.user, prune, (u) => ({ key: u.key, email: u.email, first_name: u.first_name, last_name: u.last_name, attributes: u.attributes }));
+    for (const user of desired.users.values()) planUserParts(b, user, live.users.get(user.key), desired, replaced);
+  }
+  if (managed.has('resource_instances')) {
+    for (const [ref, inst] of desired.resourceInstances) {
+      const was = live.resourceInstances.get(ref);
+      const after = { resource: inst.resource, key: inst.key, tenant: inst.tenant, attributes: inst.attributes };
+      if (!was) b.create('instance', ids.instance(ref), after);
+      else if (replaced.has(ref)) {
+        b.create('instance', ids.instance(ref), after, [{ field: 'tenant', before: was.tenant, after: inst.tenant }]);
+      } else b.update('instance', ids.instance(ref), { ...after, attributes: was.attributes }, after);
+    }
+    if (prune) for (const [ref, was] of live.resourceInstances) if (!desired.resourceInstances.has(ref)) b.delete('instance', ids.instance(ref), { ...was });
+  }
+  if (managed.has('groups')) {
+    for (const [ref, g] of desired.groups) {
+      const was = live.groups.get(ref);
+      const after = { type: g.type, key: g.key, tenant: g.tenant };
+      if (!was) b.create('group', ids.group(ref), after);
+      else if (replaced.has(ref)) {
+        b.create('group', ids.group(ref), after, [{ field: 'tenant', before: was.tenant, after: g.tenant }]);
+      }
+      // A replaced group (or one whose instance is replaced) comes back empty: plan all its parts anew.
+      planGroupParts(b, ref, g, was && !replaced.has(ref) ? was : undefined, replaced);
+    }
+    if (prune) for (const [ref, was] of live.groups) if (!desired.groups.has(ref)) b.delete('group', ids.group(ref), { type: was.type, key: was.key, tenant: was.tenant });
+  }
+  if (managed.has('access_requests')) {
+    b.keyed('access_requests', desired.accessRequests, live.accessRequests, ids.accessRequests, prune, (a) => ({ key: a.key, name: a.name, reviewer_roles: a.reviewerRoles }));
+  }
+
+  const changes = b.finish();
+  const summary = { create: 0, update: 0, delete: 0 };
+  for (const c of changes) summary[c.action]++;
+  return {
+    formatVersion: 1,
+    project: options.project,
+    environment: options.environment,
+    prune,
+    managed: [...managed],
+    changes,
+    summary,
+    checksum: sha256(JSON.stringify(changes)),
+    liveFingerprint: fingerprintLive(live),
+    managedLiveCount: countManaged(live, desired),
+  };
+}
+
+/** A user's tenant memberships and roles: exactly what the configuration lists. */
+function planUserParts(b: PlanBuilder, user: DesiredUser, was: DesiredUser | undefined, desired: DesiredState, replaced: Set<string>): void {
+  const roleKey = (r: { role: string; tenant: string; on?: string }) => ids.assignment(user.key, r.role, r.on ?? r.tenant);
+  const liveRoles = new Map((was?.roles ?? []).filter((r) => !r.on || !replaced.has(r.on)).map((r) => [roleKey(r), r]));
+  const wantRoles = new Map(user.roles.map((r) => [roleKey(r), r]));
+  for (const [id, r] of wantRoles) if (!liveRoles.has(id)) b.create('assignment', id, defined({ user: user.key, role: r.role, tenant: r.tenant, on: r.on }));
+  for (const [id, r] of liveRoles) if (!wantRoles.has(id)) b.delete('assignment', id, defined({ user: user.key, role: r.role, tenant: r.tenant, on: r.on }));
+
+  // The service counts a user "in" every tenant where they hold a role or a group membership; only
+  // tenants nothing else puts them in need an explicit membership.
+  const covered = new Set([...user.roles.map((r) => r.tenant), ...groupTenantsOf(user.key, desired)]);
+  const want = new Set([...user.tenants, ...covered]);
+  const have = new Set(was?.tenants ?? []);
+  for (const t of want) if (!have.has(t) && !covered.has(t)) b.create('tenant_user', ids.tenantUser(user.key, t), { user: user.key, tenant: t });
+  for (const t of have) if (!want.has(t)) b.delete('tenant_user', ids.tenantUser(user.key, t), { user: user.key, tenant: t });
+}
+
+function groupTenantsOf(user: string, desired: DesiredState): string[] {
+  const out: string[] = [];
+  for (const g of desired.groups.values()) if (g.members.includes(user)) out.push(g.tenant);
+  return out;
+}
+
+/** A group's members, grants and links (to its parents). */
+function planGroupParts(b: PlanBuilder, ref: string, g: DesiredGroup, was: DesiredGroup | undefined, replaced: Set<string>): void {
+  const sync = (kind: Kind, want: Map<string, Fields>, have: Map<string, Fields>) => {
+    for (const [id, f] of want) if (!have.has(id)) b.create(kind, id, f);
+    for (const [id, f] of have) if (!want.has(id)) b.delete(kind, id, f);
+  };
+  const members = (grp: DesiredGroup | undefined) => new Map((grp?.members ?? []).map((u) => [ids.member(u, ref), { user: u, group: ref, tenant: g.tenant }]));
+  // A grant on a replaced instance was removed with it: plan it again.
+  const grants = (grp: DesiredGroup | undefined) =>
+    new Map((grp?.roles ?? []).filter((r) => grp === g || !replaced.has(r.on)).map((r) => [ids.grant(ref, r.role, r.on), { group: ref, role: r.role, on: r.on, tenant: g.tenant }]));
+  const links = (grp: DesiredGroup | undefined) =>
+    new Map((grp?.memberOf ?? []).filter((p) => grp === g || !replaced.has(p)).map((p) => [ids.link(ref, p), { group: ref, parent: p }]));
+  sync('member', members(g), members(was));
+  sync('grant', grants(g), grants(was));
+  sync('link', links(g), links(was));
+}
+
+function countManaged(live: LiveState, desired: DesiredState): number {
+  const s = desired.sections;
+  let n = 0;
+  if (s.has('resources')) n += live.resources.size;
+  if (s.has('roles')) n += live.roles.size;
+  if (s.has('tenants')) n += live.tenants.size;
+  if (s.has('users')) for (const u of live.users.values()) n += 1 + u.roles.length;
+  if (s.has('resource_instances')) n += live.resourceInstances.size;
+  if (s.has('groups')) for (const g of live.groups.values()) n += 1 + g.members.length + g.roles.length + g.memberOf.length;
+  if (s.has('access_requests')) n += live.accessRequests.size;
+  return n;
+}
+
+/** Collects changes, then orders them and fills in their dependencies. */
+class PlanBuilder {
+  private readonly changes: Change[] = [];
+
+  keyed<T>(kind: Kind, want: Map<string, T>, have: Map<string, T>, id: (k: string) => string, prune: boolean, fields: (v: T) => Fields, prunable: (k: string) => boolean = () => true) {
+    for (const [k, v] of want) {
+      const was = have.get(k);
+      if (!was) this.create(kind, id(k), fields(v));
+      else this.update(kind, id(k), fields(was), fields(v));
+    }
+    if (prune) for (const [k, v] of have) if (!want.has(k) && prunable(k)) this.delete(kind, id(k), fields(v));
+  }
+
+  create(kind: Kind, id: string, after: Fields, replaces?: { field: string; before: unknown; after: unknown }[]) {
+    this.changes.push({ action: 'create', kind, id, after: defined(after), dependsOn: [], ...(replaces ? { replaces } : {}) });
+  }
+
+  update(kind: Kind, id: string, before: Fields, after: Fields) {
+    const fields = diffFields(before, after);
+    if (fields.length === 0 || canonical(before) === canonical(after)) return;
+    this.changes.push({ action: 'update', kind, id, before: defined(before), after: defined(after), fields, dependsOn: [] });
+  }
+
+  delete(kind: Kind, id: string, before: Fields) {
+    this.changes.push({ action: 'delete', kind, id, before: defined(before), dependsOn: [] });
+  }
+
+  finish(): Change[] {
+    const level = (k: Kind) => KINDS.indexOf(k);
+    const creates = this.changes.filter((c) => c.action !== 'delete').sort((a, b) => level(a.kind) - level(b.kind) || cmp(a.id, b.id));
+    const deletes = this.changes.filter((c) => c.action === 'delete').sort((a, b) => level(b.kind) - level(a.kind) || cmp(a.id, b.id));
+    const planned = new Set(creates.map((c) => c.id));
+    for (const c of creates) c.dependsOn = prerequisites(c).filter((id) => planned.has(id) && id !== c.id).sort(cmp);
+    return [...creates, ...deletes];
+  }
+}
+
+/** What a create or update needs to exist first, by identity (kept only when it is in the plan). */
+function prerequisites(c: Change): string[] {
+  const f = (c.action === 'delete' ? c.before : c.after) as Record<string, string | string[] | undefined>;
+  const instanceOrGroup = (ref: string) => [ids.instance(ref), ids.group(ref)];
+  switch (c.kind) {
+    case 'resource':
+    case 'tenant':
+    case 'user':
+      return [];
+    case 'role':
+      return ((f.permissions as string[]) ?? []).map((p) => ids.resource(p.split(':')[0]));
+    case 'tenant_user':
+      return [ids.user(f.user as string), ids.tenant(f.tenant as string)];
+    case 'instance':
+      return [ids.resource(f.resource as string), ids.tenant(f.tenant as string)];
+    case 'group':
+      return [ids.tenant(f.tenant as string), ids.resource(f.type as string)];
+    case 'assignment':
+      return [ids.user(f.user as string), ids.role(f.role as string), ids.tenant(f.tenant as string), ...(f.on ? instanceOrGroup(f.on as string) : [])];
+    case 'member':
+      return [ids.user(f.user as string), ids.group(f.group as string)];
+    case 'link':
+      return [ids.group(f.group as string), ids.group(f.parent as string)];
+    case 'grant':
+      return [ids.group(f.group as string), ids.role(f.role as string), ...instanceOrGroup(f.on as string)];
+    case 'access_requests':
+      return ((f.reviewer_roles as string[]) ?? []).map(ids.role);
+  }
+}
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

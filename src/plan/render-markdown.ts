@@ -1,0 +1,29 @@
+import type { Plan } from './types.js';
+import { describeFields, summaryLine } from './render-common.js';
+
+/** The first line of every Markdown plan: a CI step finds its earlier comment by it and edits it. */
+export const MARKDOWN_MARKER = '<!-- roster-plan -->';
+
+/** The plan as a pull-request comment. Long plans fold into a <details> block. */
+export function renderPlanMarkdown(plan: Plan): string {
+  const out = [MARKDOWN_MARKER, `### Roster plan for \`${plan.project}/${plan.environment}\``, '', `**${summaryLine(plan)}**`, ''];
+  if (plan.changes.length === 0) out.push('No changes. The live environment matches the configuration.', '');
+  else {
+    const rows = plan.changes.map((c) => {
+      const sign = c.action === 'create' ? '+' : c.action === 'update' ? '~' : '-';
+      const detail = c.action === 'update' ? describeFields(c.fields) : c.action === 'create' && c.replaces ? `replaces: ${describeFields(c.replaces)}` : '';
+      return `| ${sign} | \`${c.id}\` | ${escape(detail)} |`;
+    });
+    const table = ['| | change | detail |', '|---|---|---|', ...rows];
+    if (rows.length > 50) out.push('<details><summary>All changes</summary>', '', ...table, '', '</details>', '');
+    else out.push(...table, '');
+  }
+  const access = plan.access as { markdown?: string[] } | undefined;
+  if (access?.markdown) out.push(...access.markdown, '');
+  out.push(`<sub>checksum \`${plan.checksum}\`</sub>`);
+  return out.join('\n') + '\n';
+}
+
+function escape(s: string): string {
+  return s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}

@@ -1,0 +1,32 @@
+import type { Change, Plan } from './types.js';
+import { summaryLine, describeFields } from './render-common.js';
+
+export interface TextOptions {
+  color?: boolean;
+}
+
+const paint = (on: boolean, code: number, s: string) => (on ? `\u001b[${code}m${s}\u001b[39m` : s);
+
+/** The plan for a terminal: one line per change, `+` create, `~` update, `-` delete, then the summary. */
+export function renderPlanText(plan: Plan, options: TextOptions = {}): string {
+  const color = options.color === true;
+  const lines: string[] = [`Plan for ${plan.project}/${plan.environment}${plan.prune ? ' (with --prune)' : ''}`, ''];
+  if (plan.changes.length === 0) lines.push('No changes. The live environment matches the configuration.');
+  for (const c of plan.changes) lines.push(...changeLines(c, color));
+  if (plan.access !== undefined && typeof plan.access === 'object' && plan.access && 'text' in (plan.access as object)) {
+    lines.push('', ...((plan.access as { text: string[] }).text));
+  }
+  lines.push('', summaryLine(plan), `checksum ${plan.checksum}`);
+  return lines.join('\n') + '\n';
+}
+
+function changeLines(c: Change, color: boolean): string[] {
+  switch (c.action) {
+    case 'create':
+      return [paint(color, 32, `  + ${c.id}${c.replaces ? ` (replaces: ${describeFields(c.replaces)})` : ''}`)];
+    case 'update':
+      return [paint(color, 33, `  ~ ${c.id}`), ...c.fields.map((f) => paint(color, 33, `      ${describeFields([f])}`))];
+    case 'delete':
+      return [paint(color, 31, `  - ${c.id}`)];
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * The plan: plain, serialisable data. Text, JSON and Markdown renderers and the applier all take this
+ * value; nothing renders itself. Changes are a closed union keyed by a stable identity.
+ */
+
+/** Object kinds, in dependency order: a kind only refers to kinds before it. */
+export const KINDS = [
+  'resource',
+  'role',
+  'tenant',
+  'user',
+  'tenant_user',
+  'instance',
+  'group',
+  'assignment',
+  'member',
+  'link',
+  'grant',
+  'access_requests',
+] as const;
+export type Kind = (typeof KINDS)[number];
+
+export type Fields = Record<string, unknown>;
+
+export interface FieldChange {
+  field: string;
+  before: unknown;
+  after: unknown;
+}
+
+interface ChangeBase {
+  /** Stable identity: `group:team:eng`, `member:alice@team:eng`, `assignment:bob:admin@acme`. */
+  id: string;
+  kind: Kind;
+  /** Identities of other changes in this plan that must succeed first. */
+  dependsOn: string[];
+}
+
+export interface CreateChange extends ChangeBase {
+  action: 'create';
+  after: Fields;
+  /** The live object exists with a field that cannot be updated (an instance's or group's tenant): delete it first. */
+  replaces?: FieldChange[];
+}
+
+export interface UpdateChange extends ChangeBase {
+  action: 'update';
+  before: Fields;
+  after: Fields;
+  fields: FieldChange[];
+}
+
+export interface DeleteChange extends ChangeBase {
+  action: 'delete';
+  before: Fields;
+}
+
+export type Change = CreateChange | UpdateChange | DeleteChange;
+
+export interface Plan {
+  /** Version of this format (docs/plan-format.md). */
+  formatVersion: 1;
+  project: string;
+  environment: string;
+  prune: boolean;
+  /** Sections of the configuration, whose objects the plan manages. */
+  managed: string[];
+  changes: Change[];
+  summary: { create: number; update: number; delete: number };
+  /** sha256 of the changes, printed in every format: what was reviewed is what is applied. */
+  checksum: string;
+  /** sha256 of the live state the plan was computed from: a saved plan is refused once it changed. */
+  liveFingerprint: string;
+  /** Live objects the plan counts as managed (for the deletion limit). */
+  managedLiveCount: number;
+  /** Access changes (who gains and loses which role), when computed. */
+  access?: unknown;
+}
