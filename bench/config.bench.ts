@@ -7,7 +7,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchResult } from './run.js';
@@ -41,6 +41,7 @@ export async function run(): Promise<BenchResult> {
     const bare = timeProcess(['-e', '0'], 15);
     const version = built ? timeProcess(['bin/roster.js', '--version'], 15) : [];
 
+    notes.push(`load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores (other processes inflate every figure)`);
     return {
       name: 'config',
       description: 'Loading and validating a large configuration; CLI start-up.',
