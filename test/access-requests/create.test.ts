@@ -68,6 +68,14 @@ describe('the read model', () => {
     expect(r.access_request_details).toMatchObject({ role: 'viewer', resource: 'doc' });
   });
 
+  it('a user key in e-mail form works in the path', async () => {
+    await user(s, 'carol+x@example.com');
+    await addToTenant(s, 't', 'carol+x@example.com');
+    const r = ok(await as(s, encodeURIComponent('carol+x@example.com')).create({ role: 'viewer' }));
+    expect(r.requesting_user_key).toBe('carol+x@example.com');
+    expect(ok(await as(s, encodeURIComponent('carol+x@example.com')).get(r.id)).id).toBe(r.id);
+  });
+
   it('the configuration and the acting user in the path may be ids', async () => {
     const um = ok(await s.call('GET', '/v2/elements/p/e/config/um'));
     const alice = ok(await s.facts('GET', '/users/alice'));

@@ -1,0 +1,156 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from '../helpers/server.js';
+import { aRequest, as, elementsConfig, expectError, expectInvalid, ok, role, seedWorld, startWithClock, type Clock } from './builders.js';
+
+/** User-management element configurations, `/v2/elements/{p}/{e}/config[/{key}]`: they name who reviews. */
+let s: TestServer;
+let clock: Clock;
+beforeAll(async () => {
+  ({ s, clock } = await startWithClock());
+  await seedWorld(s);
+});
+afterAll(() => s.close());
+
+const cfg = (method: string, path = '', body?: unknown) => s.call(method, `/v2/elements/p/e/config${path}`, body);
+
+describe('create and read', () => {
+  it('answers the configuration with ids of the environment and timestamps', async () => {
+    const scope = ok(await s.call('GET', '/v2/api-key/scope', undefined, { key: 'test-env-key-abcdefghij' }));
+    const at = clock.tick();
+    const c = ok(await cfg('POST', '', { key: 'c1', name: 'Reviewers', elements_type: 'user_management', roles_to_levels: { LEVEL_1: ['admin'], LEVEL_2: ['manager', 'editor'] } }));
+    expect(c).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      key: 'c1',
+      name: 'Reviewers',
+      elements_type: 'user_management',
+      roles_to_levels: { LEVEL_1: ['admin'], LEVEL_2: ['manager', 'editor'] },
+      settings: {},
+      organization_id: scope.organization_id,
+      project_id: scope.project_id,
+      environment_id: scope.environment_id,
+      created_at: at,
+      updated_at: at,
+    });
+    expect(ok(await cfg('GET', '/c1'))).toEqual(c);
+    expect(ok(await cfg('GET', `/${c.id}`))).toEqual(c);
+  });
+
+  it('elements_type defaults to user_management and roles_to_levels to {}', async () => {
+    expect(ok(await cfg('POST', '', { key: 'c-min', name: 'min' }))).toMatchObject({ elements_type: 'user_management', roles_to_levels: {} });
+  });
+
+  it('a duplicate key is 409 DUPLICATE_ENTITY', async () => {
+    ok(await cfg('POST', '', { key: 'c-dup', name: 'x' }));
+    expectError(await cfg('POST', '', { key: 'c-dup', name: 'y' }), 409, 'DUPLICATE_ENTITY');
+    expect(ok(await cfg('GET', '/c-dup')).name).toBe('x');
+  });
+
+  it('a role named in roles_to_levels must exist: 404 naming it, nothing created', async () => {
+    const r = await cfg('POST', '', { key: 'c-bad', name: 'x', roles_to_levels: { LEVEL_1: ['admin', 'ghost'] } });
+    expectError(r, 404, 'NOT_FOUND');
+    expect(r.body.message).toContain("role 'ghost'");
+    expectError(await cfg('GET', '/c-bad'), 404, 'NOT_FOUND');
+  });
+
+  it.each([
+    ['no key', { name: 'x' }, ['body', 'key']],
+    ['no name', { key: 'c-x' }, ['body', 'name']],
+    ['unknown level', { key: 'c-x', name: 'x', roles_to_levels: { LEVEL_9: ['admin'] } }, ['body', 'roles_to_levels', 'LEVEL_9']],
+    ['level not a list', { key: 'c-x', name: 'x', roles_to_levels: { LEVEL_1: 'admin' } }, ['body', 'roles_to_levels', 'LEVEL_1']],
+    ['unknown type', { key: 'c-x', name: 'x', elements_type: 'widget' }, ['body', 'elements_type']],
+    ['bad key', { key: 'c x', name: 'x' }, ['body', 'key']],
+  ])('%s is 422', async (_, body, loc) => {
+    expectInvalid(await cfg('POST', '', body), loc);
+  });
+
+  it('an unknown configuration is 404', async () => {
+    expectError(await cfg('GET', '/nope'), 404, 'NOT_FOUND');
+  });
+});
+
+describe('list', () => {
+  it('a bare array by default, the envelope with include_total_count, paged in creation order', async () => {
+    const all = ok<{ key: string }[]>(await cfg('GET', '?per_page=100'));
+    expect(all.map((c) => c.key)).toContain('um');
+    const page = ok(await cfg('GET', '?include_total_count=true&per_page=1&page=2'));
+    expect(page).toMatchObject({ total_count: all.length, page_count: all.length });
+    expect(page.data.map((c: { key: string }) => c.key)).toEqual([all[1].key]);
+    expectError(await cfg('GET', '?per_page=101'), 422, 'PAGINATION_SIZE_OVERREACHED');
+  });
+});
+
+describe('update', () => {
+  it.each(['PATCH', 'PUT'])('%s changes the fields sent, keeps the others, moves updated_at', async (method) => {
+    const key = `c-up-${method}`;
+    const c = ok(await cfg('POST', '', { key, name: 'before', roles_to_levels: { LEVEL_1: ['admin'] } }));
+    const at = clock.tick();
+    const u = ok(await cfg(method, `/${key}`, { roles_to_levels: { LEVEL_2: ['manager'] } }));
+    expect(u).toEqual({ ...c, roles_to_levels: { LEVEL_2: ['manager'] }, updated_at: at });
+    expect(ok(await cfg(method, `/${c.id}`, { name: 'after' }))).toMatchObject({ name: 'after', roles_to_levels: { LEVEL_2: ['manager'] } });
+  });
+
+  it('a missing role is 404 and nothing changes; the key cannot change (422)', async () => {
+    const c = ok(await cfg('POST', '', { key: 'c-up2', name: 'x', roles_to_levels: { LEVEL_1: ['admin'] } }));
+    expectError(await cfg('PATCH', '/c-up2', { name: 'y', roles_to_levels: { LEVEL_1: ['ghost'] } }), 404, 'NOT_FOUND');
+    expectInvalid(await cfg('PATCH', '/c-up2', { key: 'other' }), ['body', 'key']);
+    expect(ok(await cfg('GET', '/c-up2'))).toEqual(c);
+    expectError(await cfg('PATCH', '/nope', { name: 'y' }), 404, 'NOT_FOUND');
+  });
+
+  it('changing the levels changes who moderates requests created afterwards, not earlier ones', async () => {
+    await elementsConfig(s, 'c-shift', { LEVEL_1: ['admin'] });
+    const before = await aRequest(s, 'alice', { role: 'viewer' }, { config: 'c-shift' });
+    ok(await cfg('PATCH', '/c-shift', { roles_to_levels: { LEVEL_1: ['manager'] } }));
+    const after = await aRequest(s, 'alice', { role: 'viewer' }, { config: 'c-shift' });
+    const seen = async (u: string) => (ok(await as(s, u, { config: 'c-shift' }).list()).data as { id: string }[]).map((r) => r.id);
+    expect(await seen('mod')).toEqual([before.id]);
+    expect(await seen('mgr')).toEqual([after.id]);
+  });
+});
+
+describe('delete', () => {
+  it('answers 204, then 404; by key or id', async () => {
+    const c = ok(await cfg('POST', '', { key: 'c-del', name: 'x' }));
+    expect((await cfg('DELETE', `/${c.id}`)).status).toBe(204);
+    expectError(await cfg('GET', '/c-del'), 404, 'NOT_FOUND');
+    expectError(await cfg('DELETE', '/c-del'), 404, 'NOT_FOUND');
+  });
+
+  it('removes the configuration\'s access requests with it (documented)', async () => {
+    await elementsConfig(s, 'c-del2', { LEVEL_1: ['admin'] });
+    await aRequest(s, 'alice', { role: 'viewer' }, { config: 'c-del2' });
+    expect((await cfg('DELETE', '/c-del2')).status).toBe(204);
+    expectError(await as(s, 'alice', { config: 'c-del2' }).list(), 404, 'NOT_FOUND');
+    await elementsConfig(s, 'c-del2', { LEVEL_1: ['admin'] });
+    expect(ok(await as(s, 'alice', { config: 'c-del2' }).list()).total_count).toBe(0);
+  });
+});
+
+describe('deleting a role prunes it from every configuration', () => {
+  it('roles_to_levels stops naming it, other roles stay, updated_at moves', async () => {
+    await role(s, 'doomed');
+    await elementsConfig(s, 'c-prune-a', { LEVEL_1: ['admin', 'doomed'], LEVEL_3: ['doomed'] });
+    await elementsConfig(s, 'c-prune-b', { LEVEL_2: ['manager'] });
+    const untouched = ok(await cfg('GET', '/c-prune-b'));
+    const at = clock.tick();
+    expect((await s.schema('DELETE', '/roles/doomed')).status).toBe(204);
+    expect(ok(await cfg('GET', '/c-prune-a'))).toMatchObject({ roles_to_levels: { LEVEL_1: ['admin'], LEVEL_3: [] }, updated_at: at });
+    expect(ok(await cfg('GET', '/c-prune-b'))).toEqual(untouched);
+    // The role can be created again without it reappearing in the configuration.
+    await role(s, 'doomed');
+    expect(ok(await cfg('GET', '/c-prune-a')).roles_to_levels.LEVEL_1).toEqual(['admin']);
+  });
+});
+
+describe('the access-request path names a configuration', () => {
+  it('by key or id; an unknown one is 404 on every operation', async () => {
+    const um = ok(await cfg('GET', '/um'));
+    const r = await aRequest(s, 'alice');
+    expect(ok(await as(s, 'alice', { config: um.id }).get(r.id)).id).toBe(r.id);
+    const api = as(s, 'mod', { config: 'nope' });
+    for (const res of [await api.list(), await api.get(r.id), await api.approve(r.id), await api.deny(r.id), await api.review(r.id, {}), await as(s, 'alice', { config: 'nope' }).cancel(r.id)]) {
+      expectError(res, 404, 'NOT_FOUND');
+      expect(res.body.message).toContain("element configuration 'nope'");
+    }
+  });
+});
