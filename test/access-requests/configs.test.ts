@@ -39,6 +39,12 @@ describe('create and read', () => {
     expect(ok(await cfg('POST', '', { key: 'c-min', name: 'min' }))).toMatchObject({ elements_type: 'user_management', roles_to_levels: {} });
   });
 
+  it('settings are stored and returned; email_notifications is accepted and ignored', async () => {
+    const c = ok(await cfg('POST', '', { key: 'c-set', name: 'x', settings: { theme: 'dark' }, email_notifications: true }));
+    expect(c.settings).toEqual({ theme: 'dark' });
+    expect(c).not.toHaveProperty('email_notifications');
+  });
+
   it('a duplicate key is 409 DUPLICATE_ENTITY', async () => {
     ok(await cfg('POST', '', { key: 'c-dup', name: 'x' }));
     expectError(await cfg('POST', '', { key: 'c-dup', name: 'y' }), 409, 'DUPLICATE_ENTITY');

@@ -60,6 +60,12 @@ describe('the states table, row by row', () => {
     });
   });
 
+  it('cancel after a reviewer update keeps the reviewer comment (cancel touches no reviewer field)', async () => {
+    const r = await aRequest(s, 'alice');
+    ok(await as(s, 'mod').review(r.id, { reviewer_comment: 'looking into it' }));
+    expect(ok(await as(s, 'alice').cancel(r.id))).toMatchObject({ status: 'cancel', reviewer_comment: 'looking into it', reviewer_user_id: null, reviewed_at: null });
+  });
+
   it('approve and deny without a comment leave reviewer_comment null', async () => {
     const a = await aRequest(s, 'alice');
     const d = await aRequest(s, 'alice');
