@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyError, type FastifyReply, type FastifyServerOptions } from 'fastify';
-import type { Db } from './store/db.js';
+import { isForeignKeyViolation, isUniqueViolation, type Db } from './store/db.js';
 import { ERROR_CODES, HttpError, ValidationError } from './errors.js';
 import { installValidators, toDetail } from './validation.js';
 import { authenticate, buildKeyTable, EnvResolver, type KeyOptions } from './auth.js';
@@ -74,6 +74,10 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
       return send(reply, request.id, 'BAD_REQUEST', fe.message);
     }
+    // Races the routes' own checks cannot see (another process, on PostgreSQL, wrote between a read and
+    // a write): the database's keys decide, and the answer says so rather than 500.
+    if (isUniqueViolation(err)) return send(reply, request.id, 'DUPLICATE_ENTITY', 'a concurrent request created the same entity first');
+    if (isForeignKeyViolation(err)) return send(reply, request.id, 'CONFLICT', 'a concurrent request deleted an entity this one refers to');
     request.log.error({ err }, 'unexpected error');
     return send(reply, request.id, 'UNEXPECTED_ERROR', 'unexpected error; the request id identifies it in the server log');
   });

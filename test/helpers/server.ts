@@ -1,7 +1,39 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { startServer, type RunningServer } from '../../src/server/listen.js';
+
+/**
+ * The store the service tests run on: `ROSTER_TEST_STORE=postgres` runs them on PostgreSQL, each server
+ * in a fresh schema of `ROSTER_TEST_DATABASE_URL` (default below), dropped when the test closes it.
+ * vitest.config.ts runs the service suites once per store (projects `sqlite` and `postgres`).
+ */
+export const TEST_STORE: 'sqlite' | 'postgres' = process.env.ROSTER_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
+export const TEST_DATABASE_URL = process.env.ROSTER_TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+
+/** A fresh, empty schema name; the store creates it on first open. */
+export function freshSchema(): string {
+  return `roster_test_${crypto.randomUUID().replace(/-/g, '').slice(0, 16)}`;
+}
+
+/** `TEST_DATABASE_URL` pointed at `schema` (with a small pool: many test servers share one database). */
+export function schemaUrl(schema: string, pool = 4): string {
+  const u = new URL(TEST_DATABASE_URL);
+  u.searchParams.set('schema', schema);
+  u.searchParams.set('pool', String(pool));
+  return u.toString();
+}
+
+export async function dropSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
 
 export const ORG_KEY = 'test-org-key-0123456789';
 export const ENV_KEY = 'test-env-key-abcdefghij';
@@ -26,7 +58,24 @@ export interface Resp {
 /** The real server on port 0 over a temporary data directory, with an org key and a key scoped to p/e. */
 export async function startTestServer(options: { dataDir?: string; now?: () => Date } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'roster-test-'));
-  const server = await startServer({ dataDir, port: 0, orgKey: ORG_KEY, envKeys: [{ project: 'p', env: 'e', key: ENV_KEY }], now: options.now });
+  // On PostgreSQL the data directory only records the server's schema, so that a restart on the same
+  // data directory (`stop()`, then `startTestServer({dataDir})`) finds the same data.
+  let schema: string | undefined;
+  if (TEST_STORE === 'postgres') {
+    const file = path.join(dataDir, 'pg-schema');
+    schema = existsSync(file) ? readFileSync(file, 'utf8').trim() : freshSchema();
+    writeFileSync(file, schema);
+  }
+  const server = await startServer({
+    dataDir,
+    databaseUrl: schema ? schemaUrl(schema) : undefined,
+    port: 0,
+    orgKey: ORG_KEY,
+    envKeys: [{ project: 'p', env: 'e', key: ENV_KEY }],
+    now: options.now,
+    // ROSTER_TEST_LOG=1 prints the server's errors (with their stack) while debugging a 500.
+    logger: process.env.ROSTER_TEST_LOG ? { level: 'error' } : false,
+  });
   const call: TestServer['call'] = async (method, p, body, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };
     const key = opts.key === undefined ? ORG_KEY : opts.key;
@@ -51,7 +100,10 @@ export async function startTestServer(options: { dataDir?: string; now?: () => D
     stop: () => server.close(),
     async close() {
       await server.close();
-      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (!options.dataDir) {
+        rmSync(dataDir, { recursive: true, force: true });
+        if (schema) await dropSchema(schema);
+      }
     },
   };
 }

@@ -1,7 +1,6 @@
 import type { Queryable } from '../store/db.js';
 import type { EnvContext } from '../context.js';
 import { duplicate, httpError, notFound } from '../errors.js';
-import { isUniqueViolation } from '../store/db.js';
 import { envFields, findKeyed, splitRef } from './common.js';
 
 export interface AssignmentInput {
@@ -114,17 +113,18 @@ export async function assignRole(
     throw duplicate('role assignment', describe(a));
   }
   const id = crypto.randomUUID();
-  try {
-    await q.run(
-      `INSERT INTO role_assignments (id, env_id, user_id, role_id, tenant_id, resource_instance_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      [id, envId, r.userId, r.roleId, r.tenantId, r.instanceId, at],
-    );
-  } catch (err) {
-    if (isUniqueViolation(err)) {
-      if (options.ignoreDuplicate) return { id, created: false };
-      throw duplicate('role assignment', describe(a));
-    }
-    throw err;
+  // A concurrent request (another process, on PostgreSQL) may insert the same assignment between the
+  // check above and this insert: the unique index decides. `ON CONFLICT DO NOTHING` rather than catching
+  // the violation, because in PostgreSQL a failed statement aborts the whole transaction, so a caught
+  // error could not be ignored (the approval of an access request goes on after this call).
+  const { changes } = await q.run(
+    `INSERT INTO role_assignments (id, env_id, user_id, role_id, tenant_id, resource_instance_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT DO NOTHING`,
+    [id, envId, r.userId, r.roleId, r.tenantId, r.instanceId, at],
+  );
+  if (changes === 0) {
+    if (options.ignoreDuplicate) return { id, created: false };
+    throw duplicate('role assignment', describe(a));
   }
   return { id, created: true };
 }

@@ -96,9 +96,13 @@ export async function upsertUser(q: Queryable, envId: string, u: UserFields, at:
     return { id: existing.id, created: false };
   }
   const id = crypto.randomUUID();
-  await q.run(
-    `INSERT INTO users (id, env_id, key, email, first_name, last_name, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  const { changes } = await q.run(
+    `INSERT INTO users (id, env_id, key, email, first_name, last_name, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (env_id, key) DO NOTHING`,
     [id, envId, u.key, u.email ?? null, u.first_name ?? null, u.last_name ?? null, JSON.stringify(u.attributes ?? {}), at, at],
   );
+  // Another process created the same user after our read (PostgreSQL): the insert waited for it and did
+  // nothing, and, under READ COMMITTED, a new read sees it. Continue as if it had existed.
+  if (changes === 0) return upsertUser(q, envId, u, at, replace);
   return { id, created: true };
 }

@@ -172,8 +172,19 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
   app.delete('/groups/:group/assign_group', { schema: { body: LINK } }, link(true));
 }
 
-/** Rejects a link that would close a cycle, naming it: `team:a → team:b → team:a`. */
+/**
+ * Rejects a link that would close a cycle, naming it: `team:a → team:b → team:a`.
+ *
+ * The check reads links and the caller then inserts one: two transactions linking A→B and B→A at once
+ * (two processes on one PostgreSQL) would each read no path back and both commit a cycle, under READ
+ * COMMITTED and even under REPEATABLE READ (write skew; no row is written by both). So the check first
+ * takes a transaction-level lock on the groups' type and tenant (PostgreSQL: `pg_advisory_xact_lock`),
+ * the only scope a cycle can span, since links join groups of one type and tenant only. The lock is
+ * held until COMMIT, so the next linker in that scope waits and, its statements reading what is
+ * committed, sees the new link. SQLite has no such method: BEGIN IMMEDIATE already serialises writers.
+ */
 async function checkNoCycle(tx: Queryable, child: GroupRow, parent: GroupRow): Promise<void> {
+  await tx.lock?.(`group_links:${child.type_resource_id}:${child.tenant_id}`);
   const cycle = await findCycle(child.id, parent.id, (ids) =>
     tx.all(`SELECT child_id, parent_id FROM group_links WHERE child_id IN (${ids.map(() => '?').join(', ')})`, ids),
   );

@@ -10,6 +10,13 @@ export interface Queryable {
   all<T = Record<string, unknown>>(sql: string, params?: SqlValue[]): Promise<T[]>;
   get<T = Record<string, unknown>>(sql: string, params?: SqlValue[]): Promise<T | undefined>;
   run(sql: string, params?: SqlValue[]): Promise<{ changes: number }>;
+  /**
+   * Inside a transaction only: waits until no other transaction holds `key`, then holds it until this
+   * transaction ends. For read-then-write rules that no key or row lock covers (the cycle rule), across
+   * processes. PostgreSQL: a transaction-level advisory lock. SQLite leaves it out: `BEGIN IMMEDIATE`
+   * already serialises writing transactions, and only one process writes the file. Call as `tx.lock?.(k)`.
+   */
+  lock?(key: string): Promise<void>;
 }
 
 export interface Db extends Queryable {
@@ -19,6 +26,12 @@ export interface Db extends Queryable {
    * write (uniqueness beyond keys, the cycle rule, single decisions) run inside one.
    */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` (the migrations) so that processes starting at once apply each migration exactly once.
+   * PostgreSQL: a session advisory lock; SQLite needs none (one process opens the file, and the
+   * migrations' own transactions are IMMEDIATE).
+   */
+  withMigrationLock?<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 

@@ -2,10 +2,16 @@ import type { Db } from './db.js';
 import { migrations } from './migrations.js';
 
 /**
- * Applies pending migrations at start, each in its own transaction. The PostgreSQL store wraps this in
- * an advisory lock so that several processes starting at once apply each migration exactly once.
+ * Applies pending migrations at start, each in its own transaction. The PostgreSQL store runs this under
+ * an advisory lock (`withMigrationLock`) so that several processes starting at once apply each
+ * migration exactly once: the second one in waits, then finds them all recorded in schema_migrations.
  */
 export async function migrate(db: Db): Promise<void> {
+  if (db.withMigrationLock) return db.withMigrationLock(() => applyMigrations(db));
+  return applyMigrations(db);
+}
+
+async function applyMigrations(db: Db): Promise<void> {
   await db.run(`CREATE TABLE IF NOT EXISTS schema_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
   await db.run(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
   const done = new Set((await db.all<{ id: number }>(`SELECT id FROM schema_migrations`)).map((r) => Number(r.id)));
