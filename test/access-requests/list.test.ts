@@ -125,6 +125,12 @@ describe('filters combined', () => {
     expect(ids(ok(await boss().list({ headers: filters })))).toEqual(idsWhere(pred));
   });
 
+  it('an empty value is no filter (a blank header or ?status=), so a blank query does not hide a header', async () => {
+    expect(ids(ok(await boss().list({ query: { status: '', role: '' } })))).toEqual(idsWhere(() => true));
+    expect(ids(ok(await boss().list({ headers: { tenant: '' } })))).toEqual(idsWhere(() => true));
+    expect(ids(ok(await boss().list({ query: { role: '' }, headers: { role: 'editor' } })))).toEqual(idsWhere((f) => f.role === 'editor'));
+  });
+
   it('headers and query parameters combine', async () => {
     const body = ok(await boss().list({ headers: { status: 'pending' }, query: { tenant: 't', role: 'viewer' } }));
     expect(ids(body)).toEqual(idsWhere((f) => f.status === null && f.tenant === 't' && f.role === 'viewer'));

@@ -103,9 +103,11 @@ export default async function accessRequestRoutes(app: FastifyInstance, { db, no
     const query = req.query as Record<string, string | string[] | undefined>;
     const headers = req.headers as Record<string, string | string[] | undefined>;
     // The specification puts filters and paging in headers, the public API in the query: a query wins.
+    // An empty value (`?status=`, a blank header, as clients send for "unset") is no filter.
+    const given = (v: string | string[] | undefined) => v !== undefined && v !== '';
     const pick = (...names: string[]): string | undefined => {
-      for (const n of names) if (query[n] !== undefined) return single(query[n], ['query', n]);
-      for (const n of names) if (headers[n] !== undefined) return single(headers[n], ['header', n]);
+      for (const n of names) if (given(query[n])) return single(query[n]!, ['query', n]);
+      for (const n of names) if (given(headers[n])) return single(headers[n]!, ['header', n]);
       return undefined;
     };
     const paging = parsePaging({ page: pick('page'), per_page: pick('per_page') });
