@@ -64,20 +64,24 @@ export default async function groupReadRoutes(app: FastifyInstance, { db }: Serv
     const paging = parsePaging(query);
     const g = await findGroup(db, req.env.envId, (req.params as { group: string }).group);
     const nested = query.nested === true;
-    const groups = nested
-      ? `WITH RECURSIVE sub(id) AS (SELECT ? AS id UNION SELECT l.child_id FROM group_links l JOIN sub ON l.parent_id = sub.id)
-         SELECT ag.instance_id FROM access_groups ag JOIN sub ON sub.id = ag.id`
-      : `SELECT ? AS instance_id`;
-    const from = `users u JOIN (SELECT DISTINCT ra.user_id FROM role_assignments ra JOIN roles r ON r.id = ra.role_id AND r.key = 'member'
-      WHERE ra.resource_instance_id IN (${groups})) m ON m.user_id = u.id`;
+    // Membership is the role `member` on the group's instance. Filtering on its id (not joining roles by
+    // key per row) lets (resource_instance_id, role_id, user_id) answer from the index alone; the
+    // direct case needs no DISTINCT, since a user holds a role on an instance at most once.
+    const member = await db.get<{ id: string }>(`SELECT id FROM roles WHERE env_id = ? AND key = 'member'`, [req.env.envId]);
+    if (!member) return envelope([], 0, paging);
+    const from = nested
+      ? `users u JOIN (SELECT DISTINCT ra.user_id FROM role_assignments ra WHERE ra.role_id = ? AND ra.resource_instance_id IN (
+           WITH RECURSIVE sub(id) AS (SELECT ? AS id UNION SELECT l.child_id FROM group_links l JOIN sub ON l.parent_id = sub.id)
+           SELECT ag.instance_id FROM access_groups ag JOIN sub ON sub.id = ag.id)) m ON m.user_id = u.id`
+      : `role_assignments ra JOIN users u ON u.id = ra.user_id`;
+    const [where, params] = nested ? ['1 = 1', [member.id, g.id]] : ['ra.resource_instance_id = ? AND ra.role_id = ?', [g.instance_id, member.id]];
     const { rows, total } = await pageOf<{ id: string; key: string; email: string | null; first_name: string | null; last_name: string | null }>(
-      db, from, '1 = 1', [nested ? g.id : g.instance_id], paging, 'u.id, u.key, u.email, u.first_name, u.last_name', 'u.key, u.id',
+      db, from, where, params, paging, 'u.id, u.key, u.email, u.first_name, u.last_name', 'u.key, u.id',
     );
     const direct = new Set(
       rows.length === 0 ? [] : (await db.all<{ user_id: string }>(
-        `SELECT ra.user_id FROM role_assignments ra JOIN roles r ON r.id = ra.role_id AND r.key = 'member'
-         WHERE ra.resource_instance_id = ? AND ra.user_id IN (${rows.map(() => '?').join(', ')})`,
-        [g.instance_id, ...rows.map((r) => r.id)],
+        `SELECT ra.user_id FROM role_assignments ra WHERE ra.resource_instance_id = ? AND ra.role_id = ? AND ra.user_id IN (${rows.map(() => '?').join(', ')})`,
+        [g.instance_id, member.id, ...rows.map((r) => r.id)],
       )).map((r) => r.user_id),
     );
     const data = rows.map((u) => ({ ...u, roles: ['member'], membership: direct.has(u.id) ? 'direct' : 'inherited' }));
