@@ -76,12 +76,34 @@ export async function startTestServer(options: { dataDir?: string; now?: () => D
     // ROSTER_TEST_LOG=1 prints the server's errors (with their stack) while debugging a 500.
     logger: process.env.ROSTER_TEST_LOG ? { level: 'error' } : false,
   });
+  const { call, schema: schemaCall, facts } = httpClient(server.url);
+  return {
+    ...server,
+    dataDir,
+    call,
+    schema: schemaCall,
+    facts,
+    stop: () => server.close(),
+    async close() {
+      await server.close();
+      if (!options.dataDir) {
+        rmSync(dataDir, { recursive: true, force: true });
+        if (schema) await dropSchema(schema);
+      }
+    },
+  };
+}
+
+export type HttpClient = Pick<TestServer, 'call' | 'schema' | 'facts'> & { url: string };
+
+/** The test servers' request helpers for any service URL (e.g. a `roster serve` child process). */
+export function httpClient(url: string): HttpClient {
   const call: TestServer['call'] = async (method, p, body, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };
     const key = opts.key === undefined ? ORG_KEY : opts.key;
     if (key !== null) headers.authorization = `Bearer ${key}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(server.url + p, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+    const res = await fetch(url + p, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
     const text = await res.text();
     let parsed: unknown = text;
     try {
@@ -92,18 +114,9 @@ export async function startTestServer(options: { dataDir?: string; now?: () => D
     return { status: res.status, body: parsed, headers: res.headers };
   };
   return {
-    ...server,
-    dataDir,
+    url,
     call,
     schema: (m, p, b, key) => call(m, `/v2/schema/p/e${p}`, b, { key }),
     facts: (m, p, b, key) => call(m, `/v2/facts/p/e${p}`, b, { key }),
-    stop: () => server.close(),
-    async close() {
-      await server.close();
-      if (!options.dataDir) {
-        rmSync(dataDir, { recursive: true, force: true });
-        if (schema) await dropSchema(schema);
-      }
-    },
   };
 }
