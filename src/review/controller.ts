@@ -1,0 +1,123 @@
+import { ApiError } from '../errors.js';
+import { redactSecrets } from '../secrets.js';
+import { initQueue, reduce, type Action, type Effect, type QueueOptions, type QueueState } from './model.js';
+import type { KeyPress } from './keys.js';
+import type { ReviewSource } from './source.js';
+
+/**
+ * Runs the queue model against a source: dispatches actions, carries out the effects the model asks
+ * for and feeds their answers back. No Ink here: the UI subscribes to `getState` and calls `key`.
+ */
+export interface ReviewController {
+  getState(): QueueState;
+  subscribe(listener: () => void): () => void;
+  dispatch(action: Action): void;
+  key(press: KeyPress): void;
+  resize(width: number, rows: number): void;
+  /** Resolves when every effect started so far has answered (tests and benches). */
+  idle(): Promise<void>;
+}
+
+export interface ControllerOptions extends QueueOptions {
+  source: ReviewSource;
+  onQuit?: () => void;
+}
+
+/** A short, secret-free sentence for an error, and whether it was the network. */
+export function describeError(err: unknown): { message: string; network: boolean; conflict: boolean } {
+  if (err instanceof ApiError) {
+    const { status, errorCode, detail } = err.info;
+    const network = status === 0;
+    const message = network ? `${errorCode ?? 'NETWORK_ERROR'}${detail ? `: ${detail}` : ''}` : `${status}${errorCode ? ` ${errorCode}` : ''}${detail ? `: ${detail}` : ''}`;
+    return { message: redactSecrets(message), network, conflict: status === 409 };
+  }
+  return { message: redactSecrets(err instanceof Error ? err.message : String(err)), network: false, conflict: false };
+}
+
+export function createReviewController(o: ControllerOptions): ReviewController {
+  let state = initQueue(o);
+  const listeners = new Set<() => void>();
+  const running = new Set<Promise<void>>();
+  const { source } = o;
+
+  const dispatch = (action: Action) => {
+    if (state.quit && action.type !== 'key') return;
+    const step = reduce(state, action);
+    state = step.state;
+    for (const l of listeners) l();
+    for (const e of step.effects) run(e);
+  };
+
+  const track = (p: Promise<void>) => {
+    running.add(p);
+    void p.finally(() => running.delete(p));
+  };
+
+  function run(e: Effect): void {
+    switch (e.type) {
+      case 'quit':
+        o.onQuit?.();
+        return;
+      case 'fetchPage':
+        return track(
+          source.listPage(e.query, e.fetch.page, e.perPage).then(
+            (r) => dispatch({ type: 'pageLoaded', gen: e.gen, fetch: e.fetch, items: r.items, total: r.total }),
+            (err) => dispatch({ type: 'pageFailed', gen: e.gen, fetch: e.fetch, message: describeError(err).message }),
+          ),
+        );
+      case 'loadRoles':
+        return track(
+          source.readRoles().then(
+            (roles) => dispatch({ type: 'rolesLoaded', roles }),
+            (err) => dispatch({ type: 'rolesFailed', message: describeError(err).message }),
+          ),
+        );
+      case 'loadPerson':
+        return track(
+          source.readRequester(e.user).then(
+            (facts) => dispatch({ type: 'personLoaded', user: e.user, facts }),
+            (err) => dispatch({ type: 'personFailed', user: e.user, message: describeError(err).message }),
+          ),
+        );
+      case 'decide':
+        return track(decide(e.intent));
+    }
+  }
+
+  async function decide(intent: Extract<Effect, { type: 'decide' }>['intent']): Promise<void> {
+    const { id, comment, role } = intent;
+    try {
+      const request =
+        intent.kind === 'approve' ? await source.approve(id, { comment, role })
+        : intent.kind === 'deny' ? await source.deny(id, { comment })
+        : intent.kind === 'update' ? await source.update(id, { comment, role })
+        : await source.cancel(id, { reason: comment });
+      dispatch({ type: 'decided', intent, request });
+    } catch (err) {
+      const why = describeError(err);
+      if (why.conflict) {
+        // Someone decided first: show the request as it is now.
+        try {
+          return dispatch({ type: 'conflict', intent, request: await source.get(id) });
+        } catch (again) {
+          return dispatch({ type: 'decisionFailed', intent, ...describeError(again) });
+        }
+      }
+      dispatch({ type: 'decisionFailed', intent, ...why });
+    }
+  }
+
+  return {
+    getState: () => state,
+    subscribe(l) {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
+    dispatch,
+    key: (press) => dispatch({ type: 'key', key: press }),
+    resize: (width, rows) => dispatch({ type: 'resize', width, rows }),
+    async idle() {
+      while (running.size > 0) await Promise.allSettled([...running]);
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import { buildImpact, rolesInTenant } from './impact.js';
+import type { QueueState } from './model.js';
+import { selected } from './model.js';
+import { STATUS_LABEL, targetOf, type AccessRequest } from './request.js';
+import { optimisticStatus } from './decisions.js';
+import { pad, truncate } from './format.js';
+
+/** One line of the detail pane, with how loud it is. */
+export interface DetailLine {
+  text: string;
+  tone?: 'title' | 'dim' | 'gain' | 'warning' | 'error';
+}
+
+/** Read-model fields already shown under a name of ours; every other field follows as sent. */
+const SHOWN = new Set([
+  'id', 'status', 'requesting_user_key', 'requesting_user_id', 'access_request_details', 'reason', 'created_at', 'updated_at',
+  'reviewer_user_key', 'reviewer_user_id', 'reviewed_at', 'reviewer_comment', 'cancel_reason', 'can_review',
+]);
+
+const shown = (v: unknown) => (v === null || v === undefined || v === '' ? '—' : typeof v === 'string' ? v : JSON.stringify(v));
+
+/**
+ * Pure: the detail pane of the selected request, most useful first: what it asks, what approving would
+ * change, the requester's roles, then every field of the read model (two columns when there is room).
+ */
+export function buildDetailLines(s: QueueState): DetailLine[] {
+  const r = selected(s);
+  if (!r) return [{ text: 'nothing selected', tone: 'dim' }];
+  const inflight = s.inflight[r.id];
+  const status = inflight ? optimisticStatus(inflight.kind) : STATUS_LABEL[r.status];
+  const lines: DetailLine[] = [
+    { text: `${r.own ? 'Your request' : `Request by ${r.requester}`}: ${r.role} on ${targetOf(r)} — ${status}`, tone: 'title' },
+    { text: `reason: ${r.reason ?? '—'}` },
+  ];
+  if (r.status !== 'pending') {
+    const by = r.reviewer ? ` by ${r.reviewer}` : '';
+    lines.push({ text: `${r.status}${by}${r.reviewedAt ? ` at ${r.reviewedAt}` : ''}${r.reviewerComment ? `: "${r.reviewerComment}"` : ''}` });
+  }
+  lines.push(...impactLines(s, r), ...requesterLines(s, r), { text: 'Fields', tone: 'title' });
+  const fields: [string, unknown][] = [
+    ['id', r.id],
+    ['requester', `${r.requester}${r.raw.requesting_user_id && r.raw.requesting_user_id !== r.requester ? ` (${String(r.raw.requesting_user_id)})` : ''}`],
+    ['tenant', r.tenant], ['role', r.role], ['resource', r.resource], ['instance', r.instance],
+    ['created', r.createdAt], ['updated', r.updatedAt], ['reviewer', r.reviewer], ['reviewed', r.reviewedAt],
+    ['reviewer comment', r.reviewerComment], ['cancel reason', r.cancelReason],
+    ['you may review', r.canReview ? 'yes' : r.own ? 'no (your own request)' : 'no'],
+    ...Object.entries(r.raw).filter(([k]) => !SHOWN.has(k)),
+  ];
+  lines.push(...packFields(fields, s.width - 1));
+  return lines;
+}
+
+/** `name value` cells, two a line when the terminal is wide enough. */
+function packFields(fields: [string, unknown][], width: number): DetailLine[] {
+  const cell = (name: string, value: unknown, w: number) => truncate(`${name.padEnd(16)} ${shown(value)}`, w);
+  if (width < 76) return fields.map(([k, v]) => ({ text: `  ${cell(k, v, width - 2)}` }));
+  const half = Math.floor((width - 2) / 2);
+  const fits = (f: [string, unknown]) => 17 + [...shown(f[1])].length <= half - 1;
+  const out: DetailLine[] = [];
+  for (let i = 0; i < fields.length; i++) {
+    const [k, v] = fields[i];
+    // A value too long for half a line gets a line of its own, so ids are never cut.
+    if (fits(fields[i]) && fields[i + 1] && fits(fields[i + 1])) {
+      out.push({ text: `  ${pad(cell(k, v, half - 1), half)}${cell(fields[i + 1][0], fields[i + 1][1], half - 1)}`.trimEnd() });
+      i++;
+    } else out.push({ text: `  ${cell(k, v, width - 2)}` });
+  }
+  return out;
+}
+
+function requesterLines(s: QueueState, r: AccessRequest): DetailLine[] {
+  const person = s.people[r.requester];
+  const title = `${r.requester}'s roles in ${r.tenant}: `;
+  if (!person || person.state === 'loading') return [{ text: `${title}reading…`, tone: 'dim' }];
+  if (person.state === 'failed') return [{ text: `${title}could not read them (${person.message}): R retries`, tone: 'error' }];
+  const roles = rolesInTenant(person.value, r.tenant);
+  return [{ text: `${title}${roles.length > 0 ? roles.join(', ') : 'none'}` }];
+}
+
+function impactLines(s: QueueState, r: AccessRequest): DetailLine[] {
+  if (r.status !== 'pending') return [];
+  const intent = s.inflight[r.id];
+  const role = intent?.role ?? r.role;
+  const title: DetailLine = { text: `If approved${role !== r.role ? ` as ${role}` : ''}`, tone: 'title' };
+  const person = s.people[r.requester];
+  if (s.roles.state === 'failed') return [title, { text: `  could not read the roles (${s.roles.message}): R retries`, tone: 'error' }];
+  if (person?.state === 'failed') return [title, { text: `  unknown: ${r.requester}'s roles could not be read`, tone: 'error' }];
+  if (s.roles.state === 'loading' || !person || person.state === 'loading') return [title, { text: '  reading…', tone: 'dim' }];
+  const impact = buildImpact(r, s.roles.value, person.value, role);
+  const out: DetailLine[] = [title];
+  for (const line of impact.lines) out.push({ text: `  ${line}`, tone: line.startsWith('+') ? 'gain' : line.startsWith('?') ? 'warning' : undefined });
+  out.push({ text: `  (${impact.note})`, tone: 'dim' });
+  return out;
+}

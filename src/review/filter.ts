@@ -1,0 +1,89 @@
+import type { AccessRequest } from './request.js';
+import type { FeedQuery, FeedSpec } from './paging.js';
+
+/**
+ * The `/` filter. `role:X`, `resource:X` and `instance:X` (or `resource:type:key`) go to the service as
+ * list filters, so paging and totals stay exact. `requester:X` (or `@X`) and bare words match on the
+ * client (case-insensitive substrings of requester, role, resource/instance and reason): the API has no
+ * requester filter, so those make the queue scan pages in order until the screen is full.
+ */
+export interface Filter {
+  text: string;
+  role?: string;
+  resource?: string;
+  instance?: string;
+  requester?: string;
+  words: string[];
+}
+
+export type Tab = 'pending' | 'decided' | 'mine';
+export const TABS: readonly Tab[] = ['pending', 'decided', 'mine'];
+
+export function parseFilter(text: string): Filter {
+  const f: Filter = { text: text.trim(), words: [] };
+  for (const token of text.split(/\s+/).filter(Boolean)) {
+    const m = /^(role|resource|instance|requester|user):(.+)$/i.exec(token);
+    if (token.startsWith('@') && token.length > 1) f.requester = token.slice(1);
+    else if (!m) f.words.push(token.toLowerCase());
+    else {
+      const [, field, value] = m;
+      switch (field.toLowerCase()) {
+        case 'role':
+          f.role = value;
+          break;
+        case 'resource': {
+          const i = value.indexOf(':');
+          if (i > 0) (f.resource = value.slice(0, i)), (f.instance = value.slice(i + 1));
+          else f.resource = value;
+          break;
+        }
+        case 'instance':
+          f.instance = value;
+          break;
+        default:
+          f.requester = value;
+      }
+    }
+  }
+  return f;
+}
+
+/** The part of the filter the service applies. */
+function serverQuery(f: Filter): FeedQuery {
+  const q: FeedQuery = {};
+  if (f.role) q.role = f.role;
+  if (f.resource) q.resource = f.resource;
+  // The service takes `type:key` or a bare key.
+  if (f.instance) q.resourceInstance = f.resource ? `${f.resource}:${f.instance}` : f.instance;
+  return q;
+}
+
+/** The part of the filter the client applies, or undefined when there is none. */
+export function clientPredicate(f: Filter): ((r: AccessRequest) => boolean) | undefined {
+  const requester = f.requester?.toLowerCase();
+  if (!requester && f.words.length === 0) return undefined;
+  return (r) => {
+    if (requester && !r.requester.toLowerCase().includes(requester)) return false;
+    if (f.words.length === 0) return true;
+    const hay = [r.requester, r.role, r.resource ?? '', r.instance ?? '', r.reason ?? ''].join(' ').toLowerCase();
+    return f.words.every((w) => hay.includes(w));
+  };
+}
+
+/**
+ * What a tab lists. pending: everything pending the user sees (moderated and own); decided: approved
+ * and denied, merged from two lists (the API filters on one status at a time); mine: the user's own
+ * requests in any status (no requester filter in the API, so the client keeps its own).
+ */
+export function buildFeedSpec(tab: Tab, filter: Filter): FeedSpec {
+  const base = serverQuery(filter);
+  const keep = clientPredicate(filter);
+  switch (tab) {
+    case 'pending':
+      return { queries: [{ ...base, status: 'pending' }], keep };
+    case 'decided':
+      return { queries: [{ ...base, status: 'approved' }, { ...base, status: 'denied' }], keep };
+    case 'mine':
+      return { queries: [base], keep: keep ? (r) => r.own && keep(r) : (r) => r.own };
+  }
+}

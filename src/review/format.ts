@@ -1,0 +1,88 @@
+import { optimisticStatus, type DecisionIntent } from './decisions.js';
+import { summarizeFeed } from './paging.js';
+import { targetOf, type AccessRequest } from './request.js';
+import { listHeight, rowCount, type QueueState } from './model.js';
+
+/** Pure text helpers for the screen: truncation, ages, columns, the status line. */
+
+export function truncate(text: string, width: number): string {
+  if (width <= 0) return '';
+  const chars = [...text.replace(/[\r\n\t]+/g, ' ')];
+  return chars.length <= width ? chars.join('') : chars.slice(0, Math.max(0, width - 1)).join('') + '…';
+}
+
+export function pad(text: string, width: number): string {
+  const t = truncate(text, width);
+  return t + ' '.repeat(Math.max(0, width - [...t].length));
+}
+
+/** "42s", "5m", "3h", "2d", "6w" */
+export function age(iso: string, now: number): string {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return '?';
+  const s = Math.max(0, Math.floor((now - t) / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h`;
+  if (s < 86400 * 14) return `${Math.floor(s / 86400)}d`;
+  return `${Math.floor(s / (86400 * 7))}w`;
+}
+
+export interface Columns {
+  requester: number;
+  role: number;
+  target: number;
+  age: number;
+  status: number;
+  reason: number;
+}
+
+/** Column widths for a terminal `width` wide: the reason takes what is left. */
+export function columnsFor(width: number): Columns {
+  const narrow = width < 90;
+  const c = { requester: narrow ? 12 : 14, role: narrow ? 10 : 12, target: narrow ? 20 : 24, age: 4, status: 10, reason: 0 };
+  const used = 2 + c.requester + c.role + c.target + c.age + c.status + 5;
+  c.reason = Math.max(0, width - used - 1);
+  return c;
+}
+
+export function statusText(r: AccessRequest, inflight?: DecisionIntent): string {
+  return inflight ? optimisticStatus(inflight.kind) : r.status;
+}
+
+/** One row of the queue, without the selection marker. */
+export function formatRow(r: AccessRequest, c: Columns, now: number, inflight?: DecisionIntent): string {
+  return [
+    pad(r.own ? `${r.requester} (you)` : r.requester, c.requester),
+    pad(r.role, c.role),
+    pad(targetOf(r), c.target),
+    pad(age(r.createdAt, now), c.age),
+    pad(statusText(r, inflight), c.status),
+    truncate(r.reason ?? '', c.reason),
+  ].join(' ');
+}
+
+export function formatHeader(c: Columns): string {
+  return [pad('REQUESTER', c.requester), pad('ROLE', c.role), pad('RESOURCE/INSTANCE', c.target), pad('AGE', c.age), pad('STATUS', c.status), truncate('REASON', c.reason)].join(' ');
+}
+
+const n = (x: number) => x.toLocaleString('en-US');
+
+/** "1–17 of 10,000 · page 1/200" and friends. */
+export function formatPosition(s: QueueState): string {
+  const f = summarizeFeed(s.feed);
+  const rows = rowCount(s);
+  const loading = s.feed.kind === 'exact' ? f.total === undefined : f.scanning !== undefined || (f.total === undefined && rows === 0);
+  if (rows === 0) {
+    if (f.failed) return 'could not load';
+    if (loading) return f.scanning ? `scanning… ${n(f.scanning.read)}${f.scanning.of !== undefined ? ` of ${n(f.scanning.of)}` : ''} read` : 'loading…';
+    return s.filter.text ? 'no request matches the filter' : `no ${s.tab === 'mine' ? 'request of yours' : `${s.tab} request`}`;
+  }
+  const first = s.top + 1;
+  const last = Math.min(rows, s.top + listHeight(s));
+  const range = `${n(first)}–${n(last)}`;
+  if (f.scanning) return `${range} of ${n(rows)} matching · ${n(f.scanning.read)}${f.scanning.of !== undefined ? ` of ${n(f.scanning.of)}` : ''} read`;
+  const total = f.total !== undefined ? ` of ${n(f.total)}` : ` of ${n(rows)}+`;
+  const pages = f.total !== undefined && s.feed.kind === 'exact' ? ` · page ${Math.floor(s.cursor / s.perPage) + 1}/${Math.max(1, Math.ceil(f.total / s.perPage))}` : '';
+  return `${range}${total}${pages}`;
+}

@@ -1,0 +1,72 @@
+/**
+ * `roster review`: the reviewer's terminal UI. The CLI calls `renderReview` only; everything else here
+ * is plain TypeScript (model, paging, filter, decisions, source) that never imports Ink, except ui/.
+ */
+import type { ApiClient } from '../api/index.js';
+import { createReviewController, type ReviewController } from './controller.js';
+import type { LogEntry } from './model.js';
+import { createReviewSource, type ReviewSource } from './source.js';
+
+export { createReviewSource, type ReviewSource } from './source.js';
+export { createReviewController, type ReviewController } from './controller.js';
+export { readAccessRequest, targetOf, type AccessRequest } from './request.js';
+
+export interface ReviewOptions {
+  client: ApiClient;
+  user: string;
+  tenant: string;
+  /** Element configuration key or id; default `default`. */
+  config?: string;
+  readonly?: boolean;
+  stdin?: NodeJS.ReadStream;
+  stdout?: NodeJS.WriteStream;
+  /** Default: on unless NO_COLOR is set or stdout is not a terminal. */
+  color?: boolean;
+  now?: () => number;
+}
+
+export interface ReviewSummary {
+  /** Decisions confirmed by the service, in order. */
+  log: LogEntry[];
+}
+
+/**
+ * Why the UI cannot start here, or undefined when it can. Without a terminal (or in CI) the caller says
+ * so and points to `roster requests`.
+ */
+export function whyNotInteractive(env: NodeJS.ProcessEnv = process.env, stdin = process.stdin, stdout = process.stdout): string | undefined {
+  if (env.CI && env.CI !== 'false' && env.CI !== '0') return 'CI is set';
+  if (!stdin.isTTY) return 'standard input is not a terminal';
+  if (!stdout.isTTY) return 'standard output is not a terminal';
+  return undefined;
+}
+
+/** Starts the Ink app and resolves when the user quits. Errors inside are shown, never thrown out. */
+export async function renderReview(o: ReviewOptions): Promise<ReviewSummary> {
+  const [{ render }, React, { ReviewApp }] = await Promise.all([import('ink'), import('react'), import('./ui/App.js')]);
+  const stdout = o.stdout ?? process.stdout;
+  const color = o.color ?? (!process.env.NO_COLOR && stdout.isTTY === true);
+  const now = o.now ?? Date.now;
+  const source = createReviewSource({ client: o.client, user: o.user, tenant: o.tenant, config: o.config });
+  let quit!: () => void;
+  const done = new Promise<void>((resolve) => (quit = resolve));
+  const controller = createReviewController({
+    source, user: o.user, tenant: o.tenant, readonly: o.readonly,
+    width: stdout.columns || 80, rows: stdout.rows || 24, onQuit: () => quit(),
+  });
+  const app = render(
+    React.createElement(ReviewApp, { store: controller, onKey: controller.key, onResize: controller.resize, now, color }),
+    { stdout, stdin: o.stdin ?? process.stdin, exitOnCtrlC: false },
+  );
+  controller.dispatch({ type: 'start' });
+  await Promise.race([done, app.waitUntilExit()]);
+  app.unmount();
+  return { log: controller.getState().log };
+}
+
+/** For tests and the bench: the controller alone, over a source. */
+export function startQueue(source: ReviewSource, o: { readonly?: boolean; width?: number; rows?: number; perPage?: number } = {}): ReviewController {
+  const c = createReviewController({ source, user: source.user, tenant: source.tenant, ...o });
+  c.dispatch({ type: 'start' });
+  return c;
+}

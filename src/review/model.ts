@@ -1,0 +1,360 @@
+import { buildFeedSpec, parseFilter, TABS, type Filter, type Tab } from './filter.js';
+import { createFeed, failPage, feedItem, feedLength, planFetches, receivePage, retryFailed, rowState, type Feed, type FeedQuery, type PageFetch } from './paging.js';
+import {
+  confirmQuestion, conflictText, describeRequest, failureText, isOwnEarlierDecision, refusal, successText, VERB,
+  type DecisionIntent, type DecisionKind, type Prompt,
+} from './decisions.js';
+import type { KeyPress } from './keys.js';
+import type { AccessRequest } from './request.js';
+import type { RequesterFacts, RoleInfo } from './impact.js';
+
+/**
+ * The review queue as a plain state machine: `reduce(state, action)` returns the next state and the
+ * effects to run (page reads, decisions, ...). No I/O, no Ink: the controller runs the effects and feeds
+ * their answers back as actions; the components render the state.
+ */
+
+export type Loadable<T> = { state: 'loading' } | { state: 'loaded'; value: T } | { state: 'failed'; message: string };
+
+export interface Message {
+  kind: 'info' | 'success' | 'warning' | 'error';
+  text: string;
+}
+
+/** A finished decision, printed once above the live screen. */
+export interface LogEntry {
+  id: number;
+  kind: 'success' | 'warning';
+  text: string;
+}
+
+export interface QueueState {
+  user: string;
+  tenant: string;
+  readonly: boolean;
+  tab: Tab;
+  filter: Filter;
+  feed: Feed;
+  /** Generation of the feed: answers for an older one (before a refresh or filter) are dropped. */
+  gen: number;
+  perPage: number;
+  cursor: number;
+  /** Index of the first visible row. */
+  top: number;
+  width: number;
+  rows: number;
+  view: 'list' | 'detail' | 'help';
+  /** First line of the detail pane shown (ctrl-d / ctrl-u scroll it). */
+  detailTop: number;
+  /** Where `esc` returns from help. */
+  back: 'list' | 'detail';
+  prompt?: Prompt;
+  /** Decisions sent and not yet answered, by request id (shown optimistically). */
+  inflight: Readonly<Record<string, DecisionIntent>>;
+  /** Requests as the service last returned them after a decision, by id; cleared on refresh. */
+  overlay: Readonly<Record<string, AccessRequest>>;
+  roles: Loadable<RoleInfo[]>;
+  people: Readonly<Record<string, Loadable<RequesterFacts>>>;
+  message?: Message;
+  log: LogEntry[];
+  quit: boolean;
+}
+
+export type Action =
+  | { type: 'start' }
+  | { type: 'key'; key: KeyPress }
+  | { type: 'resize'; width: number; rows: number }
+  | { type: 'pageLoaded'; gen: number; fetch: PageFetch; items: AccessRequest[]; total?: number }
+  | { type: 'pageFailed'; gen: number; fetch: PageFetch; message: string }
+  | { type: 'rolesLoaded'; roles: RoleInfo[] }
+  | { type: 'rolesFailed'; message: string }
+  | { type: 'personLoaded'; user: string; facts: RequesterFacts }
+  | { type: 'personFailed'; user: string; message: string }
+  | { type: 'decided'; intent: DecisionIntent; request: AccessRequest }
+  | { type: 'conflict'; intent: DecisionIntent; request: AccessRequest }
+  | { type: 'decisionFailed'; intent: DecisionIntent; message: string; network: boolean };
+
+export type Effect =
+  | { type: 'fetchPage'; gen: number; fetch: PageFetch; query: FeedQuery; perPage: number }
+  | { type: 'loadRoles' }
+  | { type: 'loadPerson'; user: string }
+  | { type: 'decide'; intent: DecisionIntent; request: AccessRequest }
+  | { type: 'quit' };
+
+export interface Step {
+  state: QueueState;
+  effects: Effect[];
+}
+
+/** Rows around the list: title, tabs, column header, status line, message or prompt, key hints, and one spare. */
+export const CHROME_ROWS = 7;
+
+export interface QueueOptions {
+  user: string;
+  tenant: string;
+  readonly?: boolean;
+  perPage?: number;
+  width?: number;
+  rows?: number;
+  tab?: Tab;
+  filter?: string;
+}
+
+export function initQueue(o: QueueOptions): QueueState {
+  const tab = o.tab ?? 'pending';
+  const filter = parseFilter(o.filter ?? '');
+  const perPage = o.perPage ?? 50;
+  return {
+    user: o.user, tenant: o.tenant, readonly: o.readonly ?? false, tab, filter,
+    feed: createFeed(buildFeedSpec(tab, filter), perPage), gen: 1, perPage,
+    cursor: 0, top: 0, width: o.width ?? 80, rows: o.rows ?? 24,
+    view: 'list', detailTop: 0, back: 'list', inflight: {}, overlay: {}, roles: { state: 'loading' }, people: {}, log: [], quit: false,
+  };
+}
+
+/** Rows of the list area at the current terminal size. */
+export function listHeight(s: Pick<QueueState, 'rows'>): number {
+  return Math.max(1, s.rows - CHROME_ROWS);
+}
+
+export function rowCount(s: QueueState): number {
+  return feedLength(s.feed);
+}
+
+/** The request at `index` as last known (a decision's answer wins over the page it came on). */
+export function requestAt(s: QueueState, index: number): AccessRequest | undefined {
+  const r = feedItem(s.feed, index);
+  return r && (s.overlay[r.id] ?? r);
+}
+
+export function selected(s: QueueState): AccessRequest | undefined {
+  return requestAt(s, s.cursor);
+}
+
+export interface VisibleRow {
+  index: number;
+  request?: AccessRequest;
+  state: 'loaded' | 'loading' | 'failed';
+  selected: boolean;
+  inflight?: DecisionIntent;
+}
+
+/** Only the rows on screen: a queue of 10,000 renders `listHeight` rows. */
+export function visibleRows(s: QueueState): VisibleRow[] {
+  const out: VisibleRow[] = [];
+  const end = Math.min(rowCount(s), s.top + listHeight(s));
+  for (let i = s.top; i < end; i++) {
+    const request = requestAt(s, i);
+    out.push({ index: i, request, state: request ? 'loaded' : rowState(s.feed, i), selected: i === s.cursor, inflight: request && s.inflight[request.id] });
+  }
+  return out;
+}
+
+export function reduce(s: QueueState, a: Action): Step {
+  const step = apply(s, a);
+  return settle(step.state, step.effects);
+}
+
+function apply(s: QueueState, a: Action): Step {
+  switch (a.type) {
+    case 'start':
+      return { state: s, effects: [{ type: 'loadRoles' }] };
+    case 'resize':
+      return only({ ...s, width: Math.max(20, a.width), rows: Math.max(CHROME_ROWS + 1, a.rows) });
+    case 'pageLoaded':
+      return a.gen === s.gen ? only({ ...s, feed: receivePage(s.feed, a.fetch, a.items, a.total) }) : only(s);
+    case 'pageFailed':
+      if (a.gen !== s.gen) return only(s);
+      return only({ ...s, feed: failPage(s.feed, a.fetch, a.message), message: { kind: 'error', text: `could not load the queue (${a.message}): press R to retry` } });
+    case 'rolesLoaded':
+      return only({ ...s, roles: { state: 'loaded', value: a.roles } });
+    case 'rolesFailed':
+      return only({ ...s, roles: { state: 'failed', message: a.message } });
+    case 'personLoaded':
+      return only({ ...s, people: { ...s.people, [a.user]: { state: 'loaded', value: a.facts } } });
+    case 'personFailed':
+      return only({ ...s, people: { ...s.people, [a.user]: { state: 'failed', message: a.message } } });
+    case 'decided':
+      return finish(s, a.intent, a.request, { kind: 'success', text: successText(a.intent, a.request) });
+    case 'conflict':
+      if (isOwnEarlierDecision(a.intent, a.request, s.user)) return finish(s, a.intent, a.request, { kind: 'success', text: successText(a.intent, a.request) });
+      return finish(s, a.intent, a.request, { kind: 'warning', text: conflictText(a.intent, a.request) });
+    case 'decisionFailed': {
+      const inflight = { ...s.inflight };
+      delete inflight[a.intent.id];
+      return only({ ...s, inflight, message: { kind: 'error', text: failureText(a.intent, a) } });
+    }
+    case 'key':
+      return onKey(s, a.key);
+  }
+}
+
+function finish(s: QueueState, intent: DecisionIntent, request: AccessRequest, message: Message & { kind: 'success' | 'warning' }): Step {
+  const inflight = { ...s.inflight };
+  delete inflight[intent.id];
+  const log = [...s.log, { id: s.log.length + 1, kind: message.kind, text: message.text }];
+  // The requester's roles may have changed: read them again when next shown.
+  const people = { ...s.people };
+  if (intent.kind === 'approve') delete people[request.requester];
+  return only({ ...s, inflight, overlay: { ...s.overlay, [intent.id]: request }, people, message, log });
+}
+
+const quit = (s: QueueState): Step => (s.quit ? only(s) : { state: { ...s, quit: true }, effects: [{ type: 'quit' }] });
+const only = (state: QueueState): Step => ({ state, effects: [] });
+const say = (s: QueueState, kind: Message['kind'], text: string): Step => only({ ...s, message: { kind, text } });
+
+/** After every action: keep the cursor in bounds and on screen, read missing pages and people. */
+function settle(s: QueueState, effects: Effect[]): Step {
+  const n = rowCount(s);
+  const h = listHeight(s);
+  const cursor = Math.max(0, Math.min(s.cursor, n - 1));
+  let top = Math.min(s.top, cursor);
+  if (cursor >= top + h) top = cursor - h + 1;
+  top = Math.max(0, Math.min(top, Math.max(0, n - h)));
+  let next: QueueState = cursor === s.cursor && top === s.top ? s : { ...s, cursor, top };
+  const out = [...effects];
+  // Read ahead one screen, so moving down rarely shows placeholders.
+  const planned = planFetches(next.feed, top, top + 2 * h);
+  if (planned.fetches.length > 0) {
+    next = { ...next, feed: planned.feed };
+    for (const fetch of planned.fetches) out.push({ type: 'fetchPage', gen: next.gen, fetch, query: next.feed.spec.queries[fetch.source], perPage: next.perPage });
+  }
+  const r = selected(next);
+  if (next.view === 'detail' && r && next.people[r.requester] === undefined) {
+    next = { ...next, people: { ...next.people, [r.requester]: { state: 'loading' } } };
+    out.push({ type: 'loadPerson', user: r.requester });
+  }
+  return { state: next, effects: out };
+}
+
+function reload(s: QueueState, changes: Partial<QueueState>): QueueState {
+  const next = { ...s, ...changes };
+  return { ...next, feed: createFeed(buildFeedSpec(next.tab, next.filter), next.perPage), gen: s.gen + 1, overlay: {} };
+}
+
+function onKey(s: QueueState, k: KeyPress): Step {
+  if (k.ctrl && k.input === 'c') return quit(s);
+  if (s.prompt) return onPromptKey(s, s.prompt, k);
+  if (s.view === 'help') {
+    if (k.name === 'escape' || k.name === 'return' || k.input === '?' || k.input === 'q') return only({ ...s, view: s.back, message: undefined });
+    return only(s);
+  }
+  const h = listHeight(s);
+  const half = Math.max(1, Math.floor(h / 2));
+  if (k.name === 'down' || k.input === 'j') return only({ ...s, cursor: s.cursor + 1, detailTop: 0 });
+  if (k.name === 'up' || k.input === 'k') return only({ ...s, cursor: s.cursor - 1, detailTop: 0 });
+  if (s.view === 'detail' && (k.name === 'pagedown' || (k.ctrl && k.input === 'd'))) return only({ ...s, detailTop: s.detailTop + half });
+  if (s.view === 'detail' && (k.name === 'pageup' || (k.ctrl && k.input === 'u'))) return only({ ...s, detailTop: Math.max(0, s.detailTop - half) });
+  if (k.name === 'pagedown' || (k.ctrl && k.input === 'd')) return only({ ...s, cursor: s.cursor + half, top: s.top + half });
+  if (k.name === 'pageup' || (k.ctrl && k.input === 'u')) return only({ ...s, cursor: s.cursor - half, top: Math.max(0, s.top - half) });
+  if (k.name === 'home' || k.input === 'g') return only({ ...s, cursor: 0 });
+  if (k.name === 'end' || k.input === 'G') return only({ ...s, cursor: Math.max(0, rowCount(s) - 1) });
+  if (k.name === 'return') return selected(s) ? only({ ...s, view: 'detail', detailTop: 0, message: undefined }) : only(s);
+  if (k.name === 'escape') {
+    if (s.view === 'detail') return only({ ...s, view: 'list' });
+    if (s.message) return only({ ...s, message: undefined });
+    if (s.filter.text) return only(reload(s, { filter: parseFilter(''), cursor: 0, top: 0 }));
+    return only(s);
+  }
+  if (k.name === 'tab' || ['1', '2', '3'].includes(k.input)) {
+    const i = TABS.indexOf(s.tab);
+    const tab = k.name === 'tab' ? TABS[(i + (k.shift ? TABS.length - 1 : 1)) % TABS.length] : TABS[Number(k.input) - 1];
+    return only(reload(s, { tab, cursor: 0, top: 0, view: 'list', message: undefined }));
+  }
+  if (k.input === '/') return only({ ...s, prompt: { kind: 'filter', draft: s.filter.text } });
+  if (k.input === '?') return only({ ...s, view: 'help', back: s.view === 'detail' ? 'detail' : 'list' });
+  if (k.input === 'q') return quit(s);
+  if (k.input === 'R') return refresh(s);
+  if (k.input === 'a') return startDecision(s, 'approve');
+  if (k.input === 'd') return startDecision(s, 'deny');
+  if (k.input === 'c') return startDecision(s, 'update');
+  if (k.input === 'x') return startDecision(s, 'cancel');
+  if (k.input === 'r') return startRoleChange(s);
+  return only(s);
+}
+
+function refresh(s: QueueState): Step {
+  const next = reload(s, { people: {}, message: { kind: 'info', text: 'refreshed' } });
+  const effects: Effect[] = s.roles.state === 'failed' ? [{ type: 'loadRoles' }] : [];
+  return { state: { ...next, roles: s.roles.state === 'failed' ? { state: 'loading' } : s.roles, feed: retryFailed(next.feed) }, effects };
+}
+
+function startDecision(s: QueueState, kind: DecisionKind, role?: string): Step {
+  const r = selected(s);
+  if (!r) return only(s);
+  const why = refusal(kind, r, { readonly: s.readonly, inflight: s.inflight[r.id] !== undefined });
+  if (why) return say(s, 'warning', why);
+  return only({ ...s, message: undefined, prompt: { kind: 'comment', intent: { kind, id: r.id, ...(role ? { role } : {}) }, draft: '' } });
+}
+
+function startRoleChange(s: QueueState): Step {
+  const r = selected(s);
+  if (!r) return only(s);
+  const why = refusal('approve', r, { readonly: s.readonly, inflight: s.inflight[r.id] !== undefined });
+  if (why) return say(s, 'warning', why);
+  if (s.roles.state === 'loading') return say(s, 'info', 'the roles are still loading');
+  if (s.roles.state === 'failed') return say(s, 'error', `could not read the roles (${s.roles.message}): press R to retry`);
+  const choices = s.roles.value.map((x) => x.key);
+  if (choices.length === 0) return say(s, 'warning', 'this environment has no roles');
+  return only({ ...s, message: undefined, prompt: { kind: 'role', id: r.id, choices, cursor: Math.max(0, choices.indexOf(r.role)) } });
+}
+
+/** A one-line editor: printable input appends, backspace removes, ctrl-u clears. */
+export function editLine(draft: string, k: KeyPress): string {
+  if (k.name === 'backspace') return [...draft].slice(0, -1).join('');
+  if (k.ctrl && k.input === 'u') return '';
+  if (k.ctrl || k.meta || k.name) return draft;
+  // Pasted text may carry line breaks: one line only.
+  return draft + k.input.replace(/[\r\n\t]+/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '');
+}
+
+function onPromptKey(s: QueueState, p: Prompt, k: KeyPress): Step {
+  const close = (extra: Partial<QueueState> = {}) => only({ ...s, prompt: undefined, ...extra });
+  switch (p.kind) {
+    case 'filter':
+      if (k.name === 'escape') return close();
+      if (k.name === 'return') return only(reload(s, { prompt: undefined, filter: parseFilter(p.draft), cursor: 0, top: 0, view: 'list' }));
+      return only({ ...s, prompt: { ...p, draft: editLine(p.draft, k) } });
+    case 'role': {
+      if (k.name === 'escape') return close();
+      const n = p.choices.length;
+      if (k.name === 'down' || k.input === 'j') return only({ ...s, prompt: { ...p, cursor: (p.cursor + 1) % n } });
+      if (k.name === 'up' || k.input === 'k') return only({ ...s, prompt: { ...p, cursor: (p.cursor + n - 1) % n } });
+      if (k.name === 'return') return startDecision({ ...s, prompt: undefined }, 'approve', p.choices[p.cursor]);
+      return only(s);
+    }
+    case 'comment':
+      if (k.name === 'escape') return close({ message: { kind: 'info', text: 'nothing was changed' } });
+      if (k.name === 'return') {
+        const comment = p.draft.trim();
+        return only({ ...s, prompt: { kind: 'confirm', intent: { ...p.intent, ...(comment ? { comment } : {}) } } });
+      }
+      return only({ ...s, prompt: { ...p, draft: editLine(p.draft, k) } });
+    case 'confirm': {
+      if (k.name === 'escape' || k.input === 'n' || k.input === 'N') return close({ message: { kind: 'info', text: 'nothing was changed' } });
+      if (k.name !== 'return' && k.input !== 'y' && k.input !== 'Y') return only(s);
+      const r = findRequest(s, p.intent.id);
+      if (!r) return close();
+      return {
+        state: { ...s, prompt: undefined, inflight: { ...s.inflight, [r.id]: p.intent }, message: { kind: 'info', text: `${VERB[p.intent.kind].doing} ${describeRequest(r, p.intent.role)}…` } },
+        effects: [{ type: 'decide', intent: p.intent, request: r }],
+      };
+    }
+  }
+}
+
+/** The request with this id among the loaded rows (the prompt's request, even if the cursor moved). */
+export function findRequest(s: QueueState, id: string): AccessRequest | undefined {
+  if (s.overlay[id]) return s.overlay[id];
+  const r = selected(s);
+  if (r?.id === id) return r;
+  for (let i = 0; i < rowCount(s); i++) if (feedItem(s.feed, i)?.id === id) return requestAt(s, i);
+  return undefined;
+}
+
+/** The text of the confirmation step, for the UI. */
+export function promptQuestion(s: QueueState): string | undefined {
+  if (s.prompt?.kind !== 'confirm') return undefined;
+  const r = findRequest(s, s.prompt.intent.id);
+  return r ? confirmQuestion(s.prompt.intent, r) : undefined;
+}

@@ -1,0 +1,106 @@
+import { pathOf, type ApiClient } from '../api/index.js';
+import { isEnvelope } from '../api/paging.js';
+import { readAccessRequest, type AccessRequest } from './request.js';
+import type { FeedQuery } from './paging.js';
+import type { RequesterFacts, RoleInfo } from './impact.js';
+
+/**
+ * The review's reads and writes over the /v2 client: access requests of one acting user in one tenant
+ * under one element configuration, the environment's roles and a requester's role assignments. Thin:
+ * it builds paths and bodies and reads answers in either dialect; errors are the client's `ApiError`.
+ */
+export interface ReviewSource {
+  readonly user: string;
+  readonly tenant: string;
+  listPage(query: FeedQuery, page: number, perPage: number): Promise<{ items: AccessRequest[]; total?: number; raw: unknown }>;
+  get(id: string): Promise<AccessRequest>;
+  create(input: CreateInput): Promise<AccessRequest>;
+  approve(id: string, body?: { comment?: string; role?: string }): Promise<AccessRequest>;
+  deny(id: string, body?: { comment?: string }): Promise<AccessRequest>;
+  update(id: string, body: { comment?: string; role?: string }): Promise<AccessRequest>;
+  cancel(id: string, body?: { reason?: string }): Promise<AccessRequest>;
+  /** Every role of the environment, with its permissions. */
+  readRoles(): Promise<RoleInfo[]>;
+  /** The requester's role assignments (every tenant; callers pick the request's). */
+  readRequester(user: string): Promise<RequesterFacts>;
+}
+
+export interface CreateInput {
+  role: string;
+  resource?: string;
+  /** A key, or `type:key`. */
+  instance?: string;
+  reason?: string;
+}
+
+export interface SourceOptions {
+  client: ApiClient;
+  user: string;
+  tenant: string;
+  /** The element configuration (key or id); default `default`. */
+  config?: string;
+}
+
+/** The API's status filter, in the public spelling (our server accepts both). */
+const STATUS_QUERY = { pending: 'pending', approved: 'approved', denied: 'denied', canceled: 'canceled' } as const;
+
+export function createReviewSource(o: SourceOptions): ReviewSource {
+  const { client, user, tenant } = o;
+  const base = pathOf(client.paths.facts, 'access_requests', o.config ?? 'default', 'user', user, 'tenant', tenant);
+  const one = (id: string, ...rest: string[]) => pathOf(base, id, ...rest);
+  const read = (raw: unknown) => readAccessRequest(raw, user);
+  // Empty strings are not sent: a comment typed as nothing is no comment.
+  const compact = (b: Record<string, string | undefined>) => Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined && v !== ''));
+
+  return {
+    user,
+    tenant,
+    async listPage(q, page, perPage) {
+      const raw = await client.get<unknown>(base, {
+        query: {
+          page,
+          per_page: perPage,
+          status: q.status && STATUS_QUERY[q.status],
+          role: q.role,
+          resource: q.resource,
+          resource_instance_id: q.resourceInstance,
+        },
+      });
+      const items = (isEnvelope(raw) ? raw.data : Array.isArray(raw) ? raw : []).map(read);
+      const total = isEnvelope(raw) && typeof raw.total_count === 'number' ? raw.total_count : undefined;
+      return { items, total, raw };
+    },
+    get: async (id) => read(await client.get(one(id))),
+    async create(input) {
+      const details: Record<string, string> = { tenant, role: input.role };
+      if (input.resource) details.resource = input.resource;
+      if (input.instance) details.resource_instance = input.instance;
+      // A plain POST: a retried create could file the request twice, so the client does not retry it.
+      return read(await client.post(base, { access_request_details: details, ...compact({ reason: input.reason }) }));
+    },
+    approve: async (id, b = {}) => read(await client.put(one(id, 'approve'), compact({ reviewer_comment: b.comment, role: b.role }))),
+    deny: async (id, b = {}) => read(await client.put(one(id, 'deny'), compact({ reviewer_comment: b.comment }))),
+    update: async (id, b) => read(await client.patch(one(id, 'reviewer'), compact({ reviewer_comment: b.comment, role: b.role }))),
+    cancel: async (id, b = {}) => read(await client.put(one(id, 'cancel'), compact({ reason: b.reason }))),
+    async readRoles() {
+      const roles = await client.listAll<Record<string, unknown>>(`${client.paths.schema}/roles`, { query: { include_total_count: true } });
+      return roles.map((r) => ({
+        key: String(r.key),
+        name: typeof r.name === 'string' ? r.name : undefined,
+        permissions: Array.isArray(r.permissions) ? r.permissions.map(String) : [],
+        extends: Array.isArray(r.extends) ? r.extends.map(String) : [],
+      }));
+    },
+    async readRequester(key) {
+      const rows = await client.listAll<Record<string, unknown>>(`${client.paths.facts}/role_assignments`, { perPage: 1000, query: { user: key, include_total_count: true } });
+      return {
+        user: key,
+        assignments: rows.map((a) => ({
+          role: String(a.role),
+          tenant: String(a.tenant ?? ''),
+          resource_instance: typeof a.resource_instance === 'string' && a.resource_instance !== '' ? a.resource_instance : null,
+        })),
+      };
+    },
+  };
+}

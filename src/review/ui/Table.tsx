@@ -1,0 +1,40 @@
+import { Box, Text } from 'ink';
+import { columnsFor, formatHeader, formatRow } from '../format.js';
+import type { VisibleRow } from '../model.js';
+import { colorOf } from './theme.js';
+
+export interface QueueTableProps {
+  rows: VisibleRow[];
+  width: number;
+  /** Rows of the list area; empty lines fill the rest, so the screen does not jump. */
+  height: number;
+  now: number;
+  color: boolean;
+}
+
+/** The queue: a column header and only the visible rows. */
+export function QueueTable({ rows, width, height, now, color }: QueueTableProps) {
+  const c = columnsFor(width);
+  const filler = Array.from({ length: Math.max(0, height - rows.length) }, (_, i) => <Text key={`empty-${i}`}> </Text>);
+  return (
+    <Box flexDirection="column">
+      <Text bold color={colorOf('dim', color)} wrap="truncate-end">{'  ' + formatHeader(c)}</Text>
+      {rows.map((row) => {
+        const marker = row.selected ? '› ' : '  ';
+        if (!row.request) {
+          const text = row.state === 'failed' ? 'could not load this page (R retries)' : 'loading…';
+          return <Text key={`row-${row.index}`} color={colorOf(row.state === 'failed' ? 'error' : 'dim', color)} wrap="truncate-end">{marker + text}</Text>;
+        }
+        const r = row.request;
+        const decided = r.status !== 'pending';
+        const tone = row.inflight ? 'info' : r.status === 'approved' ? 'success' : r.status === 'denied' ? 'error' : decided || r.own ? 'dim' : undefined;
+        return (
+          <Text key={`row-${row.index}`} inverse={row.selected && color} bold={row.selected} color={colorOf(tone, color)} wrap="truncate-end">
+            {marker + formatRow(r, c, now, row.inflight)}
+          </Text>
+        );
+      })}
+      {filler}
+    </Box>
+  );
+}

@@ -1,0 +1,200 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { initQueue, listHeight, reduce, requestAt, selected, visibleRows, type Action, type QueueState } from '../../src/review/model.js';
+import { aRequest, keys, pageOf, run, someRequests } from './builders.js';
+
+const h = listHeight({ rows: 24 }); // 17
+
+describe('queue model: moving', () => {
+  const page = pageOf(someRequests(50), 120);
+  it.each([
+    { script: [], cursor: 0, top: 0 },
+    { script: ['j', 'j', '<down>'], cursor: 3, top: 0 },
+    { script: ['j', 'k', 'k', '<up>'], cursor: 0, top: 0 },
+    { script: ['G'], cursor: 119, top: 120 - h },
+    { script: ['G', 'g'], cursor: 0, top: 0 },
+    { script: ['<end>', '<home>'], cursor: 0, top: 0 },
+    { script: ['<ctrl-d>'], cursor: 8, top: 8 },
+    { script: ['<ctrl-d>', '<ctrl-u>'], cursor: 0, top: 0 },
+    { script: [...Array(20).fill('j')], cursor: 20, top: 20 - h + 1 },
+  ])('$script → cursor $cursor, top $top', ({ script, cursor, top }) => {
+    const { state } = run({}, [{ type: 'start' }, page, ...keys(...script)]);
+    expect({ cursor: state.cursor, top: state.top }).toEqual({ cursor, top });
+  });
+
+  it('reads the first page on start, and only the pages the screen needs after that', () => {
+    const start = run({}, [{ type: 'start' }]);
+    expect(start.all).toEqual([
+      { type: 'loadRoles' },
+      { type: 'fetchPage', gen: 1, fetch: { source: 0, page: 1 }, query: { status: 'pending' }, perPage: 50 },
+    ]);
+    const bottom = run({}, [{ type: 'start' }, pageOf(someRequests(50), 10_000), ...keys('G')]);
+    // G on 10,000 rows reads the last page only.
+    expect(bottom.effects.filter((e) => e.type === 'fetchPage').map((e) => e.type === 'fetchPage' && e.fetch.page)).toEqual([200]);
+    expect(visibleRows(bottom.state)).toHaveLength(h);
+    expect(visibleRows(bottom.state).every((r) => r.state === 'loading')).toBe(true);
+  });
+
+  it('pages forward as the user scrolls', () => {
+    const { state, all } = run({}, [{ type: 'start' }, pageOf(someRequests(50), 120), ...keys(...Array(40).fill('j'))]);
+    expect(state.cursor).toBe(40);
+    // Read one screen ahead: page 2 was asked for once, before the cursor reached it; page 3 not yet.
+    expect(all.filter((e) => e.type === 'fetchPage').map((e) => e.type === 'fetchPage' && e.fetch.page)).toEqual([1, 2]);
+    const next = reduce(state, pageOf(someRequests(50).map((r) => ({ ...r, id: `p2-${r.id}` })), 120, 2));
+    expect(requestAt(next.state, 50)?.id).toMatch(/^p2-/);
+    expect(requestAt(next.state, 49)?.id).not.toMatch(/^p2-/);
+  });
+
+  it('drops answers for an older feed (after a refresh or a filter)', () => {
+    const { state } = run({}, [{ type: 'start' }, ...keys('R'), pageOf(someRequests(3), 3, 1, 1)]);
+    expect(state.gen).toBe(2);
+    expect(visibleRows(state)).toEqual([]);
+  });
+
+  it('tab switches view and reloads: decided merges approved and denied', () => {
+    const { state, all } = run({}, [{ type: 'start' }, pageOf(someRequests(3)), ...keys('<tab>')]);
+    expect(state.tab).toBe('decided');
+    expect(all.filter((e) => e.type === 'fetchPage' && e.gen === 2).map((e) => e.type === 'fetchPage' && e.query)).toEqual([{ status: 'approved' }, { status: 'denied' }]);
+    expect(run({}, keys('3')).state.tab).toBe('mine');
+    expect(run({}, [{ type: 'key', key: { input: '', name: 'tab', shift: true } }]).state.tab).toBe('mine');
+  });
+
+  it('/ filters: role and resource go to the service, a requester is matched here', () => {
+    const { state, all } = run({}, [{ type: 'start' }, pageOf(someRequests(3)), ...keys('/', 'role:editor resource:document:readme @al', '<return>')]);
+    expect(state.filter).toMatchObject({ role: 'editor', resource: 'document', instance: 'readme', requester: 'al' });
+    expect(all.at(-1)).toMatchObject({ type: 'fetchPage', gen: 2, query: { status: 'pending', role: 'editor', resource: 'document', resourceInstance: 'document:readme' } });
+    const answered = reduce(state, pageOf([aRequest({ requester: 'alice' }), aRequest({ requester: 'dave' }), aRequest({ requester: 'alan' })], 3, 1, 2));
+    expect(visibleRows(answered.state).map((r) => r.request?.requester)).toEqual(['alice', 'alan']);
+    // esc in the list clears the filter.
+    const cleared = reduce(answered.state, keys('<escape>')[0]);
+    expect(cleared.state.filter.text).toBe('');
+  });
+});
+
+describe('queue model: decisions', () => {
+  const loaded = (o: Parameters<typeof aRequest>[0] = {}, opts = {}) => run(opts, [{ type: 'start' }, pageOf([aRequest({ id: 'r1', ...o })])]).state;
+  const press = (s: QueueState, ...script: string[]) => {
+    let step = { state: s, effects: [] as ReturnType<typeof reduce>['effects'] };
+    const effects = [];
+    for (const a of keys(...script)) (step = reduce(step.state, a)), effects.push(...step.effects);
+    return { state: step.state, effects };
+  };
+
+  it('a: comment typed inline, then a confirmation, then the decision is sent and shown optimistically', () => {
+    const s0 = loaded();
+    const s1 = press(s0, 'a');
+    expect(s1.state.prompt).toEqual({ kind: 'comment', intent: { kind: 'approve', id: 'r1' }, draft: '' });
+    const s2 = press(s1.state, 'looks ', 'fine', '<backspace>', 'e', '<return>');
+    expect(s2.state.prompt).toEqual({ kind: 'confirm', intent: { kind: 'approve', id: 'r1', comment: 'looks fine' } });
+    const s3 = press(s2.state, 'y');
+    expect(s3.effects).toEqual([{ type: 'decide', intent: { kind: 'approve', id: 'r1', comment: 'looks fine' }, request: expect.objectContaining({ id: 'r1' }) }]);
+    expect(visibleRows(s3.state)[0].inflight).toEqual({ kind: 'approve', id: 'r1', comment: 'looks fine' });
+    const done = reduce(s3.state, { type: 'decided', intent: { kind: 'approve', id: 'r1', comment: 'looks fine' }, request: aRequest({ id: 'r1', status: 'approved', reviewer: 'bob' }) });
+    expect(selected(done.state)?.status).toBe('approved');
+    expect(done.state.inflight).toEqual({});
+    expect(done.state.log).toEqual([{ id: 1, kind: 'success', text: "approved dave's request for editor on document:readme: dave now holds editor on document:readme" }]);
+  });
+
+  it.each([
+    { name: 'n at the confirmation', script: ['d', '<return>', 'n'] },
+    { name: 'esc at the comment', script: ['d', 'no', '<escape>'] },
+    { name: 'esc at the confirmation', script: ['c', 'x', '<return>', '<escape>'] },
+  ])('nothing is sent after $name', ({ script }) => {
+    const r = press(loaded(), ...script);
+    expect(r.effects).toEqual([]);
+    expect(r.state.prompt).toBeUndefined();
+    expect(r.state.message?.text).toBe('nothing was changed');
+  });
+
+  it('r: choose a role, then approve as that role', () => {
+    const s0 = reduce(loaded({ role: 'viewer' }), { type: 'rolesLoaded', roles: ['admin', 'editor', 'viewer'].map((key) => ({ key, permissions: [], extends: [] })) }).state;
+    const s1 = press(s0, 'r');
+    expect(s1.state.prompt).toEqual({ kind: 'role', id: 'r1', choices: ['admin', 'editor', 'viewer'], cursor: 2 });
+    const s2 = press(s1.state, 'k', '<return>', '<return>', 'y');
+    expect(s2.effects).toEqual([{ type: 'decide', intent: { kind: 'approve', id: 'r1', role: 'editor' }, request: expect.anything() }]);
+  });
+
+  it.each([
+    { name: 'read-only', req: {}, opts: { readonly: true }, key: 'a', says: 'read-only (--readonly): decision keys are off' },
+    { name: 'own request', req: { requester: 'bob' }, opts: {}, key: 'a', says: 'this is your own request: someone else reviews it (x cancels it)' },
+    { name: 'not a reviewer', req: { canReview: false }, opts: {}, key: 'd', says: "you are not a reviewer of dave's request for editor on document:readme" },
+    { name: 'decided', req: { status: 'deny', reviewer: 'carol' }, opts: {}, key: 'a', says: 'this request is already denied by carol' },
+    { name: "cancel someone else's", req: {}, opts: {}, key: 'x', says: "only the requester may cancel: this is dave's request" },
+    { name: 'change role while roles load', req: {}, opts: {}, key: 'r', says: 'the roles are still loading' },
+  ])('refuses before asking anything: $name', ({ req, opts, key, says }) => {
+    const r = press(loaded(req, opts), key);
+    expect(r.state.prompt).toBeUndefined();
+    expect(r.state.message?.text).toBe(says);
+  });
+
+  it('x cancels your own request, with a reason', () => {
+    const r = press(loaded({ requester: 'bob' }), 'x', 'not needed', '<return>', '<return>');
+    expect(r.effects).toEqual([{ type: 'decide', intent: { kind: 'cancel', id: 'r1', comment: 'not needed' }, request: expect.anything() }]);
+  });
+
+  it('a 409 shows the request as it is now; a 409 that is our own earlier attempt is a success', () => {
+    const s = press(loaded(), 'a', '<return>', 'y').state;
+    const intent = { kind: 'approve' as const, id: 'r1' };
+    const other = reduce(s, { type: 'conflict', intent, request: aRequest({ id: 'r1', status: 'deny', reviewer: 'carol' }) });
+    expect(other.state.message).toEqual({ kind: 'warning', text: "not approved: dave's request for editor on document:readme was already denied by carol; nothing changed" });
+    expect(selected(other.state)?.status).toBe('denied');
+    const mine = reduce(s, { type: 'conflict', intent, request: aRequest({ id: 'r1', status: 'approved', reviewer: 'bob' }) });
+    expect(mine.state.message?.kind).toBe('success');
+  });
+
+  it('a network error keeps the request as it was and says how to retry', () => {
+    const s = press(loaded(), 'd', '<return>', 'y').state;
+    const r = reduce(s, { type: 'decisionFailed', intent: { kind: 'deny', id: 'r1' }, message: 'NETWORK_ERROR: ECONNREFUSED', network: true });
+    expect(r.state.inflight).toEqual({});
+    expect(selected(r.state)?.status).toBe('pending');
+    expect(r.state.message).toEqual({ kind: 'error', text: 'could not reach the service (NETWORK_ERROR: ECONNREFUSED): nothing was changed; press d to try again' });
+    expect(r.state.quit).toBe(false);
+  });
+
+  it('enter opens details and reads the requester; esc goes back; q quits once', () => {
+    const s = press(loaded(), '<return>');
+    expect(s.state.view).toBe('detail');
+    expect(s.effects).toEqual([{ type: 'loadPerson', user: 'dave' }]);
+    expect(press(s.state, '<escape>').state.view).toBe('list');
+    const q = press(s.state, 'q', 'q');
+    expect(q.effects).toEqual([{ type: 'quit' }]);
+  });
+
+  it('a page that fails says so and R asks again', () => {
+    const s = run({}, [{ type: 'start' }, { type: 'pageFailed', gen: 1, fetch: { source: 0, page: 1 }, message: 'NETWORK_ERROR' }]).state;
+    expect(s.message?.text).toBe('could not load the queue (NETWORK_ERROR): press R to retry');
+    const again = reduce(s, keys('R')[0]);
+    expect(again.effects).toContainEqual(expect.objectContaining({ type: 'fetchPage', gen: 2 }));
+  });
+});
+
+describe('queue model: properties', () => {
+  const actionArb: fc.Arbitrary<Action> = fc.oneof(
+    fc.constantFrom(...keys('j', 'k', 'g', 'G', '<ctrl-d>', '<ctrl-u>', '<pagedown>', '<pageup>', '<return>', '<escape>', '<tab>', 'R', '?', '/', 'a', '<return>', 'y', 'x')),
+    fc.record({ rows: fc.integer({ min: 1, max: 60 }), width: fc.integer({ min: 10, max: 200 }) }).map((r) => ({ type: 'resize', ...r }) as Action),
+    fc.record({ n: fc.integer({ min: 0, max: 50 }), total: fc.integer({ min: 0, max: 500 }), page: fc.integer({ min: 1, max: 10 }) }).map(
+      ({ n, total, page }) => ({ type: 'pageLoaded', gen: 1, fetch: { source: 0, page }, items: someRequests(Math.min(n, total)), total }) as Action,
+    ),
+  );
+
+  it('the cursor is always within the rows, and always on screen', () => {
+    fc.assert(
+      fc.property(fc.array(actionArb, { maxLength: 60 }), (actions) => {
+        let s = initQueue({ user: 'bob', tenant: 'acme' });
+        for (const a of actions) {
+          s = reduce(s, a).state;
+          const n = s.feed.kind === 'exact' ? s.feed.total ?? 0 : s.feed.items.length;
+          expect(s.cursor).toBeGreaterThanOrEqual(0);
+          expect(s.cursor).toBeLessThan(Math.max(1, n));
+          expect(s.top).toBeGreaterThanOrEqual(0);
+          if (n > 0) {
+            expect(s.cursor).toBeGreaterThanOrEqual(s.top);
+            expect(s.cursor).toBeLessThan(s.top + listHeight(s));
+          }
+          expect(visibleRows(s).length).toBeLessThanOrEqual(listHeight(s));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

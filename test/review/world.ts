@@ -1,0 +1,38 @@
+import { createClient, type ApiClient } from '../../src/api/index.js';
+import { ORG_KEY, type TestServer } from '../helpers/server.js';
+
+/**
+ * A small review world on a real server, project `p`, env `e`: resource `document` (read, write),
+ * roles `viewer` (read), `editor` (write, extends viewer), `approver` (reviewers, LEVEL_1 of the element
+ * configuration `default`), tenant `acme`, instances `document:readme` and `document:roadmap`, users
+ * `alice` (viewer on readme) and `dave` (requesters), `bob` and `carol` (approvers).
+ */
+export async function seedReviewWorld(s: TestServer): Promise<void> {
+  const ok = async (p: Promise<{ status: number; body: unknown }>) => {
+    const r = await p;
+    if (r.status >= 300) throw new Error(`setup failed: ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body;
+  };
+  await ok(s.schema('POST', '/resources', { key: 'document', name: 'Document', actions: { read: {}, write: {} } }));
+  await ok(s.schema('POST', '/roles', { key: 'viewer', name: 'Viewer', permissions: ['document:read'] }));
+  await ok(s.schema('POST', '/roles', { key: 'editor', name: 'Editor', permissions: ['document:write'], extends: ['viewer'] }));
+  await ok(s.schema('POST', '/roles', { key: 'approver', name: 'Approver', permissions: [] }));
+  await ok(s.facts('POST', '/tenants', { key: 'acme', name: 'Acme' }));
+  for (const key of ['readme', 'roadmap']) await ok(s.facts('POST', '/resource_instances', { key, resource: 'document', tenant: 'acme' }));
+  for (const key of ['alice', 'bob', 'carol', 'dave']) await ok(s.facts('POST', '/users', { key }));
+  for (const key of ['bob', 'carol']) await ok(s.facts('POST', '/role_assignments', { user: key, role: 'approver', tenant: 'acme' }));
+  await ok(s.facts('POST', '/role_assignments', { user: 'alice', role: 'viewer', tenant: 'acme', resource_instance: 'document:readme' }));
+  await ok(s.facts('POST', '/tenants/acme/users', { key: 'dave' }));
+  await ok(s.call('POST', '/v2/elements/p/e/config', { key: 'default', name: 'Default', elements_type: 'user_management', roles_to_levels: { LEVEL_1: ['approver'] } }));
+}
+
+/** Files an access request as `user` through the API; returns its id. */
+export async function fileRequest(s: TestServer, user: string, details: { role: string; resource?: string; resource_instance?: string }, reason?: string): Promise<string> {
+  const r = await s.facts('POST', `/access_requests/default/user/${user}/tenant/acme`, { access_request_details: { tenant: 'acme', ...details }, ...(reason ? { reason } : {}) });
+  if (r.status >= 300) throw new Error(`request failed: ${r.status} ${JSON.stringify(r.body)}`);
+  return (r.body as { id: string }).id;
+}
+
+export function clientFor(s: TestServer): ApiClient {
+  return createClient({ baseUrl: s.url, apiKey: ORG_KEY, project: 'p', environment: 'e', retries: 0 });
+}
