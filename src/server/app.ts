@@ -96,6 +96,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
 }
 
 function routerError(err: FastifyError, id: string, reply: FastifyReply) {
+  // No hook has run: say the request id here as every other answer does.
+  reply.header('x-request-id', id);
   if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
     return reply.status(422).send({ detail: [{ loc: ['path'], msg: 'a path parameter is longer than 1024 characters', type: 'string_too_long' }] });
   }

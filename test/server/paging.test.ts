@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { expectError, expectInvalid, ok } from './builders.js';
+
+// 205 tenants and 205 users: enough for full pages of 100, a partial last page and a page past the end.
+const N = 205;
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+  const keys = Array.from({ length: N }, (_, i) => `k${String(i).padStart(3, '0')}`);
+  for (let i = 0; i < N; i += 25) {
+    await Promise.all(keys.slice(i, i + 25).map((k) => s.facts('POST', '/tenants', { key: k, name: k }).then(ok)));
+    await Promise.all(keys.slice(i, i + 25).map((k) => s.facts('POST', '/users', { key: k }).then(ok)));
+  }
+  await s.schema('POST', '/roles', { key: 'r', name: 'r' }).then(ok);
+  // 1,100 role assignments: above the 1,000 a page that role assignments allow.
+  for (let i = 0; i < 1100; i += 1000) {
+    const items = [];
+    for (let j = i; j < Math.min(i + 1000, 1100); j++) items.push({ user: keys[j % N], role: 'r', tenant: keys[Math.floor(j / N)] });
+    ok(await s.facts('POST', '/role_assignments/bulk', items));
+  }
+});
+afterAll(() => s.close());
+
+const keysOf = (body: { key: string }[]) => body.map((t) => t.key);
+
+describe('schema lists (bare arrays unless include_total_count=true)', () => {
+  // Creation order (then id) is the list order. The tenants were created 25 at a time, so the order
+  // is read once, at per_page=100, and every other paging must cut the same sequence.
+  let order: string[];
+  beforeAll(async () => {
+    const pages = await Promise.all([1, 2, 3].map((p) => s.facts('GET', `/tenants?per_page=100&page=${p}`).then(ok)));
+    order = pages.flatMap(keysOf);
+  });
+
+  it('pages at per_page=100 are disjoint and cover the list', () => {
+    expect(order).toHaveLength(N);
+    expect(new Set(order).size).toBe(N);
+  });
+
+  it.each([
+    [undefined, undefined, 0, 30],
+    [2, undefined, 30, 60],
+    [3, 100, 200, 205],
+    [4, 100, 205, 205],
+    [205, 1, 204, 205],
+    [206, 1, 205, 205],
+    [30, 7, 203, 205],
+    [1_000_000, undefined, 205, 205],
+  ])('page %s, per_page %s: items %i to %i', async (page, perPage, from, to) => {
+    const q = new URLSearchParams();
+    if (page !== undefined) q.set('page', String(page));
+    if (perPage !== undefined) q.set('per_page', String(perPage));
+    const body = ok(await s.facts('GET', `/tenants?${q}`));
+    expect(Array.isArray(body)).toBe(true);
+    expect(keysOf(body)).toEqual(order.slice(from, to));
+  });
+
+  it.each([
+    ['?include_total_count=true', 30, 7],
+    ['?include_total_count=true&per_page=100', 100, 3],
+    ['?include_total_count=true&per_page=100&page=9', 0, 3],
+    ['?include_total_count=true&per_page=205', null, null],
+  ])('include_total_count: %s', async (query, count, pages) => {
+    const r = await s.facts('GET', `/tenants${query}`);
+    if (count === null) return expectError(r, 422, 'PAGINATION_SIZE_OVERREACHED');
+    expect(ok(r)).toEqual({ data: expect.any(Array), total_count: N, page_count: pages });
+    expect(r.body.data).toHaveLength(count);
+  });
+});
+
+describe('envelope lists (users)', () => {
+  it.each([
+    ['', 30, 7],
+    ['?per_page=100&page=3', 5, 3],
+    ['?per_page=100&page=4', 0, 3],
+    ['?per_page=50&page=5', 5, 5],
+  ])('GET /users%s', async (query, count, pages) => {
+    const body = ok(await s.facts('GET', `/users${query}`));
+    expect(body).toEqual({ data: expect.any(Array), total_count: N, page_count: pages });
+    expect(body.data).toHaveLength(count);
+  });
+});
+
+describe('limits', () => {
+  it.each([['/v2/facts/p/e/tenants'], ['/v2/facts/p/e/users'], ['/v2/schema/p/e/roles'], ['/v2/schema/p/e/groups/direct'], ['/v2/facts/p/e/resource_instances']])(
+    '%s: per_page 100 is fine, 101 is 422 PAGINATION_SIZE_OVERREACHED',
+    async (path) => {
+      ok(await s.call('GET', `${path}?per_page=100`));
+      expectError(await s.call('GET', `${path}?per_page=101`), 422, 'PAGINATION_SIZE_OVERREACHED');
+    },
+  );
+
+  it('role assignments allow up to 1000 a page', async () => {
+    const full = ok(await s.facts('GET', '/role_assignments?per_page=1000'));
+    expect(full).toHaveLength(1000);
+    expect(ok(await s.facts('GET', '/role_assignments?per_page=1000&page=2'))).toHaveLength(100);
+    expect(ok(await s.facts('GET', '/role_assignments?per_page=1000&page=2&include_total_count=true'))).toMatchObject({ total_count: 1100, page_count: 2 });
+    expect(ok(await s.facts('GET', '/role_assignments'))).toHaveLength(30);
+    expectError(await s.facts('GET', '/role_assignments?per_page=1001'), 422, 'PAGINATION_SIZE_OVERREACHED');
+  });
+
+  it.each([['page=0'], ['page=-1'], ['per_page=0'], ['page=abc'], ['per_page=1.5'], ['page=1&page=2'], ['page=99999999999999']])(
+    '%s is 422 in the validation shape',
+    async (query) => {
+      expectInvalid(await s.facts('GET', `/tenants?${query}`));
+    },
+  );
+});
