@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import pg from 'pg';
 
 /**
@@ -27,8 +27,12 @@ async function postgresUnreachable(): Promise<string | undefined> {
 }
 
 export default defineConfig(async () => {
-  const reason = await postgresUnreachable();
-  if (reason) {
+  // vitest may evaluate this file more than once per run: probe and print once.
+  const probed = process.env.ROSTER_TEST_PG_PROBE;
+  const reason = probed !== undefined ? probed || undefined : await postgresUnreachable();
+  const first = probed === undefined;
+  process.env.ROSTER_TEST_PG_PROBE = reason ?? '';
+  if (reason && first) {
     const shown = PG_URL.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
     process.stderr.write(`\nPostgreSQL not reachable at ${shown} (${reason}): skipping the PostgreSQL run of the service suite\n\n`);
   }
@@ -45,7 +49,7 @@ export default defineConfig(async () => {
           test: {
             name: 'sqlite',
             include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
-            exclude: ['test/postgres/**', '**/node_modules/**'],
+            exclude: [...configDefaults.exclude, 'test/postgres/**'],
           },
         },
         ...(reason
