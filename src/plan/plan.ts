@@ -25,8 +25,12 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
   const b = new PlanBuilder();
   const managed = desired.sections;
   const prune = options.prune === true;
-  // Objects the service made for groups: never pruned unless the configuration declares them.
-  const groupTypes = new Set([...live.groups.values(), ...desired.groups.values()].map((g) => g.type));
+  // The service makes a group's type (a resource) with the group: never pruned while a group of that
+  // type stays (deleting it would delete those groups too). Once this plan prunes the last one (or its
+  // tenant), the type goes with it, or the next plan would prune it and one apply would not converge.
+  const pruned = (ref: string, g: DesiredGroup) =>
+    prune && ((managed.has('groups') && !desired.groups.has(ref)) || (managed.has('tenants') && !desired.tenants.has(g.tenant)));
+  const groupTypes = new Set([...desired.groups.values(), ...[...live.groups].filter(([ref, g]) => !pruned(ref, g)).map(([, g]) => g)].map((g) => g.type));
   // Instances and groups whose tenant changes are deleted and created again (a tenant cannot be
   // updated); what hung on them goes with them and is planned anew.
   const replaced = new Set<string>();
@@ -48,7 +52,7 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
   }
   if (managed.has('users')) {
     b.keyed('user', desired.users, live.users, ids.user, prune, (u) => ({ key: u.key, email: u.email, first_name: u.first_name, last_name: u.last_name, attributes: u.attributes }));
-    for (const user of desired.users.values()) planUserParts(b, user, live.users.get(user.key), desired, replaced);
+    for (const user of desired.users.values()) planUserParts(b, user, { desired, live, replaced, prune });
   }
   if (managed.has('resource_instances')) {
     for (const [ref, inst] of desired.resourceInstances) {
@@ -96,25 +100,47 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
 }
 
 /** A user's tenant memberships and roles: exactly what the configuration lists. */
-function planUserParts(b: PlanBuilder, user: DesiredUser, was: DesiredUser | undefined, desired: DesiredState, replaced: Set<string>): void {
+function planUserParts(b: PlanBuilder, user: DesiredUser, ctx: { desired: DesiredState; live: LiveState; replaced: Set<string>; prune: boolean }): void {
+  const was = ctx.live.users.get(user.key);
   const roleKey = (r: { role: string; tenant: string; on?: string }) => ids.assignment(user.key, r.role, r.on ?? r.tenant);
-  const liveRoles = new Map((was?.roles ?? []).filter((r) => !r.on || !replaced.has(r.on)).map((r) => [roleKey(r), r]));
+  const liveRoles = new Map((was?.roles ?? []).filter((r) => !r.on || !ctx.replaced.has(r.on)).map((r) => [roleKey(r), r]));
   const wantRoles = new Map(user.roles.map((r) => [roleKey(r), r]));
   for (const [id, r] of wantRoles) if (!liveRoles.has(id)) b.create('assignment', id, defined({ user: user.key, role: r.role, tenant: r.tenant, on: r.on }));
   for (const [id, r] of liveRoles) if (!wantRoles.has(id)) b.delete('assignment', id, defined({ user: user.key, role: r.role, tenant: r.tenant, on: r.on }));
 
   // The service counts a user "in" every tenant where they hold a role or a group membership; only
   // tenants nothing else puts them in need an explicit membership.
-  const covered = new Set([...user.roles.map((r) => r.tenant), ...groupTenantsOf(user.key, desired)]);
+  const covered = new Set([...user.roles.map((r) => r.tenant), ...groupTenantsOf(user.key, ctx.desired)]);
+  // Memberships this plan leaves alone (groups the configuration does not manage, or does not declare
+  // and does not prune) keep the user in their tenants. Leaving such a tenant would also drop them (the
+  // service removes every role of a user in a tenant they leave): a deletion the configuration never asked for.
+  const kept = new Set(untouchedGroupTenantsOf(user.key, ctx));
+  // Tenants the user is in through live roles or memberships. When this plan removes all of them, the
+  // live state cannot tell whether the user was also added to the tenant explicitly: add them (adding is
+  // idempotent), or they would be out of it after this apply and the next plan would add them.
+  const viaRoles = new Set([...(was?.roles ?? []).map((r) => r.tenant), ...groupTenantsOf(user.key, ctx.live)]);
   const want = new Set([...user.tenants, ...covered]);
   const have = new Set(was?.tenants ?? []);
-  for (const t of want) if (!have.has(t) && !covered.has(t)) b.create('tenant_user', ids.tenantUser(user.key, t), { user: user.key, tenant: t });
-  for (const t of have) if (!want.has(t)) b.delete('tenant_user', ids.tenantUser(user.key, t), { user: user.key, tenant: t });
+  for (const t of want) {
+    if (!covered.has(t) && !kept.has(t) && (!have.has(t) || viaRoles.has(t))) b.create('tenant_user', ids.tenantUser(user.key, t), { user: user.key, tenant: t });
+  }
+  for (const t of have) if (!want.has(t) && !kept.has(t)) b.delete('tenant_user', ids.tenantUser(user.key, t), { user: user.key, tenant: t });
 }
 
-function groupTenantsOf(user: string, desired: DesiredState): string[] {
+function groupTenantsOf(user: string, state: Pick<DesiredState, 'groups'>): string[] {
   const out: string[] = [];
-  for (const g of desired.groups.values()) if (g.members.includes(user)) out.push(g.tenant);
+  for (const g of state.groups.values()) if (g.members.includes(user)) out.push(g.tenant);
+  return out;
+}
+
+/** Tenants of the user's live memberships in groups this plan neither declares nor deletes. */
+function untouchedGroupTenantsOf(user: string, ctx: { desired: DesiredState; live: LiveState; prune: boolean }): string[] {
+  const managed = ctx.desired.sections.has('groups');
+  const out: string[] = [];
+  for (const [ref, g] of ctx.live.groups) {
+    if (managed && (ctx.desired.groups.has(ref) || ctx.prune)) continue;
+    if (g.members.includes(user)) out.push(g.tenant);
+  }
   return out;
 }
 
