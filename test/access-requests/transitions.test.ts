@@ -74,26 +74,28 @@ describe('the states table, row by row', () => {
   });
 });
 
-describe('only a pending request changes state: every other transition is 409 with the status, and changes nothing', () => {
-  const decide = { approved: 'approve', deny: 'deny', cancel: 'cancel' } as const;
+describe.each(['approved', 'deny', 'cancel'] as const)('a request in state %s: every transition is 409 with the status, and changes nothing', (from) => {
   const actorOf = { approve: 'mod', deny: 'mod', cancel: 'alice', update: 'mod' } as const;
-  const cases = (['approved', 'deny', 'cancel'] as const).flatMap((from) => (['approve', 'deny', 'cancel', 'update'] as const).map((t) => [from, t] as const));
+  let decided: { id: string };
+  beforeAll(async () => {
+    decided = await aRequest(s, 'alice', { role: 'editor' });
+    if (from === 'approved') ok(await as(s, 'mod').approve(decided.id, { reviewer_comment: 'c' }));
+    if (from === 'deny') ok(await as(s, 'mod').deny(decided.id, { reviewer_comment: 'c' }));
+    if (from === 'cancel') ok(await as(s, 'alice').cancel(decided.id, { reason: 'r' }));
+  });
 
-  it.each(cases)('%s --%s--> 409', async (from, transition) => {
-    const r = await aRequest(s, 'alice');
-    const first = decide[from];
-    ok(await as(s, actorOf[first])[first](r.id, first === 'cancel' ? { reason: 'r' } : { reviewer_comment: 'c' }));
-    const before = ok(await as(s, 'alice').get(r.id));
+  it.each(['approve', 'deny', 'cancel', 'update'] as const)('%s', async (transition) => {
+    const before = ok(await as(s, 'alice').get(decided.id));
     const grants = await assignmentsOf(s, { user: 'alice' });
     clock.tick();
     const api = as(s, actorOf[transition]);
     const res =
-      transition === 'update' ? await api.review(r.id, { reviewer_comment: 'late', role: 'editor' })
-      : transition === 'cancel' ? await api.cancel(r.id, { reason: 'late' })
-      : await api[transition](r.id, { reviewer_comment: 'late' });
+      transition === 'update' ? await api.review(decided.id, { reviewer_comment: 'late', role: 'viewer' })
+      : transition === 'cancel' ? await api.cancel(decided.id, { reason: 'late' })
+      : await api[transition](decided.id, { reviewer_comment: 'late' });
     expectError(res, 409, 'CONFLICT');
     expect(res.body.status).toBe(from);
-    expect(ok(await as(s, 'alice').get(r.id))).toEqual(before);
+    expect(ok(await as(s, 'alice').get(decided.id))).toEqual(before);
     expect(await assignmentsOf(s, { user: 'alice' })).toEqual(grants);
   });
 });
@@ -176,6 +178,21 @@ describe('approve grants the role in the same transaction', () => {
     expect(await assignmentsOf(s, { user: u })).toEqual([`${u} viewer t doc:d1`]);
     expect(await allowed(s, u, 'read', { type: 'doc', key: 'd1', tenant: 't' })).toBe(true);
     expect(await allowed(s, u, 'write', { type: 'doc', key: 'd1', tenant: 't' })).toBe(false);
+  });
+
+  it('an override role named by id is recorded and granted by key', async () => {
+    const u = await aRequester();
+    const viewer = ok(await s.schema('GET', '/roles/viewer'));
+    const r = await aRequest(s, u, { role: 'editor' });
+    expect(ok(await as(s, 'mod').approve(r.id, { role: viewer.id })).access_request_details.role).toBe('viewer');
+    expect(await assignmentsOf(s, { user: u })).toEqual([`${u} viewer t -`]);
+  });
+
+  it('a request naming a resource but no instance is granted tenant-wide', async () => {
+    const u = await aRequester();
+    const r = await aRequest(s, u, { role: 'viewer', resource: 'doc' });
+    ok(await as(s, 'mod').approve(r.id));
+    expect(await assignmentsOf(s, { user: u })).toEqual([`${u} viewer t -`]);
   });
 
   it('an override role that does not exist is 404 naming it, and nothing changes', async () => {
