@@ -6,6 +6,7 @@ import { authenticate, buildKeyTable, EnvResolver, type KeyOptions } from './aut
 import type { ServerDeps } from './context.js';
 import { registerRoutes } from './routes/index.js';
 import { trackRouteMethods } from './allow.js';
+import { redactingLogger } from './logging.js';
 
 export interface ServerOptions extends KeyOptions {
   db: Db;
@@ -22,7 +23,7 @@ export interface ServerOptions extends KeyOptions {
  */
 export async function createServer(options: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? false,
+    logger: redactingLogger(options.logger ?? false, [options.orgKey ?? '', ...(options.envKeys ?? []).map((k) => k.key)]),
     bodyLimit: options.bodyLimit ?? 4 * 1024 * 1024,
     genReqId: () => crypto.randomUUID(),
     requestIdHeader: false,
