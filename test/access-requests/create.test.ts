@@ -94,6 +94,15 @@ describe('resource instances', () => {
     expect(r.access_request_details).toEqual({ tenant: 't', role: 'editor', resource: 'doc', resource_instance: 'd1' });
   });
 
+  it('an instance id, alone or with its resource, is recorded by key', async () => {
+    const d1 = ok(await s.facts('GET', '/resource_instances/doc:d1'));
+    for (const details of [{ resource_instance: d1.id }, { resource: 'doc', resource_instance: d1.id }]) {
+      expect(ok(await as(s, 'alice').create({ role: 'editor', ...details })).access_request_details).toEqual({
+        tenant: 't', role: 'editor', resource: 'doc', resource_instance: 'd1',
+      });
+    }
+  });
+
   it('a resource without an instance is recorded (the grant will be tenant-wide)', async () => {
     expect(ok(await as(s, 'alice').create({ role: 'editor', resource: 'doc' })).access_request_details).toEqual({
       tenant: 't', role: 'editor', resource: 'doc', resource_instance: null,

@@ -7,7 +7,7 @@ import type { Queryable } from '../store/db.js';
 import { findKeyed, parseJson } from '../repo/common.js';
 import { findElementsConfig } from '../repo/elements.js';
 import { isUserInTenant } from '../repo/users.js';
-import { assignRole, findInstance } from '../repo/assignments.js';
+import { assignRole, findInstance, findInstanceOrNull } from '../repo/assignments.js';
 import { accessRequestRead, findModerators, getRequest, listRequests, type RequestFilters } from '../repo/access-requests.js';
 import { checkTransition, NEXT_STATUS, parseStatusFilter, reviewerRoles, type Transition } from '../domain/access-requests.js';
 
@@ -69,9 +69,12 @@ export default async function accessRequestRoutes(app: FastifyInstance, { db, no
       let resource = d.resource ? (await findKeyed<{ id: string; key: string }>(tx, 'resources', req.env.envId, d.resource, 'resource')).key : null;
       let instance: string | null = null;
       if (d.resource_instance) {
-        const ref = d.resource_instance.includes(':') ? d.resource_instance : resource ? `${resource}:${d.resource_instance}` : null;
-        if (!ref) throw invalid(['body', 'access_request_details', 'resource'], 'a resource_instance needs its resource (or the form type:key)');
-        const inst = await findInstance(tx, req.env.envId, ref);
+        // `type:key`, a key of `resource`, or (as elsewhere in the API) an instance id.
+        const given = d.resource_instance;
+        const byId = given.includes(':') ? undefined : await findInstanceOrNull(tx, req.env.envId, given);
+        const ref = given.includes(':') ? given : resource ? `${resource}:${given}` : byId ? given : null;
+        if (!ref) throw invalid(['body', 'access_request_details', 'resource'], 'a resource_instance needs its resource (or the form type:key, or an instance id)');
+        const inst = byId ?? (await findInstance(tx, req.env.envId, ref));
         if (resource && inst.resource_key !== resource) throw httpError('INVALID_INPUT', `resource instance '${ref}' is not of resource '${resource}'`);
         if (inst.tenant_id !== ctx.tenant.id) {
           throw httpError('MISMATCH_RESOURCE_INSTANCES_TENANTS', `resource instance '${ref}' is in tenant '${inst.tenant_key}', not '${ctx.tenant.key}'`);
