@@ -28,7 +28,8 @@ export function describeError(err: unknown): { message: string; network: boolean
   if (err instanceof ApiError) {
     const { status, errorCode, detail } = err.info;
     const network = status === 0;
-    const message = network ? `${errorCode ?? 'NETWORK_ERROR'}${detail ? `: ${detail}` : ''}` : `${status}${errorCode ? ` ${errorCode}` : ''}${detail ? `: ${detail}` : ''}`;
+    // The low-level code (ECONNREFUSED) says enough; the rest of the detail repeats it.
+    const message = network ? `${errorCode ?? 'NETWORK_ERROR'}${detail ? `: ${detail.split(':')[0]}` : ''}` : `${status}${errorCode ? ` ${errorCode}` : ''}${detail ? `: ${detail}` : ''}`;
     return { message: redactSecrets(message), network, conflict: status === 409 };
   }
   return { message: redactSecrets(err instanceof Error ? err.message : String(err)), network: false, conflict: false };

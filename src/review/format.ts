@@ -86,3 +86,39 @@ export function formatPosition(s: QueueState): string {
   const pages = f.total !== undefined && s.feed.kind === 'exact' ? ` · page ${Math.floor(s.cursor / s.perPage) + 1}/${Math.max(1, Math.ceil(f.total / s.perPage))}` : '';
   return `${range}${total}${pages}`;
 }
+
+/**
+ * Key hints that fit in `width`: each hint has a priority (lower shows first); those that do not fit
+ * are left out (the `?` help lists everything), and the rest keep their order.
+ */
+export function fitHints(hints: readonly (readonly [text: string, priority: number])[], width: number): string {
+  const sep = ' · ';
+  const chosen = new Set<number>();
+  let used = 0;
+  const order = hints.map((h, i) => [h[1], i] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  for (const [, i] of order) {
+    const cost = [...hints[i][0]].length + (chosen.size > 0 ? sep.length : 0);
+    if (used + cost > width) continue;
+    chosen.add(i);
+    used += cost;
+  }
+  return hints.filter((_, i) => chosen.has(i)).map((h) => h[0]).join(sep);
+}
+
+/** Word-wraps `text` into at most `max` lines of `width`; the last line is truncated. */
+export function wrapLines(text: string, width: number, max: number): string[] {
+  const words = text.replace(/[\r\n\t]+/g, ' ').split(' ');
+  const lines: string[] = [];
+  let line = '';
+  for (let i = 0; i < words.length; i++) {
+    const next = line ? `${line} ${words[i]}` : words[i];
+    if ([...next].length <= width || !line) {
+      line = next;
+      continue;
+    }
+    if (lines.length === max - 1) return [...lines, truncate([line, ...words.slice(i)].join(' '), width)];
+    lines.push(line);
+    line = words[i];
+  }
+  return [...lines, truncate(line, width)];
+}

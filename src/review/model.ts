@@ -86,8 +86,11 @@ export interface Step {
   effects: Effect[];
 }
 
-/** Rows around the list: title, tabs, column header, status line, message or prompt, key hints, and one spare. */
-export const CHROME_ROWS = 7;
+/**
+ * Rows around the list: title, tabs, column header, status line, two for a message or prompt, key hints,
+ * and one spare: Ink clears the whole terminal on every frame as tall as the terminal.
+ */
+export const CHROME_ROWS = 8;
 
 export interface QueueOptions {
   user: string;
@@ -294,7 +297,7 @@ function startRoleChange(s: QueueState): Step {
   if (why) return say(s, 'warning', why);
   if (s.roles.state === 'loading') return say(s, 'info', 'the roles are still loading');
   if (s.roles.state === 'failed') return say(s, 'error', `could not read the roles (${s.roles.message}): press R to retry`);
-  const choices = s.roles.value.map((x) => x.key);
+  const choices = s.roles.value.map((x) => x.key).sort();
   if (choices.length === 0) return say(s, 'warning', 'this environment has no roles');
   return only({ ...s, message: undefined, prompt: { kind: 'role', id: r.id, choices, cursor: Math.max(0, choices.indexOf(r.role)) } });
 }

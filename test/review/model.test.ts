@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { initQueue, listHeight, reduce, requestAt, selected, visibleRows, type Action, type QueueState } from '../../src/review/model.js';
 import { aRequest, keys, pageOf, run, someRequests } from './builders.js';
 
-const h = listHeight({ rows: 24 }); // 17
+const h = listHeight({ rows: 24 }); // 16
 
 describe('queue model: moving', () => {
   const page = pageOf(someRequests(50), 120);

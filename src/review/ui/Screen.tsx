@@ -2,7 +2,7 @@ import { Box, Static, Text } from 'ink';
 import { commentLabel, confirmQuestion, describeRequest, VERB } from '../decisions.js';
 import { buildDetailLines } from '../details.js';
 import { TABS } from '../filter.js';
-import { formatPosition, truncate } from '../format.js';
+import { fitHints, formatPosition, truncate, wrapLines } from '../format.js';
 import { findRequest, listHeight, visibleRows, type LogEntry, type QueueState } from '../model.js';
 import { DetailPane, HelpPane, RolePicker } from './Panes.js';
 import { QueueTable } from './Table.js';
@@ -32,8 +32,10 @@ export function ReviewScreen({ state: s, now, color }: ScreenProps) {
       <TabBar state={s} color={color} />
       {main}
       <Text color={colorOf('dim', color)} wrap="truncate-end">{truncate(formatPosition(s), width - 1)}</Text>
-      <MessageLine state={s} color={color} />
-      <Text color={colorOf('dim', color)} wrap="truncate-end">{truncate(hints(s), width - 1)}</Text>
+      <Box height={2} flexDirection="column">
+        <MessageLine state={s} color={color} />
+      </Box>
+      <Text color={colorOf('dim', color)} wrap="truncate-end">{hints(s)}</Text>
     </Box>
   );
 }
@@ -80,19 +82,22 @@ function MessageLine({ state: s, color }: { state: QueueState; color: boolean })
   }
   if (p?.kind === 'role') return <Text color={colorOf('accent', color)}>choose the role to grant</Text>;
   if (!s.message) return <Text> </Text>;
-  return <Text color={colorOf(s.message.kind, color)} wrap="truncate-end">{truncate(s.message.text, w)}</Text>;
+  return <Text color={colorOf(s.message.kind, color)}>{wrapLines(s.message.text, w, 2).join('\n')}</Text>;
 }
 
 function hints(s: QueueState): string {
   const p = s.prompt;
-  if (p?.kind === 'filter') return 'enter apply · esc cancel · role:R resource:T[:K] instance:K @user words';
+  const w = s.width - 1;
+  if (p?.kind === 'filter') return truncate('enter apply · esc cancel · role:R resource:T[:K] instance:K @user words', w);
   if (p?.kind === 'comment') return 'type a comment · enter next · esc cancel';
   if (p?.kind === 'confirm') return 'y / enter confirm · n / esc cancel';
   if (p?.kind === 'role') return 'j/k choose · enter approve as this role · esc cancel';
   if (s.view === 'help') return 'esc back';
-  const decide = s.readonly ? '' : ' · a approve · d deny · r role · c comment · x cancel';
-  if (s.view === 'detail') return `esc back · j/k next/prev · ctrl-d/u scroll${decide} · ? help · q quit`;
-  return `j/k move · enter details${decide} · / filter · tab view · R refresh · ? help · q quit`;
+  // Lower numbers win when the line is short: quit and help always, then deciding, then moving.
+  const decide: [string, number][] = s.readonly ? [] : [['a approve', 2], ['d deny', 2], ['r role', 4], ['c comment', 5], ['x cancel', 5]];
+  const head: [string, number][] = s.view === 'detail' ? [['esc back', 1], ['j/k next', 3], ['ctrl-d scroll', 6]] : [['j/k move', 3], ['enter details', 3]];
+  const tail: [string, number][] = s.view === 'detail' ? [] : [['/ filter', 4], ['tab view', 4], ['R refresh', 6]];
+  return fitHints([...head, ...decide, ...tail, ['? help', 0], ['q quit', 0]], w);
 }
 
 /** Finished decisions, printed once above the live screen (they stay in the scrollback after quitting). */

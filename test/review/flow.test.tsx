@@ -1,0 +1,215 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { cleanup, render } from 'ink-testing-library';
+import { ReviewApp } from '../../src/review/ui/App.js';
+import { createReviewController, createReviewSource, type ReviewController } from '../../src/review/index.js';
+import type { ApiClient } from '../../src/api/index.js';
+import { ENV_KEY, startTestServer, type TestServer } from '../helpers/server.js';
+import { clientFor, fileRequest, seedReviewWorld } from './world.js';
+
+/**
+ * Flows over the real server and the real client: only the terminal (ink-testing-library) and the
+ * clocks are fake. Each test files its own requests in a tenant of its own world.
+ */
+
+let server: TestServer;
+let client: ApiClient;
+let minute = 0;
+const START = Date.parse('2026-03-01T09:00:00Z');
+// Server clock: a minute per call, so "newest first" is deterministic.
+const serverNow = () => new Date(START + minute++ * 60_000);
+const NOW = START + 24 * 3600_000;
+
+beforeAll(async () => {
+  server = await startTestServer({ now: serverNow });
+  await seedReviewWorld(server);
+  client = clientFor(server);
+});
+afterAll(async () => {
+  await client.close();
+  await server.close();
+});
+afterEach(() => cleanup());
+
+interface Mounted {
+  controller: ReviewController;
+  frame(): string;
+  press(...keys: string[]): Promise<void>;
+  until(text: string | RegExp, timeoutMs?: number): Promise<string>;
+}
+
+const KEYS: Record<string, string> = { enter: '\r', esc: '\u001b', down: '\u001b[B', up: '\u001b[A', tab: '\t', backspace: '\u007f' };
+
+async function mount(user: string, o: { readonly?: boolean; perPage?: number; c?: ApiClient } = {}): Promise<Mounted> {
+  const source = createReviewSource({ client: o.c ?? client, user, tenant: 'acme' });
+  const controller = createReviewController({ source, user, tenant: 'acme', readonly: o.readonly, perPage: o.perPage });
+  const ui = render(<ReviewApp store={controller} onKey={controller.key} onResize={controller.resize} now={() => NOW} color={false} />);
+  controller.dispatch({ type: 'start' });
+  const frame = () => ui.lastFrame() ?? '';
+  const until = async (text: string | RegExp, timeoutMs = 5000) => {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      const f = frame();
+      // Messages wrap: compare strings with the frame's whitespace folded.
+      if (typeof text === 'string' ? f.replace(/\s+/g, ' ').includes(text) : text.test(f)) return f;
+      if (Date.now() > end) throw new Error(`timed out waiting for ${text}; last frame:\n${f}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
+  const press = async (...keys: string[]) => {
+    for (const k of keys) {
+      ui.stdin.write(KEYS[k] ?? k);
+      // Ink reads input asynchronously; let it land before the next key.
+      await new Promise((r) => setTimeout(r, 15));
+    }
+    await controller.idle();
+  };
+  return { controller, frame, press, until };
+}
+
+/** Uuids and ISO times replaced, so frames can be snapshotted. */
+const stable = (f: string) =>
+  f.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>').replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, '<time>');
+
+async function requestOf(id: string) {
+  const r = await server.facts('GET', `/access_requests/default/user/bob/tenant/acme/${id}`);
+  return r.body as { status: string | null; reviewer_comment: string | null; reviewer_user_key: string | null; access_request_details: { role: string } };
+}
+
+async function allowed(user: string, action: string, key: string): Promise<boolean> {
+  const r = await server.call('POST', '/allowed', { user: { key: user }, action, resource: { type: 'document', key, tenant: 'acme' } }, { key: ENV_KEY });
+  return (r.body as { allow: boolean }).allow;
+}
+
+async function clearQueue() {
+  // Deny whatever is still pending so each test starts from its own requests.
+  const r = await server.facts('GET', `/access_requests/default/user/bob/tenant/acme?status=pending&per_page=100`);
+  for (const x of (r.body as { data: { id: string; requesting_user_key: string }[] }).data) {
+    if (x.requesting_user_key === 'bob') await server.facts('PUT', `/access_requests/default/user/bob/tenant/acme/${x.id}/cancel`, {});
+    else await server.facts('PUT', `/access_requests/default/user/carol/tenant/acme/${x.id}/deny`, { reviewer_comment: 'cleanup' });
+  }
+}
+
+describe('roster review flows (real server)', () => {
+  it('renders the queue, moves, opens details, approves with a comment', async () => {
+    await clearQueue();
+    const readme = await fileRequest(server, 'alice', { role: 'editor', resource: 'document', resource_instance: 'readme' }, 'fix the release notes');
+    await fileRequest(server, 'dave', { role: 'viewer', resource: 'document', resource_instance: 'roadmap' }, 'onboarding');
+    const ui = await mount('bob');
+    expect(stable(await ui.until('1–2 of 2'))).toMatchSnapshot('queue');
+    await ui.press('j');
+    expect(ui.frame()).toMatch(/› alice\s+editor\s+document:readme/);
+    await ui.press('enter');
+    const details = await ui.until('new for alice: document:write');
+    expect(details).toContain("alice's roles in acme: viewer on document:readme");
+    expect(stable(details)).toMatchSnapshot('details');
+    await ui.press('a', 'ship it', 'enter');
+    await ui.until(`Approve alice's request for editor on document:readme with comment "ship it"? [y/N]`);
+    expect(await allowed('alice', 'write', 'readme')).toBe(false);
+    await ui.press('y');
+    await ui.until("✓ approved alice's request for editor on document:readme: alice now holds editor on document:readme");
+    expect(await requestOf(readme)).toMatchObject({ status: 'approved', reviewer_comment: 'ship it', reviewer_user_key: 'bob' });
+    expect(await allowed('alice', 'write', 'readme')).toBe(true);
+  });
+
+  it('denies, and changes the role before approving', async () => {
+    await clearQueue();
+    const deny = await fileRequest(server, 'dave', { role: 'editor', resource: 'document', resource_instance: 'readme' }, 'want to edit');
+    const asViewer = await fileRequest(server, 'dave', { role: 'editor', resource: 'document', resource_instance: 'roadmap' }, 'just reading really');
+    const ui = await mount('bob');
+    await ui.until('1–2 of 2');
+    // Newest first: roadmap, then readme.
+    await ui.press('j', 'd', 'no', 'enter', 'y');
+    await ui.until("✓ denied dave's request for editor on document:readme");
+    expect(await requestOf(deny)).toMatchObject({ status: 'deny', reviewer_comment: 'no' });
+    await ui.press('k', 'r');
+    expect(stable(await ui.until('Approve as which role? (asked: editor)'))).toContain('› editor (asked)');
+    await ui.press('down', 'enter', 'enter', 'y');
+    await ui.until("✓ approved dave's request for viewer on document:roadmap");
+    expect(await requestOf(asViewer)).toMatchObject({ status: 'approved', access_request_details: { role: 'viewer' } });
+    expect(await allowed('dave', 'read', 'roadmap')).toBe(true);
+    expect(await allowed('dave', 'write', 'roadmap')).toBe(false);
+  });
+
+  it('a 409: someone else decided first; the new status shows and the app goes on', async () => {
+    await clearQueue();
+    const id = await fileRequest(server, 'alice', { role: 'editor', resource: 'document', resource_instance: 'roadmap' });
+    const ui = await mount('bob');
+    await ui.until('1–1 of 1');
+    await server.facts('PUT', `/access_requests/default/user/carol/tenant/acme/${id}/deny`, { reviewer_comment: 'too late' });
+    await ui.press('a', 'enter', 'y');
+    const f = await ui.until('already denied by carol; nothing changed');
+    expect(f).toMatch(/› alice\s+editor\s+document:roadmap\s+\S+\s+denied/);
+    await ui.press('j', 'k', 'enter');
+    await ui.until('denied by carol');
+    expect(ui.frame()).not.toContain('If approved');
+  });
+
+  it('pages forward as the user scrolls, with the total shown', async () => {
+    await clearQueue();
+    for (let i = 0; i < 23; i++) await fileRequest(server, 'dave', { role: 'viewer', resource: 'document', resource_instance: i % 2 ? 'readme' : 'roadmap' }, `request ${i}`);
+    const ui = await mount('bob', { perPage: 10 });
+    await ui.until('1–16 of 23 · page 1/3');
+    await ui.press('G');
+    const f = await ui.until('8–23 of 23 · page 3/3');
+    expect(f).toMatch(/› dave.*request 0$/m);
+    await ui.press('g');
+    await ui.until(/› dave.*request 22$/m);
+  });
+
+  it('filters by role and by requester, and switches to the mine view', async () => {
+    await clearQueue();
+    await fileRequest(server, 'alice', { role: 'viewer', resource: 'document', resource_instance: 'roadmap' }, 'alice wants to read');
+    await fileRequest(server, 'dave', { role: 'editor', resource: 'document', resource_instance: 'roadmap' }, 'dave wants to write');
+    await fileRequest(server, 'bob', { role: 'editor', resource: 'document', resource_instance: 'readme' }, 'bob wants to write');
+    const ui = await mount('bob');
+    await ui.until('1–3 of 3');
+    await ui.press('/', 'role:editor', 'enter');
+    let f = await ui.until('1–2 of 2');
+    expect(f).toContain('filter: role:editor');
+    expect(f).not.toContain('alice wants');
+    await ui.press('/', 'backspace'.repeat(0), ...Array(11).fill('backspace'), '@dav', 'enter');
+    f = await ui.until('1–1 of 1');
+    expect(f).toContain('dave wants to write');
+    await ui.press('esc');
+    await ui.until('1–3 of 3');
+    await ui.press('3');
+    f = await ui.until(/1–\d+ of \d+$/m);
+    expect(f).toContain('[3 mine]');
+    expect(f).toMatch(/› bob \(you\)\s+editor\s+document:readme/);
+    await ui.press('a');
+    expect(ui.frame()).toContain('this is your own request: someone else reviews it (x cancels it)');
+  });
+
+  it('a network error shows a retry hint and the app does not exit', async () => {
+    await clearQueue();
+    const id = await fileRequest(server, 'dave', { role: 'viewer', resource: 'document', resource_instance: 'readme' });
+    const dead = clientFor({ ...server, url: 'http://127.0.0.1:9' } as TestServer);
+    const good = await mount('bob');
+    await good.until('1–1 of 1');
+    // The same screen, but decisions go to a dead address.
+    const source = createReviewSource({ client: dead, user: 'bob', tenant: 'acme' });
+    const broken = createReviewController({ source, user: 'bob', tenant: 'acme' });
+    broken.dispatch({ type: 'pageLoaded', gen: 1, fetch: { source: 0, page: 1 }, items: [await createReviewSource({ client, user: 'bob', tenant: 'acme' }).get(id)], total: 1 });
+    const ui = render(<ReviewApp store={broken} onKey={broken.key} onResize={broken.resize} now={() => NOW} color={false} />);
+    for (const k of ['d', '\r', 'y']) {
+      ui.stdin.write(k);
+      await new Promise((r) => setTimeout(r, 15));
+    }
+    await broken.idle();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(ui.lastFrame()!.replace(/\s+/g, ' ')).toContain('could not reach the service (NETWORK_ERROR: ECONNREFUSED): nothing was changed; press d to try again');
+    expect(broken.getState().quit).toBe(false);
+    expect((await requestOf(id)).status).toBe(null);
+    await dead.close();
+  });
+
+  it('--readonly: decision keys do nothing', async () => {
+    await clearQueue();
+    const id = await fileRequest(server, 'dave', { role: 'viewer', resource: 'document', resource_instance: 'readme' });
+    const ui = await mount('bob', { readonly: true });
+    await ui.until('1–1 of 1');
+    await ui.press('a', 'enter', 'y', 'd', 'x', 'c', 'r');
+    expect(ui.frame()).toContain('read-only (--readonly): decision keys are off');
+    expect((await requestOf(id)).status).toBe(null);
+  });
+});
