@@ -1,0 +1,137 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENV_KEY, ORG_KEY, startTestServer, type TestServer } from '../helpers/server.js';
+import { addMember, grantGroup, group, ok, seedDocs } from './builders.js';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+  await seedDocs(s);
+  await group(s, 'team:a', 't');
+  await addMember(s, 'team:a', 'alice', 't');
+  await grantGroup(s, 'team:a', { role: 'viewer', resource: 'doc', resource_instance: 'd1', tenant: 't' });
+});
+afterAll(() => s.close());
+
+const ENDPOINTS: [string, string][] = [
+  ['POST', '/v2/facts/p/e/tenants'],
+  ['PATCH', '/v2/facts/p/e/tenants/t'],
+  ['POST', '/v2/facts/p/e/users'],
+  ['PUT', '/v2/facts/p/e/users/zed'],
+  ['POST', '/v2/facts/p/e/tenants/t/users'],
+  ['POST', '/v2/schema/p/e/resources'],
+  ['PUT', '/v2/schema/p/e/resources/doc'],
+  ['POST', '/v2/schema/p/e/roles'],
+  ['PATCH', '/v2/schema/p/e/roles/viewer'],
+  ['POST', '/v2/facts/p/e/role_assignments'],
+  ['DELETE', '/v2/facts/p/e/role_assignments'],
+  ['POST', '/v2/facts/p/e/role_assignments/bulk'],
+  ['POST', '/v2/schema/p/e/resource_instances'],
+  ['POST', '/v2/facts/p/e/relationship_tuples'],
+  ['POST', '/v2/facts/p/e/relationship_tuples/bulk'],
+  ['POST', '/v2/schema/p/e/resources/doc/relations'],
+  ['POST', '/v2/schema/p/e/resources/doc/roles/viewer/implicit_grants'],
+  ['POST', '/v2/schema/p/e/groups'],
+  ['POST', '/v2/schema/p/e/groups/team:a/roles'],
+  ['PUT', '/v2/schema/p/e/groups/team:a/users/bob'],
+  ['PUT', '/v2/schema/p/e/groups/team:a/assign_group'],
+  ['POST', '/allowed'],
+  ['POST', '/allowed/bulk'],
+];
+
+/** Values near what the endpoints expect: right field names, wrong or odd values, and plain noise. */
+const FIELD = fc.constantFrom('key', 'name', 'tenant', 'user', 'role', 'resource', 'resource_instance', 'actions', 'permissions', 'extends',
+  'group_instance_key', 'group_tenant', 'subject', 'relation', 'object', 'operations', 'action', 'attributes', '__proto__', 'constructor');
+const ODD_STRING = fc.oneof(
+  fc.string(),
+  fc.constantFrom('', 't', 'alice', 'viewer', 'doc', 'doc:d1', 'team:a', 'a:b:c', ':', '%', '\u0000', 'x'.repeat(300), 'toString', '__proto__', 'constructor', "' OR 1=1 --", '../..'),
+);
+const VALUE = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    ODD_STRING,
+    fc.integer(),
+    fc.double(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(fc.oneof(FIELD, fc.string()), tie('value'), { maxKeys: 5 }),
+  ),
+})).value;
+const BODY = fc.oneof(fc.dictionary(FIELD, VALUE, { maxKeys: 6 }), VALUE, fc.array(fc.dictionary(FIELD, VALUE, { maxKeys: 5 }), { maxLength: 3 }));
+
+async function send(method: string, path: string, body: string | undefined, key: string | null, contentType = 'application/json') {
+  const headers: Record<string, string> = {};
+  if (key) headers.authorization = `Bearer ${key}`;
+  if (body !== undefined) headers['content-type'] = contentType;
+  const res = await fetch(s.url + path, { method, headers, body });
+  const text = await res.text();
+  return { status: res.status, text };
+}
+
+function expectHandled(r: { status: number; text: string }, what: string) {
+  expect(r.status, `${what} → ${r.status} ${r.text.slice(0, 300)}`).toBeLessThan(500);
+  if (r.status >= 400) {
+    const body = JSON.parse(r.text);
+    expect(body.detail !== undefined || typeof body.error_code === 'string', `${what}: ${r.text}`).toBe(true);
+  }
+}
+
+describe('no input produces a 5xx or stops the server', () => {
+  it('random JSON bodies to the write endpoints', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...ENDPOINTS), BODY, fc.constantFrom(ORG_KEY, ENV_KEY), async ([method, path], body, key) => {
+        const text = JSON.stringify(body);
+        expectHandled(await send(method, path, text, key), `${method} ${path} ${text}`);
+      }),
+      { numRuns: 250 },
+    );
+  });
+
+  it('random paths, methods and query strings', async () => {
+    const segment = fc.oneof(fc.constantFrom('v2', 'schema', 'facts', 'p', 'e', 'groups', 'direct', 'users', 'roles', 'team:a', 'doc:d1', 'resources', 'relations', '%zz', '%00', '..', '', 'x'.repeat(1100)), fc.webSegment(), fc.string({ maxLength: 8 }).map(encodeURIComponent));
+    const query = fc.dictionary(fc.constantFrom('page', 'per_page', 'include_total_count', 'tenant', 'user', 'resource_instance', 'search', 'nested', 'project', 'environment'), ODD_STRING.map(encodeURIComponent), { maxKeys: 3 });
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE'), fc.array(segment, { minLength: 1, maxLength: 7 }), query, async (method, segs, q) => {
+        const qs = Object.entries(q).map(([k, v]) => `${k}=${v}`).join('&');
+        const path = `/${segs.join('/')}${qs ? `?${qs}` : ''}`;
+        expectHandled(await send(method, path, method === 'GET' || method === 'DELETE' ? undefined : '{}', ORG_KEY), `${method} ${path}`);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('list endpoints with random paging and filters', async () => {
+    const lists = ['/v2/facts/p/e/users', '/v2/facts/p/e/role_assignments', '/v2/facts/p/e/relationship_tuples', '/v2/schema/p/e/groups/direct', '/v2/schema/p/e/groups/team:a/users', '/v2/facts/p/e/resource_instances', '/v2/schema/p/e/groups'];
+    const param = fc.oneof(fc.integer().map(String), fc.constantFrom('1e3', '0x10', ' 2', '-0', '1.0', 'NaN', 'Infinity', '99999999999999999999', 'true'), fc.string({ maxLength: 6 }));
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...lists), param, param, fc.constantFrom('tenant', 'user', 'resource_instance', 'search', 'subject', 'object', 'nested'), ODD_STRING, async (p, page, perPage, filter, value) => {
+        const path = `${p}?page=${encodeURIComponent(page)}&per_page=${encodeURIComponent(perPage)}&${filter}=${encodeURIComponent(value)}`;
+        expectHandled(await send('GET', path, undefined, ORG_KEY), `GET ${path}`);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('bodies that are not JSON, or not the JSON they claim', async () => {
+    for (const [body, type] of [
+      ['{', 'application/json'], ['', 'application/json'], ['{"a":1}{"b":2}', 'application/json'], ['\u0000', 'application/json'],
+      ['{"__proto__":{"x":1}}', 'application/json'], ['{"constructor":{"prototype":{"x":1}}}', 'application/json'],
+      ['<xml/>', 'application/xml'], ['a=b', 'application/x-www-form-urlencoded'], ['{}', 'application/json; charset=latin1'],
+    ]) {
+      for (const [method, path] of ENDPOINTS.slice(0, 6)) expectHandled(await send(method, path, body, ORG_KEY, type), `${method} ${path} ${type} ${body}`);
+    }
+  });
+
+  it('a body over the limit is refused with 413, and the server still answers', async () => {
+    const r = await send('POST', '/v2/facts/p/e/tenants', JSON.stringify({ key: 'big', name: 'x'.repeat(6 * 1024 * 1024) }), ORG_KEY);
+    expect(r.status).toBe(413);
+    expect(JSON.parse(r.text).error_code).toBe('PAYLOAD_TOO_LARGE');
+    expect(ok(await s.facts('GET', '/tenants/t')).key).toBe('t');
+  });
+
+  it('the server still decides afterwards', async () => {
+    const r = await s.call('POST', '/allowed', { user: 'alice', action: 'read', resource: 'doc:d1' }, { key: ENV_KEY });
+    expect(typeof ok(r).allow).toBe('boolean');
+  });
+});
