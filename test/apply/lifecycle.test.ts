@@ -1,0 +1,164 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MARKDOWN_MARKER } from '../../src/plan/index.js';
+import type { CliResult } from '../helpers/cli.js';
+import { changeLines, ORG_KEY, startEnv, type Env } from './helpers.js';
+import { SMALL } from './fixtures.js';
+
+/**
+ * The whole cycle against the real server, through the CLI as a user runs it: plan from empty, apply,
+ * re-plan, edit, saved plans (and their refusal when stale or edited), prune, the deletion limit. One
+ * server; the steps build on each other, so they run in order. Commands that only read run side by side.
+ */
+describe.sequential('plan and apply, end to end', () => {
+  let env: Env;
+  const outputs: string[] = [];
+  const roster = async (...args: string[]): Promise<CliResult> => {
+    const r = await env.roster(...args);
+    outputs.push(r.stdout, r.stderr);
+    return r;
+  };
+  const checksumOf = (text: string) => text.match(/checksum `?([0-9a-f]{64})/)?.[1];
+  /** SMALL, edited: viewer renamed, bob out of team:eng, carol added. */
+  const EDITED = SMALL.replace('viewer: { name: Viewer,', 'viewer: { name: Reader,')
+    .replace('members: [alice, bob]', 'members: [alice]')
+    .replace('  bob: {', '  carol: { tenants: [acme] }\n  bob: {');
+
+  beforeAll(async () => {
+    env = await startEnv();
+    env.write('roster.yaml', SMALL);
+    env.write('edited.yaml', EDITED);
+  });
+  afterAll(async () => {
+    // The key never appears in anything roster printed.
+    for (const out of outputs) expect(out).not.toContain(ORG_KEY);
+    await env?.close();
+  });
+
+  it('plans from empty (creates in dependency order, exit 2, one checksum in every format); refuses to apply without --yes', async () => {
+    const [text, json, md, unconfirmed] = await Promise.all([
+      roster('plan', '--detailed-exitcode'),
+      roster('plan', '--format', 'json'),
+      roster('plan', '--format', 'markdown'),
+      roster('apply'),
+    ]);
+    expect(text.stderr).toBe('');
+    expect(text.code).toBe(2);
+    expect(changeLines(text.stdout)).toEqual([
+      '+ resource:document',
+      '+ role:editor',
+      '+ role:viewer',
+      '+ tenant:acme',
+      '+ user:alice',
+      '+ user:bob',
+      '+ instance:document:readme',
+      '+ group:team:eng',
+      '+ assignment:alice:viewer@acme',
+      '+ member:alice@team:eng',
+      '+ member:bob@team:eng',
+      '+ grant:team:eng:editor@document:readme',
+      '+ access_requests:default',
+    ]);
+    expect(text.stdout).toContain('13 to create, 0 to update, 0 to delete.');
+    expect(json.code).toBe(0);
+    const plan = JSON.parse(json.stdout);
+    expect(plan.changes).toHaveLength(13);
+    expect(md.stdout.startsWith(MARKDOWN_MARKER + '\n')).toBe(true);
+    expect(checksumOf(text.stdout)).toBe(plan.checksum);
+    expect(checksumOf(md.stdout)).toBe(plan.checksum);
+
+    expect(unconfirmed.code).toBe(1);
+    expect(unconfirmed.stderr).toContain('pass --yes');
+    expect((await env.server.facts('GET', '/tenants')).body).toEqual([]);
+  });
+
+  it('applies; then the plan shows no changes, and an edit plans exactly the edit, with field-level before and after', async () => {
+    const applied = await roster('apply', '--yes');
+    expect(applied.stderr).not.toContain('FAILED');
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toMatch(/Applied 13 of 13 changes in [\d.]+s\.\n/);
+
+    const [same, edit] = await Promise.all([roster('plan', '--detailed-exitcode'), roster('plan', 'edited.yaml', '--detailed-exitcode', '--out', 'plan.json')]);
+    expect(same.code).toBe(0);
+    expect(same.stdout).toContain('No changes.');
+    expect(edit.code).toBe(2);
+    expect(changeLines(edit.stdout)).toEqual([
+      '~ role:viewer',
+      '+ user:carol',
+      // bob stays in acme, which he was in only through team:eng
+      '+ tenant_user:bob@acme',
+      '+ tenant_user:carol@acme',
+      '- member:bob@team:eng',
+    ]);
+    expect(edit.stdout).toContain('  ~ role:viewer\n      name: "Viewer" → "Reader"\n');
+  });
+
+  it('saves the plan with --out (checksum and live fingerprint, no key, no URL) and applies exactly it with --plan', async () => {
+    const file = JSON.parse(readFileSync(`${env.dir}/plan.json`, 'utf8'));
+    expect(file.liveFingerprint).toMatch(/^[0-9a-f]{64}$/);
+    expect(file.changes).toHaveLength(5);
+    expect(JSON.stringify(file)).not.toContain(ORG_KEY);
+    expect(JSON.stringify(file)).not.toContain(env.server.url);
+    const applied = await roster('apply', '--plan', 'plan.json', '--yes');
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toContain(`checksum ${file.checksum}`);
+    expect(applied.stdout).toContain('Applied 5 of 5 changes');
+    const users = (await env.server.facts('GET', '/users?per_page=100')).body;
+    expect(users.data.find((u: { key: string }) => u.key === 'bob').associated_tenants).toEqual([{ tenant: 'acme', roles: [], status: 'active' }]);
+  });
+
+  it('refuses a saved plan once the live state changed (telling to plan again), and one edited after it was made', async () => {
+    env.write('renamed.yaml', EDITED.replace('acme: { name: Acme }', 'acme: { name: Acme Inc. }'));
+    const [stale, edited, converged] = await Promise.all([
+      roster('plan', 'renamed.yaml', '--out', 'stale.json'),
+      roster('plan', 'renamed.yaml', '--out', 'edited.json'),
+      roster('plan', 'edited.yaml', '--detailed-exitcode'),
+    ]);
+    expect(converged.code).toBe(0);
+    expect(changeLines(stale.stdout)).toEqual(['~ tenant:acme']);
+    expect(edited.code).toBe(0);
+    const file = `${env.dir}/edited.json`;
+    const plan = JSON.parse(readFileSync(file, 'utf8'));
+    plan.changes[0].after.name = 'Something else';
+    writeFileSync(file, JSON.stringify(plan));
+    expect((await env.server.facts('POST', '/tenants', { key: 'elsewhere', name: 'Made elsewhere' })).status).toBe(200);
+
+    const [refusedStale, refusedEdited] = await Promise.all([roster('apply', '--plan', 'stale.json', '--yes'), roster('apply', '--plan', 'edited.json', '--yes')]);
+    expect(refusedStale.code).toBe(1);
+    expect(refusedStale.stderr).toMatch(/stale: the live environment changed since it was made; run roster plan again/);
+    expect(refusedEdited.code).toBe(1);
+    expect(refusedEdited.stderr).toMatch(/edited after it was made: its changes no longer match its checksum/);
+    expect((await env.server.facts('GET', '/tenants/acme')).body.name).toBe('Acme');
+  });
+
+  it('deletes only with --prune, and only in the sections the configuration has', async () => {
+    // No users, instances or groups sections: none of those is ever deleted, even with --prune.
+    env.write('partial.yaml', EDITED.slice(0, EDITED.indexOf('users:')));
+    const [plain, pruning] = await Promise.all([roster('plan', 'partial.yaml', '--detailed-exitcode'), roster('plan', 'partial.yaml', '--prune')]);
+    expect(plain.code).toBe(0);
+    expect(changeLines(pruning.stdout)).toEqual(['- tenant:elsewhere']);
+  });
+
+  it('with --prune, deletes what the configuration dropped, in reverse dependency order', async () => {
+    const dropped = EDITED.replace(/resource_instances:[\s\S]*?groups:/, 'resource_instances: {}\ngroups:').replace('    roles: [{ role: editor, on: document:readme }]\n', '');
+    const tenants = Array.from({ length: 12 }, (_, i) => `  t${String(i).padStart(2, '0')}: { name: T${i} }`).join('\n');
+    env.write('dropped.yaml', dropped.replace('tenants:\n', `tenants:\n${tenants}\n`));
+    const r = await roster('apply', 'dropped.yaml', '--prune', '--yes');
+    expect(r.code).toBe(0);
+    expect(changeLines(r.stdout).filter((l) => l.startsWith('-'))).toEqual(['- grant:team:eng:editor@document:readme', '- instance:document:readme', '- tenant:elsewhere']);
+    expect(r.stdout).toContain('12 to create, 0 to update, 3 to delete.');
+  });
+
+  it('refuses a plan deleting more than --max-deletes (default: 25% of the managed live objects), naming the flag', async () => {
+    env.write('few.yaml', 'version: 1\ntenants:\n  t00: { name: T0 }\n  acme: { name: Acme }\n');
+    const refused = await roster('apply', 'few.yaml', '--prune', '--yes');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      'error: the plan deletes 11 objects, more than the limit of 3 (25% of the 13 managed live objects); review it, then raise the limit with --max-deletes 11 if it is intended',
+    );
+    expect((await env.server.facts('GET', '/tenants/t05')).status).toBe(200);
+    const allowed = await roster('apply', 'few.yaml', '--prune', '--yes', '--max-deletes', '11');
+    expect(allowed.code).toBe(0);
+    expect(allowed.stdout).toContain('Applied 11 of 11 changes');
+  });
+});
