@@ -127,19 +127,33 @@ function planUserParts(b: PlanBuilder, user: DesiredUser, ctx: { desired: Desire
   for (const t of have) if (!want.has(t) && !kept.has(t)) b.delete('tenant_user', ids.tenantUser(user.key, t), { user: user.key, tenant: t });
 }
 
+/**
+ * The tenants of each user's group memberships, indexed once per groups map: asking each of 10,000
+ * users by scanning 1,000 groups made planning quadratic (seconds, measured on the bench environment).
+ */
+const groupTenantIndex = new WeakMap<Map<string, DesiredGroup>, Map<string, { ref: string; tenant: string }[]>>();
+
+function membershipsByUser(groups: Map<string, DesiredGroup>): Map<string, { ref: string; tenant: string }[]> {
+  let index = groupTenantIndex.get(groups);
+  if (!index) {
+    index = new Map();
+    for (const [ref, g] of groups) for (const u of g.members) (index.get(u) ?? index.set(u, []).get(u)!).push({ ref, tenant: g.tenant });
+    groupTenantIndex.set(groups, index);
+  }
+  return index;
+}
+
 function groupTenantsOf(user: string, state: Pick<DesiredState, 'groups'>): string[] {
-  const out: string[] = [];
-  for (const g of state.groups.values()) if (g.members.includes(user)) out.push(g.tenant);
-  return out;
+  return (membershipsByUser(state.groups).get(user) ?? []).map((m) => m.tenant);
 }
 
 /** Tenants of the user's live memberships in groups this plan neither declares nor deletes. */
 function untouchedGroupTenantsOf(user: string, ctx: { desired: DesiredState; live: LiveState; prune: boolean }): string[] {
   const managed = ctx.desired.sections.has('groups');
   const out: string[] = [];
-  for (const [ref, g] of ctx.live.groups) {
+  for (const { ref, tenant } of membershipsByUser(ctx.live.groups).get(user) ?? []) {
     if (managed && (ctx.desired.groups.has(ref) || ctx.prune)) continue;
-    if (g.members.includes(user)) out.push(g.tenant);
+    out.push(tenant);
   }
   return out;
 }
