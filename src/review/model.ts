@@ -154,6 +154,18 @@ export function visibleRows(s: QueueState): VisibleRow[] {
 }
 
 export function reduce(s: QueueState, a: Action): Step {
+  // Text typed fast (or pasted, or sent by a terminal multiplexer) can arrive with its Enter in one
+  // chunk: "looks good\r". Split it into the text and the key, so the Enter is not typed as text.
+  if (a.type === 'key' && !a.key.name && a.key.input.length > 1 && /[\r\n]/.test(a.key.input)) {
+    const parts = a.key.input.split(/(\r\n|\r|\n)/);
+    let step: Step = { state: s, effects: [] };
+    for (const part of parts) {
+      if (part === '') continue;
+      const next = reduce(step.state, { type: 'key', key: /^[\r\n]+$/.test(part) ? { input: '', name: 'return' } : { ...a.key, input: part } });
+      step = { state: next.state, effects: [...step.effects, ...next.effects] };
+    }
+    return step;
+  }
   const step = apply(s, a);
   return settle(step.state, step.effects);
 }

@@ -95,6 +95,11 @@ describe('queue model: decisions', () => {
     expect(done.state.log).toEqual([{ id: 1, kind: 'success', text: "approved dave's request for editor on document:readme: dave now holds editor on document:readme" }]);
   });
 
+  it('text that arrives with its Enter in one chunk submits the comment', () => {
+    const r = press(loaded(), 'a', 'ship it\r', 'y');
+    expect(r.effects).toEqual([{ type: 'decide', intent: { kind: 'approve', id: 'r1', comment: 'ship it' }, request: expect.anything() }]);
+  });
+
   it.each([
     { name: 'n at the confirmation', script: ['d', '<return>', 'n'] },
     { name: 'esc at the comment', script: ['d', 'no', '<escape>'] },
