@@ -2,7 +2,8 @@ import type { ApiClient } from '../api/index.js';
 import { ApiError } from '../errors.js';
 import type { Change, Kind, Plan } from '../plan/types.js';
 import { KINDS } from '../plan/types.js';
-import { applyOne, assignmentBody } from './operations.js';
+import { applyOne } from './operations.js';
+import { batchKey, sendBatch } from './batches.js';
 
 export type ApplyEvent =
   | { type: 'start'; change: Change }
@@ -24,12 +25,12 @@ export interface ApplyOptions {
   bulkSize?: number;
 }
 
-/** Kinds written through the bulk role-assignment endpoint. */
+/** Memberships and role assignments share one wave: they go through the same bulk endpoint. */
 const BULK_KINDS = new Set<Kind>(['assignment', 'member']);
 
 /**
  * Carries out a plan: waves in dependency order (creates and updates by kind, then deletes in reverse),
- * independent changes of a wave in parallel, memberships and role assignments in bulk calls. A failed
+ * independent changes of a wave in parallel, and in bulk calls where the API has them (batches.ts). A failed
  * change does not stop independent ones; changes that depend on it are skipped. Everything applied is
  * re-derived from live state on the next plan, so re-running apply after a failure or a kill converges.
  */
@@ -70,17 +71,18 @@ export async function applyPlan(plan: Plan, client: ApiClient, options: ApplyOpt
       }
     };
 
-    const bulk = ready.filter((c) => BULK_KINDS.has(c.kind));
-    const others = ready.filter((c) => !BULK_KINDS.has(c.kind));
-    const tasks: (() => Promise<void>)[] = others.map((c) => () => single(c));
-    for (const chunk of chunks(bulk, options.bulkSize ?? 1000)) {
+    const tasks: (() => Promise<void>)[] = [];
+    const batched = new Map<string, Change[]>();
+    for (const c of ready) {
+      const key = batchKey(c);
+      if (key) (batched.get(key) ?? batched.set(key, []).get(key)!).push(c);
+      else tasks.push(() => single(c));
+    }
+    for (const [key, chunk] of [...batched].flatMap(([key, list]) => chunks(list, options.bulkSize ?? 1000).map((c) => [key, c] as const))) {
       tasks.push(async () => {
         for (const c of chunk) emit({ type: 'start', change: c });
         try {
-          const path = `${client.paths.facts}/role_assignments/bulk`;
-          const body = chunk.map(assignmentBody);
-          if (chunk[0].action === 'delete') await client.delete(path, { body });
-          else await client.post(path, body, { idempotent: true });
+          await sendBatch(client, key, chunk);
           chunk.forEach(ok);
         } catch (err) {
           if (!(err instanceof ApiError)) throw err;
@@ -109,14 +111,9 @@ function waves(changes: Change[]): Change[][] {
   return out;
 }
 
-function chunks<T>(items: T[], size: number): T[][] {
-  const byAction = new Map<string, T[]>();
-  for (const item of items) {
-    const a = (item as unknown as Change).action === 'delete' ? 'delete' : 'create';
-    (byAction.get(a) ?? byAction.set(a, []).get(a)!).push(item);
-  }
+function chunks<T>(list: T[], size: number): T[][] {
   const out: T[][] = [];
-  for (const list of byAction.values()) for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
+  for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
   return out;
 }
 

@@ -15,6 +15,7 @@ import groupReadRoutes from './group-reads.js';
 import allowedRoutes from './allowed.js';
 import elementsRoutes from './elements.js';
 import accessRequestRoutes from './access-requests.js';
+import bulkRoutes from './bulk.js';
 
 type RouteModule = (app: FastifyInstance, deps: ServerDeps) => Promise<void>;
 
@@ -37,7 +38,7 @@ export async function registerRoutes(app: FastifyInstance, deps: ServerDeps, res
     );
 
   await scoped('/v2/schema/:proj/:env', [resourceRoutes, roleRoutes, relationRoutes, resourceInstanceRoutes, groupRoutes, groupReadRoutes]);
-  await scoped('/v2/facts/:proj/:env', [tenantRoutes, userRoutes, roleAssignmentRoutes, resourceInstanceRoutes, tupleRoutes, accessRequestRoutes]);
+  await scoped('/v2/facts/:proj/:env', [tenantRoutes, userRoutes, roleAssignmentRoutes, resourceInstanceRoutes, tupleRoutes, accessRequestRoutes, bulkRoutes]);
   await scoped('/v2/elements/:proj/:env', [elementsRoutes]);
 
   app.get('/v2/api-key/scope', async (req) => {

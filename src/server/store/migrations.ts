@@ -97,4 +97,32 @@ export const migrations: { id: number; name: string; sql: string[] }[] = [
       `CREATE INDEX access_request_moderators_user ON access_request_moderators (user_id, request_id)`,
     ],
   },
+  {
+    id: 3,
+    name: 'indexes for instance and group lookups by key, and tenant-wide roles',
+    sql: [
+      // Instances and groups are looked up by `type:key` with the env on the instance (/allowed, role
+      // assignments, grants) or on the group (findGroup). Without this index SQLite walks every instance
+      // of the environment (resource_instances_env): ~0.6-2 ms a lookup at 3,000 instances, instead of
+      // ~30 us. Key first, so that a lookup constrained only by key (the group's) can use it too.
+      `CREATE INDEX resource_instances_key ON resource_instances (key, env_id)`,
+      // role_assignments_tenant widened to cover the tenant-wide tests (resource_instance_id IS NULL)
+      // and the role: finding a tenant's reviewers (each access request) no longer reads every
+      // assignment row of the tenant.
+      `CREATE INDEX role_assignments_tenant_cover ON role_assignments (tenant_id, user_id, resource_instance_id, role_id)`,
+      `DROP INDEX role_assignments_tenant`,
+    ],
+  },
+  {
+    id: 4,
+    name: 'list order indexes',
+    sql: [
+      // Lists page in creation order (created_at, id). Without these SQLite sorts the whole environment
+      // for every page: a page of 100 users out of 10,000 took ~39 ms, ~1 ms with the index.
+      `CREATE INDEX users_env ON users (env_id, created_at, id)`,
+      `CREATE INDEX tenants_env ON tenants (env_id, created_at, id)`,
+      `CREATE INDEX roles_env ON roles (env_id, created_at, id)`,
+      `CREATE INDEX resources_env ON resources (env_id, created_at, id)`,
+    ],
+  },
 ];

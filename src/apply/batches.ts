@@ -1,0 +1,56 @@
+import type { ApiClient } from '../api/index.js';
+import type { Change } from '../plan/types.js';
+import { assignmentBody } from './operations.js';
+
+type F = Record<string, any>;
+
+/**
+ * Changes the API can carry many at a time. Memberships and role assignments go through the bulk
+ * role-assignment endpoint; users and instances through the bulk user and instance endpoints (PUT
+ * creates or replaces, so a repeated call converges). Changes with the same batch key share calls.
+ */
+export function batchKey(c: Change): string | undefined {
+  switch (c.kind) {
+    case 'assignment':
+    case 'member':
+      return c.action === 'delete' ? 'assignments:delete' : 'assignments:create';
+    case 'user':
+      return c.action === 'create' ? 'users:put' : c.action === 'delete' ? 'users:delete' : undefined;
+    case 'instance':
+      // A replacing create deletes first: one at a time.
+      return c.action === 'create' && !c.replaces ? 'instances:put' : c.action === 'delete' ? 'instances:delete' : undefined;
+    default:
+      return undefined;
+  }
+}
+
+export async function sendBatch(client: ApiClient, key: string, chunk: Change[]): Promise<void> {
+  const { facts } = client.paths;
+  const fields = (c: Change) => (c.action === 'delete' ? c.before : c.after) as F;
+  switch (key) {
+    case 'assignments:create':
+      return void (await client.post(`${facts}/role_assignments/bulk`, chunk.map(assignmentBody), { idempotent: true }));
+    case 'assignments:delete':
+      return void (await client.delete(`${facts}/role_assignments/bulk`, { body: chunk.map(assignmentBody) }));
+    case 'users:put':
+      return void (await client.put(`${facts}/users/bulk`, {
+        operations: chunk.map((c) => {
+          const f = fields(c);
+          return { key: f.key, email: f.email ?? null, first_name: f.first_name ?? null, last_name: f.last_name ?? null, attributes: f.attributes ?? {} };
+        }),
+      }));
+    case 'users:delete':
+      return void (await client.delete(`${facts}/users/bulk`, { body: { idents: chunk.map((c) => fields(c).key) } }));
+    case 'instances:put':
+      return void (await client.put(`${facts}/resource_instances/bulk`, {
+        operations: chunk.map((c) => {
+          const f = fields(c);
+          return { key: f.key, resource: f.resource, tenant: f.tenant, attributes: f.attributes ?? {} };
+        }),
+      }));
+    case 'instances:delete':
+      return void (await client.delete(`${facts}/resource_instances/bulk`, { body: { idents: chunk.map((c) => `${fields(c).resource}:${fields(c).key}`) } }));
+    default:
+      throw new Error(`unknown batch ${key}`);
+  }
+}
