@@ -52,7 +52,8 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
   }
   if (managed.has('users')) {
     b.keyed('user', desired.users, live.users, ids.user, prune, (u) => ({ key: u.key, email: u.email, first_name: u.first_name, last_name: u.last_name, attributes: u.attributes }));
-    for (const user of desired.users.values()) planUserParts(b, user, { desired, live, replaced, prune });
+    const memberships = { desired: membershipsByUser(desired.groups), live: membershipsByUser(live.groups) };
+    for (const user of desired.users.values()) planUserParts(b, user, { desired, memberships, replaced, prune, was: live.users.get(user.key) });
   }
   if (managed.has('resource_instances')) {
     for (const [ref, inst] of desired.resourceInstances) {
@@ -99,26 +100,39 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
   };
 }
 
+interface UserContext {
+  desired: DesiredState;
+  /** Group memberships by user, desired and live. */
+  memberships: { desired: Memberships; live: Memberships };
+  replaced: Set<string>;
+  prune: boolean;
+  was: DesiredUser | undefined;
+}
+
 /** A user's tenant memberships and roles: exactly what the configuration lists. */
-function planUserParts(b: PlanBuilder, user: DesiredUser, ctx: { desired: DesiredState; live: LiveState; replaced: Set<string>; prune: boolean }): void {
-  const was = ctx.live.users.get(user.key);
+function planUserParts(b: PlanBuilder, user: DesiredUser, ctx: UserContext): void {
+  const was = ctx.was;
   const roleKey = (r: { role: string; tenant: string; on?: string }) => ids.assignment(user.key, r.role, r.on ?? r.tenant);
   const liveRoles = new Map((was?.roles ?? []).filter((r) => !r.on || !ctx.replaced.has(r.on)).map((r) => [roleKey(r), r]));
   const wantRoles = new Map(user.roles.map((r) => [roleKey(r), r]));
   for (const [id, r] of wantRoles) if (!liveRoles.has(id)) b.create('assignment', id, defined({ user: user.key, role: r.role, tenant: r.tenant, on: r.on }));
   for (const [id, r] of liveRoles) if (!wantRoles.has(id)) b.delete('assignment', id, defined({ user: user.key, role: r.role, tenant: r.tenant, on: r.on }));
 
+  const desiredGroups = ctx.memberships.desired.get(user.key) ?? [];
+  const liveGroups = ctx.memberships.live.get(user.key) ?? [];
   // The service counts a user "in" every tenant where they hold a role or a group membership; only
   // tenants nothing else puts them in need an explicit membership.
-  const covered = new Set([...user.roles.map((r) => r.tenant), ...groupTenantsOf(user.key, ctx.desired)]);
+  const covered = new Set([...user.roles.map((r) => r.tenant), ...desiredGroups.map((m) => m.tenant)]);
   // Memberships this plan leaves alone (groups the configuration does not manage, or does not declare
   // and does not prune) keep the user in their tenants. Leaving such a tenant would also drop them (the
   // service removes every role of a user in a tenant they leave): a deletion the configuration never asked for.
-  const kept = new Set(untouchedGroupTenantsOf(user.key, ctx));
+  const groupsManaged = ctx.desired.sections.has('groups');
+  const untouched = liveGroups.filter((m) => !(groupsManaged && (ctx.desired.groups.has(m.ref) || ctx.prune)));
+  const kept = new Set(untouched.map((m) => m.tenant));
   // Tenants the user is in through live roles or memberships. When this plan removes all of them, the
   // live state cannot tell whether the user was also added to the tenant explicitly: add them (adding is
   // idempotent), or they would be out of it after this apply and the next plan would add them.
-  const viaRoles = new Set([...(was?.roles ?? []).map((r) => r.tenant), ...groupTenantsOf(user.key, ctx.live)]);
+  const viaRoles = new Set([...(was?.roles ?? []).map((r) => r.tenant), ...liveGroups.map((m) => m.tenant)]);
   const want = new Set([...user.tenants, ...covered]);
   const have = new Set(was?.tenants ?? []);
   for (const t of want) {
@@ -127,35 +141,17 @@ function planUserParts(b: PlanBuilder, user: DesiredUser, ctx: { desired: Desire
   for (const t of have) if (!want.has(t) && !kept.has(t)) b.delete('tenant_user', ids.tenantUser(user.key, t), { user: user.key, tenant: t });
 }
 
+type Memberships = Map<string, { ref: string; tenant: string }[]>;
+
 /**
- * The tenants of each user's group memberships, indexed once per groups map: asking each of 10,000
- * users by scanning 1,000 groups made planning quadratic (seconds, measured on the bench environment).
+ * The groups each user is a member of, indexed once per plan: asking each of 10,000 users by scanning
+ * 1,000 groups made planning quadratic (seconds, measured on the bench environment). Built per call,
+ * not cached across calls, so that a state changed in place between two plans is seen.
  */
-const groupTenantIndex = new WeakMap<Map<string, DesiredGroup>, Map<string, { ref: string; tenant: string }[]>>();
-
-function membershipsByUser(groups: Map<string, DesiredGroup>): Map<string, { ref: string; tenant: string }[]> {
-  let index = groupTenantIndex.get(groups);
-  if (!index) {
-    index = new Map();
-    for (const [ref, g] of groups) for (const u of g.members) (index.get(u) ?? index.set(u, []).get(u)!).push({ ref, tenant: g.tenant });
-    groupTenantIndex.set(groups, index);
-  }
+function membershipsByUser(groups: Map<string, DesiredGroup>): Memberships {
+  const index: Memberships = new Map();
+  for (const [ref, g] of groups) for (const u of g.members) (index.get(u) ?? index.set(u, []).get(u)!).push({ ref, tenant: g.tenant });
   return index;
-}
-
-function groupTenantsOf(user: string, state: Pick<DesiredState, 'groups'>): string[] {
-  return (membershipsByUser(state.groups).get(user) ?? []).map((m) => m.tenant);
-}
-
-/** Tenants of the user's live memberships in groups this plan neither declares nor deletes. */
-function untouchedGroupTenantsOf(user: string, ctx: { desired: DesiredState; live: LiveState; prune: boolean }): string[] {
-  const managed = ctx.desired.sections.has('groups');
-  const out: string[] = [];
-  for (const { ref, tenant } of membershipsByUser(ctx.live.groups).get(user) ?? []) {
-    if (managed && (ctx.desired.groups.has(ref) || ctx.prune)) continue;
-    out.push(tenant);
-  }
-  return out;
 }
 
 /** A group's members, grants and links (to its parents). */

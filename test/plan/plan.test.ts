@@ -306,3 +306,13 @@ describe('planChanges', () => {
     expect(plan.managedLiveCount).toBe(5);
   });
 });
+
+describe('planChanges, called again', () => {
+  it('sees a desired state changed in place since the last plan (nothing is cached across calls)', () => {
+    const d = desired({ users: [aUser('bob', { tenants: ['acme'] })], groups: [aGroup('team:eng', { members: ['bob'] })] });
+    const l = live({ users: [aUser('bob')], groups: [aGroup('team:eng', { members: ['bob'] })] });
+    expect(brief(planChanges(d, l, OPTIONS))).toEqual([]);
+    d.groups.get('team:eng')!.members = [];
+    expect(brief(planChanges(d, l, OPTIONS))).toEqual(['+tenant_user:bob@acme', '-member:bob@team:eng']);
+  });
+});
