@@ -153,6 +153,26 @@ describe('membership', () => {
   });
 });
 
+describe('the role member', () => {
+  it('deleting it ends every membership; the next membership brings it back', async () => {
+    const srv = await startTestServer();
+    try {
+      const x = await seedDocs(srv);
+      await group(srv, 'team:a', x.tenant);
+      await grantGroup(srv, 'team:a', { role: x.viewer, resource: x.doc, resource_instance: 'd1', tenant: x.tenant });
+      await addMember(srv, 'team:a', x.alice, x.tenant);
+      ok(await srv.schema('DELETE', '/roles/member'));
+      expect(ok(await srv.schema('GET', '/groups/team:a/users')).total_count).toBe(0);
+      expect(await allowed(srv, x.alice, 'read', { type: x.doc, key: 'd1' })).toBe(false);
+      await addMember(srv, 'team:a', x.bob, x.tenant);
+      expect(ok(await srv.schema('GET', '/roles/member')).key).toBe('member');
+      expect(await allowed(srv, x.bob, 'read', { type: x.doc, key: 'd1' })).toBe(true);
+    } finally {
+      await srv.close();
+    }
+  });
+});
+
 describe('groups of groups', () => {
   let x: Awaited<ReturnType<typeof seedDocs>>;
   beforeAll(async () => {

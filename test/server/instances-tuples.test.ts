@@ -33,6 +33,8 @@ describe.each([['facts'], ['schema']] as const)('resource instances under /v2/%s
     expect(refs(ok(await at('GET', `/resource_instances?resource=${x}img&tenant=${x}u`)))).toEqual([`${x}img:i2`]);
 
     expect(ok(await at('PATCH', `/resource_instances/${x}doc:i1`, { attributes: { a: 2 } })).attributes).toEqual({ a: 2 });
+    expect(ok(await at('PUT', `/resource_instances/${created.id}`, { attributes: { b: 3 } })).attributes).toEqual({ b: 3 });
+    expectError(await at('PATCH', `/resource_instances/${x}doc:ghost`, { attributes: {} }), 404, 'NOT_FOUND');
     expect((await at('DELETE', `/resource_instances/${x}doc:i1`)).status).toBe(204);
     expectError(await at('GET', `/resource_instances/${x}doc:i1`), 404, 'NOT_FOUND');
     expectError(await at('DELETE', `/resource_instances/${x}doc:i1`), 404, 'NOT_FOUND');
@@ -128,7 +130,9 @@ describe('relationship tuples', () => {
     expect(ok(await s.facts('GET', `/relationship_tuples?object=${x.d2}`))).toHaveLength(2);
     const bad = await s.facts('POST', '/relationship_tuples/bulk', { operations: [{ subject: 'tpfolder:f1', relation: 'parent', object: x.d1 }, { subject: 'tpfolder:f1', relation: 'nope', object: x.d1 }] });
     expectError(bad, 404, 'NOT_FOUND');
-    ok(await s.facts('DELETE', '/relationship_tuples/bulk', { idents: ops }));
+    // The count says what was removed: a tuple that is not there is skipped, not counted.
+    const missing = { subject: 'tpfolder:f2', relation: 'parent', object: x.d1 };
+    expect(ok(await s.facts('DELETE', '/relationship_tuples/bulk', { idents: [...ops, missing] }))).toEqual({ tuples_removed: 2 });
     expect(ok(await s.facts('GET', `/relationship_tuples?object=${x.d2}`))).toEqual([]);
   });
 });

@@ -18,6 +18,7 @@ describe('tenants', () => {
     expect(keys(ok(await s.facts('GET', '/tenants')))).toContain('acme');
     const patched = ok(await s.facts('PATCH', '/tenants/acme', { name: 'ACME' }));
     expect(patched).toMatchObject({ name: 'ACME', description: 'd', attributes: { tier: 'gold' } });
+    expect(ok(await s.facts('PUT', '/tenants/acme', { name: 'Acme Inc', attributes: {} }))).toMatchObject({ name: 'Acme Inc', attributes: {} });
     expectError(await s.facts('POST', '/tenants', { key: 'acme', name: 'again' }), 409, 'DUPLICATE_ENTITY');
     expect((await s.facts('DELETE', '/tenants/acme')).status).toBe(204);
     expectError(await s.facts('GET', '/tenants/acme'), 404, 'NOT_FOUND');

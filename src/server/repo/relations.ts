@@ -36,6 +36,8 @@ export async function ensureTuple(q: Queryable, envId: string, subjectId: string
   );
 }
 
-export async function removeTuple(q: Queryable, subjectId: string, relation: string, objectId: string) {
-  await q.run(`DELETE FROM relationship_tuples WHERE subject_id = ? AND relation = ? AND object_id = ?`, [subjectId, relation, objectId]);
+/** Removes a tuple if it is there; says whether it was. */
+export async function removeTuple(q: Queryable, subjectId: string, relation: string, objectId: string): Promise<boolean> {
+  const { changes } = await q.run(`DELETE FROM relationship_tuples WHERE subject_id = ? AND relation = ? AND object_id = ?`, [subjectId, relation, objectId]);
+  return changes > 0;
 }

@@ -119,7 +119,9 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
       const u = await findKeyed<{ id: string }>(tx, 'users', envId, user, 'user');
       await findKeyed(tx, 'tenants', envId, tenant, 'tenant');
       if (g.tenant_key !== tenant) throw httpError('MISMATCH_RESOURCE_INSTANCES_TENANTS', `group ${g.type}:${g.key} is in tenant '${g.tenant_key}', not '${tenant}'`);
-      const member = await memberRoleId(tx, envId);
+      // Adding recreates the role `member` if someone deleted it (which ended every membership);
+      // removing needs it to exist.
+      const member = remove ? await memberRoleId(tx, envId) : await ensureMemberRole(tx, envId, at);
       if (remove) {
         const { changes } = await tx.run(`DELETE FROM role_assignments WHERE user_id = ? AND role_id = ? AND resource_instance_id = ?`, [u.id, member, g.instance_id]);
         if (!changes) throw notFound('member', `${user} in ${g.type}:${g.key}`);

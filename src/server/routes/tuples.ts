@@ -122,13 +122,16 @@ export default async function tupleRoutes(app: FastifyInstance, { db, now }: Ser
     schema: { body: strictObject({ idents: { type: 'array', items: TUPLE, maxItems: BULK_MAX } }, ['idents']) },
   }, async (req) => {
     const { idents } = req.body as { idents: TupleInput[] };
-    await db.transaction(async (tx) => {
+    // Missing tuples are skipped (a repeated call converges) and not counted.
+    const removed = await db.transaction(async (tx) => {
+      let n = 0;
       for (const t of idents) {
         const subject = await findInstance(tx, req.env.envId, t.subject);
         const object = await findInstance(tx, req.env.envId, t.object);
-        await removeTuple(tx, subject.id, t.relation, object.id);
+        if (await removeTuple(tx, subject.id, t.relation, object.id)) n++;
       }
+      return n;
     });
-    return { tuples_removed: idents.length };
+    return { tuples_removed: removed };
   });
 }
