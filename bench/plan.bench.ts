@@ -88,18 +88,20 @@ async function scenario(raw: RawConfigObject, url: string, configDir: string) {
   const objects = countObjects(noop.live);
   await client.close();
 
-  // A 1% edit: 200 memberships move to another group.
+  // A 1% edit: 200 memberships move to another group of the same tenant (groups cycle through tenants).
   const groups = Object.values(raw.groups);
+  const tenants = new Set(groups.map((g) => g.tenant)).size;
   let moved = 0;
-  for (let i = 0; i < groups.length && moved < 200; i += 5) {
+  for (let i = 0; i < groups.length && moved < 200; i += 3) {
     const from = groups[i];
-    const to = groups[(i + 1) % groups.length];
+    const to = groups[(i + tenants) % groups.length];
     if (from.members?.length && to.tenant === from.tenant) {
       const u = from.members.pop()!;
       if (!to.members?.includes(u)) (to.members ??= []).push(u);
       moved++;
     }
   }
+  if (moved === 0) throw new Error('the 1% edit moved no membership');
   writeFileSync(file, toYaml({ project: 'bench', environment: 'prod', ...raw } as Record<string, unknown>));
   client = newClient(url);
   t = performance.now();
