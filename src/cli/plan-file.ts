@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
 import type { Plan } from '../plan/index.js';
-import { sha256 } from '../plan/checksum.js';
+import { checksumPlan } from '../plan/checksum.js';
 
 /**
  * A saved plan is the plan value as JSON. It holds no key and no URL: only the project, environment,
@@ -21,8 +21,8 @@ export function readPlanFile(file: string): Plan {
     throw new ConfigError(`cannot read the plan file ${file}: ${(err as Error).message}`);
   }
   if (plan?.formatVersion !== 1 || !Array.isArray(plan.changes)) throw new ConfigError(`${file} is not a roster plan (formatVersion 1)`);
-  if (sha256(JSON.stringify(plan.changes)) !== plan.checksum) {
-    throw new ConfigError(`${file} was edited after it was made: its changes no longer match its checksum; run roster plan again`);
+  if (checksumPlan(plan) !== plan.checksum) {
+    throw new ConfigError(`${file} was edited after it was made: it no longer matches its checksum; run roster plan again`);
   }
   return plan;
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { LiveState } from './live.js';
+import type { Plan } from './types.js';
 
 export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
@@ -11,4 +12,14 @@ export function fingerprintLive(live: LiveState): string {
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([name, map]) => [name, [...(map as Map<string, unknown>).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
   return sha256(JSON.stringify(sections));
+}
+
+/**
+ * The checksum of a plan: every field but itself (and the access summary, which only describes it). It
+ * covers more than the changes: a saved plan edited to name another environment, or a smaller count of
+ * managed objects (which sets the default deletion limit), must be refused like one with edited changes.
+ */
+export function checksumPlan(plan: Omit<Plan, 'checksum' | 'access'>): string {
+  const { formatVersion, project, environment, prune, managed, changes, summary, liveFingerprint, managedLiveCount } = plan;
+  return sha256(JSON.stringify({ formatVersion, project, environment, prune, managed, changes, summary, liveFingerprint, managedLiveCount }));
 }

@@ -5,7 +5,7 @@ import type { Change, Fields, Kind, Plan } from './types.js';
 import { KINDS } from './types.js';
 import { canonical, defined, diffFields } from './compare.js';
 import { ids } from './identity.js';
-import { sha256, fingerprintLive } from './checksum.js';
+import { checksumPlan, fingerprintLive } from './checksum.js';
 
 export interface PlanOptions {
   project: string;
@@ -86,18 +86,18 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
   const changes = b.finish();
   const summary = { create: 0, update: 0, delete: 0 };
   for (const c of changes) summary[c.action]++;
-  return {
-    formatVersion: 1,
+  const plan = {
+    formatVersion: 1 as const,
     project: options.project,
     environment: options.environment,
     prune,
     managed: [...managed],
     changes,
     summary,
-    checksum: sha256(JSON.stringify(changes)),
     liveFingerprint: fingerprintLive(live),
     managedLiveCount: countManaged(live, desired),
   };
+  return { ...plan, checksum: checksumPlan(plan) };
 }
 
 interface UserContext {

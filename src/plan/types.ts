@@ -67,7 +67,7 @@ export interface Plan {
   managed: string[];
   changes: Change[];
   summary: { create: number; update: number; delete: number };
-  /** sha256 of the changes, printed in every format: what was reviewed is what is applied. */
+  /** sha256 of the plan (every field but itself; checksum.ts), printed in every format: what was reviewed is what is applied. */
   checksum: string;
   /** sha256 of the live state the plan was computed from: a saved plan is refused once it changed. */
   liveFingerprint: string;

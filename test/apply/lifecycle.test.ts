@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MARKDOWN_MARKER } from '../../src/plan/index.js';
-import type { CliResult } from '../helpers/cli.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
 import { changeLines, ORG_KEY, startEnv, type Env } from './helpers.js';
 import { SMALL } from './fixtures.js';
 
@@ -117,17 +117,26 @@ describe.sequential('plan and apply, end to end', () => {
     expect(converged.code).toBe(0);
     expect(changeLines(stale.stdout)).toEqual(['~ tenant:acme']);
     expect(edited.code).toBe(0);
-    const file = `${env.dir}/edited.json`;
-    const plan = JSON.parse(readFileSync(file, 'utf8'));
-    plan.changes[0].after.name = 'Something else';
-    writeFileSync(file, JSON.stringify(plan));
+    const plan = JSON.parse(readFileSync(`${env.dir}/edited.json`, 'utf8'));
+    writeFileSync(`${env.dir}/edited.json`, JSON.stringify({ ...plan, changes: [{ ...plan.changes[0], after: { ...plan.changes[0].after, name: 'Other' } }] }));
+    // Not only the changes: a plan moved to another environment is refused too.
+    writeFileSync(`${env.dir}/moved.json`, JSON.stringify({ ...plan, project: 'q' }));
     expect((await env.server.facts('POST', '/tenants', { key: 'elsewhere', name: 'Made elsewhere' })).status).toBe(200);
 
-    const [refusedStale, refusedEdited] = await Promise.all([roster('apply', '--plan', 'stale.json', '--yes'), roster('apply', '--plan', 'edited.json', '--yes')]);
+    const [refusedStale, refusedEdited, refusedMoved, refusedFlags] = await Promise.all([
+      roster('apply', '--plan', 'stale.json', '--yes'),
+      roster('apply', '--plan', 'edited.json', '--yes'),
+      roster('apply', '--plan', 'moved.json', '--yes'),
+      runCli(['apply', '--plan', 'stale.json', '--yes', '--api-url', env.server.url, '--project', 'q', '--env', 'e'], { cwd: env.dir, env: { ROSTER_API_KEY: ORG_KEY } }),
+    ]);
     expect(refusedStale.code).toBe(1);
     expect(refusedStale.stderr).toMatch(/stale: the live environment changed since it was made; run roster plan again/);
-    expect(refusedEdited.code).toBe(1);
-    expect(refusedEdited.stderr).toMatch(/edited after it was made: its changes no longer match its checksum/);
+    for (const r of [refusedEdited, refusedMoved]) {
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/edited after it was made: it no longer matches its checksum; run roster plan again/);
+    }
+    expect(refusedFlags.code).toBe(1);
+    expect(refusedFlags.stderr).toContain('the plan in stale.json is for p/e, not q/e');
     expect((await env.server.facts('GET', '/tenants/acme')).body.name).toBe('Acme');
   });
 

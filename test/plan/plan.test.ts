@@ -291,6 +291,13 @@ describe('planChanges', () => {
     expect(planChanges(world(), live(), OPTIONS).checksum).not.toBe(a.checksum);
   });
 
+  it('the checksum covers the environment and the counts, not only the changes', () => {
+    const a = planChanges(world(), live(), OPTIONS);
+    expect(planChanges(world(), live(), { project: 'q', environment: 'e' }).checksum).not.toBe(a.checksum);
+    expect(planChanges(world(), live({ roles: [aRole('old')] }), OPTIONS)).toMatchObject({ changes: a.changes });
+    expect(planChanges(world(), live({ roles: [aRole('old')] }), OPTIONS).checksum).not.toBe(a.checksum);
+  });
+
   it('is pure: the inputs are not changed', () => {
     const d = world();
     const l = asLive(world());

@@ -23,6 +23,10 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
   const concurrency = opts.concurrency ? positive(opts.concurrency, '--concurrency') : 8;
   const maxDeletes = opts.maxDeletes !== undefined ? nonNegative(opts.maxDeletes, '--max-deletes') : undefined;
   const saved = opts.plan ? readPlanFile(opts.plan) : undefined;
+  // A saved plan names its environment; flags naming another would apply it where it was not reviewed.
+  if (saved && ((opts.project && opts.project !== saved.project) || (opts.env && opts.env !== saved.environment))) {
+    throw new ConfigError(`the plan in ${opts.plan} is for ${saved.project}/${saved.environment}, not ${opts.project ?? saved.project}/${opts.env ?? saved.environment}; run roster plan for that environment`);
+  }
   const desired = saved ? undefined : await loadDesired(paths, 'apply');
   if (desired) printWarnings(desired.warnings);
   const target = await openTarget({ ...opts, concurrency }, saved ? { project: saved.project, environment: saved.environment } : desired!.desired);

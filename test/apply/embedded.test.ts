@@ -1,0 +1,26 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT, runCli } from '../helpers/cli.js';
+
+/** Without --api-url, plan and apply use the embedded default over ROSTER_DATA_DIR. */
+describe('the embedded default', () => {
+  const data = mkdtempSync(path.join(os.tmpdir(), 'roster-embedded-'));
+  const env = { ROSTER_DATA_DIR: data, ROSTER_API_URL: undefined, ROSTER_API_KEY: undefined, ROSTER_PROJECT: undefined, ROSTER_ENV: undefined };
+  const example = path.join(ROOT, 'examples/getting-started/roster.yaml');
+  afterAll(() => rmSync(data, { recursive: true, force: true }));
+
+  it('plans the getting-started example, applies it, and then has nothing to plan', async () => {
+    const plan = await runCli(['plan', example], { cwd: data, env });
+    expect(plan.code).toBe(0);
+    expect(plan.stdout).toContain('Plan for default/default');
+    expect(plan.stdout).toContain('17 to create, 0 to update, 0 to delete.');
+    const apply = await runCli(['apply', '--yes', example], { cwd: data, env });
+    expect(apply.code).toBe(0);
+    expect(apply.stdout).toContain('Applied 17 of 17 changes');
+    const again = await runCli(['plan', '--detailed-exitcode', example], { cwd: data, env });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('No changes.');
+  });
+});
