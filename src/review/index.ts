@@ -43,6 +43,8 @@ export function whyNotInteractive(env: NodeJS.ProcessEnv = process.env, stdin = 
 
 /** Starts the Ink app and resolves when the user quits. Errors inside are shown, never thrown out. */
 export async function renderReview(o: ReviewOptions): Promise<ReviewSummary> {
+  // React's development build checks much more on every render; the CLI is not a development build.
+  process.env.NODE_ENV ??= 'production';
   const [{ render }, React, { ReviewApp }] = await Promise.all([import('ink'), import('react'), import('./ui/App.js')]);
   const stdout = o.stdout ?? process.stdout;
   const color = o.color ?? (!process.env.NO_COLOR && stdout.isTTY === true);
@@ -54,11 +56,12 @@ export async function renderReview(o: ReviewOptions): Promise<ReviewSummary> {
     source, user: o.user, tenant: o.tenant, readonly: o.readonly,
     width: stdout.columns || 80, rows: stdout.rows || 24, onQuit: () => quit(),
   });
+  // The first page is asked for before the first render, so the two overlap.
+  controller.dispatch({ type: 'start' });
   const app = render(
     React.createElement(ReviewApp, { store: controller, onKey: controller.key, onResize: controller.resize, now, color }),
     { stdout, stdin: o.stdin ?? process.stdin, exitOnCtrlC: false },
   );
-  controller.dispatch({ type: 'start' });
   await Promise.race([done, app.waitUntilExit()]);
   app.unmount();
   return { log: controller.getState().log };
