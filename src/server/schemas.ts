@@ -2,7 +2,7 @@
 export const KEY = { type: 'string', pattern: '^[A-Za-z0-9\\-_]+$', minLength: 1, maxLength: 256 } as const;
 export const USER_KEY = { type: 'string', pattern: '^[A-Za-z0-9|@+\\-._]+$', minLength: 1, maxLength: 256 } as const;
 /** `type:key` references of resource instances (and groups). */
-export const INSTANCE_REF = { type: 'string', pattern: '^[A-Za-z0-9\\-_]+:[A-Za-z0-9\\-_]+$', maxLength: 513 } as const;
+export const INSTANCE_REF = { type: 'string', pattern: '^[A-Za-z0-9\\-_]{1,256}:[A-Za-z0-9\\-_]{1,256}$', maxLength: 513 } as const;
 export const NAME = { type: 'string', minLength: 1, maxLength: 1024 } as const;
 export const TEXT = { type: 'string', maxLength: 10_000 } as const;
 export const OPT_TEXT = { type: ['string', 'null'], maxLength: 10_000 } as const;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { addMember, allowed, expectError, grantGroup, group, link, ok, seedDocs, tenant, user } from './builders.js';
+import { addMember, allowed, expectError, expectInvalid, grantGroup, group, link, ok, seedDocs, tenant, user } from './builders.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -33,6 +33,15 @@ describe('creating and deleting groups', () => {
     expectError(await s.schema('POST', '/groups', { group_instance_key: 'gcteam:a', group_tenant: x.tenant }), 409, 'DUPLICATE_ENTITY');
     expectError(await s.schema('POST', '/groups', { group_instance_key: 'gcteam:z', group_tenant: 'ghost' }), 404, 'NOT_FOUND');
     expectError(await s.schema('POST', '/groups', { group_instance_key: 'gcteam:z', group_resource_type_key: 'other', group_tenant: x.tenant }), 422, 'INVALID_INPUT');
+  });
+
+  it.each([
+    ['a key over 256 characters', { group_instance_key: 'k'.repeat(257) }],
+    ['a type over 256 characters', { group_instance_key: `${'t'.repeat(257)}:k` }],
+    ['a type:key whose key is over 256', { group_instance_key: `gcteam:${'k'.repeat(257)}` }],
+    ['an empty key', { group_instance_key: 'gcteam:' }],
+  ])('rejects %s with 422', async (_, body) => {
+    expectInvalid(await s.schema('POST', '/groups', { ...body, group_tenant: x.tenant }), ['body', 'group_instance_key']);
   });
 
   it('turns an existing instance into a group only in its own tenant', async () => {
@@ -224,6 +233,17 @@ describe('groups of groups', () => {
     expectError(await s.schema('PUT', '/groups/ggteam:c/assign_group', { group_instance_key: 'ggteam:b' }), 422, 'GROUP_CYCLE');
     // A diamond is not a cycle.
     await link(s, 'ggteam:b', 'ggteam:d');
+  });
+
+  it('two opposite links sent at once: exactly one wins, the other is a cycle', async () => {
+    await group(s, 'ggteam:p', x.tenant);
+    await group(s, 'ggteam:q', x.tenant);
+    const answers = await Promise.all([
+      s.schema('PUT', '/groups/ggteam:p/assign_group', { group_instance_key: 'ggteam:q' }),
+      s.schema('PUT', '/groups/ggteam:q/assign_group', { group_instance_key: 'ggteam:p' }),
+    ]);
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 422]);
+    expect(answers.find((r) => r.status === 422)!.body.error_code).toBe('GROUP_CYCLE');
   });
 
   it('unknown groups are 404', async () => {

@@ -25,6 +25,13 @@ describe('tenants', () => {
     expectError(await s.facts('PATCH', '/tenants/acme', { name: 'x' }), 404, 'NOT_FOUND');
   });
 
+  it('the same key created ten times at once: one 200, nine 409, never a 500', async () => {
+    const answers = await Promise.all(Array.from({ length: 10 }, () => s.facts('POST', '/tenants', { key: 'race', name: 'Race' })));
+    expect(answers.map((r) => r.status).sort()).toEqual([200, ...Array(9).fill(409)]);
+    const users = await Promise.all(Array.from({ length: 10 }, () => s.facts('PUT', '/users/racer', {})));
+    expect(users.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
+  });
+
   it('deleting a tenant deletes its instances, groups and assignments; users stay', async () => {
     const x = await seedDocs(s, 'td');
     await assign(s, { user: x.alice, role: x.viewer, tenant: x.tenant });

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerDeps } from '../context.js';
 import { duplicate, httpError, notFound } from '../errors.js';
-import { KEY, USER_KEY, strictObject } from '../schemas.js';
+import { INSTANCE_REF, KEY, USER_KEY, strictObject } from '../schemas.js';
 import type { Queryable } from '../store/db.js';
 import { findKeyed } from '../repo/common.js';
 import { ensureResource } from '../repo/resources.js';
@@ -11,11 +11,13 @@ import { findGroup, groupReads, memberRoleId, GROUP_FROM, GROUP_SELECT, type Gro
 import { ensureImplicitGrant, ensureRelation, ensureTuple, removeTuple } from '../repo/relations.js';
 import { findCycle } from '../domain/groups.js';
 
-const GROUP_KEY = { type: 'string', pattern: '^([A-Za-z0-9\\-_]+:)?[A-Za-z0-9\\-_]+$', maxLength: 513 } as const;
-const CREATE = strictObject({ group_instance_key: GROUP_KEY, group_tenant: KEY, group_resource_type_key: KEY }, ['group_instance_key', 'group_tenant']);
-const GRANT = strictObject({ role: KEY, resource: KEY, resource_instance: { type: 'string', maxLength: 513, pattern: '^([A-Za-z0-9\\-_]+:)?[A-Za-z0-9\\-_]+$' }, tenant: KEY }, ['role', 'resource', 'resource_instance', 'tenant']);
+// `[type:]key` (a group, or a group grant's instance), each part a key of at most 256 characters (a longer one would create a group, or its
+// type, that no key-checked endpoint could name).
+const TYPED_KEY = { type: 'string', pattern: '^([A-Za-z0-9\\-_]{1,256}:)?[A-Za-z0-9\\-_]{1,256}$', maxLength: 513 } as const;
+const CREATE = strictObject({ group_instance_key: TYPED_KEY, group_tenant: KEY, group_resource_type_key: KEY }, ['group_instance_key', 'group_tenant']);
+const GRANT = strictObject({ role: KEY, resource: KEY, resource_instance: TYPED_KEY, tenant: KEY }, ['role', 'resource', 'resource_instance', 'tenant']);
 const MEMBERSHIP = strictObject({ tenant: KEY }, ['tenant']);
-const LINK = strictObject({ group_instance_key: { type: 'string', pattern: '^[A-Za-z0-9\\-_]+:[A-Za-z0-9\\-_]+$', maxLength: 513 } }, ['group_instance_key']);
+const LINK = strictObject({ group_instance_key: INSTANCE_REF }, ['group_instance_key']);
 
 /**
  * Group writes under `/v2/schema/{p}/{e}`: create, delete, role on group (plural path and the
