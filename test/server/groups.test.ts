@@ -309,3 +309,19 @@ describe('transitive membership', () => {
     expect(await allowed(s, 'trlate', 'read', { type: 'trdoc', key: 'd1' })).toBe(true);
   });
 });
+
+describe('membership granted as a role', () => {
+  it('a group given `member` on another group makes its members members there, with that group’s grants', async () => {
+    const x = await seedDocs(s, 'mg');
+    await group(s, 'mgteam:a', x.tenant);
+    await group(s, 'mgteam:b', x.tenant);
+    await grantGroup(s, 'mgteam:b', { role: x.viewer, resource: x.doc, resource_instance: 'd1', tenant: x.tenant });
+    await addMember(s, 'mgteam:a', x.alice, x.tenant);
+    // "A role assigned to a group instance is derived to the group's members": here the role is
+    // `member` and the instance is group B, so A's members are B's members.
+    await grantGroup(s, 'mgteam:a', { role: 'member', resource: 'mgteam', resource_instance: 'b', tenant: x.tenant });
+    expect(await allowed(s, x.alice, 'read', { type: x.doc, key: 'd1' })).toBe(true);
+    ok(await s.schema('DELETE', '/groups/mgteam:a/roles', { role: 'member', resource: 'mgteam', resource_instance: 'b', tenant: x.tenant }));
+    expect(await allowed(s, x.alice, 'read', { type: x.doc, key: 'd1' })).toBe(false);
+  });
+});

@@ -12,7 +12,10 @@ export interface CheckInput {
 
 /**
  * Roles a user holds on one instance: direct assignments on it, tenant-wide assignments in its tenant,
- * and group grants on it through the user's groups and every group above them. Evaluated precisely from
+ * and group grants on it through the user's groups and every group above them. "Above" is a link
+ * (assign_group) or a group grant of the role `member` on another group's instance: both make the
+ * members of one group members of the other. One recursive reference (a join on the union of both
+ * edges), as PostgreSQL allows no more. Evaluated precisely from
  * the group records (api-notes "Decision (correctness)"): a group's grant reaches only its own members,
  * never other groups' members through a shared type-level derivation.
  */
@@ -21,7 +24,11 @@ WITH RECURSIVE closure(id) AS (
   SELECT g.id FROM role_assignments ra JOIN access_groups g ON g.instance_id = ra.resource_instance_id
   WHERE ra.user_id = ? AND ra.role_id = ?
   UNION
-  SELECT l.parent_id FROM group_links l JOIN closure c ON l.child_id = c.id
+  SELECT up.parent_id FROM closure c JOIN (
+    SELECT child_id, parent_id FROM group_links
+    UNION ALL
+    SELECT gg.group_id, pg.id FROM group_grants gg JOIN access_groups pg ON pg.instance_id = gg.resource_instance_id WHERE gg.role_id = ?
+  ) up ON up.child_id = c.id
 )
 SELECT gg.role_id FROM group_grants gg WHERE gg.resource_instance_id = ? AND gg.group_id IN (SELECT id FROM closure)
 UNION
@@ -46,7 +53,7 @@ export async function decide(q: Queryable, envId: string, c: CheckInput): Promis
   if (c.key && !instance) return false;
   if (instance) {
     const member = await q.get<{ id: string }>(`SELECT id FROM roles WHERE env_id = ? AND key = 'member'`, [envId]);
-    roleIds = await q.all(ROLES_ON_INSTANCE, [user.id, member?.id ?? '', instance.id, user.id, instance.id, user.id, instance.tenant_id]);
+    roleIds = await q.all(ROLES_ON_INSTANCE, [user.id, member?.id ?? '', member?.id ?? '', instance.id, user.id, instance.id, user.id, instance.tenant_id]);
   } else {
     // No instance named: what the user holds tenant-wide in the tenant named, or 'default'.
     const tenant = await q.get<{ id: string }>(`SELECT id FROM tenants WHERE env_id = ? AND key = ?`, [envId, c.tenant ?? 'default']);
