@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { LiveState } from './live.js';
+import { LIVE_PARTS, type LiveState } from './live.js';
 import type { Plan } from './types.js';
 
 export function sha256(text: string): string {
@@ -8,9 +8,9 @@ export function sha256(text: string): string {
 
 /** A fingerprint of the live state: equal exactly when the two reads saw the same objects. */
 export function fingerprintLive(live: LiveState): string {
-  const sections = Object.entries(live)
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([name, map]) => [name, [...(map as Map<string, unknown>).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
+  const sections = [...LIVE_PARTS]
+    .sort()
+    .map((name) => [name, [...(live[name] as Map<string, unknown>).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
   return sha256(JSON.stringify(sections));
 }
 

@@ -1,33 +1,19 @@
-import type {
-  DesiredAccessRequestConfig, DesiredGroup, DesiredResource, DesiredResourceInstance, DesiredRole, DesiredTenant, DesiredUser,
-} from '../config/desired.js';
+import { emptyDesiredState, type DesiredState } from '../config/desired.js';
+
+/** The parts of an environment that live on the service; the desired state has the same shapes. */
+export const LIVE_PARTS = ['resources', 'roles', 'tenants', 'users', 'resourceInstances', 'groups', 'accessRequests'] as const;
 
 /**
- * The live state, as `readLiveState` returns it: the same shapes as the desired state, so the planner
- * compares like with like. `users[*].tenants` holds every tenant the service says the user is in
- * (added, or holding any role there); `users[*].roles` excludes group memberships, which are on the groups.
+ * The live state, as `readLiveState` returns it: the desired state's shapes, so the planner compares
+ * like with like. `users[*].tenants` holds every tenant the service says the user is in (added, or
+ * holding any role there); `users[*].roles` excludes group memberships, which are on the groups; and
+ * `resourceInstances` excludes the instances that are groups.
  */
-export interface LiveState {
-  resources: Map<string, DesiredResource>;
-  roles: Map<string, DesiredRole>;
-  tenants: Map<string, DesiredTenant>;
-  users: Map<string, DesiredUser>;
-  /** By `type:key`; instances that are groups are not here but in `groups`. */
-  resourceInstances: Map<string, DesiredResourceInstance>;
-  groups: Map<string, DesiredGroup>;
-  accessRequests: Map<string, DesiredAccessRequestConfig>;
-}
+export type LiveState = Pick<DesiredState, (typeof LIVE_PARTS)[number]>;
 
 export function emptyLiveState(): LiveState {
-  return {
-    resources: new Map(),
-    roles: new Map(),
-    tenants: new Map(),
-    users: new Map(),
-    resourceInstances: new Map(),
-    groups: new Map(),
-    accessRequests: new Map(),
-  };
+  const empty = emptyDesiredState();
+  return Object.fromEntries(LIVE_PARTS.map((p) => [p, empty[p]])) as LiveState;
 }
 
 /** The role that makes a user a member of a group; the service creates it with the first group. */
