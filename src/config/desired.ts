@@ -85,6 +85,23 @@ export interface DesiredAccessRequestConfig {
   reviewerRoles: string[];
 }
 
+/**
+ * An assertion (docs/check.md): `user` (or every member of the group `usersIn`) can / cannot do
+ * `subject` (an action), or has the role `subject`, on the instance `on`. Assertions keep the order
+ * written (files in path order) and where they were written, so failures point at file:line.
+ */
+export interface DesiredAssertion {
+  user?: string;
+  /** `type:key` of a group: the assertion holds for each member, direct or through nested groups. */
+  usersIn?: string;
+  check: 'can' | 'cannot' | 'has_role';
+  /** The action as written (`write` or `document:write`), or the role key for `has_role`. */
+  subject: string;
+  /** `type:key` of a resource instance or group. */
+  on: string;
+  source: { file: string; path: string; line?: number; column?: number };
+}
+
 export interface DesiredState {
   project?: string;
   environment?: string;
@@ -99,6 +116,8 @@ export interface DesiredState {
   /** By `type:key`. */
   groups: Map<string, DesiredGroup>;
   accessRequests: Map<string, DesiredAccessRequestConfig>;
+  /** Not a section: nothing of it is sent to the service. */
+  assertions: DesiredAssertion[];
 }
 
 export function emptyDesiredState(): DesiredState {
@@ -111,6 +130,7 @@ export function emptyDesiredState(): DesiredState {
     resourceInstances: new Map(),
     groups: new Map(),
     accessRequests: new Map(),
+    assertions: [],
   };
 }
 

@@ -3,8 +3,8 @@
  * with a SourceIndex saying where each object was declared. Short forms expand here and defaults apply;
  * an object declared in two places is a merge error naming both.
  */
-import type { RawConfig, RawUserRole } from './raw.generated.js';
-import { emptyDesiredState, groupId, SECTIONS, splitRef, type DesiredState, type Section } from './desired.js';
+import type { RawAssertion, RawConfig, RawUserRole } from './raw.generated.js';
+import { emptyDesiredState, groupId, SECTIONS, splitRef, type DesiredAssertion, type DesiredState, type Section } from './desired.js';
 import { describePlace, problemAt, type Loc, type Problem, type Source } from './source.js';
 
 export interface RawFile {
@@ -25,6 +25,8 @@ export interface SourceIndex {
   accessRequests: Map<string, Loc>;
   /** Users' roles as written, before their tenant is known (see resolveUserRoleTenants). */
   userRoles: Map<string, RawUserRole[]>;
+  /** Assertions as written, in the order of `desired.assertions`. */
+  assertions: { loc: Loc; raw: RawAssertion }[];
 }
 
 export interface Normalised {
@@ -37,7 +39,7 @@ export function buildDesiredState(files: RawFile[]): Normalised {
   const desired = emptyDesiredState();
   const index: SourceIndex = {
     resources: new Map(), roles: new Map(), tenants: new Map(), users: new Map(),
-    resourceInstances: new Map(), groups: new Map(), accessRequests: new Map(), userRoles: new Map(),
+    resourceInstances: new Map(), groups: new Map(), accessRequests: new Map(), userRoles: new Map(), assertions: [],
   };
   const errors: Problem[] = [];
 
@@ -112,6 +114,11 @@ export function buildDesiredState(files: RawFile[]): Normalised {
       if (!claim(index.accessRequests, key, at('access_requests', key), 'access request configuration')) continue;
       desired.accessRequests.set(key, { key, name: a.name ?? key, reviewerRoles: [...a.reviewer_roles] });
     }
+    (raw.assertions ?? []).forEach((a, i) => {
+      const loc: Loc = { src, path: ['assertions', i] };
+      index.assertions.push({ loc, raw: a });
+      desired.assertions.push(normaliseAssertion(a, loc));
+    });
   }
   resolveUserRoleTenants(desired, index);
   return { desired, index, errors };
@@ -131,6 +138,22 @@ function resolveUserRoleTenants(desired: DesiredState, index: SourceIndex): void
       return { role: o.role, tenant, ...opt('on', o.on) };
     });
   }
+}
+
+/**
+ * The written form to the desired one. A malformed assertion (two subjects, no check) still normalises,
+ * to the first of each; the rule assertionShape reports it. Its place is resolved now: failures print it.
+ */
+function normaliseAssertion(a: RawAssertion, loc: Loc): DesiredAssertion {
+  const check = a.can !== undefined ? 'can' : a.cannot !== undefined ? 'cannot' : 'has_role';
+  const { file, path, line, column } = problemAt(loc, [], '');
+  return {
+    ...(a.user !== undefined ? { user: a.user } : { usersIn: groupId(a.users_in ?? '') }),
+    check,
+    subject: a.can ?? a.cannot ?? a.has_role ?? '',
+    on: a.on,
+    source: { file: file ?? loc.src.file, path: path ?? '', ...(line !== undefined ? { line, column } : {}) },
+  };
 }
 
 /** The tenant of a role's target: a resource instance, or a group (groups are instances of their type). */

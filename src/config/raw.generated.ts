@@ -37,7 +37,28 @@ export interface RawConfig {
   access_requests?: {
     [key: string]: RawAccessRequestConfig;
   };
+  /** Access the environment must (or must not) give, checked by `roster check` and `roster plan`. Not sent to the service. See docs/check.md. */
+  assertions?: RawAssertion[];
 }
+
+/** One assertion: who (`user` or `users_in`), what (`can`, `cannot` or `has_role`) and `on` which instance. Exactly one of `user` / `users_in` and exactly one of `can` / `cannot` / `has_role`. */
+export interface RawAssertion {
+  /** The user the assertion is about. */
+  user?: RawUserKey;
+  /** A group (`<group type>:<key>` or `<key>`): the assertion holds for every member, direct or through nested groups. */
+  users_in?: RawGroupRef;
+  /** An action (`write`) of the instance's resource, or `<resource>:<action>`, that must be allowed. */
+  can?: RawAssertionAction;
+  /** An action (`write`) of the instance's resource, or `<resource>:<action>`, that must be denied. */
+  cannot?: RawAssertionAction;
+  /** A role the user must hold on the instance (directly, tenant-wide or through groups). */
+  has_role?: RawKey;
+  /** The resource instance (or group) `<resource>:<key>` the assertion is about. */
+  on: RawInstanceRef;
+}
+
+/** An action key, or `<resource>:<action>`. */
+export type RawAssertionAction = string;
 
 /** Letters, digits, `-` and `_`, at most 256 characters. */
 export type RawKey = string;

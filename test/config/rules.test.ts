@@ -32,6 +32,11 @@ const cases: { scenario: string; rule: keyof typeof RULES; expected: string[] }[
   ] },
   { scenario: 'group-type-member-action', rule: 'groupTypeCollision', expected: ['3:18 resources.team.actions[1]: resource "team" is a group type (of group "team:eng") and declares the action "member", which conflicts with group membership'] },
   { scenario: 'reviewer-role-unknown', rule: 'reviewerRolesResolve', expected: ['10:39 access_requests.default.reviewer_roles[1]: unknown role "admin"'] },
+  { scenario: 'assertion-shape', rule: 'assertionShape', expected: ['15:20 assertions[1].users_in: an assertion names user and users_in: keep exactly one', '16:5 assertions[2]: an assertion must say what it checks: one of can, cannot, has_role'] },
+  { scenario: 'assertion-subject-unknown', rule: 'assertionSubjectsResolve', expected: ['14:13 assertions[0].user: unknown user "alcie"', '15:17 assertions[1].users_in: unknown group "team:engg"'] },
+  { scenario: 'assertion-target-unknown', rule: 'assertionTargetsResolve', expected: ['14:36 assertions[0].on: unknown resource instance "document:redme"'] },
+  { scenario: 'assertion-action-unknown', rule: 'assertionActionsResolve', expected: ['14:25 assertions[0].can: resource "document" has no action "wirte"', '15:28 assertions[1].cannot: "folder:write" is an action of "folder", but "document:readme" is a "document"'] },
+  { scenario: 'assertion-role-unknown', rule: 'assertionRolesResolve', expected: ['14:30 assertions[0].has_role: unknown role "editr"'] },
   { scenario: 'unused-role', rule: 'unusedRoles', expected: ['5:3 roles.auditor: role "auditor" is not given to any user or group [warning]'] },
   { scenario: 'empty-group', rule: 'emptyGroups', expected: ['10:3 groups.team:eng: group "team:eng" has no members and no member groups [warning]'] },
 ];

@@ -9,6 +9,7 @@ import {
   groupMembersResolve, groupRolesResolve, groupRoleTargetInTenant, groupTenantsResolve, groupTypeCollision,
   memberOfAcyclic, memberOfResolves, memberOfSameTypeAndTenant,
 } from './groups.js';
+import { assertionActionsResolve, assertionRolesResolve, assertionShape, assertionSubjectsResolve, assertionTargetsResolve } from './assertions.js';
 import { instancesResolve, reviewerRolesResolve, rolePermissionsResolve, userRolesResolve, userTenantsResolve } from './references.js';
 
 export type { Rule, RuleContext } from './context.js';
@@ -27,6 +28,11 @@ export const RULES: Readonly<Record<string, Rule>> = {
   memberOfAcyclic,
   groupTypeCollision,
   reviewerRolesResolve,
+  assertionShape,
+  assertionSubjectsResolve,
+  assertionTargetsResolve,
+  assertionActionsResolve,
+  assertionRolesResolve,
   unusedRoles,
   emptyGroups,
 };

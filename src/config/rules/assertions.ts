@@ -1,0 +1,100 @@
+/** Rules about assertions (docs/check.md): their shape, and that everything they name is declared. */
+import { splitRef } from '../desired.js';
+import { targetTenant } from '../normalise.js';
+import type { Problem } from '../source.js';
+import { didYouMean } from '../suggest.js';
+import { report, unknown, type RuleContext } from './context.js';
+
+const WHO = ['user', 'users_in'] as const;
+const CHECKS = ['can', 'cannot', 'has_role'] as const;
+
+/** Exactly one of each pair is written: the other assertion rules skip the rest (assertionShape reports them). */
+function wellFormed(ctx: RuleContext, i: number): boolean {
+  const raw = ctx.index.assertions[i]?.raw;
+  return raw !== undefined && WHO.filter((f) => raw[f] !== undefined).length === 1 && CHECKS.filter((f) => raw[f] !== undefined).length === 1;
+}
+
+/** An assertion names exactly one of `user` / `users_in` and exactly one of `can` / `cannot` / `has_role`. */
+export function assertionShape({ index }: RuleContext): Problem[] {
+  const out: Problem[] = [];
+  for (const { loc, raw } of index.assertions) {
+    for (const [fields, what] of [[WHO, 'who it is about'], [CHECKS, 'what it checks']] as const) {
+      const present = fields.filter((f) => raw[f] !== undefined);
+      if (present.length === 1) continue;
+      const message = present.length === 0
+        ? `an assertion must say ${what}: one of ${fields.join(', ')}`
+        : `an assertion names ${present.join(' and ')}: keep exactly one`;
+      out.push(report(loc, present.length > 1 ? [present[1]] : [], message, { on: present.length > 1 ? 'key' : 'value', hint: 'write one assertion per check' }));
+    }
+  }
+  return out;
+}
+
+/** `user` is a declared user; `users_in` a declared group. */
+export function assertionSubjectsResolve(ctx: RuleContext): Problem[] {
+  const { desired, index } = ctx;
+  const out: Problem[] = [];
+  desired.assertions.forEach((a, i) => {
+    if (!wellFormed(ctx, i)) return;
+    const where = index.assertions[i]?.loc;
+    if (a.user !== undefined && !desired.users.has(a.user)) {
+      const u = unknown('user', a.user, desired.users.keys());
+      out.push(report(where, ['user'], u.message, u.options));
+    }
+    if (a.usersIn !== undefined && !desired.groups.has(a.usersIn)) {
+      const u = unknown('group', a.usersIn, desired.groups.keys());
+      out.push(report(where, ['users_in'], u.message, u.options));
+    }
+  });
+  return out;
+}
+
+/** `on` names a declared resource instance or group. */
+export function assertionTargetsResolve(ctx: RuleContext): Problem[] {
+  const { desired, index } = ctx;
+  const out: Problem[] = [];
+  desired.assertions.forEach((a, i) => {
+    if (!wellFormed(ctx, i)) return;
+    if (targetTenant(desired, a.on) !== undefined) return;
+    const u = unknown('resource instance', a.on, [...desired.resourceInstances.keys(), ...desired.groups.keys()]);
+    out.push(report(index.assertions[i]?.loc, ['on'], u.message, u.options));
+  });
+  return out;
+}
+
+/** `can` / `cannot` name an action of the instance's resource (`write`, or `document:write`). */
+export function assertionActionsResolve(ctx: RuleContext): Problem[] {
+  const { desired, index } = ctx;
+  const out: Problem[] = [];
+  desired.assertions.forEach((a, i) => {
+    if (!wellFormed(ctx, i)) return;
+    if (a.check === 'has_role' || targetTenant(desired, a.on) === undefined) return;
+    const field = a.check;
+    const where = index.assertions[i]?.loc;
+    const type = splitRef(a.on).type;
+    const action = a.subject.includes(':') ? splitRef(a.subject) : { type, key: a.subject };
+    if (action.type !== type) {
+      out.push(report(where, [field], `"${a.subject}" is an action of "${action.type}", but "${a.on}" is a "${type}"`, { hint: `write the action alone, e.g. ${field}: ${action.key}` }));
+      return;
+    }
+    const actions = desired.resources.get(type)?.actions ?? [];
+    if (!actions.includes(action.key)) {
+      const hint = didYouMean(action.key, actions) ?? `its actions: ${actions.join(', ') || '(none)'}`;
+      out.push(report(where, [field], `resource "${type}" has no action "${action.key}"`, { hint }));
+    }
+  });
+  return out;
+}
+
+/** `has_role` names a declared role. */
+export function assertionRolesResolve(ctx: RuleContext): Problem[] {
+  const { desired, index } = ctx;
+  const out: Problem[] = [];
+  desired.assertions.forEach((a, i) => {
+    if (!wellFormed(ctx, i)) return;
+    if (a.check !== 'has_role' || desired.roles.has(a.subject)) return;
+    const u = unknown('role', a.subject, desired.roles.keys());
+    out.push(report(index.assertions[i]?.loc, ['has_role'], u.message, u.options));
+  });
+  return out;
+}
