@@ -3,6 +3,7 @@ import pg from 'pg';
 import { ENV_KEY, TEST_DATABASE_URL, TEST_STORE, type HttpClient, type Resp, type TestServer } from '../helpers/server.js';
 import { aRequest, addToTenant, as, assign, assignmentsOf, seedWorld, user } from '../access-requests/builders.js';
 import { startCluster, type ServeProcess } from './processes.js';
+import { migrations as MIGRATIONS } from '../../src/server/store/migrations.js';
 
 /**
  * Two real `roster serve` processes on one PostgreSQL schema. Every rule must hold across them, so it
@@ -43,7 +44,7 @@ describe.skipIf(!onPostgres)('two roster serve processes on one PostgreSQL', () 
     await client.connect();
     try {
       const migrations = await client.query(`SELECT id FROM ${cluster.schema}.schema_migrations ORDER BY id`);
-      expect(migrations.rows.map((r) => r.id)).toEqual([1, 2]);
+      expect(migrations.rows.map((r) => r.id)).toEqual(MIGRATIONS.map((m) => m.id));
       const orgs = await client.query(`SELECT value FROM ${cluster.schema}.meta WHERE key = 'organization_id'`);
       expect(orgs.rows).toHaveLength(1);
     } finally {

@@ -10,7 +10,13 @@ import { migrate } from './migrate.js';
  * Isolation: READ COMMITTED, PostgreSQL's default. Each statement sees what was committed when it
  * started, and an UPDATE/DELETE that meets a row another transaction is changing waits for it and then
  * re-checks its WHERE on the new version of the row. The rules that read and then write rely on that
- * or on an explicit lock (see `lock` below and routes/groups.ts `checkNoCycle`); none needs SERIALIZABLE.
+ * or on an explicit lock; none needs SERIALIZABLE:
+ *   - single decisions (routes/access-requests.ts): `UPDATE ... WHERE id = ? AND status IS NULL` must
+ *     change one row; a concurrent decision waits on the row lock, re-checks, changes none, answers 409;
+ *   - keys: unique indexes, with `ON CONFLICT DO NOTHING` where a duplicate is not an error (a failed
+ *     statement aborts a PostgreSQL transaction, so a caught violation cannot be ignored);
+ *   - the cycle rule (routes/groups.ts `checkNoCycle`): a transaction-level advisory lock (`lock`);
+ *   - cascades: foreign keys `ON DELETE CASCADE`.
  * Transactions are still retried on serialization failures and deadlocks (SQLSTATE 40001, 40P01), which
  * READ COMMITTED can meet too (e.g. a deadlock between two cascading deletes).
  *
