@@ -325,3 +325,15 @@ describe('membership granted as a role', () => {
     expect(await allowed(s, x.alice, 'read', { type: x.doc, key: 'd1' })).toBe(false);
   });
 });
+
+describe('a tenant named by id in group bodies', () => {
+  it('is the same tenant as its key', async () => {
+    const x = await seedDocs(s, 'tid');
+    const t = ok(await s.facts('GET', `/tenants/${x.tenant}`));
+    await group(s, 'tidteam:a', t.id);
+    await addMember(s, 'tidteam:a', x.alice, t.id);
+    await grantGroup(s, 'tidteam:a', { role: x.viewer, resource: x.doc, resource_instance: 'd1', tenant: t.id });
+    expect(await allowed(s, x.alice, 'read', { type: x.doc, key: 'd1' })).toBe(true);
+    expect(ok(await s.schema('GET', '/groups/direct/tidteam:a')).group_tenant).toBe(x.tenant);
+  });
+});

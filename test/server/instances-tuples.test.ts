@@ -94,7 +94,8 @@ describe('relationship tuples', () => {
     const t = ok(await s.facts('POST', '/relationship_tuples', { subject: 'tpfolder:f1', relation: 'parent', object: x.d1 }));
     expect(t).toMatchObject({ subject: 'tpfolder:f1', relation: 'parent', object: x.d1, tenant: x.tenant });
     expect(ok(await s.facts('POST', '/relationship_tuples', { subject: 'tpfolder:f1', relation: 'parent', object: x.d1 })).id).toBe(t.id);
-    ok(await s.facts('POST', '/relationship_tuples', { subject: 'tpfolder:f2', relation: 'parent', object: x.d2, tenant: x.tenant }));
+    const tenantId = ok(await s.facts('GET', `/tenants/${x.tenant}`)).id;
+    ok(await s.facts('POST', '/relationship_tuples', { subject: 'tpfolder:f2', relation: 'parent', object: x.d2, tenant: tenantId }));
     const pairs = (items: { subject: string; object: string }[]) => items.map((i) => `${i.subject}>${i.object}`);
     expect(pairs(ok(await s.facts('GET', '/relationship_tuples?subject=tpfolder:f1')))).toEqual([`tpfolder:f1>${x.d1}`]);
     expect(pairs(ok(await s.facts('GET', `/relationship_tuples?object=${x.d2}`)))).toEqual([`tpfolder:f2>${x.d2}`]);

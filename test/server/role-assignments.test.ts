@@ -94,3 +94,12 @@ describe('bulk role assignments', () => {
     expectInvalid(await s.facts('POST', '/role_assignments/bulk', { user: 'alice' }));
   });
 });
+
+describe('a tenant named by id', () => {
+  it('is the same tenant as its key', async () => {
+    const t = ok(await s.facts('GET', '/tenants/t'));
+    await user(s, 'byid');
+    expect(await assign(s, { user: 'byid', role: 'viewer', tenant: t.id, resource_instance: 'doc:d2' })).toMatchObject({ tenant: 't', resource_instance: 'doc:d2' });
+    expect(await assign(s, { user: 'byid', role: 'editor', tenant: t.id })).toMatchObject({ tenant: 't' });
+  });
+});

@@ -83,7 +83,8 @@ export async function resolveAssignment(q: Queryable, envId: string, a: Assignme
   let instanceId: string | null = null;
   if (a.resource_instance) {
     const inst = await findInstance(q, envId, a.resource_instance);
-    if (a.tenant && a.tenant !== inst.tenant_key) {
+    // The tenant may be named by key or id: compare ids (an unknown one is 404, not a mismatch).
+    if (a.tenant && (await findKeyed<{ id: string }>(q, 'tenants', envId, a.tenant, 'tenant')).id !== inst.tenant_id) {
       throw httpError('MISMATCH_RESOURCE_INSTANCES_TENANTS', `resource instance '${a.resource_instance}' is in tenant '${inst.tenant_key}', not '${a.tenant}'`);
     }
     tenantId = inst.tenant_id;

@@ -11,8 +11,8 @@ import { findGroup, groupReads, memberRoleId, GROUP_FROM, GROUP_SELECT, type Gro
 import { ensureImplicitGrant, ensureRelation, ensureTuple, removeTuple } from '../repo/relations.js';
 import { findCycle } from '../domain/groups.js';
 
-// `[type:]key` (a group, or a group grant's instance), each part a key of at most 256 characters (a longer one would create a group, or its
-// type, that no key-checked endpoint could name).
+// `[type:]key` (a group, or a group grant's instance), each part a key of at most 256 characters (a
+// longer one would create a group, or its type, that no key-checked endpoint could name).
 const TYPED_KEY = { type: 'string', pattern: '^([A-Za-z0-9\\-_]{1,256}:)?[A-Za-z0-9\\-_]{1,256}$', maxLength: 513 } as const;
 const CREATE = strictObject({ group_instance_key: TYPED_KEY, group_tenant: KEY, group_resource_type_key: KEY }, ['group_instance_key', 'group_tenant']);
 const GRANT = strictObject({ role: KEY, resource: KEY, resource_instance: TYPED_KEY, tenant: KEY }, ['role', 'resource', 'resource_instance', 'tenant']);
@@ -80,8 +80,9 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
       if (!ref.startsWith(`${b.resource}:`)) throw httpError('INVALID_INPUT', `resource_instance '${b.resource_instance}' is not of resource '${b.resource}'`);
       await findKeyed(tx, 'resources', envId, b.resource, 'resource');
       const inst = await findInstance(tx, envId, ref);
-      await findKeyed(tx, 'tenants', envId, b.tenant, 'tenant');
-      if (inst.tenant_key !== b.tenant || g.tenant_key !== b.tenant) {
+      // By key or id: compare ids.
+      const tenant = await findKeyed<{ id: string }>(tx, 'tenants', envId, b.tenant, 'tenant');
+      if (inst.tenant_id !== tenant.id || g.tenant_id !== tenant.id) {
         throw httpError('MISMATCH_RESOURCE_INSTANCES_TENANTS', `group ${g.type}:${g.key} (tenant '${g.tenant_key}') and ${ref} (tenant '${inst.tenant_key}') must both be in tenant '${b.tenant}'`);
       }
       const relation = `${g.type}_group`;
@@ -119,8 +120,8 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
     const groupId = await db.transaction(async (tx) => {
       const g = await findGroup(tx, envId, group);
       const u = await findKeyed<{ id: string }>(tx, 'users', envId, user, 'user');
-      await findKeyed(tx, 'tenants', envId, tenant, 'tenant');
-      if (g.tenant_key !== tenant) throw httpError('MISMATCH_RESOURCE_INSTANCES_TENANTS', `group ${g.type}:${g.key} is in tenant '${g.tenant_key}', not '${tenant}'`);
+      // By key or id: compare ids.
+      if ((await findKeyed<{ id: string }>(tx, 'tenants', envId, tenant, 'tenant')).id !== g.tenant_id) throw httpError('MISMATCH_RESOURCE_INSTANCES_TENANTS', `group ${g.type}:${g.key} is in tenant '${g.tenant_key}', not '${tenant}'`);
       // Adding recreates the role `member` if someone deleted it (which ended every membership);
       // removing needs it to exist.
       const member = remove ? await memberRoleId(tx, envId) : await ensureMemberRole(tx, envId, at);

@@ -50,10 +50,10 @@ async function resolveTuple(q: Queryable, envId: string, t: TupleInput) {
   }
   // A tuple lives in one tenant, the one both of its instances are in: a tuple recorded under a tenant
   // neither instance belongs to (or across tenants) would relate objects no tenant-scoped read can see.
-  if (t.tenant) await findKeyed<{ id: string }>(q, 'tenants', envId, t.tenant, 'tenant');
-  const tenant = t.tenant ?? object.tenant_key;
-  if (subject.tenant_key !== tenant || object.tenant_key !== tenant) {
-    throw httpError('MISMATCH_RESOURCE_INSTANCES_TENANTS', `${t.subject} (tenant '${subject.tenant_key}') and ${t.object} (tenant '${object.tenant_key}') must both be in tenant '${tenant}'`);
+  // The tenant may be named by key or id: compare ids.
+  const tenantId = t.tenant ? (await findKeyed<{ id: string }>(q, 'tenants', envId, t.tenant, 'tenant')).id : object.tenant_id;
+  if (subject.tenant_id !== tenantId || object.tenant_id !== tenantId) {
+    throw httpError('MISMATCH_RESOURCE_INSTANCES_TENANTS', `${t.subject} (tenant '${subject.tenant_key}') and ${t.object} (tenant '${object.tenant_key}') must both be in tenant '${t.tenant ?? object.tenant_key}'`);
   }
   return { subject, object, tenantId: object.tenant_id };
 }
