@@ -18,12 +18,12 @@ export const named = (name: KeyName, extra: Partial<KeyPress> = {}): KeyPress =>
 
 export const KEYMAP: readonly { keys: string; action: string; decision?: boolean }[] = [
   { keys: 'j / ↓, k / ↑', action: 'move down / up' },
-  { keys: 'ctrl-d / pgdn, ctrl-u / pgup', action: 'half a page down / up (in details: scroll)' },
+  { keys: 'ctrl-d/u, pgdn/pgup', action: 'half a page down / up (details: scroll)' },
   { keys: 'g / G', action: 'top / bottom' },
   { keys: 'enter', action: 'details of the selected request' },
-  { keys: 'esc', action: 'back (close details, help or a prompt; clear the filter)' },
-  { keys: 'tab / shift-tab, 1 2 3', action: 'switch view: pending / decided / mine' },
-  { keys: '/', action: 'filter: role:R resource:T[:K] instance:K requester:U (or @U), words' },
+  { keys: 'esc', action: 'back: close details, help, a prompt; clear the filter' },
+  { keys: 'tab, shift-tab, 1 2 3', action: 'view: pending / decided / mine' },
+  { keys: '/', action: 'filter: role:R resource:T[:K] instance:K @user words' },
   { keys: 'a', action: 'approve (optional comment, then confirm)', decision: true },
   { keys: 'd', action: 'deny (optional comment, then confirm)', decision: true },
   { keys: 'r', action: 'choose another role, then approve', decision: true },

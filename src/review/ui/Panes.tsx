@@ -30,7 +30,7 @@ export function HelpPane({ readonly, height, color }: { readonly: boolean; heigh
       <Text bold color={colorOf('title', color)}>Keys{readonly ? ' (read-only: decision keys are off)' : ''}</Text>
       {rows.map((k) => (
         <Text key={k.keys} color={colorOf(readonly && k.decision ? 'dim' : undefined, color)} wrap="truncate-end">
-          {`  ${k.keys.padEnd(30)} ${k.action}${readonly && k.decision ? ' (off)' : ''}`}
+          {`  ${k.keys.padEnd(22)} ${k.action}${readonly && k.decision ? ' (off)' : ''}`}
         </Text>
       ))}
       <Text color={colorOf('dim', color)}>esc, ? or q closes this help</Text>

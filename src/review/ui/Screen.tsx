@@ -78,7 +78,7 @@ function MessageLine({ state: s, color }: { state: QueueState; color: boolean })
   }
   if (p?.kind === 'confirm') {
     const r = findRequest(s, p.intent.id);
-    return <Text bold color={colorOf('warning', color)} wrap="truncate-end">{truncate(`${r ? confirmQuestion(p.intent, r) : '?'} [y/N]`, w)}</Text>;
+    return <Text bold color={colorOf('warning', color)}>{wrapLines(`${r ? confirmQuestion(p.intent, r) : '?'} [y/N]`, w, 2).join('\n')}</Text>;
   }
   if (p?.kind === 'role') return <Text color={colorOf('accent', color)}>choose the role to grant</Text>;
   if (!s.message) return <Text> </Text>;
