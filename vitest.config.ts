@@ -32,6 +32,8 @@ export default defineConfig(async () => {
   const reason = probed !== undefined ? probed || undefined : await postgresUnreachable();
   const first = probed === undefined;
   process.env.ROSTER_TEST_PG_PROBE = reason ?? '';
+  // Names this run's schemas (inherited by the workers), so that the teardown drops exactly those.
+  process.env.ROSTER_TEST_RUN ??= Math.random().toString(36).slice(2, 10);
   if (reason && first) {
     const shown = PG_URL.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
     process.stderr.write(`\nPostgreSQL not reachable at ${shown} (${reason}): skipping the PostgreSQL run of the service suite\n\n`);
@@ -60,6 +62,7 @@ export default defineConfig(async () => {
                 test: {
                   name: 'postgres',
                   include: [...SERVICE_SUITES, 'test/postgres/**/*.test.ts'],
+                  globalSetup: ['test/postgres/global-setup.ts'],
                   env: { ROSTER_TEST_STORE: 'postgres', ROSTER_TEST_DATABASE_URL: PG_URL },
                   // Each statement is a round trip to another process (about 0.5 ms on the CI machines,
                   // against microseconds in SQLite): the 10,000-member tests need longer.

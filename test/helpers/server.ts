@@ -12,9 +12,13 @@ import { startServer, type RunningServer } from '../../src/server/listen.js';
 export const TEST_STORE: 'sqlite' | 'postgres' = process.env.ROSTER_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
 export const TEST_DATABASE_URL = process.env.ROSTER_TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 
-/** A fresh, empty schema name; the store creates it on first open. */
+/**
+ * A fresh, empty schema name; the store creates it on first open. It carries the test run's id
+ * (ROSTER_TEST_RUN, set by vitest.config.ts) so that the run's teardown can drop what a test left.
+ */
 export function freshSchema(): string {
-  return `roster_test_${crypto.randomUUID().replace(/-/g, '').slice(0, 16)}`;
+  const run = (process.env.ROSTER_TEST_RUN ?? 'x').replace(/[^a-z0-9]/gi, '').slice(0, 12) || 'x';
+  return `roster_test_${run}_${crypto.randomUUID().replace(/-/g, '').slice(0, 16)}`;
 }
 
 /** `TEST_DATABASE_URL` pointed at `schema` (with a small pool: many test servers share one database). */
