@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
 import { changeLines, ORG_KEY, startEnv, type Env } from './helpers.js';
 
 /**
@@ -71,5 +72,13 @@ describe('partial failure', () => {
       '+ grant:team:in-bad:viewer@document:in-bad',
     ]);
     expect((await env.roster('plan', '--detailed-exitcode')).code).toBe(0);
+  });
+
+  it('a refused key is reported without the key', async () => {
+    const key = 'wrong-key-that-must-not-leak-0123456789';
+    const r = await runCli(['plan', '--api-url', env.server.url, '--project', 'p', '--env', 'e'], { cwd: env.dir, env: { ROSTER_API_KEY: key } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/error: the service refused a request: GET \/v2\/\S+ answered 401/);
+    expect(r.stdout + r.stderr).not.toContain(key);
   });
 });

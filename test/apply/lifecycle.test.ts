@@ -165,6 +165,8 @@ describe.sequential('plan and apply, end to end', () => {
     expect(refused.stderr).toContain(
       'error: the plan deletes 11 objects, more than the limit of 3 (25% of the 13 managed live objects); review it, then raise the limit with --max-deletes 11 if it is intended',
     );
+    // The plan it refuses is shown, for review.
+    expect(changeLines(refused.stdout)).toHaveLength(11);
     expect((await env.server.facts('GET', '/tenants/t05')).status).toBe(200);
     const allowed = await roster('apply', 'few.yaml', '--prune', '--yes', '--max-deletes', '11');
     expect(allowed.code).toBe(0);

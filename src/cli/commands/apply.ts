@@ -42,9 +42,10 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
     } else {
       plan = (await computePlan(desired!.desired, target, { prune: opts.prune })).plan;
     }
+    // The plan is shown before the safety check: a refusal asks the user to review what it would delete.
+    process.stdout.write(renderPlan(plan, 'text'));
     const { assertSafe } = await import('../../plan/safety.js');
     assertSafe(plan, { maxDeletes });
-    process.stdout.write(renderPlan(plan, 'text'));
     if (plan.changes.length === 0) return;
     await confirm(plan, opts);
 
