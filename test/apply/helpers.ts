@@ -17,8 +17,8 @@ export interface Env {
   write(name: string, text: string): string;
   /** `roster ...args --api-url <server> --project p --env e` in `dir`, with the org key in ROSTER_API_KEY. */
   roster(...args: string[]): Promise<CliResult>;
-  /** A client of the test server (with the org key), counting its requests. */
-  client(): { client: ApiClient; requests: AttemptInfo[] };
+  /** A client of the test server (with the org key, in `project`/e, default p/e), counting its requests. */
+  client(project?: string): { client: ApiClient; requests: AttemptInfo[] };
   close(): Promise<void>;
 }
 
@@ -35,9 +35,9 @@ export async function startEnv(): Promise<Env> {
       return file;
     },
     roster: (...args) => runCli([...args, '--api-url', server.url, '--project', 'p', '--env', 'e'], { cwd: dir, env: { ROSTER_API_KEY: ORG_KEY }, timeoutMs: 120_000 }),
-    client() {
+    client(project = 'p') {
       const requests: AttemptInfo[] = [];
-      const client = createClient({ baseUrl: server.url, apiKey: ORG_KEY, project: 'p', environment: 'e', onRequest: (i) => requests.push(i) });
+      const client = createClient({ baseUrl: server.url, apiKey: ORG_KEY, project, environment: 'e', onRequest: (i) => requests.push(i) });
       clients.push(client);
       return { client, requests };
     },

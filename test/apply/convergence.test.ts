@@ -1,0 +1,43 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readLiveState } from '../../src/api/read-live.js';
+import { applyPlan } from '../../src/apply/apply.js';
+import { SECTIONS } from '../../src/config/desired.js';
+import { planChanges } from '../../src/plan/plan.js';
+import { buildWorld, desiredOf, sectionsArb, worldArb } from '../plan/arbitraries.js';
+import { brief } from '../plan/builders.js';
+import { startEnv, type Env } from './helpers.js';
+
+/**
+ * The planner's convergence property again, on the real server instead of the in-memory model
+ * (test/plan/simulate.ts): apply a random configuration, then a random edit of it (some sections,
+ * with or without --prune); every change succeeds and the next plan is empty. Each run uses its own
+ * project of one server.
+ */
+describe('convergence on the real server', () => {
+  let env: Env;
+  beforeAll(async () => {
+    env = await startEnv();
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  it('apply, edit, apply: no failures, and nothing left to plan', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(worldArb, worldArb, sectionsArb, fc.boolean(), async (first, second, sections, prune) => {
+        const project = `run${run++}`;
+        const { client } = env.client(project);
+        const options = { project, environment: 'e', prune };
+        for (const desired of [desiredOf(buildWorld(first), [...SECTIONS]), desiredOf(buildWorld(second), sections)]) {
+          const result = await applyPlan(planChanges(desired, await readLiveState(client), options), client);
+          expect(result.failed).toEqual([]);
+          expect(result.skipped).toEqual([]);
+          expect(brief(planChanges(desired, await readLiveState(client), options))).toEqual([]);
+        }
+      }),
+      { numRuns: 25 },
+    );
+  });
+});
