@@ -14,7 +14,8 @@ import { startEnv, type Env } from './helpers.js';
  * with or without --prune); every change succeeds and the next plan is empty. Each run uses its own
  * project of one server.
  */
-describe('convergence on the real server', () => {
+// Fifty applies on a busy machine may take well over the default 30 s.
+describe('convergence on the real server', { timeout: 120_000 }, () => {
   let env: Env;
   beforeAll(async () => {
     env = await startEnv();

@@ -5,7 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli } from '../helpers/cli.js';
 
 /** Without --api-url, plan and apply use the embedded default over ROSTER_DATA_DIR. */
-describe('the embedded default', () => {
+// Spawned CLIs and a busy machine: a test may take well over the default 30 s.
+describe('the embedded default', { timeout: 120_000 }, () => {
   const data = mkdtempSync(path.join(os.tmpdir(), 'roster-embedded-'));
   const env = { ROSTER_DATA_DIR: data, ROSTER_API_URL: undefined, ROSTER_API_KEY: undefined, ROSTER_PROJECT: undefined, ROSTER_ENV: undefined };
   const example = path.join(ROOT, 'examples/getting-started/roster.yaml');

@@ -26,7 +26,8 @@ groups:
   team:in-bad: { tenant: bad, members: [alice], roles: [{ role: viewer, on: document:in-bad }] }
 `;
 
-describe('partial failure', () => {
+// Spawned CLIs and a busy machine: a test may take well over the default 30 s.
+describe('partial failure', { timeout: 120_000 }, () => {
   let env: Env;
   beforeAll(async () => {
     env = await startEnv();

@@ -7,10 +7,11 @@ import { SMALL } from './fixtures.js';
 
 /**
  * The whole cycle against the real server, through the CLI as a user runs it: plan from empty, apply,
- * re-plan, edit, saved plans (and their refusal when stale or edited), prune, the deletion limit. One
- * server; the steps build on each other, so they run in order. Commands that only read run side by side.
+ * re-plan, edit, saved plans (and their refusal when stale or edited). One server; the steps build on
+ * each other, so they run in order. Commands that only read run side by side. Pruning: prune.test.ts.
  */
-describe.sequential('plan and apply, end to end', () => {
+// Spawned CLIs and a busy machine: a test may take well over the default 30 s.
+describe.sequential('plan and apply, end to end', { timeout: 120_000 }, () => {
   let env: Env;
   const outputs: string[] = [];
   const roster = async (...args: string[]): Promise<CliResult> => {
@@ -138,38 +139,5 @@ describe.sequential('plan and apply, end to end', () => {
     expect(refusedFlags.code).toBe(1);
     expect(refusedFlags.stderr).toContain('the plan in stale.json is for p/e, not q/e');
     expect((await env.server.facts('GET', '/tenants/acme')).body.name).toBe('Acme');
-  });
-
-  it('deletes only with --prune, and only in the sections the configuration has', async () => {
-    // No users, instances or groups sections: none of those is ever deleted, even with --prune.
-    env.write('partial.yaml', EDITED.slice(0, EDITED.indexOf('users:')));
-    const [plain, pruning] = await Promise.all([roster('plan', 'partial.yaml', '--detailed-exitcode'), roster('plan', 'partial.yaml', '--prune')]);
-    expect(plain.code).toBe(0);
-    expect(changeLines(pruning.stdout)).toEqual(['- tenant:elsewhere']);
-  });
-
-  it('with --prune, deletes what the configuration dropped, in reverse dependency order', async () => {
-    const dropped = EDITED.replace(/resource_instances:[\s\S]*?groups:/, 'resource_instances: {}\ngroups:').replace('    roles: [{ role: editor, on: document:readme }]\n', '');
-    const tenants = Array.from({ length: 12 }, (_, i) => `  t${String(i).padStart(2, '0')}: { name: T${i} }`).join('\n');
-    env.write('dropped.yaml', dropped.replace('tenants:\n', `tenants:\n${tenants}\n`));
-    const r = await roster('apply', 'dropped.yaml', '--prune', '--yes');
-    expect(r.code).toBe(0);
-    expect(changeLines(r.stdout).filter((l) => l.startsWith('-'))).toEqual(['- grant:team:eng:editor@document:readme', '- instance:document:readme', '- tenant:elsewhere']);
-    expect(r.stdout).toContain('12 to create, 0 to update, 3 to delete.');
-  });
-
-  it('refuses a plan deleting more than --max-deletes (default: 25% of the managed live objects), naming the flag', async () => {
-    env.write('few.yaml', 'version: 1\ntenants:\n  t00: { name: T0 }\n  acme: { name: Acme }\n');
-    const refused = await roster('apply', 'few.yaml', '--prune', '--yes');
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(
-      'error: the plan deletes 11 objects, more than the limit of 3 (25% of the 13 managed live objects); review it, then raise the limit with --max-deletes 11 if it is intended',
-    );
-    // The plan it refuses is shown, for review.
-    expect(changeLines(refused.stdout)).toHaveLength(11);
-    expect((await env.server.facts('GET', '/tenants/t05')).status).toBe(200);
-    const allowed = await roster('apply', 'few.yaml', '--prune', '--yes', '--max-deletes', '11');
-    expect(allowed.code).toBe(0);
-    expect(allowed.stdout).toContain('Applied 11 of 11 changes');
   });
 });

@@ -33,7 +33,7 @@ function pagesFor(live: LiveState): number {
   );
 }
 
-describe('requests', () => {
+describe('requests', { timeout: 120_000 }, () => {
   let env: Env;
   const desired = desiredOf(toYaml(generateEnvironment({ users: 320, groups: 24, maxDepth: 3, instances: 40, memberships: 500, tenants: 3, seed: 7 }) as never));
 

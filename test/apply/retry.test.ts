@@ -46,7 +46,8 @@ async function startProxy(target: string, refuse: number[]): Promise<Proxy> {
   };
 }
 
-describe('retries', () => {
+// Spawned CLIs and a busy machine: a test may take well over the default 30 s.
+describe('retries', { timeout: 120_000 }, () => {
   let env: Env;
   let proxy: Proxy;
   beforeAll(async () => {
