@@ -60,6 +60,25 @@ export function registerCommands(program: Command): void {
     .option('--config <key>', 'the element configuration naming the reviewers', 'default')
     .option('--readonly', 'browse only: every decision key is off')
     .action(async (opts) => (await import('./commands/review.js')).reviewCommand(opts));
+
+  // Access: assertions, explanations and the live environment as configuration (docs/check.md).
+  targetFlags(program.command('check').description('evaluate the configuration\'s assertions (exit 1 when one fails)'))
+    .argument('[paths...]', 'configuration files or directories (default: roster.yaml or roster/)')
+    .option('--live', 'on the live service (POST /allowed/bulk) instead of the configuration')
+    .option('--format <format>', 'text | json | junit', 'text')
+    .option('--verbose', 'print passing assertions too (text, json)')
+    .action(async (paths: string[], opts) => (await import('./commands/check.js')).checkCommand(paths, opts));
+  targetFlags(program.command('explain').description('why a user has or lacks a permission or role on an instance: every path'))
+    .argument('<user>').argument('<action-or-role>', 'an action (write, document:write) or a role key').argument('<instance>', 'type:key')
+    .argument('[paths...]', 'configuration files or directories (default: roster.yaml or roster/)')
+    .option('--live', 'explain from the live service instead of the configuration')
+    .option('--format <format>', 'text | json', 'text')
+    .action(async (user: string, subject: string, instance: string, paths: string[], opts) =>
+      (await import('./commands/explain.js')).explainCommand(user, subject, instance, paths, opts));
+  targetFlags(program.command('export').description('write the live environment as configuration (canonical, deterministic)'))
+    .option('--out <dir>', 'write <dir>/roster.yaml; - for stdout (default)')
+    .option('--diff <path>', 'print a unified diff from the file (or <dir>/roster.yaml) to the export; exit 1 when they differ')
+    .action(async (opts) => (await import('./commands/export.js')).exportCommand(opts));
 }
 
 /** Commands that plan: `plan` and `apply`. */
@@ -72,7 +91,8 @@ function registerPlanCommands(program: Command): void {
       .option('--prune', 'also delete live objects absent from the configuration (in the sections it has)')
       .option('--out <file>', 'save the plan (with a fingerprint of the live state) for `apply --plan`')
       .option('--format <format>', 'text | json | markdown', 'text')
-      .option('--detailed-exitcode', 'exit 2 when there are changes (0 none, 1 error)'),
+      .option('--detailed-exitcode', 'exit 2 when there are changes (0 none, 1 error)')
+      .option('--access-permissions', 'access changes per permission (document:write) instead of per role'),
   ).action(async (paths: string[], opts) => (await import('./commands/plan.js')).planCommand(paths, opts));
 
   targetFlags(

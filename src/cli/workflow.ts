@@ -19,11 +19,16 @@ export async function loadDesired(paths: string[], command: string): Promise<{ d
   return { desired: result.desired, warnings: result.warnings };
 }
 
-export async function computePlan(desired: DesiredState, target: Target, options: { prune?: boolean }): Promise<{ plan: Plan; live: LiveState }> {
+/** `access`: add the plan's access section (src/plan/access.ts), with the assertions evaluated after the plan. */
+export async function computePlan(desired: DesiredState, target: Target, options: { prune?: boolean; access?: { permissions?: boolean } }): Promise<{ plan: Plan; live: LiveState }> {
   const { readLiveState } = await import('../api/read-live.js');
   const { planChanges } = await import('../plan/plan.js');
   const live = await readLiveState(target.client);
   const plan = planChanges(desired, live, { project: target.project, environment: target.environment, prune: options.prune });
+  if (options.access) {
+    const { planAccess } = await import('../plan/access.js');
+    plan.access = planAccess({ live, changes: plan.changes, permissions: options.access.permissions, assertions: desired.assertions });
+  }
   return { plan, live };
 }
 

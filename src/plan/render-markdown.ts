@@ -1,5 +1,6 @@
 import type { Plan } from './types.js';
 import { describeFields, summaryLine } from './render-common.js';
+import { accessMarkdownLines } from './access.js';
 
 /** The first line of every Markdown plan: a CI step finds its earlier comment by it and edits it. */
 export const MARKDOWN_MARKER = '<!-- roster-plan -->';
@@ -18,8 +19,7 @@ export function renderPlanMarkdown(plan: Plan): string {
     if (rows.length > 50) out.push('<details><summary>All changes</summary>', '', ...table, '', '</details>', '');
     else out.push(...table, '');
   }
-  const access = plan.access as { markdown?: string[] } | undefined;
-  if (access?.markdown) out.push(...access.markdown, '');
+  if (plan.access) out.push(...accessMarkdownLines(plan.access), '');
   out.push(`<sub>checksum \`${plan.checksum}\`</sub>`);
   return out.join('\n') + '\n';
 }

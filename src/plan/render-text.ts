@@ -1,5 +1,6 @@
 import type { Change, Plan } from './types.js';
 import { summaryLine, describeFields } from './render-common.js';
+import { accessTextLines } from './access.js';
 
 export interface TextOptions {
   color?: boolean;
@@ -13,9 +14,7 @@ export function renderPlanText(plan: Plan, options: TextOptions = {}): string {
   const lines: string[] = [`Plan for ${plan.project}/${plan.environment}${plan.prune ? ' (with --prune)' : ''}`, ''];
   if (plan.changes.length === 0) lines.push('No changes. The live environment matches the configuration.');
   for (const c of plan.changes) lines.push(...changeLines(c, color));
-  if (plan.access !== undefined && typeof plan.access === 'object' && plan.access && 'text' in (plan.access as object)) {
-    lines.push('', ...((plan.access as { text: string[] }).text));
-  }
+  if (plan.access) lines.push('', ...accessTextLines(plan.access));
   lines.push('', summaryLine(plan), `checksum ${plan.checksum}`);
   return lines.join('\n') + '\n';
 }

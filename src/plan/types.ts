@@ -3,6 +3,8 @@
  * value; nothing renders itself. Changes are a closed union keyed by a stable identity.
  */
 
+import type { PlanAccess } from './access.js';
+
 /** Object kinds, in dependency order: a kind only refers to kinds before it. */
 export const KINDS = [
   'resource',
@@ -74,5 +76,5 @@ export interface Plan {
   /** Live objects the plan counts as managed (for the deletion limit). */
   managedLiveCount: number;
   /** Access changes (who gains and loses which role), when computed. */
-  access?: unknown;
+  access?: PlanAccess;
 }

@@ -9,6 +9,7 @@ export interface PlanCommandOptions extends TargetOptions {
   out?: string;
   format: string;
   detailedExitcode?: boolean;
+  accessPermissions?: boolean;
 }
 
 /** `roster plan`: exit 0 with no changes, 2 with changes under --detailed-exitcode, 1 on error. */
@@ -18,8 +19,12 @@ export async function planCommand(paths: string[], opts: PlanCommandOptions): Pr
   printWarnings(warnings);
   const target = await openTarget(opts, desired);
   try {
-    const { plan } = await computePlan(desired, target, { prune: opts.prune });
+    const { plan } = await computePlan(desired, target, { prune: opts.prune, access: { permissions: opts.accessPermissions } });
     process.stdout.write(renderPlan(plan, opts.format as PlanFormat));
+    // Assertions (docs/check.md) failing on the state after this plan fail it: printed in the plan's
+    // access section, and the plan is not saved.
+    const failed = plan.access?.assertions?.failed ?? 0;
+    if (failed > 0) throw new ConfigError(`${failed} assertion${failed === 1 ? '' : 's'} of the configuration fail${failed === 1 ? 's' : ''} on the state after this plan (see above)${opts.out ? `; ${opts.out} was not written` : ''}`);
     if (opts.out) savePlanFile(opts.out, plan);
     process.exitCode = opts.detailedExitcode && plan.changes.length > 0 ? 2 : 0;
   } finally {

@@ -1,0 +1,126 @@
+/**
+ * Evaluating assertions (docs/check.md) on an access graph. Pure: the live check asks the service
+ * first (`checksNeeded`, then POST /allowed/bulk) and passes its answers in as `decisions`; paths always
+ * come from the graph, which is what explains a failure.
+ */
+import type { DesiredAssertion } from '../config/desired.js';
+import type { AccessGraph } from './graph.js';
+import { formatPath, typeOf } from './paths.js';
+
+/** An assertion's fields without its place: what evaluation needs. */
+export type AssertionSpec = Omit<DesiredAssertion, 'source'> & { source?: DesiredAssertion['source'] };
+
+export interface AssertionFailure {
+  user: string;
+  /** Why it breaks, one sentence. */
+  message: string;
+  /** The granting paths that break a `cannot` (or that a `has_role`/`can` lacks: empty). */
+  paths: string[];
+}
+
+export interface AssertionResult {
+  assertion: AssertionSpec;
+  /** "alice can write on document:readme". */
+  name: string;
+  passed: boolean;
+  /** The users checked: the user, or the group's members (direct and nested), sorted. */
+  users: string[];
+  failures: AssertionFailure[];
+}
+
+export interface AssertionReport {
+  passed: boolean;
+  total: number;
+  failed: number;
+  results: AssertionResult[];
+}
+
+/** One question for POST /allowed: a bare action on an instance. */
+export interface AccessCheck {
+  user: string;
+  action: string;
+  instance: string;
+}
+
+/** `user\0action\0instance`, the key of `decisions`. */
+export const checkKey = (c: AccessCheck) => `${c.user}\u0000${c.action}\u0000${c.instance}`;
+
+export function describeAssertion(a: AssertionSpec): string {
+  const who = a.user ?? `users in ${a.usersIn}`;
+  const what = a.check === 'has_role' ? `${a.user === undefined ? 'have' : 'has'} role ${a.subject}` : `${a.check} ${a.subject}`;
+  return `${who} ${what} on ${a.on}`;
+}
+
+/** The users an assertion is about. */
+export function usersOf(a: AssertionSpec, graph: AccessGraph): string[] {
+  return a.user !== undefined ? [a.user] : graph.membersOf(a.usersIn ?? '');
+}
+
+/** `document:write` on `document:x` → `write`: the service takes the action alone and the instance's type. */
+export function bareAction(subject: string): string {
+  const i = subject.indexOf(':');
+  return i < 0 ? subject : subject.slice(i + 1);
+}
+
+/** The (user, action, instance) questions the permission assertions ask, deduplicated, in order. */
+export function checksNeeded(assertions: readonly AssertionSpec[], graph: AccessGraph): AccessCheck[] {
+  const out = new Map<string, AccessCheck>();
+  for (const a of assertions) {
+    if (a.check === 'has_role') continue;
+    for (const user of usersOf(a, graph)) {
+      const c = { user, action: bareAction(a.subject), instance: a.on };
+      out.set(checkKey(c), c);
+    }
+  }
+  return [...out.values()];
+}
+
+export interface EvaluateOptions {
+  /**
+   * Answers from the service, by `checkKey`. When given, they decide `can`/`cannot` (the graph then
+   * only supplies paths); without them the graph decides.
+   */
+  decisions?: ReadonlyMap<string, boolean>;
+}
+
+export function evaluateAssertions(assertions: readonly AssertionSpec[], graph: AccessGraph, options: EvaluateOptions = {}): AssertionReport {
+  const results = assertions.map((a) => evaluateOne(a, graph, options));
+  const failed = results.filter((r) => !r.passed).length;
+  return { passed: failed === 0, total: results.length, failed, results };
+}
+
+function evaluateOne(a: AssertionSpec, graph: AccessGraph, options: EvaluateOptions): AssertionResult {
+  const users = usersOf(a, graph);
+  const failures: AssertionFailure[] = [];
+  for (const user of users) {
+    const failure = a.check === 'has_role' ? checkRole(user, a, graph) : checkPermission(user, a, graph, options.decisions);
+    if (failure) failures.push(failure);
+  }
+  return { assertion: a, name: describeAssertion(a), passed: failures.length === 0, users, failures };
+}
+
+function checkRole(user: string, a: AssertionSpec, graph: AccessGraph): AssertionFailure | undefined {
+  const e = graph.explain(user, a.subject, a.on);
+  if (e.allowed) return undefined;
+  return { user, message: e.missing?.message ?? `${user} lacks role ${a.subject} on ${a.on}.`, paths: [] };
+}
+
+function checkPermission(user: string, a: AssertionSpec, graph: AccessGraph, decisions?: ReadonlyMap<string, boolean>): AssertionFailure | undefined {
+  const permission = `${typeOf(a.on)}:${bareAction(a.subject)}`;
+  const decision = graph.can(user, permission, a.on);
+  const allowed = decisions?.get(checkKey({ user, action: bareAction(a.subject), instance: a.on })) ?? decision.allowed;
+  if (a.check === 'can') {
+    if (allowed) return undefined;
+    const e = graph.explain(user, permission, a.on);
+    const message = decision.allowed
+      ? `the service denies ${user} ${permission} on ${a.on}, though the live state reads as granting it.`
+      : (e.missing?.message ?? `${user} lacks ${permission} on ${a.on}.`);
+    return { user, message, paths: [] };
+  }
+  if (!allowed) return undefined;
+  const paths = decision.via.map((v) => `${formatPath(user, v.path, v.role, a.on)} (${v.role} grants ${permission})`);
+  const message = paths.length > 0
+    ? `${user} can ${bareAction(a.subject)} on ${a.on}: ${paths.length === 1 ? 'one path grants' : `${paths.length} paths grant`} it.`
+    : `the service allows ${user} ${permission} on ${a.on}, though the live state shows no path granting it.`;
+  return { user, message, paths };
+}

@@ -1,0 +1,94 @@
+/** `roster check` output: text, JSON and JUnit XML of an AssertionReport. Pure. */
+import type { AssertionReport, AssertionResult } from './assertions.js';
+
+export const CHECK_FORMATS = ['text', 'json', 'junit'] as const;
+export type CheckFormat = (typeof CHECK_FORMATS)[number];
+
+export interface CheckRenderOptions {
+  /** Passing assertions too (text and JSON; JUnit always lists every assertion). */
+  verbose?: boolean;
+  /** Where the answers came from, for the headings: `desired` (offline) or `live`. */
+  on: 'desired' | 'live';
+}
+
+export function renderCheck(report: AssertionReport, format: CheckFormat, options: CheckRenderOptions): string {
+  switch (format) {
+    case 'text':
+      return renderCheckText(report, options);
+    case 'json':
+      return renderCheckJson(report, options);
+    case 'junit':
+      return renderCheckJunit(report, options);
+  }
+}
+
+/** `file:line` of an assertion, or its path when it has no position. */
+export function placeOf(r: AssertionResult): string {
+  const s = r.assertion.source;
+  if (!s) return '';
+  return s.line !== undefined ? `${s.file}:${s.line}` : `${s.file} ${s.path}`;
+}
+
+/** Failure lines of one result, indented: each user, why, and every granting path. */
+export function failureLines(r: AssertionResult, indent = '  '): string[] {
+  const lines: string[] = [];
+  for (const f of r.failures) {
+    lines.push(`${indent}${f.message}`);
+    for (const p of f.paths) lines.push(`${indent}  ${p}`);
+  }
+  return lines;
+}
+
+export function renderCheckText(report: AssertionReport, options: CheckRenderOptions): string {
+  const lines: string[] = [];
+  for (const r of report.results) {
+    if (r.passed && !options.verbose) continue;
+    const place = placeOf(r);
+    const count = r.assertion.usersIn !== undefined ? ` (${r.users.length} member${r.users.length === 1 ? '' : 's'})` : '';
+    lines.push(`${r.passed ? 'PASS' : 'FAIL'} ${place ? place + ': ' : ''}${r.name}${count}`);
+    lines.push(...failureLines(r, '  '));
+  }
+  if (lines.length > 0) lines.push('');
+  const where = options.on === 'live' ? 'the live service' : 'the configuration';
+  lines.push(
+    report.total === 0
+      ? `No assertions in the configuration.`
+      : `${report.total} assertion${report.total === 1 ? '' : 's'} on ${where}: ${report.total - report.failed} passed, ${report.failed} failed.`,
+  );
+  return lines.join('\n') + '\n';
+}
+
+export function renderCheckJson(report: AssertionReport, options: CheckRenderOptions): string {
+  const results = report.results.filter((r) => options.verbose || !r.passed);
+  return JSON.stringify({ on: options.on, passed: report.passed, total: report.total, failed: report.failed, results }, null, 2) + '\n';
+}
+
+/** JUnit XML as CI systems read it: one testcase per assertion, a <failure> with the paths when it fails. */
+export function renderCheckJunit(report: AssertionReport, options: CheckRenderOptions): string {
+  const suite = `roster check (${options.on})`;
+  const out = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="${xml(suite)}" tests="${report.total}" failures="${report.failed}">`,
+    `  <testsuite name="${xml(suite)}" tests="${report.total}" failures="${report.failed}" errors="0" skipped="0">`,
+  ];
+  for (const r of report.results) {
+    const s = r.assertion.source;
+    const attrs = [`classname="${xml(s?.file ?? 'assertions')}"`, `name="${xml(r.name)}"`];
+    if (s?.file) attrs.push(`file="${xml(s.file)}"`);
+    if (s?.line !== undefined) attrs.push(`line="${s.line}"`);
+    if (r.passed) {
+      out.push(`    <testcase ${attrs.join(' ')}/>`);
+      continue;
+    }
+    const first = r.failures[0]?.message ?? 'failed';
+    out.push(`    <testcase ${attrs.join(' ')}>`);
+    out.push(`      <failure message="${xml(first)}" type="AssertionFailed">${xml(failureLines(r, '').join('\n'))}</failure>`);
+    out.push('    </testcase>');
+  }
+  out.push('  </testsuite>', '</testsuites>');
+  return out.join('\n') + '\n';
+}
+
+function xml(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+}

@@ -1,0 +1,48 @@
+import type { DesiredState } from '../../config/desired.js';
+import type { LiveState } from '../../plan/live.js';
+import type { AccessGraph } from '../../access/index.js';
+import { openTarget, type Target, type TargetOptions } from '../target.js';
+import { loadDesired, printWarnings } from '../workflow.js';
+
+export interface AccessStateOptions extends TargetOptions {
+  live?: boolean;
+}
+
+/** The state `check` and `explain` look at: the configuration offline, or the live service with --live. */
+export type AccessState =
+  | { on: 'desired'; desired: DesiredState; graph: AccessGraph }
+  | { on: 'live'; desired?: DesiredState; live: LiveState; graph: AccessGraph; target: Target };
+
+/**
+ * Offline: load the configuration (PATHs, else roster.yaml or roster/). Live: read the live state; the
+ * configuration is read too when PATHs are given or a default exists (its project/environment and, for
+ * `check`, its assertions), else the target flags alone name the environment.
+ */
+export async function openAccessState(paths: string[], opts: AccessStateOptions, command: string, needConfig: boolean): Promise<AccessState> {
+  const { buildAccessGraph } = await import('../../access/index.js');
+  const { factsFromState } = await import('../../access/from-state.js');
+  if (!opts.live) {
+    const { desired, warnings } = await loadDesired(paths, command);
+    printWarnings(warnings);
+    return { on: 'desired', desired, graph: buildAccessGraph(factsFromState(desired)) };
+  }
+  let desired: DesiredState | undefined;
+  if (needConfig || paths.length > 0) {
+    const loaded = await loadDesired(paths, command);
+    printWarnings(loaded.warnings);
+    desired = loaded.desired;
+  }
+  const target = await openTarget(opts, desired);
+  try {
+    const { readLiveState } = await import('../../api/read-live.js');
+    const live = await readLiveState(target.client);
+    return { on: 'live', desired, live, graph: buildAccessGraph(factsFromState(live)), target };
+  } catch (err) {
+    await target.close();
+    throw err;
+  }
+}
+
+export async function closeAccessState(state: AccessState): Promise<void> {
+  if (state.on === 'live') await state.target.close();
+}

@@ -1,0 +1,46 @@
+import { ConfigError } from '../../errors.js';
+import type { Explanation } from '../../access/index.js';
+import { formatPath } from '../../access/paths.js';
+import { closeAccessState, openAccessState, type AccessStateOptions } from './access-state.js';
+
+export interface ExplainCommandOptions extends AccessStateOptions {
+  format: string;
+}
+
+const FORMATS = ['text', 'json'] as const;
+
+/**
+ * `roster explain USER ACTION|ROLE INSTANCE [PATH...] [--live]`: every path that gives the user the
+ * role or permission on the instance, or, when none does, what would. Informational: exit 0 either
+ * way (1 only on errors), so scripts use `roster check` to enforce.
+ */
+export async function explainCommand(user: string, subject: string, instance: string, paths: string[], opts: ExplainCommandOptions): Promise<void> {
+  if (!FORMATS.includes(opts.format as (typeof FORMATS)[number])) throw new ConfigError(`--format must be one of ${FORMATS.join(', ')}, got '${opts.format}'`);
+  if (!instance.includes(':')) throw new ConfigError(`INSTANCE must be <resource>:<key>, got '${instance}'`);
+  const state = await openAccessState(paths, opts, 'explain', false);
+  try {
+    const e = state.graph.explain(user, subject, instance);
+    const users = state.on === 'desired' ? state.desired.users : state.live.users;
+    const notes: string[] = [];
+    if (!users.has(user)) notes.push(`note: ${user} is not a user of ${state.on === 'live' ? 'the live environment' : 'the configuration'}.`);
+    if (state.graph.tenantOf(instance) === null) notes.push(`note: ${instance} is not a resource instance or group of ${state.on === 'live' ? 'the live environment' : 'the configuration'}.`);
+    if (opts.format === 'json') process.stdout.write(JSON.stringify({ on: state.on, ...e, notes }, null, 2) + '\n');
+    else process.stdout.write(renderExplanation(e, notes));
+  } finally {
+    await closeAccessState(state);
+  }
+}
+
+export function renderExplanation(e: Explanation, notes: string[] = []): string {
+  const what = e.kind === 'role' ? `role ${e.subject}` : (e.permission ?? e.subject);
+  const verb = e.kind === 'role' ? (e.allowed ? 'has' : 'lacks') : e.allowed ? 'can' : 'cannot';
+  const lines = [`${e.user} ${verb} ${what} on ${e.instance}`];
+  if (e.allowed) {
+    lines.push(`${e.via.length} path${e.via.length === 1 ? '' : 's'}:`);
+    for (const v of e.via) lines.push(`  ${formatPath(e.user, v.path, v.role, e.instance)}${e.kind === 'permission' ? ` (${v.role} grants ${e.permission})` : ''}`);
+  } else if (e.missing) {
+    lines.push(`  ${e.missing.message}`);
+  }
+  lines.push(...notes);
+  return lines.join('\n') + '\n';
+}

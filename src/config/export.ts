@@ -1,0 +1,137 @@
+/**
+ * `roster export`: the live environment as one configuration file in the canonical format of
+ * docs/config.md. Pure and deterministic (every map and list sorted; no dates), and round-trip exact:
+ * planning the export against the environment it came from shows no changes, with or without --prune.
+ *
+ * Left out: what the service makes by itself for groups (a group type's resource when it has no
+ * actions, the `member` role when it has no permissions) and, in users' `tenants`, the tenants their
+ * roles and memberships already place them in. Every section is written, even empty, so that each is
+ * managed and the export says "nothing else".
+ */
+import { Document, isMap, isSeq, type Node, type Pair, type YAMLMap } from 'yaml';
+import type { DesiredGroup } from './desired.js';
+import type { LiveState } from '../plan/live.js';
+
+const MEMBER_ROLE = 'member';
+
+export interface ExportOptions {
+  /** Written as a comment on the first line, e.g. `p/e`. */
+  source?: string;
+}
+
+type Obj = Record<string, unknown>;
+
+export function buildExport(live: LiveState, options: ExportOptions = {}): string {
+  const groupTypes = new Set([...live.groups.values()].map((g) => g.type));
+  const sorted = <V>(m: Map<string, V>) => [...m].sort(([a], [b]) => cmp(a, b));
+
+  const resources: Obj = {};
+  for (const [key, r] of sorted(live.resources)) {
+    if (groupTypes.has(key) && r.actions.length === 0 && !r.description && r.name === key) continue;
+    resources[key] = r.name === key && !r.description ? [...r.actions].sort(cmp) : compact({ name: nameOf(r.name, key), description: r.description, actions: [...r.actions].sort(cmp) });
+  }
+  const roles: Obj = {};
+  for (const [key, r] of sorted(live.roles)) {
+    if (key === MEMBER_ROLE && r.permissions.length === 0) continue;
+    roles[key] = r.name === key && !r.description ? [...r.permissions].sort(cmp) : compact({ name: nameOf(r.name, key), description: r.description, permissions: [...r.permissions].sort(cmp) });
+  }
+  const tenants: Obj = {};
+  for (const [key, t] of sorted(live.tenants)) tenants[key] = compact({ name: nameOf(t.name, key), description: t.description, attributes: t.attributes });
+
+  const implied = new Map<string, Set<string>>(); // user → tenants their roles and memberships place them in
+  const imply = (user: string, tenant: string) => (implied.get(user) ?? implied.set(user, new Set()).get(user)!).add(tenant);
+  for (const g of live.groups.values()) for (const m of g.members) imply(m, g.tenant);
+  const users: Obj = {};
+  for (const [key, u] of sorted(live.users)) {
+    for (const r of u.roles) imply(key, r.tenant);
+    const roles = [...u.roles]
+      .sort((a, b) => cmp(a.tenant, b.tenant) || cmp(a.role, b.role) || cmp(a.on ?? '', b.on ?? ''))
+      .map((r) => (r.on !== undefined ? { role: r.role, on: r.on } : { role: r.role, tenant: r.tenant }));
+    const tenants = u.tenants.filter((t) => !implied.get(key)?.has(t)).sort(cmp);
+    users[key] = compact({ email: u.email, first_name: u.first_name, last_name: u.last_name, attributes: u.attributes, tenants, roles });
+  }
+  const instances: Obj = {};
+  for (const [ref, i] of sorted(live.resourceInstances)) instances[ref] = isEmpty(i.attributes) ? i.tenant : { tenant: i.tenant, attributes: i.attributes };
+  const groups: Obj = {};
+  for (const [ref, g] of sorted(live.groups)) {
+    groups[ref] = compact({
+      tenant: g.tenant,
+      members: [...g.members].sort(cmp),
+      roles: [...g.roles].sort((a, b) => cmp(a.role, b.role) || cmp(a.on, b.on)).map((r) => ({ role: r.role, on: r.on })),
+      member_of: [...g.memberOf].sort(cmp),
+    });
+  }
+  const accessRequests: Obj = {};
+  for (const [key, a] of sorted(live.accessRequests)) accessRequests[key] = compact({ name: nameOf(a.name, key), reviewer_roles: [...a.reviewerRoles].sort(cmp) });
+
+  const value = { version: 1, resources, roles, tenants, users, resource_instances: instances, groups, access_requests: accessRequests };
+  const doc = new Document(value);
+  doc.commentBefore = [
+    ` Exported by \`roster export\`${options.source ? ` from ${options.source}` : ''}: the live environment as configuration.`,
+    ' Canonical: sorted and stable, so `roster export --diff` shows only real differences.',
+  ].join('\n');
+  styleSections(doc, live.groups);
+  return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
+}
+
+/**
+ * Layout: one line per resource, role, tenant, user, instance and access-request configuration (flow
+ * mappings); groups as blocks with one member per line (membership diffs read line by line), each
+ * preceded by a comment naming its ancestors and its subgroups.
+ */
+function styleSections(doc: Document, groups: Map<string, DesiredGroup>): void {
+  const root = doc.contents as YAMLMap;
+  for (const pair of root.items as Pair<Node, Node>[]) {
+    const section = String((pair.key as { value?: unknown }).value);
+    const body = pair.value;
+    if (!isMap(body)) continue;
+    if (body.items.length === 0) body.flow = true;
+    for (const entry of body.items as Pair<Node, Node>[]) {
+      const v = entry.value;
+      if (section !== 'groups') {
+        if (isMap(v) || isSeq(v)) v.flow = true;
+        continue;
+      }
+      if (!isMap(v)) continue;
+      for (const field of v.items as Pair<Node, Node>[]) {
+        const name = String((field.key as { value?: unknown }).value);
+        if (isSeq(field.value) && name !== 'members') field.value.flow = true;
+        if (isSeq(field.value) && name === 'roles') for (const item of field.value.items) if (isMap(item)) item.flow = true;
+      }
+      const comment = groupComment(String((entry.key as { value?: unknown }).value), groups);
+      if (comment) (entry.key as Node).commentBefore = comment;
+    }
+  }
+}
+
+/** " in team:engineering → team:all; contains team:web" (ancestors nearest first, breadth-first). */
+export function groupComment(ref: string, groups: Map<string, DesiredGroup>): string | undefined {
+  const ancestors: string[] = [];
+  const seen = new Set([ref]);
+  let frontier = [ref];
+  while (frontier.length > 0) {
+    const next: string[] = [];
+    for (const g of frontier) for (const p of [...(groups.get(g)?.memberOf ?? [])].sort(cmp)) if (!seen.has(p)) (seen.add(p), next.push(p), ancestors.push(p));
+    frontier = next;
+  }
+  const children = [...groups].filter(([, g]) => g.memberOf.includes(ref)).map(([r]) => r).sort(cmp);
+  const parts: string[] = [];
+  if (ancestors.length > 0) parts.push(`in ${ancestors.join(', ')}`);
+  if (children.length > 0) parts.push(`contains ${children.join(', ')}`);
+  return parts.length > 0 ? ` ${parts.join('; ')}` : undefined;
+}
+
+function nameOf(name: string, key: string): string | undefined {
+  return name === key ? undefined : name;
+}
+
+function isEmpty(v: unknown): boolean {
+  return v === undefined || v === null || (typeof v === 'object' && Object.keys(v as object).length === 0);
+}
+
+/** Drops unset fields, empty lists and empty mappings: the canonical form writes only what is set. */
+function compact(o: Obj): Obj {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== '' && !(Array.isArray(v) && v.length === 0) && !(typeof v === 'object' && v !== null && !Array.isArray(v) && isEmpty(v))));
+}
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

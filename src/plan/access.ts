@@ -1,0 +1,180 @@
+/**
+ * The plan's "Access changes" section: who gains and loses which role (or permission) on which instance,
+ * and why, between the live state and the live state after the plan's changes (`liveAfter`). Pure. It is
+ * derived data: the plan's checksum does not cover it (checksum.ts). Capped so that a plan touching
+ * thousands of users stays readable; the counts say what was left out.
+ */
+import type { DesiredAssertion } from '../config/desired.js';
+import { buildAccessGraph, diffAccess, formatPath, formatSummaryEntry, type AccessGraph } from '../access/index.js';
+import { factsFromState } from '../access/from-state.js';
+import { evaluateAssertions } from '../access/assertions.js';
+import { failureLines, placeOf } from '../access/check-report.js';
+import type { LiveState } from './live.js';
+import type { Change } from './types.js';
+import { liveAfter } from './after.js';
+
+export interface PlanAccessSummary {
+  /** "+37 users gain editor on document:roadmap via team:engineering". */
+  line: string;
+  sign: '+' | '-';
+  subject: string;
+  instance: string;
+  viaKind: 'direct' | 'tenant' | 'group';
+  via: string;
+  role?: string;
+  userCount: number;
+  /** The first `limits.usersPerLine` users, sorted. */
+  users: string[];
+}
+
+export interface PlanAccessChange {
+  sign: '+' | '-';
+  subject: string;
+  instance: string;
+  /** Formatted granting paths, best first (at most `limits.pathsPerChange`). */
+  paths: string[];
+}
+
+export interface PlanAccessAssertions {
+  total: number;
+  failed: number;
+  /** Failing assertions on the state after the plan: where, what, and the lines that explain it. */
+  failures: { place: string; name: string; lines: string[] }[];
+}
+
+export interface PlanAccess {
+  level: 'role' | 'permission';
+  /** Over every change, before capping. */
+  users: number;
+  gains: number;
+  losses: number;
+  summary: PlanAccessSummary[];
+  /** Summary lines left out. */
+  omittedSummary: number;
+  /** Per user, sorted by user then instance and subject. */
+  byUser: { user: string; changes: PlanAccessChange[] }[];
+  /** Changes left out of `byUser`. */
+  omittedChanges: number;
+  assertions?: PlanAccessAssertions;
+}
+
+export interface PlanAccessLimits {
+  summaryLines: number;
+  usersPerLine: number;
+  changes: number;
+  pathsPerChange: number;
+}
+
+export const DEFAULT_ACCESS_LIMITS: PlanAccessLimits = { summaryLines: 50, usersPerLine: 10, changes: 200, pathsPerChange: 3 };
+
+export interface PlanAccessInput {
+  live: LiveState;
+  changes: readonly Change[];
+  /** The permission view (`document:write`) instead of roles. */
+  permissions?: boolean;
+  /** Evaluated on the state after the plan. */
+  assertions?: readonly DesiredAssertion[];
+  limits?: Partial<PlanAccessLimits>;
+}
+
+/** The graphs before and after the changes: exported for the bench and `check`'s use of a plan. */
+export function accessGraphs(live: LiveState, changes: readonly Change[]): { before: AccessGraph; after: AccessGraph } {
+  return { before: buildAccessGraph(factsFromState(live)), after: buildAccessGraph(factsFromState(liveAfter(live, changes))) };
+}
+
+export function planAccess(input: PlanAccessInput): PlanAccess {
+  const limits = { ...DEFAULT_ACCESS_LIMITS, ...input.limits };
+  const { before, after } = accessGraphs(input.live, input.changes);
+  const diff = diffAccess(before, after, { permissions: input.permissions === true });
+  const summary = diff.summary.slice(0, limits.summaryLines).map((e): PlanAccessSummary => ({
+    line: formatSummaryEntry(e),
+    sign: e.sign,
+    subject: e.subject,
+    instance: e.instance,
+    viaKind: e.viaKind,
+    via: e.via,
+    ...(e.role !== undefined ? { role: e.role } : {}),
+    userCount: e.users.length,
+    users: e.users.slice(0, limits.usersPerLine),
+  }));
+  const byUser: PlanAccess['byUser'] = [];
+  for (const c of diff.changes.slice(0, limits.changes)) {
+    if (byUser.length === 0 || byUser[byUser.length - 1].user !== c.user) byUser.push({ user: c.user, changes: [] });
+    const paths = c.via.slice(0, limits.pathsPerChange).map((v) => formatPath(c.user, v.path, v.role, c.instance));
+    byUser[byUser.length - 1].changes.push({ sign: c.sign, subject: c.subject, instance: c.instance, paths });
+  }
+  const out: PlanAccess = {
+    level: diff.level,
+    users: diff.users.length,
+    gains: diff.changes.filter((c) => c.sign === '+').length,
+    losses: diff.changes.filter((c) => c.sign === '-').length,
+    summary,
+    omittedSummary: diff.summary.length - summary.length,
+    byUser,
+    omittedChanges: Math.max(0, diff.changes.length - limits.changes),
+  };
+  if (input.assertions && input.assertions.length > 0) {
+    const report = evaluateAssertions(input.assertions, after);
+    out.assertions = {
+      total: report.total,
+      failed: report.failed,
+      failures: report.results.filter((r) => !r.passed).map((r) => ({ place: placeOf(r), name: r.name, lines: failureLines(r, '') })),
+    };
+  }
+  return out;
+}
+
+/** The section as text lines (the text renderer prints them after the changes). */
+export function accessTextLines(a: PlanAccess): string[] {
+  const lines = [`Access changes${a.level === 'permission' ? ' (permissions)' : ''}: ${headline(a)}`];
+  for (const s of a.summary) lines.push(`  ${s.line}`, `      ${userList(s)}`);
+  if (a.omittedSummary > 0) lines.push(`  … and ${a.omittedSummary} more line${a.omittedSummary === 1 ? '' : 's'}`);
+  if (a.byUser.length > 0) lines.push('', '  By user:');
+  for (const u of a.byUser) {
+    lines.push(`    ${u.user}`);
+    for (const c of u.changes) {
+      lines.push(`      ${c.sign} ${c.subject} on ${c.instance}`);
+      for (const p of c.paths) lines.push(`          ${p}`);
+    }
+  }
+  if (a.omittedChanges > 0) lines.push(`    … and ${a.omittedChanges} more change${a.omittedChanges === 1 ? '' : 's'} (see --format json for the counts)`);
+  lines.push(...assertionLines(a));
+  return lines;
+}
+
+/** The section as Markdown (a pull-request comment); the per-user detail folds away. */
+export function accessMarkdownLines(a: PlanAccess): string[] {
+  const out = [`#### Access changes${a.level === 'permission' ? ' (permissions)' : ''}`, '', headline(a), ''];
+  for (const s of a.summary) out.push(`- \`${s.line}\`: ${userList(s)}`);
+  if (a.omittedSummary > 0) out.push(`- … and ${a.omittedSummary} more`);
+  if (a.byUser.length > 0) {
+    out.push('', '<details><summary>By user, with the granting paths</summary>', '', '| user | change | paths |', '|---|---|---|');
+    for (const u of a.byUser) {
+      for (const c of u.changes) out.push(`| \`${u.user}\` | ${c.sign} ${c.subject} on \`${c.instance}\` | ${c.paths.map((p) => `\`${p}\``).join('<br>')} |`);
+    }
+    if (a.omittedChanges > 0) out.push('', `… and ${a.omittedChanges} more changes.`);
+    out.push('', '</details>');
+  }
+  if (a.assertions && a.assertions.failed > 0) {
+    out.push('', `#### ❌ ${a.assertions.failed} of ${a.assertions.total} assertions fail`, '');
+    for (const f of a.assertions.failures) out.push(`- **${f.name}** (${f.place})`, ...f.lines.map((l) => `  - \`${l.trim()}\``));
+  }
+  return out;
+}
+
+function headline(a: PlanAccess): string {
+  if (a.users === 0) return 'none: no user gains or loses access.';
+  return `${a.users} user${a.users === 1 ? '' : 's'}; ${a.gains} gained, ${a.losses} lost.`;
+}
+
+function userList(s: PlanAccessSummary): string {
+  const more = s.userCount - s.users.length;
+  return s.users.join(', ') + (more > 0 ? ` … (${more} more)` : '');
+}
+
+function assertionLines(a: PlanAccess): string[] {
+  if (!a.assertions || a.assertions.failed === 0) return [];
+  const lines = ['', `Assertions: ${a.assertions.failed} of ${a.assertions.total} fail on the state after this plan:`];
+  for (const f of a.assertions.failures) lines.push(`  FAIL ${f.place ? f.place + ': ' : ''}${f.name}`, ...f.lines.map((l) => `    ${l}`));
+  return lines;
+}

@@ -1,0 +1,158 @@
+/**
+ * The live state as it will be once a plan is applied: the plan's changes carried out on a copy of the
+ * live state, with the service's cascades (src/server/store/migrations.ts: deleting a role, tenant,
+ * user, instance or group deletes what hangs on it). Pure, copy-on-write: untouched users and groups
+ * are shared with `live`. Used for the plan's access section, so it is exact by construction: the
+ * "after" side of the access diff is what these changes make, whatever the configuration manages.
+ */
+import type { DesiredGroup, DesiredUser } from '../config/desired.js';
+import type { LiveState } from './live.js';
+import type { Change } from './types.js';
+
+type F = Record<string, any>;
+
+export function liveAfter(live: LiveState, changes: readonly Change[]): LiveState {
+  const s: LiveState = {
+    resources: new Map(live.resources),
+    roles: new Map(live.roles),
+    tenants: new Map(live.tenants),
+    users: new Map(live.users),
+    resourceInstances: new Map(live.resourceInstances),
+    groups: new Map(live.groups),
+    accessRequests: new Map(live.accessRequests),
+  };
+  const ownUsers = new Set<string>();
+  const ownGroups = new Set<string>();
+  const user = (key: string): DesiredUser => {
+    let u = s.users.get(key);
+    if (!u) s.users.set(key, (u = { key, tenants: [], roles: [] }));
+    else if (!ownUsers.has(key)) s.users.set(key, (u = { ...u, tenants: [...u.tenants], roles: [...u.roles] }));
+    ownUsers.add(key);
+    return u;
+  };
+  const group = (ref: string): DesiredGroup | undefined => {
+    let g = s.groups.get(ref);
+    if (g && !ownGroups.has(ref)) s.groups.set(ref, (g = { ...g, members: [...g.members], roles: [...g.roles], memberOf: [...g.memberOf] }));
+    ownGroups.add(ref);
+    return g;
+  };
+  const eachUser = (pred: (u: DesiredUser) => boolean, edit: (u: DesiredUser) => void) => {
+    for (const [k, u] of s.users) if (pred(u)) edit(user(k));
+  };
+  const eachGroup = (pred: (g: DesiredGroup) => boolean, edit: (g: DesiredGroup) => void) => {
+    for (const [k, g] of s.groups) if (pred(g)) edit(group(k)!);
+  };
+
+  const deleteInstance = (ref: string) => {
+    s.resourceInstances.delete(ref);
+    s.groups.delete(ref);
+    eachUser((u) => u.roles.some((r) => r.on === ref), (u) => (u.roles = u.roles.filter((r) => r.on !== ref)));
+    eachGroup(
+      (g) => g.roles.some((r) => r.on === ref) || g.memberOf.includes(ref),
+      (g) => {
+        g.roles = g.roles.filter((r) => r.on !== ref);
+        g.memberOf = g.memberOf.filter((p) => p !== ref);
+      },
+    );
+  };
+  const instancesWhere = (pred: (type: string, tenant: string) => boolean) => [
+    ...[...s.resourceInstances].filter(([, i]) => pred(i.resource, i.tenant)).map(([ref]) => ref),
+    ...[...s.groups].filter(([, g]) => pred(g.type, g.tenant)).map(([ref]) => ref),
+  ];
+
+  for (const c of changes) {
+    const f = (c.action === 'delete' ? c.before : c.after) as F;
+    const put = c.action !== 'delete';
+    switch (c.kind) {
+      case 'resource':
+        if (put) s.resources.set(f.key, { key: f.key, name: f.name, description: f.description, actions: f.actions ?? [] });
+        else {
+          s.resources.delete(f.key);
+          for (const ref of instancesWhere((type) => type === f.key)) deleteInstance(ref);
+        }
+        break;
+      case 'role':
+        if (put) s.roles.set(f.key, { key: f.key, name: f.name, description: f.description, permissions: f.permissions ?? [] });
+        else {
+          s.roles.delete(f.key);
+          eachUser((u) => u.roles.some((r) => r.role === f.key), (u) => (u.roles = u.roles.filter((r) => r.role !== f.key)));
+          eachGroup((g) => g.roles.some((r) => r.role === f.key), (g) => (g.roles = g.roles.filter((r) => r.role !== f.key)));
+        }
+        break;
+      case 'tenant':
+        if (put) s.tenants.set(f.key, { key: f.key, name: f.name, description: f.description, attributes: f.attributes });
+        else {
+          s.tenants.delete(f.key);
+          for (const ref of instancesWhere((_, tenant) => tenant === f.key)) deleteInstance(ref);
+          eachUser(
+            (u) => u.tenants.includes(f.key) || u.roles.some((r) => r.tenant === f.key),
+            (u) => {
+              u.tenants = u.tenants.filter((t) => t !== f.key);
+              u.roles = u.roles.filter((r) => r.tenant !== f.key);
+            },
+          );
+        }
+        break;
+      case 'user':
+        if (put) Object.assign(user(f.key), { email: f.email, first_name: f.first_name, last_name: f.last_name, attributes: f.attributes });
+        else {
+          s.users.delete(f.key);
+          eachGroup((g) => g.members.includes(f.key), (g) => (g.members = g.members.filter((m) => m !== f.key)));
+        }
+        break;
+      case 'tenant_user':
+        if (put) {
+          const u = user(f.user);
+          if (!u.tenants.includes(f.tenant)) u.tenants.push(f.tenant);
+        } else if (s.users.has(f.user)) {
+          // Leaving a tenant drops every role the user holds there, memberships included.
+          const u = user(f.user);
+          u.tenants = u.tenants.filter((t) => t !== f.tenant);
+          u.roles = u.roles.filter((r) => r.tenant !== f.tenant);
+          eachGroup((g) => g.tenant === f.tenant && g.members.includes(f.user), (g) => (g.members = g.members.filter((m) => m !== f.user)));
+        }
+        break;
+      case 'instance':
+      case 'group': {
+        const type = (f.resource ?? f.type) as string;
+        const ref = `${type}:${f.key}`;
+        if (c.action === 'create' && c.replaces) deleteInstance(ref);
+        if (c.action === 'delete') deleteInstance(ref);
+        else if (c.kind === 'group') {
+          if (!s.groups.has(ref)) s.groups.set(ref, { type, key: f.key, tenant: f.tenant, members: [], roles: [], memberOf: [] });
+        } else s.resourceInstances.set(ref, { resource: type, key: f.key, tenant: f.tenant, attributes: f.attributes });
+        break;
+      }
+      case 'assignment': {
+        const u = user(f.user);
+        const same = (r: { role: string; tenant: string; on?: string }) => r.role === f.role && r.tenant === f.tenant && (r.on ?? '') === (f.on ?? '');
+        u.roles = u.roles.filter((r) => !same(r));
+        if (put) {
+          u.roles.push({ role: f.role, tenant: f.tenant, ...(f.on ? { on: f.on } : {}) });
+          if (!u.tenants.includes(f.tenant)) u.tenants.push(f.tenant);
+        }
+        break;
+      }
+      case 'member': {
+        const g = group(f.group);
+        if (g) g.members = [...g.members.filter((m) => m !== f.user), ...(put ? [f.user as string] : [])];
+        break;
+      }
+      case 'link': {
+        const g = group(f.group);
+        if (g) g.memberOf = [...g.memberOf.filter((p) => p !== f.parent), ...(put ? [f.parent as string] : [])];
+        break;
+      }
+      case 'grant': {
+        const g = group(f.group);
+        if (g) g.roles = [...g.roles.filter((r) => !(r.role === f.role && r.on === f.on)), ...(put ? [{ role: f.role as string, on: f.on as string }] : [])];
+        break;
+      }
+      case 'access_requests':
+        if (put) s.accessRequests.set(f.key, { key: f.key, name: f.name, reviewerRoles: f.reviewer_roles ?? [] });
+        else s.accessRequests.delete(f.key);
+        break;
+    }
+  }
+  return s;
+}
