@@ -14,8 +14,11 @@ export interface CheckInput {
  * Roles a user holds on one instance: direct assignments on it, tenant-wide assignments in its tenant,
  * and group grants on it through the user's groups and every group above them. "Above" is a link
  * (assign_group) or a group grant of the role `member` on another group's instance: both make the
- * members of one group members of the other. One recursive reference (a join on the union of both
- * edges), as PostgreSQL allows no more. Evaluated precisely from
+ * members of one group members of the other. One recursive reference, as PostgreSQL allows no more:
+ * each step looks both edges up by the group it stands on (an OR of two correlated IN lookups, which
+ * SQLite answers with two index searches). A join on a derived union of both edge tables made SQLite
+ * build that whole union, with an automatic index, on every check: ~610 us of CPU a check at 1,000
+ * groups and 3,000 grants, against ~70 us this way. Evaluated precisely from
  * the group records (api-notes "Decision (correctness)"): a group's grant reaches only its own members,
  * never other groups' members through a shared type-level derivation.
  */
@@ -24,11 +27,9 @@ WITH RECURSIVE closure(id) AS (
   SELECT g.id FROM role_assignments ra JOIN access_groups g ON g.instance_id = ra.resource_instance_id
   WHERE ra.user_id = ? AND ra.role_id = ?
   UNION
-  SELECT up.parent_id FROM closure c JOIN (
-    SELECT child_id, parent_id FROM group_links
-    UNION ALL
-    SELECT gg.group_id, pg.id FROM group_grants gg JOIN access_groups pg ON pg.instance_id = gg.resource_instance_id WHERE gg.role_id = ?
-  ) up ON up.child_id = c.id
+  SELECT up.id FROM closure c JOIN access_groups up
+    ON up.id IN (SELECT l.parent_id FROM group_links l WHERE l.child_id = c.id)
+    OR up.instance_id IN (SELECT gg.resource_instance_id FROM group_grants gg WHERE gg.group_id = c.id AND gg.role_id = ?)
 )
 SELECT gg.role_id FROM group_grants gg WHERE gg.resource_instance_id = ? AND gg.group_id IN (SELECT id FROM closure)
 UNION
