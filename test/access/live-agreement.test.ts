@@ -1,0 +1,172 @@
+/**
+ * The access graph, the server's `/allowed` (SQL) and `roster check --live` agree on every (user,
+ * action, instance) triple of random environments; and `export` of each environment plans back to no
+ * changes. Each run: random facts → a valid configuration → applied to a fresh real server over HTTP.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { buildAccessGraph, type AccessFacts } from '../../src/access/index.js';
+import { factsFromState } from '../../src/access/from-state.js';
+import { createClient } from '../../src/api/index.js';
+import { readLiveState } from '../../src/api/read-live.js';
+import { applyPlan } from '../../src/apply/apply.js';
+import { loadConfig, validateSources } from '../../src/config/index.js';
+import { buildExport } from '../../src/config/export.js';
+import { planChanges } from '../../src/plan/plan.js';
+import { runCli } from '../helpers/cli.js';
+import { ENV_KEY, ORG_KEY, startTestServer } from '../helpers/server.js';
+import { arbAccessFacts, smallPools } from './arbitraries.js';
+
+const ACTIONS = smallPools.actions;
+
+interface Env {
+  /** The facts as the configuration states them (what the graph is built from). */
+  facts: AccessFacts;
+  config: Record<string, unknown>;
+}
+
+/**
+ * Random facts made valid for the service: tenants for groups; links only within a tenant (the pools'
+ * groups share one type, and `acyclic` keeps links going one way); grants and direct roles only on listed
+ * instances of the right tenant; no `extends` (the configuration has none).
+ */
+const arbEnv: fc.Arbitrary<Env> = fc
+  .tuple(arbAccessFacts({ acyclic: true, maxFacts: 6 }), fc.tuple(...smallPools.groups.map(() => fc.constantFrom(...smallPools.tenants))))
+  .map(([raw, groupTenants]) => {
+    const groupTenant = new Map(smallPools.groups.map((g, i) => [g, groupTenants[i]]));
+    const instances = [...new Map(raw.instances.map((i) => [i.id, i])).values()];
+    const tenantOf = new Map([...instances.map((i) => [i.id, i.tenant] as const), ...groupTenant]);
+    const listed = (id: string) => tenantOf.has(id);
+    const facts: AccessFacts = {
+      roles: raw.roles.map((r) => ({ key: r.key, permissions: [...new Set(r.permissions)].sort() })),
+      instances: [...instances, ...smallPools.groups.map((g) => ({ id: g, tenant: groupTenant.get(g)! }))],
+      tenantRoles: raw.tenantRoles,
+      instanceRoles: raw.instanceRoles.filter((r) => listed(r.instance)),
+      memberships: raw.memberships,
+      links: raw.links.filter((l) => groupTenant.get(l.child) === groupTenant.get(l.parent)),
+      groupGrants: raw.groupGrants.filter((g) => listed(g.instance) && tenantOf.get(g.instance) === groupTenant.get(g.group)),
+    };
+    const users: Record<string, unknown> = {};
+    for (const u of smallPools.users) {
+      const roles = [
+        ...facts.tenantRoles.filter((r) => r.user === u).map((r) => ({ role: r.role, tenant: r.tenant })),
+        ...facts.instanceRoles.filter((r) => r.user === u).map((r) => ({ role: r.role, on: r.instance })),
+      ];
+      users[u] = roles.length > 0 ? { roles: uniq(roles) } : {};
+    }
+    const groups: Record<string, unknown> = {};
+    for (const g of smallPools.groups) {
+      groups[g] = {
+        tenant: groupTenant.get(g),
+        members: [...new Set(facts.memberships.filter((m) => m.group === g).map((m) => m.user))],
+        roles: uniq(facts.groupGrants.filter((x) => x.group === g).map((x) => ({ role: x.role, on: x.instance }))),
+        member_of: [...new Set(facts.links.filter((l) => l.child === g).map((l) => l.parent))],
+      };
+    }
+    const config = {
+      resources: { document: [...ACTIONS], folder: [...ACTIONS] },
+      roles: Object.fromEntries(facts.roles.map((r) => [r.key, r.permissions])),
+      tenants: Object.fromEntries(smallPools.tenants.map((t) => [t, {}])),
+      users,
+      resource_instances: Object.fromEntries(instances.map((i) => [i.id, i.tenant])),
+      groups,
+    };
+    return { facts, config };
+  });
+
+function uniq<T>(xs: T[]): T[] {
+  return [...new Map(xs.map((x) => [JSON.stringify(x), x])).values()];
+}
+
+/** Every triple: each user × bare action × every instance (groups' and one never created included). */
+function triples(): { user: string; action: string; instance: string }[] {
+  const instances = [...smallPools.instances, ...smallPools.unlisted, ...smallPools.groups];
+  return smallPools.users.flatMap((user) => ACTIONS.flatMap((action) => instances.map((instance) => ({ user, action, instance }))));
+}
+
+describe('the offline graph, POST /allowed and roster check --live agree', () => {
+  it('on every (user, action, instance) of random environments; export plans back to no changes', async () => {
+    let runs = 0;
+    let cliRuns = 0;
+    await fc.assert(
+      fc.asyncProperty(arbEnv, fc.nat(), async ({ facts, config }, seed) => {
+        runs++;
+        const server = await startTestServer();
+        const dir = mkdtempSync(path.join(os.tmpdir(), 'roster-agree-'));
+        const client = createClient({ baseUrl: server.url, apiKey: ORG_KEY, project: 'p', environment: 'e', pacing: 'none' });
+        try {
+          const file = path.join(dir, 'roster.yaml');
+          writeFileSync(file, JSON.stringify(config));
+          const loaded = await loadConfig([file]);
+          expect(loaded.errors).toEqual([]);
+          const applied = await applyPlan(planChanges(loaded.desired!, await readLiveState(client), { project: 'p', environment: 'e' }), client);
+          expect(applied.failed).toEqual([]);
+
+          const graph = buildAccessGraph(facts);
+          const live = await readLiveState(client);
+          const liveGraph = buildAccessGraph(factsFromState(live));
+          const desiredGraph = buildAccessGraph(factsFromState(loaded.desired!));
+          const all = triples();
+          const bulk = await server.call('POST', '/allowed/bulk', {
+            checks: all.map((t) => ({ user: { key: t.user }, action: t.action, resource: { type: t.instance.split(':')[0], key: t.instance.split(':')[1] } })),
+          }, { key: ENV_KEY });
+          expect(bulk.status).toBe(200);
+          all.forEach((t, i) => {
+            const expected = graph.can(t.user, t.action, t.instance).allowed;
+            const where = `${t.user} ${t.action} ${t.instance}`;
+            expect(bulk.body.allow[i].allow, `/allowed/bulk: ${where}`).toBe(expected);
+            expect(liveGraph.can(t.user, t.action, t.instance).allowed, `live graph: ${where}`).toBe(expected);
+            expect(desiredGraph.can(t.user, t.action, t.instance).allowed, `desired graph: ${where}`).toBe(expected);
+          });
+          // The single-check endpoint on a few triples (the bulk one calls the same decision).
+          for (const t of all.filter((_, i) => i % 37 === seed % 37)) {
+            const one = await server.call('POST', '/allowed', { user: t.user, action: t.action, resource: t.instance }, { key: ENV_KEY });
+            expect(one.body.allow, `/allowed: ${t.user} ${t.action} ${t.instance}`).toBe(graph.can(t.user, t.action, t.instance).allowed);
+          }
+
+          // Export → plan: no changes, with and without --prune.
+          const exported = validateSources([{ file: 'export.yaml', text: buildExport(live) }]);
+          expect(exported.errors).toEqual([]);
+          for (const prune of [false, true]) expect(planChanges(exported.desired!, live, { project: 'p', environment: 'e', prune }).changes).toEqual([]);
+
+          // roster check --live on assertions stating the graph's answers, one of them flipped.
+          const declared = new Set(Object.keys(config.resource_instances));
+          const docs = all.filter((t) => declared.has(t.instance));
+          if (docs.length === 0) return; // assertions must name declared instances
+          const picked = docs.filter((_, i) => (i + seed) % 11 === 0);
+          if (picked.length === 0) picked.push(docs[0]);
+          const flipped = picked[seed % picked.length];
+          const assertions = picked.map((t) => {
+            const allowed = graph.can(t.user, t.action, t.instance).allowed !== (t === flipped);
+            return { user: t.user, [allowed ? 'can' : 'cannot']: t.action, on: t.instance };
+          });
+          const group = smallPools.groups[seed % smallPools.groups.length];
+          const members = graph.membersOf(group);
+          const target = docs[seed % docs.length];
+          const allCan = members.every((u) => graph.can(u, target.action, target.instance).allowed);
+          const noneCan = members.every((u) => !graph.can(u, target.action, target.instance).allowed);
+          if (allCan || noneCan) assertions.push({ users_in: group, [allCan ? 'can' : 'cannot']: target.action, on: target.instance } as never);
+          writeFileSync(file, JSON.stringify({ ...config, assertions }));
+          cliRuns++;
+          const r = await runCli(['check', file, '--live', '--format', 'json', '--api-url', server.url], { env: { ROSTER_API_KEY: ENV_KEY } });
+          expect(r.stderr.split('\n').filter((l) => l && !l.startsWith('warning: '))).toEqual([]);
+          expect(r.code).toBe(1);
+          const report = JSON.parse(r.stdout);
+          expect(report.results.map((x: { name: string }) => x.name)).toEqual([
+            `${flipped.user} ${graph.can(flipped.user, flipped.action, flipped.instance).allowed ? 'cannot' : 'can'} ${flipped.action} on ${flipped.instance}`,
+          ]);
+        } finally {
+          await client.close();
+          await server.close();
+          rmSync(dir, { recursive: true, force: true });
+        }
+      }),
+      { numRuns: 20 },
+    );
+    expect(runs).toBeGreaterThanOrEqual(20);
+    expect(cliRuns).toBeGreaterThanOrEqual(10);
+  }, 300_000);
+});
