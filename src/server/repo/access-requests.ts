@@ -88,13 +88,18 @@ export interface RequestFilters {
   resourceInstance?: string;
 }
 
-/** The requests an actor may see (own, or moderated), filtered, newest first then id. */
+/**
+ * The requests an actor may see (own, or moderated), filtered, newest first then id. The count and the
+ * page's ids come from access_requests alone (its list index, and the moderators' primary key per row);
+ * only the page's rows are joined. Joining first made page 100 of 10,000 requests join 3,000 rows and
+ * the count 5,000 (p99 41-65 ms in the bench).
+ */
 export async function listRequests(q: Queryable, envId: string, configId: string, actorId: string, f: RequestFilters, paging: Paging) {
   const where = [`ar.env_id = ?`, `ar.elements_config_id = ?`, `(ar.requesting_user_id = ? OR EXISTS (SELECT 1 FROM access_request_moderators m WHERE m.request_id = ar.id AND m.user_id = ?))`];
   const params: SqlValue[] = [envId, configId, actorId, actorId];
   if (f.status === null) where.push('ar.status IS NULL');
   else if (f.status !== undefined && f.status !== 'any') (where.push('ar.status = ?'), params.push(f.status));
-  if (f.tenant !== undefined) (where.push('t.key = ?'), params.push(f.tenant));
+  if (f.tenant !== undefined) (where.push('ar.tenant_id IN (SELECT id FROM tenants WHERE env_id = ? AND key = ?)'), params.push(envId, f.tenant));
   if (f.role !== undefined) (where.push('ar.role_key = ?'), params.push(f.role));
   if (f.resource !== undefined) (where.push('ar.resource_key = ?'), params.push(f.resource));
   if (f.resourceInstance !== undefined) {
@@ -108,10 +113,17 @@ export async function listRequests(q: Queryable, envId: string, configId: string
     }
   }
   const clause = where.join(' AND ');
-  const total = await q.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${REQUEST_FROM} WHERE ${clause}`, params);
-  const rows = await q.all<AccessRequestRow>(
-    `SELECT ${REQUEST_SELECT} FROM ${REQUEST_FROM} WHERE ${clause} ORDER BY ar.created_at DESC, ar.id DESC LIMIT ? OFFSET ?`,
-    [actorId, ...params, paging.perPage, paging.offset],
+  const total = await q.get<{ n: number }>(`SELECT COUNT(*) AS n FROM access_requests ar WHERE ${clause}`, params);
+  const ids = await q.all<{ id: string }>(
+    `SELECT ar.id FROM access_requests ar WHERE ${clause} ORDER BY ar.created_at DESC, ar.id DESC LIMIT ? OFFSET ?`,
+    [...params, paging.perPage, paging.offset],
   );
+  const rows =
+    ids.length === 0
+      ? []
+      : await q.all<AccessRequestRow>(
+          `SELECT ${REQUEST_SELECT} FROM ${REQUEST_FROM} WHERE ar.id IN (${ids.map(() => '?').join(', ')}) ORDER BY ar.created_at DESC, ar.id DESC`,
+          [actorId, ...ids.map((r) => r.id)],
+        );
   return { rows, total: Number(total?.n ?? 0) };
 }

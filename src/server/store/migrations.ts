@@ -125,4 +125,13 @@ export const migrations: { id: number; name: string; sql: string[] }[] = [
       `CREATE INDEX resources_env ON resources (env_id, created_at, id)`,
     ],
   },
+  {
+    id: 5,
+    name: 'access-request list indexes',
+    sql: [
+      // A reviewer's list: by configuration, newest first, often filtered by status and role.
+      `CREATE INDEX access_requests_config_order ON access_requests (elements_config_id, created_at, id)`,
+      `CREATE INDEX access_requests_config_status_role ON access_requests (elements_config_id, status, role_key, created_at, id)`,
+    ],
+  },
 ];
