@@ -1,0 +1,139 @@
+/** The plan's access section: liveAfter (the plan carried out on the live state) and planAccess. Pure. */
+import { describe, expect, it } from 'vitest';
+import { validateSources } from '../../src/config/index.js';
+import type { DesiredState } from '../../src/config/desired.js';
+import { planChanges } from '../../src/plan/plan.js';
+import { liveAfter } from '../../src/plan/after.js';
+import { accessMarkdownLines, accessTextLines, planAccess } from '../../src/plan/access.js';
+import { renderPlanJson, renderPlanText } from '../../src/plan/index.js';
+import type { LiveState } from '../../src/plan/live.js';
+
+function desired(text: string): DesiredState {
+  const r = validateSources([{ file: 'roster.yaml', text }]);
+  if (!r.desired) throw new Error(r.errors.map((e) => `${e.path}: ${e.message}`).join('\n'));
+  return r.desired;
+}
+/** A desired state stands in for the live state it would become (same shapes). */
+const asLive = (d: DesiredState): LiveState => d;
+
+const base = (extra = '') => `
+resources: { document: [read, write] }
+roles: { editor: [document:read, document:write], viewer: [document:read] }
+tenants: { acme: {} }
+users:
+  alice: { tenants: [acme] }
+  bob: { tenants: [acme] }
+  carol: { tenants: [acme] }
+  dave: { tenants: [acme], roles: [{ role: viewer, on: document:readme }] }
+resource_instances: { document:readme: acme, document:roadmap: acme }
+groups:
+  team:engineering: { tenant: acme, members: [alice], roles: [{ role: editor, on: document:roadmap }] }
+  team:platform: { tenant: acme, members: [bob, carol]${extra} }
+`;
+
+function access(before: string, after: string, opts: { permissions?: boolean; prune?: boolean; limits?: object } = {}) {
+  const live = asLive(desired(before));
+  const want = desired(after);
+  const plan = planChanges(want, live, { project: 'p', environment: 'e', prune: opts.prune });
+  return { plan, access: planAccess({ live, changes: plan.changes, permissions: opts.permissions, assertions: want.assertions, limits: opts.limits }) };
+}
+
+describe('planAccess', () => {
+  it('a new link shows exactly the users who gain, with the path', () => {
+    const { access: a } = access(base(), base(', member_of: [team:engineering]'));
+    expect(a.summary.map((s) => [s.line, s.users])).toEqual([['+2 users gain editor on document:roadmap via team:engineering', ['bob', 'carol']]]);
+    expect(a.byUser).toEqual([
+      { user: 'bob', changes: [{ sign: '+', subject: 'editor', instance: 'document:roadmap', paths: ['bob → team:platform → team:engineering → editor on document:roadmap'] }] },
+      { user: 'carol', changes: [{ sign: '+', subject: 'editor', instance: 'document:roadmap', paths: ['carol → team:platform → team:engineering → editor on document:roadmap'] }] },
+    ]);
+    expect([a.users, a.gains, a.losses, a.omittedChanges, a.omittedSummary]).toEqual([2, 2, 0, 0, 0]);
+  });
+
+  it('the permission view names permissions and the role carrying them', () => {
+    const { access: a } = access(base(), base(', member_of: [team:engineering]'), { permissions: true });
+    expect(a.level).toBe('permission');
+    expect(a.summary.map((s) => s.line)).toEqual([
+      '+2 users gain document:read on document:roadmap via team:engineering (editor)',
+      '+2 users gain document:write on document:roadmap via team:engineering (editor)',
+    ]);
+  });
+
+  it('losses: a user leaving a group, and a direct role removed', () => {
+    const after = base().replace('members: [bob, carol]', 'members: [bob]').replace("roles: [{ role: viewer, on: document:readme }] }", '}');
+    const { access: a } = access(base(', member_of: [team:engineering]'), after.replace('members: [bob] }', 'members: [bob], member_of: [team:engineering] }'));
+    expect(a.summary.map((s) => s.line)).toEqual(['-1 user loses viewer on document:readme via direct assignment', '-1 user loses editor on document:roadmap via team:engineering']);
+  });
+
+  it('sections the configuration does not manage keep their live objects (no users section: live roles stay)', () => {
+    const live = base();
+    const noUsers = live.replace(/users:[\s\S]*?resource_instances/, 'resource_instances').replace(/members: \[[^\]]*\]/g, 'members: []');
+    const { plan } = access(live, noUsers);
+    // The groups lose their members (groups are managed), but dave's direct viewer role stays.
+    const after = liveAfter(asLive(desired(live)), plan.changes);
+    expect(after.users.get('dave')!.roles).toEqual([{ role: 'viewer', tenant: 'acme', on: 'document:readme' }]);
+    expect(planAccess({ live: asLive(desired(live)), changes: plan.changes }).summary.map((s) => s.line)).toEqual(['-1 user loses editor on document:roadmap via team:engineering']);
+  });
+
+  it('caps long sections and counts what it left out', () => {
+    const { access: a } = access(base(), base(', member_of: [team:engineering]'), { limits: { changes: 1, usersPerLine: 1 } });
+    expect(a.byUser.map((u) => u.user)).toEqual(['bob']);
+    expect(a.omittedChanges).toBe(1);
+    expect(a.summary[0]).toMatchObject({ userCount: 2, users: ['bob'] });
+    expect(accessTextLines(a)).toContain('      bob … (1 more)');
+  });
+
+  it('evaluates the assertions on the state after the plan, with the breaking path', () => {
+    const after = base(', member_of: [team:engineering]') + 'assertions:\n  - { users_in: team:platform, cannot: write, on: document:roadmap }\n';
+    const { access: a } = access(base(), after);
+    expect(a.assertions).toEqual({
+      total: 1,
+      failed: 1,
+      failures: [{
+        place: 'roster.yaml:15',
+        name: 'users in team:platform cannot write on document:roadmap',
+        lines: [
+          'bob can write on document:roadmap: one path grants it.',
+          '  bob → team:platform → team:engineering → editor on document:roadmap (editor grants document:write)',
+          'carol can write on document:roadmap: one path grants it.',
+          '  carol → team:platform → team:engineering → editor on document:roadmap (editor grants document:write)',
+        ],
+      }],
+    });
+  });
+
+  it('renders in text, markdown and JSON; the checksum does not cover it', () => {
+    const { plan, access: a } = access(base(), base(', member_of: [team:engineering]'));
+    const withAccess = { ...plan, access: a };
+    expect(renderPlanText(withAccess)).toContain('Access changes: 2 users; 2 gained, 0 lost.\n  +2 users gain editor on document:roadmap via team:engineering\n      bob, carol');
+    expect(accessMarkdownLines(a)).toContain('- `+2 users gain editor on document:roadmap via team:engineering`: bob, carol');
+    expect(JSON.parse(renderPlanJson(withAccess)).access).toEqual(a);
+    expect(withAccess.checksum).toBe(plan.checksum);
+  });
+});
+
+describe('liveAfter', () => {
+  it('carries out cascades: deleting a role drops its assignments and grants; deleting an instance drops what is on it', () => {
+    const live = asLive(desired(base()));
+    const after = liveAfter(live, [
+      { action: 'delete', kind: 'role', id: 'role:viewer', before: { key: 'viewer' }, dependsOn: [] },
+      { action: 'delete', kind: 'instance', id: 'instance:document:roadmap', before: { resource: 'document', key: 'roadmap', tenant: 'acme' }, dependsOn: [] },
+    ]);
+    expect(after.users.get('dave')!.roles).toEqual([]);
+    expect(after.groups.get('team:engineering')!.roles).toEqual([]);
+    expect(live.users.get('dave')!.roles).toHaveLength(1); // copy-on-write: the live state is unchanged
+    expect(live.groups.get('team:engineering')!.roles).toHaveLength(1);
+  });
+
+  it('a user leaving a tenant loses every role and membership there', () => {
+    const after = liveAfter(asLive(desired(base())), [{ action: 'delete', kind: 'tenant_user', id: 'tenant_user:bob@acme', before: { user: 'bob', tenant: 'acme' }, dependsOn: [] }]);
+    expect(after.groups.get('team:platform')!.members).toEqual(['carol']);
+  });
+
+  it('planning the live state against itself after the plan gives no changes (the plan is carried out exactly)', () => {
+    const live = asLive(desired(base()));
+    const want = desired(base(', member_of: [team:engineering]').replace('dave: { tenants: [acme], roles: [{ role: viewer, on: document:readme }] }', 'dave: { roles: [{ role: editor, tenant: acme }] }'));
+    const plan = planChanges(want, live, { project: 'p', environment: 'e', prune: true });
+    expect(plan.changes.length).toBeGreaterThan(0);
+    expect(planChanges(want, liveAfter(live, plan.changes), { project: 'p', environment: 'e', prune: true }).changes).toEqual([]);
+  });
+});
