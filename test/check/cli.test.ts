@@ -1,0 +1,134 @@
+/**
+ * End to end through the CLI against the real server: the plan's access section for a pull request
+ * that adds a group link, a pull request that breaks an assertion, `roster check` (offline and --live)
+ * and `roster explain`.
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { ENV_KEY, startTestServer, type TestServer } from '../helpers/server.js';
+
+const CONFIG = `
+resources: { document: [read, write] }
+roles: { editor: [document:read, document:write], viewer: [document:read] }
+tenants: { acme: {} }
+users:
+  alice: { tenants: [acme] }
+  bob: { tenants: [acme] }
+  carol: { tenants: [acme] }
+  dave: { tenants: [acme] }
+resource_instances: { document:roadmap: acme, document:billing: acme }
+groups:
+  team:engineering: { tenant: acme, members: [alice], roles: [{ role: editor, on: document:roadmap }] }
+  team:platform: { tenant: acme, members: [bob, carol] }
+  team:contractors: { tenant: acme, members: [dave], roles: [{ role: viewer, on: document:billing }] }
+`;
+const ASSERTIONS = `assertions:
+  - { user: alice, can: write, on: document:roadmap }
+  - { users_in: team:contractors, cannot: write, on: document:billing }
+`;
+
+let server: TestServer;
+let dir: string;
+const file = () => path.join(dir, 'roster.yaml');
+const cli = (args: string[]) => runCli([...args, '--api-url', server.url], { cwd: dir, env: { ROSTER_API_KEY: ENV_KEY } });
+
+beforeAll(async () => {
+  server = await startTestServer();
+  dir = mkdtempSync(path.join(os.tmpdir(), 'roster-check-'));
+  writeFileSync(file(), CONFIG + ASSERTIONS);
+  const r = await cli(['apply', '--yes']);
+  expect(r.code, r.stderr).toBe(0);
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('roster plan: access changes', () => {
+  it('a pull request adding a group link shows exactly the users who gain access, and how', async () => {
+    writeFileSync(file(), CONFIG.replace('members: [bob, carol] }', 'members: [bob, carol], member_of: [team:engineering] }') + ASSERTIONS);
+    const text = await cli(['plan']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain(
+      [
+        '  + link:team:platform@team:engineering',
+        '',
+        'Access changes: 2 users; 2 gained, 0 lost.',
+        '  +2 users gain editor on document:roadmap via team:engineering',
+        '      bob, carol',
+        '',
+        '  By user:',
+        '    bob',
+        '      + editor on document:roadmap',
+        '          bob → team:platform → team:engineering → editor on document:roadmap',
+        '    carol',
+        '      + editor on document:roadmap',
+        '          carol → team:platform → team:engineering → editor on document:roadmap',
+      ].join('\n'),
+    );
+    const json = await cli(['plan', '--format', 'json']);
+    const access = JSON.parse(json.stdout).access;
+    expect(access.summary.map((s: { line: string; users: string[] }) => [s.line, s.users])).toEqual([['+2 users gain editor on document:roadmap via team:engineering', ['bob', 'carol']]]);
+    const md = await cli(['plan', '--format', 'markdown', '--access-permissions']);
+    expect(md.stdout).toContain('#### Access changes (permissions)');
+    expect(md.stdout).toContain('- `+2 users gain document:write on document:roadmap via team:engineering (editor)`: bob, carol');
+  });
+
+  it('a pull request that breaks an assertion fails the plan (exit 1) with the granting path, and saves no plan', async () => {
+    writeFileSync(file(), CONFIG.replace("members: [dave], roles: [{ role: viewer, on: document:billing }]", "members: [dave], roles: [{ role: editor, on: document:billing }]") + ASSERTIONS);
+    const r = await cli(['plan', '--out', 'plan.json']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(
+      [
+        'Assertions: 1 of 2 fail on the state after this plan:',
+        '  FAIL roster.yaml:17: users in team:contractors cannot write on document:billing',
+        '    dave can write on document:billing: one path grants it.',
+        '      dave → team:contractors → editor on document:billing (editor grants document:write)',
+      ].join('\n'),
+    );
+    expect(r.stderr).toContain('error: 1 assertion of the configuration fails on the state after this plan (see above); plan.json was not written');
+    expect(existsSync(path.join(dir, 'plan.json'))).toBe(false);
+  });
+});
+
+describe('roster check and roster explain', () => {
+  it('check: offline on the configuration and --live on the service; exit 1 on a failure; junit', async () => {
+    writeFileSync(file(), CONFIG + ASSERTIONS + '  - { user: bob, can: write, on: document:roadmap }\n');
+    const offline = await cli(['check']);
+    expect(offline.code).toBe(1);
+    expect(offline.stdout).toBe(
+      [
+        'FAIL roster.yaml:18: bob can write on document:roadmap',
+        '  bob lacks document:write on document:roadmap; it would take a direct editor on document:roadmap; or a tenant-wide editor in acme; or membership of team:engineering (editor).',
+        '',
+        '3 assertions on the configuration: 2 passed, 1 failed.',
+        '',
+      ].join('\n'),
+    );
+    const live = await cli(['check', '--live', '--verbose']);
+    expect(live.code).toBe(1);
+    expect(live.stdout).toContain('PASS roster.yaml:17: users in team:contractors cannot write on document:billing (1 member)');
+    expect(live.stdout).toContain('3 assertions on the live service: 2 passed, 1 failed.');
+    const junit = await cli(['check', '--format', 'junit']);
+    expect(junit.stdout.match(/<testcase /g)).toHaveLength(3);
+    writeFileSync(file(), CONFIG + ASSERTIONS);
+    expect((await cli(['check', '--live'])).code).toBe(0);
+  });
+
+  it('explain: every path, or what is missing; offline and --live', async () => {
+    writeFileSync(file(), CONFIG.replace('members: [bob, carol] }', 'members: [bob, carol], member_of: [team:engineering] }'));
+    const offline = await cli(['explain', 'carol', 'write', 'document:roadmap']);
+    expect(offline.stdout).toBe(
+      'carol can document:write on document:roadmap\n1 path:\n  carol → team:platform → team:engineering → editor on document:roadmap (editor grants document:write)\n',
+    );
+    const live = await cli(['explain', 'carol', 'editor', 'document:roadmap', '--live']);
+    expect(live.stdout).toBe(
+      'carol lacks role editor on document:roadmap\n  carol lacks role editor on document:roadmap; it would take a direct editor on document:roadmap; or a tenant-wide editor in acme; or membership of team:engineering (editor).\n',
+    );
+    const ghost = await cli(['explain', 'zed', 'read', 'document:nope', '--format', 'json']);
+    expect(JSON.parse(ghost.stdout)).toMatchObject({ on: 'desired', allowed: false, notes: ['note: zed is not a user of the configuration.', 'note: document:nope is not a resource instance or group of the configuration.'] });
+  });
+});
