@@ -1,0 +1,142 @@
+/** `roster export`: the canonical writer (pure) and the command end to end against the real server. */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildExport } from '../../src/config/export.js';
+import { validateSources } from '../../src/config/index.js';
+import { emptyLiveState, type LiveState } from '../../src/plan/live.js';
+import { planChanges } from '../../src/plan/plan.js';
+import { runCli } from '../helpers/cli.js';
+import { ENV_KEY, startTestServer, type TestServer } from '../helpers/server.js';
+
+function sampleLive(): LiveState {
+  const live = emptyLiveState();
+  // Maps inserted out of order on purpose (the export sorts them); lists sorted, as readLiveState returns them.
+  live.resources.set('team', { key: 'team', name: 'team', actions: [] }); // made by the service for groups
+  live.resources.set('document', { key: 'document', name: 'Document', description: 'Docs', actions: ['read', 'write'] });
+  live.roles.set('viewer', { key: 'viewer', name: 'viewer', permissions: ['document:read'] });
+  live.roles.set('member', { key: 'member', name: 'Member', description: 'Membership of a group', permissions: [] });
+  live.roles.set('editor', { key: 'editor', name: 'Editor', permissions: ['document:read', 'document:write'] });
+  live.tenants.set('acme', { key: 'acme', name: 'Acme Inc.', attributes: { region: 'eu' } });
+  live.tenants.set('beta', { key: 'beta', name: 'beta', attributes: {} });
+  live.users.set('service|ci', { key: 'service|ci', attributes: {}, tenants: ['beta'], roles: [] });
+  live.users.set('alice', { key: 'alice', email: 'alice@acme.test', attributes: {}, tenants: ['acme', 'beta'], roles: [{ role: 'viewer', tenant: 'acme' }, { role: 'editor', tenant: 'acme', on: 'document:readme' }] });
+  live.resourceInstances.set('document:readme', { resource: 'document', key: 'readme', tenant: 'acme', attributes: {} });
+  live.resourceInstances.set('document:plans', { resource: 'document', key: 'plans', tenant: 'acme', attributes: { secret: true } });
+  live.groups.set('team:web', { type: 'team', key: 'web', tenant: 'acme', members: ['alice'], roles: [], memberOf: ['team:eng'] });
+  live.groups.set('team:eng', { type: 'team', key: 'eng', tenant: 'acme', members: [], roles: [{ role: 'editor', on: 'document:plans' }], memberOf: ['team:all'] });
+  live.groups.set('team:all', { type: 'team', key: 'all', tenant: 'acme', members: [], roles: [], memberOf: [] });
+  live.accessRequests.set('default', { key: 'default', name: 'default', reviewerRoles: ['editor'] });
+  return live;
+}
+
+describe('buildExport', () => {
+  it('writes the canonical format: sorted, short forms, group comments, service-made objects left out', () => {
+    expect(buildExport(sampleLive(), {source: 'p/e'})).toBe(`# Exported by \`roster export\` from p/e: the live environment as configuration.
+# Canonical: sorted and stable, so \`roster export --diff\` shows only real differences.
+
+version: 1
+resources:
+  document: {name: Document, description: Docs, actions: [read, write]}
+roles:
+  editor: {name: Editor, permissions: [document:read, document:write]}
+  viewer: [document:read]
+tenants:
+  acme: {name: Acme Inc., attributes: {region: eu}}
+  beta: {}
+users:
+  alice: {email: alice@acme.test, tenants: [beta], roles: [{role: editor, on: document:readme}, {role: viewer, tenant: acme}]}
+  service|ci: {tenants: [beta]}
+resource_instances:
+  document:plans: {tenant: acme, attributes: {secret: true}}
+  document:readme: acme
+groups:
+  # contains team:eng
+  team:all:
+    tenant: acme
+  # in team:all; contains team:web
+  team:eng:
+    tenant: acme
+    roles: [{role: editor, on: document:plans}]
+    member_of: [team:all]
+  # in team:eng, team:all
+  team:web:
+    tenant: acme
+    members:
+      - alice
+    member_of: [team:eng]
+access_requests:
+  default: {reviewer_roles: [editor]}
+`);
+  });
+
+  it('is deterministic, and plans back to no changes with and without --prune', () => {
+    const live = sampleLive();
+    const text = buildExport(live);
+    expect(buildExport(sampleLive())).toBe(text);
+    const loaded = validateSources([{ file: 'roster.yaml', text }]);
+    expect(loaded.errors).toEqual([]);
+    for (const prune of [false, true]) expect(planChanges(loaded.desired!, live, { project: 'p', environment: 'e', prune }).changes).toEqual([]);
+  });
+
+  it('keeps a group type with actions and a member role with permissions (someone declared them)', () => {
+    const live = sampleLive();
+    live.resources.set('team', { key: 'team', name: 'team', actions: ['manage'] });
+    live.roles.set('member', { key: 'member', name: 'member', permissions: ['team:manage'] });
+    const text = buildExport(live);
+    expect(text).toContain('  team: [manage]\n');
+    expect(text).toContain('  member: [team:manage]\n');
+  });
+});
+
+describe('roster export (CLI, real server)', () => {
+  let server: TestServer;
+  let dir: string;
+  const cli = (args: string[]) => runCli([...args, '--api-url', server.url], { cwd: dir, env: { ROSTER_API_KEY: ENV_KEY } });
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    dir = mkdtempSync(path.join(os.tmpdir(), 'roster-export-'));
+    writeFileSync(path.join(dir, 'roster.yaml'), `
+resources: { document: [read, write] }
+roles: { editor: [document:read, document:write] }
+tenants: { acme: { name: Acme } }
+users: { alice: { email: alice@acme.test, tenants: [acme] }, bob: { roles: [{ role: editor, tenant: acme }] } }
+resource_instances: { document:readme: acme }
+groups:
+  team:eng: { tenant: acme, members: [alice], roles: [{ role: editor, on: document:readme }] }
+  team:web: { tenant: acme, member_of: [team:eng] }
+`);
+    expect((await cli(['apply', '--yes'])).code).toBe(0);
+  });
+  afterAll(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('--out DIR writes roster.yaml; plan on it shows no changes (with --prune too); - writes to stdout', async () => {
+    const out = await cli(['export', '--out', 'exported']);
+    expect(out.code, out.stderr).toBe(0);
+    const text = readFileSync(path.join(dir, 'exported/roster.yaml'), 'utf8');
+    expect((await cli(['export', '--out', '-'])).stdout).toBe(text);
+    expect((await cli(['export'])).stdout).toBe(text);
+    for (const prune of [[], ['--prune']]) {
+      const plan = await cli(['plan', 'exported', '--detailed-exitcode', ...prune]);
+      expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+      expect(plan.stdout).toContain('No changes.');
+    }
+  });
+
+  it('--diff PATH prints a unified diff and exits 1 when they differ, 0 when not', async () => {
+    await cli(['export', '--out', 'exported']);
+    const same = await cli(['export', '--diff', 'exported']);
+    expect([same.code, same.stdout]).toEqual([0, '']);
+    const file = path.join(dir, 'exported/roster.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('name: Acme', 'name: Acme Corp'));
+    const diff = await cli(['export', '--diff', file]);
+    expect(diff.code).toBe(1);
+    expect(diff.stdout).toMatch(new RegExp(`^=+\n--- ${file}\t\n\\+\\+\\+ ${file} \\(export\\)\t\n@@ `));
+    expect(diff.stdout).toContain('-  acme: {name: Acme Corp}\n+  acme: {name: Acme}\n');
+  });
+});
