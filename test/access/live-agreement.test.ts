@@ -133,7 +133,7 @@ describe('the offline graph, POST /allowed and roster check --live agree', () =>
           for (const prune of [false, true]) expect(planChanges(exported.desired!, live, { project: 'p', environment: 'e', prune }).changes).toEqual([]);
 
           // roster check --live on assertions stating the graph's answers, one of them flipped.
-          const declared = new Set(Object.keys(config.resource_instances));
+          const declared = new Set(Object.keys(config.resource_instances as Record<string, string>));
           const docs = all.filter((t) => declared.has(t.instance));
           if (docs.length === 0) return; // assertions must name declared instances
           const picked = docs.filter((_, i) => (i + seed) % 11 === 0);
