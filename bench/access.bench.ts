@@ -5,21 +5,13 @@
  */
 import type { BenchResult } from './run.js';
 import { buildAccessGraph, diffAccess, type AccessFacts } from '../src/access/index.js';
+import { prng } from './generate.js';
 
 const SIZE = { users: 10_000, groups: 1_000, levels: 8, instances: 2_000, tenants: 5, memberships: 20_000, grants: 3_000 };
 const ROLES = ['viewer', 'commenter', 'editor', 'admin'];
 
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic PRNG: the generator's (mulberry32). */
+const rng = prng;
 
 const pad = (n: number, w: number) => String(n).padStart(w, '0');
 const user = (i: number) => `u${pad(i, 5)}`;

@@ -19,6 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { BenchFigure, BenchResult } from './run.js';
+import { prng } from './generate.js';
 
 const SIZE = { users: 2_000, tenants: 4, instances: 400, groups: 240, levels: 4, memberships: 4_000, largestGroup: 500, grants: 400, instanceRoles: 1_000, accessRequests: 1_000 };
 const ORG_KEY = 'bench-pg-org-key-0123456789';
@@ -27,16 +28,8 @@ const PG_URL = process.env.ROSTER_BENCH_DATABASE_URL || 'postgres://postgres@127
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const log = (msg: string) => process.env.BENCH_VERBOSE && process.stderr.write(`  [postgres ${(performance.now() / 1000).toFixed(1)}s] ${msg}\n`);
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic PRNG: the generator's (mulberry32). */
+const rng = prng;
 
 const pad = (n: number) => String(n).padStart(5, '0');
 const userKey = (i: number) => `u${pad(i)}`;

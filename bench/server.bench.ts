@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import type { BenchFigure, BenchResult } from './run.js';
 import { startServer, type RunningServer } from '../src/server/listen.js';
+import { prng } from './generate.js';
 
 const SIZE = {
   users: 10_000, groups: 1_000, levels: 8, instances: 2_000, tenants: 5, memberships: 20_000, largestGroup: 1_500,
@@ -33,17 +34,8 @@ const log = (msg: string) => {
   if (process.env.BENCH_VERBOSE) process.stderr.write(`  [server ${(performance.now() / 1000).toFixed(1)}s] ${msg}\n`);
 };
 
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic PRNG: the generator's (mulberry32). */
+const rng = prng;
 
 // ---------------------------------------------------------------------------------------------------
 // The environment, as plain data.
