@@ -15,6 +15,7 @@ import { buildAccessGraph } from '../src/access/index.js';
 import { factsFromState } from '../src/access/from-state.js';
 import { planChanges } from '../src/plan/plan.js';
 import { planAccess } from '../src/plan/access.js';
+import { time } from './stats.js';
 
 const OPTS = { users: 10_000, groups: 1_000, maxDepth: 8, instances: 2_000, memberships: 20_000, tenants: 5, seed: 7 };
 
@@ -43,21 +44,6 @@ async function load(dir: string, name: string, raw: RawConfigObject): Promise<De
   const loaded = await loadConfig([file]);
   if (!loaded.desired) throw new Error(`generated config invalid: ${loaded.errors[0]?.message}`);
   return loaded.desired;
-}
-
-function median(xs: number[]): number {
-  return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-}
-
-function time<T>(fn: () => T, runs = 3): { ms: number; value: T } {
-  const ms: number[] = [];
-  let value!: T;
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    value = fn();
-    ms.push(performance.now() - t0);
-  }
-  return { ms: median(ms), value };
 }
 
 export async function run(): Promise<BenchResult> {

@@ -6,6 +6,7 @@
 import type { BenchResult } from './run.js';
 import { buildAccessGraph, diffAccess, type AccessFacts } from '../src/access/index.js';
 import { prng } from './generate.js';
+import { time } from './stats.js';
 
 const SIZE = { users: 10_000, groups: 1_000, levels: 8, instances: 2_000, tenants: 5, memberships: 20_000, grants: 3_000 };
 const ROLES = ['viewer', 'commenter', 'editor', 'admin'];
@@ -69,22 +70,6 @@ export function editFacts(f: AccessFacts, seed = 7): AccessFacts {
     groupGrants: replace(f.groupGrants, () => fresh.groupGrants[pick(fresh.groupGrants.length)]),
     instanceRoles: replace(f.instanceRoles, () => fresh.instanceRoles[pick(fresh.instanceRoles.length)]),
   };
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
-
-function time<T>(fn: () => T, runs = 3): { ms: number; value: T } {
-  const ms: number[] = [];
-  let value!: T;
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    value = fn();
-    ms.push(performance.now() - t0);
-  }
-  return { ms: median(ms), value };
 }
 
 export async function run(): Promise<BenchResult> {
