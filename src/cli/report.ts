@@ -15,7 +15,9 @@ export function reportError(err: unknown, write: (line: string) => void = (l) =>
     return 1;
   }
   if (err instanceof ApiError) {
-    write(redactSecrets(`error: the service refused a request: ${err.message}`));
+    // Status 0: no HTTP answer at all (refused, reset, timed out) after the client's retries.
+    const lead = err.info.status === 0 ? 'could not reach the service' : 'the service refused a request';
+    write(redactSecrets(`error: ${lead}: ${err.message}`));
     return 1;
   }
   if (err instanceof UnsafePlanError) {
