@@ -21,6 +21,9 @@ export interface ServerOptions extends KeyOptions {
  * Builds the /v2 service. `listen` lives in ./listen.ts: `roster serve`, the embedded default and the
  * tests are thin callers of this factory.
  */
+/** Health: 200 when the store answers, 503 when it does not (docs/deploy.md). */
+export const HEALTH_PATH = '/healthz';
+
 export async function createServer(options: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: redactingLogger(options.logger ?? false, [options.orgKey ?? '', ...(options.envKeys ?? []).map((k) => k.key)]),
@@ -57,6 +60,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // The health check answers without a key: load balancers probe it, and it tells nothing about data.
+    if (request.url === HEALTH_PATH && request.method === 'GET') return;
     request.keyScope = authenticate(request, keys);
   });
 

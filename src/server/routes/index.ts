@@ -41,6 +41,16 @@ export async function registerRoutes(app: FastifyInstance, deps: ServerDeps, res
   await scoped('/v2/facts/:proj/:env', [tenantRoutes, userRoutes, roleAssignmentRoutes, resourceInstanceRoutes, tupleRoutes, accessRequestRoutes, bulkRoutes]);
   await scoped('/v2/elements/:proj/:env', [elementsRoutes]);
 
+  // A replica whose database is unreachable must leave the load balancer's pool: check the store itself.
+  app.get('/healthz', async (_req, reply) => {
+    try {
+      await deps.db.get('SELECT 1 AS ok');
+      return { status: 'ok', store: deps.db.dialect };
+    } catch {
+      return reply.status(503).send({ status: 'unavailable', store: deps.db.dialect });
+    }
+  });
+
   app.get('/v2/api-key/scope', async (req) => {
     const scope = req.keyScope;
     if (scope.kind === 'org') return { organization_id: deps.orgId, project_id: null, environment_id: null };

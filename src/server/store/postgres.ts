@@ -224,7 +224,11 @@ class PostgresDb implements Db {
     }
   }
 
-  async close(): Promise<void> {
-    await this.pool.end();
+  private closing?: Promise<void>;
+
+  /** Idempotent, as the SQLite store's: shutdown paths may close twice. */
+  close(): Promise<void> {
+    this.closing ??= this.pool.end();
+    return this.closing;
   }
 }
