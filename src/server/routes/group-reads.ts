@@ -70,11 +70,21 @@ export default async function groupReadRoutes(app: FastifyInstance, { db }: Serv
     const member = await db.get<{ id: string }>(`SELECT id FROM roles WHERE env_id = ? AND key = 'member'`, [req.env.envId]);
     if (!member) return envelope([], 0, paging);
     const from = nested
-      ? `users u JOIN (SELECT DISTINCT ra.user_id FROM role_assignments ra WHERE ra.role_id = ? AND ra.resource_instance_id IN (
-           WITH RECURSIVE sub(id) AS (SELECT ? AS id UNION SELECT l.child_id FROM group_links l JOIN sub ON l.parent_id = sub.id)
+      ? // Descendants are what /allowed climbs, downwards: linked child groups, and groups given the role
+        // `member` on a descendant's instance (both make their members members here).
+        `users u JOIN (SELECT DISTINCT ra.user_id FROM role_assignments ra WHERE ra.role_id = ? AND ra.resource_instance_id IN (
+           WITH RECURSIVE sub(id) AS (
+             SELECT ? AS id
+             UNION
+             SELECT e.child FROM sub JOIN (
+               SELECT l.child_id AS child, l.parent_id AS parent FROM group_links l
+               UNION ALL
+               SELECT gg.group_id AS child, ag.id AS parent FROM group_grants gg JOIN access_groups ag ON ag.instance_id = gg.resource_instance_id
+               WHERE gg.role_id = ?
+             ) e ON e.parent = sub.id)
            SELECT ag.instance_id FROM access_groups ag JOIN sub ON sub.id = ag.id)) m ON m.user_id = u.id`
       : `role_assignments ra JOIN users u ON u.id = ra.user_id`;
-    const [where, params] = nested ? ['1 = 1', [member.id, g.id]] : ['ra.resource_instance_id = ? AND ra.role_id = ?', [g.instance_id, member.id]];
+    const [where, params] = nested ? ['1 = 1', [member.id, g.id, member.id]] : ['ra.resource_instance_id = ? AND ra.role_id = ?', [g.instance_id, member.id]];
     const { rows, total } = await pageOf<{ id: string; key: string; email: string | null; first_name: string | null; last_name: string | null }>(
       db, from, where, params, paging, 'u.id, u.key, u.email, u.first_name, u.last_name', 'u.key, u.id',
     );
