@@ -46,6 +46,7 @@ export function registerCommands(program: Command): void {
   requestVerb('list', 'list the requests the user may see (own and reviewed)', false)
     .option('--status <status>', 'pending | approved | denied | canceled')
     .option('--role <role>').option('--resource <resource>').option('--instance <key>', 'a key, or type:key')
+    .option('--requester <user>', "only this user's requests (a user key)")
     .option('--page <n>', 'page (from 1)').option('--per-page <n>', 'rows a page (up to 100)');
   requestVerb('get', 'show one request', true);
   requestVerb('create', 'ask for a role (on an instance, or tenant-wide)', false)

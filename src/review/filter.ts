@@ -2,10 +2,10 @@ import type { AccessRequest } from './request.js';
 import type { FeedQuery, FeedSpec } from './paging.js';
 
 /**
- * The `/` filter. `role:X`, `resource:X` and `instance:X` (or `resource:type:key`) go to the service as
- * list filters, so paging and totals stay exact. `requester:X` (or `@X`) and bare words match on the
- * client (case-insensitive substrings of requester, role, resource/instance and reason): the API has no
- * requester filter, so those make the queue scan pages in order until the screen is full.
+ * The `/` filter. `role:X`, `resource:X`, `instance:X` (or `resource:type:key`) and `requester:X` (or
+ * `@X`, a user key, matched exactly) go to the service as list filters, so paging and totals stay exact.
+ * Bare words match on the client (case-insensitive substrings of requester, role, resource/instance and
+ * reason), so they make the queue scan pages in order until the screen is full.
  */
 export interface Filter {
   text: string;
@@ -55,27 +55,26 @@ function serverQuery(f: Filter): FeedQuery {
   if (f.resource) q.resource = f.resource;
   // The service takes `type:key` or a bare key.
   if (f.instance) q.resourceInstance = f.resource ? `${f.resource}:${f.instance}` : f.instance;
+  if (f.requester) q.requester = f.requester;
   return q;
 }
 
-/** The part of the filter the client applies, or undefined when there is none. */
+/** The part of the filter the client applies (the free words), or undefined when there is none. */
 export function clientPredicate(f: Filter): ((r: AccessRequest) => boolean) | undefined {
-  const requester = f.requester?.toLowerCase();
-  if (!requester && f.words.length === 0) return undefined;
+  if (f.words.length === 0) return undefined;
   return (r) => {
-    if (requester && !r.requester.toLowerCase().includes(requester)) return false;
-    if (f.words.length === 0) return true;
     const hay = [r.requester, r.role, r.resource ?? '', r.instance ?? '', r.reason ?? ''].join(' ').toLowerCase();
     return f.words.every((w) => hay.includes(w));
   };
 }
 
 /**
- * What a tab lists. pending: everything pending the user sees (moderated and own); decided: approved
- * and denied, merged from two lists (the API filters on one status at a time); mine: the user's own
- * requests in any status (no requester filter in the API, so the client keeps its own).
+ * What a tab lists, for the acting `user` (a key). pending: everything pending the user sees (moderated
+ * and own); decided: approved and denied, merged from two lists (the API filters on one status at a
+ * time); mine: the user's own requests in any status, asked of the service as a requester filter.
+ * In mine, `@X` for anyone but the user matches nothing: no query at all, an empty, complete list.
  */
-export function buildFeedSpec(tab: Tab, filter: Filter): FeedSpec {
+export function buildFeedSpec(tab: Tab, filter: Filter, user: string): FeedSpec {
   const base = serverQuery(filter);
   const keep = clientPredicate(filter);
   switch (tab) {
@@ -84,6 +83,7 @@ export function buildFeedSpec(tab: Tab, filter: Filter): FeedSpec {
     case 'decided':
       return { queries: [{ ...base, status: 'approved' }, { ...base, status: 'denied' }], keep };
     case 'mine':
-      return { queries: [base], keep: keep ? (r) => r.own && keep(r) : (r) => r.own };
+      if (filter.requester !== undefined && filter.requester !== user) return { queries: [], keep };
+      return { queries: [{ ...base, requester: user }], keep };
   }
 }

@@ -109,7 +109,7 @@ export function initQueue(o: QueueOptions): QueueState {
   const perPage = o.perPage ?? 50;
   return {
     user: o.user, tenant: o.tenant, readonly: o.readonly ?? false, tab, filter,
-    feed: createFeed(buildFeedSpec(tab, filter), perPage), gen: 1, perPage,
+    feed: createFeed(buildFeedSpec(tab, filter, o.user), perPage), gen: 1, perPage,
     cursor: 0, top: 0, width: o.width ?? 80, rows: o.rows ?? 24,
     view: 'list', detailTop: 0, back: 'list', inflight: {}, overlay: {}, roles: { state: 'loading' }, people: {}, log: [], quit: false,
   };
@@ -244,7 +244,7 @@ function settle(s: QueueState, effects: Effect[]): Step {
 
 function reload(s: QueueState, changes: Partial<QueueState>): QueueState {
   const next = { ...s, ...changes };
-  return { ...next, feed: createFeed(buildFeedSpec(next.tab, next.filter), next.perPage), gen: s.gen + 1, overlay: {} };
+  return { ...next, feed: createFeed(buildFeedSpec(next.tab, next.filter, next.user), next.perPage), gen: s.gen + 1, overlay: {} };
 }
 
 function onKey(s: QueueState, k: KeyPress): Step {

@@ -7,7 +7,8 @@ import { compareNewestFirst, type AccessRequest } from './request.js';
  *   gives the total, and any page can be fetched on demand (so `G` on 10,000 rows fetches the last
  *   page only).
  * - `scan`: several queries merged newest first (decided = approved + denied), or a client-side filter
- *   (requester, free words, "mine"). Pages are read in order until enough rows match to fill the screen.
+ *   (free words). Pages are read in order until enough rows match to fill the screen. No query at all
+ *   (a filter that can match nothing) is an empty scan, complete from the start.
  *
  * Offset paging shows the service's list as it is when each page is read: rows may shift when the queue
  * changes underneath; `R` reloads.
@@ -21,6 +22,8 @@ export interface FeedQuery {
   resource?: string;
   /** `type:key` or a bare key. */
   resourceInstance?: string;
+  /** The requester's user key. */
+  requester?: string;
 }
 
 export interface FeedSpec {

@@ -64,6 +64,7 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
           role: q.role,
           resource: q.resource,
           resource_instance_id: q.resourceInstance,
+          requesting_user: q.requester,
         },
       });
       const items = (isEnvelope(raw) ? raw.data : Array.isArray(raw) ? raw : []).map(read);

@@ -5,26 +5,28 @@ import {
 } from './builders.js';
 
 /**
- * List filters (`status, tenant, role, resource, resource_instance`) and paging, in headers (the
- * specification) and in the query (the public API). The moderator `boss` reviews both tenants; every
- * expectation is computed from the fixture table below, so each row of a test shows only the filter.
+ * List filters (`status, tenant, role, resource, resource_instance, requesting_user`) and paging, in
+ * headers (the specification) and in the query (the public API). The moderator `boss` reviews both
+ * tenants; every expectation is computed from the fixture table below, so each row of a test shows only
+ * the filter. Requests are alice's unless `by` says otherwise.
  */
 let s: TestServer;
 let clock: Clock;
 
 type Status = null | 'approved' | 'deny' | 'cancel';
-interface Fixture { tenant: string; role: string; resource?: string; instance?: string; status: Status; id?: string }
+interface Fixture { tenant: string; role: string; resource?: string; instance?: string; status: Status; by?: 'alice' | 'bob'; id?: string }
 const FIXTURES: Fixture[] = [
   { tenant: 't', role: 'viewer', status: null },
   { tenant: 't', role: 'editor', instance: 'doc:d1', status: 'approved' },
-  { tenant: 't', role: 'viewer', instance: 'doc:d1', status: 'deny' },
+  { tenant: 't', role: 'viewer', instance: 'doc:d1', status: 'deny', by: 'bob' },
   { tenant: 't', role: 'editor', instance: 'doc:d2', status: 'cancel' },
   { tenant: 't2', role: 'viewer', instance: 'doc:x1', status: null },
-  { tenant: 't2', role: 'editor', status: 'approved' },
-  { tenant: 't', role: 'editor', resource: 'doc', status: null },
+  { tenant: 't2', role: 'editor', status: 'approved', by: 'bob' },
+  { tenant: 't', role: 'editor', resource: 'doc', status: null, by: 'bob' },
   { tenant: 't', role: 'viewer', instance: 'sheet:d1', status: null },
 ];
 const resourceOf = (f: Fixture) => f.instance?.split(':')[0] ?? f.resource ?? null;
+const byOf = (f: Fixture) => f.by ?? 'alice';
 /** Ids newest first (each fixture was created one second after the previous). */
 const idsWhere = (pred: (f: Fixture) => boolean) => FIXTURES.filter(pred).map((f) => f.id!).reverse();
 
@@ -41,13 +43,14 @@ beforeAll(async () => {
   await assign(s, { user: 'boss', role: 'admin', tenant: 't' });
   await assign(s, { user: 'boss', role: 'admin', tenant: 't2' });
   await addToTenant(s, 't2', 'alice');
+  await addToTenant(s, 't2', 'bob');
   await elementsConfig(s, 'lst', { LEVEL_1: ['admin'] });
   for (const f of FIXTURES) {
     clock.tick();
     const details = { tenant: f.tenant, role: f.role, ...(f.instance ? { resource_instance: f.instance } : {}), ...(f.resource ? { resource: f.resource } : {}) };
-    const r = await aRequest(s, 'alice', details, { tenant: f.tenant, config: 'lst' });
+    const r = await aRequest(s, byOf(f), details, { tenant: f.tenant, config: 'lst' });
     f.id = r.id;
-    const actor = as(s, f.status === 'cancel' ? 'alice' : 'boss', { tenant: f.tenant, config: 'lst' });
+    const actor = as(s, f.status === 'cancel' ? byOf(f) : 'boss', { tenant: f.tenant, config: 'lst' });
     if (f.status === 'approved') ok(await actor.approve(r.id));
     if (f.status === 'deny') ok(await actor.deny(r.id));
     if (f.status === 'cancel') ok(await actor.cancel(r.id));
@@ -91,6 +94,11 @@ const SINGLE: [string, string, (f: Fixture) => boolean][] = [
   ['resource_instance', 'doc:d1', (f) => f.instance === 'doc:d1'],
   ['resource_instance', 'd1', (f) => f.instance?.endsWith(':d1') === true],
   ['resource_instance', 'd2', (f) => f.instance === 'doc:d2'],
+  ['requesting_user', 'alice', (f) => byOf(f) === 'alice'],
+  ['requesting_user', 'bob', (f) => byOf(f) === 'bob'],
+  ['requesting_user', 'boss', () => false],
+  ['requesting_user', 'nobody', () => false],
+  ['requesting_user_id', 'bob', (f) => byOf(f) === 'bob'],
 ];
 
 describe('each filter alone', () => {
@@ -120,6 +128,9 @@ describe('filters combined', () => {
     [{ resource: 'doc', resource_instance: 'd1' }, (f: Fixture) => f.instance === 'doc:d1'],
     [{ status: 'denied', resource_instance: 'doc:d1', role: 'viewer', tenant: 't', resource: 'doc' }, (f: Fixture) => f.status === 'deny' && f.instance === 'doc:d1'],
     [{ status: 'approved', tenant: 't2', role: 'viewer' }, () => false],
+    [{ status: 'pending', requesting_user: 'bob' }, (f: Fixture) => f.status === null && byOf(f) === 'bob'],
+    [{ requesting_user: 'alice', tenant: 't', role: 'viewer' }, (f: Fixture) => byOf(f) === 'alice' && f.tenant === 't' && f.role === 'viewer'],
+    [{ requesting_user: 'bob', tenant: 't2', resource: 'doc' }, () => false],
   ])('%o', async (filters, pred) => {
     expect(ids(ok(await boss().list({ query: filters })))).toEqual(idsWhere(pred));
     expect(ids(ok(await boss().list({ headers: filters })))).toEqual(idsWhere(pred));
@@ -144,11 +155,52 @@ describe('a query parameter wins over a header of the same meaning', () => {
     ['tenant', { tenant: 't' }, { tenant: 't2' }, (f: Fixture) => f.tenant === 't2'],
     ['resource', { resource: 'sheet' }, { resource: 'doc' }, (f: Fixture) => resourceOf(f) === 'doc'],
     ['resource_instance', { resource_instance: 'doc:d2' }, { resource_instance_id: 'doc:d1' }, (f: Fixture) => f.instance === 'doc:d1'],
+    ['requesting_user', { requesting_user: 'alice' }, { requesting_user: 'bob' }, (f: Fixture) => byOf(f) === 'bob'],
+    ['requesting_user_id', { requesting_user_id: 'bob' }, { requesting_user: 'alice' }, (f: Fixture) => byOf(f) === 'alice'],
     ['per_page', { per_page: '101' }, { per_page: '2' }, (f: Fixture) => f.id !== undefined],
   ])('%s', async (name, headers, query, pred) => {
     const body = ok(await boss().list({ headers, query }));
     const want = idsWhere(pred);
     expect(ids(body)).toEqual(name === 'per_page' ? want.slice(0, 2) : want);
+  });
+});
+
+describe('the requester filter', () => {
+  const idOf = async (key: string) => ok<{ id: string }>(await s.facts('GET', `/users/${key}`)).id;
+  const bobs = () => idsWhere((f) => byOf(f) === 'bob');
+
+  it('requesting_user_id takes an id or a key; requesting_user a key only', async () => {
+    const bob = await idOf('bob');
+    expect(ids(ok(await boss().list({ query: { requesting_user_id: bob } })))).toEqual(bobs());
+    expect(ids(ok(await boss().list({ headers: { requesting_user_id: bob } })))).toEqual(bobs());
+    expect(ok(await boss().list({ query: { requesting_user: bob } }))).toEqual({ data: [], total_count: 0, page_count: 0 });
+  });
+
+  it('given both names, requesting_user_id is the one used', async () => {
+    expect(ids(ok(await boss().list({ query: { requesting_user: 'alice', requesting_user_id: 'bob' } })))).toEqual(bobs());
+  });
+
+  it('an empty value is no filter; a blank query parameter does not hide the header', async () => {
+    expect(ids(ok(await boss().list({ query: { requesting_user: '' } })))).toEqual(idsWhere(() => true));
+    expect(ids(ok(await boss().list({ query: { requesting_user: '' }, headers: { requesting_user: 'bob' } })))).toEqual(bobs());
+  });
+
+  it('totals and paging count the filtered requests only', async () => {
+    const body = ok(await boss().list({ query: { requesting_user: 'alice', per_page: '2', page: '3' } }));
+    const alices = idsWhere((f) => byOf(f) === 'alice');
+    expect(body).toMatchObject({ total_count: alices.length, page_count: Math.ceil(alices.length / 2) });
+    expect(ids(body)).toEqual(alices.slice(4, 6));
+  });
+
+  it('stays within what the acting user sees: a bystander filtering on someone else gets nothing', async () => {
+    const empty = { data: [], total_count: 0, page_count: 0 };
+    for (const [actor, target] of [['outsider', 'alice'], ['outsider', 'bob'], ['alice', 'bob'], ['bob', 'alice']]) {
+      expect(ok(await as(s, actor, { config: 'lst' }).list({ query: { requesting_user: target } })), `${actor} on ${target}`).toEqual(empty);
+      expect(ok(await as(s, actor, { config: 'lst' }).list({ headers: { requesting_user_id: await idOf(target) } })), `${actor} on ${target} by id`).toEqual(empty);
+    }
+    // A requester filtering on themselves sees exactly their own.
+    expect(ids(ok(await as(s, 'bob', { config: 'lst' }).list({ query: { requesting_user: 'bob' } })))).toEqual(bobs());
+    expect(ids(ok(await as(s, 'bob', { config: 'lst' }).list()))).toEqual(bobs());
   });
 });
 
@@ -160,7 +212,7 @@ describe('invalid filters are 422', () => {
     expectInvalid(await boss().list({ headers: { status: 'maybe' } }));
   });
 
-  it.each(['status', 'tenant', 'role', 'resource', 'resource_instance', 'page'])('a repeated query parameter %s', async (name) => {
+  it.each(['status', 'tenant', 'role', 'resource', 'resource_instance', 'requesting_user', 'requesting_user_id', 'page'])('a repeated query parameter %s', async (name) => {
     const r = await s.call('GET', `/v2/facts/p/e/access_requests/lst/user/boss/tenant/t?${name}=a&${name}=b`);
     expectInvalid(r, ['query', name]);
   });
@@ -191,7 +243,7 @@ describe('paging', () => {
   });
 
   it('an empty list is {data: [], total_count: 0, page_count: 0}', async () => {
-    expect(ok(await as(s, 'bob', { config: 'lst' }).list())).toEqual({ data: [], total_count: 0, page_count: 0 });
+    expect(ok(await as(s, 'outsider', { config: 'lst' }).list())).toEqual({ data: [], total_count: 0, page_count: 0 });
   });
 
   it.each([

@@ -56,6 +56,21 @@ describe('roster requests', () => {
     expect(JSON.parse(mine.stdout).data.map((r: { id: string }) => r.id)).toEqual([readme]);
   });
 
+  it('list --requester: one requester\'s requests, counted and paged by the service, within what the user sees', async () => {
+    const dave = await cli(['requests', 'list', '--user', 'bob', '--tenant', 'acme', '--requester', 'dave', '--format', 'json']);
+    expect(dave.code).toBe(0);
+    expect(JSON.parse(dave.stdout)).toMatchObject({ total_count: 1, page_count: 1, data: [{ id: roadmap, requesting_user_key: 'dave' }] });
+    const text = await cli(['requests', 'list', '--user', 'bob', '--tenant', 'acme', '--requester', 'alice', '--status', 'pending', '--per-page', '1']);
+    expect(text.code).toBe(0);
+    const lines = text.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toMatch(new RegExp(`^${readme}\\s+pending\\s+alice\\s`));
+    expect(lines[2]).toBe('1–1 of 1 · page 1/1');
+    // alice sees only her own: filtering on dave finds nothing.
+    const other = await cli(['requests', 'list', '--user', 'alice', '--tenant', 'acme', '--requester', 'dave']);
+    expect({ code: other.code, stdout: other.stdout }).toEqual({ code: 0, stdout: 'no access request\n' });
+  });
+
   it('approve with a comment grants the role; approving again is refused with the API error (exit 1)', async () => {
     expect(await allowed('alice', 'write', 'readme')).toBe(false);
     const ok = await cli(['requests', 'approve', readme, '--user', 'bob', '--tenant', 'acme', '--comment', 'go ahead']);

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
 import { ReviewApp } from '../../src/review/ui/App.js';
 import { createReviewController, createReviewSource, type ReviewController } from '../../src/review/index.js';
-import type { ApiClient } from '../../src/api/index.js';
+import type { ApiClient, ReadOptions } from '../../src/api/index.js';
 import { ENV_KEY, startTestServer, type TestServer } from '../helpers/server.js';
 import { clientFor, fileRequest, seedReviewWorld } from './world.js';
 
@@ -84,7 +84,8 @@ async function clearQueue() {
   // Deny whatever is still pending so each test starts from its own requests.
   const r = await server.facts('GET', `/access_requests/default/user/bob/tenant/acme?status=pending&per_page=100`);
   for (const x of (r.body as { data: { id: string; requesting_user_key: string }[] }).data) {
-    if (x.requesting_user_key === 'bob') await server.facts('PUT', `/access_requests/default/user/bob/tenant/acme/${x.id}/cancel`, {});
+    // A reviewer's own requests are canceled by them (no self-review); the others denied.
+    if (['bob', 'carol'].includes(x.requesting_user_key)) await server.facts('PUT', `/access_requests/default/user/${x.requesting_user_key}/tenant/acme/${x.id}/cancel`, {});
     else await server.facts('PUT', `/access_requests/default/user/carol/tenant/acme/${x.id}/deny`, { reviewer_comment: 'cleanup' });
   }
 }
@@ -167,17 +168,50 @@ describe('roster review flows (real server)', () => {
     let f = await ui.until('1–2 of 2');
     expect(f).toContain('filter: role:editor');
     expect(f).not.toContain('alice wants');
-    await ui.press('/', 'backspace'.repeat(0), ...Array(11).fill('backspace'), '@dav', 'enter');
-    f = await ui.until('1–1 of 1');
+    // @user is a user key, asked of the service (exact, so a prefix matches nobody).
+    await ui.press('/', ...Array(11).fill('backspace'), '@dav', 'enter');
+    await ui.until('no request matches the filter');
+    await ui.press('/', 'e', 'enter');
+    f = await ui.until('1–1 of 1 · page 1/1');
     expect(f).toContain('dave wants to write');
     await ui.press('esc');
     await ui.until('1–3 of 3');
     await ui.press('3');
-    f = await ui.until(/1–\d+ of \d+$/m);
+    f = await ui.until('1–1 of 1 · page 1/1');
     expect(f).toContain('[3 mine]');
     expect(f).toMatch(/› bob \(you\)\s+editor\s+document:readme/);
     await ui.press('a');
     expect(ui.frame()).toContain('this is your own request: someone else reviews it (x cancels it)');
+  });
+
+  it('mine and @user are answered by the service: exact totals and pages, read where the screen is', async () => {
+    await clearQueue();
+    for (let i = 0; i < 20; i++) await fileRequest(server, 'carol', { role: 'viewer', resource: 'document', resource_instance: 'roadmap' }, `carol ${i}`);
+    for (let i = 0; i < 5; i++) await fileRequest(server, 'dave', { role: 'viewer', resource: 'document', resource_instance: 'readme' }, `dave ${i}`);
+    const asked: Record<string, unknown>[] = [];
+    const counting: ApiClient = { ...client, get: (path: string, o?: ReadOptions) => (asked.push({ ...o?.query }), client.get(path, o)) };
+    const ui = await mount('carol', { perPage: 5, c: counting });
+    await ui.until('1–16 of 25 · page 1/5');
+    await ui.press('3');
+    let f = await ui.until('1–16 of 20 · page 1/4');
+    expect(f).toMatch(/› carol \(you\)\s+viewer\s+document:roadmap.*carol 19$/m);
+    expect(f).not.toContain('dave');
+    await ui.press('G');
+    f = await ui.until('5–20 of 20 · page 4/4');
+    expect(f).toMatch(/› carol \(you\).*carol 0$/m);
+    // Every read of the mine tab carried the requester; G read the last page, not every page before it.
+    const mine = asked.filter((q) => q.requesting_user === 'carol');
+    expect(mine.map((q) => q.page)).toEqual([1, 2, 3, 4]);
+    expect(asked.filter((q) => q.status === undefined && q.requesting_user === undefined)).toEqual([]);
+    await ui.press('1', '/', '@dave', 'enter');
+    f = await ui.until('1–5 of 5 · page 1/1');
+    expect(f).toMatch(/› dave\s+viewer\s+document:readme.*dave 4$/m);
+    expect(asked.at(-1)).toMatchObject({ status: 'pending', requesting_user: 'dave', page: 1 });
+    // In mine, someone else's @user matches nothing, and nothing is asked.
+    const before = asked.length;
+    await ui.press('3');
+    await ui.until('no request matches the filter');
+    expect(asked.length).toBe(before);
   });
 
   it('a network error shows a retry hint and the app does not exit', async () => {

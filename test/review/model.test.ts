@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { initQueue, listHeight, reduce, requestAt, selected, visibleRows, type Action, type QueueState } from '../../src/review/model.js';
+import { formatPosition } from '../../src/review/format.js';
 import { aRequest, keys, pageOf, run, someRequests } from './builders.js';
 
 const h = listHeight({ rows: 24 }); // 16
@@ -59,15 +60,51 @@ describe('queue model: moving', () => {
     expect(run({}, [{ type: 'key', key: { input: '', name: 'tab', shift: true } }]).state.tab).toBe('mine');
   });
 
-  it('/ filters: role and resource go to the service, a requester is matched here', () => {
-    const { state, all } = run({}, [{ type: 'start' }, pageOf(someRequests(3)), ...keys('/', 'role:editor resource:document:readme @al', '<return>')]);
-    expect(state.filter).toMatchObject({ role: 'editor', resource: 'document', instance: 'readme', requester: 'al' });
-    expect(all.at(-1)).toMatchObject({ type: 'fetchPage', gen: 2, query: { status: 'pending', role: 'editor', resource: 'document', resourceInstance: 'document:readme' } });
-    const answered = reduce(state, pageOf([aRequest({ requester: 'alice' }), aRequest({ requester: 'dave' }), aRequest({ requester: 'alan' })], 3, 1, 2));
-    expect(visibleRows(answered.state).map((r) => r.request?.requester)).toEqual(['alice', 'alan']);
+  it('mine asks the service for the user\'s own requests, with an exact total, and reads only the pages shown', () => {
+    const { state, all } = run({}, [{ type: 'start' }, pageOf(someRequests(3)), ...keys('3')]);
+    expect(state.feed.kind).toBe('exact');
+    expect(all.filter((e) => e.type === 'fetchPage' && e.gen === 2)).toEqual([
+      { type: 'fetchPage', gen: 2, fetch: { source: 0, page: 1 }, query: { requester: 'bob' }, perPage: 50 },
+    ]);
+    // 500 of bob's: G reads the last page only, and every row on it is shown as the service sent it.
+    const last = run({}, [...keys('3'), pageOf(someRequests(50, { requester: 'bob' }), 500, 1, 2), ...keys('G')]);
+    expect(last.effects.filter((e) => e.type === 'fetchPage').map((e) => e.type === 'fetchPage' && e.fetch.page)).toEqual([10]);
+    expect(last.state.cursor).toBe(499);
+    const shown = reduce(last.state, pageOf(someRequests(50, { requester: 'bob' }), 500, 10, 2));
+    expect(visibleRows(shown.state).every((r) => r.state === 'loaded' && r.request?.own)).toBe(true);
+  });
+
+  it('/ filters: role, resource and @requester go to the service; paging stays exact', () => {
+    const { state, all } = run({}, [{ type: 'start' }, pageOf(someRequests(3)), ...keys('/', 'role:editor resource:document:readme @alice', '<return>')]);
+    expect(state.filter).toMatchObject({ role: 'editor', resource: 'document', instance: 'readme', requester: 'alice' });
+    expect(state.feed.kind).toBe('exact');
+    expect(all.at(-1)).toMatchObject({
+      type: 'fetchPage', gen: 2, query: { status: 'pending', role: 'editor', resource: 'document', resourceInstance: 'document:readme', requester: 'alice' },
+    });
+    // The service's answer is shown as it is: the total is the service's, not a count of rows read.
+    const answered = reduce(state, pageOf(someRequests(50, { requester: 'alice' }), 120, 1, 2));
+    expect(answered.state.feed).toMatchObject({ kind: 'exact', total: 120 });
+    expect(visibleRows(answered.state).map((r) => r.request?.requester)).toEqual(Array(h).fill('alice'));
     // esc in the list clears the filter.
     const cleared = reduce(answered.state, keys('<escape>')[0]);
     expect(cleared.state.filter.text).toBe('');
+    expect(cleared.effects).toContainEqual(expect.objectContaining({ type: 'fetchPage', gen: 3, query: { status: 'pending' } }));
+  });
+
+  it('@user in mine: the user\'s own is the same list; anyone else\'s is empty, and nothing is asked', () => {
+    const own = run({ tab: 'mine' }, [{ type: 'start' }, ...keys('/', '@bob', '<return>')]);
+    expect(own.effects).toContainEqual(expect.objectContaining({ type: 'fetchPage', gen: 2, query: { requester: 'bob' } }));
+    const other = run({ tab: 'mine' }, [{ type: 'start' }, ...keys('/', '@alice', '<return>')]);
+    expect(other.effects.filter((e) => e.type === 'fetchPage')).toEqual([]);
+    expect(visibleRows(other.state)).toEqual([]);
+    expect(formatPosition(other.state)).toBe('no request matches the filter');
+  });
+
+  it('free words still match here, and scan what the service sent', () => {
+    const { state } = run({}, [{ type: 'start' }, ...keys('/', '@alice release', '<return>')]);
+    expect(state.feed.kind).toBe('scan');
+    const answered = reduce(state, pageOf([aRequest({ requester: 'alice', reason: 'release notes' }), aRequest({ requester: 'alice' })], 2, 1, 2));
+    expect(visibleRows(answered.state).map((r) => r.request?.reason)).toEqual(['release notes']);
   });
 });
 

@@ -16,16 +16,32 @@ describe('parseFilter', () => {
     expect(parseFilter(text)).toEqual({ text: text.trim(), ...want });
   });
 
-  it('builds each tab: server filters, and the client predicate only where needed', () => {
-    const f = parseFilter('role:editor @ali');
-    const pending = buildFeedSpec('pending', f);
-    expect(pending.queries).toEqual([{ status: 'pending', role: 'editor' }]);
-    expect(pending.keep!(aRequest({ requester: 'alice' }))).toBe(true);
-    expect(pending.keep!(aRequest({ requester: 'dave' }))).toBe(false);
-    expect(buildFeedSpec('pending', parseFilter('role:x')).keep).toBeUndefined();
-    const mine = buildFeedSpec('mine', parseFilter(''));
-    expect(mine.queries).toEqual([{}]);
-    expect([aRequest({ requester: 'bob' }), aRequest({ requester: 'dave' })].map(mine.keep!)).toEqual([true, false]);
+  it('builds each tab: role, resource, instance and requester go to the service; only words stay here', () => {
+    const pending = buildFeedSpec('pending', parseFilter('role:editor @alice'), 'bob');
+    expect(pending).toEqual({ queries: [{ status: 'pending', role: 'editor', requester: 'alice' }], keep: undefined });
+    expect(buildFeedSpec('decided', parseFilter('requester:alice'), 'bob')).toEqual({
+      queries: [{ status: 'approved', requester: 'alice' }, { status: 'denied', requester: 'alice' }],
+      keep: undefined,
+    });
+    const words = buildFeedSpec('pending', parseFilter('@alice release'), 'bob');
+    expect(words.queries).toEqual([{ status: 'pending', requester: 'alice' }]);
+    expect([aRequest({ reason: 'the release notes' }), aRequest({ reason: 'please' })].map(words.keep!)).toEqual([true, false]);
+  });
+
+  it('mine asks the service for the user\'s own requests: one exact list, no client-side filter', () => {
+    const mine = buildFeedSpec('mine', parseFilter(''), 'bob');
+    expect(mine).toEqual({ queries: [{ requester: 'bob' }], keep: undefined });
+    expect(createFeed(mine, 50).kind).toBe('exact');
+    expect(buildFeedSpec('mine', parseFilter('role:editor @bob'), 'bob')).toEqual({ queries: [{ role: 'editor', requester: 'bob' }], keep: undefined });
+  });
+
+  it("mine with someone else's @user matches nothing, without asking", () => {
+    const spec = buildFeedSpec('mine', parseFilter('@alice'), 'bob');
+    expect(spec.queries).toEqual([]);
+    const feed = createFeed(spec, 50);
+    expect(planFetches(feed, 0, 20).fetches).toEqual([]);
+    expect(feedComplete(feed)).toBe(true);
+    expect(summarizeFeed(feed)).toMatchObject({ rows: 0, total: 0 });
   });
 });
 

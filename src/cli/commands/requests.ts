@@ -15,6 +15,8 @@ export interface RequestsOptions extends TargetOptions {
   role?: string;
   resource?: string;
   instance?: string;
+  /** list: only this requester's requests (a user key). */
+  requester?: string;
   page?: string;
   perPage?: string;
   comment?: string;
@@ -59,7 +61,7 @@ export async function runRequests(source: ReviewSource, verb: RequestsVerb, id: 
       const status = o.status === undefined ? undefined : STATUSES[o.status.toLowerCase()];
       if (o.status !== undefined && !status) throw new ConfigError(`unknown --status "${o.status}": use pending, approved, denied or canceled`);
       const instance = o.instance && o.resource && !o.instance.includes(':') ? `${o.resource}:${o.instance}` : o.instance;
-      const got = await source.listPage({ status, role: o.role, resource: o.resource, resourceInstance: instance }, page, perPage);
+      const got = await source.listPage({ status, role: o.role, resource: o.resource, resourceInstance: instance, requester: o.requester || undefined }, page, perPage);
       return { kind: 'list', items: got.items, raw: got.raw, total: got.total, page, perPage };
     }
     case 'get':

@@ -86,6 +86,8 @@ export interface RequestFilters {
   resource?: string;
   /** `key` or `type:key`. */
   resourceInstance?: string;
+  /** The requester: a user key, or (`byId`) a key or an id, the key first. */
+  requester?: { user: string; byId: boolean };
 }
 
 /**
@@ -110,6 +112,17 @@ export async function listRequests(q: Queryable, envId: string, configId: string
     } else {
       where.push('ar.instance_key = ?');
       params.push(f.resourceInstance);
+    }
+  }
+  if (f.requester !== undefined) {
+    // A condition on access_requests' own column (its requester index), so the count and the page's ids
+    // still come from access_requests alone; the visibility condition above still applies.
+    if (f.requester.byId) {
+      where.push('ar.requesting_user_id = COALESCE((SELECT id FROM users WHERE env_id = ? AND key = ?), (SELECT id FROM users WHERE env_id = ? AND id = ?))');
+      params.push(envId, f.requester.user, envId, f.requester.user);
+    } else {
+      where.push('ar.requesting_user_id IN (SELECT id FROM users WHERE env_id = ? AND key = ?)');
+      params.push(envId, f.requester.user);
     }
   }
   const clause = where.join(' AND ');

@@ -30,6 +30,12 @@ function single(value: string | string[], loc: string[]): string {
   return value;
 }
 
+/** `requesting_user` names the requester by key; `requesting_user_id` by id or key (a key first, as every path does). */
+function requesterFilter(given: { name: string; value: string } | undefined): RequestFilters['requester'] {
+  if (!given) return undefined;
+  return { user: given.value, byId: given.name === 'requesting_user_id' };
+}
+
 interface Context {
   actorId: string;
   actorKey: string;
@@ -108,11 +114,13 @@ export default async function accessRequestRoutes(app: FastifyInstance, { db, no
     // The specification puts filters and paging in headers, the public API in the query: a query wins.
     // An empty value (`?status=`, a blank header, as clients send for "unset") is no filter.
     const given = (v: string | string[] | undefined) => v !== undefined && v !== '';
-    const pick = (...names: string[]): string | undefined => {
-      for (const n of names) if (given(query[n])) return single(query[n]!, ['query', n]);
-      for (const n of names) if (given(headers[n])) return single(headers[n]!, ['header', n]);
+    // The first of `names` given in the query, else in the headers, with the name that carried it.
+    const pickNamed = (...names: string[]): { name: string; value: string } | undefined => {
+      for (const n of names) if (given(query[n])) return { name: n, value: single(query[n]!, ['query', n]) };
+      for (const n of names) if (given(headers[n])) return { name: n, value: single(headers[n]!, ['header', n]) };
       return undefined;
     };
+    const pick = (...names: string[]): string | undefined => pickNamed(...names)?.value;
     const paging = parsePaging({ page: pick('page'), per_page: pick('per_page') });
     const statusText = pick('status');
     const status = statusText === undefined ? undefined : parseStatusFilter(statusText);
@@ -125,6 +133,7 @@ export default async function accessRequestRoutes(app: FastifyInstance, { db, no
       role: pick('role'),
       resource: pick('resource'),
       resourceInstance: pick('resource_instance_id', 'resource_instance'),
+      requester: requesterFilter(pickNamed('requesting_user_id', 'requesting_user')),
     };
     const ctx = await context(db, req);
     const { rows, total } = await listRequests(db, req.env.envId, ctx.config.id, ctx.actorId, filters, paging);
