@@ -53,14 +53,19 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
     const { eventLine } = await import('../../apply/progress.js');
     const live = process.stderr.isTTY === true && !process.env.CI ? (await import('../ui/apply-progress.js')).renderApplyProgress(plan.changes.length) : undefined;
     const started = Date.now();
-    const result = await applyPlan(plan, target.client, {
-      concurrency,
-      onEvent: live?.onEvent ?? ((e) => {
-        const line = eventLine(e);
-        if (line) process.stderr.write(line + '\n');
-      }),
-    });
-    await live?.finish();
+    let result: Awaited<ReturnType<typeof applyPlan>>;
+    try {
+      result = await applyPlan(plan, target.client, {
+        concurrency,
+        onEvent: live?.onEvent ?? ((e) => {
+          const line = eventLine(e);
+          if (line) process.stderr.write(line + '\n');
+        }),
+      });
+    } finally {
+      // Unmounted even when applyPlan throws, so that the error is printed below the live view's last frame.
+      await live?.finish();
+    }
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     process.stdout.write(`\nApplied ${result.done.length} of ${plan.changes.length} changes in ${seconds}s` +
       `${result.failed.length ? `, ${result.failed.length} failed` : ''}${result.skipped.length ? `, ${result.skipped.length} skipped` : ''}.\n`);

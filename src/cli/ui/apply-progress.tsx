@@ -3,14 +3,19 @@ import { Box, Static, Text, render } from 'ink';
 import type { ApplyEvent } from '../../apply/apply.js';
 import { advance, etaSeconds, eventLine, newProgress, type ProgressState } from '../../apply/progress.js';
 
-interface Props {
+export interface ApplyProgressProps {
   subscribe: (listener: (e: ApplyEvent) => void) => void;
   total: number;
+  /** The clock for the ETA (tests inject one). */
+  now?: () => number;
 }
 
-/** Finished changes scroll away in <Static>; in-flight ones stay live below with the counts and ETA. */
-function ApplyProgress({ subscribe, total }: Props) {
-  const [state] = useState<ProgressState>(() => newProgress(total, Date.now()));
+/**
+ * Finished changes scroll away in <Static>; in-flight ones stay live below with the counts and ETA.
+ * Exported for tests (plain data in, frames out); the command mounts it only through renderApplyProgress.
+ */
+export function ApplyProgress({ subscribe, total, now = Date.now }: ApplyProgressProps) {
+  const [state] = useState<ProgressState>(() => newProgress(total, now()));
   const [finished, setFinished] = useState<{ key: number; line: string; failed: boolean }[]>([]);
   const [, setTick] = useState(0);
   useEffect(() => {
@@ -21,8 +26,13 @@ function ApplyProgress({ subscribe, total }: Props) {
       if (line) setFinished((f) => [...f, { key: n++, line, failed: e.type === 'failed' }]);
       setTick((t) => t + 1);
     });
+    // Re-render every second so the ETA follows the clock while a slow change is in flight (it was only
+    // recomputed on events, so it froze at the last estimate). unref: never what keeps the process up.
+    const timer = setInterval(() => setTick((t) => t + 1), 1000);
+    timer.unref?.();
+    return () => clearInterval(timer);
   }, []);
-  const eta = etaSeconds(state, Date.now());
+  const eta = etaSeconds(state, now());
   const live = [...state.inFlight.values()].slice(0, 8);
   return (
     <>
