@@ -1,4 +1,4 @@
-import { ApiError, ConfigError, InternalError, UnsafePlanError } from '../errors.js';
+import { ApiError, ConfigError, InternalError, UnsafePlanError, type ConfigProblem } from '../errors.js';
 import { redactSecrets } from '../secrets.js';
 
 /**
@@ -8,10 +8,7 @@ import { redactSecrets } from '../secrets.js';
 export function reportError(err: unknown, write: (line: string) => void = (l) => process.stderr.write(l + '\n')): number {
   if (err instanceof ConfigError) {
     write(redactSecrets(`error: ${err.message}`));
-    for (const p of err.problems) {
-      const where = [p.file, p.line, p.column].filter((x) => x !== undefined).join(':');
-      write(redactSecrets(`  ${where ? where + ': ' : ''}${p.path ? p.path + ': ' : ''}${p.message}${p.hint ? ` (${p.hint})` : ''}`));
-    }
+    for (const p of err.problems) write(redactSecrets(`  ${problemLine(p)}`));
     return 1;
   }
   if (err instanceof ApiError) {
@@ -31,4 +28,10 @@ export function reportError(err: unknown, write: (line: string) => void = (l) =>
   const message = err instanceof Error ? err.stack ?? err.message : String(err);
   write(redactSecrets(`internal error (a bug in roster, please report it): ${message}`));
   return 70;
+}
+
+/** `file:line:column: path: message (hint)`: a configuration problem on one line. */
+export function problemLine(p: ConfigProblem): string {
+  const where = [p.file, p.line, p.column].filter((x) => x !== undefined).join(':');
+  return `${where ? where + ': ' : ''}${p.path ? p.path + ': ' : ''}${p.message}${p.hint ? ` (${p.hint})` : ''}`;
 }

@@ -5,6 +5,8 @@ import type { Plan } from '../plan/index.js';
 import type { LiveState } from '../plan/live.js';
 import type { Target } from './target.js';
 import { configPaths } from './config-paths.js';
+import { problemLine } from './report.js';
+import { redactSecrets } from '../secrets.js';
 
 /**
  * The use cases shared by plan, apply, check and export: read the configuration (a config error never
@@ -33,8 +35,5 @@ export async function computePlan(desired: DesiredState, target: Target, options
 }
 
 export function printWarnings(warnings: ConfigProblem[]): void {
-  for (const w of warnings) {
-    const where = [w.file, w.line, w.column].filter((x) => x !== undefined).join(':');
-    process.stderr.write(`warning: ${where ? where + ': ' : ''}${w.path ? w.path + ': ' : ''}${w.message}\n`);
-  }
+  for (const w of warnings) process.stderr.write(redactSecrets(`warning: ${problemLine(w)}`) + '\n');
 }

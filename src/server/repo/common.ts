@@ -71,3 +71,8 @@ export function splitRef(ref: string, defaultType?: string): [string, string] | 
   if (i < 0) return defaultType ? [defaultType, ref] : undefined;
   return [ref.slice(0, i), ref.slice(i + 1)];
 }
+
+/** A `LIKE ? ESCAPE '\\'` pattern matching `text` anywhere, with `%`, `_` and `\\` taken literally. */
+export function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+}

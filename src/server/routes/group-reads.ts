@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ServerDeps } from '../context.js';
 import { envelope, parsePaging } from '../paging.js';
 import { PAGING_QUERY } from '../schemas.js';
-import { pageOf, whereOf } from '../repo/common.js';
+import { containsPattern, pageOf, whereOf } from '../repo/common.js';
 import { findGroup, groupReads, GROUP_FROM, GROUP_SELECT, type GroupRow } from '../repo/groups.js';
 
 const LIST_QUERY = {
@@ -21,7 +21,7 @@ export default async function groupReadRoutes(app: FastifyInstance, { db }: Serv
       [
         ['t.key = ?', query.tenant],
         ['res.key = ?', query.resource],
-        [`(res.key || ':' || ri.key) LIKE ? ESCAPE '\\'`, query.search !== undefined ? `%${query.search.replace(/[\\%_]/g, (c) => '\\' + c)}%` : undefined],
+        [`(res.key || ':' || ri.key) LIKE ? ESCAPE '\\'`, query.search !== undefined ? containsPattern(query.search) : undefined],
         ...extra,
       ],
       ['g.env_id = ?'],

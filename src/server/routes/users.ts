@@ -3,7 +3,7 @@ import type { ServerDeps } from '../context.js';
 import { duplicate, notFound } from '../errors.js';
 import { parsePaging, envelope } from '../paging.js';
 import { ATTRIBUTES, EMAIL, INSTANCE_REF, KEY, PAGING_QUERY, USER_KEY, strictObject } from '../schemas.js';
-import { findKeyed, pageOf, whereOf } from '../repo/common.js';
+import { containsPattern, findKeyed, pageOf, whereOf } from '../repo/common.js';
 import { userReads, upsertUser, type UserFields, type UserRow } from '../repo/users.js';
 import { assignRole, unassignRole, type AssignmentInput } from '../repo/assignments.js';
 
@@ -25,7 +25,7 @@ export default async function userRoutes(app: FastifyInstance, { db, now }: Serv
     const paging = parsePaging(query);
     const { where, params } = whereOf(
       [
-        [`(key LIKE ? ESCAPE '\\' OR email LIKE ? ESCAPE '\\')`, query.search !== undefined ? like(query.search) : undefined],
+        [`(key LIKE ? ESCAPE '\\' OR email LIKE ? ESCAPE '\\')`, query.search !== undefined ? containsPattern(query.search) : undefined],
         [`id IN (SELECT ra.user_id FROM role_assignments ra JOIN tenants t ON t.id = ra.tenant_id WHERE t.key = ? UNION SELECT tu.user_id FROM tenant_users tu JOIN tenants t ON t.id = tu.tenant_id WHERE t.key = ?)`, query.tenant],
         [`id IN (SELECT ra.user_id FROM role_assignments ra JOIN roles r ON r.id = ra.role_id WHERE r.key = ?)`, query.role],
       ],
@@ -136,8 +136,4 @@ export default async function userRoutes(app: FastifyInstance, { db, now }: Serv
     });
     return reply.status(204).send();
   });
-}
-
-function like(s: string): string {
-  return `%${s.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
 }
