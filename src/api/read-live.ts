@@ -12,71 +12,75 @@ interface UserRead {
 }
 interface AssignmentRead { user: string; role: string; tenant: string; resource_instance?: string | null }
 interface InstanceRead { key: string; resource: string; tenant: string; attributes?: Record<string, unknown> }
-interface GroupRead { group_instance_key: string; group_tenant: string; group_resource_type_key?: string; assigned_roles?: string[] }
+interface GroupRead { group_instance_key: string; group_tenant: string; group_resource_type_key?: string }
 interface TupleRead { subject: string; relation: string; object: string }
-interface ConfigRead { key: string; name: string; elements_type?: string; roles_to_levels?: Record<string, string[]> }
+/** `roles_to_levels` values are written as role keys and read as `{id, key, name, resource_id}`. */
+interface ConfigRead { key: string; name: string; elements_type?: string; roles_to_levels?: Record<string, (string | { key: string })[]> }
+interface GroupRoleRead { key: string; resource: { key: string }; resource_instance: { key: string } }
 
 /** Page sizes: the public maxima (role assignments allow 1000). */
 const PAGE = 100;
 const ASSIGNMENT_PAGE = 1000;
 
 /**
- * Reads the live environment with paged list calls, never one request per object (except grants
- * against a service whose group list does not carry `assigned_roles`; ours does). Lists are read
- * concurrently; the client bounds what is in flight.
+ * Reads the live environment with paged list calls. Lists are read concurrently; the client bounds what
+ * is in flight. Only the query parameters each public list declares are sent: `include_total_count`
+ * where it exists (the envelope gives the page count, so later pages are fetched in parallel); users,
+ * `groups/direct` and element configurations always answer the envelope.
  */
 export async function readLiveState(client: ApiClient): Promise<LiveState> {
   const { schema, facts, elements } = client.paths;
-  const all = <T>(path: string, perPage = PAGE, query: Record<string, string> = {}) =>
-    client.listAll<T>(path, { perPage, query: { include_total_count: 'true', ...query } });
+  const all = <T>(path: string, perPage = PAGE, query: Record<string, string> = {}) => client.listAll<T>(path, { perPage, query });
+  const counted = <T>(path: string, perPage = PAGE, query: Record<string, string> = {}) =>
+    all<T>(path, perPage, { include_total_count: 'true', ...query });
   const [resources, roles, tenants, users, assignments, instances, groups, links, configs] = await Promise.all([
-    all<ResourceRead>(`${schema}/resources`),
-    all<RoleRead>(`${schema}/roles`),
-    all<TenantRead>(`${facts}/tenants`),
+    counted<ResourceRead>(`${schema}/resources`),
+    counted<RoleRead>(`${schema}/roles`),
+    counted<TenantRead>(`${facts}/tenants`),
     all<UserRead>(`${facts}/users`),
-    all<AssignmentRead>(`${facts}/role_assignments`, ASSIGNMENT_PAGE),
-    all<InstanceRead>(`${facts}/resource_instances`),
+    counted<AssignmentRead>(`${facts}/role_assignments`, ASSIGNMENT_PAGE),
+    counted<InstanceRead>(`${facts}/resource_instances`),
     all<GroupRead>(`${schema}/groups/direct`),
-    all<TupleRead>(`${facts}/relationship_tuples`, PAGE, { relation: 'group' }),
+    counted<TupleRead>(`${facts}/relationship_tuples`, PAGE, { relation: 'group' }),
     all<ConfigRead>(`${elements}/config`),
   ]);
+  // The public group list carries no roles: each group's come from its own `roles` read.
+  const groupIds = groups.map(groupIdOf);
+  const groupRoles = await Promise.all(groupIds.map(({ id }) => readGroupRoles(client, id)));
 
   const live = emptyLiveState();
   for (const r of resources) {
-    live.resources.set(r.key, { key: r.key, name: r.name, description: r.description ?? undefined, actions: Object.keys(r.actions ?? {}).sort() });
+    live.resources.set(r.key, { key: r.key, name: r.name, description: r.description || undefined, actions: Object.keys(r.actions ?? {}).sort() });
   }
   for (const r of roles) {
-    live.roles.set(r.key, { key: r.key, name: r.name, description: r.description ?? undefined, permissions: [...(r.permissions ?? [])].sort() });
+    live.roles.set(r.key, { key: r.key, name: r.name, description: r.description || undefined, permissions: [...(r.permissions ?? [])].sort() });
   }
   for (const t of tenants) {
-    live.tenants.set(t.key, { key: t.key, name: t.name, description: t.description ?? undefined, attributes: t.attributes ?? {} });
+    live.tenants.set(t.key, { key: t.key, name: t.name, description: t.description || undefined, attributes: t.attributes ?? {} });
   }
   for (const u of users) {
     const user: DesiredUser = {
       key: u.key,
-      email: u.email ?? undefined,
-      first_name: u.first_name ?? undefined,
-      last_name: u.last_name ?? undefined,
+      email: u.email || undefined,
+      first_name: u.first_name || undefined,
+      last_name: u.last_name || undefined,
       attributes: u.attributes ?? {},
       tenants: [...new Set((u.associated_tenants ?? []).map((t) => t.tenant))].sort(),
       roles: [],
     };
     live.users.set(u.key, user);
   }
-  for (const g of groups) {
-    const type = g.group_resource_type_key ?? 'group';
-    const key = g.group_instance_key.includes(':') ? g.group_instance_key.split(':').slice(1).join(':') : g.group_instance_key;
-    const id = `${type}:${key}`;
-    const roles = g.assigned_roles ?? (await readGroupRoles(client, id));
+  groups.forEach((g, i) => {
+    const { type, key, id } = groupIdOf(g);
     live.groups.set(id, {
       type,
       key,
       tenant: g.group_tenant,
       members: [],
-      roles: roles.map(parseAssignedRole).sort((a, b) => cmp(a.role, b.role) || cmp(a.on, b.on)),
+      roles: groupRoles[i].sort((a, b) => cmp(a.role, b.role) || cmp(a.on, b.on)),
       memberOf: [],
     });
-  }
+  });
   for (const i of instances) {
     const id = `${i.resource}:${i.key}`;
     if (live.groups.has(id)) continue;
@@ -102,24 +106,24 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
   }
   for (const c of configs) {
     if (c.elements_type && c.elements_type !== 'user_management') continue;
-    live.accessRequests.set(c.key, { key: c.key, name: c.name, reviewerRoles: [...(c.roles_to_levels?.LEVEL_1 ?? [])].sort() });
+    live.accessRequests.set(c.key, { key: c.key, name: c.name, reviewerRoles: (c.roles_to_levels?.LEVEL_1 ?? []).map(roleKeyOf).sort() });
   }
   return live;
 }
 
-async function readGroupRoles(client: ApiClient, group: string): Promise<string[]> {
-  const items = await client.listAll<{ role?: string; key?: string; resource: { key: string }; resource_instance: { key: string } }>(
-    pathOf(client.paths.schema, 'groups', group, 'roles'),
-    { perPage: PAGE },
-  );
-  return items.map((r) => `${r.resource.key}:${r.resource_instance.key}#${r.role ?? r.key}`);
+/** `type:key` of a group read; `group_instance_key` may carry the type prefix or not. */
+function groupIdOf(g: GroupRead): { type: string; key: string; id: string } {
+  const type = g.group_resource_type_key ?? 'group';
+  const key = g.group_instance_key.startsWith(`${type}:`) ? g.group_instance_key.slice(type.length + 1) : g.group_instance_key;
+  return { type, key, id: `${type}:${key}` };
 }
 
-/** `document:readme#editor` → `{role: 'editor', on: 'document:readme'}`. */
-function parseAssignedRole(s: string): { role: string; on: string } {
-  const i = s.lastIndexOf('#');
-  return { role: s.slice(i + 1), on: s.slice(0, i) };
+async function readGroupRoles(client: ApiClient, group: string): Promise<{ role: string; on: string }[]> {
+  const items = await client.listAll<GroupRoleRead>(pathOf(client.paths.schema, 'groups', group, 'roles'), { perPage: PAGE });
+  return items.map((r) => ({ role: r.key, on: `${r.resource.key}:${r.resource_instance.key}` }));
 }
+
+const roleKeyOf = (r: string | { key: string }) => (typeof r === 'string' ? r : r.key);
 
 function sortGroup(g: DesiredGroup): void {
   g.members.sort(cmp);

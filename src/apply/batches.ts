@@ -1,13 +1,14 @@
 import type { ApiClient } from '../api/index.js';
 import type { Change } from '../plan/types.js';
-import { assignmentBody } from './operations.js';
+import { assignmentBody, userBody } from './operations.js';
 
 type F = Record<string, any>;
 
 /**
  * Changes the API can carry many at a time. Memberships and role assignments go through the bulk
- * role-assignment endpoint; users and instances through the bulk user and instance endpoints (PUT
- * creates or replaces, so a repeated call converges). Changes with the same batch key share calls.
+ * role-assignment endpoint; users and instances through the public bulk endpoints `/bulk/users` and
+ * `/bulk/resource_instances` (note the order: `bulk` first; `.../users/bulk` would name the user `bulk`).
+ * PUT creates or replaces, so a repeated call converges. Changes with the same batch key share calls.
  */
 export function batchKey(c: Change): string | undefined {
   switch (c.kind) {
@@ -15,7 +16,7 @@ export function batchKey(c: Change): string | undefined {
     case 'member':
       return c.action === 'delete' ? 'assignments:delete' : 'assignments:create';
     case 'user':
-      return c.action === 'create' ? 'users:put' : c.action === 'delete' ? 'users:delete' : undefined;
+      return c.action === 'delete' ? 'users:delete' : 'users:put';
     case 'instance':
       // A replacing create deletes first: one at a time.
       return c.action === 'create' && !c.replaces ? 'instances:put' : c.action === 'delete' ? 'instances:delete' : undefined;
@@ -33,23 +34,18 @@ export async function sendBatch(client: ApiClient, key: string, chunk: Change[])
     case 'assignments:delete':
       return void (await client.delete(`${facts}/role_assignments/bulk`, { body: chunk.map(assignmentBody) }));
     case 'users:put':
-      return void (await client.put(`${facts}/users/bulk`, {
-        operations: chunk.map((c) => {
-          const f = fields(c);
-          return { key: f.key, email: f.email ?? null, first_name: f.first_name ?? null, last_name: f.last_name ?? null, attributes: f.attributes ?? {} };
-        }),
-      }));
+      return void (await client.put(`${facts}/bulk/users`, { operations: chunk.map((c) => userBody(fields(c))) }));
     case 'users:delete':
-      return void (await client.delete(`${facts}/users/bulk`, { body: { idents: chunk.map((c) => fields(c).key) } }));
+      return void (await client.delete(`${facts}/bulk/users`, { body: { idents: chunk.map((c) => fields(c).key) } }));
     case 'instances:put':
-      return void (await client.put(`${facts}/resource_instances/bulk`, {
+      return void (await client.put(`${facts}/bulk/resource_instances`, {
         operations: chunk.map((c) => {
           const f = fields(c);
           return { key: f.key, resource: f.resource, tenant: f.tenant, attributes: f.attributes ?? {} };
         }),
       }));
     case 'instances:delete':
-      return void (await client.delete(`${facts}/resource_instances/bulk`, { body: { idents: chunk.map((c) => `${fields(c).resource}:${fields(c).key}`) } }));
+      return void (await client.delete(`${facts}/bulk/resource_instances`, { body: { idents: chunk.map((c) => `${fields(c).resource}:${fields(c).key}`) } }));
     default:
       throw new Error(`unknown batch ${key}`);
   }

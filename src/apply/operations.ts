@@ -26,6 +26,23 @@ async function del(client: ApiClient, path: string, body?: unknown): Promise<voi
 const actions = (list: string[] = []) => Object.fromEntries(list.map((a) => [a, {}]));
 
 /**
+ * The public schemas type descriptions, emails and names as strings, never `null` (api-notes, "Client
+ * tolerance"): an absent optional field is left out of a create, and cleared with `''` on an update (the
+ * reader treats `''` as absent).
+ */
+const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** A user's fields as the public `UserCreate` takes them: absent ones left out. */
+export function userBody(f: F): F {
+  const body: F = { key: f.key, attributes: f.attributes ?? {} };
+  for (const k of ['email', 'first_name', 'last_name']) if (typeof f[k] === 'string') body[k] = f[k];
+  return body;
+}
+
+/** An element configuration's reviewer levels; `LEVEL_1` holds the reviewer roles (api-notes, "Who reviews"). */
+const levelsOf = (f: F) => ({ LEVEL_1: f.reviewer_roles ?? [] });
+
+/**
  * Carries out one change with the public API's forms (plural `/groups`, `/v2/facts/.../resource_instances`).
  * Creates go through `client.create`, so a retried create that meets 409 counts as done.
  */
@@ -35,23 +52,21 @@ export async function applyOne(client: ApiClient, c: Change): Promise<void> {
   switch (c.kind) {
     case 'resource':
       if (c.action === 'create') return void (await client.create(`${schema}/resources`, { key: f.key, name: f.name, description: f.description, actions: actions(f.actions) }));
-      if (c.action === 'update') return void (await client.patch(pathOf(schema, 'resources', f.key), { name: f.name, description: f.description ?? null, actions: actions(f.actions) }));
+      if (c.action === 'update') return void (await client.patch(pathOf(schema, 'resources', f.key), { name: f.name, description: text(f.description), actions: actions(f.actions) }));
       return del(client, pathOf(schema, 'resources', f.key));
     case 'role':
       if (c.action === 'create') return void (await client.create(`${schema}/roles`, { key: f.key, name: f.name, description: f.description, permissions: f.permissions ?? [] }));
-      if (c.action === 'update') return void (await client.patch(pathOf(schema, 'roles', f.key), { name: f.name, description: f.description ?? null, permissions: f.permissions ?? [] }));
+      if (c.action === 'update') return void (await client.patch(pathOf(schema, 'roles', f.key), { name: f.name, description: text(f.description), permissions: f.permissions ?? [] }));
       return del(client, pathOf(schema, 'roles', f.key));
     case 'tenant':
       if (c.action === 'create') return void (await client.create(`${facts}/tenants`, { key: f.key, name: f.name, description: f.description, attributes: f.attributes }));
-      if (c.action === 'update') return void (await client.patch(pathOf(facts, 'tenants', f.key), { name: f.name, description: f.description ?? null, attributes: f.attributes ?? {} }));
+      if (c.action === 'update') return void (await client.patch(pathOf(facts, 'tenants', f.key), { name: f.name, description: text(f.description), attributes: f.attributes ?? {} }));
       return del(client, pathOf(facts, 'tenants', f.key));
-    case 'user': {
-      const fields = { email: f.email ?? null, first_name: f.first_name ?? null, last_name: f.last_name ?? null, attributes: f.attributes ?? {} };
-      // PUT upserts: safe to retry, and converges after an interrupted apply.
-      if (c.action === 'create') return void (await client.put(pathOf(facts, 'users', f.key), { key: f.key, ...fields }));
-      if (c.action === 'update') return void (await client.patch(pathOf(facts, 'users', f.key), fields));
+    case 'user':
+      // PUT replaces the whole user (fields left out are cleared), so it serves both create and update: safe
+      // to retry, and converges after an interrupted apply.
+      if (c.action !== 'delete') return void (await client.put(pathOf(facts, 'users', f.key), userBody(f)));
       return del(client, pathOf(facts, 'users', f.key));
-    }
     case 'tenant_user':
       if (c.action === 'create') return void (await client.post(pathOf(facts, 'tenants', f.tenant, 'users'), { key: f.user }, { idempotent: true }));
       return del(client, pathOf(facts, 'tenants', f.tenant, 'users', f.user));
@@ -81,11 +96,13 @@ export async function applyOne(client: ApiClient, c: Change): Promise<void> {
       if (c.action === 'create') return void (await client.post(pathOf(schema, 'groups', f.group, 'roles'), body, { idempotent: true }));
       return del(client, pathOf(schema, 'groups', f.group, 'roles'), body);
     }
-    case 'access_requests': {
-      const levels = { LEVEL_1: f.reviewer_roles ?? [] };
-      if (c.action === 'create') return void (await client.create(`${elements}/config`, { key: f.key, name: f.name, elements_type: 'user_management', roles_to_levels: levels }));
-      if (c.action === 'update') return void (await client.patch(pathOf(elements, 'config', f.key), { name: f.name, roles_to_levels: levels }));
-      return del(client, pathOf(elements, 'config', f.key));
-    }
+    case 'access_requests':
+      if (c.action === 'create') {
+        return void (await client.create(`${elements}/config`, { key: f.key, name: f.name, elements_type: 'user_management', settings: {}, roles_to_levels: levelsOf(f) }));
+      }
+      if (c.action === 'update') return void (await client.patch(pathOf(elements, 'config', f.key), { name: f.name, roles_to_levels: levelsOf(f) }));
+      // The public delete of an element configuration lives at `/v2/elements/{p}/{e}/{id}` (no `config`
+      // segment); `/config/{id}` has GET and PATCH only.
+      return del(client, pathOf(elements, f.key));
   }
 }

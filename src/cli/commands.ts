@@ -27,8 +27,14 @@ export function registerCommands(program: Command): void {
 
   registerPlanCommands(program);
 
+  targetFlags(program.command('init').description('scaffold a configuration repository: roster/, the CI workflow, .gitignore, package.json (docs/ci.md)'))
+    .argument('[dir]', 'the repository (default: the working directory)')
+    .option('--force', 'replace roster/roster.yaml and the workflow when they exist')
+    .option('--from-live', 'fill roster/ from the live environment (what `roster export` writes) instead of the starter')
+    .action(async (dir: string | undefined, opts) => (await import('./commands/init.js')).initCommand(dir, opts));
+
   // Access requests: `requests` for scripts, CI and chat bots; `review`, the reviewer's terminal UI.
-  const requests = program.command('requests').description('access requests: list, get, create, approve, deny, cancel, update');
+  const requests = program.command('requests').description('access requests: list, get, create, approve, deny, cancel, update; adopt');
   const requestVerb = (verb: string, description: string, withId: boolean) => {
     const cmd = requests.command(verb).description(description);
     if (withId) cmd.argument('<id>', 'the access request id');
@@ -55,6 +61,11 @@ export function registerCommands(program: Command): void {
   requestVerb('deny', 'deny', true).option('--comment <text>');
   requestVerb('cancel', 'cancel your own request', true).option('--reason <text>');
   requestVerb('update', 'comment (or change the role) without deciding', true).option('--comment <text>').option('--role <role>');
+  targetFlags(requests.command('adopt').description('declare the grants of approved access requests in the configuration files (docs/plan.md)'))
+    .argument('[paths...]', 'configuration files or directories (default: roster.yaml or roster/)')
+    .option('--dry-run', 'print the edit as a diff; write nothing')
+    .option('--format <format>', 'text | json', 'text')
+    .action(async (paths: string[], opts) => (await import('./commands/adopt.js')).adoptCommand(paths, opts));
   targetFlags(program.command('review').description('review access requests in the terminal (needs a TTY; see `roster requests`)'))
     .requiredOption('--user <user>', 'the reviewer')
     .requiredOption('--tenant <tenant>', 'the tenant to review')

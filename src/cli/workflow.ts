@@ -24,9 +24,10 @@ export async function loadDesired(paths: string[], command: string): Promise<{ d
 /** `access`: add the plan's access section (src/plan/access.ts), with the assertions evaluated after the plan. */
 export async function computePlan(desired: DesiredState, target: Target, options: { prune?: boolean; access?: { permissions?: boolean } }): Promise<{ plan: Plan; live: LiveState }> {
   const { readLiveState } = await import('../api/read-live.js');
+  const { readRequestGrants } = await import('../api/read-request-grants.js');
   const { planChanges } = await import('../plan/plan.js');
-  const live = await readLiveState(target.client);
-  const plan = planChanges(desired, live, { project: target.project, environment: target.environment, prune: options.prune });
+  const [live, requestGrants] = await Promise.all([readLiveState(target.client), readRequestGrants(target.client)]);
+  const plan = planChanges(desired, live, { project: target.project, environment: target.environment, prune: options.prune, requestGrants });
   if (options.access) {
     const { planAccess } = await import('../plan/access.js');
     plan.access = planAccess({ live, changes: plan.changes, permissions: options.access.permissions, assertions: desired.assertions });

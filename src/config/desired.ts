@@ -83,6 +83,11 @@ export interface DesiredAccessRequestConfig {
   name: string;
   /** Roles mapped to LEVEL_1 of the element configuration, sorted. */
   reviewerRoles: string[];
+  /**
+   * `grant_for` as written (`12h`; src/config/duration.ts): the lifetime of grants of requests approved
+   * through this configuration. Not sent to the service: the planner reads it (src/plan/request-grants.ts).
+   */
+  grantFor?: string;
 }
 
 /**

@@ -3,6 +3,7 @@
  * throwing; `desired` is present exactly when there are no errors.
  */
 import type { ConfigProblem } from '../errors.js';
+import { acceptedPart } from './accept.js';
 import { sortDesiredState, type DesiredState } from './desired.js';
 import { buildDesiredState, type RawFile } from './normalise.js';
 import { parseSource } from './parse.js';
@@ -31,31 +32,40 @@ export async function loadConfig(paths: string[]): Promise<LoadResult> {
 }
 
 /**
- * The pure part of loading, over texts already read. Semantic rules run only once every file parses
- * and matches the schema: on a half-understood configuration their findings would be guesses.
+ * The pure part of loading, over texts already read. The semantic rules run on every part that parsed
+ * and that the schema accepted (accept.ts), so one run reports every mistake; what did not parse or was
+ * refused is known to the rules (`index.refused`), which then report nothing that follows from it.
  */
 export function validateSources(sources: SourceText[]): LoadResult {
   const errors: Problem[] = [];
   const warnings: Problem[] = [];
   const files: RawFile[] = [];
+  let unparsed = false;
   for (const { file, text } of sources) {
     const parsed = parseSource(file, text);
     errors.push(...parsed.errors);
     warnings.push(...parsed.warnings);
-    if (parsed.errors.length > 0) continue;
+    if (parsed.errors.length > 0) {
+      unparsed = true;
+      continue;
+    }
     const schemaErrors = checkSchema(parsed.src, parsed.value);
     errors.push(...schemaErrors);
     if (schemaErrors.length === 0) files.push({ src: parsed.src, raw: parsed.value as RawConfig });
+    else {
+      const { value, ...refused } = acceptedPart(parsed.value as Record<string, unknown>);
+      files.push({ src: parsed.src, raw: value, refused });
+    }
   }
+  const { desired, index, errors: mergeErrors } = buildDesiredState(files);
+  index.refused.everything = unparsed;
+  errors.push(...mergeErrors);
+  const found = runRules({ desired, index });
+  errors.push(...found.errors);
+  warnings.push(...found.warnings);
   const order = new Map(sources.map((s, i) => [s.file, i]));
   const sorted = (ps: Problem[]) => sortProblems(ps, order);
   if (errors.length > 0) return { errors: sorted(errors), warnings: sorted(warnings) };
-
-  const { desired, index, errors: mergeErrors } = buildDesiredState(files);
-  if (mergeErrors.length > 0) return { errors: sorted(mergeErrors), warnings: sorted(warnings) };
-  const found = runRules({ desired, index });
-  warnings.push(...found.warnings);
-  if (found.errors.length > 0) return { errors: sorted(found.errors), warnings: sorted(warnings) };
   return { desired: sortDesiredState(desired), errors: [], warnings: sorted(warnings) };
 }
 

@@ -3,13 +3,17 @@
  * with a SourceIndex saying where each object was declared. Short forms expand here and defaults apply;
  * an object declared in two places is a merge error naming both.
  */
+import type { Accepted } from './accept.js';
 import type { RawAssertion, RawConfig, RawUserRole } from './raw.generated.js';
 import { emptyDesiredState, groupId, SECTIONS, splitRef, type DesiredAssertion, type DesiredState, type Section } from './desired.js';
+import { Refused } from './refused.js';
 import { describePlace, problemAt, type Loc, type Problem, type Source } from './source.js';
 
 export interface RawFile {
   src: Source;
   raw: RawConfig;
+  /** What the schema refused in this file; absent when it accepted the whole file. */
+  refused?: Omit<Accepted, 'value'>;
 }
 
 /** Where each declared object is written, for problems raised by the rules. */
@@ -27,6 +31,8 @@ export interface SourceIndex {
   userRoles: Map<string, RawUserRole[]>;
   /** Assertions as written, in the order of `desired.assertions`. */
   assertions: { loc: Loc; raw: RawAssertion }[];
+  /** Names and mentions of the parts that did not parse or that the schema refused. */
+  refused: Refused;
 }
 
 export interface Normalised {
@@ -40,6 +46,7 @@ export function buildDesiredState(files: RawFile[]): Normalised {
   const index: SourceIndex = {
     resources: new Map(), roles: new Map(), tenants: new Map(), users: new Map(),
     resourceInstances: new Map(), groups: new Map(), accessRequests: new Map(), userRoles: new Map(), assertions: [],
+    refused: new Refused(),
   };
   const errors: Problem[] = [];
 
@@ -56,8 +63,21 @@ export function buildDesiredState(files: RawFile[]): Normalised {
     return true;
   };
 
-  for (const { src, raw } of files) {
+  for (const { src, raw, refused } of files) {
     const at = (...path: string[]): Loc => ({ src, path });
+    if (refused) {
+      // A refused entry still declares its name: it can be declared twice, and references to it resolve.
+      for (const { section, written } of refused.entries) {
+        const [locs, what] = SECTION_INDEX[section];
+        const id = section === 'groups' ? groupId(written) : written;
+        claim(index[locs], id, at(section, written), what);
+        index.refused.addName(section, id);
+      }
+      for (const { section, key } of refused.guessed) index.refused.addName(section, key);
+      for (const { section, key } of refused.trimmed) index.refused.addTrimmed(section, key);
+      for (const section of refused.unknowable) index.refused.addUnknowable(section);
+      index.refused.addMentions(refused.mentions);
+    }
     for (const field of ['project', 'environment'] as const) {
       const value = raw[field];
       if (value === undefined) continue;
@@ -112,8 +132,9 @@ export function buildDesiredState(files: RawFile[]): Normalised {
     }
     for (const [key, a] of Object.entries(raw.access_requests ?? {})) {
       if (!claim(index.accessRequests, key, at('access_requests', key), 'access request configuration')) continue;
-      desired.accessRequests.set(key, { key, name: a.name ?? key, reviewerRoles: [...a.reviewer_roles] });
+      desired.accessRequests.set(key, { key, name: a.name ?? key, reviewerRoles: [...a.reviewer_roles], ...opt('grantFor', a.grant_for) });
     }
+    // forEach skips the holes left by refused assertions; the others keep their written index.
     (raw.assertions ?? []).forEach((a, i) => {
       const loc: Loc = { src, path: ['assertions', i] };
       index.assertions.push({ loc, raw: a });
@@ -160,6 +181,11 @@ function normaliseAssertion(a: RawAssertion, loc: Loc): DesiredAssertion {
 export function targetTenant(desired: DesiredState, ref: string): string | undefined {
   return desired.resourceInstances.get(ref)?.tenant ?? desired.groups.get(ref)?.tenant;
 }
+
+const SECTION_INDEX: Record<Section, ['resources' | 'roles' | 'tenants' | 'users' | 'resourceInstances' | 'groups' | 'accessRequests', string]> = {
+  resources: ['resources', 'resource'], roles: ['roles', 'role'], tenants: ['tenants', 'tenant'], users: ['users', 'user'],
+  resource_instances: ['resourceInstances', 'resource instance'], groups: ['groups', 'group'], access_requests: ['accessRequests', 'access request configuration'],
+};
 
 function isSection(s: string): s is Section {
   return (SECTIONS as readonly string[]).includes(s);

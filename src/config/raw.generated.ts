@@ -186,4 +186,6 @@ export interface RawAccessRequestConfig {
   name?: RawName;
   /** Roles whose holders (in the request's tenant) may approve or deny requests. */
   reviewer_roles: RawKey[];
+  /** How long a grant of a request approved through this configuration lasts, unless the configuration declares it: a whole number and a unit, s, m, h or d (`45s`, `30m`, `12h`, `7d`). `roster plan` shows older grants as deletions and `roster apply` revokes them. See docs/plan.md. */
+  grant_for?: string;
 }

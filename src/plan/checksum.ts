@@ -20,6 +20,8 @@ export function fingerprintLive(live: LiveState): string {
  * managed objects (which sets the default deletion limit), must be refused like one with edited changes.
  */
 export function checksumPlan(plan: Omit<Plan, 'checksum' | 'access'>): string {
-  const { formatVersion, project, environment, prune, managed, changes, summary, liveFingerprint, managedLiveCount } = plan;
-  return sha256(JSON.stringify({ formatVersion, project, environment, prune, managed, changes, summary, liveFingerprint, managedLiveCount }));
+  const { formatVersion, project, environment, prune, managed, changes, summary, liveFingerprint, managedLiveCount, held } = plan;
+  // `held` (grants kept for approved access requests) is what the reviewer was told stays; absent, it
+  // adds nothing to the text, so plans without it keep their checksum.
+  return sha256(JSON.stringify({ formatVersion, project, environment, prune, managed, changes, summary, liveFingerprint, managedLiveCount, held }));
 }

@@ -6,12 +6,17 @@ import { KINDS } from './types.js';
 import { canonical, defined, diffFields } from './compare.js';
 import { ids } from './identity.js';
 import { checksumPlan, fingerprintLive } from './checksum.js';
+import { classifyRequestGrants, holdRequestGrants, type RequestGrant } from './request-grants.js';
 
 export interface PlanOptions {
   project: string;
   environment: string;
   /** Delete live top-level objects absent from the configuration, in the sections it manages. */
   prune?: boolean;
+  /** Grants of approved access requests (read-request-grants.ts): held, or deleted once expired. */
+  requestGrants?: readonly RequestGrant[];
+  /** The clock that decides which of them expired; default: now. */
+  now?: Date;
 }
 
 /**
@@ -83,7 +88,12 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
     b.keyed('access_requests', desired.accessRequests, live.accessRequests, ids.accessRequests, prune, (a) => ({ key: a.key, name: a.name, reviewer_roles: a.reviewerRoles }));
   }
 
-  const changes = b.finish();
+  // Grants of approved requests: expired ones are deleted (even when nothing else would delete them),
+  // held ones are not (nor what they hang on).
+  const grants = classifyRequestGrants(desired, live, options.requestGrants ?? [], options.now ?? new Date());
+  const planned = grants.expired.size > 0 ? b.plannedIds() : new Set<string>();
+  for (const [id, e] of grants.expired) if (!planned.has(id)) b.delete(e.kind, id, e.before);
+  const { changes, held } = holdRequestGrants(b.finish(), grants);
   const summary = { create: 0, update: 0, delete: 0 };
   for (const c of changes) summary[c.action]++;
   const plan = {
@@ -96,6 +106,7 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
     summary,
     liveFingerprint: fingerprintLive(live),
     managedLiveCount: countManaged(live, desired),
+    ...(held ? { held } : {}),
   };
   return { ...plan, checksum: checksumPlan(plan) };
 }
@@ -209,6 +220,10 @@ class PlanBuilder {
 
   delete(kind: Kind, id: string, before: Fields) {
     this.changes.push({ action: 'delete', kind, id, before: defined(before), dependsOn: [] });
+  }
+
+  plannedIds(): Set<string> {
+    return new Set(this.changes.map((c) => c.id));
   }
 
   finish(): Change[] {

@@ -1,6 +1,7 @@
 import type { Plan } from './types.js';
 import { describeFields, summaryLine } from './render-common.js';
 import { accessMarkdownLines } from './access.js';
+import { expiredNote, heldMarkdownLines } from './render-held.js';
 
 /** The first line of every Markdown plan: a CI step finds its earlier comment by it and edits it. */
 export const MARKDOWN_MARKER = '<!-- roster-plan -->';
@@ -8,17 +9,22 @@ export const MARKDOWN_MARKER = '<!-- roster-plan -->';
 /** The plan as a pull-request comment. Long plans fold into a <details> block. */
 export function renderPlanMarkdown(plan: Plan): string {
   const out = [MARKDOWN_MARKER, `### Roster plan for \`${plan.project}/${plan.environment}\``, '', `**${summaryLine(plan)}**`, ''];
-  if (plan.changes.length === 0) out.push('No changes. The live environment matches the configuration.', '');
+  if (plan.changes.length === 0) out.push(plan.held ? 'No changes.' : 'No changes. The live environment matches the configuration.', '');
   else {
     const rows = plan.changes.map((c) => {
       const sign = c.action === 'create' ? '+' : c.action === 'update' ? '~' : '-';
-      const detail = c.action === 'update' ? describeFields(c.fields) : c.action === 'create' && c.replaces ? `replaces: ${describeFields(c.replaces)}` : '';
+      const detail =
+        c.action === 'update' ? describeFields(c.fields)
+        : c.action === 'create' && c.replaces ? `replaces: ${describeFields(c.replaces)}`
+        : c.action === 'delete' && c.expired ? expiredNote(c.expired)
+        : '';
       return `| ${sign} | \`${c.id}\` | ${escape(detail)} |`;
     });
     const table = ['| | change | detail |', '|---|---|---|', ...rows];
     if (rows.length > 50) out.push('<details><summary>All changes</summary>', '', ...table, '', '</details>', '');
     else out.push(...table, '');
   }
+  if (plan.held) out.push(...heldMarkdownLines(plan.held), '');
   if (plan.access) out.push(...accessMarkdownLines(plan.access), '');
   out.push(`<sub>checksum \`${plan.checksum}\`</sub>`);
   return out.join('\n') + '\n';

@@ -1,6 +1,7 @@
 import type { Change, Plan } from './types.js';
 import { summaryLine, describeFields } from './render-common.js';
 import { accessTextLines } from './access.js';
+import { expiredNote, heldTextLines } from './render-held.js';
 
 export interface TextOptions {
   color?: boolean;
@@ -12,8 +13,9 @@ const paint = (on: boolean, code: number, s: string) => (on ? `\u001b[${code}m${
 export function renderPlanText(plan: Plan, options: TextOptions = {}): string {
   const color = options.color === true;
   const lines: string[] = [`Plan for ${plan.project}/${plan.environment}${plan.prune ? ' (with --prune)' : ''}`, ''];
-  if (plan.changes.length === 0) lines.push('No changes. The live environment matches the configuration.');
+  if (plan.changes.length === 0) lines.push(plan.held ? 'No changes.' : 'No changes. The live environment matches the configuration.');
   for (const c of plan.changes) lines.push(...changeLines(c, color));
+  if (plan.held) lines.push('', ...heldTextLines(plan.held));
   if (plan.access) lines.push('', ...accessTextLines(plan.access));
   lines.push('', summaryLine(plan), `checksum ${plan.checksum}`);
   return lines.join('\n') + '\n';
@@ -26,6 +28,6 @@ function changeLines(c: Change, color: boolean): string[] {
     case 'update':
       return [paint(color, 33, `  ~ ${c.id}`), ...c.fields.map((f) => paint(color, 33, `      ${describeFields([f])}`))];
     case 'delete':
-      return [paint(color, 31, `  - ${c.id}`)];
+      return [paint(color, 31, `  - ${c.id}${c.expired ? ` ${expiredNote(c.expired)}` : ''}`)];
   }
 }

@@ -4,6 +4,7 @@
  */
 
 import type { PlanAccess } from './access.js';
+import type { ExpiredGrant, PlanHeld } from './request-grants.js';
 
 /** Object kinds, in dependency order: a kind only refers to kinds before it. */
 export const KINDS = [
@@ -55,6 +56,8 @@ export interface UpdateChange extends ChangeBase {
 export interface DeleteChange extends ChangeBase {
   action: 'delete';
   before: Fields;
+  /** An assignment an approved access request made, deleted because it outlived its `grant_for`. */
+  expired?: ExpiredGrant;
 }
 
 export type Change = CreateChange | UpdateChange | DeleteChange;
@@ -75,6 +78,11 @@ export interface Plan {
   liveFingerprint: string;
   /** Live objects the plan counts as managed (for the deletion limit). */
   managedLiveCount: number;
+  /**
+   * Grants of approved access requests the configuration does not declare: kept, not changes
+   * (request-grants.ts). Absent when there are none.
+   */
+  held?: PlanHeld;
   /** Access changes (who gains and loses which role), when computed. */
   access?: PlanAccess;
 }

@@ -13,8 +13,8 @@ export interface DetailLine {
 
 /** Read-model fields already shown under a name of ours; every other field follows as sent. */
 const SHOWN = new Set([
-  'id', 'status', 'requesting_user_key', 'requesting_user_id', 'access_request_details', 'reason', 'created_at', 'updated_at',
-  'reviewer_user_key', 'reviewer_user_id', 'reviewed_at', 'reviewer_comment', 'cancel_reason', 'can_review',
+  'id', 'status', 'requesting_user_id', 'access_request_details', 'reason', 'created_at', 'updated_at',
+  'reviewer_user_id', 'reviewed_at', 'reviewer_comment',
 ]);
 
 const shown = (v: unknown) => (v === null || v === undefined || v === '' ? '—' : typeof v === 'string' ? v : JSON.stringify(v));
@@ -42,7 +42,7 @@ export function buildDetailLines(s: QueueState): DetailLine[] {
     ['requester', `${r.requester}${r.raw.requesting_user_id && r.raw.requesting_user_id !== r.requester ? ` (${String(r.raw.requesting_user_id)})` : ''}`],
     ['tenant', r.tenant], ['role', r.role], ['resource', r.resource], ['instance', r.instance],
     ['created', r.createdAt], ['updated', r.updatedAt], ['reviewer', r.reviewer], ['reviewed', r.reviewedAt],
-    ['reviewer comment', r.reviewerComment], ['cancel reason', r.cancelReason],
+    ['reviewer comment', r.reviewerComment],
     ['you may review', r.canReview ? 'yes' : r.own ? 'no (your own request)' : 'no'],
     ...Object.entries(r.raw).filter(([k]) => !SHOWN.has(k)),
   ];

@@ -55,14 +55,17 @@ function serverQuery(f: Filter): FeedQuery {
   if (f.resource) q.resource = f.resource;
   // The service takes `type:key` or a bare key.
   if (f.instance) q.resourceInstance = f.resource ? `${f.resource}:${f.instance}` : f.instance;
-  if (f.requester) q.requester = f.requester;
   return q;
 }
 
-/** The part of the filter the client applies (the free words), or undefined when there is none. */
+/**
+ * The part of the filter the client applies, or undefined when there is none: the free words, and the
+ * requester (the public list has no requester filter; it ignores filters it does not declare).
+ */
 export function clientPredicate(f: Filter): ((r: AccessRequest) => boolean) | undefined {
-  if (f.words.length === 0) return undefined;
+  if (f.words.length === 0 && f.requester === undefined) return undefined;
   return (r) => {
+    if (f.requester !== undefined && r.requester !== f.requester) return false;
     const hay = [r.requester, r.role, r.resource ?? '', r.instance ?? '', r.reason ?? ''].join(' ').toLowerCase();
     return f.words.every((w) => hay.includes(w));
   };
@@ -71,8 +74,9 @@ export function clientPredicate(f: Filter): ((r: AccessRequest) => boolean) | un
 /**
  * What a tab lists, for the acting `user` (a key). pending: everything pending the user sees (moderated
  * and own); decided: approved and denied, merged from two lists (the API filters on one status at a
- * time); mine: the user's own requests in any status, asked of the service as a requester filter.
- * In mine, `@X` for anyone but the user matches nothing: no query at all, an empty, complete list.
+ * time); mine: the user's own requests in any status, picked on the client from everything the user
+ * sees (the public list cannot filter by requester). In mine, `@X` for anyone but the user matches
+ * nothing: no query at all, an empty, complete list.
  */
 export function buildFeedSpec(tab: Tab, filter: Filter, user: string): FeedSpec {
   const base = serverQuery(filter);
@@ -84,6 +88,6 @@ export function buildFeedSpec(tab: Tab, filter: Filter, user: string): FeedSpec 
       return { queries: [{ ...base, status: 'approved' }, { ...base, status: 'denied' }], keep };
     case 'mine':
       if (filter.requester !== undefined && filter.requester !== user) return { queries: [], keep };
-      return { queries: [{ ...base, requester: user }], keep };
+      return { queries: [base], keep: (r) => r.own && (keep?.(r) ?? true) };
   }
 }

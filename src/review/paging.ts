@@ -22,8 +22,6 @@ export interface FeedQuery {
   resource?: string;
   /** `type:key` or a bare key. */
   resourceInstance?: string;
-  /** The requester's user key. */
-  requester?: string;
 }
 
 export interface FeedSpec {

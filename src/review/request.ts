@@ -20,8 +20,7 @@ export interface AccessRequest {
   reviewer: string | null;
   reviewedAt: string | null;
   reviewerComment: string | null;
-  cancelReason: string | null;
-  /** The acting user may approve, deny or update it (a moderator, and not their own request). */
+  /** The keys to approve, deny or update are offered: not on one's own request (the public read model does not say who moderates; the service refuses a non-moderator). */
   canReview: boolean;
   /** The acting user asked for it. */
   own: boolean;
@@ -32,11 +31,19 @@ export type { RequestStatus };
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null);
 
-/** Pure: a read model from the wire → `AccessRequest`, for the acting user `actor`. */
-export function readAccessRequest(raw: unknown, actor: string): AccessRequest {
+/**
+ * Pure: a read model from the wire → `AccessRequest`, for the acting user `actor` (a key). The public read
+ * model names users by id (`requesting_user_id`, `reviewer_user_id`); `keyOf` turns an id into the user's
+ * key where the source has looked it up, and an unknown id is shown as it is.
+ */
+export function readAccessRequest(raw: unknown, actor: string, keyOf: (id: string) => string | undefined = () => undefined): AccessRequest {
   const r = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
   const d = (typeof r.access_request_details === 'object' && r.access_request_details !== null ? r.access_request_details : {}) as Record<string, unknown>;
-  const requester = str(r.requesting_user_key) ?? str(r.requesting_user_id) ?? '?';
+  const user = (v: unknown) => {
+    const id = str(v);
+    return id === null ? null : (keyOf(id) ?? id);
+  };
+  const requester = user(r.requesting_user_id) ?? '?';
   let resource = str(d.resource);
   let instance = str(d.resource_instance);
   // The public API may send the instance as `type:key`.
@@ -58,12 +65,12 @@ export function readAccessRequest(raw: unknown, actor: string): AccessRequest {
     status,
     createdAt: str(r.created_at) ?? '',
     updatedAt: str(r.updated_at) ?? str(r.created_at) ?? '',
-    reviewer: str(r.reviewer_user_key) ?? str(r.reviewer_user_id),
+    reviewer: user(r.reviewer_user_id),
     reviewedAt: str(r.reviewed_at),
     reviewerComment: str(r.reviewer_comment),
-    cancelReason: str(r.cancel_reason),
-    // A service that does not say (the public API) leaves the decision to the server: offer the keys.
-    canReview: typeof r.can_review === 'boolean' ? r.can_review : !own,
+    // The public read model does not say who may review: the service decides when asked, so the keys are
+    // offered on every request but one's own.
+    canReview: !own,
     own,
     raw: r,
   };

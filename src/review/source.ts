@@ -1,4 +1,5 @@
 import { pathOf, type ApiClient } from '../api/index.js';
+import { ApiError } from '../errors.js';
 import { isEnvelope } from '../api/paging.js';
 import { readAccessRequest, type AccessRequest } from './request.js';
 import type { FeedQuery } from './paging.js';
@@ -48,7 +49,40 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
   const { client, user, tenant } = o;
   const base = pathOf(client.paths.facts, 'access_requests', o.config ?? 'default', 'user', user, 'tenant', tenant);
   const one = (id: string, ...rest: string[]) => pathOf(base, id, ...rest);
-  const read = (raw: unknown) => readAccessRequest(raw, user);
+  // The public read model names users by id: each id is looked up once (`GET /users/{id}`); the lookup
+  // itself is kept, so lists read at the same time (read-ahead, the two lists of `decided`) share it.
+  const keys = new Map<string, string>();
+  const lookups = new Map<string, Promise<void>>();
+  const lookUp = (id: string) => {
+    let pending = lookups.get(id);
+    if (!pending) {
+      pending = client.get<{ key: string }>(pathOf(client.paths.facts, 'users', id)).then(
+        (u) => void keys.set(id, u.key),
+        (err) => {
+          // A user deleted since: shown by id. Anything else fails this read (and may be retried).
+          if (err instanceof ApiError && err.info.status === 404) return void keys.set(id, id);
+          lookups.delete(id);
+          throw err;
+        },
+      );
+      lookups.set(id, pending);
+    }
+    return pending;
+  };
+  const learnKeys = async (raws: unknown[]) => {
+    const ids = new Set<string>();
+    for (const raw of raws) {
+      for (const field of ['requesting_user_id', 'reviewer_user_id']) {
+        const id = (raw as Record<string, unknown> | null)?.[field];
+        if (typeof id === 'string' && id !== '') ids.add(id);
+      }
+    }
+    await Promise.all([...ids].map(lookUp));
+  };
+  const read = async (raw: unknown) => {
+    await learnKeys([raw]);
+    return readAccessRequest(raw, user, (id) => keys.get(id));
+  };
   // Empty strings are not sent: a comment typed as nothing is no comment.
   const compact = (b: Record<string, string | undefined>) => Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined && v !== ''));
 
@@ -64,10 +98,11 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
           role: q.role,
           resource: q.resource,
           resource_instance_id: q.resourceInstance,
-          requesting_user: q.requester,
         },
       });
-      const items = (isEnvelope(raw) ? raw.data : Array.isArray(raw) ? raw : []).map(read);
+      const list = isEnvelope(raw) ? raw.data : Array.isArray(raw) ? raw : [];
+      await learnKeys(list);
+      const items = list.map((r) => readAccessRequest(r, user, (id) => keys.get(id)));
       const total = isEnvelope(raw) && typeof raw.total_count === 'number' ? raw.total_count : undefined;
       return { items, total, raw };
     },

@@ -13,6 +13,8 @@ export interface StartOptions extends Omit<ServerOptions, 'db'> {
    * Absent: SQLite under `dataDir`.
    */
   databaseUrl?: string;
+  /** Runs on the built app before it listens: extra hooks (the tests' exchange recorder). */
+  configure?: (app: FastifyInstance) => void | Promise<void>;
 }
 
 export interface RunningServer {
@@ -39,6 +41,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let app: FastifyInstance;
   try {
     app = await createServer({ ...options, db });
+    await options.configure?.(app);
   } catch (err) {
     await db.close();
     throw err;

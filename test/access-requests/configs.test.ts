@@ -12,18 +12,27 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 const cfg = (method: string, path = '', body?: unknown) => s.call(method, `/v2/elements/p/e/config${path}`, body);
+/** The public delete sits beside `config`: `DELETE /v2/elements/{p}/{e}/{key or id}`. */
+const remove = (keyOrId: string) => s.call('DELETE', `/v2/elements/p/e/${keyOrId}`);
+/** Levels as role keys (the read model lists each role as `{id, key, name, resource_id}`). */
+const levelKeys = (levels: Record<string, { key: string }[]>) => Object.fromEntries(Object.entries(levels).map(([l, roles]) => [l, roles.map((r) => r.key)]));
 
 describe('create and read', () => {
   it('answers the configuration with ids of the environment and timestamps', async () => {
     const scope = ok(await s.call('GET', '/v2/api-key/scope', undefined, { key: 'test-env-key-abcdefghij' }));
     const at = clock.tick();
-    const c = ok(await cfg('POST', '', { key: 'c1', name: 'Reviewers', elements_type: 'user_management', roles_to_levels: { LEVEL_1: ['admin'], LEVEL_2: ['manager', 'editor'] } }));
+    const c = ok(await cfg('POST', '', { key: 'c1', name: 'Reviewers', elements_type: 'user_management', settings: {}, roles_to_levels: { LEVEL_1: ['admin'], LEVEL_2: ['manager', 'editor'] } }));
+    const roleOf = async (key: string) => {
+      const r = ok(await s.schema('GET', `/roles/${key}`));
+      return { id: r.id, key, name: r.name, resource_id: expect.stringMatching(/^[0-9a-f-]{36}$/) };
+    };
     expect(c).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       key: 'c1',
       name: 'Reviewers',
       elements_type: 'user_management',
-      roles_to_levels: { LEVEL_1: ['admin'], LEVEL_2: ['manager', 'editor'] },
+      is_active: true,
+      roles_to_levels: { LEVEL_1: [await roleOf('admin')], LEVEL_2: [await roleOf('manager'), await roleOf('editor')] },
       settings: {},
       organization_id: scope.organization_id,
       project_id: scope.project_id,
@@ -39,10 +48,18 @@ describe('create and read', () => {
     expect(ok(await cfg('POST', '', { key: 'c-min', name: 'min' }))).toMatchObject({ elements_type: 'user_management', roles_to_levels: {} });
   });
 
+  it('roles may be named by id; they are kept by key', async () => {
+    const admin = ok(await s.schema('GET', '/roles/admin'));
+    const c = ok(await cfg('POST', '', { key: 'c-ids', name: 'ids', roles_to_levels: { LEVEL_1: [admin.id, 'admin'] } }));
+    expect(levelKeys(c.roles_to_levels)).toEqual({ LEVEL_1: ['admin'] });
+  });
+
   it('settings are stored and returned; email_notifications is accepted and ignored', async () => {
-    const c = ok(await cfg('POST', '', { key: 'c-set', name: 'x', settings: { theme: 'dark' }, email_notifications: true }));
-    expect(c.settings).toEqual({ theme: 'dark' });
+    const c = ok(await cfg('POST', '', { key: 'c-set', name: 'x', settings: { theme: 'dark', size: 3, on: true }, email_notifications: true }));
+    expect(c.settings).toEqual({ theme: 'dark', size: 3, on: true });
     expect(c).not.toHaveProperty('email_notifications');
+    // Settings are flat: numbers, strings and booleans, as the public API has them.
+    expectInvalid(await cfg('POST', '', { key: 'c-set2', name: 'x', settings: { theme: { dark: true } } }), ['body', 'settings', 'theme']);
   });
 
   it('a duplicate key is 409 DUPLICATE_ENTITY', async () => {
@@ -86,13 +103,15 @@ describe('list', () => {
 });
 
 describe('update', () => {
-  it.each(['PATCH', 'PUT'])('%s changes the fields sent, keeps the others, moves updated_at', async (method) => {
-    const key = `c-up-${method}`;
-    const c = ok(await cfg('POST', '', { key, name: 'before', roles_to_levels: { LEVEL_1: ['admin'] } }));
+  it('PATCH changes the fields sent, keeps the others, moves updated_at; there is no PUT', async () => {
+    const c = ok(await cfg('POST', '', { key: 'c-up', name: 'before', roles_to_levels: { LEVEL_1: ['admin'] } }));
     const at = clock.tick();
-    const u = ok(await cfg(method, `/${key}`, { roles_to_levels: { LEVEL_2: ['manager'] } }));
-    expect(u).toEqual({ ...c, roles_to_levels: { LEVEL_2: ['manager'] }, updated_at: at });
-    expect(ok(await cfg(method, `/${c.id}`, { name: 'after' }))).toMatchObject({ name: 'after', roles_to_levels: { LEVEL_2: ['manager'] } });
+    const u = ok(await cfg('PATCH', '/c-up', { roles_to_levels: { LEVEL_2: ['manager'] } }));
+    expect({ ...u, roles_to_levels: levelKeys(u.roles_to_levels) }).toEqual({ ...c, roles_to_levels: { LEVEL_2: ['manager'] }, updated_at: at });
+    const renamed = ok(await cfg('PATCH', `/${c.id}`, { name: 'after' }));
+    expect(renamed.name).toBe('after');
+    expect(levelKeys(renamed.roles_to_levels)).toEqual({ LEVEL_2: ['manager'] });
+    expectError(await cfg('PUT', '/c-up', { name: 'x' }), 405, 'METHOD_NOT_ALLOWED');
   });
 
   it('a missing role is 404 and nothing changes; the key cannot change (422)', async () => {
@@ -115,17 +134,20 @@ describe('update', () => {
 });
 
 describe('delete', () => {
-  it('answers 204, then 404; by key or id', async () => {
+  it('DELETE /v2/elements/{p}/{e}/{key or id} answers 204, then 404; there is no delete under config/', async () => {
     const c = ok(await cfg('POST', '', { key: 'c-del', name: 'x' }));
-    expect((await cfg('DELETE', `/${c.id}`)).status).toBe(204);
+    expectError(await cfg('DELETE', '/c-del'), 405, 'METHOD_NOT_ALLOWED');
+    expect((await remove(c.id)).status).toBe(204);
     expectError(await cfg('GET', '/c-del'), 404, 'NOT_FOUND');
-    expectError(await cfg('DELETE', '/c-del'), 404, 'NOT_FOUND');
+    expectError(await remove('c-del'), 404, 'NOT_FOUND');
+    ok(await cfg('POST', '', { key: 'c-del', name: 'again' }));
+    expect((await remove('c-del')).status).toBe(204);
   });
 
   it('removes the configuration\'s access requests with it (documented)', async () => {
     await elementsConfig(s, 'c-del2', { LEVEL_1: ['admin'] });
     await aRequest(s, 'alice', { role: 'viewer' }, { config: 'c-del2' });
-    expect((await cfg('DELETE', '/c-del2')).status).toBe(204);
+    expect((await remove('c-del2')).status).toBe(204);
     expectError(await as(s, 'alice', { config: 'c-del2' }).list(), 404, 'NOT_FOUND');
     await elementsConfig(s, 'c-del2', { LEVEL_1: ['admin'] });
     expect(ok(await as(s, 'alice', { config: 'c-del2' }).list()).total_count).toBe(0);
@@ -140,11 +162,13 @@ describe('deleting a role prunes it from every configuration', () => {
     const untouched = ok(await cfg('GET', '/c-prune-b'));
     const at = clock.tick();
     expect((await s.schema('DELETE', '/roles/doomed')).status).toBe(204);
-    expect(ok(await cfg('GET', '/c-prune-a'))).toMatchObject({ roles_to_levels: { LEVEL_1: ['admin'], LEVEL_3: [] }, updated_at: at });
+    const pruned = ok(await cfg('GET', '/c-prune-a'));
+    expect(levelKeys(pruned.roles_to_levels)).toEqual({ LEVEL_1: ['admin'], LEVEL_3: [] });
+    expect(pruned.updated_at).toBe(at);
     expect(ok(await cfg('GET', '/c-prune-b'))).toEqual(untouched);
     // The role can be created again without it reappearing in the configuration.
     await role(s, 'doomed');
-    expect(ok(await cfg('GET', '/c-prune-a')).roles_to_levels.LEVEL_1).toEqual(['admin']);
+    expect(levelKeys(ok(await cfg('GET', '/c-prune-a')).roles_to_levels).LEVEL_1).toEqual(['admin']);
   });
 });
 

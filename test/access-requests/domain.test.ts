@@ -8,6 +8,8 @@ const requester = anActor({ isRequester: true });
 const moderator = anActor({ isModerator: true });
 const selfModerator = anActor({ isRequester: true, isModerator: true });
 const bystander = anActor();
+/** The API key on the `/v2/elements/...` operations: the environment's administrator, no user. */
+const administrator = anActor({ userId: null, isAdministrator: true });
 
 type Want = 'ok' | 'NOT_FOUND' | 'FORBIDDEN_ACCESS' | 'CONFLICT';
 const verdict = (status: StoredStatus, t: Transition, a: Actor): Want => {
@@ -34,6 +36,8 @@ describe('checkTransition', () => {
     ['bystander approves', bystander, 'approve', null, 'NOT_FOUND'],
     ['bystander cancels', bystander, 'cancel', null, 'NOT_FOUND'],
     ['bystander approves decided', bystander, 'approve', 'approved', 'NOT_FOUND'],
+    // The administrator takes every transition of a pending request.
+    ...(['approve', 'deny', 'update', 'cancel'] as const).map((t): [string, Actor, Transition, StoredStatus, Want] => [`administrator ${t}s`, administrator, t, null, 'ok']),
     // Decided requests: the right actor gets 409; the wrong one still 403 (authority before state).
     ...(['approved', 'deny', 'cancel'] as const).flatMap((s): [string, Actor, Transition, StoredStatus, Want][] => [
       [`moderator approves ${s}`, moderator, 'approve', s, 'CONFLICT'],
@@ -42,6 +46,8 @@ describe('checkTransition', () => {
       [`requester cancels ${s}`, requester, 'cancel', s, 'CONFLICT'],
       [`moderator cancels ${s}`, moderator, 'cancel', s, 'FORBIDDEN_ACCESS'],
       [`requester approves ${s}`, requester, 'approve', s, 'FORBIDDEN_ACCESS'],
+      [`administrator approves ${s}`, administrator, 'approve', s, 'CONFLICT'],
+      [`administrator cancels ${s}`, administrator, 'cancel', s, 'CONFLICT'],
     ]),
   ])('%s', (_, actor, t, status, want) => {
     expect(verdict(status, t, actor)).toBe(want);

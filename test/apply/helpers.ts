@@ -22,8 +22,9 @@ export interface Env {
   close(): Promise<void>;
 }
 
-export async function startEnv(): Promise<Env> {
-  const server = await startTestServer();
+/** `now`: the server's clock (access-request decisions are dated by it). */
+export async function startEnv(options: { now?: () => Date } = {}): Promise<Env> {
+  const server = await startTestServer(options);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'roster-apply-'));
   const clients: ApiClient[] = [];
   return {

@@ -48,13 +48,15 @@ describe('requests', { timeout: 120_000 }, () => {
     await env?.close();
   });
 
-  it('a no-op plan reads at most ceil(objects / page size) per list, plus a small constant, and writes nothing', async () => {
+  it('a no-op plan reads at most ceil(objects / page size) per list, one role read per group, plus a small constant, and writes nothing', async () => {
     const { client, requests } = env.client();
     const live = await readLiveState(client);
     expect(planChanges(desired, live, OPTIONS).changes).toEqual([]);
     expect(live.users.size).toBe(320);
     expect(requests.every((r) => r.method === 'GET' && r.status === 200)).toBe(true);
-    expect(requests.length).toBeLessThanOrEqual(pagesFor(live) + 2);
+    // The public `/groups/direct` items carry no roles, so each group's roles are one `GET /groups/{key}/roles`.
+    expect(requests.filter((r) => /\/groups\/[^/]+\/roles$/.test(r.path))).toHaveLength(live.groups.size);
+    expect(requests.length).toBeLessThanOrEqual(pagesFor(live) + live.groups.size + 2);
     expect(client.counters().requests).toBe(requests.length);
   });
 

@@ -131,4 +131,15 @@ describe('roster check and roster explain', () => {
     const ghost = await cli(['explain', 'zed', 'read', 'document:nope', '--format', 'json']);
     expect(JSON.parse(ghost.stdout)).toMatchObject({ on: 'desired', allowed: false, notes: ['note: zed is not a user of the configuration.', 'note: document:nope is not a resource instance or group of the configuration.'] });
   });
+
+  it('explain: a misspelt user, role or instance gets "did you mean"', async () => {
+    writeFileSync(file(), CONFIG);
+    const r = await cli(['explain', 'carl', 'editr', 'document:roadmp', '--format', 'json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).notes).toEqual([
+      'note: carl is not a user of the configuration (did you mean "carol"?).',
+      'note: document:roadmp is not a resource instance or group of the configuration (did you mean "document:roadmap"?).',
+      'note: editr is neither a role nor an action that a role grants on document (did you mean "editor"?).',
+    ]);
+  });
 });

@@ -40,6 +40,52 @@ describe('roster validate', () => {
     `);
   });
 
+  describe('a schema mistake and a semantic one in the same file are both reported in one run', () => {
+    const file = fixture('schema-and-rule-mistakes');
+
+    it('text', async () => {
+      const r = await runCli(['validate', file]);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toMatchInlineSnapshot(`
+        "test/fixtures/config/schema-and-rule-mistakes.yaml:21:5: error: unknown field "member_off"
+          at groups.team:docs.member_off
+          21 |     member_off: [team:eng]
+             |     ^^^^^^^^^^
+          hint: did you mean "member_of"?
+
+        test/fixtures/config/schema-and-rule-mistakes.yaml:22:21: error: unknown role "editr"
+          at groups.team:docs.roles[0].role
+          22 |     roles: [{ role: editr, on: document:readme }]
+             |                     ^^^^^
+          hint: did you mean "editor"?
+
+        2 errors, 0 warnings
+        "
+      `);
+    });
+
+    it('json', async () => {
+      const r = await runCli(['validate', '--format', 'json', file]);
+      expect(r.code).toBe(1);
+      const out = JSON.parse(r.stdout);
+      expect(out.errors.map((e: Record<string, unknown>) => [e.line, e.column, e.path, e.message, e.hint])).toEqual([
+        [21, 5, 'groups.team:docs.member_off', 'unknown field "member_off"', 'did you mean "member_of"?'],
+        [22, 21, 'groups.team:docs.roles[0].role', 'unknown role "editr"', 'did you mean "editor"?'],
+      ]);
+      expect(out.warnings).toEqual([]);
+    });
+
+    it('github', async () => {
+      const r = await runCli(['validate', '--format', 'github', file]);
+      expect(r.code).toBe(1);
+      expect(r.stdout.trimEnd().split('\n')).toEqual([
+        `::error file=${file},line=21,col=5,endLine=21,endColumn=15,title=roster validate%3A groups.team%3Adocs.member_off::unknown field "member_off" (did you mean "member_of"?)`,
+        `::error file=${file},line=22,col=21,endLine=22,endColumn=26,title=roster validate%3A groups.team%3Adocs.roles[0].role::unknown role "editr" (did you mean "editor"?)`,
+        '2 errors, 0 warnings',
+      ]);
+    });
+  });
+
   it('prints warnings and still exits 0', async () => {
     const r = await runCli(['validate', fixture('unused-role')]);
     expect(r.code).toBe(0);

@@ -48,13 +48,15 @@ describe('schema errors', () => {
     expect(r.errors[0].hint).toBe(hint);
   });
 
-  it('reports every error of every file in one run', () => {
+  it('reports every error of every file in one run, and the rules on what the schema accepted', () => {
     const r = validateTexts('tenants:\n  acme: [1]\nusers:\n  "bad key": {}\n', 'groups:\n  g: { tenant: t, memebers: [] }\n');
     expect(r.errors.map(brief)).toEqual([
       '2:9 tenants.acme: expected a mapping, a string or nothing, found a list',
       '4:3 users["bad key"]: invalid key "bad key" (expected: letters, digits and `| @ + - . _`, at most 256 characters)',
+      '2:16 groups.g.tenant: unknown tenant "t"',
       '2:19 groups.g.memebers: unknown field "memebers"',
     ]);
+    expect(r.warnings).toEqual([]); // g is empty only because "memebers" was not understood
   });
 
   it('enforces the key patterns and the 256-character limit', () => {

@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { startServer, type RunningServer } from '../../src/server/listen.js';
+import type { Exchange } from '../contract/openapi.js';
+import { recordExchanges } from '../contract/recorder.js';
 
 /**
  * The store the service tests run on: `ROSTER_TEST_STORE=postgres` runs them on PostgreSQL, each server
@@ -51,6 +53,11 @@ export interface TestServer extends RunningServer {
   facts(method: string, path: string, body?: unknown, key?: string | null): Promise<Resp>;
   /** Stops the server, keeping the data directory (for restart tests). */
   stop(): Promise<void>;
+  /**
+   * With `record: true`, every exchange the server saw, in order (test/contract/recorder.ts): check
+   * them with test/contract/openapi.ts `checkExchange`. Empty otherwise.
+   */
+  exchanges: Exchange[];
 }
 
 export interface Resp {
@@ -60,11 +67,12 @@ export interface Resp {
 }
 
 /** The real server on port 0 over a temporary data directory, with an org key and a key scoped to p/e. */
-export async function startTestServer(options: { dataDir?: string; now?: () => Date } = {}): Promise<TestServer> {
+export async function startTestServer(options: { dataDir?: string; now?: () => Date; record?: boolean } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'roster-test-'));
   // On PostgreSQL the data directory only records the server's schema, so that a restart on the same
   // data directory (`stop()`, then `startTestServer({dataDir})`) finds the same data.
   let schema: string | undefined;
+  let exchanges: Exchange[] = [];
   if (TEST_STORE === 'postgres') {
     const file = path.join(dataDir, 'pg-schema');
     schema = existsSync(file) ? readFileSync(file, 'utf8').trim() : freshSchema();
@@ -79,6 +87,9 @@ export async function startTestServer(options: { dataDir?: string; now?: () => D
     now: options.now,
     // ROSTER_TEST_LOG=1 prints the server's errors (with their stack) while debugging a 500.
     logger: process.env.ROSTER_TEST_LOG ? { level: 'error' } : false,
+    configure: (app) => {
+      if (options.record) exchanges = recordExchanges(app);
+    },
   });
   const { call, schema: schemaCall, facts } = httpClient(server.url);
   return {
@@ -87,6 +98,7 @@ export async function startTestServer(options: { dataDir?: string; now?: () => D
     call,
     schema: schemaCall,
     facts,
+    exchanges,
     stop: () => server.close(),
     async close() {
       await server.close();

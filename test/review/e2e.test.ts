@@ -3,7 +3,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { ROOT, runCli } from '../helpers/cli.js';
 import { ENV_KEY, ORG_KEY, startTestServer, type TestServer } from '../helpers/server.js';
-import { seedReviewWorld } from './world.js';
+import { readUserIds, seedReviewWorld } from './world.js';
 
 /**
  * The real `roster review` in a pseudo-terminal (tmux) against the real server: requests filed with
@@ -87,9 +87,11 @@ describe.skipIf(!hasTmux)('roster review in a terminal (tmux)', () => {
     s = await until('roster review: 2 decisions recorded');
     expect(s).not.toContain(ORG_KEY);
 
+    // The public read model names the reviewer by id.
+    const bob = (await readUserIds(server)).id.bob;
     const read = async (id: string) => (await server.facts('GET', `/access_requests/default/user/bob/tenant/acme/${id}`)).body;
-    expect(await read(approved)).toMatchObject({ status: 'approved', reviewer_comment: 'welcome aboard', reviewer_user_key: 'bob' });
-    expect(await read(denied)).toMatchObject({ status: 'deny', reviewer_comment: 'use a branch', reviewer_user_key: 'bob' });
+    expect(await read(approved)).toMatchObject({ status: 'approved', reviewer_comment: 'welcome aboard', reviewer_user_id: bob });
+    expect(await read(denied)).toMatchObject({ status: 'deny', reviewer_comment: 'use a branch', reviewer_user_id: bob });
     const allowed = async (user: string, action: string, key: string) =>
       (await server.call('POST', '/allowed', { user: { key: user }, action, resource: { type: 'document', key, tenant: 'acme' } }, { key: ENV_KEY })).body.allow;
     expect(await allowed('dave', 'read', 'roadmap')).toBe(true);

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { initQueue, listHeight, reduce, requestAt, selected, visibleRows, type Action, type QueueState } from '../../src/review/model.js';
 import { formatPosition } from '../../src/review/format.js';
-import { aRequest, keys, pageOf, run, someRequests } from './builders.js';
+import { summarizeFeed } from '../../src/review/paging.js';
+import { aRequest, keys, mixedRequests, pageOf, run, someRequests } from './builders.js';
 
 const h = listHeight({ rows: 24 }); // 16
 
@@ -60,42 +61,75 @@ describe('queue model: moving', () => {
     expect(run({}, [{ type: 'key', key: { input: '', name: 'tab', shift: true } }]).state.tab).toBe('mine');
   });
 
-  it('mine asks the service for the user\'s own requests, with an exact total, and reads only the pages shown', () => {
+  const fetched = (effects: ReturnType<typeof run>['all']) => effects.flatMap((e) => (e.type === 'fetchPage' ? [e] : []));
+
+  it("mine lists what the user sees in every status and keeps the user's own: no requester is sent, pages are read only as the screen needs", () => {
     const { state, all } = run({}, [{ type: 'start' }, pageOf(someRequests(3)), ...keys('3')]);
-    expect(state.feed.kind).toBe('exact');
-    expect(all.filter((e) => e.type === 'fetchPage' && e.gen === 2)).toEqual([
-      { type: 'fetchPage', gen: 2, fetch: { source: 0, page: 1 }, query: { requester: 'bob' }, perPage: 50 },
-    ]);
-    // 500 of bob's: G reads the last page only, and every row on it is shown as the service sent it.
-    const last = run({}, [...keys('3'), pageOf(someRequests(50, { requester: 'bob' }), 500, 1, 2), ...keys('G')]);
-    expect(last.effects.filter((e) => e.type === 'fetchPage').map((e) => e.type === 'fetchPage' && e.fetch.page)).toEqual([10]);
-    expect(last.state.cursor).toBe(499);
-    const shown = reduce(last.state, pageOf(someRequests(50, { requester: 'bob' }), 500, 10, 2));
-    expect(visibleRows(shown.state).every((r) => r.state === 'loaded' && r.request?.own)).toBe(true);
+    expect(state.feed.kind).toBe('scan');
+    // The public list has no requester filter: one query without status or requester.
+    expect(fetched(all).filter((e) => e.gen === 2)).toEqual([{ type: 'fetchPage', gen: 2, fetch: { source: 0, page: 1 }, query: {}, perPage: 50 }]);
+    // 1,000 rows, one in five bob's: page 1 gives 10 of his, not a screen and the next (32), so page 2 is read.
+    const bobEvery5 = (page: number) => mixedRequests(50, (i) => (i % 5 === 0 ? 'bob' : 'dave'), `p${page}-`);
+    const one = run({}, [...keys('3'), pageOf(bobEvery5(1), 1000, 1, 2)]);
+    expect(fetched(one.effects).map((e) => e.fetch.page)).toEqual([2]);
+    const three = run({}, [...keys('3'), pageOf(bobEvery5(1), 1000, 1, 2), pageOf(bobEvery5(2), 1000, 2, 2), pageOf(bobEvery5(3), 1000, 3, 2)]);
+    // 30 rows: still short of 32, page 4 asked; nothing past it.
+    expect(fetched(three.all).map((e) => e.fetch.page)).toEqual([1, 2, 3, 4]);
+    const four = reduce(three.state, pageOf(bobEvery5(4), 1000, 4, 2));
+    expect(fetched(four.effects)).toEqual([]);
+    expect(visibleRows(four.state)).toHaveLength(h);
+    expect(visibleRows(four.state).every((r) => r.state === 'loaded' && r.request?.own && r.request.requester === 'bob')).toBe(true);
+    // The total is not known until every page is read: the status line says how far the scan got.
+    expect(formatPosition(four.state)).toBe('1–16 of 40 matching · 200 of 1,000 read');
   });
 
-  it('/ filters: role, resource and @requester go to the service; paging stays exact', () => {
+  it('mine: once the list is read, the total is the count of the user\'s own', () => {
+    const list = mixedRequests(70, (i) => (i % 3 === 0 ? 'bob' : 'alice'));
+    const { state } = run({}, [...keys('3'), pageOf(list.slice(0, 50), 70, 1, 2), pageOf(list.slice(50), 70, 2, 2), ...keys('G')]);
+    const own = list.filter((r) => r.requester === 'bob');
+    expect(summarizeFeed(state.feed)).toMatchObject({ rows: own.length, total: own.length });
+    expect(state.cursor).toBe(own.length - 1);
+    expect(requestAt(state, own.length - 1)?.id).toBe(own.at(-1)!.id);
+    expect(formatPosition(state)).toBe(`${own.length - h + 1}–${own.length} of ${own.length}`);
+  });
+
+  it('/ filters: role and resource go to the service and stay exact; @requester is matched here, never sent', () => {
+    const exact = run({}, [{ type: 'start' }, pageOf(someRequests(3)), ...keys('/', 'role:editor resource:document:readme', '<return>')]);
+    expect(exact.state.feed.kind).toBe('exact');
+    expect(exact.all.at(-1)).toEqual({ type: 'fetchPage', gen: 2, fetch: { source: 0, page: 1 }, perPage: 50, query: { status: 'pending', role: 'editor', resource: 'document', resourceInstance: 'document:readme' } });
+    // An exact feed: G on the service's 500 reads the last page only.
+    const bottom = run({}, [...keys('/', 'role:editor', '<return>'), pageOf(someRequests(50), 500, 1, 2), ...keys('G')]);
+    expect(fetched(bottom.effects).map((e) => e.fetch.page)).toEqual([10]);
+
     const { state, all } = run({}, [{ type: 'start' }, pageOf(someRequests(3)), ...keys('/', 'role:editor resource:document:readme @alice', '<return>')]);
     expect(state.filter).toMatchObject({ role: 'editor', resource: 'document', instance: 'readme', requester: 'alice' });
-    expect(state.feed.kind).toBe('exact');
-    expect(all.at(-1)).toMatchObject({
-      type: 'fetchPage', gen: 2, query: { status: 'pending', role: 'editor', resource: 'document', resourceInstance: 'document:readme', requester: 'alice' },
-    });
-    // The service's answer is shown as it is: the total is the service's, not a count of rows read.
-    const answered = reduce(state, pageOf(someRequests(50, { requester: 'alice' }), 120, 1, 2));
-    expect(answered.state.feed).toMatchObject({ kind: 'exact', total: 120 });
-    expect(visibleRows(answered.state).map((r) => r.request?.requester)).toEqual(Array(h).fill('alice'));
-    // esc in the list clears the filter.
+    expect(state.feed.kind).toBe('scan');
+    expect(all.at(-1)).toEqual({ type: 'fetchPage', gen: 2, fetch: { source: 0, page: 1 }, perPage: 50, query: { status: 'pending', role: 'editor', resource: 'document', resourceInstance: 'document:readme' } });
+    // The service sends everyone's: only alice's show, and the total is the count of hers, not the service's.
+    const list = mixedRequests(60, (i) => (i % 4 === 1 ? 'alice' : i % 4 === 2 ? 'alicia' : 'dave'));
+    const first = reduce(state, pageOf(list.slice(0, 50), 60, 1, 2));
+    expect(fetched(first.effects).map((e) => e.fetch.page)).toEqual([2]);
+    const answered = reduce(first.state, pageOf(list.slice(50), 60, 2, 2));
+    const alices = list.filter((r) => r.requester === 'alice');
+    expect(alices).toHaveLength(15);
+    expect(answered.state.feed).toMatchObject({ kind: 'scan', items: alices });
+    expect(summarizeFeed(answered.state.feed)).toMatchObject({ rows: 15, total: 15 });
+    expect(visibleRows(answered.state).map((r) => r.request?.requester)).toEqual(Array(15).fill('alice'));
+    expect(formatPosition(answered.state)).toBe('1–15 of 15');
+    // esc in the list clears the filter: the plain pending list again, exact.
     const cleared = reduce(answered.state, keys('<escape>')[0]);
     expect(cleared.state.filter.text).toBe('');
+    expect(cleared.state.feed.kind).toBe('exact');
     expect(cleared.effects).toContainEqual(expect.objectContaining({ type: 'fetchPage', gen: 3, query: { status: 'pending' } }));
   });
 
-  it('@user in mine: the user\'s own is the same list; anyone else\'s is empty, and nothing is asked', () => {
+  it("@user in mine: the user's own is the same list; anyone else's is empty, and nothing is asked", () => {
     const own = run({ tab: 'mine' }, [{ type: 'start' }, ...keys('/', '@bob', '<return>')]);
-    expect(own.effects).toContainEqual(expect.objectContaining({ type: 'fetchPage', gen: 2, query: { requester: 'bob' } }));
+    expect(fetched(own.effects)).toEqual([{ type: 'fetchPage', gen: 2, fetch: { source: 0, page: 1 }, query: {}, perPage: 50 }]);
+    const shown = reduce(own.state, pageOf(mixedRequests(6, (i) => (i % 2 ? 'bob' : 'alice')), 6, 1, 2));
+    expect(visibleRows(shown.state).map((r) => r.request?.requester)).toEqual(['bob', 'bob', 'bob']);
     const other = run({ tab: 'mine' }, [{ type: 'start' }, ...keys('/', '@alice', '<return>')]);
-    expect(other.effects.filter((e) => e.type === 'fetchPage')).toEqual([]);
+    expect(fetched(other.effects)).toEqual([]);
     expect(visibleRows(other.state)).toEqual([]);
     expect(formatPosition(other.state)).toBe('no request matches the filter');
   });
@@ -103,8 +137,9 @@ describe('queue model: moving', () => {
   it('free words still match here, and scan what the service sent', () => {
     const { state } = run({}, [{ type: 'start' }, ...keys('/', '@alice release', '<return>')]);
     expect(state.feed.kind).toBe('scan');
-    const answered = reduce(state, pageOf([aRequest({ requester: 'alice', reason: 'release notes' }), aRequest({ requester: 'alice' })], 2, 1, 2));
-    expect(visibleRows(answered.state).map((r) => r.request?.reason)).toEqual(['release notes']);
+    expect(fetched(run({}, [{ type: 'start' }, ...keys('/', '@alice release', '<return>')]).effects)[0].query).toEqual({ status: 'pending' });
+    const answered = reduce(state, pageOf([aRequest({ requester: 'alice', reason: 'release notes' }), aRequest({ requester: 'alice' }), aRequest({ requester: 'dave', reason: 'release' })], 3, 1, 2));
+    expect(visibleRows(answered.state).map((r) => [r.request?.requester, r.request?.reason])).toEqual([['alice', 'release notes']]);
   });
 });
 
@@ -159,7 +194,6 @@ describe('queue model: decisions', () => {
   it.each([
     { name: 'read-only', req: {}, opts: { readonly: true }, key: 'a', says: 'read-only (--readonly): decision keys are off' },
     { name: 'own request', req: { requester: 'bob' }, opts: {}, key: 'a', says: 'this is your own request: someone else reviews it (x cancels it)' },
-    { name: 'not a reviewer', req: { canReview: false }, opts: {}, key: 'd', says: "you are not a reviewer of dave's request for editor on document:readme" },
     { name: 'decided', req: { status: 'deny', reviewer: 'carol' }, opts: {}, key: 'a', says: 'this request is already denied by carol' },
     { name: "cancel someone else's", req: {}, opts: {}, key: 'x', says: "only the requester may cancel: this is dave's request" },
     { name: 'change role while roles load', req: {}, opts: {}, key: 'r', says: 'the roles are still loading' },
@@ -167,6 +201,12 @@ describe('queue model: decisions', () => {
     const r = press(loaded(req, opts), key);
     expect(r.state.prompt).toBeUndefined();
     expect(r.state.message?.text).toBe(says);
+  });
+
+  it("the keys are offered on anyone else's pending request (the read model does not say who may review: the service decides)", () => {
+    const asAlice = run({ user: 'alice' }, [{ type: 'start' }, pageOf([aRequest({ id: 'r1', actor: 'alice' })])]).state;
+    expect(selected(asAlice)).toMatchObject({ requester: 'dave', own: false, canReview: true });
+    expect(press(asAlice, 'd').state.prompt).toEqual({ kind: 'comment', intent: { kind: 'deny', id: 'r1' }, draft: '' });
   });
 
   it('x cancels your own request, with a reason', () => {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { buildFeedSpec, parseFilter } from '../../src/review/filter.js';
+import fc from 'fast-check';
+import { buildFeedSpec, parseFilter, type Tab } from '../../src/review/filter.js';
 import { createFeed, failPage, feedComplete, feedItem, feedLength, planFetches, receivePage, retryFailed, summarizeFeed } from '../../src/review/paging.js';
 import { buildImpact, rolesInTenant } from '../../src/review/impact.js';
-import { aRequest, someRequests } from './builders.js';
+import { aRequest, mixedRequests, someRequests } from './builders.js';
 
 describe('parseFilter', () => {
   it.each([
@@ -16,23 +17,38 @@ describe('parseFilter', () => {
     expect(parseFilter(text)).toEqual({ text: text.trim(), ...want });
   });
 
-  it('builds each tab: role, resource, instance and requester go to the service; only words stay here', () => {
+  it('builds each tab: role, resource and instance go to the service; the requester and words are matched here', () => {
     const pending = buildFeedSpec('pending', parseFilter('role:editor @alice'), 'bob');
-    expect(pending).toEqual({ queries: [{ status: 'pending', role: 'editor', requester: 'alice' }], keep: undefined });
-    expect(buildFeedSpec('decided', parseFilter('requester:alice'), 'bob')).toEqual({
-      queries: [{ status: 'approved', requester: 'alice' }, { status: 'denied', requester: 'alice' }],
-      keep: undefined,
-    });
+    // The public list declares no requester filter (it ignores what it does not declare): none is sent.
+    expect(pending.queries).toEqual([{ status: 'pending', role: 'editor' }]);
+    expect([aRequest({ requester: 'alice' }), aRequest({ requester: 'dave' }), aRequest({ requester: 'alicia' })].map(pending.keep!)).toEqual([true, false, false]);
+    expect(createFeed(pending, 50).kind).toBe('scan');
+    const decided = buildFeedSpec('decided', parseFilter('requester:alice'), 'bob');
+    expect(decided.queries).toEqual([{ status: 'approved' }, { status: 'denied' }]);
+    expect([aRequest({ requester: 'alice', status: 'approved' }), aRequest({ requester: 'dave', status: 'deny' })].map(decided.keep!)).toEqual([true, false]);
     const words = buildFeedSpec('pending', parseFilter('@alice release'), 'bob');
-    expect(words.queries).toEqual([{ status: 'pending', requester: 'alice' }]);
-    expect([aRequest({ reason: 'the release notes' }), aRequest({ reason: 'please' })].map(words.keep!)).toEqual([true, false]);
+    expect(words.queries).toEqual([{ status: 'pending' }]);
+    expect(
+      [aRequest({ requester: 'alice', reason: 'the release notes' }), aRequest({ requester: 'alice', reason: 'please' }), aRequest({ requester: 'dave', reason: 'release' })].map(words.keep!),
+    ).toEqual([true, false, false]);
+    // Only service-side parts: one exact list, nothing to match here.
+    const exact = buildFeedSpec('pending', parseFilter('role:editor resource:document:readme'), 'bob');
+    expect(exact).toEqual({ queries: [{ status: 'pending', role: 'editor', resource: 'document', resourceInstance: 'document:readme' }], keep: undefined });
+    expect(createFeed(exact, 50).kind).toBe('exact');
   });
 
-  it('mine asks the service for the user\'s own requests: one exact list, no client-side filter', () => {
+  it("mine lists everything the user sees, in every status, and keeps the user's own here", () => {
     const mine = buildFeedSpec('mine', parseFilter(''), 'bob');
-    expect(mine).toEqual({ queries: [{ requester: 'bob' }], keep: undefined });
-    expect(createFeed(mine, 50).kind).toBe('exact');
-    expect(buildFeedSpec('mine', parseFilter('role:editor @bob'), 'bob')).toEqual({ queries: [{ role: 'editor', requester: 'bob' }], keep: undefined });
+    expect(mine.queries).toEqual([{}]);
+    expect(createFeed(mine, 50).kind).toBe('scan');
+    expect([aRequest({ requester: 'bob' }), aRequest({ requester: 'dave' }), aRequest({ requester: 'bob', status: 'deny' })].map(mine.keep!)).toEqual([true, false, true]);
+    const filtered = buildFeedSpec('mine', parseFilter('role:editor @bob release'), 'bob');
+    expect(filtered.queries).toEqual([{ role: 'editor' }]);
+    expect([aRequest({ requester: 'bob', reason: 'release' }), aRequest({ requester: 'bob', reason: 'please' }), aRequest({ requester: 'dave', reason: 'release' })].map(filtered.keep!)).toEqual([
+      true,
+      false,
+      false,
+    ]);
   });
 
   it("mine with someone else's @user matches nothing, without asking", () => {
@@ -84,6 +100,46 @@ describe('feeds', () => {
     feed = receivePage(planFetches(feed, 0, 5).feed, { source: 0, page: 1 }, [aRequest({ requester: 'alice' }), aRequest(), aRequest()], 9);
     expect(summarizeFeed(feed)).toEqual({ rows: 1, scanning: { read: 3, of: 9 }, failed: undefined });
     expect(planFetches(feed, 0, 5).fetches).toEqual([{ source: 0, page: 2 }]);
+  });
+  it('scan with @requester: exactly their rows, in the service\'s order, counted once the list is read; each page read once (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('alice', 'bob', 'dave'), { maxLength: 60 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.constantFrom<Tab>('pending', 'decided', 'mine'),
+        fc.constantFrom('alice', 'bob'),
+        fc.boolean(),
+        (who, perPage, tab, requester, counted) => {
+          // Every query of the tab answers the same list (decided: approved and denied alike, merged).
+          const list = mixedRequests(who.length, (i) => who[i]);
+          const spec = buildFeedSpec(tab, parseFilter(`@${requester}`), 'bob');
+          expect(spec.queries.every((q) => Object.keys(q).every((k) => ['status', 'role', 'resource', 'resourceInstance'].includes(k)))).toBe(true);
+          let feed = createFeed(spec, perPage);
+          const reads: string[] = [];
+          for (;;) {
+            const plan = planFetches(feed, 0, Number.MAX_SAFE_INTEGER);
+            if (plan.fetches.length === 0) break;
+            feed = plan.feed;
+            for (const f of plan.fetches) {
+              reads.push(`${f.source}:${f.page}`);
+              feed = receivePage(feed, f, list.slice((f.page - 1) * perPage, f.page * perPage), counted ? list.length : undefined);
+            }
+          }
+          const mineOfOther = tab === 'mine' && requester !== 'bob';
+          const one = list.filter((r) => r.requester === requester).map((r) => r.id);
+          // decided merges two equal lists: each row twice, next to each other.
+          const want = mineOfOther ? [] : tab === 'decided' ? one.flatMap((id) => [id, id]) : one;
+          expect(feedComplete(feed)).toBe(true);
+          expect(Array.from({ length: feedLength(feed) }, (_, i) => feedItem(feed, i)?.id)).toEqual(want);
+          expect(summarizeFeed(feed)).toEqual({ rows: want.length, total: want.length, failed: undefined });
+          // Without a count the list ends at its first short page (possibly an empty one).
+          const pages = mineOfOther ? 0 : counted ? Math.max(1, Math.ceil(list.length / perPage)) : Math.floor(list.length / perPage) + 1;
+          expect(reads).toHaveLength(pages * spec.queries.length);
+          expect(new Set(reads).size).toBe(reads.length);
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });
 

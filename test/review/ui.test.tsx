@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
 import { ReviewScreen } from '../../src/review/ui/Screen.js';
 import { initQueue, reduce, type Action, type QueueState } from '../../src/review/model.js';
-import { aRequest, keys, pageOf, someRequests } from './builders.js';
+import { aRequest, keys, pageOf, someRequests, userId } from './builders.js';
 
 /** Components get plain data: a queue state built by the reducer from made-up pages. No server here. */
 
@@ -48,8 +48,14 @@ describe('review screen (plain data)', () => {
   });
 
   it('details: every field, the requester roles, what approving would change', () => {
-    const s = stateOf([ROLES, pageOf(queue()), ...keys('<return>'), { type: 'personLoaded', user: 'alice', facts: { user: 'alice', assignments: [{ role: 'viewer', tenant: 'acme', resource_instance: 'document:readme' }] } }]);
-    expect(frame(s)).toMatchSnapshot();
+    // Tall enough for every field of the public read model.
+    const s = stateOf([ROLES, pageOf(queue()), ...keys('<return>'), { type: 'personLoaded', user: 'alice', facts: { user: 'alice', assignments: [{ role: 'viewer', tenant: 'acme', resource_instance: 'document:readme' }] } }], { rows: 28 });
+    const f = frame(s);
+    // The requester by key, with the id the read model names them by.
+    expect(f).toContain(`requester        alice (${userId('alice')})`);
+    expect(f).toMatch(/organization_id +0a000000-/);
+    expect(f).not.toContain('more lines');
+    expect(f).toMatchSnapshot();
   });
 
   it('the comment, the confirmation and the optimistic status', () => {

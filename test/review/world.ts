@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createClient, type ApiClient } from '../../src/api/index.js';
 import { ORG_KEY, type TestServer } from '../helpers/server.js';
 
@@ -33,6 +35,60 @@ export async function fileRequest(s: TestServer, user: string, details: { role: 
   return (r.body as { id: string }).id;
 }
 
+/**
+ * The ids of the world's users (`GET /users/{key}`), for reading public read models, which name users
+ * by id only; `keyOf` turns an id back into a key.
+ */
+export async function readUserIds(s: TestServer): Promise<{ id: Record<string, string>; keyOf: (id: string | null) => string | null }> {
+  const id: Record<string, string> = {};
+  for (const key of ['alice', 'bob', 'carol', 'dave']) {
+    const r = await s.facts('GET', `/users/${key}`);
+    if (r.status !== 200) throw new Error(`setup failed: ${r.status} ${JSON.stringify(r.body)}`);
+    id[key] = (r.body as { id: string }).id;
+  }
+  const keys = new Map(Object.entries(id).map(([k, v]) => [v, k]));
+  return { id, keyOf: (x) => (x === null ? null : keys.get(x) ?? x) };
+}
+
 export function clientFor(s: TestServer): ApiClient {
   return createClient({ baseUrl: s.url, apiKey: ORG_KEY, project: 'p', environment: 'e', retries: 0 });
+}
+
+/** One request as it went over the wire: its path and its query parameters, in order. */
+export interface SeenRequest {
+  method: string;
+  path: string;
+  query: [string, string][];
+}
+
+/** The query parameters the public list of access requests declares; it ignores any other. */
+export const LIST_PARAMS = ['status', 'role', 'resource', 'resource_instance_id', 'page', 'per_page'];
+
+/**
+ * A pass-through HTTP proxy to the test server that records every request, so a test can check what a
+ * client (in this process or a CLI child process) sent on the wire.
+ */
+export async function startRecorder(upstream: string): Promise<{ url: string; seen: SeenRequest[]; close(): Promise<void> }> {
+  const target = new URL(upstream);
+  const seen: SeenRequest[] = [];
+  const server = http.createServer((req, res) => {
+    const u = new URL(req.url ?? '/', 'http://recorder');
+    seen.push({ method: req.method ?? '?', path: decodeURIComponent(u.pathname), query: [...u.searchParams] });
+    const up = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      r.pipe(res);
+    });
+    up.on('error', () => res.destroy());
+    req.pipe(up);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
 }

@@ -10,6 +10,7 @@ beforeAll(async () => {
   await group(s, 'team:a', 't');
   await addMember(s, 'team:a', 'alice', 't');
   await grantGroup(s, 'team:a', { role: 'viewer', resource: 'doc', resource_instance: 'd1', tenant: 't' });
+  ok(await s.call('POST', '/v2/elements/p/e/config', { key: 'um', name: 'um', elements_type: 'user_management', settings: {}, roles_to_levels: { LEVEL_1: ['viewer'] } }));
 });
 afterAll(() => s.close());
 
@@ -35,13 +36,24 @@ const ENDPOINTS: [string, string][] = [
   ['POST', '/v2/schema/p/e/groups/team:a/roles'],
   ['PUT', '/v2/schema/p/e/groups/team:a/users/bob'],
   ['PUT', '/v2/schema/p/e/groups/team:a/assign_group'],
+  ['POST', '/v2/facts/p/e/bulk/users'],
+  ['PUT', '/v2/facts/p/e/bulk/users'],
+  ['DELETE', '/v2/facts/p/e/bulk/users'],
+  ['POST', '/v2/facts/p/e/bulk/tenants'],
+  ['DELETE', '/v2/facts/p/e/bulk/tenants'],
+  ['PUT', '/v2/facts/p/e/bulk/resource_instances'],
+  ['DELETE', '/v2/facts/p/e/bulk/resource_instances'],
+  ['PUT', '/v2/schema/p/e/bulk/roles'],
+  ['POST', '/v2/elements/p/e/config'],
+  ['PATCH', '/v2/elements/p/e/config/um'],
   ['POST', '/allowed'],
   ['POST', '/allowed/bulk'],
 ];
 
 /** Values near what the endpoints expect: right field names, wrong or odd values, and plain noise. */
 const FIELD = fc.constantFrom('key', 'name', 'tenant', 'user', 'role', 'resource', 'resource_instance', 'actions', 'permissions', 'extends',
-  'group_instance_key', 'group_tenant', 'subject', 'relation', 'object', 'operations', 'action', 'attributes', '__proto__', 'constructor');
+  'group_instance_key', 'group_tenant', 'subject', 'relation', 'object', 'operations', 'idents', 'action', 'attributes', 'settings', 'roles_to_levels',
+  'role_assignments', '__proto__', 'constructor');
 const ODD_STRING = fc.oneof(
   fc.string(),
   fc.constantFrom('', 't', 'alice', 'viewer', 'doc', 'doc:d1', 'team:a', 'a:b:c', ':', '%', '\u0000', 'x'.repeat(300), 'toString', '__proto__', 'constructor', "' OR 1=1 --", '../..'),
@@ -102,10 +114,14 @@ describe('no input produces a 5xx or stops the server', () => {
   });
 
   it('list endpoints with random paging and filters', async () => {
-    const lists = ['/v2/facts/p/e/users', '/v2/facts/p/e/role_assignments', '/v2/facts/p/e/relationship_tuples', '/v2/schema/p/e/groups/direct', '/v2/schema/p/e/groups/team:a/users', '/v2/facts/p/e/resource_instances', '/v2/schema/p/e/groups'];
+    const lists = [
+      '/v2/facts/p/e/users', '/v2/facts/p/e/role_assignments', '/v2/facts/p/e/role_assignments/detailed', '/v2/facts/p/e/relationship_tuples',
+      '/v2/facts/p/e/relationship_tuples/detailed', '/v2/schema/p/e/groups/direct', '/v2/schema/p/e/groups/team:a/users', '/v2/facts/p/e/resource_instances',
+      '/v2/schema/p/e/groups', '/v2/elements/p/e/config',
+    ];
     const param = fc.oneof(fc.integer().map(String), fc.constantFrom('1e3', '0x10', ' 2', '-0', '1.0', 'NaN', 'Infinity', '99999999999999999999', 'true'), fc.string({ maxLength: 6 }));
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...lists), param, param, fc.constantFrom('tenant', 'user', 'resource_instance', 'search', 'subject', 'object', 'nested'), ODD_STRING, async (p, page, perPage, filter, value) => {
+      fc.asyncProperty(fc.constantFrom(...lists), param, param, fc.constantFrom('tenant', 'user', 'resource_instance', 'search', 'subject', 'object', 'nested', 'detailed'), ODD_STRING, async (p, page, perPage, filter, value) => {
         const path = `${p}?page=${encodeURIComponent(page)}&per_page=${encodeURIComponent(perPage)}&${filter}=${encodeURIComponent(value)}`;
         expectHandled(await send('GET', path, undefined, ORG_KEY), `GET ${path}`);
       }),

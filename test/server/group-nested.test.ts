@@ -31,11 +31,9 @@ describe('GET /groups/{key}/users?nested=true follows both kinds of edge', () =>
     await s?.close();
   });
 
-  it('lists every member with how they are one', async () => {
+  it('lists every member, direct or not', async () => {
     const r = ok(await s.schema('GET', '/groups/team:top/users?nested=true'));
-    expect(r.data.map((u: { key: string; membership: string }) => `${u.key}:${u.membership}`)).toEqual([
-      'ann:direct', 'ben:inherited', 'cat:inherited', 'dan:inherited',
-    ]);
+    expect(r.data.map((u: { key: string }) => u.key)).toEqual(['ann', 'ben', 'cat', 'dan']);
     expect(r.total_count).toBe(4);
   });
 

@@ -14,7 +14,7 @@ describe.each([['facts'], ['schema']] as const)('resource instances under /v2/%s
   const x = `ri${base}`;
   const at = (method: string, path: string, body?: unknown) => s[base](method, path, body);
 
-  it('create, read (by type:key and by id), list with filters, patch and delete', async () => {
+  it('create, read (by type:key and by id), list with filters, patch and delete; no PUT', async () => {
     await resource(s, `${x}doc`);
     await resource(s, `${x}img`);
     await tenant(s, `${x}t`);
@@ -33,7 +33,8 @@ describe.each([['facts'], ['schema']] as const)('resource instances under /v2/%s
     expect(refs(ok(await at('GET', `/resource_instances?resource=${x}img&tenant=${x}u`)))).toEqual([`${x}img:i2`]);
 
     expect(ok(await at('PATCH', `/resource_instances/${x}doc:i1`, { attributes: { a: 2 } })).attributes).toEqual({ a: 2 });
-    expect(ok(await at('PUT', `/resource_instances/${created.id}`, { attributes: { b: 3 } })).attributes).toEqual({ b: 3 });
+    expect(ok(await at('PATCH', `/resource_instances/${created.id}`, { attributes: { b: 3 } })).attributes).toEqual({ b: 3 });
+    expectError(await at('PUT', `/resource_instances/${created.id}`, { attributes: {} }), 405, 'METHOD_NOT_ALLOWED');
     expectError(await at('PATCH', `/resource_instances/${x}doc:ghost`, { attributes: {} }), 404, 'NOT_FOUND');
     expect((await at('DELETE', `/resource_instances/${x}doc:i1`)).status).toBe(204);
     expectError(await at('GET', `/resource_instances/${x}doc:i1`), 404, 'NOT_FOUND');
@@ -63,7 +64,7 @@ describe('deleting an instance', () => {
     expect(ok(await s.facts('GET', `/relationship_tuples?object=${x.d1}`))).toEqual([]);
     expect(ok(await s.facts('GET', '/relationship_tuples?subject=delteam:a'))).toEqual([]);
     expect(ok(await s.schema('GET', '/groups/delteam:a/roles')).data).toEqual([]);
-    expect(ok(await s.schema('GET', '/groups/direct/delteam:a')).assigned_roles).toEqual([]);
+    expect(ok(await s.schema('GET', '/groups/delteam:a')).assigned_roles).toEqual([]);
   });
 
   it('that is a group removes the group with its memberships and links', async () => {
@@ -92,7 +93,10 @@ describe('relationship tuples', () => {
 
   it('create (idempotent), list with filters, delete', async () => {
     const t = ok(await s.facts('POST', '/relationship_tuples', { subject: 'tpfolder:f1', relation: 'parent', object: x.d1 }));
-    expect(t).toMatchObject({ subject: 'tpfolder:f1', relation: 'parent', object: x.d1, tenant: x.tenant });
+    const relation = ok(await s.schema('GET', `/resources/${x.doc}/relations/parent`));
+    expect(t).toMatchObject({ subject: 'tpfolder:f1', relation: 'parent', relation_id: relation.id, object: x.d1, tenant: x.tenant });
+    // Tuples never change: updated when created.
+    expect(t.updated_at).toBe(t.created_at);
     expect(ok(await s.facts('POST', '/relationship_tuples', { subject: 'tpfolder:f1', relation: 'parent', object: x.d1 })).id).toBe(t.id);
     const tenantId = ok(await s.facts('GET', `/tenants/${x.tenant}`)).id;
     ok(await s.facts('POST', '/relationship_tuples', { subject: 'tpfolder:f2', relation: 'parent', object: x.d2, tenant: tenantId }));
@@ -127,13 +131,32 @@ describe('relationship tuples', () => {
       { subject: 'tpfolder:f1', relation: 'parent', object: x.d2 },
       { subject: 'tpfolder:f2', relation: 'parent', object: x.d2 },
     ];
-    expect(ok(await s.facts('POST', '/relationship_tuples/bulk', { operations: ops }))).toEqual({ tuples_created: 2 });
+    expect(ok(await s.facts('POST', '/relationship_tuples/bulk', { operations: ops }))).toEqual({});
     expect(ok(await s.facts('GET', `/relationship_tuples?object=${x.d2}`))).toHaveLength(2);
     const bad = await s.facts('POST', '/relationship_tuples/bulk', { operations: [{ subject: 'tpfolder:f1', relation: 'parent', object: x.d1 }, { subject: 'tpfolder:f1', relation: 'nope', object: x.d1 }] });
     expectError(bad, 404, 'NOT_FOUND');
-    // The count says what was removed: a tuple that is not there is skipped, not counted.
+    // A tuple that is not there is skipped: a repeated delete converges.
     const missing = { subject: 'tpfolder:f2', relation: 'parent', object: x.d1 };
-    expect(ok(await s.facts('DELETE', '/relationship_tuples/bulk', { idents: [...ops, missing] }))).toEqual({ tuples_removed: 2 });
+    expect(ok(await s.facts('DELETE', '/relationship_tuples/bulk', { idents: [...ops, missing] }))).toEqual({});
     expect(ok(await s.facts('GET', `/relationship_tuples?object=${x.d2}`))).toEqual([]);
+  });
+  it('lists in the detailed read model, at /detailed or with detailed=true', async () => {
+    ok(await s.facts('POST', '/relationship_tuples', { subject: 'tpfolder:f2', relation: 'parent', object: x.d2 }));
+    const detailed = ok(await s.facts('GET', `/relationship_tuples/detailed?object=${x.d2}`));
+    expect(detailed).toEqual({ data: [expect.any(Object)], total_count: 1, page_count: 1 });
+    expect(detailed.data[0]).toMatchObject({
+      subject: 'tpfolder:f2', relation: 'parent', object: x.d2,
+      subject_details: { key: 'f2', resource: 'tpfolder', tenant: x.tenant, attributes: {} },
+      relation_details: { key: 'parent', name: 'parent' },
+      object_details: { key: 'd2', resource: x.doc, tenant: x.tenant, attributes: {} },
+      tenant_details: { key: x.tenant, name: x.tenant, attributes: {} },
+    });
+    expect(ok(await s.facts('GET', `/relationship_tuples?object=${x.d2}&detailed=true`))).toEqual(detailed.data);
+  });
+
+  it('deleting a relation deletes its tuples', async () => {
+    ok(await s.facts('POST', '/relationship_tuples', { subject: 'tpfolder:f1', relation: 'parent', object: x.d1 }));
+    ok(await s.schema('DELETE', `/resources/${x.doc}/relations/parent`));
+    expect(ok(await s.facts('GET', '/relationship_tuples?relation=parent'))).toEqual([]);
   });
 });

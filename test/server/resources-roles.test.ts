@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { assign, expectError, grantGroup, group, ok, resource, role, seedDocs, tenant, user } from './builders.js';
+import { assign, expectError, expectInvalid, grantGroup, group, ok, resource, role, seedDocs, tenant, user } from './builders.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -22,22 +22,36 @@ describe('resources', () => {
     const created = await resource(s, 'file', ['read'], { description: 'files' });
     expect(created).toEqual({
       ...READ_MODEL, key: 'file', name: 'file', description: 'files', attributes: {},
-      actions: { read: { key: 'read', name: 'read', description: null } },
+      actions: { read: { id: expect.stringMatching(/^[0-9a-f-]{36}$/), key: 'read', name: 'read' } },
     });
     expect(ok(await s.schema('GET', '/resources/file'))).toEqual(created);
     expect(ok(await s.schema('GET', `/resources/${created.id}`)).key).toBe('file');
     expect(ok(await s.schema('GET', '/resources')).map((r: { key: string }) => r.key)).toContain('file');
+    expect(ok(await s.schema('GET', '/resources?include_total_count=true'))).toMatchObject({ data: expect.any(Array), total_count: expect.any(Number) });
 
-    const patched = ok(await s.schema('PATCH', '/resources/file', { name: 'Files', actions: { read: { name: 'Read' }, share: {} } }));
-    expect(patched).toMatchObject({ name: 'Files', description: 'files', actions: { read: { name: 'Read' }, share: { name: 'share' } } });
+    const patched = ok(await s.schema('PATCH', '/resources/file', { name: 'Files', actions: { read: { name: 'Read', description: 'look' }, share: {} } }));
+    expect(patched).toMatchObject({ name: 'Files', description: 'files', actions: { read: { name: 'Read', description: 'look' }, share: { name: 'share' } } });
+    // An action keeps its id for as long as it exists.
+    expect(patched.actions.read.id).toBe(created.actions.read.id);
 
     const replaced = ok(await s.schema('PUT', '/resources/file', { name: 'F', actions: { read: {} } }));
-    expect(replaced).toMatchObject({ name: 'F', description: null, actions: { read: { key: 'read' } } });
+    expect(replaced).toMatchObject({ name: 'F', actions: { read: { key: 'read', id: created.actions.read.id } } });
+    expect(replaced).not.toHaveProperty('description');
     expect(Object.keys(replaced.actions)).toEqual(['read']);
 
     expect((await s.schema('DELETE', '/resources/file')).status).toBe(204);
     expectError(await s.schema('GET', '/resources/file'), 404, 'NOT_FOUND');
     expectError(await s.schema('DELETE', '/resources/file'), 404, 'NOT_FOUND');
+  });
+
+  it('declares typed attributes, each with an id; a free-form attribute is refused (422)', async () => {
+    const r = await resource(s, 'repo', ['read'], { attributes: { private: { type: 'bool', description: 'hidden' } } });
+    expect(r.attributes).toEqual({ private: { id: expect.stringMatching(/^[0-9a-f-]{36}$/), key: 'private', type: 'bool', description: 'hidden' } });
+    const patched = ok(await s.schema('PATCH', '/resources/repo', { attributes: { private: { type: 'bool' }, stars: { type: 'number' } } }));
+    expect(patched.attributes.private.id).toBe(r.attributes.private.id);
+    expect(Object.keys(patched.attributes)).toEqual(['private', 'stars']);
+    expectInvalid(await s.schema('PATCH', '/resources/repo', { attributes: { owner: 'alice' } }));
+    expectInvalid(await s.schema('PATCH', '/resources/repo', { attributes: { owner: { type: 'person' } } }));
   });
 
   it('a resource may have no actions', async () => {
@@ -78,15 +92,16 @@ describe('resources', () => {
 });
 
 describe('roles', () => {
-  it('create, read, list, patch, put and delete', async () => {
+  it('create, read, list, patch and delete', async () => {
     await resource(s, 'page', ['read', 'edit']);
     const created = await role(s, 'reader', ['page:read']);
-    expect(created).toEqual({ ...READ_MODEL, key: 'reader', name: 'reader', description: null, permissions: ['page:read'], extends: [] });
+    expect(created).toEqual({ ...READ_MODEL, key: 'reader', name: 'reader', permissions: ['page:read'], extends: [] });
     expect(ok(await s.schema('GET', '/roles/reader'))).toEqual(created);
     expect(ok(await s.schema('GET', '/roles')).map((r: { key: string }) => r.key)).toContain('reader');
     const patched = ok(await s.schema('PATCH', '/roles/reader', { description: 'reads', permissions: ['page:read', 'page:edit'] }));
     expect(patched).toMatchObject({ name: 'reader', description: 'reads', permissions: ['page:edit', 'page:read'] });
-    expect(ok(await s.schema('PUT', '/roles/reader', { name: 'Reader' })).name).toBe('Reader');
+    // Roles have no PUT on the public service.
+    expectError(await s.schema('PUT', '/roles/reader', { name: 'Reader' }), 405, 'METHOD_NOT_ALLOWED');
     expect((await s.schema('DELETE', '/roles/reader')).status).toBe(204);
     expectError(await s.schema('GET', '/roles/reader'), 404, 'NOT_FOUND');
   });
@@ -139,7 +154,7 @@ describe('relations and role derivations', () => {
     await resource(s, 'note');
     const rel = ok(await s.schema('POST', '/resources/note/relations', { key: 'parent', name: 'Parent', subject_resource: 'folder' }));
     expect(rel).toMatchObject({ key: 'parent', name: 'Parent', object_resource: 'note', subject_resource: 'folder' });
-    expect(ok(await s.schema('GET', '/resources/note/relations')).map((r: { key: string }) => r.key)).toEqual(['parent']);
+    expect(ok(await s.schema('GET', '/resources/note/relations'))).toEqual({ data: [rel], total_count: 1, page_count: 1 });
     expect(ok(await s.schema('GET', '/resources/note/relations/parent')).id).toBe(rel.id);
     expectError(await s.schema('POST', '/resources/note/relations', { key: 'parent', name: 'x', subject_resource: 'folder' }), 409, 'DUPLICATE_ENTITY');
     expectError(await s.schema('POST', '/resources/note/relations', { key: 'p2', name: 'x', subject_resource: 'nothing' }), 404, 'NOT_FOUND');
@@ -155,7 +170,9 @@ describe('relations and role derivations', () => {
     await role(s, 'entryowner');
     ok(await s.schema('POST', '/resources/entry/relations', { key: 'in', name: 'in', subject_resource: 'dir' }));
     const body = { role: 'dirowner', on_resource: 'dir', linked_by_relation: 'in' };
-    expect(ok(await s.schema('POST', '/resources/entry/roles/entryowner/implicit_grants', body))).toEqual(body);
+    const ids = { role_id: ok(await s.schema('GET', '/roles/dirowner')).id, resource_id: ok(await s.schema('GET', '/resources/dir')).id, relation_id: ok(await s.schema('GET', '/resources/entry/relations/in')).id };
+    // The public DerivedRoleRuleRead: the deriving role, the resource it is held on, the relation.
+    expect(ok(await s.schema('POST', '/resources/entry/roles/entryowner/implicit_grants', body))).toEqual({ ...body, ...ids });
     // Idempotent: the same derivation twice is one record.
     ok(await s.schema('POST', '/resources/entry/roles/entryowner/implicit_grants', body));
     expect(ok(await s.schema('GET', '/resources/entry/roles/entryowner/implicit_grants'))).toEqual([body]);
@@ -172,6 +189,8 @@ describe('assignments without a tenant', () => {
     await user(s, 'lu');
     expectError(await s.facts('POST', '/role_assignments', { user: 'lu', role: 'lonely' }), 404, 'NOT_FOUND');
     await tenant(s, 'default');
-    expect(await assign(s, { user: 'lu', role: 'lonely' })).toMatchObject({ tenant: 'default', resource_instance: null });
+    const a = await assign(s, { user: 'lu', role: 'lonely' });
+    expect(a).toMatchObject({ tenant: 'default' });
+    expect(a).not.toHaveProperty('resource_instance');
   });
 });

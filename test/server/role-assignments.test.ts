@@ -11,13 +11,16 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-const brief = (items: { user: string; role: string; tenant: string; resource_instance: string | null }[]) =>
+const brief = (items: { user: string; role: string; tenant: string; resource_instance?: string }[]) =>
   items.map((a) => `${a.user} ${a.role} ${a.resource_instance ?? a.tenant}`).sort();
 
 describe('role assignments', () => {
   it('assigns tenant-wide and on an instance, with the read model', async () => {
     const wide = await assign(s, { user: 'alice', role: 'viewer', tenant: 't' });
-    expect(wide).toMatchObject({ user: 'alice', role: 'viewer', tenant: 't', resource_instance: null, resource_instance_id: null, user_id: expect.any(String), role_id: expect.any(String), tenant_id: expect.any(String) });
+    expect(wide).toEqual({
+      id: expect.any(String), user: 'alice', role: 'viewer', tenant: 't', user_id: expect.any(String), role_id: expect.any(String), tenant_id: expect.any(String),
+      organization_id: expect.any(String), project_id: expect.any(String), environment_id: expect.any(String), created_at: expect.any(String),
+    });
     // The instance names its tenant; `tenant` may be omitted.
     const onDoc = await assign(s, { user: 'alice', role: 'editor', resource_instance: 'doc:d1' });
     expect(onDoc).toMatchObject({ tenant: 't', resource_instance: 'doc:d1', resource_instance_id: expect.any(String) });
@@ -52,6 +55,23 @@ describe('role assignments', () => {
     expect(brief(ok(await s.facts('GET', `/role_assignments?${query}`)))).toEqual(expected);
   });
 
+  it('lists in the detailed read model, at /detailed or with detailed=true', async () => {
+    const detailed = ok(await s.facts('GET', '/role_assignments/detailed?user=alice&per_page=1000'));
+    expect(detailed.total_count).toBe(2);
+    const ids = { alice: ok(await s.facts('GET', '/users/alice')).id, t: ok(await s.facts('GET', '/tenants/t')).id, d1: ok(await s.facts('GET', '/resource_instances/doc:d1')).id };
+    const onDoc = detailed.data.find((a: { resource_instance?: unknown }) => a.resource_instance);
+    expect(onDoc).toMatchObject({
+      role: { id: expect.any(String), key: 'editor', name: 'editor', permissions: ['doc:write'] },
+      user: { id: ids.alice, key: 'alice', attributes: {} },
+      tenant: { id: ids.t, key: 't', name: 't', attributes: {} },
+      resource_instance: { id: ids.d1, key: 'd1', resource: 'doc', attributes: {} },
+    });
+    expect(detailed.data.find((a: { resource_instance?: unknown }) => !a.resource_instance)).not.toHaveProperty('resource_instance');
+    expect(ok(await s.facts('GET', '/role_assignments?user=alice&detailed=true'))).toEqual(detailed.data);
+    expect(ok(await s.facts('GET', '/role_assignments/detailed?role=editor')).data).toHaveLength(1);
+    expectError(await s.facts('GET', '/role_assignments/detailed?per_page=1001'), 422, 'PAGINATION_SIZE_OVERREACHED');
+  });
+
   it('a resource_instance filter that is not type:key is 422', async () => {
     expectInvalid(await s.facts('GET', '/role_assignments?resource_instance=d1'), ['query', 'resource_instance']);
   });
@@ -64,15 +84,15 @@ describe('role assignments', () => {
 });
 
 describe('bulk role assignments', () => {
-  it('creates many, skipping existing ones, and reports both counts', async () => {
+  it('creates many, skipping existing ones, and reports what it created and removed', async () => {
     await user(s, 'bulk1');
     await user(s, 'bulk2');
     const items = [
       { user: 'bulk1', role: 'viewer', tenant: 't' },
       { user: 'bulk2', role: 'viewer', resource_instance: 'doc:d2' },
     ];
-    expect(ok(await s.facts('POST', '/role_assignments/bulk', items))).toEqual({ assignments_created: 2, assignments_existing: 0 });
-    expect(ok(await s.facts('POST', '/role_assignments/bulk', items))).toEqual({ assignments_created: 0, assignments_existing: 2 });
+    expect(ok(await s.facts('POST', '/role_assignments/bulk', items))).toEqual({ assignments_created: 2 });
+    expect(ok(await s.facts('POST', '/role_assignments/bulk', items))).toEqual({ assignments_created: 0 });
     expect(ok(await s.facts('DELETE', '/role_assignments/bulk', items))).toEqual({ assignments_removed: 2 });
     expect(ok(await s.facts('DELETE', '/role_assignments/bulk', items))).toEqual({ assignments_removed: 0 });
   });
@@ -87,9 +107,10 @@ describe('bulk role assignments', () => {
     expect(ok(await s.facts('GET', '/role_assignments?user=bulk3'))).toEqual([]);
   });
 
-  it('takes at most 1000 items; each is validated like a single assignment', async () => {
-    const many = Array.from({ length: 1001 }, () => ({ user: 'alice', role: 'viewer', tenant: 't' }));
-    expectInvalid(await s.facts('POST', '/role_assignments/bulk', many));
+  it('takes at most 2,000 items (the public limit); each is validated like a single assignment', async () => {
+    const many = (n: number) => Array.from({ length: n }, () => ({ user: 'alice', role: 'viewer', tenant: 't' }));
+    expect(ok(await s.facts('POST', '/role_assignments/bulk', many(2000)))).toEqual({ assignments_created: 0 });
+    expectInvalid(await s.facts('POST', '/role_assignments/bulk', many(2001)));
     expectInvalid(await s.facts('POST', '/role_assignments/bulk', [{ user: 'alice', role: 'viewer', extra: 1 }]), ['body', 0, 'extra']);
     expectInvalid(await s.facts('POST', '/role_assignments/bulk', { user: 'alice' }));
   });

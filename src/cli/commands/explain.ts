@@ -1,6 +1,7 @@
 import { ConfigError } from '../../errors.js';
 import type { Explanation } from '../../access/index.js';
 import { formatPath } from '../../access/paths.js';
+import { didYouMean } from '../../config/suggest.js';
 import { closeAccessState, openAccessState, type AccessStateOptions } from './access-state.js';
 
 export interface ExplainCommandOptions extends AccessStateOptions {
@@ -21,14 +22,28 @@ export async function explainCommand(user: string, subject: string, instance: st
   try {
     const e = state.graph.explain(user, subject, instance);
     const users = state.on === 'desired' ? state.desired.users : state.live.users;
+    const of = state.on === 'live' ? 'the live environment' : 'the configuration';
+    const facts = state.graph.facts;
     const notes: string[] = [];
-    if (!users.has(user)) notes.push(`note: ${user} is not a user of ${state.on === 'live' ? 'the live environment' : 'the configuration'}.`);
-    if (state.graph.tenantOf(instance) === null) notes.push(`note: ${instance} is not a resource instance or group of ${state.on === 'live' ? 'the live environment' : 'the configuration'}.`);
+    if (!users.has(user)) notes.push(`note: ${user} is not a user of ${of}${meant(user, users.keys())}.`);
+    if (state.graph.tenantOf(instance) === null) notes.push(`note: ${instance} is not a resource instance or group of ${of}${meant(instance, facts.instances.map((i) => i.id))}.`);
+    if (e.kind === 'permission' && e.missing?.roles.length === 0 && !subject.includes(':')) {
+      // Neither a role nor an action any role grants: most likely a typo of one of them.
+      const type = instance.slice(0, instance.indexOf(':'));
+      const actions = facts.roles.flatMap((r) => r.permissions.filter((p) => p.startsWith(`${type}:`)).map((p) => p.slice(type.length + 1)));
+      notes.push(`note: ${subject} is neither a role nor an action that a role grants on ${type}${meant(subject, [...facts.roles.map((r) => r.key), ...actions])}.`);
+    }
     if (opts.format === 'json') process.stdout.write(JSON.stringify({ on: state.on, ...e, notes }, null, 2) + '\n');
     else process.stdout.write(renderExplanation(e, notes));
   } finally {
     await closeAccessState(state);
   }
+}
+
+/** ` (did you mean "x"?)` when a known name is close, else nothing. */
+function meant(name: string, known: Iterable<string>): string {
+  const hint = didYouMean(name, known);
+  return hint ? ` (${hint})` : '';
 }
 
 export function renderExplanation(e: Explanation, notes: string[] = []): string {

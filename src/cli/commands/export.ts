@@ -16,15 +16,7 @@ export interface ExportCommandOptions extends TargetOptions {
  */
 export async function exportCommand(opts: ExportCommandOptions): Promise<void> {
   if (opts.out !== undefined && opts.diff !== undefined) throw new ConfigError('--out and --diff do not go together: --diff only compares');
-  const target = await openTarget(opts);
-  let text: string;
-  try {
-    const { readLiveState } = await import('../../api/read-live.js');
-    const { buildExport } = await import('../../config/export.js');
-    text = buildExport(await readLiveState(target.client), { source: `${target.project}/${target.environment}` });
-  } finally {
-    await target.close();
-  }
+  const text = await exportLive(opts);
   if (opts.diff !== undefined) {
     const file = existsSync(opts.diff) && statSync(opts.diff).isDirectory() ? path.join(opts.diff, 'roster.yaml') : opts.diff;
     const before = existsSync(file) ? readFileSync(file, 'utf8') : '';
@@ -48,4 +40,16 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<void> {
   writeFileSync(`${file}.tmp`, text);
   renameSync(`${file}.tmp`, file);
   process.stderr.write(`wrote ${file}\n`);
+}
+
+/** The live environment of the target as configuration text (also `roster init --from-live`). */
+export async function exportLive(opts: TargetOptions): Promise<string> {
+  const target = await openTarget(opts);
+  try {
+    const { readLiveState } = await import('../../api/read-live.js');
+    const { buildExport } = await import('../../config/export.js');
+    return buildExport(await readLiveState(target.client), { source: `${target.project}/${target.environment}` });
+  } finally {
+    await target.close();
+  }
 }

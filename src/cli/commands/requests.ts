@@ -1,7 +1,7 @@
 import { ConfigError } from '../../errors.js';
 import { openTarget, type TargetOptions } from '../target.js';
 import type { AccessRequest, ReviewSource } from '../../review/index.js';
-import type { ListStatus } from '../../review/paging.js';
+import type { FeedQuery, ListStatus } from '../../review/paging.js';
 import { age } from '../../review/format.js';
 
 export type RequestsVerb = 'list' | 'get' | 'create' | 'approve' | 'deny' | 'cancel' | 'update';
@@ -61,7 +61,9 @@ export async function runRequests(source: ReviewSource, verb: RequestsVerb, id: 
       const status = o.status === undefined ? undefined : STATUSES[o.status.toLowerCase()];
       if (o.status !== undefined && !status) throw new ConfigError(`unknown --status "${o.status}": use pending, approved, denied or canceled`);
       const instance = o.instance && o.resource && !o.instance.includes(':') ? `${o.resource}:${o.instance}` : o.instance;
-      const got = await source.listPage({ status, role: o.role, resource: o.resource, resourceInstance: instance, requester: o.requester || undefined }, page, perPage);
+      const query = { status, role: o.role, resource: o.resource, resourceInstance: instance };
+      if (o.requester) return { kind: 'list', ...(await listByRequester(source, query, o.requester, page, perPage)), page, perPage };
+      const got = await source.listPage(query, page, perPage);
       return { kind: 'list', items: got.items, raw: got.raw, total: got.total, page, perPage };
     }
     case 'get':
@@ -78,6 +80,32 @@ export async function runRequests(source: ReviewSource, verb: RequestsVerb, id: 
     case 'cancel':
       return { kind: 'one', verb, request: await source.cancel(need(), { reason: o.reason ?? o.comment }) };
   }
+}
+
+/** Pages of the service's list read to find one requester's requests (100 each, the public maximum). */
+const SCAN_PAGE = 100;
+
+/**
+ * `--requester`: the public list has no requester filter (it ignores filters it does not declare), so the
+ * service's list is read in order and filtered here, until the asked page is full or the list ends. The
+ * JSON answer is an envelope of the matching read models; its total is known once the list has ended.
+ */
+async function listByRequester(source: ReviewSource, query: FeedQuery, requester: string, page: number, perPage: number) {
+  const matched: AccessRequest[] = [];
+  const want = page * perPage;
+  let ended = false;
+  for (let p = 1; matched.length < want; p++) {
+    const got = await source.listPage(query, p, SCAN_PAGE);
+    matched.push(...got.items.filter((r) => r.requester === requester));
+    if (got.items.length < SCAN_PAGE || (got.total !== undefined && p * SCAN_PAGE >= got.total)) {
+      ended = true;
+      break;
+    }
+  }
+  const items = matched.slice((page - 1) * perPage, want);
+  const total = ended ? matched.length : undefined;
+  const raw = { data: items.map((r) => r.raw), ...(total === undefined ? {} : { total_count: total, page_count: Math.ceil(total / perPage) }) };
+  return { items, raw, total };
 }
 
 function positive(value: string | undefined, flag: string, fallback: number): number {
@@ -100,7 +128,7 @@ export function renderText(o: Outcome, now: number): string {
     const rows: [string, string | null][] = [
       ['id', r.id], ['status', r.status], ['requester', r.requester], ['tenant', r.tenant], ['role', r.role],
       ['resource', r.resource], ['instance', r.instance], ['reason', r.reason], ['created', r.createdAt],
-      ['reviewer', r.reviewer], ['reviewed', r.reviewedAt], ['reviewer comment', r.reviewerComment], ['cancel reason', r.cancelReason],
+      ['reviewer', r.reviewer], ['reviewed', r.reviewedAt], ['reviewer comment', r.reviewerComment],
     ];
     return head + rows.filter(([, v]) => v !== null && v !== '').map(([k, v]) => `  ${k.padEnd(17)}${v}`).join('\n') + '\n';
   }

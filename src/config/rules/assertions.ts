@@ -3,7 +3,7 @@ import { splitRef } from '../desired.js';
 import { targetTenant } from '../normalise.js';
 import type { Problem } from '../source.js';
 import { didYouMean } from '../suggest.js';
-import { report, unknown, type RuleContext } from './context.js';
+import { declared, report, targetDeclared, unknown, type RuleContext } from './context.js';
 
 const WHO = ['user', 'users_in'] as const;
 const CHECKS = ['can', 'cannot', 'has_role'] as const;
@@ -37,12 +37,12 @@ export function assertionSubjectsResolve(ctx: RuleContext): Problem[] {
   desired.assertions.forEach((a, i) => {
     if (!wellFormed(ctx, i)) return;
     const where = index.assertions[i]?.loc;
-    if (a.user !== undefined && !desired.users.has(a.user)) {
-      const u = unknown('user', a.user, desired.users.keys());
+    if (a.user !== undefined && !declared(ctx, 'users', a.user)) {
+      const u = unknown(ctx, 'user', a.user);
       out.push(report(where, ['user'], u.message, u.options));
     }
-    if (a.usersIn !== undefined && !desired.groups.has(a.usersIn)) {
-      const u = unknown('group', a.usersIn, desired.groups.keys());
+    if (a.usersIn !== undefined && !declared(ctx, 'groups', a.usersIn)) {
+      const u = unknown(ctx, 'group', a.usersIn);
       out.push(report(where, ['users_in'], u.message, u.options));
     }
   });
@@ -54,15 +54,17 @@ export function assertionTargetsResolve(ctx: RuleContext): Problem[] {
   const { desired, index } = ctx;
   const out: Problem[] = [];
   desired.assertions.forEach((a, i) => {
-    if (!wellFormed(ctx, i)) return;
-    if (targetTenant(desired, a.on) !== undefined) return;
-    const u = unknown('resource instance', a.on, [...desired.resourceInstances.keys(), ...desired.groups.keys()]);
+    if (!wellFormed(ctx, i) || targetDeclared(ctx, a.on)) return;
+    const u = unknown(ctx, 'resource instance', a.on);
     out.push(report(index.assertions[i]?.loc, ['on'], u.message, u.options));
   });
   return out;
 }
 
-/** `can` / `cannot` name an action of the instance's resource (`write`, or `document:write`). */
+/**
+ * `can` / `cannot` name an action of the instance's resource (`write`, or `document:write`). Not checked
+ * when that resource is undeclared (instancesResolve reports it) or refused by the schema.
+ */
 export function assertionActionsResolve(ctx: RuleContext): Problem[] {
   const { desired, index } = ctx;
   const out: Problem[] = [];
@@ -77,7 +79,10 @@ export function assertionActionsResolve(ctx: RuleContext): Problem[] {
       out.push(report(where, [field], `"${a.subject}" is an action of "${action.type}", but "${a.on}" is a "${type}"`, { hint: `write the action alone, e.g. ${field}: ${action.key}` }));
       return;
     }
-    const actions = desired.resources.get(type)?.actions ?? [];
+    const resource = desired.resources.get(type);
+    if (!resource && (desired.resourceInstances.has(a.on) || declared(ctx, 'resources', type))) return;
+    if (index.refused.isTrimmed('resources', type)) return;
+    const actions = resource?.actions ?? [];
     if (!actions.includes(action.key)) {
       const hint = didYouMean(action.key, actions) ?? `its actions: ${actions.join(', ') || '(none)'}`;
       out.push(report(where, [field], `resource "${type}" has no action "${action.key}"`, { hint }));
@@ -92,8 +97,8 @@ export function assertionRolesResolve(ctx: RuleContext): Problem[] {
   const out: Problem[] = [];
   desired.assertions.forEach((a, i) => {
     if (!wellFormed(ctx, i)) return;
-    if (a.check !== 'has_role' || desired.roles.has(a.subject)) return;
-    const u = unknown('role', a.subject, desired.roles.keys());
+    if (a.check !== 'has_role' || declared(ctx, 'roles', a.subject)) return;
+    const u = unknown(ctx, 'role', a.subject);
     out.push(report(index.assertions[i]?.loc, ['has_role'], u.message, u.options));
   });
   return out;

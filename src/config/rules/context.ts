@@ -1,6 +1,6 @@
 /** What every semantic rule receives, and small helpers for their messages. */
-import type { DesiredState } from '../desired.js';
-import type { SourceIndex } from '../normalise.js';
+import type { DesiredState, Section } from '../desired.js';
+import { targetTenant, type SourceIndex } from '../normalise.js';
 import { problemAt, type Loc, type Problem, type ProblemOptions, type Segment } from '../source.js';
 import { didYouMean } from '../suggest.js';
 
@@ -19,8 +19,70 @@ export function report(where: Loc | undefined, sub: Segment[], message: string, 
   return problemAt(where, sub, message, options);
 }
 
-/** `unknown role "admn"` with a did-you-mean hint drawn from the known keys. */
-export function unknown(kind: string, key: string, known: Iterable<string>, fallbackHint?: string): { message: string; options: ProblemOptions } {
-  const hint = didYouMean(key, known) ?? fallbackHint;
+const DECLARED: Record<Section, (d: DesiredState) => Map<string, unknown>> = {
+  resources: (d) => d.resources,
+  roles: (d) => d.roles,
+  tenants: (d) => d.tenants,
+  users: (d) => d.users,
+  resource_instances: (d) => d.resourceInstances,
+  groups: (d) => d.groups,
+  access_requests: (d) => d.accessRequests,
+};
+
+/**
+ * True when `key` of `section` is declared, or may be: declared in a part that did not parse or that the
+ * schema refused. Only a reference that fails this is reported unknown (no follow-on problems).
+ */
+export function declared({ desired, index }: RuleContext, section: Section, key: string): boolean {
+  return DECLARED[section](desired).has(key) || index.refused.covers(section, key);
+}
+
+/** Like `declared`, for the target of a role or assertion: a resource instance or a group. */
+export function targetDeclared(ctx: RuleContext, ref: string): boolean {
+  return targetTenant(ctx.desired, ref) !== undefined || ctx.index.refused.covers('resource_instances', ref) || ctx.index.refused.covers('groups', ref);
+}
+
+/** Kinds of reference, and the sections where their names are declared. */
+const SECTIONS_OF = {
+  resource: ['resources'], role: ['roles'], tenant: ['tenants'], user: ['users'], group: ['groups'],
+  'resource instance': ['resource_instances', 'groups'],
+} as const satisfies Record<string, readonly Section[]>;
+
+/** Names of a kind listed in full in a hint when none is close enough for "did you mean". */
+const LISTED = 8;
+
+/**
+ * `unknown role "admn"` with a hint: the closest declared name ("did you mean"), else the declared names
+ * when they are few, so that a typo far from every name still shows what it could have been. Names of
+ * parts the schema refused count as declared.
+ */
+export function unknown(ctx: RuleContext, kind: Kind, key: string): { message: string; options: ProblemOptions } {
+  const keys = candidates(ctx, kind);
+  const hint = didYouMean(key, keys)
+    ?? (keys.length === 0 ? `no ${PLURAL[kind]} are declared` : keys.length <= LISTED ? `declared ${PLURAL[kind]}: ${keys.join(', ')}` : undefined);
   return { message: `unknown ${kind} "${key}"`, options: hint ? { hint } : {} };
+}
+
+type Kind = keyof typeof SECTIONS_OF;
+
+const PLURAL: Record<Kind, string> = {
+  resource: 'resources', role: 'roles', tenant: 'tenants', user: 'users', group: 'groups', 'resource instance': 'resource instances and groups',
+};
+
+// Per context: a configuration with many unknown names among 10,000 users must not list them each time.
+const namesCache = new WeakMap<RuleContext, Map<Kind, string[]>>();
+
+function candidates(ctx: RuleContext, kind: Kind): string[] {
+  let byKind = namesCache.get(ctx);
+  if (!byKind) namesCache.set(ctx, (byKind = new Map()));
+  let keys = byKind.get(kind);
+  if (!keys) {
+    const names = new Set<string>();
+    for (const section of SECTIONS_OF[kind]) {
+      for (const name of DECLARED[section](ctx.desired).keys()) names.add(name);
+      for (const name of ctx.index.refused.namesOf(section)) names.add(name);
+    }
+    byKind.set(kind, (keys = [...names]));
+  }
+  return keys;
 }

@@ -1,26 +1,28 @@
 /** Rules about groups: references, tenants, links (member_of) and group types. */
 import { targetTenant } from '../normalise.js';
 import type { Problem } from '../source.js';
-import { report, unknown, type RuleContext } from './context.js';
+import { declared, report, targetDeclared, unknown, type RuleContext } from './context.js';
 
 /** A group's tenant is declared. */
-export function groupTenantsResolve({ desired, index }: RuleContext): Problem[] {
+export function groupTenantsResolve(ctx: RuleContext): Problem[] {
+  const { desired, index } = ctx;
   const out: Problem[] = [];
   for (const [id, group] of desired.groups) {
-    if (desired.tenants.has(group.tenant)) continue;
-    const u = unknown('tenant', group.tenant, desired.tenants.keys());
+    if (declared(ctx, 'tenants', group.tenant)) continue;
+    const u = unknown(ctx, 'tenant', group.tenant);
     out.push(report(index.groups.get(id), ['tenant'], u.message, u.options));
   }
   return out;
 }
 
 /** A group's members are declared users. */
-export function groupMembersResolve({ desired, index }: RuleContext): Problem[] {
+export function groupMembersResolve(ctx: RuleContext): Problem[] {
+  const { desired, index } = ctx;
   const out: Problem[] = [];
   for (const [id, group] of desired.groups) {
     group.members.forEach((member, i) => {
-      if (desired.users.has(member)) return;
-      const u = unknown('user', member, desired.users.keys());
+      if (declared(ctx, 'users', member)) return;
+      const u = unknown(ctx, 'user', member);
       out.push(report(index.groups.get(id), ['members', i], u.message, u.options));
     });
   }
@@ -28,16 +30,17 @@ export function groupMembersResolve({ desired, index }: RuleContext): Problem[] 
 }
 
 /** A group's roles name a declared role and a declared resource instance (or group). */
-export function groupRolesResolve({ desired, index }: RuleContext): Problem[] {
+export function groupRolesResolve(ctx: RuleContext): Problem[] {
+  const { desired, index } = ctx;
   const out: Problem[] = [];
   for (const [id, group] of desired.groups) {
     group.roles.forEach((r, i) => {
-      if (!desired.roles.has(r.role)) {
-        const u = unknown('role', r.role, desired.roles.keys());
+      if (!declared(ctx, 'roles', r.role)) {
+        const u = unknown(ctx, 'role', r.role);
         out.push(report(index.groups.get(id), ['roles', i, 'role'], u.message, u.options));
       }
-      if (targetTenant(desired, r.on) === undefined) {
-        const u = unknown('resource instance', r.on, [...desired.resourceInstances.keys(), ...desired.groups.keys()]);
+      if (!targetDeclared(ctx, r.on)) {
+        const u = unknown(ctx, 'resource instance', r.on);
         out.push(report(index.groups.get(id), ['roles', i, 'on'], u.message, u.options));
       }
     });
@@ -45,13 +48,16 @@ export function groupRolesResolve({ desired, index }: RuleContext): Problem[] {
   return out;
 }
 
-/** A role given to a group is on an instance of the group's own tenant. */
+/**
+ * A role given to a group is on an instance of the group's own tenant. Compared only between declared
+ * tenants: an unknown one is reported where it is written, and the difference would follow from it.
+ */
 export function groupRoleTargetInTenant({ desired, index }: RuleContext): Problem[] {
   const out: Problem[] = [];
   for (const [id, group] of desired.groups) {
     group.roles.forEach((r, i) => {
       const tenant = targetTenant(desired, r.on);
-      if (tenant === undefined || tenant === group.tenant) return;
+      if (tenant === undefined || tenant === group.tenant || !desired.tenants.has(tenant) || !desired.tenants.has(group.tenant)) return;
       out.push(report(index.groups.get(id), ['roles', i, 'on'],
         `"${r.on}" is in tenant "${tenant}", but group "${id}" is in tenant "${group.tenant}"`,
         { hint: "a group's roles must be on instances of the group's tenant" }));
@@ -61,19 +67,23 @@ export function groupRoleTargetInTenant({ desired, index }: RuleContext): Proble
 }
 
 /** Every group named in member_of is declared. */
-export function memberOfResolves({ desired, index }: RuleContext): Problem[] {
+export function memberOfResolves(ctx: RuleContext): Problem[] {
+  const { desired, index } = ctx;
   const out: Problem[] = [];
   for (const [id, group] of desired.groups) {
     group.memberOf.forEach((parent, i) => {
-      if (desired.groups.has(parent)) return;
-      const u = unknown('group', parent, desired.groups.keys());
+      if (declared(ctx, 'groups', parent)) return;
+      const u = unknown(ctx, 'group', parent);
       out.push(report(index.groups.get(id), ['member_of', i], u.message, u.options));
     });
   }
   return out;
 }
 
-/** A group is placed only in groups of the same type and tenant (the service refuses anything else). */
+/**
+ * A group is placed only in groups of the same type and tenant (the service refuses anything else).
+ * Tenants are compared only when both are declared (an unknown one is reported where it is written).
+ */
 export function memberOfSameTypeAndTenant({ desired, index }: RuleContext): Problem[] {
   const out: Problem[] = [];
   for (const [id, group] of desired.groups) {
@@ -84,7 +94,7 @@ export function memberOfSameTypeAndTenant({ desired, index }: RuleContext): Prob
       if (parent.type !== group.type) {
         out.push(report(where, ['member_of', i], `"${id}" (type "${group.type}") cannot be a member of "${parentId}" (type "${parent.type}")`,
           { hint: 'groups can only be placed in groups of the same type' }));
-      } else if (parent.tenant !== group.tenant) {
+      } else if (parent.tenant !== group.tenant && desired.tenants.has(parent.tenant) && desired.tenants.has(group.tenant)) {
         out.push(report(where, ['member_of', i], `"${id}" (tenant "${group.tenant}") cannot be a member of "${parentId}" (tenant "${parent.tenant}")`,
           { hint: 'groups can only be placed in groups of the same tenant' }));
       }

@@ -10,6 +10,7 @@ import {
   memberOfAcyclic, memberOfResolves, memberOfSameTypeAndTenant,
 } from './groups.js';
 import { assertionActionsResolve, assertionRolesResolve, assertionShape, assertionSubjectsResolve, assertionTargetsResolve } from './assertions.js';
+import { grantForDuration } from './access-requests.js';
 import { instancesResolve, reviewerRolesResolve, rolePermissionsResolve, userRolesResolve, userTenantsResolve } from './references.js';
 
 export type { Rule, RuleContext } from './context.js';
@@ -28,6 +29,7 @@ export const RULES: Readonly<Record<string, Rule>> = {
   memberOfAcyclic,
   groupTypeCollision,
   reviewerRolesResolve,
+  grantForDuration,
   assertionShape,
   assertionSubjectsResolve,
   assertionTargetsResolve,

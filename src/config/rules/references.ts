@@ -3,10 +3,11 @@ import { splitRef } from '../desired.js';
 import { targetTenant } from '../normalise.js';
 import type { Problem } from '../source.js';
 import { didYouMean } from '../suggest.js';
-import { report, unknown, type RuleContext } from './context.js';
+import { declared, report, targetDeclared, unknown, type RuleContext } from './context.js';
 
 /** A role's permissions name a declared resource and one of its actions. */
-export function rolePermissionsResolve({ desired, index }: RuleContext): Problem[] {
+export function rolePermissionsResolve(ctx: RuleContext): Problem[] {
+  const { desired, index } = ctx;
   const out: Problem[] = [];
   for (const role of desired.roles.values()) {
     role.permissions.forEach((permission, i) => {
@@ -15,9 +16,10 @@ export function rolePermissionsResolve({ desired, index }: RuleContext): Problem
       const sub = ['permissions', i];
       const resource = desired.resources.get(type);
       if (!resource) {
-        const u = unknown('resource', type, desired.resources.keys());
+        if (declared(ctx, 'resources', type)) return; // refused by the schema: its actions are unknown
+        const u = unknown(ctx, 'resource', type);
         out.push(report(where, sub, `${u.message} in permission "${permission}"`, u.options));
-      } else if (!resource.actions.includes(action)) {
+      } else if (!resource.actions.includes(action) && !index.refused.isTrimmed('resources', type)) {
         const hint = didYouMean(action, resource.actions) ?? `its actions: ${resource.actions.join(', ') || '(none)'}`;
         out.push(report(where, sub, `resource "${type}" has no action "${action}"`, { hint }));
       }
@@ -27,43 +29,55 @@ export function rolePermissionsResolve({ desired, index }: RuleContext): Problem
 }
 
 /** A user's tenants are declared tenants. */
-export function userTenantsResolve({ desired, index }: RuleContext): Problem[] {
+export function userTenantsResolve(ctx: RuleContext): Problem[] {
+  const { desired, index } = ctx;
   const out: Problem[] = [];
   for (const user of desired.users.values()) {
     user.tenants.forEach((tenant, i) => {
-      if (desired.tenants.has(tenant)) return;
-      const u = unknown('tenant', tenant, desired.tenants.keys());
+      if (declared(ctx, 'tenants', tenant)) return;
+      const u = unknown(ctx, 'tenant', tenant);
       out.push(report(index.users.get(user.key), ['tenants', i], u.message, u.options));
     });
   }
   return out;
 }
 
-/** A user's roles name a declared role, a known tenant, and an instance (or group) of that tenant. */
-export function userRolesResolve({ desired, index }: RuleContext): Problem[] {
+/**
+ * A user's roles name a declared role, a known tenant, and an instance (or group) of that tenant. A
+ * tenant the user did not write (taken from the instance or from the user's only tenant) is checked
+ * where it is written, not here; nor is the tenant of a role whose instance is unknown.
+ */
+export function userRolesResolve(ctx: RuleContext): Problem[] {
+  const { desired, index } = ctx;
   const out: Problem[] = [];
   for (const user of desired.users.values()) {
     const where = index.users.get(user.key);
+    const written = index.userRoles.get(user.key) ?? [];
     user.roles.forEach((r, i) => {
-      if (!desired.roles.has(r.role)) {
-        const u = unknown('role', r.role, desired.roles.keys());
+      if (!declared(ctx, 'roles', r.role)) {
+        const u = unknown(ctx, 'role', r.role);
         out.push(report(where, ['roles', i, 'role'], u.message, u.options));
       }
-      const target = r.on === undefined ? undefined : targetTenant(desired, r.on);
-      if (r.on !== undefined && target === undefined) {
-        const u = unknown('resource instance', r.on, [...desired.resourceInstances.keys(), ...desired.groups.keys()]);
-        out.push(report(where, ['roles', i, 'on'], u.message, u.options));
+      const w = written[i];
+      const tenantWritten = typeof w === 'object' && w.tenant !== undefined;
+      if (tenantWritten && !declared(ctx, 'tenants', r.tenant)) {
+        const u = unknown(ctx, 'tenant', r.tenant);
+        out.push(report(where, ['roles', i, 'tenant'], u.message, u.options));
       }
-      if (r.tenant === '') {
+      if (r.on !== undefined) {
+        const target = targetTenant(desired, r.on);
+        if (target === undefined) {
+          if (targetDeclared(ctx, r.on)) return;
+          const u = unknown(ctx, 'resource instance', r.on);
+          out.push(report(where, ['roles', i, 'on'], u.message, u.options));
+        } else if (tenantWritten && target !== r.tenant && desired.tenants.has(r.tenant) && desired.tenants.has(target)) {
+          out.push(report(where, ['roles', i, 'tenant'], `role "${r.role}" on "${r.on}" is given in tenant "${r.tenant}", but the instance is in tenant "${target}"`, {
+            hint: `drop tenant (it defaults to the instance's) or use "${target}"`,
+          }));
+        }
+      } else if (r.tenant === '' && !index.refused.isTrimmed('users', user.key)) {
         out.push(report(where, ['roles', i], `cannot tell the tenant of role "${r.role}": the user is in ${user.tenants.length === 0 ? 'no tenant' : `${user.tenants.length} tenants`}`, {
           hint: 'write it as { role, tenant }',
-        }));
-      } else if (!desired.tenants.has(r.tenant)) {
-        const u = unknown('tenant', r.tenant, desired.tenants.keys());
-        out.push(report(where, ['roles', i, 'tenant'], u.message, u.options));
-      } else if (target !== undefined && target !== r.tenant) {
-        out.push(report(where, ['roles', i, 'tenant'], `role "${r.role}" on "${r.on}" is given in tenant "${r.tenant}", but the instance is in tenant "${target}"`, {
-          hint: `drop tenant (it defaults to the instance's) or use "${target}"`,
         }));
       }
     });
@@ -72,16 +86,17 @@ export function userRolesResolve({ desired, index }: RuleContext): Problem[] {
 }
 
 /** A resource instance's resource and tenant are declared. */
-export function instancesResolve({ desired, index }: RuleContext): Problem[] {
+export function instancesResolve(ctx: RuleContext): Problem[] {
+  const { desired, index } = ctx;
   const out: Problem[] = [];
   for (const [id, instance] of desired.resourceInstances) {
     const where = index.resourceInstances.get(id);
-    if (!desired.resources.has(instance.resource)) {
-      const u = unknown('resource', instance.resource, desired.resources.keys());
+    if (!declared(ctx, 'resources', instance.resource)) {
+      const u = unknown(ctx, 'resource', instance.resource);
       out.push(report(where, [], `${u.message} in "${id}"`, { ...u.options, on: 'key' }));
     }
-    if (!desired.tenants.has(instance.tenant)) {
-      const u = unknown('tenant', instance.tenant, desired.tenants.keys());
+    if (!declared(ctx, 'tenants', instance.tenant)) {
+      const u = unknown(ctx, 'tenant', instance.tenant);
       out.push(report(where, ['tenant'], u.message, u.options));
     }
   }
@@ -89,12 +104,13 @@ export function instancesResolve({ desired, index }: RuleContext): Problem[] {
 }
 
 /** An access request configuration's reviewer roles are declared roles. */
-export function reviewerRolesResolve({ desired, index }: RuleContext): Problem[] {
+export function reviewerRolesResolve(ctx: RuleContext): Problem[] {
+  const { desired, index } = ctx;
   const out: Problem[] = [];
   for (const config of desired.accessRequests.values()) {
     config.reviewerRoles.forEach((role, i) => {
-      if (desired.roles.has(role)) return;
-      const u = unknown('role', role, desired.roles.keys());
+      if (declared(ctx, 'roles', role)) return;
+      const u = unknown(ctx, 'role', role);
       out.push(report(index.accessRequests.get(config.key), ['reviewer_roles', i], u.message, u.options));
     });
   }

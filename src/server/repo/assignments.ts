@@ -33,17 +33,17 @@ export const ASSIGNMENT_FROM = `role_assignments ra JOIN users u ON u.id = ra.us
   LEFT JOIN resources res ON res.id = ri.resource_id`;
 
 export function assignmentRead(row: AssignmentRow, env: EnvContext) {
-  const instance = row.instance_key !== null ? `${row.resource_key}:${row.instance_key}` : null;
+  // A tenant-wide assignment has no instance: the fields are absent (the public read model has no nulls).
+  const instance = row.instance_key !== null ? { resource_instance: `${row.resource_key}:${row.instance_key}`, resource_instance_id: row.resource_instance_id! } : {};
   return {
     id: row.id,
     user: row.user_key,
     role: row.role_key,
     tenant: row.tenant_key,
-    resource_instance: instance,
+    ...instance,
     user_id: row.user_id,
     role_id: row.role_id,
     tenant_id: row.tenant_id,
-    resource_instance_id: row.resource_instance_id,
     ...envFields(env),
     created_at: row.created_at,
   };

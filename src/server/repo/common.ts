@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Queryable, SqlValue } from '../store/db.js';
 import type { EnvContext } from '../context.js';
 import { notFound } from '../errors.js';
@@ -75,4 +76,10 @@ export function splitRef(ref: string, defaultType?: string): [string, string] | 
 /** A `LIKE ? ESCAPE '\\'` pattern matching `text` anywhere, with `%`, `_` and `\\` taken literally. */
 export function containsPattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+}
+
+/** A uuid (version 4 layout) that is the same for the same seed: ids for things the store has no row for. */
+export function stableUuid(seed: string): string {
+  const h = createHash('sha256').update(seed).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }

@@ -1,5 +1,4 @@
 import type { Queryable } from '../store/db.js';
-import type { EnvContext } from '../context.js';
 import { httpError, notFound } from '../errors.js';
 import { parseGroupRef } from '../domain/groups.js';
 
@@ -25,10 +24,21 @@ export async function findGroup(q: Queryable, envId: string, ref: string): Promi
   return row;
 }
 
+/** The public `GroupReadSchema` of the recommended reads: who the group is, nothing more. */
+export function groupDirectRead(r: GroupRow) {
+  return { id: r.id, group_instance_key: r.key, group_tenant: r.tenant_key, group_resource_type_key: r.type };
+}
+
+/** Member ids a full read lists at most (see groupReads). */
 export const USERS_IN_READ = 100;
 
-/** Direct-read items: the recommended reads' shape, plus the group's grants (one query per page). */
-export async function groupReads(q: Queryable, env: EnvContext, rows: GroupRow[], withUsers = false) {
+/**
+ * The public `GroupRead` of the group writes and the deprecated reads: the group, its grants as
+ * `<resource>:<instance>#<role>`, and its members' ids. One query for the page's grants; members are
+ * listed up to USERS_IN_READ per group (the first by key): a group of 10,000 members is read in pages
+ * through /groups/{key}/users, never in one answer, and a membership write answers in constant size.
+ */
+export async function groupReads(q: Queryable, rows: GroupRow[]) {
   if (rows.length === 0) return [];
   const marks = rows.map(() => '?').join(', ');
   const ids = rows.map((r) => r.id);
@@ -40,35 +50,21 @@ export async function groupReads(q: Queryable, env: EnvContext, rows: GroupRow[]
   );
   const byGroup = new Map<string, string[]>();
   for (const g of grants) (byGroup.get(g.group_id) ?? byGroup.set(g.group_id, []).get(g.group_id)!).push(`${g.resource}:${g.instance}#${g.role}`);
-  // Full reads list members too, at most USERS_IN_READ of them (sorted by key) with the total beside:
-  // a group of 10,000 members is read in pages through /groups/{key}/users, never in one answer.
-  const users = new Map<string, { keys: string[]; total: number }>();
-  if (withUsers) {
-    for (const r of rows) {
-      const keys = await q.all<{ key: string }>(
-        `SELECT u.key FROM role_assignments ra JOIN roles ro ON ro.id = ra.role_id AND ro.key = 'member' JOIN users u ON u.id = ra.user_id
-         WHERE ra.resource_instance_id = ? ORDER BY u.key LIMIT ${USERS_IN_READ}`,
-        [r.instance_id],
-      );
-      const total = keys.length < USERS_IN_READ ? keys.length : Number((await q.get<{ n: number }>(
-        `SELECT COUNT(*) AS n FROM role_assignments ra JOIN roles ro ON ro.id = ra.role_id AND ro.key = 'member' WHERE ra.resource_instance_id = ?`,
-        [r.instance_id],
-      ))!.n);
-      users.set(r.id, { keys: keys.map((k) => k.key), total });
-    }
+  const users = new Map<string, string[]>();
+  for (const r of rows) {
+    const members = await q.all<{ id: string }>(
+      `SELECT u.id FROM role_assignments ra JOIN roles ro ON ro.id = ra.role_id AND ro.key = 'member' JOIN users u ON u.id = ra.user_id
+       WHERE ra.resource_instance_id = ? ORDER BY u.key LIMIT ${USERS_IN_READ}`,
+      [r.instance_id],
+    );
+    users.set(r.id, members.map((m) => m.id));
   }
   return rows.map((r) => ({
-    id: r.id,
     group_instance_key: r.key,
     group_tenant: r.tenant_key,
     group_resource_type_key: r.type,
-    key: `${r.type}:${r.key}`,
     assigned_roles: byGroup.get(r.id) ?? [],
-    ...(withUsers ? { users: users.get(r.id)!.keys, users_total: users.get(r.id)!.total } : {}),
-    organization_id: env.orgId,
-    project_id: env.projectId,
-    environment_id: env.envId,
-    created_at: r.created_at,
+    users: users.get(r.id)!,
   }));
 }
 

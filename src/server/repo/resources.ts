@@ -1,6 +1,6 @@
 import type { Queryable } from '../store/db.js';
 import type { EnvContext } from '../context.js';
-import { envFields, parseJson } from './common.js';
+import { envFields, parseJson, stableUuid } from './common.js';
 
 export interface ResourceRow {
   id: string;
@@ -13,21 +13,41 @@ export interface ResourceRow {
   updated_at: string;
 }
 
-export type Actions = Record<string, { name?: string; description?: string }>;
+/** Stored actions and attributes carry the ids the public read model gives them (stable across updates). */
+export type Actions = Record<string, { id?: string; name?: string; description?: string | null }>;
+export type Attributes = Record<string, { id?: string; type: string; description?: string }>;
 
+/** The public `ResourceRead`: no `null`s (a missing description is absent), actions and attributes with ids. */
 export function resourceRead(row: ResourceRow, env: EnvContext) {
   const actions = parseJson<Actions>(row.actions, {});
+  const attributes = parseJson<Attributes>(row.attributes, {});
   return {
     id: row.id,
     key: row.key,
     name: row.name,
-    description: row.description,
-    actions: Object.fromEntries(Object.entries(actions).map(([k, v]) => [k, { key: k, name: v.name ?? k, description: v.description ?? null }])),
-    attributes: parseJson(row.attributes, {}),
+    ...(row.description !== null ? { description: row.description } : {}),
+    actions: Object.fromEntries(
+      // Actions written before they had ids (an older server) get one derived from the resource and key.
+      Object.entries(actions).map(([k, v]) => [k, { id: v.id ?? stableUuid(`${row.id}:action:${k}`), key: k, name: v.name ?? k, ...(v.description ? { description: v.description } : {}) }]),
+    ),
+    attributes: Object.fromEntries(
+      Object.entries(attributes)
+        // Attributes an older server accepted free-form (not `{type}` blocks) are not part of the read model.
+        .filter(([, v]) => typeof v?.type === 'string')
+        .map(([k, v]) => [k, { id: v.id ?? stableUuid(`${row.id}:attribute:${k}`), key: k, type: v.type, ...(v.description ? { description: v.description } : {}) }]),
+    ),
     ...envFields(env),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
+}
+
+/**
+ * Gives each action (or attribute) an id, keeping the id an entry of the same key already had: ids name
+ * an action for as long as it exists.
+ */
+export function withIds<T extends { id?: string }>(given: Record<string, Omit<T, 'id'>>, before: Record<string, T> = {}): Record<string, T> {
+  return Object.fromEntries(Object.entries(given).map(([k, v]) => [k, { ...v, id: before[k]?.id ?? crypto.randomUUID() } as T]));
 }
 
 /**

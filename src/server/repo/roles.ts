@@ -20,7 +20,7 @@ export function roleRead(row: RoleRow, env: EnvContext) {
     id: row.id,
     key: row.key,
     name: row.name,
-    description: row.description,
+    ...(row.description !== null ? { description: row.description } : {}),
     permissions: parseJson<string[]>(row.permissions, []),
     extends: parseJson<string[]>(row.extends, []),
     ...envFields(env),
@@ -48,20 +48,30 @@ export async function checkPermissions(q: Queryable, envId: string, permissions:
 
 /** Extended roles exist, and extending does not loop back to the role itself. */
 export async function checkExtends(q: Queryable, envId: string, roleKey: string, extendsKeys: string[]): Promise<string[]> {
+  return (await checkExtendsAll(q, envId, new Map([[roleKey, extendsKeys]]))).get(roleKey)!;
+}
+
+/**
+ * The same for several roles' new `extends` lists taken together (a bulk write): every extended role
+ * exists, and with all of them applied no role extends itself. Returns each list deduplicated, sorted.
+ */
+export async function checkExtendsAll(q: Queryable, envId: string, changes: Map<string, string[]>): Promise<Map<string, string[]>> {
   const rows = await q.all<{ key: string; extends: string }>(`SELECT key, extends FROM roles WHERE env_id = ?`, [envId]);
   const graph = new Map(rows.map((r) => [r.key, parseJson<string[]>(r.extends, [])]));
-  for (const k of extendsKeys) if (!graph.has(k)) throw notFound('role', k);
-  graph.set(roleKey, extendsKeys);
-  const seen = new Set<string>();
-  const stack = [...extendsKeys];
-  while (stack.length) {
-    const k = stack.pop()!;
-    if (k === roleKey) throw httpError('INVALID_INPUT', `role '${roleKey}' would extend itself through '${extendsKeys.join(', ')}'`);
-    if (seen.has(k)) continue;
-    seen.add(k);
-    stack.push(...(graph.get(k) ?? []));
+  for (const ext of changes.values()) for (const k of ext) if (!graph.has(k) && !changes.has(k)) throw notFound('role', k);
+  for (const [roleKey, ext] of changes) graph.set(roleKey, ext);
+  for (const [roleKey, ext] of changes) {
+    const seen = new Set<string>();
+    const stack = [...ext];
+    while (stack.length) {
+      const k = stack.pop()!;
+      if (k === roleKey) throw httpError('INVALID_INPUT', `role '${roleKey}' would extend itself through '${ext.join(', ')}'`);
+      if (seen.has(k)) continue;
+      seen.add(k);
+      stack.push(...(graph.get(k) ?? []));
+    }
   }
-  return [...new Set(extendsKeys)].sort();
+  return new Map([...changes].map(([k, ext]) => [k, [...new Set(ext)].sort()]));
 }
 
 /** The role `member` that makes a user a member of a group; created with the first group. */

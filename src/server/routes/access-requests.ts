@@ -1,18 +1,20 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerDeps } from '../context.js';
-import { httpError, invalid, notFound } from '../errors.js';
+import { httpError, invalid } from '../errors.js';
 import { envelope, parsePaging } from '../paging.js';
 import { KEY, TEXT, strictObject } from '../schemas.js';
 import type { Queryable } from '../store/db.js';
 import { findKeyed, parseJson } from '../repo/common.js';
 import { findElementsConfig } from '../repo/elements.js';
 import { isUserInTenant } from '../repo/users.js';
-import { assignRole, findInstance, findInstanceOrNull } from '../repo/assignments.js';
+import { findInstance, findInstanceOrNull } from '../repo/assignments.js';
 import { accessRequestRead, findModerators, getRequest, listRequests, type RequestFilters } from '../repo/access-requests.js';
-import { checkTransition, NEXT_STATUS, parseStatusFilter, reviewerRoles, type Transition } from '../domain/access-requests.js';
+import { decideAccessRequest, loadVisibleRequest, type RequestBody } from '../repo/access-request-decide.js';
+import { parseStatusFilter, reviewerRoles, type Transition } from '../domain/access-requests.js';
+import type { Paging } from '../paging.js';
 
 const INSTANCE = { type: 'string', pattern: '^([A-Za-z0-9\\-_]+:)?[A-Za-z0-9\\-_]+$', maxLength: 513 } as const;
-const CREATE = strictObject(
+export const CREATE = strictObject(
   {
     access_request_details: strictObject({ tenant: KEY, role: KEY, resource: { anyOf: [KEY, { type: 'null' }] }, resource_instance: { anyOf: [INSTANCE, { type: 'null' }] } }, ['role']),
     reason: { anyOf: [TEXT, { type: 'null' }] },
@@ -20,9 +22,9 @@ const CREATE = strictObject(
   ['access_request_details'],
 );
 const COMMENT = { anyOf: [TEXT, { type: 'null' }] };
-const REVIEW = { anyOf: [strictObject({ reviewer_comment: COMMENT, role: KEY }), { type: 'null' }] };
-const DENY = { anyOf: [strictObject({ reviewer_comment: COMMENT }), { type: 'null' }] };
-const CANCEL = { anyOf: [strictObject({ reason: COMMENT }), { type: 'null' }] };
+export const REVIEW = { anyOf: [strictObject({ reviewer_comment: COMMENT, role: KEY }), { type: 'null' }] };
+export const DENY = { anyOf: [strictObject({ reviewer_comment: COMMENT }), { type: 'null' }] };
+export const CANCEL = { anyOf: [strictObject({ reason: COMMENT }), { type: 'null' }] };
 
 /** A repeated query parameter (`?role=a&role=b`) arrives as an array: one value per filter, else 422. */
 function single(value: string | string[], loc: string[]): string {
@@ -103,97 +105,71 @@ export default async function accessRequestRoutes(app: FastifyInstance, { db, no
       for (const m of await findModerators(tx, ctx.tenant.id, roles)) {
         await tx.run(`INSERT INTO access_request_moderators (request_id, user_id) VALUES (?, ?)`, [id, m]);
       }
-      return { row: (await getRequest(tx, req.env.envId, ctx.actorId, id))!, actorId: ctx.actorId };
+      return (await getRequest(tx, req.env.envId, ctx.actorId, id))!;
     });
-    return accessRequestRead(row.row, req.env, row.actorId);
+    return accessRequestRead(row, req.env);
   });
 
   app.get(P, async (req) => {
-    const query = req.query as Record<string, string | string[] | undefined>;
-    const headers = req.headers as Record<string, string | string[] | undefined>;
-    // The specification puts filters and paging in headers, the public API in the query: a query wins.
-    // An empty value (`?status=`, a blank header, as clients send for "unset") is no filter.
-    const given = (v: string | string[] | undefined) => v !== undefined && v !== '';
-    // The first of `names` given in the query, else in the headers, with the name that carried it.
-    const pickNamed = (...names: string[]): { name: string; value: string } | undefined => {
-      for (const n of names) if (given(query[n])) return { name: n, value: single(query[n]!, ['query', n]) };
-      for (const n of names) if (given(headers[n])) return { name: n, value: single(headers[n]!, ['header', n]) };
-      return undefined;
-    };
-    const pick = (...names: string[]): string | undefined => pickNamed(...names)?.value;
-    const paging = parsePaging({ page: pick('page'), per_page: pick('per_page') });
-    const statusText = pick('status');
-    const status = statusText === undefined ? undefined : parseStatusFilter(statusText);
-    if (statusText !== undefined && status === undefined) {
-      throw invalid(['query', 'status'], `unknown status '${statusText}': use pending (or null), approved, denied (deny), canceled (cancel)`);
-    }
-    const filters: RequestFilters = {
-      status,
-      tenant: pick('tenant'),
-      role: pick('role'),
-      resource: pick('resource'),
-      resourceInstance: pick('resource_instance_id', 'resource_instance'),
-      requester: requesterFilter(pickNamed('requesting_user_id', 'requesting_user')),
-    };
+    const { filters, paging } = parseListQuery(req.query as Record<string, string | string[] | undefined>, req.headers as Record<string, string | string[] | undefined>);
     const ctx = await context(db, req);
     const { rows, total } = await listRequests(db, req.env.envId, ctx.config.id, ctx.actorId, filters, paging);
-    return envelope(rows.map((r) => accessRequestRead(r, req.env, ctx.actorId)), total, paging);
+    return envelope(rows.map((r) => accessRequestRead(r, req.env)), total, paging);
   });
 
-  const load = async (q: Queryable, req: FastifyRequest) => {
-    const ctx = await context(q, req);
-    const { id } = req.params as { id: string };
-    const row = await getRequest(q, req.env.envId, ctx.actorId, id);
-    const actor = row && { userId: ctx.actorId, isRequester: row.requesting_user_id === ctx.actorId, isModerator: row.is_moderator === 1 };
-    // Not found and not visible answer the same, so a request's existence does not leak.
-    if (!row || !actor || !(actor.isRequester || actor.isModerator) || row.elements_config_id !== ctx.config.id) throw notFound('access request', id);
-    return { ctx, row, actor };
-  };
-
   app.get(`${P}/:id`, async (req) => {
-    const { ctx, row } = await load(db, req);
-    return accessRequestRead(row, req.env, ctx.actorId);
+    const ctx = await context(db, req);
+    const { row } = await loadVisibleRequest(db, req.env.envId, ctx.config.id, { kind: 'user', id: ctx.actorId }, (req.params as { id: string }).id);
+    return accessRequestRead(row, req.env);
   });
 
   const transition = (kind: Transition) => async (req: FastifyRequest) => {
-    const body = (req.body ?? {}) as { reviewer_comment?: string | null; role?: string; reason?: string | null };
+    const body = (req.body ?? {}) as RequestBody;
     const at = now().toISOString();
     const result = await db.transaction(async (tx) => {
-      const { ctx, row, actor } = await load(tx, req);
-      const verdict = checkTransition(row.status, kind, actor);
-      if (!verdict.ok) throw httpError(verdict.code, verdict.message, verdict.code === 'CONFLICT' ? { status: row.status } : {});
-      // A reviewer override may name the role by key or id; the request records its key.
-      const role = body.role !== undefined ? (await findKeyed<{ id: string; key: string }>(tx, 'roles', req.env.envId, body.role, 'role')).key : row.role_key;
-      const comment = body.reviewer_comment !== undefined ? body.reviewer_comment : row.reviewer_comment;
-      let changes: number;
-      if (kind === 'update') {
-        // Nothing sent, nothing changed: `updated_at` moves only on a real change (the pending check above still applies).
-        if (body.reviewer_comment === undefined && body.role === undefined) return { row, actorId: ctx.actorId };
-        ({ changes } = await tx.run(`UPDATE access_requests SET reviewer_comment = ?, role_key = ?, updated_at = ? WHERE id = ? AND status IS NULL`, [comment, role, at, row.id]));
-      } else if (kind === 'cancel') {
-        ({ changes } = await tx.run(`UPDATE access_requests SET status = 'cancel', cancel_reason = ?, updated_at = ? WHERE id = ? AND status IS NULL`, [body.reason ?? null, at, row.id]));
-      } else {
-        ({ changes } = await tx.run(
-          `UPDATE access_requests SET status = ?, reviewer_user_id = ?, reviewed_at = ?, reviewer_comment = ?, role_key = ?, updated_at = ? WHERE id = ? AND status IS NULL`,
-          [NEXT_STATUS[kind], ctx.actorId, at, comment, role, at, row.id],
-        ));
-      }
-      // The update is conditional on `status IS NULL`: a concurrent decision that won first leaves 0 rows.
-      if (changes !== 1) {
-        const now = await getRequest(tx, req.env.envId, ctx.actorId, row.id);
-        throw httpError('CONFLICT', `access request is no longer pending (status: ${now?.status})`, { status: now?.status ?? null });
-      }
-      if (kind === 'approve') {
-        const instance = row.instance_key !== null ? `${row.resource_key}:${row.instance_key}` : undefined;
-        await assignRole(tx, req.env.envId, { user: row.requester_key, role, tenant: row.tenant_key, resource_instance: instance }, at, { ignoreDuplicate: true });
-      }
-      return { row: (await getRequest(tx, req.env.envId, ctx.actorId, row.id))!, actorId: ctx.actorId };
+      const ctx = await context(tx, req);
+      const id = (req.params as { id: string }).id;
+      return { row: await decideAccessRequest(tx, { envId: req.env.envId, configId: ctx.config.id, actor: { kind: 'user', id: ctx.actorId }, id, kind, body, at }), actorId: ctx.actorId };
     });
-    return accessRequestRead(result.row, req.env, result.actorId);
+    return accessRequestRead(result.row, req.env);
   };
 
   app.patch(`${P}/:id/reviewer`, { schema: { body: REVIEW } }, transition('update'));
   app.put(`${P}/:id/approve`, { schema: { body: REVIEW } }, transition('approve'));
   app.put(`${P}/:id/deny`, { schema: { body: DENY } }, transition('deny'));
   app.put(`${P}/:id/cancel`, { schema: { body: CANCEL } }, transition('cancel'));
+}
+
+/**
+ * The list's filters and paging. The specification puts them in headers, the public API in the query:
+ * a query parameter wins. An empty value (`?status=`, a blank header, as clients send for "unset") is
+ * no filter. The elements list (elements-access-requests.ts) passes no headers.
+ */
+export function parseListQuery(
+  query: Record<string, string | string[] | undefined>,
+  headers: Record<string, string | string[] | undefined> = {},
+): { filters: RequestFilters; paging: Paging } {
+  const given = (v: string | string[] | undefined) => v !== undefined && v !== '';
+  // The first of `names` given in the query, else in the headers, with the name that carried it.
+  const pickNamed = (...names: string[]): { name: string; value: string } | undefined => {
+    for (const n of names) if (given(query[n])) return { name: n, value: single(query[n]!, ['query', n]) };
+    for (const n of names) if (given(headers[n])) return { name: n, value: single(headers[n]!, ['header', n]) };
+    return undefined;
+  };
+  const pick = (...names: string[]): string | undefined => pickNamed(...names)?.value;
+  const paging = parsePaging({ page: pick('page'), per_page: pick('per_page') });
+  const statusText = pick('status');
+  const status = statusText === undefined ? undefined : parseStatusFilter(statusText);
+  if (statusText !== undefined && status === undefined) {
+    throw invalid(['query', 'status'], `unknown status '${statusText}': use pending (or null), approved, denied (deny), canceled (cancel)`);
+  }
+  const filters: RequestFilters = {
+    status,
+    tenant: pick('tenant'),
+    role: pick('role'),
+    resource: pick('resource'),
+    resourceInstance: pick('resource_instance_id', 'resource_instance'),
+    requester: requesterFilter(pickNamed('requesting_user_id', 'requesting_user')),
+  };
+  return { filters, paging };
 }

@@ -3,7 +3,7 @@ import type { ServerDeps } from '../context.js';
 import { envelope, parsePaging } from '../paging.js';
 import { PAGING_QUERY } from '../schemas.js';
 import { containsPattern, pageOf, whereOf } from '../repo/common.js';
-import { findGroup, groupReads, GROUP_FROM, GROUP_SELECT, type GroupRow } from '../repo/groups.js';
+import { findGroup, groupDirectRead, groupReads, GROUP_FROM, GROUP_SELECT, type GroupRow } from '../repo/groups.js';
 
 const LIST_QUERY = {
   ...PAGING_QUERY,
@@ -33,12 +33,12 @@ export default async function groupReadRoutes(app: FastifyInstance, { db }: Serv
 
   app.get('/groups/direct', { schema: { querystring: LIST_QUERY } }, async (req) => {
     const { paging, rows, total } = await listGroups(req.env, req.query as Record<string, string | undefined>);
-    return envelope(await groupReads(db, req.env, rows), total, paging);
+    return envelope(rows.map(groupDirectRead), total, paging);
   });
 
   app.get('/groups/direct/:group', async (req) => {
     const { group } = req.params as { group: string };
-    return (await groupReads(db, req.env, [await findGroup(db, req.env.envId, group)]))[0];
+    return groupDirectRead(await findGroup(db, req.env.envId, group));
   });
 
   app.get('/groups/:group/children', { schema: { querystring: LIST_QUERY } }, async (req) => {
@@ -46,7 +46,7 @@ export default async function groupReadRoutes(app: FastifyInstance, { db }: Serv
     const { paging, rows, total } = await listGroups(req.env, req.query as Record<string, string | undefined>, [
       ['g.id IN (SELECT child_id FROM group_links WHERE parent_id = ?)', g.id],
     ]);
-    return envelope(await groupReads(db, req.env, rows), total, paging);
+    return envelope(rows.map(groupDirectRead), total, paging);
   });
 
   app.get('/groups/:group/parents', { schema: { querystring: LIST_QUERY } }, async (req) => {
@@ -54,7 +54,7 @@ export default async function groupReadRoutes(app: FastifyInstance, { db }: Serv
     const { paging, rows, total } = await listGroups(req.env, req.query as Record<string, string | undefined>, [
       ['g.id IN (SELECT parent_id FROM group_links WHERE child_id = ?)', g.id],
     ]);
-    return envelope(await groupReads(db, req.env, rows), total, paging);
+    return envelope(rows.map(groupDirectRead), total, paging);
   });
 
   // Members: direct by default; `nested=true` adds the members of every descendant group (membership is
@@ -85,17 +85,8 @@ export default async function groupReadRoutes(app: FastifyInstance, { db }: Serv
            SELECT ag.instance_id FROM access_groups ag JOIN sub ON sub.id = ag.id)) m ON m.user_id = u.id`
       : `role_assignments ra JOIN users u ON u.id = ra.user_id`;
     const [where, params] = nested ? ['1 = 1', [member.id, g.id, member.id]] : ['ra.resource_instance_id = ? AND ra.role_id = ?', [g.instance_id, member.id]];
-    const { rows, total } = await pageOf<{ id: string; key: string; email: string | null; first_name: string | null; last_name: string | null }>(
-      db, from, where, params, paging, 'u.id, u.key, u.email, u.first_name, u.last_name', 'u.key, u.id',
-    );
-    const direct = new Set(
-      rows.length === 0 ? [] : (await db.all<{ user_id: string }>(
-        `SELECT ra.user_id FROM role_assignments ra WHERE ra.resource_instance_id = ? AND ra.role_id = ? AND ra.user_id IN (${rows.map(() => '?').join(', ')})`,
-        [g.instance_id, member.id, ...rows.map((r) => r.id)],
-      )).map((r) => r.user_id),
-    );
-    const data = rows.map((u) => ({ ...u, roles: ['member'], membership: direct.has(u.id) ? 'direct' : 'inherited' }));
-    return envelope(data, total, paging);
+    const { rows, total } = await pageOf<{ id: string; key: string }>(db, from, where, params, paging, 'u.id, u.key', 'u.key, u.id');
+    return envelope(rows, total, paging);
   });
 
   app.get('/groups/:group/roles', { schema: { querystring: PAGING_QUERY } }, async (req) => {
@@ -111,21 +102,18 @@ export default async function groupReadRoutes(app: FastifyInstance, { db }: Serv
       'gg.id, r.key AS role, res.id AS res_id, res.key AS res_key, ri.id AS inst_id, ri.key AS inst_key, t.key AS tenant, gg.created_at',
       'gg.created_at, gg.id',
     );
-    return envelope(
-      rows.map((r) => ({ id: r.id, key: r.role, role: r.role, resource: { id: r.res_id, key: r.res_key }, resource_instance: { id: r.inst_id, key: r.inst_key }, tenant: r.tenant, created_at: r.created_at })),
-      total,
-      paging,
-    );
+    // The public `GroupRoleReadSchema`: the role's key, and the resource and instance it is on.
+    return envelope(rows.map((r) => ({ key: r.role, resource: { id: r.res_id, key: r.res_key }, resource_instance: { id: r.inst_id, key: r.inst_key } })), total, paging);
   });
 
   // Deprecated reads: still answered, as on the public service (bare array, and the full group read).
   app.get('/groups', { schema: { querystring: LIST_QUERY } }, async (req) => {
     const { rows } = await listGroups(req.env, req.query as Record<string, string | undefined>);
-    return groupReads(db, req.env, rows, true);
+    return groupReads(db, rows);
   });
 
   app.get('/groups/:group', async (req) => {
     const { group } = req.params as { group: string };
-    return (await groupReads(db, req.env, [await findGroup(db, req.env.envId, group)], true))[0];
+    return (await groupReads(db, [await findGroup(db, req.env.envId, group)]))[0];
   });
 }

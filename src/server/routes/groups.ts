@@ -28,7 +28,7 @@ const LINK = strictObject({ group_instance_key: INSTANCE_REF }, ['group_instance
 export default async function groupRoutes(app: FastifyInstance, { db, now }: ServerDeps) {
   const read = async (req: FastifyRequest, id: string) => {
     const row = await db.get<GroupRow>(`SELECT ${GROUP_SELECT} FROM ${GROUP_FROM} WHERE g.id = ?`, [id]);
-    return (await groupReads(db, req.env, [row!], true))[0];
+    return (await groupReads(db, [row!]))[0];
   };
 
   app.post('/groups', { schema: { body: CREATE } }, async (req) => {

@@ -14,8 +14,10 @@ import groupRoutes from './groups.js';
 import groupReadRoutes from './group-reads.js';
 import allowedRoutes from './allowed.js';
 import elementsRoutes from './elements.js';
+import elementsAccessRequestRoutes from './elements-access-requests.js';
 import accessRequestRoutes from './access-requests.js';
 import bulkRoutes from './bulk.js';
+import bulkRoleRoutes from './bulk-roles.js';
 
 type RouteModule = (app: FastifyInstance, deps: ServerDeps) => Promise<void>;
 
@@ -37,9 +39,9 @@ export async function registerRoutes(app: FastifyInstance, deps: ServerDeps, res
       { prefix },
     );
 
-  await scoped('/v2/schema/:proj/:env', [resourceRoutes, roleRoutes, relationRoutes, resourceInstanceRoutes, groupRoutes, groupReadRoutes]);
+  await scoped('/v2/schema/:proj/:env', [resourceRoutes, roleRoutes, bulkRoleRoutes, relationRoutes, resourceInstanceRoutes, groupRoutes, groupReadRoutes]);
   await scoped('/v2/facts/:proj/:env', [tenantRoutes, userRoutes, roleAssignmentRoutes, resourceInstanceRoutes, tupleRoutes, accessRequestRoutes, bulkRoutes]);
-  await scoped('/v2/elements/:proj/:env', [elementsRoutes]);
+  await scoped('/v2/elements/:proj/:env', [elementsRoutes, elementsAccessRequestRoutes]);
 
   // A replica whose database is unreachable must leave the load balancer's pool: check the store itself.
   app.get('/healthz', async (_req, reply) => {
@@ -53,7 +55,8 @@ export async function registerRoutes(app: FastifyInstance, deps: ServerDeps, res
 
   app.get('/v2/api-key/scope', async (req) => {
     const scope = req.keyScope;
-    if (scope.kind === 'org') return { organization_id: deps.orgId, project_id: null, environment_id: null };
+    // The organisation key names no project or environment: the fields are absent (the public read model has no nulls).
+    if (scope.kind === 'org') return { organization_id: deps.orgId };
     const env = await resolver.resolve(scope.project, scope.env, scope);
     return { organization_id: env.orgId, project_id: env.projectId, environment_id: env.envId };
   });

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServerDeps, EnvContext } from '../context.js';
 import { duplicate, notFound } from '../errors.js';
-import { parsePaging, schemaList } from '../paging.js';
+import { envelope, parsePaging } from '../paging.js';
 import { KEY, NAME, OPT_TEXT, PAGING_QUERY, strictObject } from '../schemas.js';
 import { isUniqueViolation } from '../store/db.js';
 import { envFields, findKeyed, pageOf } from '../repo/common.js';
@@ -12,7 +12,7 @@ const SELECT = `rel.id, rel.key, rel.name, rel.description, rel.created_at, rel.
 const FROM = `relations rel JOIN resources o ON o.id = rel.object_resource_id JOIN resources s ON s.id = rel.subject_resource_id`;
 
 const relationRead = (r: RelationRow, env: EnvContext) => ({
-  id: r.id, key: r.key, name: r.name, description: r.description,
+  id: r.id, key: r.key, name: r.name, ...(r.description !== null ? { description: r.description } : {}),
   object_resource: r.object_key, object_resource_id: r.object_resource_id,
   subject_resource: r.subject_key, subject_resource_id: r.subject_resource_id,
   ...envFields(env), created_at: r.created_at, updated_at: r.updated_at,
@@ -31,7 +31,8 @@ export default async function relationRoutes(app: FastifyInstance, { db, now }: 
     const paging = parsePaging(req.query as Record<string, unknown>);
     const res = await findKeyed<{ id: string }>(db, 'resources', req.env.envId, resource, 'resource');
     const { rows, total } = await pageOf<RelationRow>(db, FROM, 'rel.object_resource_id = ?', [res.id], paging, SELECT, 'rel.created_at, rel.id');
-    return schemaList(rows.map((r) => relationRead(r, req.env)), total, paging, req.query as Record<string, unknown>);
+    // Always the envelope: the public list of relations has no bare-array form.
+    return envelope(rows.map((r) => relationRead(r, req.env)), total, paging);
   });
 
   app.post('/resources/:resource/relations', {
@@ -65,9 +66,13 @@ export default async function relationRoutes(app: FastifyInstance, { db, now }: 
 
   app.delete('/resources/:resource/relations/:key', async (req, reply) => {
     const { resource, key } = req.params as { resource: string; key: string };
-    const res = await findKeyed<{ id: string }>(db, 'resources', req.env.envId, resource, 'resource');
-    const { changes } = await db.run(`DELETE FROM relations WHERE object_resource_id = ? AND key = ?`, [res.id, key]);
-    if (!changes) throw notFound('relation', `${resource}#${key}`);
+    await db.transaction(async (tx) => {
+      const res = await findKeyed<{ id: string }>(tx, 'resources', req.env.envId, resource, 'resource');
+      const { changes } = await tx.run(`DELETE FROM relations WHERE object_resource_id = ? AND key = ?`, [res.id, key]);
+      if (!changes) throw notFound('relation', `${resource}#${key}`);
+      // Tuples of the relation go with it (its derivations cascade): a tuple names its relation.
+      await tx.run(`DELETE FROM relationship_tuples WHERE relation = ? AND object_id IN (SELECT id FROM resource_instances WHERE resource_id = ?)`, [key, res.id]);
+    });
     return reply.status(204).send();
   });
 
@@ -100,7 +105,8 @@ export default async function relationRoutes(app: FastifyInstance, { db, now }: 
   app.post('/resources/:resource/roles/:role/implicit_grants', { schema: { body: GRANT } }, async (req) => {
     const g = await resolveGrant(req);
     await ensureImplicitGrant(db, req.env.envId, g, now().toISOString());
-    return g.body;
+    // The public `DerivedRoleRuleRead`: the deriving role, its resource and the relation, by id and key.
+    return { role_id: g.linkedRoleId, resource_id: g.onResourceId, relation_id: g.relationId, role: g.body.role, on_resource: g.body.on_resource, linked_by_relation: g.body.linked_by_relation };
   });
 
   app.delete('/resources/:resource/roles/:role/implicit_grants', { schema: { body: GRANT } }, async (req, reply) => {

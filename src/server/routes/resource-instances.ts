@@ -84,7 +84,6 @@ export default async function resourceInstanceRoutes(app: FastifyInstance, { db,
     return instanceRead(await byId(db, inst.id), req.env);
   };
   app.patch('/resource_instances/:instance', { schema: { body: strictObject({ attributes: ATTRIBUTES }) } }, update);
-  app.put('/resource_instances/:instance', { schema: { body: strictObject({ attributes: ATTRIBUTES }) } }, update);
 
   app.delete('/resource_instances/:instance', async (req, reply) => {
     const { instance } = req.params as { instance: string };

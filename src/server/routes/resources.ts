@@ -2,23 +2,31 @@ import type { FastifyInstance } from 'fastify';
 import type { ServerDeps } from '../context.js';
 import { duplicate } from '../errors.js';
 import { parsePaging, schemaList } from '../paging.js';
-import { ATTRIBUTES, KEY, NAME, OPT_TEXT, PAGING_QUERY, strictObject } from '../schemas.js';
+import { KEY, NAME, OPT_TEXT, PAGING_QUERY, TEXT, strictObject } from '../schemas.js';
 import { isUniqueViolation } from '../store/db.js';
 import { findKeyed, pageOf, parseJson } from '../repo/common.js';
-import { pruneRolePermissions, resourceRead, type Actions, type ResourceRow } from '../repo/resources.js';
+import { pruneRolePermissions, resourceRead, withIds, type Actions, type Attributes, type ResourceRow } from '../repo/resources.js';
 
 const ACTIONS = {
   type: 'object',
   maxProperties: 1000,
   propertyNames: KEY,
-  additionalProperties: strictObject({ name: { type: 'string', maxLength: 1024 }, description: OPT_TEXT }),
+  additionalProperties: strictObject({ name: { type: 'string', maxLength: 1024 }, description: OPT_TEXT, attributes: { type: 'object' } }),
+} as const;
+/** The public `AttributeBlockEditable`: each attribute a resource's instances may carry, with its type. */
+const ATTRIBUTE_TYPES = ['bool', 'number', 'string', 'time', 'array', 'json', 'object', 'object_array'];
+const ATTRIBUTES = {
+  type: 'object',
+  maxProperties: 1000,
+  propertyNames: KEY,
+  additionalProperties: strictObject({ type: { type: 'string', enum: ATTRIBUTE_TYPES }, description: TEXT }, ['type']),
 } as const;
 
 const CREATE = strictObject({ key: KEY, name: NAME, description: OPT_TEXT, actions: ACTIONS, attributes: ATTRIBUTES }, ['key', 'name', 'actions']);
 const REPLACE = strictObject({ name: NAME, description: OPT_TEXT, actions: ACTIONS, attributes: ATTRIBUTES }, ['name', 'actions']);
 const UPDATE = strictObject({ name: NAME, description: OPT_TEXT, actions: ACTIONS, attributes: ATTRIBUTES });
 
-type Body = { key?: string; name?: string; description?: string | null; actions?: Actions; attributes?: Record<string, unknown> };
+type Body = { key?: string; name?: string; description?: string | null; actions?: Actions; attributes?: Attributes };
 
 /** Resources: `/v2/schema/{p}/{e}/resources[/{key}]`. Deleting one cascades to its instances and strips its permissions from roles. */
 export default async function resourceRoutes(app: FastifyInstance, { db, now }: ServerDeps) {
@@ -35,7 +43,7 @@ export default async function resourceRoutes(app: FastifyInstance, { db, now }: 
     try {
       await db.run(
         `INSERT INTO resources (id, env_id, key, name, description, actions, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [id, req.env.envId, b.key!, b.name!, b.description ?? null, JSON.stringify(b.actions ?? {}), JSON.stringify(b.attributes ?? {}), at, at],
+        [id, req.env.envId, b.key!, b.name!, b.description ?? null, JSON.stringify(withIds(b.actions ?? {})), JSON.stringify(withIds(b.attributes ?? {})), at, at],
       );
     } catch (err) {
       if (isUniqueViolation(err)) throw duplicate('resource', b.key!);
@@ -55,12 +63,14 @@ export default async function resourceRoutes(app: FastifyInstance, { db, now }: 
     const at = now().toISOString();
     const row = await db.transaction(async (tx) => {
       const row = await findKeyed<ResourceRow>(tx, 'resources', req.env.envId, key, 'resource');
-      const actions = b.actions ?? (replace ? {} : parseJson<Actions>(row.actions, {}));
+      const before = { actions: parseJson<Actions>(row.actions, {}), attributes: parseJson<Attributes>(row.attributes, {}) };
+      const actions = b.actions ? withIds(b.actions, before.actions) : replace ? {} : before.actions;
+      const attributes = b.attributes ? withIds(b.attributes, before.attributes) : replace ? {} : before.attributes;
       await tx.run(`UPDATE resources SET name = ?, description = ?, actions = ?, attributes = ?, updated_at = ? WHERE id = ?`, [
         b.name ?? row.name,
         b.description !== undefined ? b.description : replace ? null : row.description,
         JSON.stringify(actions),
-        JSON.stringify(b.attributes ?? (replace ? {} : parseJson(row.attributes, {}))),
+        JSON.stringify(attributes),
         at,
         row.id,
       ]);

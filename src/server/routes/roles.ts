@@ -71,7 +71,6 @@ export default async function roleRoutes(app: FastifyInstance, { db, now }: Serv
     return roleRead(row, req.env);
   };
   app.patch('/roles/:key', { schema: { body: UPDATE } }, update);
-  app.put('/roles/:key', { schema: { body: UPDATE } }, update);
 
   // Deleting a role removes its assignments and group grants (cascade), and its name from other roles'
   // `extends` and from element configurations' reviewer levels.

@@ -6,7 +6,7 @@ import { ATTRIBUTES, KEY, NAME, OPT_TEXT, PAGING_QUERY, strictObject } from '../
 import { isUniqueViolation } from '../store/db.js';
 import { envFields, findKeyed, pageOf, parseJson } from '../repo/common.js';
 
-interface TenantRow {
+export interface TenantRow {
   id: string;
   key: string;
   name: string;
@@ -16,15 +16,18 @@ interface TenantRow {
   updated_at: string;
 }
 
-const tenantRead = (r: TenantRow, env: EnvContext) => ({
+export const tenantRead = (r: TenantRow, env: EnvContext) => ({
   id: r.id,
   key: r.key,
   name: r.name,
-  description: r.description,
+  ...(r.description !== null ? { description: r.description } : {}),
   attributes: parseJson(r.attributes, {}),
   ...envFields(env),
   created_at: r.created_at,
   updated_at: r.updated_at,
+  // The public service's "last permission check in the tenant"; the server records no checks, so this
+  // is the tenant's last change (docs/server.md).
+  last_action_at: r.updated_at,
 });
 
 const FIELDS = { name: NAME, description: OPT_TEXT, attributes: ATTRIBUTES };
@@ -72,7 +75,6 @@ export default async function tenantRoutes(app: FastifyInstance, { db, now }: Se
     return tenantRead((await db.get<TenantRow>(`SELECT * FROM tenants WHERE id = ?`, [row.id]))!, req.env);
   };
   app.patch('/tenants/:key', { schema: { body: strictObject(FIELDS) } }, update);
-  app.put('/tenants/:key', { schema: { body: strictObject(FIELDS) } }, update);
 
   app.delete('/tenants/:key', async (req, reply) => {
     const { key } = req.params as { key: string };

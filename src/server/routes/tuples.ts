@@ -1,22 +1,29 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerDeps, EnvContext } from '../context.js';
 import { httpError, notFound } from '../errors.js';
-import { parsePaging, schemaList } from '../paging.js';
+import { envelope, parsePaging, schemaList } from '../paging.js';
 import { INSTANCE_REF, KEY, PAGING_QUERY, strictObject } from '../schemas.js';
 import type { Queryable } from '../store/db.js';
-import { envFields, findKeyed, pageOf, splitRef, whereOf } from '../repo/common.js';
+import { envFields, findKeyed, pageOf, parseJson, splitRef, whereOf } from '../repo/common.js';
 import { findInstance } from '../repo/assignments.js';
 import { ensureTuple, removeTuple } from '../repo/relations.js';
 
 interface TupleRow {
   id: string; relation: string; created_at: string; subject_id: string; object_id: string; tenant_id: string;
-  s_type: string; s_key: string; o_type: string; o_key: string; tenant_key: string;
+  s_type: string; s_key: string; o_type: string; o_key: string; tenant_key: string; relation_id: string; relation_name: string;
+  s_attributes: string; o_attributes: string; s_tenant: string; o_tenant: string; tenant_name: string; tenant_attributes: string;
 }
 const SELECT = `tp.id, tp.relation, tp.created_at, tp.subject_id, tp.object_id, tp.tenant_id, sr.key AS s_type, si.key AS s_key,
-  orr.key AS o_type, oi.key AS o_key, t.key AS tenant_key`;
+  orr.key AS o_type, oi.key AS o_key, t.key AS tenant_key, rel.id AS relation_id, rel.name AS relation_name,
+  si.attributes AS s_attributes, oi.attributes AS o_attributes, st.key AS s_tenant, ot.key AS o_tenant, t.name AS tenant_name,
+  t.attributes AS tenant_attributes`;
+// A tuple names its relation by key on the object's type; deleting a relation deletes its tuples.
 const FROM = `relationship_tuples tp JOIN resource_instances si ON si.id = tp.subject_id JOIN resources sr ON sr.id = si.resource_id
-  JOIN resource_instances oi ON oi.id = tp.object_id JOIN resources orr ON orr.id = oi.resource_id JOIN tenants t ON t.id = tp.tenant_id`;
+  JOIN resource_instances oi ON oi.id = tp.object_id JOIN resources orr ON orr.id = oi.resource_id JOIN tenants t ON t.id = tp.tenant_id
+  JOIN relations rel ON rel.object_resource_id = oi.resource_id AND rel.key = tp.relation
+  JOIN tenants st ON st.id = si.tenant_id JOIN tenants ot ON ot.id = oi.tenant_id`;
 
+/** The public `RelationshipTupleRead`. Tuples never change: `updated_at` is their creation time. */
 const tupleRead = (r: TupleRow, env: EnvContext) => ({
   id: r.id,
   subject: `${r.s_type}:${r.s_key}`,
@@ -24,13 +31,29 @@ const tupleRead = (r: TupleRow, env: EnvContext) => ({
   object: `${r.o_type}:${r.o_key}`,
   tenant: r.tenant_key,
   subject_id: r.subject_id,
+  relation_id: r.relation_id,
   object_id: r.object_id,
   tenant_id: r.tenant_id,
   ...envFields(env),
   created_at: r.created_at,
+  updated_at: r.created_at,
 });
 
+/** The public `RelationshipTupleDetailedRead`: the read, with the instances, relation and tenant described. */
+const tupleDetailedRead = (r: TupleRow, env: EnvContext) => ({
+  ...tupleRead(r, env),
+  subject_details: { key: r.s_key, tenant: r.s_tenant, resource: r.s_type, attributes: parseJson(r.s_attributes, {}) },
+  relation_details: { key: r.relation, name: r.relation_name },
+  object_details: { key: r.o_key, tenant: r.o_tenant, resource: r.o_type, attributes: parseJson(r.o_attributes, {}) },
+  tenant_details: { key: r.tenant_key, name: r.tenant_name, attributes: parseJson(r.tenant_attributes, {}) },
+});
+
+const LIST_QUERY = {
+  ...PAGING_QUERY,
+  properties: { ...PAGING_QUERY.properties, detailed: { type: 'boolean' }, ...Object.fromEntries(['subject', 'relation', 'object', 'subject_type', 'object_type', 'tenant'].map((k) => [k, { type: 'string' }])) },
+};
 const TUPLE = strictObject({ subject: INSTANCE_REF, relation: KEY, object: INSTANCE_REF, tenant: KEY }, ['subject', 'relation', 'object']);
+/** The public service's limit of tuples per bulk call; each call is applied whole or not at all. */
 const BULK_MAX = 1000;
 
 type TupleInput = { subject: string; relation: string; object: string; tenant?: string };
@@ -58,11 +81,9 @@ async function resolveTuple(q: Queryable, envId: string, t: TupleInput) {
   return { subject, object, tenantId: object.tenant_id };
 }
 
-/** Relationship tuples: `/v2/facts/{p}/{e}/relationship_tuples` (list with filters, create, delete, bulk). */
+/** Relationship tuples: `/v2/facts/{p}/{e}/relationship_tuples` (list and detailed list with filters, create, delete, bulk). */
 export default async function tupleRoutes(app: FastifyInstance, { db, now }: ServerDeps) {
-  app.get('/relationship_tuples', {
-    schema: { querystring: { ...PAGING_QUERY, properties: { ...PAGING_QUERY.properties, ...Object.fromEntries(['subject', 'relation', 'object', 'subject_type', 'object_type', 'tenant'].map((k) => [k, { type: 'string' }])) } } },
-  }, async (req) => {
+  const list = async (req: FastifyRequest) => {
     const query = req.query as Record<string, string | undefined>;
     const paging = parsePaging(query);
     const subject = query.subject ? splitRef(query.subject) : undefined;
@@ -80,7 +101,17 @@ export default async function tupleRoutes(app: FastifyInstance, { db, now }: Ser
       [req.env.envId],
     );
     const { rows, total } = await pageOf<TupleRow>(db, FROM, where, params, paging, SELECT, 'tp.created_at, tp.id');
-    return schemaList(rows.map((r) => tupleRead(r, req.env)), total, paging, query);
+    return { rows, total, paging, query };
+  };
+  // `detailed=true` answers the detailed read model, as `/relationship_tuples/detailed` does.
+  app.get('/relationship_tuples', { schema: { querystring: LIST_QUERY } }, async (req) => {
+    const { rows, total, paging, query } = await list(req);
+    const read = (req.query as { detailed?: boolean }).detailed === true ? tupleDetailedRead : tupleRead;
+    return schemaList<unknown>(rows.map((r) => read(r, req.env)), total, paging, query);
+  });
+  app.get('/relationship_tuples/detailed', { schema: { querystring: LIST_QUERY } }, async (req) => {
+    const { rows, total, paging } = await list(req);
+    return envelope(rows.map((r) => tupleDetailedRead(r, req.env)), total, paging);
   });
 
   app.post('/relationship_tuples', { schema: { body: TUPLE } }, async (req) => {
@@ -115,7 +146,7 @@ export default async function tupleRoutes(app: FastifyInstance, { db, now }: Ser
         await ensureTuple(tx, req.env.envId, r.subject.id, t.relation, r.object.id, r.tenantId, at);
       }
     });
-    return { tuples_created: operations.length };
+    return {};
   });
 
   app.delete('/relationship_tuples/bulk', {
@@ -123,15 +154,14 @@ export default async function tupleRoutes(app: FastifyInstance, { db, now }: Ser
   }, async (req) => {
     const { idents } = req.body as { idents: TupleInput[] };
     // Missing tuples are skipped (a repeated call converges) and not counted.
-    const removed = await db.transaction(async (tx) => {
-      let n = 0;
+    await db.transaction(async (tx) => {
       for (const t of idents) {
         const subject = await findInstance(tx, req.env.envId, t.subject);
         const object = await findInstance(tx, req.env.envId, t.object);
-        if (await removeTuple(tx, subject.id, t.relation, object.id)) n++;
+        await removeTuple(tx, subject.id, t.relation, object.id);
       }
-      return n;
     });
-    return { tuples_removed: removed };
+    // The public answer is an empty object.
+    return {};
   });
 }

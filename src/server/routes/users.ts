@@ -5,7 +5,7 @@ import { parsePaging, envelope } from '../paging.js';
 import { ATTRIBUTES, EMAIL, INSTANCE_REF, KEY, PAGING_QUERY, USER_KEY, strictObject } from '../schemas.js';
 import { containsPattern, findKeyed, pageOf, whereOf } from '../repo/common.js';
 import { userReads, upsertUser, type UserFields, type UserRow } from '../repo/users.js';
-import { assignRole, unassignRole, type AssignmentInput } from '../repo/assignments.js';
+import { ASSIGNMENT_FROM, ASSIGNMENT_SELECT, assignRole, assignmentRead, unassignRole, type AssignmentInput, type AssignmentRow } from '../repo/assignments.js';
 
 const NAME_FIELD = { type: ['string', 'null'], maxLength: 1024 } as const;
 const ROLE_REF = strictObject({ role: KEY, tenant: KEY, resource_instance: INSTANCE_REF }, ['role']);
@@ -83,11 +83,12 @@ export default async function userRoutes(app: FastifyInstance, { db, now }: Serv
     return reply.status(204).send();
   });
 
+  // Answers the assignment it made, as `POST /role_assignments` does.
   app.post('/users/:key/roles', { schema: { body: ROLE_REF } }, async (req) => {
     const { key } = req.params as { key: string };
     const at = now().toISOString();
-    await db.transaction((tx) => assignRole(tx, req.env.envId, { ...(req.body as Omit<AssignmentInput, 'user'>), user: key }, at));
-    return (await userReads(db, req.env, [await findKeyed<UserRow>(db, 'users', req.env.envId, key, 'user')]))[0];
+    const { id } = await db.transaction((tx) => assignRole(tx, req.env.envId, { ...(req.body as Omit<AssignmentInput, 'user'>), user: key }, at));
+    return assignmentRead((await db.get<AssignmentRow>(`SELECT ${ASSIGNMENT_SELECT} FROM ${ASSIGNMENT_FROM} WHERE ra.id = ?`, [id]))!, req.env);
   });
   app.delete('/users/:key/roles', { schema: { body: ROLE_REF } }, async (req, reply) => {
     const { key } = req.params as { key: string };

@@ -1,0 +1,154 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigError, type ConfigProblem } from '../../errors.js';
+import type { TargetOptions } from '../target.js';
+import { installedFrom, PACKAGE_ROOT } from '../init/installed-from.js';
+import { mergeGitignore, mergePackageJson, packageName, type PackageJson } from '../init/package-json.js';
+
+export interface InitCommandOptions extends TargetOptions {
+  force?: boolean;
+  fromLive?: boolean;
+}
+
+/** The files `roster init` writes whole; package.json and .gitignore are merged instead. */
+export const CONFIG_FILE = 'roster/roster.yaml';
+export const WORKFLOW_FILE = '.github/workflows/roster.yml';
+
+interface Write {
+  file: string;
+  content: string;
+  verb: 'created' | 'replaced' | 'updated';
+  what: string;
+}
+
+/**
+ * `roster init [DIR]`: scaffolds a configuration repository (docs/ci.md): a starter configuration (or,
+ * with --from-live, what `roster export` writes), the workflow that plans pull requests and applies on
+ * merge, `.gitignore` entries, and the package.json entries. Refuses, writing nothing, when the
+ * configuration or the workflow exists (--force replaces them); package.json and .gitignore only gain
+ * entries, nothing in them is changed.
+ */
+export async function initCommand(dirArg: string | undefined, opts: InitCommandOptions): Promise<void> {
+  const dir = path.resolve(dirArg ?? '.');
+  const targetFlags = (['apiUrl', 'apiKeyFile', 'project', 'env', 'data'] as const).filter((k) => opts[k] !== undefined);
+  if (targetFlags.length > 0 && !opts.fromLive) {
+    throw new ConfigError(`${targetFlags.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} only go${targetFlags.length === 1 ? 'es' : ''} with --from-live: without it, roster init reads no service`);
+  }
+  const conflicts = findConflicts(dir);
+  if (conflicts.length > 0 && !opts.force) {
+    throw new ConfigError(`roster init would overwrite what exists in ${dir}; nothing was written (--force replaces ${CONFIG_FILE} and ${WORKFLOW_FILE})`, conflicts);
+  }
+
+  // Everything read, and refused if unreadable, before the live environment is: nothing is written on error.
+  const existing = readPackageJson(dir);
+  const merged = mergePackageJson(existing?.json, { name: packageName(path.basename(dir)), rosterSpec: installedFrom(dir) });
+  const gitignore = mergeGitignore(readText(path.join(dir, '.gitignore')));
+
+  const writes: Write[] = [];
+  const verb = (file: string) => (existsSync(path.join(dir, file)) ? 'replaced' : 'created');
+  const config = opts.fromLive
+    ? { content: await (await import('./export.js')).exportLive(opts), what: 'the live environment, as `roster export` writes it' }
+    : { content: template('roster.yaml'), what: 'a starter configuration' };
+  writes.push({ file: CONFIG_FILE, verb: verb(CONFIG_FILE), ...config });
+  writes.push({ file: WORKFLOW_FILE, verb: verb(WORKFLOW_FILE), content: template('workflow.yml'), what: 'plans each pull request (as a comment), applies on merge to main' });
+
+  if (gitignore.added.length > 0) {
+    writes.push({ file: '.gitignore', verb: existsSync(path.join(dir, '.gitignore')) ? 'updated' : 'created', content: gitignore.text, what: `+ ${gitignore.added.join(', ')}` });
+  }
+
+  if (merged.added.length > 0) {
+    writes.push({ file: 'package.json', verb: existing ? 'updated' : 'created', content: `${JSON.stringify(merged.json, null, existing?.indent ?? 2)}\n`, what: `+ ${merged.added.join(', ')}` });
+  }
+
+  for (const w of writes) writeWhole(path.join(dir, w.file), w.content);
+
+  const width = Math.max(...writes.map((w) => w.file.length));
+  const out = [`roster init: ${dir}`, ...writes.map((w) => `  ${w.verb.padEnd(8)} ${w.file.padEnd(width)}  ${w.what}`), ''];
+  out.push(...(await nextSteps(dir, merged.json, merged.denied)));
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+/** What exists and would be overwritten: the two files written whole, and a configuration already in roster/. */
+function findConflicts(dir: string): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  for (const file of [CONFIG_FILE, WORKFLOW_FILE]) {
+    if (existsSync(path.join(dir, file))) problems.push({ file: path.join(dir, file), message: 'exists' });
+  }
+  const rosterDir = path.join(dir, 'roster');
+  if (existsSync(rosterDir)) {
+    const others = readdirSync(rosterDir, { recursive: true, encoding: 'utf8' }).filter((f) => /\.ya?ml$/.test(f) && f !== 'roster.yaml');
+    if (others.length > 0) {
+      problems.push({ file: rosterDir, message: `holds a configuration already (${others.sort().slice(0, 3).join(', ')}${others.length > 3 ? ', ...' : ''}); ${CONFIG_FILE} would be merged with it` });
+    }
+  }
+  return problems;
+}
+
+async function nextSteps(dir: string, pkg: PackageJson, denied: string[]): Promise<string[]> {
+  const at = path.relative(process.cwd(), dir);
+  const cd = at === '' ? '' : `cd ${/^[\w./-]+$/.test(at) ? at : JSON.stringify(at)} && `;
+  const deps = { ...(pkg.dependencies as object), ...(pkg.devDependencies as object) } as Record<string, unknown>;
+  const spec = typeof deps.roster === 'string' ? deps.roster : undefined;
+  const steps: string[] = [];
+  const notes: string[] = denied.map((key) => `warning: package.json's allowScripts denies ${key}; the embedded default and \`roster serve\` need its install script`);
+  if (spec === undefined) {
+    steps.push(`${cd}npm install --save-dev ROSTER   (ROSTER: a git URL, or a tarball in this repository; see Roster's README)`);
+  } else {
+    steps.push(`${cd}npm install   (writes package-lock.json, from which CI installs with npm ci)`);
+    const tarball = spec.startsWith('file:') ? path.resolve(dir, spec.slice('file:'.length)) : undefined;
+    if (tarball && path.relative(dir, tarball).startsWith('..')) {
+      notes.push(`note: package.json installs Roster from ${tarball}, outside this repository, where CI cannot reach it: commit the tarball, or install Roster from a git URL`);
+    }
+  }
+  const broken = await embeddedDefaultProblem();
+  if (broken) steps.push(`${cd}npm rebuild better-sqlite3   (its install script has not run, so the embedded default cannot start: ${broken})`);
+  steps.push(`${cd}npx --no roster validate roster/ && npx --no roster plan roster/   (against the embedded default in ./.roster)`);
+  steps.push('on GitHub, Settings > Secrets and variables > Actions: add the variable ROSTER_API_URL and the secret ROSTER_API_KEY (a key scoped to one environment)');
+  steps.push(`commit (roster/ .github/ .gitignore package.json package-lock.json) and open a pull request: its plan appears as a comment; merging to main applies it (another branch: edit \`branches:\` in ${WORKFLOW_FILE})`);
+  return ['Next steps:', ...steps.map((s, i) => `  ${i + 1}. ${s}`), ...notes];
+}
+
+/** Roster's own check that the native module loads; undefined when it does. */
+async function embeddedDefaultProblem(): Promise<string | undefined> {
+  try {
+    const { default: Database } = await import('better-sqlite3');
+    new Database(':memory:').close();
+    return undefined;
+  } catch (err) {
+    return (err as Error).message.split('\n')[0];
+  }
+}
+
+function template(name: string): string {
+  return readFileSync(path.join(PACKAGE_ROOT, 'templates', name), 'utf8');
+}
+
+function readText(file: string): string | undefined {
+  return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+}
+
+/** The project's package.json, and its indentation (kept when the file is rewritten). */
+function readPackageJson(dir: string): { json: PackageJson; indent: string } | undefined {
+  const file = path.join(dir, 'package.json');
+  const text = readText(file);
+  if (text === undefined) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`${file} is not valid JSON; nothing was written`, [{ file, message: (err as Error).message }]);
+  }
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new ConfigError(`${file} is not a JSON object; nothing was written`);
+  return { json: json as PackageJson, indent: /^([ \t]+)"/m.exec(text)?.[1] ?? '  ' };
+}
+
+/** Written whole or not at all: a crash never leaves half a file behind. */
+function writeWhole(file: string, content: string): void {
+  try {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(`${file}.tmp`, content);
+    renameSync(`${file}.tmp`, file);
+  } catch (err) {
+    throw new ConfigError(`cannot write ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}

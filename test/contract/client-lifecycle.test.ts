@@ -1,0 +1,180 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type CliResult } from '../helpers/cli.js';
+import { ORG_KEY, startTestServer, type TestServer } from '../helpers/server.js';
+import { checkExchange, findOperation } from './openapi.js';
+
+/**
+ * The client's side of the public contract: a whole lifecycle through the CLI, as a user runs it (plan,
+ * apply from empty, an edit, `apply --prune` deleting one object of every kind, export, `check --live`,
+ * `explain --live`, every `roster requests` verb), against the real server with its recorder on. Every
+ * request the CLI sent and every answer it got is then held against permit-openapi.json: a request or an
+ * answer outside the public contract fails the test.
+ *
+ * The one family of calls outside that document is the policy decision point's `POST /allowed/bulk`
+ * (`check --live`, `explain --live`): api-notes.md, "Policy decision", describes it; the management API's
+ * OpenAPI does not, since the public service serves it from its PDP.
+ */
+const PDP_PATHS = new Set(['/allowed', '/allowed/bulk']);
+
+/** One of every kind: resources, roles, tenants, users (with a tenant-wide role and a bare tenant membership), instances, groups with members, grants and a link, an element configuration. */
+const FULL = `version: 1
+resources:
+  document: { name: Document, description: Docs, actions: [read, write] }
+  invoice: { name: Invoice, actions: [read] }
+roles:
+  viewer: { name: Viewer, description: Reads, permissions: [document:read] }
+  editor: { name: Editor, permissions: [document:read, document:write] }
+  clerk: { name: Clerk, permissions: [invoice:read] }
+tenants:
+  acme: { name: Acme, description: The first }
+  globex: { name: Globex }
+users:
+  alice: { email: alice@acme.test, first_name: Alice, tenants: [acme], roles: [viewer] }
+  bob: { email: bob@acme.test, tenants: [acme] }
+  carol: { tenants: [acme], roles: [editor] }
+  dave: { tenants: [acme, globex] }
+resource_instances:
+  document:readme: { tenant: acme }
+  document:roadmap: { tenant: acme }
+  invoice:q1: { tenant: globex }
+groups:
+  team:eng:
+    tenant: acme
+    members: [alice, bob]
+    roles: [{ role: editor, on: document:readme }, { role: viewer, on: document:roadmap }]
+  team:platform:
+    tenant: acme
+    members: [dave]
+    member_of: [team:eng]
+  team:finance:
+    tenant: globex
+    members: [dave]
+    roles: [{ role: clerk, on: invoice:q1 }]
+access_requests:
+  default: { name: Default, reviewer_roles: [editor] }
+  audit: { name: Audit, reviewer_roles: [viewer] }
+`;
+
+/** FULL edited: names, descriptions, attributes, a member moved, a grant's role changed. */
+const EDITED = FULL.replace('viewer: { name: Viewer, description: Reads,', 'viewer: { name: Reader,')
+  .replace('acme: { name: Acme, description: The first }', 'acme: { name: Acme Inc. }')
+  .replace('document: { name: Document, description: Docs,', 'document: { name: Documents,')
+  .replace('alice: { email: alice@acme.test, first_name: Alice,', 'alice: { email: alice@example.test,')
+  .replace('members: [alice, bob]', 'members: [alice]')
+  .replace("default: { name: Default, reviewer_roles: [editor] }", "default: { name: Default reviews, reviewer_roles: [editor, viewer] }");
+
+/** EDITED without one object of every kind; `apply --prune` deletes them. */
+const PRUNED = EDITED.replace('  invoice: { name: Invoice, actions: [read] }\n', '')
+  .replace('  clerk: { name: Clerk, permissions: [invoice:read] }\n', '')
+  .replace('  globex: { name: Globex }\n', '')
+  .replace('  dave: { tenants: [acme, globex] }\n', '')
+  .replace('  invoice:q1: { tenant: globex }\n', '')
+  .replace(/ {2}team:finance:\n(?: {4}.*\n)+/, '')
+  .replace('    members: [dave]\n    member_of: [team:eng]\n', '')
+  .replace('    members: [alice]\n', '')
+  .replace(', { role: viewer, on: document:roadmap }', '')
+  .replace("alice: { email: alice@example.test, tenants: [acme], roles: [viewer] }", 'alice: { email: alice@example.test, tenants: [acme] }')
+  .replace('  audit: { name: Audit, reviewer_roles: [viewer] }\n', '');
+
+describe.sequential('the client speaks the public API: a whole lifecycle, recorded and checked', { timeout: 180_000 }, () => {
+  let server: TestServer;
+  let dir: string;
+  const outputs: string[] = [];
+  const roster = async (...args: string[]): Promise<CliResult> => {
+    const r = await runCli([...args, '--api-url', server.url, '--project', 'p', '--env', 'e'], { cwd: dir, env: { ROSTER_API_KEY: ORG_KEY }, timeoutMs: 120_000 });
+    outputs.push(r.stdout, r.stderr);
+    return r;
+  };
+  const ok = async (...args: string[]) => {
+    const r = await roster(...args);
+    expect(r.stderr, `roster ${args.join(' ')}`).not.toMatch(/internal error/i);
+    expect([0, 2], `roster ${args.join(' ')}: ${r.stderr}`).toContain(r.code);
+    return r;
+  };
+
+  beforeAll(async () => {
+    server = await startTestServer({ record: true });
+    dir = mkdtempSync(path.join(os.tmpdir(), 'roster-contract-'));
+    writeFileSync(path.join(dir, 'full.yaml'), FULL);
+    writeFileSync(path.join(dir, 'edited.yaml'), EDITED);
+    writeFileSync(path.join(dir, 'pruned.yaml'), PRUNED);
+  });
+  afterAll(async () => {
+    for (const out of outputs) expect(out).not.toContain(ORG_KEY);
+    await server?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('plan, apply from empty, re-plan: no changes', async () => {
+    expect((await ok('plan', 'full.yaml', '--detailed-exitcode')).code).toBe(2);
+    await ok('apply', 'full.yaml', '--yes');
+    const again = await ok('plan', 'full.yaml', '--detailed-exitcode');
+    expect(again.stdout).toContain('No changes');
+    expect(again.code).toBe(0);
+  });
+
+  it('an edit of every updatable kind, applied, converges', async () => {
+    expect((await ok('plan', 'edited.yaml', '--detailed-exitcode')).code).toBe(2);
+    await ok('apply', 'edited.yaml', '--yes');
+    expect((await ok('plan', 'edited.yaml', '--detailed-exitcode')).code).toBe(0);
+  });
+
+  it('export, check --live and explain --live read the live environment', async () => {
+    const exported = await ok('export', '--out', '-');
+    expect(exported.stdout).toContain('team:platform');
+    await ok('check', 'edited.yaml', '--live');
+    const explained = await ok('explain', 'dave', 'editor', 'document:readme', '--live', 'edited.yaml');
+    expect(explained.stdout).toContain('team:eng');
+  });
+
+  it('every roster requests verb', async () => {
+    const as = (user: string, ...rest: string[]) => ['requests', ...rest, '--user', user, '--tenant', 'acme', '--format', 'json'];
+    const created = JSON.parse((await ok(...as('carol', 'create', '--role', 'viewer', '--resource', 'document', '--instance', 'roadmap', '--reason', 'release'))).stdout);
+    const second = JSON.parse((await ok(...as('alice', 'create', '--role', 'editor', '--resource', 'document', '--instance', 'roadmap'))).stdout);
+    const third = JSON.parse((await ok(...as('carol', 'create', '--role', 'viewer'))).stdout);
+    await ok(...as('carol', 'list', '--status', 'pending'));
+    const bobs = JSON.parse((await ok(...as('alice', 'list', '--requester', 'carol'))).stdout);
+    expect(bobs.data.map((r: { id: string }) => r.id).sort()).toEqual([created.id, third.id].sort());
+    await ok(...as('alice', 'get', created.id));
+    await ok(...as('alice', 'update', created.id, '--comment', 'looking'));
+    await ok(...as('alice', 'approve', created.id, '--comment', 'go'));
+    await ok(...as('carol', 'deny', second.id, '--comment', 'no'));
+    await ok(...as('carol', 'cancel', third.id, '--reason', 'not needed'));
+  });
+
+  it('apply --prune deletes one object of every kind, then converges', async () => {
+    const plan = await ok('plan', 'pruned.yaml', '--prune');
+    for (const kind of ['resource:invoice', 'role:clerk', 'tenant:globex', 'user:dave', 'instance:invoice:q1', 'group:team:finance', 'link:team:platform', 'grant:team:eng:viewer', 'member:alice@team:eng', 'assignment:alice:viewer', 'access_requests:audit']) {
+      expect(plan.stdout, kind).toContain(`- ${kind}`);
+    }
+    await ok('apply', 'pruned.yaml', '--prune', '--yes', '--max-deletes', '100');
+    const after = await ok('plan', 'pruned.yaml', '--prune', '--detailed-exitcode');
+    expect(after.code, after.stdout).toBe(0);
+  });
+
+  it('every request it sent is a public operation with a valid body, and every answer fits the public schema', () => {
+    const exchanges = server.exchanges.filter((e) => !PDP_PATHS.has(e.path.split('?')[0]));
+    expect(exchanges.length).toBeGreaterThan(50);
+    const problems = exchanges.flatMap((e) => checkExchange(e));
+    expect(problems).toEqual([]);
+    // The recorder saw the decision point too: nothing else is outside the document.
+    expect(server.exchanges.filter((e) => !findOperation(e.method, e.path)).every((e) => PDP_PATHS.has(e.path.split('?')[0]))).toBe(true);
+    // It covered the lifecycle: bulk writes, every kind of delete, the reviewer verbs.
+    const used = new Set(exchanges.map((e) => `${e.method} ${findOperation(e.method, e.path)!.template}`));
+    for (const op of [
+      'PUT /v2/facts/{proj_id}/{env_id}/bulk/users',
+      'PUT /v2/facts/{proj_id}/{env_id}/bulk/resource_instances',
+      'POST /v2/facts/{proj_id}/{env_id}/role_assignments/bulk',
+      'DELETE /v2/facts/{proj_id}/{env_id}/role_assignments/bulk',
+      'DELETE /v2/elements/{proj_id}/{env_id}/{elements_config_id}',
+      'DELETE /v2/schema/{proj_id}/{env_id}/groups/{group_instance_key}/assign_group',
+      'DELETE /v2/schema/{proj_id}/{env_id}/groups/{group_instance_key}/roles',
+      'PUT /v2/facts/{proj_id}/{env_id}/access_requests/{elements_config_id}/user/{user_id}/tenant/{tenant_id}/{access_request_id}/approve',
+    ]) {
+      expect(used, op).toContain(op);
+    }
+  });
+});

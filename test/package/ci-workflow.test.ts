@@ -1,0 +1,142 @@
+/**
+ * The workflow `roster init` writes, docs/ci.md and the Action describe one thing: the same steps, the
+ * same comment script, the same exit codes. The steps' scripts run end to end in test/package/pack.test.ts
+ * against an installed package; here, their shape and the comment script's behaviour.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/cli.js';
+import { action, expressions, fakeGitHub, runGitHubScript, stepNamed, WORKFLOW_TEMPLATE, workflow, type Step } from './ci-steps.js';
+
+const DOCS = readFileSync(path.join(ROOT, 'docs/ci.md'), 'utf8');
+const MARKER = '<!-- roster-plan -->';
+
+describe('the workflow roster init writes', () => {
+  it('is the one docs/ci.md shows, character for character', () => {
+    const section = DOCS.slice(DOCS.indexOf('## The workflow'));
+    const block = /```yaml\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(block).toBe(readFileSync(WORKFLOW_TEMPLATE, 'utf8'));
+  });
+
+  it('is valid YAML with exactly the steps docs/ci.md names, in order', () => {
+    const documented = [...DOCS.matchAll(/^\| (plan|apply) \| `([^`]+)` \|/gm)].map((m) => `${m[1]}:${m[2]}`);
+    const wf = workflow();
+    const actual = Object.entries(wf.jobs).flatMap(([job, j]) => j.steps.map((s) => `${job}:${s.name}`));
+    expect(documented.length).toBeGreaterThan(0);
+    expect(actual).toEqual(documented);
+    expect(wf.on.pull_request.paths).toContain('roster/**');
+    expect(wf.on.push.branches).toEqual(['main']);
+    expect(wf.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' });
+    expect(wf.jobs.apply.concurrency).toBe('roster-apply');
+  });
+
+  it('gives the key to the plan and apply steps only, and runs Roster with npx --no', () => {
+    const wf = workflow();
+    expect(wf.env).toBeUndefined();
+    for (const [job, j] of Object.entries(wf.jobs)) {
+      expect(j.env, job).toBeUndefined();
+      for (const step of j.steps) {
+        const usesKey = JSON.stringify(step).includes('secrets.ROSTER_API_KEY');
+        expect(usesKey, `${job}:${step.name}`).toBe(step.name === 'plan' || step.name === 'apply');
+        if (step.run?.includes('roster ')) expect(step.run).not.toMatch(/npx (?!--no )roster/);
+      }
+    }
+  });
+
+  it('fails the job on every plan exit code but 0 and 2, after the comment', () => {
+    const plan = workflow().jobs.plan.steps;
+    expect(stepNamed(plan, 'result').if).toBe("steps.plan.outputs.exitcode != '0' && steps.plan.outputs.exitcode != '2'");
+    expect(plan.map((s) => s.name).indexOf('comment')).toBeLessThan(plan.map((s) => s.name).indexOf('result'));
+  });
+});
+
+describe('the Action (action.yml)', () => {
+  const a = action();
+  const steps = a.runs.steps;
+
+  it('is a composite action with the inputs and outputs docs/ci.md lists', () => {
+    expect(a.runs.using).toBe('composite');
+    const table = (from: string, to?: string) =>
+      [...DOCS.slice(DOCS.indexOf(from), to ? DOCS.indexOf(to) : undefined).matchAll(/^\| `([^`]+)`(?:, `([^`]+)`)? \|/gm)].flatMap((m) => [m[1], m[2]]).filter(Boolean).sort();
+    expect(Object.keys(a.inputs).sort()).toEqual(table('| input |', '| output |'));
+    expect(Object.keys(a.outputs).sort()).toEqual(table('| output |', '## Install scripts'));
+    expect(Object.keys(a.outputs)).toEqual(expect.arrayContaining(['exitcode', 'has-changes']));
+    expect(a.inputs.command.default).toBe('plan');
+    expect(a.inputs.config.default).toBe('roster/');
+  });
+
+  it('refers only to declared inputs and step ids; its scripts read inputs from env, never ${{ }}', () => {
+    const ids = new Set(steps.map((s) => s.id).filter(Boolean));
+    const all = [
+      ...Object.values(a.outputs).map((o) => o.value),
+      ...Object.values(a.inputs).map((i) => String(i.default ?? '')),
+      ...steps.flatMap((s) => [s.if ?? '', s['working-directory'] ?? '', ...Object.values(s.env ?? {}), ...Object.values(s.with ?? {})]),
+    ];
+    for (const text of all) {
+      for (const expr of [...expressions(text), text]) {
+        for (const m of expr.matchAll(/\binputs\.([\w-]+)/g)) expect(a.inputs, m[0]).toHaveProperty([m[1]]);
+        for (const m of expr.matchAll(/\bsteps\.([\w-]+)\.outputs/g)) expect(ids.has(m[1]), m[0]).toBe(true);
+      }
+    }
+    for (const step of steps.filter((s) => s.run !== undefined)) {
+      expect(step.shell, step.name).toBe('bash');
+      expect(expressions(step.run!), step.name).toEqual([]);
+    }
+  });
+
+  it('runs the workflow\'s comment script, unchanged, and the same plan exit codes', () => {
+    const workflowScript = stepNamed(workflow().jobs.plan.steps, 'comment').with!.script;
+    expect(stepNamed(steps, 'comment').with!.script).toBe(workflowScript);
+    const run = stepNamed(steps, 'run').run!;
+    expect(run).toContain('--format markdown --detailed-exitcode');
+    expect(run).toContain('if [ "$code" != 0 ] && [ "$code" != 2 ] && [ ! -s "$plan_file" ]; then exit "$code"; fi');
+    expect(stepNamed(steps, 'result').if).toBe("inputs.command == 'plan' && steps.run.outputs.exitcode != '0' && steps.run.outputs.exitcode != '2'");
+  });
+});
+
+describe('the comment script', () => {
+  const script = stepNamed(workflow().jobs.plan.steps, 'comment').with!.script;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'roster-comment-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const planFile = (text: string) => {
+    const file = path.join(dir, `plan-${Math.random().toString(36).slice(2)}.md`);
+    writeFileSync(file, text);
+    return file;
+  };
+
+  it('creates the comment, then updates the same one on the next push, leaving others alone', async () => {
+    const gh = fakeGitHub([{ id: 1, body: 'LGTM' }]);
+    await runGitHubScript(script, { env: { ROSTER_PLAN_FILE: planFile(`${MARKER}\n## Plan\n+ tenant:acme\n`) }, github: gh.github });
+    expect(gh.calls).toEqual(['list 7', 'create 7']);
+    const created = gh.comments.find((c) => c.body.startsWith(MARKER))!;
+    await runGitHubScript(script, { env: { ROSTER_PLAN_FILE: planFile(`${MARKER}\nNo changes.\n`) }, github: gh.github });
+    expect(gh.calls.slice(2)).toEqual(['list 7', `update ${created.id}`]);
+    expect(gh.comments).toEqual([{ id: 1, body: 'LGTM' }, { id: created.id, body: `${MARKER}\nNo changes.\n` }]);
+  });
+
+  it('comments nothing for an empty plan file, with a warning', async () => {
+    const gh = fakeGitHub();
+    const warnings = await runGitHubScript(script, { env: { ROSTER_PLAN_FILE: planFile('') }, github: gh.github });
+    expect(gh.calls).toEqual([]);
+    expect(warnings[0]).toMatch(/is empty: no plan to comment/);
+  });
+
+  it('cuts a plan longer than a comment allows at a line, keeping the marker', async () => {
+    const gh = fakeGitHub();
+    const lines = Array.from({ length: 3000 }, (_, i) => `+ user:user-${String(i).padStart(5, '0')} in tenant acme`);
+    await runGitHubScript(script, { env: { ROSTER_PLAN_FILE: planFile(`${MARKER}\n${lines.join('\n')}\n`) }, github: gh.github });
+    const body = gh.comments[0].body;
+    expect(body.length).toBeLessThanOrEqual(65536);
+    expect(body.startsWith(MARKER)).toBe(true);
+    expect(body).toMatch(/\+ user:user-\d{5} in tenant acme\n\n_The plan is longer than a comment allows: the whole plan is in the job summary._\n$/);
+  });
+});
+
+// Names are what docs/ci.md and the checks above refer to.
+it('names every step of the workflow and of the Action', () => {
+  const named = (list: Step[]) => list.every((s) => typeof s.name === 'string' && s.name.length > 0);
+  expect(Object.values(workflow().jobs).every((j) => named(j.steps))).toBe(true);
+  expect(named(action().runs.steps)).toBe(true);
+});
