@@ -14,6 +14,15 @@ export interface GenerateOptions {
   memberships: number;
   tenants?: number;
   seed?: number;
+  /**
+   * How groups' roles are chosen. `any` (default): any of the group roles on any instance, so every
+   * (group type, resource) pair carries several roles. `by-type`: the way teams are usually given access:
+   * a `team` holds the working role of each resource type (document: editor, repository: developer,
+   * invoice: accountant), and one group in 20 is a `squad` holding any role that fits the type. The public
+   * service records group roles as type-level derivations plus tuples (api-notes "Groups"), so only the
+   * squads' roles need reading one group at a time (src/api/group-roles.ts).
+   */
+  groupRoles?: 'any' | 'by-type';
 }
 
 type Entry = Record<string, unknown>;
@@ -44,6 +53,9 @@ const ROLES: Record<string, string[]> = {
   admin: ['document:delete', 'document:share', 'repository:admin', 'invoice:approve'],
 };
 const GROUP_ROLES = ['viewer', 'editor', 'developer', 'maintainer', 'accountant'];
+/** `by-type`: a team's role on each resource type, and the roles a squad may hold there. */
+const TEAM_ROLE: Record<string, string> = { document: 'editor', repository: 'developer', invoice: 'accountant' };
+const SQUAD_ROLES: Record<string, string[]> = { document: ['viewer', 'editor'], repository: ['viewer', 'developer', 'maintainer'], invoice: ['viewer', 'accountant'] };
 
 /** Mulberry32: small, fast, good enough for test data. */
 export function prng(seed: number): () => number {
@@ -94,13 +106,15 @@ export function generateEnvironment(opts: GenerateOptions): RawConfigObject {
     instancesByTenant.get(tenant)!.push(id);
   }
 
-  // Nesting: a group links into an earlier group of its tenant whose chain is still short enough.
-  const groupsByTenant = new Map<string, { id: string; depth: number }[]>(tenantKeys.map((t) => [t, []]));
+  // Nesting: a group links into an earlier group of its tenant and type whose chain is still short enough.
+  const groupsByTenant = new Map<string, { id: string; depth: number }[]>();
   const groupIds: string[] = [];
+  const byType = opts.groupRoles === 'by-type';
   for (let i = 0; i < opts.groups; i++) {
-    const id = `team:team-${pad(i, opts.groups)}`;
+    const type = byType && i % 20 === 19 ? 'squad' : 'team';
+    const id = `${type}:${type}-${pad(i, opts.groups)}`;
     const tenant = tenantKeys[i % tenantKeys.length];
-    const earlier = groupsByTenant.get(tenant)!;
+    const earlier = groupsByTenant.get(`${type} ${tenant}`) ?? groupsByTenant.set(`${type} ${tenant}`, []).get(`${type} ${tenant}`)!;
     const candidates = earlier.filter((g) => g.depth < opts.maxDepth);
     // The first chain of the first tenant reaches maxDepth, so the depth asked for is always present.
     const parent = i < opts.maxDepth * tenantKeys.length && earlier.length > 0 ? earlier[earlier.length - 1]
@@ -112,8 +126,12 @@ export function generateEnvironment(opts: GenerateOptions): RawConfigObject {
     if (targets.length > 0) {
       const roles = new Map<string, { role: string; on: string }>();
       for (let k = 0; k < 1 + (i % 2); k++) {
-        const grant = { role: pick(GROUP_ROLES), on: pick(targets) };
-        roles.set(`${grant.role} ${grant.on}`, grant);
+        // Role before instance in `any`, so that its environments stay what they were.
+        const anyRole = byType ? undefined : pick(GROUP_ROLES);
+        const on = pick(targets);
+        const resource = on.slice(0, on.indexOf(':'));
+        const role = anyRole ?? (type === 'team' ? TEAM_ROLE[resource] : pick(SQUAD_ROLES[resource]));
+        roles.set(`${role} ${on}`, { role, on });
       }
       group.roles = [...roles.values()];
     }

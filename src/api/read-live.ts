@@ -1,9 +1,15 @@
 import type { ApiClient } from './types.js';
 import { pathOf } from './client.js';
+import { inferGroupRoles, type Derivation } from './group-roles.js';
 import { emptyLiveState, MEMBER_ROLE, type LiveState } from '../plan/live.js';
 import type { DesiredGroup, DesiredUser } from '../config/desired.js';
 
-interface ResourceRead { key: string; name: string; description?: string | null; actions: Record<string, unknown> }
+interface DerivationRead { role: string; on_resource: string; linked_by_relation: string }
+interface ResourceRead {
+  key: string; name: string; description?: string | null; actions: Record<string, unknown>;
+  /** Roles derived on this resource: the public `ResourceRoleRead`, `granted_to.users_with_role` the derivations. */
+  roles?: Record<string, { key?: string; granted_to?: { users_with_role?: DerivationRead[] } | null }>;
+}
 interface RoleRead { key: string; name: string; description?: string | null; permissions?: string[] }
 interface TenantRead { key: string; name: string; description?: string | null; attributes?: Record<string, unknown> }
 interface UserRead {
@@ -44,9 +50,15 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
     counted<TupleRead>(`${facts}/relationship_tuples`, PAGE, { relation: 'group' }),
     all<ConfigRead>(`${elements}/config`),
   ]);
-  // The public group list carries no roles: each group's come from its own `roles` read.
-  const groupIds = groups.map(groupIdOf);
-  const groupRoles = await Promise.all(groupIds.map(({ id }) => readGroupRoles(client, id)));
+  // The public group list carries no roles. The tuples and derivations the specification records for
+  // group roles fix most groups' roles (group-roles.ts); only the others are read, one `roles` list each.
+  const groupIds = groups.map((g) => groupIdOf(g).id);
+  const tuples = await Promise.all(
+    [...new Set(groups.map((g) => groupIdOf(g).type))].map((type) => counted<TupleRead>(`${facts}/relationship_tuples`, PAGE, { relation: `${type}_group` })),
+  );
+  const { known, unresolved } = inferGroupRoles(groupIds, derivationsOf(resources), tuples.flat());
+  const read = await Promise.all(unresolved.map((id) => readGroupRoles(client, id)));
+  unresolved.forEach((id, i) => known.set(id, read[i]));
 
   const live = emptyLiveState();
   for (const r of resources) {
@@ -70,14 +82,14 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
     };
     live.users.set(u.key, user);
   }
-  groups.forEach((g, i) => {
+  groups.forEach((g) => {
     const { type, key, id } = groupIdOf(g);
     live.groups.set(id, {
       type,
       key,
       tenant: g.group_tenant,
       members: [],
-      roles: groupRoles[i].sort((a, b) => cmp(a.role, b.role) || cmp(a.on, b.on)),
+      roles: [...known.get(id)!].sort((a, b) => cmp(a.role, b.role) || cmp(a.on, b.on)),
       memberOf: [],
     });
   });
@@ -121,6 +133,15 @@ function groupIdOf(g: GroupRead): { type: string; key: string; id: string } {
 async function readGroupRoles(client: ApiClient, group: string): Promise<{ role: string; on: string }[]> {
   const items = await client.listAll<GroupRoleRead>(pathOf(client.paths.schema, 'groups', group, 'roles'), { perPage: PAGE });
   return items.map((r) => ({ role: r.key, on: `${r.resource.key}:${r.resource_instance.key}` }));
+}
+
+/** Every derivation the resources list, as `group-roles.ts` reads them. */
+function derivationsOf(resources: ResourceRead[]): Derivation[] {
+  return resources.flatMap((r) =>
+    Object.entries(r.roles ?? {}).flatMap(([key, role]) =>
+      (role.granted_to?.users_with_role ?? []).map((d) => ({ resource: r.key, role: role.key ?? key, fromRole: d.role, fromResource: d.on_resource, relation: d.linked_by_relation })),
+    ),
+  );
 }
 
 const roleKeyOf = (r: string | { key: string }) => (typeof r === 'string' ? r : r.key);

@@ -110,6 +110,40 @@ describe('roles on groups', () => {
     ]);
   });
 
+  it('lists the derivations on the resource read, as the public ResourceRead.roles[R].granted_to', async () => {
+    await grantGroup(s, 'grteam:a', { role: x.editor, resource: x.doc, resource_instance: 'd1', tenant: x.tenant });
+    const doc = ok(await s.schema('GET', `/resources/${x.doc}`));
+    expect(doc.roles[x.editor]).toMatchObject({
+      key: x.editor, resource: x.doc, resource_id: doc.id,
+      granted_to: { id: expect.any(String), users_with_role: [expect.objectContaining({ role: 'member', on_resource: 'grteam', linked_by_relation: 'grteam_group' })] },
+    });
+    const listed = ok(await s.schema('GET', '/resources?per_page=100')).find((r: { key: string }) => r.key === x.doc);
+    expect(listed.roles).toEqual(doc.roles);
+  });
+
+  it('a group role rests on its tuple and derivation: removing either removes the role', async () => {
+    // A world of its own: deleting the derivation below takes every grteam role of that kind with it.
+    const y = await seedDocs(s, 'gd');
+    await group(s, 'gdteam:c', y.tenant);
+    await addMember(s, 'gdteam:c', y.alice, y.tenant);
+    const grant = { role: y.viewer, resource: y.doc, resource_instance: 'd1', tenant: y.tenant };
+    await grantGroup(s, 'gdteam:c', grant);
+    expect(await allowed(s, y.alice, 'read', { type: y.doc, key: 'd1' })).toBe(true);
+    expect((await s.facts('DELETE', '/relationship_tuples', { subject: 'gdteam:c', relation: 'gdteam_group', object: y.d1 })).status).toBe(204);
+    expect(ok(await s.schema('GET', '/groups/gdteam:c/roles')).data).toEqual([]);
+    expect(await allowed(s, y.alice, 'read', { type: y.doc, key: 'd1' })).toBe(false);
+
+    await grantGroup(s, 'gdteam:c', grant);
+    const derivation = { role: 'member', on_resource: 'gdteam', linked_by_relation: 'gdteam_group' };
+    expect((await s.schema('DELETE', `/resources/${y.doc}/roles/${y.viewer}/implicit_grants`, derivation)).status).toBe(204);
+    expect(ok(await s.schema('GET', '/groups/gdteam:c/roles')).data).toEqual([]);
+    expect(ok(await s.facts('GET', `/relationship_tuples?subject=gdteam:c&object=${y.d1}`))).toEqual([]);
+    expect(await allowed(s, y.alice, 'read', { type: y.doc, key: 'd1' })).toBe(false);
+    // Granting again brings back the derivation, the tuple and the access.
+    await grantGroup(s, 'gdteam:c', grant);
+    expect(await allowed(s, y.alice, 'read', { type: y.doc, key: 'd1' })).toBe(true);
+  });
+
   it('removing the last grant on an instance removes the tuple, not before', async () => {
     await grantGroup(s, 'grteam:b', { role: x.editor, resource: x.doc, resource_instance: 'd2', tenant: x.tenant });
     const body = { resource: x.doc, resource_instance: 'd2', tenant: x.tenant };

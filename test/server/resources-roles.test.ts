@@ -21,7 +21,7 @@ describe('resources', () => {
   it('create, read, list, patch, put and delete', async () => {
     const created = await resource(s, 'file', ['read'], { description: 'files' });
     expect(created).toEqual({
-      ...READ_MODEL, key: 'file', name: 'file', description: 'files', attributes: {},
+      ...READ_MODEL, key: 'file', name: 'file', description: 'files', attributes: {}, roles: {},
       actions: { read: { id: expect.stringMatching(/^[0-9a-f-]{36}$/), key: 'read', name: 'read' } },
     });
     expect(ok(await s.schema('GET', '/resources/file'))).toEqual(created);

@@ -36,8 +36,42 @@ export async function ensureTuple(q: Queryable, envId: string, subjectId: string
   );
 }
 
-/** Removes a tuple if it is there; says whether it was. */
+/**
+ * Removes a tuple if it is there; says whether it was. A group's roles on an instance rest on their
+ * `<group_type>_group` tuple (and the derivations, see `dropUnderivedGroupGrants`): removing the tuple
+ * removes them too, so the group records never say more than the specification's records grant, and a
+ * client may infer a group's roles from tuples and derivations (docs/performance.md).
+ */
 export async function removeTuple(q: Queryable, subjectId: string, relation: string, objectId: string): Promise<boolean> {
   const { changes } = await q.run(`DELETE FROM relationship_tuples WHERE subject_id = ? AND relation = ? AND object_id = ?`, [subjectId, relation, objectId]);
+  await q.run(
+    `DELETE FROM group_grants WHERE resource_instance_id = ? AND group_id IN (
+       SELECT g.id FROM access_groups g JOIN resource_instances gi ON gi.id = g.instance_id JOIN resources gt ON gt.id = gi.resource_id
+       WHERE g.instance_id = ? AND gt.key || '_group' = ?)`,
+    [objectId, subjectId, relation],
+  );
   return changes > 0;
+}
+
+/**
+ * After a role derivation is deleted: the group roles it carried (role `roleId` on instances of
+ * `resourceId`, held by groups of type `onResourceId`, through `<type>#member` and `<type>_group`) no
+ * longer follow from the records, so they go; a group's tuple to an instance goes with its last role there.
+ */
+export async function dropUnderivedGroupGrants(q: Queryable, g: { resourceId: string; roleId: string; onResourceId: string }): Promise<void> {
+  const stale = await q.all<{ id: string; group_instance_id: string; resource_instance_id: string; relation: string }>(
+    `SELECT gg.id, g.instance_id AS group_instance_id, gg.resource_instance_id, gt.key || '_group' AS relation
+     FROM group_grants gg JOIN access_groups g ON g.id = gg.group_id JOIN resource_instances gi ON gi.id = g.instance_id
+       JOIN resources gt ON gt.id = gi.resource_id JOIN resource_instances oi ON oi.id = gg.resource_instance_id
+     WHERE gg.role_id = ? AND oi.resource_id = ? AND gi.resource_id = ?
+       AND NOT EXISTS (SELECT 1 FROM implicit_grants ig JOIN relations rel ON rel.id = ig.relation_id JOIN roles lr ON lr.id = ig.linked_role_id
+         WHERE ig.resource_id = oi.resource_id AND ig.role_id = gg.role_id AND ig.on_resource_id = gi.resource_id
+           AND lr.key = 'member' AND rel.key = gt.key || '_group')`,
+    [g.roleId, g.resourceId, g.onResourceId],
+  );
+  for (const s of stale) {
+    await q.run(`DELETE FROM group_grants WHERE id = ?`, [s.id]);
+    const other = await q.get(`SELECT 1 AS x FROM group_grants gg JOIN access_groups g ON g.id = gg.group_id WHERE g.instance_id = ? AND gg.resource_instance_id = ?`, [s.group_instance_id, s.resource_instance_id]);
+    if (!other) await q.run(`DELETE FROM relationship_tuples WHERE subject_id = ? AND relation = ? AND object_id = ?`, [s.group_instance_id, s.relation, s.resource_instance_id]);
+  }
 }

@@ -5,7 +5,7 @@ import { envelope, parsePaging } from '../paging.js';
 import { KEY, NAME, OPT_TEXT, PAGING_QUERY, strictObject } from '../schemas.js';
 import { isUniqueViolation } from '../store/db.js';
 import { envFields, findKeyed, pageOf } from '../repo/common.js';
-import { ensureImplicitGrant } from '../repo/relations.js';
+import { dropUnderivedGroupGrants, ensureImplicitGrant } from '../repo/relations.js';
 
 interface RelationRow { id: string; key: string; name: string; description: string | null; created_at: string; updated_at: string; object_key: string; subject_key: string; object_resource_id: string; subject_resource_id: string }
 const SELECT = `rel.id, rel.key, rel.name, rel.description, rel.created_at, rel.updated_at, rel.object_resource_id, rel.subject_resource_id, o.key AS object_key, s.key AS subject_key`;
@@ -111,10 +111,14 @@ export default async function relationRoutes(app: FastifyInstance, { db, now }: 
 
   app.delete('/resources/:resource/roles/:role/implicit_grants', { schema: { body: GRANT } }, async (req, reply) => {
     const g = await resolveGrant(req);
-    const { changes } = await db.run(
-      `DELETE FROM implicit_grants WHERE resource_id = ? AND role_id = ? AND on_resource_id = ? AND linked_role_id = ? AND relation_id = ?`,
-      [g.resourceId, g.roleId, g.onResourceId, g.linkedRoleId, g.relationId],
-    );
+    const changes = await db.transaction(async (tx) => {
+      const { changes } = await tx.run(
+        `DELETE FROM implicit_grants WHERE resource_id = ? AND role_id = ? AND on_resource_id = ? AND linked_role_id = ? AND relation_id = ?`,
+        [g.resourceId, g.roleId, g.onResourceId, g.linkedRoleId, g.relationId],
+      );
+      if (changes) await dropUnderivedGroupGrants(tx, g);
+      return changes;
+    });
     if (!changes) throw notFound('role derivation', `${g.body.role} on ${g.body.on_resource} by ${g.body.linked_by_relation}`);
     return reply.status(204).send();
   });

@@ -5,7 +5,8 @@ import { parsePaging, schemaList } from '../paging.js';
 import { KEY, NAME, OPT_TEXT, PAGING_QUERY, TEXT, strictObject } from '../schemas.js';
 import { isUniqueViolation } from '../store/db.js';
 import { findKeyed, pageOf, parseJson } from '../repo/common.js';
-import { pruneRolePermissions, resourceRead, withIds, type Actions, type Attributes, type ResourceRow } from '../repo/resources.js';
+import { resourceReads } from '../repo/resource-roles.js';
+import { pruneRolePermissions, withIds, type Actions, type Attributes, type ResourceRow } from '../repo/resources.js';
 
 const ACTIONS = {
   type: 'object',
@@ -33,7 +34,7 @@ export default async function resourceRoutes(app: FastifyInstance, { db, now }: 
   app.get('/resources', { schema: { querystring: PAGING_QUERY } }, async (req) => {
     const paging = parsePaging(req.query as Record<string, unknown>);
     const { rows, total } = await pageOf<ResourceRow>(db, 'resources', 'env_id = ?', [req.env.envId], paging);
-    return schemaList(rows.map((r) => resourceRead(r, req.env)), total, paging, req.query as Record<string, unknown>);
+    return schemaList(await resourceReads(db, rows, req.env), total, paging, req.query as Record<string, unknown>);
   });
 
   app.post('/resources', { schema: { body: CREATE } }, async (req) => {
@@ -49,12 +50,12 @@ export default async function resourceRoutes(app: FastifyInstance, { db, now }: 
       if (isUniqueViolation(err)) throw duplicate('resource', b.key!);
       throw err;
     }
-    return resourceRead((await db.get<ResourceRow>(`SELECT * FROM resources WHERE id = ?`, [id]))!, req.env);
+    return (await resourceReads(db, [(await db.get<ResourceRow>(`SELECT * FROM resources WHERE id = ?`, [id]))!], req.env))[0];
   });
 
   app.get('/resources/:key', async (req) => {
     const { key } = req.params as { key: string };
-    return resourceRead(await findKeyed<ResourceRow>(db, 'resources', req.env.envId, key, 'resource'), req.env);
+    return (await resourceReads(db, [await findKeyed<ResourceRow>(db, 'resources', req.env.envId, key, 'resource')], req.env))[0];
   });
 
   const update = (replace: boolean) => async (req: import('fastify').FastifyRequest) => {
@@ -77,7 +78,7 @@ export default async function resourceRoutes(app: FastifyInstance, { db, now }: 
       await pruneRolePermissions(tx, req.env.envId, row.key, (a) => Object.hasOwn(actions, a), at);
       return (await tx.get<ResourceRow>(`SELECT * FROM resources WHERE id = ?`, [row.id]))!;
     });
-    return resourceRead(row, req.env);
+    return (await resourceReads(db, [row], req.env))[0];
   };
   app.patch('/resources/:key', { schema: { body: UPDATE } }, update(false));
   app.put('/resources/:key', { schema: { body: REPLACE } }, update(true));

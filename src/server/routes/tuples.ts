@@ -128,10 +128,12 @@ export default async function tupleRoutes(app: FastifyInstance, { db, now }: Ser
 
   app.delete('/relationship_tuples', { schema: { body: strictObject({ subject: INSTANCE_REF, relation: KEY, object: INSTANCE_REF }, ['subject', 'relation', 'object']) } }, async (req, reply) => {
     const t = req.body as TupleInput;
-    const subject = await findInstance(db, req.env.envId, t.subject);
-    const object = await findInstance(db, req.env.envId, t.object);
-    const { changes } = await db.run(`DELETE FROM relationship_tuples WHERE subject_id = ? AND relation = ? AND object_id = ?`, [subject.id, t.relation, object.id]);
-    if (!changes) throw notFound('relationship tuple', `${t.subject} ${t.relation} ${t.object}`);
+    const removed = await db.transaction(async (tx) => {
+      const subject = await findInstance(tx, req.env.envId, t.subject);
+      const object = await findInstance(tx, req.env.envId, t.object);
+      return removeTuple(tx, subject.id, t.relation, object.id);
+    });
+    if (!removed) throw notFound('relationship tuple', `${t.subject} ${t.relation} ${t.object}`);
     return reply.status(204).send();
   });
 

@@ -1,0 +1,54 @@
+import type { Queryable } from '../store/db.js';
+import type { EnvContext } from '../context.js';
+import { envFields, stableUuid } from './common.js';
+import { resourceRead, type ResourceRow } from './resources.js';
+
+interface DerivationRow {
+  resource_id: string; resource_key: string; role_id: string; role_key: string; role_name: string; role_description: string | null;
+  role_created_at: string; role_updated_at: string; linked_role_id: string; linked_role: string; on_resource_id: string; on_resource: string;
+  relation_id: string; relation: string;
+}
+
+/**
+ * The public `ResourceRead` of each row, with `roles`: the roles of that resource that carry role
+ * derivations, as the public `ResourceRoleRead` with `granted_to.users_with_role` (the specification's
+ * `<group_type>#member` derivations among them). Roles here are environment-wide, so a resource lists
+ * only those derived onto it; one query for the whole page.
+ */
+export async function resourceReads(q: Queryable, rows: ResourceRow[], env: EnvContext) {
+  if (rows.length === 0) return [];
+  const derivations = await q.all<DerivationRow>(
+    `SELECT g.resource_id, res.key AS resource_key, r.id AS role_id, r.key AS role_key, r.name AS role_name, r.description AS role_description,
+       r.created_at AS role_created_at, r.updated_at AS role_updated_at, lr.id AS linked_role_id, lr.key AS linked_role,
+       onr.id AS on_resource_id, onr.key AS on_resource, rel.id AS relation_id, rel.key AS relation
+     FROM implicit_grants g JOIN resources res ON res.id = g.resource_id JOIN roles r ON r.id = g.role_id JOIN roles lr ON lr.id = g.linked_role_id
+       JOIN resources onr ON onr.id = g.on_resource_id JOIN relations rel ON rel.id = g.relation_id
+     WHERE g.resource_id IN (${rows.map(() => '?').join(', ')}) ORDER BY g.created_at, g.id`,
+    rows.map((r) => r.id),
+  );
+  const byResource = new Map<string, Record<string, ReturnType<typeof roleRead>>>();
+  for (const d of derivations) {
+    const roles = byResource.get(d.resource_id) ?? byResource.set(d.resource_id, {}).get(d.resource_id)!;
+    const role = (roles[d.role_key] ??= roleRead(d, env));
+    role.granted_to.users_with_role.push({
+      role_id: d.linked_role_id, resource_id: d.on_resource_id, relation_id: d.relation_id,
+      role: d.linked_role, on_resource: d.on_resource, linked_by_relation: d.relation,
+    });
+  }
+  return rows.map((r) => ({ ...resourceRead(r, env), roles: byResource.get(r.id) ?? {} }));
+}
+
+function roleRead(d: DerivationRow, env: EnvContext) {
+  return {
+    id: d.role_id,
+    key: d.role_key,
+    name: d.role_name,
+    ...(d.role_description !== null ? { description: d.role_description } : {}),
+    resource_id: d.resource_id,
+    resource: d.resource_key,
+    granted_to: { id: stableUuid(`${d.resource_id}:${d.role_id}:granted_to`), users_with_role: [] as Record<string, string>[] },
+    ...envFields(env),
+    created_at: d.role_created_at,
+    updated_at: d.role_updated_at,
+  };
+}
