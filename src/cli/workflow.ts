@@ -28,6 +28,11 @@ export async function computePlan(desired: DesiredState, target: Target, options
   const { planChanges } = await import('../plan/plan.js');
   const [live, requestGrants] = await Promise.all([readLiveState(target.client), readRequestGrants(target.client)]);
   const plan = planChanges(desired, live, { project: target.project, environment: target.environment, prune: options.prune, requestGrants });
+  // Against a service other than the embedded default, say what applying will cost at the public limits.
+  if (target.kind === 'remote' && plan.changes.length > 0) {
+    const { estimateApply } = await import('../apply/estimate.js');
+    plan.cost = await estimateApply(plan);
+  }
   if (options.access) {
     const { planAccess } = await import('../plan/access.js');
     plan.access = planAccess({ live, changes: plan.changes, permissions: options.access.permissions, assertions: desired.assertions });

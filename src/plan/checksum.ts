@@ -15,11 +15,11 @@ export function fingerprintLive(live: LiveState): string {
 }
 
 /**
- * The checksum of a plan: every field but itself (and the access summary, which only describes it). It
+ * The checksum of a plan: every field but itself (and the access summary and the cost, which only describe it). It
  * covers more than the changes: a saved plan edited to name another environment, or a smaller count of
  * managed objects (which sets the default deletion limit), must be refused like one with edited changes.
  */
-export function checksumPlan(plan: Omit<Plan, 'checksum' | 'access'>): string {
+export function checksumPlan(plan: Omit<Plan, 'checksum' | 'access' | 'cost'>): string {
   const { formatVersion, project, environment, prune, managed, changes, summary, liveFingerprint, managedLiveCount, held } = plan;
   // `held` (grants kept for approved access requests) is what the reviewer was told stays; absent, it
   // adds nothing to the text, so plans without it keep their checksum.

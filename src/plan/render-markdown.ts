@@ -1,5 +1,5 @@
 import type { Plan } from './types.js';
-import { describeFields, summaryLine } from './render-common.js';
+import { costLine, describeFields, summaryLine } from './render-common.js';
 import { accessMarkdownLines } from './access.js';
 import { expiredNote, heldMarkdownLines } from './render-held.js';
 
@@ -26,6 +26,8 @@ export function renderPlanMarkdown(plan: Plan): string {
   }
   if (plan.held) out.push(...heldMarkdownLines(plan.held), '');
   if (plan.access) out.push(...accessMarkdownLines(plan.access), '');
+  const cost = costLine(plan);
+  if (cost) out.push(cost, '');
   out.push(`<sub>checksum \`${plan.checksum}\`</sub>`);
   return out.join('\n') + '\n';
 }

@@ -1,5 +1,5 @@
 import type { Change, Plan } from './types.js';
-import { summaryLine, describeFields } from './render-common.js';
+import { costLine, summaryLine, describeFields } from './render-common.js';
 import { accessTextLines } from './access.js';
 import { expiredNote, heldTextLines } from './render-held.js';
 
@@ -17,7 +17,10 @@ export function renderPlanText(plan: Plan, options: TextOptions = {}): string {
   for (const c of plan.changes) lines.push(...changeLines(c, color));
   if (plan.held) lines.push('', ...heldTextLines(plan.held));
   if (plan.access) lines.push('', ...accessTextLines(plan.access));
-  lines.push('', summaryLine(plan), `checksum ${plan.checksum}`);
+  lines.push('', summaryLine(plan));
+  const cost = costLine(plan);
+  if (cost) lines.push(cost);
+  lines.push(`checksum ${plan.checksum}`);
   return lines.join('\n') + '\n';
 }
 

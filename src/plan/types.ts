@@ -85,4 +85,17 @@ export interface Plan {
   held?: PlanHeld;
   /** Access changes (who gains and loses which role), when computed. */
   access?: PlanAccess;
+  /** What applying the plan costs against the public service, when computed (src/apply/estimate.ts). */
+  cost?: PlanCost;
+}
+
+/** Requests an apply sends, per rate-limit class, and the seconds its pacing needs at those limits. */
+export interface PlanCost {
+  requests: number;
+  /** `request` counts every one; `write`, `delete`, `schemaWrite` and `bulk` the ones in those classes. */
+  byClass: Partial<Record<'request' | 'write' | 'delete' | 'schemaWrite' | 'bulk', number>>;
+  /** At least this long (round trips add to it). */
+  seconds: number;
+  /** Whose limits: the public service's published ones, or limits given to the estimate. */
+  limits: 'public' | 'given';
 }
