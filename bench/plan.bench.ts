@@ -135,7 +135,7 @@ async function embedded(dir: string) {
   return { url: server.url, close: () => server.close() };
 }
 
-async function serveProcess(dir: string): Promise<{ url: string; close: () => Promise<void> }> {
+export async function serveProcess(dir: string): Promise<{ url: string; close: () => Promise<void> }> {
   const tsx = pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
   const child: ChildProcess = spawn(process.execPath, ['--import', tsx, path.join(ROOT, 'src/cli/run.ts'), 'serve', '--port', '0', '--data', dir, '--api-key', KEY, '--quiet'], {
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -30,7 +30,8 @@ mkdirSync(resultsDir, { recursive: true });
 const only = process.argv.slice(2);
 const files = readdirSync(here)
   .filter((f) => f.endsWith('.bench.ts'))
-  .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
+  // `npm run bench -- plan` runs plan.bench.ts only, not access-plan.bench.ts.
+  .filter((f) => only.length === 0 || only.some((o) => f === `${o}.bench.ts` || f === o))
   .sort();
 
 function meets(f: BenchFigure): string {

@@ -15,13 +15,19 @@ export type PacingCategory = 'request' | 'write' | 'delete' | 'schemaWrite' | 'b
 export interface RateLimit {
   limit: number;
   windowMs: number;
+  /** Share of the limit that may go at once (the bucket's size); default 0.1. The rest refills over the window. */
+  burstShare?: number;
 }
 
 export type RateLimits = Partial<Record<PacingCategory, RateLimit>>;
 
-/** The public service's published limits. */
+/**
+ * The public service's published limits. Reads come in bursts (a plan reads its whole environment at
+ * once, about 250 requests for 10,000 users), so a third of the request limit may go at once: a plan
+ * is not held back, and a long read still averages 600 a minute; writes are spread out more evenly.
+ */
 export const PUBLIC_LIMITS: Readonly<Required<RateLimits>> = {
-  request: { limit: 1000, windowMs: 60_000 },
+  request: { limit: 1000, windowMs: 60_000, burstShare: 1 / 3 },
   write: { limit: 300, windowMs: 60_000 },
   delete: { limit: 60, windowMs: 60_000 },
   schemaWrite: { limit: 40, windowMs: 60_000 },
@@ -56,7 +62,7 @@ interface Bucket {
 
 function bucketFor(rate: RateLimit, headroom: number, now: number): Bucket {
   const limit = Math.max(1, Math.floor(rate.limit * headroom));
-  const burst = Math.max(1, Math.floor(limit / 10));
+  const burst = Math.max(1, Math.floor(limit * Math.min(1, rate.burstShare ?? 0.1)));
   // Limits under 2 per window cannot keep burst + refill within the limit; they send one per window.
   const intervalMs = rate.windowMs / Math.max(1, limit - burst);
   return { intervalMs, toleranceMs: (burst - 1) * intervalMs, tat: now };

@@ -7,5 +7,6 @@ export function targetFlags<T extends Command>(cmd: T): T {
     .option('--api-key-file <file>', 'file holding the API key (or ROSTER_API_KEY); never printed')
     .option('--project <project>', 'project key (default: the configuration\'s, else "default")')
     .option('--env <env>', 'environment key (default: the configuration\'s, else "default")')
-    .option('--data <dir>', 'data directory of the embedded service (or ROSTER_DATA_DIR)') as T;
+    .option('--data <dir>', 'data directory of the embedded service (or ROSTER_DATA_DIR)')
+    .option('--pacing <mode>', "public: stay under the public service's rate limits; none: do not pace (default: public for a remote host, none for a loopback one)") as T;
 }

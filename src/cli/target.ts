@@ -13,6 +13,8 @@ export interface TargetOptions {
   /** Data directory of the embedded default. */
   data?: string;
   concurrency?: number;
+  /** `public` or `none`; default by host (src/api/client.ts). */
+  pacing?: string;
 }
 
 export interface Target {
@@ -39,6 +41,7 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
   const project = opts.project ?? fromConfig.project ?? process.env.ROSTER_PROJECT;
   const environment = opts.env ?? fromConfig.environment ?? process.env.ROSTER_ENV;
   if (apiUrl) {
+    const pacing = pacingOf(opts.pacing);
     const apiKey = readKey(opts);
     let p = project;
     let e = environment;
@@ -54,7 +57,7 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
       }
       if (!p || !e) throw new ConfigError('this API key is not scoped to one environment: name it with --project and --env (or project/environment in the configuration)');
     }
-    const client = createClient({ baseUrl: apiUrl, apiKey, project: p, environment: e, concurrency: opts.concurrency });
+    const client = createClient({ baseUrl: apiUrl, apiKey, project: p, environment: e, concurrency: opts.concurrency, pacing });
     return { kind: 'remote', url: apiUrl, project: p, environment: e, client, close: () => client.close() };
   }
   const dataDir = opts.data ?? process.env.ROSTER_DATA_DIR ?? './.roster';
@@ -76,6 +79,11 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
       await server.close();
     },
   };
+}
+
+function pacingOf(mode: string | undefined): 'public' | 'none' | undefined {
+  if (mode === undefined || mode === 'public' || mode === 'none') return mode;
+  throw new ConfigError(`--pacing must be public or none, got '${mode}'`);
 }
 
 function readKey(opts: TargetOptions): string {

@@ -100,6 +100,20 @@ describe('pacer', () => {
     expect(busiestWindow(sent, 60_000)).toBeLessThanOrEqual(300 * 0.9);
   });
 
+  it('lets a third of the public request limit through at once (a plan\'s reads), and still no more than the limit in any minute', async () => {
+    const clock = fakeClock();
+    const pacer = createPacer({ limits: PUBLIC_LIMITS, ...clock });
+    const sent: number[] = [];
+    for (let i = 0; i < 2000; i++) {
+      await pacer.acquire('GET', '/v2/facts/p/e/users');
+      sent.push(clock.now());
+    }
+    expect(sent.filter((t) => t === 0)).toHaveLength(300);
+    expect(busiestWindow(sent, 60_000)).toBeLessThanOrEqual(900);
+    // …and 600 a minute after the burst.
+    expect(sent.at(-1)!).toBeGreaterThan(((2000 - 300) / 600) * 60_000 - 200);
+  });
+
   it('refills while idle, up to the burst only', async () => {
     const clock = fakeClock();
     const pacer = createPacer({ limits: { request: { limit: 100, windowMs: 1000 } }, headroom: 1, ...clock });
