@@ -7,6 +7,8 @@ import type { ServerDeps } from './context.js';
 import { registerRoutes } from './routes/index.js';
 import { trackRouteMethods } from './allow.js';
 import { redactingLogger } from './logging.js';
+import { refuseNul } from './nul.js';
+import { answerClientError } from './client-error.js';
 
 export interface ServerOptions extends KeyOptions {
   db: Db;
@@ -37,6 +39,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     // Errors the router raises before any hook runs (a malformed %-escape, an over-long path
     // parameter) still answer in the public API's shapes.
     frameworkErrors: (err, request, reply) => routerError(err, request.id, reply as unknown as FastifyReply),
+    // ... and so do those Node's HTTP parser raises before fastify has a request (a NUL in a header).
+    clientErrorHandler: answerClientError,
   });
   installValidators(app);
   const methodsAt = trackRouteMethods(app);
@@ -64,6 +68,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     if (request.url === HEALTH_PATH && request.method === 'GET') return;
     request.keyScope = authenticate(request, keys);
   });
+  // Before the routes: their preValidation hooks (environment lookup) and schemas come after it.
+  refuseNul(app);
 
   app.setErrorHandler((err: FastifyError | HttpError | ValidationError, request, reply) => {
     if (err instanceof HttpError) {
