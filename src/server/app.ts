@@ -8,6 +8,7 @@ import { registerRoutes } from './routes/index.js';
 import { trackRouteMethods } from './allow.js';
 import { redactingLogger } from './logging.js';
 import { refuseNul } from './nul.js';
+import { refuseDeepBodies } from './depth.js';
 import { answerClientError } from './client-error.js';
 import { drainBody, type DrainBounds } from './drain.js';
 
@@ -73,6 +74,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   });
   // Before the routes: their preValidation hooks (environment lookup) and schemas come after it.
   refuseNul(app);
+  refuseDeepBodies(app);
 
   app.setErrorHandler((err: FastifyError | HttpError | ValidationError, request, reply) => {
     if (err instanceof HttpError) {
