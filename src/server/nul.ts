@@ -11,8 +11,8 @@ import { invalid } from './errors.js';
  * (`{detail: [{loc, msg, type: 'nul_character'}]}`, loc naming where the first one was found).
  *
  * Checked: decoded path parameters, query keys and values, JSON body strings and keys at any depth, and
- * header values (Node's HTTP parser already refuses raw NUL bytes in headers, with 400; this covers any
- * that get through, e.g. behind a lenient proxy).
+ * header values (Node's HTTP parser already refuses raw NUL bytes in headers, answered 400 by
+ * client-error.ts; this covers a server run with a lenient parser, `node --insecure-http-parser`).
  */
 export function refuseNul(app: FastifyInstance): void {
   // preValidation: the body is parsed by now, and the route's schema has not yet run, so the answer does
