@@ -7,6 +7,10 @@ import type { ServerDeps } from './context.js';
 import { registerRoutes } from './routes/index.js';
 import { trackRouteMethods } from './allow.js';
 import { redactingLogger } from './logging.js';
+import { refuseNul } from './nul.js';
+import { refuseDeepBodies } from './depth.js';
+import { answerClientError } from './client-error.js';
+import { drainBody, type DrainBounds } from './drain.js';
 
 export interface ServerOptions extends KeyOptions {
   db: Db;
@@ -15,6 +19,8 @@ export interface ServerOptions extends KeyOptions {
   now?: () => Date;
   /** Largest request body accepted, in bytes; larger answers 413. */
   bodyLimit?: number;
+  /** How much of a body over the limit is read and discarded before the 413 (./drain.ts). */
+  drainBounds?: DrainBounds;
 }
 
 /**
@@ -37,6 +43,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     // Errors the router raises before any hook runs (a malformed %-escape, an over-long path
     // parameter) still answer in the public API's shapes.
     frameworkErrors: (err, request, reply) => routerError(err, request.id, reply as unknown as FastifyReply),
+    // ... and so do those Node's HTTP parser raises before fastify has a request (a NUL in a header).
+    clientErrorHandler: answerClientError,
   });
   installValidators(app);
   const methodsAt = trackRouteMethods(app);
@@ -64,6 +72,9 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     if (request.url === HEALTH_PATH && request.method === 'GET') return;
     request.keyScope = authenticate(request, keys);
   });
+  // Before the routes: their preValidation hooks (environment lookup) and schemas come after it.
+  refuseNul(app);
+  refuseDeepBodies(app);
 
   app.setErrorHandler((err: FastifyError | HttpError | ValidationError, request, reply) => {
     if (err instanceof HttpError) {
@@ -72,7 +83,12 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     if (err instanceof ValidationError) return reply.status(422).send({ detail: err.detail });
     const fe = err as FastifyError;
     if (fe.validation) return reply.status(422).send({ detail: toDetail(fe.validation as never, fe.validationContext ?? 'body') });
-    if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return send(reply, request.id, 'PAYLOAD_TOO_LARGE', 'request body is larger than the limit');
+    if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      // Read the rest of the body first, so that clients still writing it can read the answer (drain.ts).
+      return drainBody(request.raw, options.drainBounds).then(() => {
+        send(reply, request.id, 'PAYLOAD_TOO_LARGE', 'request body is larger than the limit');
+      });
+    }
     if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return send(reply, request.id, 'UNSUPPORTED_MEDIA_TYPE', 'send JSON (content-type: application/json)');
     if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError) {
       return reply.status(422).send({ detail: [{ loc: ['body'], msg: 'body is not valid JSON', type: 'json_invalid' }] });

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { startServer, type RunningServer } from '../../src/server/listen.js';
+import { startServer, type RunningServer, type StartOptions } from '../../src/server/listen.js';
 import type { Exchange } from '../contract/openapi.js';
 import { recordExchanges } from '../contract/recorder.js';
 
@@ -67,7 +67,9 @@ export interface Resp {
 }
 
 /** The real server on port 0 over a temporary data directory, with an org key and a key scoped to p/e. */
-export async function startTestServer(options: { dataDir?: string; now?: () => Date; record?: boolean } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: { dataDir?: string; now?: () => Date; record?: boolean; limits?: Pick<StartOptions, 'bodyLimit' | 'drainBounds'> } = {},
+): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'roster-test-'));
   // On PostgreSQL the data directory only records the server's schema, so that a restart on the same
   // data directory (`stop()`, then `startTestServer({dataDir})`) finds the same data.
@@ -85,6 +87,7 @@ export async function startTestServer(options: { dataDir?: string; now?: () => D
     orgKey: ORG_KEY,
     envKeys: [{ project: 'p', env: 'e', key: ENV_KEY }],
     now: options.now,
+    ...options.limits,
     // ROSTER_TEST_LOG=1 prints the server's errors (with their stack) while debugging a 500.
     logger: process.env.ROSTER_TEST_LOG ? { level: 'error' } : false,
     configure: (app) => {

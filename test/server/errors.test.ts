@@ -59,6 +59,7 @@ const TRIGGERS: Partial<Record<ErrorCode, () => Promise<Resp>>> = {
   PAYLOAD_TOO_LARGE: () => s.facts('POST', '/tenants', { key: 'big', name: 'x'.repeat(5 * 1024 * 1024) }),
   UNSUPPORTED_MEDIA_TYPE: () => raw('POST', '/v2/facts/p/e/tenants', 'key=x', 'application/x-www-form-urlencoded'),
   BAD_REQUEST: () => s.call('GET', '/v2/schema/p/e/resources/%zz'),
+  HEADERS_TOO_LARGE: () => s.call('GET', '/v2/schema/p/e/resources', undefined, { headers: { 'x-big': 'h'.repeat(20 * 1024) } }),
   ROUTE_NOT_FOUND: () => s.call('GET', '/v2/nowhere'),
   METHOD_NOT_ALLOWED: () => s.call('PATCH', '/v2/facts/p/e/role_assignments', {}),
 };
@@ -73,6 +74,7 @@ async function raw(method: string, p: string, body: string, contentType: string)
 const NOT_TRIGGERED: Partial<Record<ErrorCode, string>> = {
   CONFLICT: 'access requests (test/access-requests) and lost races between processes',
   USER_NOT_IN_TENANT: 'access requests only (test/access-requests)',
+  REQUEST_TIMEOUT: "a client that stalls for the server's request timeout (Node's default, 300 s); src/server/client-error.ts",
   UNEXPECTED_ERROR: 'a bug by definition; test/server/fuzz.test.ts checks that no input produces it',
 };
 

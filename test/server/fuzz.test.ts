@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRequest } from '../helpers/raw-http.js';
 import { ENV_KEY, ORG_KEY, startTestServer, type TestServer } from '../helpers/server.js';
 import { addMember, grantGroup, group, ok, seedDocs } from './builders.js';
 
@@ -54,8 +55,11 @@ const ENDPOINTS: [string, string][] = [
 const FIELD = fc.constantFrom('key', 'name', 'tenant', 'user', 'role', 'resource', 'resource_instance', 'actions', 'permissions', 'extends',
   'group_instance_key', 'group_tenant', 'subject', 'relation', 'object', 'operations', 'idents', 'action', 'attributes', 'settings', 'roles_to_levels',
   'role_assignments', '__proto__', 'constructor');
+/** A string with a NUL (U+0000) somewhere: PostgreSQL text cannot hold one, so every store must refuse it first. */
+const WITH_NUL = fc.tuple(fc.string({ maxLength: 6 }), fc.string({ maxLength: 6 })).map(([a, b]) => `${a}\u0000${b}`);
 const ODD_STRING = fc.oneof(
   fc.string(),
+  WITH_NUL,
   fc.constantFrom('', 't', 'alice', 'viewer', 'doc', 'doc:d1', 'team:a', 'a:b:c', ':', '%', '\u0000', 'x'.repeat(300), 'toString', '__proto__', 'constructor', "' OR 1=1 --", '../..'),
 );
 const VALUE = fc.letrec((tie) => ({
@@ -67,10 +71,10 @@ const VALUE = fc.letrec((tie) => ({
     fc.boolean(),
     fc.constant(null),
     fc.array(tie('value'), { maxLength: 4 }),
-    fc.dictionary(fc.oneof(FIELD, fc.string()), tie('value'), { maxKeys: 5 }),
+    fc.dictionary(fc.oneof(FIELD, fc.string(), WITH_NUL), tie('value'), { maxKeys: 5 }),
   ),
 })).value;
-const BODY = fc.oneof(fc.dictionary(FIELD, VALUE, { maxKeys: 6 }), VALUE, fc.array(fc.dictionary(FIELD, VALUE, { maxKeys: 5 }), { maxLength: 3 }));
+const BODY = fc.oneof(fc.dictionary(fc.oneof({ weight: 5, arbitrary: FIELD }, { weight: 1, arbitrary: WITH_NUL }), VALUE, { maxKeys: 6 }), VALUE, fc.array(fc.dictionary(FIELD, VALUE, { maxKeys: 5 }), { maxLength: 3 }));
 
 async function send(method: string, path: string, body: string | undefined, key: string | null, contentType = 'application/json') {
   const headers: Record<string, string> = {};
@@ -101,8 +105,8 @@ describe('no input produces a 5xx or stops the server', () => {
   });
 
   it('random paths, methods and query strings', async () => {
-    const segment = fc.oneof(fc.constantFrom('v2', 'schema', 'facts', 'p', 'e', 'groups', 'direct', 'users', 'roles', 'team:a', 'doc:d1', 'resources', 'relations', '%zz', '%00', '..', '', 'x'.repeat(1100)), fc.webSegment(), fc.string({ maxLength: 8 }).map(encodeURIComponent));
-    const query = fc.dictionary(fc.constantFrom('page', 'per_page', 'include_total_count', 'tenant', 'user', 'resource_instance', 'search', 'nested', 'project', 'environment'), ODD_STRING.map(encodeURIComponent), { maxKeys: 3 });
+    const segment = fc.oneof(fc.constantFrom('v2', 'schema', 'facts', 'p', 'e', 'groups', 'direct', 'users', 'roles', 'team:a', 'doc:d1', 'resources', 'relations', '%zz', '%00', 'a%00b', 'team%3Aa%00', '..', '', 'x'.repeat(1100)), fc.webSegment(), fc.string({ maxLength: 8 }).map(encodeURIComponent), WITH_NUL.map(encodeURIComponent));
+    const query = fc.dictionary(fc.oneof(fc.constantFrom('page', 'per_page', 'include_total_count', 'tenant', 'user', 'resource_instance', 'search', 'nested', 'project', 'environment'), WITH_NUL.map(encodeURIComponent)), ODD_STRING.map(encodeURIComponent), { maxKeys: 3 });
     await fc.assert(
       fc.asyncProperty(fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE'), fc.array(segment, { minLength: 1, maxLength: 7 }), query, async (method, segs, q) => {
         const qs = Object.entries(q).map(([k, v]) => `${k}=${v}`).join('&');
@@ -126,6 +130,26 @@ describe('no input produces a 5xx or stops the server', () => {
         expectHandled(await send('GET', path, undefined, ORG_KEY), `GET ${path}`);
       }),
       { numRuns: 200 },
+    );
+  });
+
+  it('random values in the headers the service reads, sent as raw bytes (NUL included)', async () => {
+    // The headers routes read: /allowed's environment, the access-request list's filters and paging.
+    const targets: [string, string, string[]][] = [
+      ['POST', '/allowed', ['x-roster-project', 'x-roster-environment']],
+      ['GET', '/v2/facts/p/e/access_requests/um/user/alice/tenant/t', ['status', 'tenant', 'role', 'resource', 'resource_instance', 'requesting_user', 'page', 'per_page']],
+      ['GET', '/v2/elements/p/e/config/um/access_requests', ['status', 'page', 'per_page']],
+    ];
+    // Any byte but CR and LF (which would end the header): Latin-1 on the wire, like a lenient client.
+    const headerValue = fc.oneof(ODD_STRING, fc.string({ unit: fc.integer({ min: 0, max: 255 }).filter((c) => c !== 10 && c !== 13).map((c) => String.fromCharCode(c)) }));
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...targets), fc.array(fc.tuple(fc.nat(), headerValue), { minLength: 1, maxLength: 3 }), async ([method, path, names], picks) => {
+        const lines = picks.map(([i, v]) => `${names[i % names.length]}: ${v.replace(/[\r\n]/g, ' ')}`);
+        const head = [`${method} ${path} HTTP/1.1`, 'host: x', `authorization: Bearer ${ORG_KEY}`, 'content-type: application/json', ...lines].join('\r\n');
+        const r = await rawRequest(s.url, head, method === 'POST' ? JSON.stringify({ user: 'alice', action: 'read', resource: 'doc:d1' }) : '');
+        expectHandled({ status: r.status, text: r.body }, `${method} ${path} ${JSON.stringify(lines)}`);
+      }),
+      { numRuns: 150 },
     );
   });
 
