@@ -1,6 +1,7 @@
 /** The /v2 HTTP client: import from here. See README.md for the retry and pacing decisions. */
 export { ApiError } from '../errors.js';
 export { createClient, pathOf } from './client.js';
+export { withSharedLists } from './shared-reads.js';
 export type {
   ApiClient,
   ApiResponse,

@@ -26,7 +26,10 @@ export async function computePlan(desired: DesiredState, target: Target, options
   const { readLiveState } = await import('../api/read-live.js');
   const { readRequestGrants } = await import('../api/read-request-grants.js');
   const { planChanges } = await import('../plan/plan.js');
-  const [live, requestGrants] = await Promise.all([readLiveState(target.client), readRequestGrants(target.client)]);
+  const { withSharedLists } = await import('../api/index.js');
+  // Both readers need the users and the element configurations: each list is read once.
+  const reader = withSharedLists(target.client);
+  const [live, requestGrants] = await Promise.all([readLiveState(reader), readRequestGrants(reader)]);
   const plan = planChanges(desired, live, { project: target.project, environment: target.environment, prune: options.prune, requestGrants });
   // Against a service other than the embedded default, say what applying will cost at the public limits.
   if (target.kind === 'remote' && plan.changes.length > 0) {

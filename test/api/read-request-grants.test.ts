@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type AttemptInfo } from '../../src/api/index.js';
+import { readLiveState } from '../../src/api/read-live.js';
+import { withSharedLists } from '../../src/api/shared-reads.js';
 import { buildRequestGrants, readRequestGrants, type AccessRequestRead, type Lookups } from '../../src/api/read-request-grants.js';
 import { ORG_KEY, startTestServer, type TestServer } from '../helpers/server.js';
 import { aRequest, addToTenant, as, elementsConfig, ok, role, seedWorld, user } from '../access-requests/builders.js';
@@ -90,5 +92,20 @@ describe('readRequestGrants against the real server', () => {
     expect(requests).toHaveLength(5);
     expect(requests.every((r) => r.method === 'GET')).toBe(true);
     expect(requests.filter((r) => r.path === '/v2/facts/p/e/users')).toHaveLength(2);
+  });
+
+  it('read with the live state, as a plan does, the users and configurations are read once for both', async () => {
+    const requests: AttemptInfo[] = [];
+    const client = createClient({ baseUrl: s.url, apiKey: ORG_KEY, project: 'p', environment: 'e', onRequest: (i) => requests.push(i) });
+    try {
+      const reader = withSharedLists(client);
+      const [live, grants] = await Promise.all([readLiveState(reader), readRequestGrants(reader)]);
+      expect(grants.length).toBeGreaterThan(0);
+      expect(live.users.size).toBeGreaterThan(100);
+    } finally {
+      await client.close();
+    }
+    expect(requests.filter((r) => r.path === '/v2/facts/p/e/users')).toHaveLength(2);
+    expect(requests.filter((r) => r.path === '/v2/elements/p/e/config')).toHaveLength(1);
   });
 });
