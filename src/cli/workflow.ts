@@ -3,7 +3,8 @@ import type { ConfigProblem } from '../errors.js';
 import { ConfigError } from '../errors.js';
 import type { Plan } from '../plan/index.js';
 import type { LiveState } from '../plan/live.js';
-import type { Target } from './target.js';
+import { openTarget, type Target, type TargetOptions } from './target.js';
+import type { RequestGrant } from '../plan/request-grants.js';
 import { configPaths } from './config-paths.js';
 import { problemLine } from './report.js';
 import { redactSecrets } from '../secrets.js';
@@ -21,15 +22,86 @@ export async function loadDesired(paths: string[], command: string): Promise<{ d
   return { desired: result.desired, warnings: result.warnings };
 }
 
-/** `access`: add the plan's access section (src/plan/access.ts), with the assertions evaluated after the plan. */
-export async function computePlan(desired: DesiredState, target: Target, options: { prune?: boolean; access?: { permissions?: boolean } }): Promise<{ plan: Plan; live: LiveState }> {
+export interface PlanOptions {
+  prune?: boolean;
+  /** Add the plan's access section (src/plan/access.ts), with the assertions evaluated after the plan. */
+  access?: { permissions?: boolean };
+}
+
+interface LiveRead {
+  live: LiveState;
+  requestGrants: RequestGrant[];
+}
+
+/**
+ * `roster plan` and `roster apply` from configuration files: the files are validated (on a worker thread
+ * when large, src/config/validate-aside.ts) while the live state is read, so a plan takes the longer of
+ * the two, not their sum. Only reads go out before the configuration validates; on a configuration error
+ * they are dropped, the error is reported, and nothing is written. The environment is the one the flags,
+ * the configuration or ROSTER_PROJECT/ROSTER_ENV name (`project:` and `environment:` are read from the
+ * files' text up front, and checked against the validated configuration).
+ */
+export async function planFromFiles(
+  paths: string[],
+  command: string,
+  opts: TargetOptions,
+  options: PlanOptions,
+): Promise<{ desired: DesiredState; warnings: ConfigProblem[]; target: Target; plan: Plan; live: LiveState }> {
+  const { readConfigFiles } = await import('../config/read.js');
+  const { validateAside } = await import('../config/validate-aside.js');
+  const files = await readConfigFiles(configPaths(paths, command));
+  const validating = noUnhandled(validateAside(files.sources).then((r) => ({ ...r, errors: [...files.errors, ...r.errors] })));
+  const early = await openTarget(opts, peekScope(files.sources)).then(
+    (target) => ({ target, reading: noUnhandled(readLive(target)) }),
+    (error: unknown) => ({ error }),
+  );
+  const loaded = await validating.catch(async (err) => {
+    if ('target' in early) await early.target.close();
+    throw err;
+  });
+  if (!loaded.desired || loaded.errors.length > 0) {
+    if ('target' in early) await early.target.close();
+    throw configErrors(loaded.errors);
+  }
+  const desired = loaded.desired;
+  // The target could not be opened from what the text seemed to say (a scope written in a form the peek
+  // does not read): open it from the validated configuration, whose errors, if any, come first.
+  let { target, reading } = 'target' in early ? early : await openTarget(opts, desired).then((t) => ({ target: t, reading: readLive(t) }));
+  try {
+    // The configuration names another environment than its text seemed to: read that one instead.
+    const want = { project: opts.project ?? desired.project ?? target.project, environment: opts.env ?? desired.environment ?? target.environment };
+    if (want.project !== target.project || want.environment !== target.environment) {
+      await target.close();
+      target = await openTarget(opts, desired);
+      reading = readLive(target);
+    }
+    const read = await reading;
+    const { plan, live } = await planOf(desired, target, read, options);
+    return { desired, warnings: loaded.warnings, target, plan, live };
+  } catch (err) {
+    await target.close();
+    throw err;
+  }
+}
+
+/** Plans `desired` against the live state of `target` (apply from files uses planFromFiles instead). */
+export async function computePlan(desired: DesiredState, target: Target, options: PlanOptions): Promise<{ plan: Plan; live: LiveState }> {
+  return planOf(desired, target, await readLive(target), options);
+}
+
+/** The live state and the grants of approved access requests; the two readers share their lists. */
+async function readLive(target: Target): Promise<LiveRead> {
   const { readLiveState } = await import('../api/read-live.js');
   const { readRequestGrants } = await import('../api/read-request-grants.js');
-  const { planChanges } = await import('../plan/plan.js');
   const { withSharedLists } = await import('../api/index.js');
   // Both readers need the users and the element configurations: each list is read once.
   const reader = withSharedLists(target.client);
   const [live, requestGrants] = await Promise.all([readLiveState(reader), readRequestGrants(reader)]);
+  return { live, requestGrants };
+}
+
+async function planOf(desired: DesiredState, target: Target, { live, requestGrants }: LiveRead, options: PlanOptions): Promise<{ plan: Plan; live: LiveState }> {
+  const { planChanges } = await import('../plan/plan.js');
   const plan = planChanges(desired, live, { project: target.project, environment: target.environment, prune: options.prune, requestGrants });
   // Against a service other than the embedded default, say what applying will cost at the public limits.
   if (target.kind === 'remote' && plan.changes.length > 0) {
@@ -41,6 +113,28 @@ export async function computePlan(desired: DesiredState, target: Target, options
     plan.access = planAccess({ live, changes: plan.changes, permissions: options.access.permissions, assertions: desired.assertions });
   }
   return { plan, live };
+}
+
+/** `project:` and `environment:` as the files write them at the top level (plain or quoted scalars). */
+export function peekScope(sources: { text: string }[]): { project?: string; environment?: string } {
+  const scope: { project?: string; environment?: string } = {};
+  for (const { text } of sources) {
+    for (const key of ['project', 'environment'] as const) {
+      const m = new RegExp(`^${key}:[ \\t]*(?:"([^"\\\\\\n]*)"|'([^'\\n]*)'|([^\\s#'"][^\\s#]*))[ \\t]*(?:#.*)?$`, 'm').exec(text);
+      if (m) scope[key] ??= m[1] ?? m[2] ?? m[3];
+    }
+  }
+  return scope;
+}
+
+/** A rejection nobody may wait for (the configuration failed first) is not an unhandled one. */
+function noUnhandled<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => {});
+  return p;
+}
+
+function configErrors(errors: ConfigProblem[]): ConfigError {
+  return new ConfigError(`the configuration has ${errors.length} error${errors.length === 1 ? '' : 's'}; nothing was written to the service`, errors);
 }
 
 export function printWarnings(warnings: ConfigProblem[]): void {

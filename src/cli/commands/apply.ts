@@ -1,6 +1,6 @@
 import { ConfigError, UnsafePlanError } from '../../errors.js';
 import { openTarget, type TargetOptions } from '../target.js';
-import { computePlan, loadDesired, printWarnings } from '../workflow.js';
+import { planFromFiles, printWarnings } from '../workflow.js';
 import { renderPlan } from '../render-plan.js';
 import { readPlanFile } from '../plan-file.js';
 import { ask, isInteractive } from '../prompt.js';
@@ -27,9 +27,9 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
   if (saved && ((opts.project && opts.project !== saved.project) || (opts.env && opts.env !== saved.environment))) {
     throw new ConfigError(`the plan in ${opts.plan} is for ${saved.project}/${saved.environment}, not ${opts.project ?? saved.project}/${opts.env ?? saved.environment}; run roster plan for that environment`);
   }
-  const desired = saved ? undefined : await loadDesired(paths, 'apply');
-  if (desired) printWarnings(desired.warnings);
-  const target = await openTarget({ ...opts, concurrency }, saved ? { project: saved.project, environment: saved.environment } : desired!.desired);
+  const fromFiles = saved ? undefined : await planFromFiles(paths, 'apply', { ...opts, concurrency }, { prune: opts.prune });
+  if (fromFiles) printWarnings(fromFiles.warnings);
+  const target = fromFiles?.target ?? (await openTarget({ ...opts, concurrency }, { project: saved!.project, environment: saved!.environment }));
   try {
     let plan: Plan;
     if (saved) {
@@ -40,7 +40,7 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
       }
       plan = saved;
     } else {
-      plan = (await computePlan(desired!.desired, target, { prune: opts.prune })).plan;
+      plan = fromFiles!.plan;
     }
     // The plan is shown before the safety check: a refusal asks the user to review what it would delete.
     process.stdout.write(renderPlan(plan, 'text'));

@@ -1,6 +1,6 @@
 import { ConfigError } from '../../errors.js';
-import { openTarget, type TargetOptions } from '../target.js';
-import { computePlan, loadDesired, printWarnings } from '../workflow.js';
+import type { TargetOptions } from '../target.js';
+import { planFromFiles, printWarnings } from '../workflow.js';
 import { renderPlan, PLAN_FORMATS, type PlanFormat } from '../render-plan.js';
 import { savePlanFile } from '../plan-file.js';
 
@@ -15,11 +15,9 @@ export interface PlanCommandOptions extends TargetOptions {
 /** `roster plan`: exit 0 with no changes, 2 with changes under --detailed-exitcode, 1 on error. */
 export async function planCommand(paths: string[], opts: PlanCommandOptions): Promise<void> {
   if (!PLAN_FORMATS.includes(opts.format as PlanFormat)) throw new ConfigError(`--format must be one of ${PLAN_FORMATS.join(', ')}, got '${opts.format}'`);
-  const { desired, warnings } = await loadDesired(paths, 'plan');
+  const { warnings, target, plan } = await planFromFiles(paths, 'plan', opts, { prune: opts.prune, access: { permissions: opts.accessPermissions } });
   printWarnings(warnings);
-  const target = await openTarget(opts, desired);
   try {
-    const { plan } = await computePlan(desired, target, { prune: opts.prune, access: { permissions: opts.accessPermissions } });
     process.stdout.write(renderPlan(plan, opts.format as PlanFormat));
     // Assertions (docs/check.md) failing on the state after this plan fail it: printed in the plan's
     // access section, and the plan is not saved.

@@ -1,0 +1,6 @@
+/** The worker thread of `validate-aside.ts`: validates the sources it is given and posts the result back. */
+import { parentPort, workerData } from 'node:worker_threads';
+import { validateSources } from './index.js';
+import type { SourceText } from './read.js';
+
+parentPort!.postMessage(validateSources((workerData as { sources: SourceText[] }).sources));
