@@ -45,7 +45,16 @@ describe('tenant presence does not follow memberships', { timeout: 180_000 }, ()
     const pairs = [...desired.users.values()].reduce((n, u) => n + u.tenants.length, 0);
     expect(first.changes.filter((c) => c.kind === 'tenant_user')).toHaveLength(pairs);
     const reads = requests.length;
-    expect((await applyPlan(first, client)).failed).toEqual([]);
+    let inFlight = 0;
+    let most = 0;
+    const onEvent = (e: { type: string; change: { kind: string } }) => {
+      if (e.change.kind !== 'tenant_user') return;
+      if (e.type === 'start') most = Math.max(most, ++inFlight);
+      else inFlight--;
+    };
+    expect((await applyPlan(first, client, { onEvent })).failed).toEqual([]);
+    // Side by side, as many as --concurrency allows (default 8).
+    expect(most).toBe(8);
     expect(requests.slice(reads).filter((r) => r.method === 'POST' && TENANT_USERS.test(r.path))).toHaveLength(pairs);
     expect(planChanges(desired, await readLiveState(client), OPTIONS).changes).toEqual([]);
 
