@@ -131,25 +131,24 @@ function planUserParts(b: PlanBuilder, user: DesiredUser, ctx: UserContext): voi
 
   const desiredGroups = ctx.memberships.desired.get(user.key) ?? [];
   const liveGroups = ctx.memberships.live.get(user.key) ?? [];
-  // The service counts a user "in" every tenant where they hold a role or a group membership; only
-  // tenants nothing else puts them in need an explicit membership.
-  const covered = new Set([...user.roles.map((r) => r.tenant), ...desiredGroups.map((m) => m.tenant)]);
-  // Memberships this plan leaves alone (groups the configuration does not manage, or does not declare
-  // and does not prune) keep the user in their tenants. Leaving such a tenant would also drop them (the
-  // service removes every role of a user in a tenant they leave): a deletion the configuration never asked for.
+  // Presence in a declared tenant is made explicit (`POST /tenants/{t}/users`) from the first apply,
+  // even where a role or membership already puts the user there: the service counts those only while
+  // they last, and a membership or role edit must never move a user out of a tenant they declare (nor
+  // plan them back in). The service reads presence as one fact (added, or holding a role there), so a
+  // declared tenant the user is in is taken as explicit: see docs/plan.md, "Tenant presence".
+  const declared = new Set(user.tenants);
+  // Memberships this plan keeps (declared, or untouched: groups the configuration does not manage, or
+  // does not declare and does not prune) keep the user in their tenants. Leaving such a tenant would
+  // also drop them (the service removes every role of a user in a tenant they leave).
   const groupsManaged = ctx.desired.sections.has('groups');
   const untouched = liveGroups.filter((m) => !(groupsManaged && (ctx.desired.groups.has(m.ref) || ctx.prune)));
-  const kept = new Set(untouched.map((m) => m.tenant));
-  // Tenants the user is in through live roles or memberships. When this plan removes all of them, the
-  // live state cannot tell whether the user was also added to the tenant explicitly: add them (adding is
-  // idempotent), or they would be out of it after this apply and the next plan would add them.
-  const viaRoles = new Set([...(was?.roles ?? []).map((r) => r.tenant), ...liveGroups.map((m) => m.tenant)]);
-  const want = new Set([...user.tenants, ...covered]);
+  const held = new Set([...desiredGroups, ...untouched].map((m) => m.tenant));
   const have = new Set(was?.tenants ?? []);
-  for (const t of want) {
-    if (!covered.has(t) && !kept.has(t) && (!have.has(t) || viaRoles.has(t))) b.create('tenant_user', ids.tenantUser(user.key, t), { user: user.key, tenant: t });
-  }
-  for (const t of have) if (!want.has(t) && !kept.has(t)) b.delete('tenant_user', ids.tenantUser(user.key, t), { user: user.key, tenant: t });
+  for (const t of declared) if (!have.has(t)) b.create('tenant_user', ids.tenantUser(user.key, t), { user: user.key, tenant: t });
+  // A tenant the user is in and does not declare: leave it. Where roles or memberships this plan removes
+  // were the user's only hold on it, the removal is a no-op (404, taken as done); where the user had
+  // also been added (a tenant declared before), it is what takes them out.
+  for (const t of have) if (!declared.has(t) && !held.has(t)) b.delete('tenant_user', ids.tenantUser(user.key, t), { user: user.key, tenant: t });
 }
 
 type Memberships = Map<string, { ref: string; tenant: string }[]>;

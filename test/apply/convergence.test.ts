@@ -4,7 +4,7 @@ import { readLiveState } from '../../src/api/read-live.js';
 import { applyPlan } from '../../src/apply/apply.js';
 import { SECTIONS } from '../../src/config/desired.js';
 import { planChanges } from '../../src/plan/plan.js';
-import { buildWorld, desiredOf, sectionsArb, worldArb } from '../plan/arbitraries.js';
+import { buildWorld, desiredOf, membersArb, sectionsArb, withMembers, worldArb } from '../plan/arbitraries.js';
 import { brief } from '../plan/builders.js';
 import { startEnv, type Env } from './helpers.js';
 
@@ -39,6 +39,34 @@ describe('convergence on the real server', { timeout: 120_000 }, () => {
         }
       }),
       { numRuns: 25 },
+    );
+  });
+
+  // Issue #15: removing a membership planned `+ tenant_user` for a user it was the last hold on a tenant
+  // they declare. A membership-only edit plans memberships, and at most the departure of a user from a
+  // tenant they do not declare (their last membership there gone).
+  it('apply, then a membership-only edit: only membership changes, and nothing left to plan', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(worldArb, membersArb, fc.boolean(), async (choices, members, prune) => {
+        const project = `members${run++}`;
+        const { client } = env.client(project);
+        const options = { project, environment: 'e', prune };
+        const first = desiredOf(buildWorld(choices), [...SECTIONS]);
+        expect((await applyPlan(planChanges(first, await readLiveState(client), options), client)).failed).toEqual([]);
+        const edited = withMembers(first, members);
+        const plan = planChanges(edited, await readLiveState(client), options);
+        for (const c of plan.changes) {
+          if (c.kind === 'member') continue;
+          expect(`${c.action} ${c.kind}`, c.id).toBe('delete tenant_user');
+          const f = (c.action === 'delete' ? c.before : c.after) as { user: string; tenant: string };
+          expect(edited.users.get(f.user)!.tenants, c.id).not.toContain(f.tenant);
+        }
+        const result = await applyPlan(plan, client);
+        expect(result.failed).toEqual([]);
+        expect(brief(planChanges(edited, await readLiveState(client), options))).toEqual([]);
+      }),
+      { numRuns: 15 },
     );
   });
 });

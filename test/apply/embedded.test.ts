@@ -16,10 +16,10 @@ describe('the embedded default', { timeout: 120_000 }, () => {
     const plan = await runCli(['plan', example], { cwd: data, env });
     expect(plan.code).toBe(0);
     expect(plan.stdout).toContain('Plan for default/default');
-    expect(plan.stdout).toContain('17 to create, 0 to update, 0 to delete.');
+    expect(plan.stdout).toContain('19 to create, 0 to update, 0 to delete.');
     const apply = await runCli(['apply', '--yes', example], { cwd: data, env });
     expect(apply.code).toBe(0);
-    expect(apply.stdout).toContain('Applied 17 of 17 changes');
+    expect(apply.stdout).toContain('Applied 19 of 19 changes');
     const again = await runCli(['plan', '--detailed-exitcode', example], { cwd: data, env });
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('No changes.');

@@ -40,11 +40,12 @@ describe('partial failure', { timeout: 120_000 }, () => {
     env.write('roster.yaml', config({ attributes }));
     const r = await env.roster('apply', '--yes');
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain('Applied 7 of 14 changes');
-    expect(r.stdout).toContain('1 failed, 6 skipped.');
+    expect(r.stdout).toContain('Applied 8 of 16 changes');
+    expect(r.stdout).toContain('1 failed, 7 skipped.');
     expect(r.stdout).toMatch(/ {2}failed tenant:bad: POST \/v2\/facts\/p\/e\/tenants answered 422 VALIDATION_ERROR: body.attributes: must NOT have more than 1000 properties \(request [0-9a-f-]+\)\n/);
     const skipped = r.stdout.split('\n').filter((l) => l.startsWith('  skipped ')).map((l) => l.trim());
     expect(skipped).toEqual([
+      'skipped tenant_user:alice@bad: depends on tenant:bad',
       'skipped tenant_user:bob@bad: depends on tenant:bad',
       'skipped instance:document:in-bad: depends on tenant:bad',
       'skipped group:team:in-bad: depends on tenant:bad',
@@ -65,6 +66,7 @@ describe('partial failure', { timeout: 120_000 }, () => {
     expect(r.code).toBe(0);
     expect(changeLines(r.stdout)).toEqual([
       '+ tenant:bad',
+      '+ tenant_user:alice@bad',
       '+ tenant_user:bob@bad',
       '+ instance:document:in-bad',
       '+ group:team:in-bad',

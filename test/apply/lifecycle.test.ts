@@ -52,6 +52,9 @@ describe.sequential('plan and apply, end to end', { timeout: 120_000 }, () => {
       '+ tenant:acme',
       '+ user:alice',
       '+ user:bob',
+      // each user is added to the tenant they declare, where a role or membership also puts them
+      '+ tenant_user:alice@acme',
+      '+ tenant_user:bob@acme',
       '+ instance:document:readme',
       '+ group:team:eng',
       '+ assignment:alice:viewer@acme',
@@ -60,10 +63,10 @@ describe.sequential('plan and apply, end to end', { timeout: 120_000 }, () => {
       '+ grant:team:eng:editor@document:readme',
       '+ access_requests:default',
     ]);
-    expect(text.stdout).toContain('13 to create, 0 to update, 0 to delete.');
+    expect(text.stdout).toContain('15 to create, 0 to update, 0 to delete.');
     expect(json.code).toBe(0);
     const plan = JSON.parse(json.stdout);
-    expect(plan.changes).toHaveLength(13);
+    expect(plan.changes).toHaveLength(15);
     expect(md.stdout.startsWith(MARKDOWN_MARKER + '\n')).toBe(true);
     expect(checksumOf(text.stdout)).toBe(plan.checksum);
     expect(checksumOf(md.stdout)).toBe(plan.checksum);
@@ -77,7 +80,7 @@ describe.sequential('plan and apply, end to end', { timeout: 120_000 }, () => {
     const applied = await roster('apply', '--yes');
     expect(applied.stderr).not.toContain('FAILED');
     expect(applied.code).toBe(0);
-    expect(applied.stdout).toMatch(/Applied 13 of 13 changes in [\d.]+s\.\n/);
+    expect(applied.stdout).toMatch(/Applied 15 of 15 changes in [\d.]+s\.\n/);
 
     const [same, edit] = await Promise.all([roster('plan', '--detailed-exitcode'), roster('plan', 'edited.yaml', '--detailed-exitcode', '--out', 'plan.json')]);
     expect(same.code).toBe(0);
@@ -86,8 +89,7 @@ describe.sequential('plan and apply, end to end', { timeout: 120_000 }, () => {
     expect(changeLines(edit.stdout)).toEqual([
       '~ role:viewer',
       '+ user:carol',
-      // bob stays in acme, which he was in only through team:eng
-      '+ tenant_user:bob@acme',
+      // bob leaving team:eng stays in acme, which he declares: no tenant change (issue #15)
       '+ tenant_user:carol@acme',
       '- member:bob@team:eng',
     ]);
@@ -97,13 +99,13 @@ describe.sequential('plan and apply, end to end', { timeout: 120_000 }, () => {
   it('saves the plan with --out (checksum and live fingerprint, no key, no URL) and applies exactly it with --plan', async () => {
     const file = JSON.parse(readFileSync(`${env.dir}/plan.json`, 'utf8'));
     expect(file.liveFingerprint).toMatch(/^[0-9a-f]{64}$/);
-    expect(file.changes).toHaveLength(5);
+    expect(file.changes).toHaveLength(4);
     expect(JSON.stringify(file)).not.toContain(ORG_KEY);
     expect(JSON.stringify(file)).not.toContain(env.server.url);
     const applied = await roster('apply', '--plan', 'plan.json', '--yes');
     expect(applied.code).toBe(0);
     expect(applied.stdout).toContain(`checksum ${file.checksum}`);
-    expect(applied.stdout).toContain('Applied 5 of 5 changes');
+    expect(applied.stdout).toContain('Applied 4 of 4 changes');
     const users = (await env.server.facts('GET', '/users?per_page=100')).body;
     expect(users.data.find((u: { key: string }) => u.key === 'bob').associated_tenants).toEqual([{ tenant: 'acme', roles: [], status: 'active' }]);
   });

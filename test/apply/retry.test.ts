@@ -66,7 +66,7 @@ describe('retries', { timeout: 120_000 }, () => {
     const applied = await viaProxy('apply', '--yes', '--concurrency', '2');
     expect(applied.stderr).not.toContain('FAILED');
     expect(applied.code).toBe(0);
-    expect(applied.stdout).toContain('Applied 13 of 13 changes');
+    expect(applied.stdout).toContain('Applied 15 of 15 changes');
 
     const refused = proxy.log.filter((e) => e.status === 429 || e.status === 503);
     expect(refused.map((e) => e.status)).toEqual([429, 429, 429, 503, 503]);

@@ -118,3 +118,27 @@ export function desiredOf(w: World, chosen: Section[]): DesiredState {
 }
 
 export const sectionsArb = fc.subarray([...SECTIONS], { minLength: 1 });
+
+/**
+ * The world as Roster leaves it: each declared user is added to every declared tenant they are in (from
+ * the first apply), not only held there by roles or memberships. The live state reads presence as one
+ * fact, and the planner takes it for that (docs/plan.md, "Tenant presence").
+ */
+export function withDeclaredPresence(w: World, desired: DesiredState): World {
+  if (!desired.sections.has('users')) return w;
+  const live = readWorld(w);
+  for (const u of desired.users.values()) {
+    for (const t of u.tenants) if (live.users.get(u.key)?.tenants.includes(t)) w.tenantRows.add(`${u.key}@${t}`);
+  }
+  return w;
+}
+
+/** A membership-only edit of a desired state: every group's members replaced by those `members` give. */
+export function withMembers(desired: DesiredState, members: [string, string][]): DesiredState {
+  const d = structuredClone(desired);
+  for (const g of d.groups.values()) g.members = [];
+  for (const [u, g] of members) if (d.users.has(u) && d.groups.has(g)) d.groups.get(g)!.members.push(u);
+  return sortDesiredState(d);
+}
+
+export const membersArb = small(fc.tuple(pick(USERS), pick(GROUPS)), 8);

@@ -47,6 +47,9 @@ const rows: Row[] = [
       '+tenant:acme',
       '+user:alice',
       '+user:bob',
+      // every user is added to the tenants they declare, even where a role or membership puts them there
+      '+tenant_user:alice@acme',
+      '+tenant_user:bob@acme',
       '+instance:document:readme',
       '+group:team:eng',
       '+group:team:platform',
@@ -128,8 +131,8 @@ const rows: Row[] = [
       users: [aUser('alice', { tenants: ['acme'], roles: ['viewer@acme'] })],
       groups: [aGroup('team:eng', { members: ['alice', 'bob'], roles: ['editor@document:readme'] }), aGroup('team:platform', { memberOf: ['team:eng'] })],
     }),
-    // alice stays in acme, where her one role goes (see below)
-    expected: ['+tenant_user:alice@acme', '-grant:team:eng:editor@document:readme', '-link:team:platform@team:eng', '-member:alice@team:eng', '-assignment:alice:viewer@acme'],
+    // alice stays in acme, where her one role goes: she declares it (see below)
+    expected: ['-grant:team:eng:editor@document:readme', '-link:team:platform@team:eng', '-member:alice@team:eng', '-assignment:alice:viewer@acme'],
   },
   {
     name: 'a role on an instance and one on a group',
@@ -150,6 +153,8 @@ const rows: Row[] = [
       groups: [aGroup('team:eng', { tenant: 'acme', roles: ['editor@document:readme'] })],
     }),
     expected: [
+      // her role puts globex among her tenants: she is added to it
+      '+tenant_user:alice@globex',
       '+instance:document:readme',
       '+group:team:eng',
       '+assignment:alice:viewer@document:readme',
@@ -165,13 +170,14 @@ const rows: Row[] = [
     expected: ['~instance:document:readme'],
   },
   {
-    name: 'a user in a tenant through a role or a group needs no explicit tenant membership',
+    name: 'a user is added to every tenant they declare, even one a role or a group puts them in',
     desired: desired({
       users: [aUser('alice', { tenants: ['acme'], roles: ['viewer@acme'] }), aUser('bob', { tenants: ['acme'] })],
       groups: [aGroup('team:eng', { members: ['bob'] })],
     }),
     live: live(),
-    expected: ['+user:alice', '+user:bob', '+group:team:eng', '+assignment:alice:viewer@acme', '+member:bob@team:eng'],
+    // The service counts a role or a membership only while it lasts: added, they stay when it goes.
+    expected: ['+user:alice', '+user:bob', '+tenant_user:alice@acme', '+tenant_user:bob@acme', '+group:team:eng', '+assignment:alice:viewer@acme', '+member:bob@team:eng'],
   },
   {
     name: 'leaving a tenant deletes the membership',
@@ -202,18 +208,26 @@ const rows: Row[] = [
     expected: ['-group:team:eng', '-tenant_user:bob@acme'],
   },
   {
-    name: 'a user kept in a tenant whose only role there goes is added to it explicitly',
-    // The live state cannot tell whether alice was also added to acme: adding her is idempotent, and
-    // without it she would be out of acme after this apply and the next plan would add her.
+    name: 'a role going never changes the presence of a user in a tenant they declare',
+    // alice was added to acme when she was first applied (she declares it): the service keeps her there
+    // when her last role goes. The live state reads presence as one fact: a declared tenant the user is
+    // in is taken as one they were added to (docs/plan.md, "Tenant presence").
     desired: desired({ users: [aUser('alice', { tenants: ['acme'] })] }),
     live: live({ users: [aUser('alice', { roles: ['viewer@acme'] })] }),
-    expected: ['+tenant_user:alice@acme', '-assignment:alice:viewer@acme'],
+    expected: ['-assignment:alice:viewer@acme'],
   },
   {
-    name: 'likewise when her only membership there goes',
+    name: 'nor does a membership going (issue #15: pruning a group planned + tenant_user for its member)',
     desired: desired({ users: [aUser('alice', { tenants: ['acme'] })], groups: [aGroup('team:eng')] }),
     live: live({ users: [aUser('alice')], groups: [aGroup('team:eng', { members: ['alice'] })] }),
-    expected: ['+tenant_user:alice@acme', '-member:alice@team:eng'],
+    expected: ['-member:alice@team:eng'],
+  },
+  {
+    name: 'nor a group pruned with its member in it',
+    desired: desired({ users: [aUser('otto', { tenants: ['acme'] })], groups: [] }),
+    live: live({ users: [aUser('otto')], groups: [aGroup('team:eng', { members: ['otto'] })] }),
+    options: { prune: true },
+    expected: ['-group:team:eng'],
   },
   {
     name: 'access-request reviewers are updated',
@@ -320,6 +334,6 @@ describe('planChanges, called again', () => {
     const l = live({ users: [aUser('bob')], groups: [aGroup('team:eng', { members: ['bob'] })] });
     expect(brief(planChanges(d, l, OPTIONS))).toEqual([]);
     d.groups.get('team:eng')!.members = [];
-    expect(brief(planChanges(d, l, OPTIONS))).toEqual(['+tenant_user:bob@acme', '-member:bob@team:eng']);
+    expect(brief(planChanges(d, l, OPTIONS))).toEqual(['-member:bob@team:eng']);
   });
 });

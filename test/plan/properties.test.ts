@@ -2,20 +2,83 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { planChanges } from '../../src/plan/plan.js';
 import { asLive, brief, OPTIONS } from './builders.js';
-import { buildWorld, desiredOf, sectionsArb, worldArb } from './arbitraries.js';
-import { applyToWorld, readWorld } from './simulate.js';
+import { SECTIONS, type DesiredState } from '../../src/config/desired.js';
+import type { Change } from '../../src/plan/types.js';
+import { buildWorld, desiredOf, membersArb, sectionsArb, withDeclaredPresence, withMembers, worldArb } from './arbitraries.js';
+import { applyToWorld, emptyWorld, readWorld } from './simulate.js';
 
 describe('planner properties', () => {
   it('applying the plan to the live state leaves nothing to plan', () => {
     fc.assert(
       fc.property(worldArb, worldArb, sectionsArb, fc.boolean(), (want, have, sections, prune) => {
         const desired = desiredOf(buildWorld(want), sections);
-        const world = buildWorld(have);
+        // Live as Roster leaves it: users added to the declared tenants they are in (below: any live state).
+        const world = withDeclaredPresence(buildWorld(have), desired);
         const plan = planChanges(desired, readWorld(world), { ...OPTIONS, prune });
         applyToWorld(world, plan);
         expect(brief(planChanges(desired, readWorld(world), { ...OPTIONS, prune }))).toEqual([]);
       }),
       { numRuns: 400 },
+    );
+  });
+
+  it('from any live state, a second apply converges, and the first misses only presence that roles alone held', () => {
+    fc.assert(
+      fc.property(worldArb, worldArb, sectionsArb, fc.boolean(), (want, have, sections, prune) => {
+        const desired = desiredOf(buildWorld(want), sections);
+        const world = buildWorld(have);
+        applyToWorld(world, planChanges(desired, readWorld(world), { ...OPTIONS, prune }));
+        // A user in a declared tenant only through roles or memberships (made outside Roster) reads as
+        // added to it: when this apply removes the last of those, they leave it, and are added again.
+        const second = planChanges(desired, readWorld(world), { ...OPTIONS, prune });
+        for (const c of second.changes) {
+          expect(c.kind === 'tenant_user' && c.action === 'create', c.id).toBe(true);
+          const f = fieldsOf(c);
+          expect(desired.users.get(f.user)?.tenants, c.id).toContain(f.tenant);
+        }
+        applyToWorld(world, second);
+        expect(brief(planChanges(desired, readWorld(world), { ...OPTIONS, prune }))).toEqual([]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('after an apply, a membership-only edit plans membership changes and never a tenant change of a declared tenant', () => {
+    fc.assert(
+      fc.property(worldArb, membersArb, fc.boolean(), (want, members, prune) => {
+        const first = desiredOf(buildWorld(want), [...SECTIONS]);
+        const world = emptyWorld();
+        applyToWorld(world, planChanges(first, readWorld(world), OPTIONS));
+        const edited = withMembers(first, members);
+        const plan = planChanges(edited, readWorld(world), { ...OPTIONS, prune });
+        for (const c of plan.changes) {
+          if (c.kind === 'member') continue;
+          // The one other change: a user leaving a tenant they do not declare, with their last membership
+          // there (which alone held them: the removal finds nothing left to remove).
+          expect(`${c.action} ${c.kind}`, c.id).toBe('delete tenant_user');
+          const f = fieldsOf(c);
+          expect(edited.users.get(f.user)!.tenants, c.id).not.toContain(f.tenant);
+        }
+        applyToWorld(world, plan);
+        expect(brief(planChanges(edited, readWorld(world), { ...OPTIONS, prune }))).toEqual([]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('where members declare their groups\' tenants (issue #15), a membership-only edit plans only membership changes', () => {
+    fc.assert(
+      fc.property(worldArb, membersArb, fc.boolean(), (want, members, prune) => {
+        const all = desiredOf(buildWorld(want), [...SECTIONS]);
+        const declaring = (d: DesiredState, pairs: [string, string][]) =>
+          withMembers(d, pairs.filter(([u, g]) => d.users.get(u)?.tenants.includes(d.groups.get(g)?.tenant ?? '')));
+        const first = declaring(all, [...all.groups].flatMap(([g, grp]) => grp.members.map((u): [string, string] => [u, g])));
+        const world = emptyWorld();
+        applyToWorld(world, planChanges(first, readWorld(world), OPTIONS));
+        const plan = planChanges(declaring(first, members), readWorld(world), { ...OPTIONS, prune });
+        expect(plan.changes.filter((c) => c.kind !== 'member').map((c) => c.id)).toEqual([]);
+      }),
+      { numRuns: 300 },
     );
   });
 
@@ -58,3 +121,5 @@ describe('planner properties', () => {
     );
   });
 });
+
+const fieldsOf = (c: Change) => (c.action === 'delete' ? c.before : c.after) as { user: string; tenant: string };

@@ -163,6 +163,30 @@ describe('tenant membership', () => {
     expectError(await s.facts('GET', '/tenants/ghost/users'), 404, 'NOT_FOUND');
   });
 
+  it('the last role or membership going: a user added to the tenant stays, one held only by them leaves', async () => {
+    const x = await seedDocs(s, 'tml');
+    const tenants = async (key: string) => (ok(await s.facts('GET', `/users/${key}`)).associated_tenants as { tenant: string }[]).map((t) => t.tenant);
+    const inTenant = async () => keys(await allPages(s, `/v2/facts/p/e/tenants/${x.tenant}/users`)).sort();
+    await group(s, 'tmlteam:a', x.tenant);
+    for (const u of [x.alice, x.bob]) {
+      await assign(s, { user: u, role: x.viewer, tenant: x.tenant });
+      await addMember(s, 'tmlteam:a', u, x.tenant);
+    }
+    // alice was also added (what Roster does for a tenant she declares); bob only holds roles there.
+    ok(await s.facts('POST', `/tenants/${x.tenant}/users`, { key: x.alice }));
+    expect(await inTenant()).toEqual([x.alice, x.bob].sort());
+    for (const u of [x.alice, x.bob]) {
+      expect((await s.facts('DELETE', '/role_assignments', { user: u, role: x.viewer, tenant: x.tenant })).status).toBe(204);
+      expect(await tenants(u)).toEqual([x.tenant]);
+      expect((await s.schema('DELETE', `/groups/tmlteam:a/users/${u}`, { tenant: x.tenant })).status).toBe(204);
+    }
+    // api-notes.md: "in a tenant" when holding any role assignment there, or added to it.
+    expect(await tenants(x.alice)).toEqual([x.tenant]);
+    expect(ok(await s.facts('GET', `/users/${x.alice}`)).associated_tenants).toEqual([{ tenant: x.tenant, roles: [], status: 'active' }]);
+    expect(await tenants(x.bob)).toEqual([]);
+    expect(await inTenant()).toEqual([x.alice]);
+  });
+
   it('DELETE /tenants/{t}/users/{u} removes the user from the tenant with its roles and group memberships there', async () => {
     const x = await seedDocs(s, 'tmd');
     await tenant(s, 'tmdother');
