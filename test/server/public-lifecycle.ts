@@ -25,6 +25,7 @@ export const IN_SCOPE = [
   `GET ${S}/resources/{resource_id}/relations/{relation_id}`, `DELETE ${S}/resources/{resource_id}/relations/{relation_id}`,
   `POST ${S}/resources/{resource_id}/roles/{role_id}/implicit_grants`, `DELETE ${S}/resources/{resource_id}/roles/{role_id}/implicit_grants`,
   `GET ${S}/roles`, `POST ${S}/roles`, `GET ${S}/roles/{role_id}`, `PATCH ${S}/roles/{role_id}`, `DELETE ${S}/roles/{role_id}`,
+  `POST ${S}/roles/{role_id}/permissions`, `DELETE ${S}/roles/{role_id}/permissions`,
   `PUT ${S}/bulk/roles`,
   `POST ${S}/groups`, `GET ${S}/groups/direct`, `GET ${S}/groups/direct/{group_instance_key}`, `DELETE ${S}/groups/{group_instance_key}`,
   `GET ${S}/groups/{group_instance_key}/children`, `GET ${S}/groups/{group_instance_key}/parents`,
@@ -39,7 +40,7 @@ export const IN_SCOPE = [
   `GET ${F}/role_assignments`, `POST ${F}/role_assignments`, `DELETE ${F}/role_assignments`,
   `POST ${F}/role_assignments/bulk`, `DELETE ${F}/role_assignments/bulk`, `GET ${F}/role_assignments/detailed`,
   `GET ${F}/resource_instances`, `POST ${F}/resource_instances`, `GET ${F}/resource_instances/{instance_id}`,
-  `PATCH ${F}/resource_instances/{instance_id}`, `DELETE ${F}/resource_instances/{instance_id}`,
+  `PATCH ${F}/resource_instances/{instance_id}`, `DELETE ${F}/resource_instances/{instance_id}`, `GET ${F}/resource_instances/detailed`,
   `GET ${F}/relationship_tuples`, `POST ${F}/relationship_tuples`, `DELETE ${F}/relationship_tuples`,
   `POST ${F}/relationship_tuples/bulk`, `DELETE ${F}/relationship_tuples/bulk`, `GET ${F}/relationship_tuples/detailed`,
   `POST ${F}/bulk/users`, `PUT ${F}/bulk/users`, `DELETE ${F}/bulk/users`, `POST ${F}/bulk/tenants`, `DELETE ${F}/bulk/tenants`,
@@ -88,6 +89,8 @@ export async function driveLifecycle(s: TestServer): Promise<void> {
   await sc('GET', '/roles?include_total_count=true');
   await sc('GET', '/roles/editor');
   await sc('PATCH', '/roles/viewer', { description: 'reads', permissions: ['doc:read', 'folder:read'] });
+  await sc('POST', '/roles/temp/permissions', { permissions: ['doc:read', 'folder:read'] });
+  await sc('DELETE', '/roles/temp/permissions', { permissions: ['folder:read', 'doc:write'] });
   await sc('PUT', '/bulk/roles', { operations: [{ key: 'auditor', name: 'Auditor', permissions: ['doc:read'] }, { key: 'temp', name: 'Temporary' }] });
   await sc('POST', '/resources/doc/roles/viewer/implicit_grants', { role: 'viewer', on_resource: 'folder', linked_by_relation: 'parent' });
 
@@ -129,6 +132,8 @@ export async function driveLifecycle(s: TestServer): Promise<void> {
   await fa('GET', '/relationship_tuples?object_type=doc&include_total_count=true');
   await fa('GET', '/relationship_tuples/detailed');
   await fa('GET', '/relationship_tuples/detailed?subject=folder:f1');
+  await fa('GET', '/resource_instances/detailed');
+  await fa('GET', '/resource_instances/detailed?tenant=acme&resource=doc&search=d1&search=d2&page=1&per_page=10');
 
   // Groups.
   await sc('POST', '/groups', { group_instance_key: 'eng', group_resource_type_key: 'team', group_tenant: 'acme' });
