@@ -43,8 +43,10 @@ export function refusal(kind: DecisionKind, r: AccessRequest, opts: { readonly: 
   if (opts.inflight) return 'a decision on this request is already on its way';
   if (r.status !== 'pending') return `this request is already ${r.status}${r.reviewer ? ` by ${r.reviewer}` : ''}`;
   if (kind === 'cancel') return r.own ? undefined : `only the requester may cancel: this is ${r.requester}'s request`;
+  // The public read model does not say who moderates a request, so every request but one's own is
+  // offered (`canReview` is `!own`); the service refuses a user who is not a reviewer, and that answer is
+  // shown (failureText).
   if (r.own) return 'this is your own request: someone else reviews it (x cancels it)';
-  if (!r.canReview) return `you are not a reviewer of ${describeRequest(r)}`;
   return undefined;
 }
 

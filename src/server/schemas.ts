@@ -5,9 +5,10 @@ export const USER_KEY = { type: 'string', pattern: '^[A-Za-z0-9|@+\\-._]+$', min
 export const INSTANCE_REF = { type: 'string', pattern: '^[A-Za-z0-9\\-_]{1,256}:[A-Za-z0-9\\-_]{1,256}$', maxLength: 513 } as const;
 export const NAME = { type: 'string', minLength: 1, maxLength: 1024 } as const;
 export const TEXT = { type: 'string', maxLength: 10_000 } as const;
-export const OPT_TEXT = { type: ['string', 'null'], maxLength: 10_000 } as const;
 export const ATTRIBUTES = { type: 'object', maxProperties: 1000 } as const;
-export const EMAIL = { type: ['string', 'null'], maxLength: 320 } as const;
+export const EMAIL = { type: 'string', maxLength: 320 } as const;
+/** A user's first or last name. Optional text fields are strings, never `null`, as the public schemas type them. */
+export const PERSON_NAME = { type: 'string', maxLength: 1024 } as const;
 
 export function strictObject(properties: Record<string, unknown>, required: string[] = []) {
   return { type: 'object', properties, required, additionalProperties: false } as const;

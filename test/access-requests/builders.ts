@@ -74,7 +74,7 @@ export async function allowed(s: TestServer, userKey: string, action: string, re
 export type Levels = Partial<Record<'LEVEL_1' | 'LEVEL_2' | 'LEVEL_3' | 'LEVEL_4', string[]>>;
 
 export const elementsConfig = (s: TestServer, key: string, roles_to_levels: Levels) =>
-  s.call('POST', '/v2/elements/p/e/config', { key, name: key, elements_type: 'user_management', roles_to_levels }).then(ok);
+  s.call('POST', '/v2/elements/p/e/config', { key, name: key, elements_type: 'user_management', settings: {}, roles_to_levels }).then(ok);
 
 /**
  * One world per server: resource `doc` (read, write), roles `viewer` (doc:read), `editor` (doc:write),

@@ -12,6 +12,8 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 const cfg = (method: string, path = '', body?: unknown) => s.call(method, `/v2/elements/p/e/config${path}`, body);
+/** A create body with the fields the public `ElementsConfigCreate` requires, `over` on top. */
+const full = (over: Record<string, unknown>) => ({ elements_type: 'user_management', settings: {}, roles_to_levels: {}, ...over });
 /** The public delete sits beside `config`: `DELETE /v2/elements/{p}/{e}/{key or id}`. */
 const remove = (keyOrId: string) => s.call('DELETE', `/v2/elements/p/e/${keyOrId}`);
 /** Levels as role keys (the read model lists each role as `{id, key, name, resource_id}`). */
@@ -44,32 +46,37 @@ describe('create and read', () => {
     expect(ok(await cfg('GET', `/${c.id}`))).toEqual(c);
   });
 
-  it('elements_type defaults to user_management and roles_to_levels to {}', async () => {
-    expect(ok(await cfg('POST', '', { key: 'c-min', name: 'min' }))).toMatchObject({ elements_type: 'user_management', roles_to_levels: {} });
+  it('elements_type, settings and roles_to_levels are required, as on the public service', async () => {
+    for (const field of ['elements_type', 'settings', 'roles_to_levels']) {
+      const body: Record<string, unknown> = full({ key: 'c-min', name: 'min' });
+      delete body[field];
+      expectInvalid(await cfg('POST', '', body), ['body', field]);
+    }
+    expect(ok(await cfg('POST', '', full({ key: 'c-min', name: 'min' })))).toMatchObject({ elements_type: 'user_management', roles_to_levels: {} });
   });
 
   it('roles may be named by id; they are kept by key', async () => {
     const admin = ok(await s.schema('GET', '/roles/admin'));
-    const c = ok(await cfg('POST', '', { key: 'c-ids', name: 'ids', roles_to_levels: { LEVEL_1: [admin.id, 'admin'] } }));
+    const c = ok(await cfg('POST', '', full({ key: 'c-ids', name: 'ids', roles_to_levels: { LEVEL_1: [admin.id, 'admin'] } })));
     expect(levelKeys(c.roles_to_levels)).toEqual({ LEVEL_1: ['admin'] });
   });
 
   it('settings are stored and returned; email_notifications is accepted and ignored', async () => {
-    const c = ok(await cfg('POST', '', { key: 'c-set', name: 'x', settings: { theme: 'dark', size: 3, on: true }, email_notifications: true }));
+    const c = ok(await cfg('POST', '', full({ key: 'c-set', name: 'x', settings: { theme: 'dark', size: 3, on: true }, email_notifications: true })));
     expect(c.settings).toEqual({ theme: 'dark', size: 3, on: true });
     expect(c).not.toHaveProperty('email_notifications');
     // Settings are flat: numbers, strings and booleans, as the public API has them.
-    expectInvalid(await cfg('POST', '', { key: 'c-set2', name: 'x', settings: { theme: { dark: true } } }), ['body', 'settings', 'theme']);
+    expectInvalid(await cfg('POST', '', full({ key: 'c-set2', name: 'x', settings: { theme: { dark: true } } })), ['body', 'settings', 'theme']);
   });
 
   it('a duplicate key is 409 DUPLICATE_ENTITY', async () => {
-    ok(await cfg('POST', '', { key: 'c-dup', name: 'x' }));
-    expectError(await cfg('POST', '', { key: 'c-dup', name: 'y' }), 409, 'DUPLICATE_ENTITY');
+    ok(await cfg('POST', '', full({ key: 'c-dup', name: 'x' })));
+    expectError(await cfg('POST', '', full({ key: 'c-dup', name: 'y' })), 409, 'DUPLICATE_ENTITY');
     expect(ok(await cfg('GET', '/c-dup')).name).toBe('x');
   });
 
   it('a role named in roles_to_levels must exist: 404 naming it, nothing created', async () => {
-    const r = await cfg('POST', '', { key: 'c-bad', name: 'x', roles_to_levels: { LEVEL_1: ['admin', 'ghost'] } });
+    const r = await cfg('POST', '', full({ key: 'c-bad', name: 'x', roles_to_levels: { LEVEL_1: ['admin', 'ghost'] } }));
     expectError(r, 404, 'NOT_FOUND');
     expect(r.body.message).toContain("role 'ghost'");
     expectError(await cfg('GET', '/c-bad'), 404, 'NOT_FOUND');
@@ -83,7 +90,7 @@ describe('create and read', () => {
     ['unknown type', { key: 'c-x', name: 'x', elements_type: 'widget' }, ['body', 'elements_type']],
     ['bad key', { key: 'c x', name: 'x' }, ['body', 'key']],
   ])('%s is 422', async (_, body, loc) => {
-    expectInvalid(await cfg('POST', '', body), loc);
+    expectInvalid(await cfg('POST', '', full(body)), loc);
   });
 
   it('an unknown configuration is 404', async () => {
@@ -104,22 +111,24 @@ describe('list', () => {
 
 describe('update', () => {
   it('PATCH changes the fields sent, keeps the others, moves updated_at; there is no PUT', async () => {
-    const c = ok(await cfg('POST', '', { key: 'c-up', name: 'before', roles_to_levels: { LEVEL_1: ['admin'] } }));
+    const c = ok(await cfg('POST', '', full({ key: 'c-up', name: 'before', roles_to_levels: { LEVEL_1: ['admin'] } })));
     const at = clock.tick();
     const u = ok(await cfg('PATCH', '/c-up', { roles_to_levels: { LEVEL_2: ['manager'] } }));
     expect({ ...u, roles_to_levels: levelKeys(u.roles_to_levels) }).toEqual({ ...c, roles_to_levels: { LEVEL_2: ['manager'] }, updated_at: at });
-    const renamed = ok(await cfg('PATCH', `/${c.id}`, { name: 'after' }));
+    // The public `ElementsConfigUpdate` requires roles_to_levels.
+    expectInvalid(await cfg('PATCH', `/${c.id}`, { name: 'after' }), ['body', 'roles_to_levels']);
+    const renamed = ok(await cfg('PATCH', `/${c.id}`, { name: 'after', roles_to_levels: { LEVEL_2: ['manager'] } }));
     expect(renamed.name).toBe('after');
     expect(levelKeys(renamed.roles_to_levels)).toEqual({ LEVEL_2: ['manager'] });
     expectError(await cfg('PUT', '/c-up', { name: 'x' }), 405, 'METHOD_NOT_ALLOWED');
   });
 
   it('a missing role is 404 and nothing changes; the key cannot change (422)', async () => {
-    const c = ok(await cfg('POST', '', { key: 'c-up2', name: 'x', roles_to_levels: { LEVEL_1: ['admin'] } }));
+    const c = ok(await cfg('POST', '', full({ key: 'c-up2', name: 'x', roles_to_levels: { LEVEL_1: ['admin'] } })));
     expectError(await cfg('PATCH', '/c-up2', { name: 'y', roles_to_levels: { LEVEL_1: ['ghost'] } }), 404, 'NOT_FOUND');
     expectInvalid(await cfg('PATCH', '/c-up2', { key: 'other' }), ['body', 'key']);
     expect(ok(await cfg('GET', '/c-up2'))).toEqual(c);
-    expectError(await cfg('PATCH', '/nope', { name: 'y' }), 404, 'NOT_FOUND');
+    expectError(await cfg('PATCH', '/nope', { name: 'y', roles_to_levels: {} }), 404, 'NOT_FOUND');
   });
 
   it('changing the levels changes who moderates requests created afterwards, not earlier ones', async () => {
@@ -135,12 +144,12 @@ describe('update', () => {
 
 describe('delete', () => {
   it('DELETE /v2/elements/{p}/{e}/{key or id} answers 204, then 404; there is no delete under config/', async () => {
-    const c = ok(await cfg('POST', '', { key: 'c-del', name: 'x' }));
+    const c = ok(await cfg('POST', '', full({ key: 'c-del', name: 'x' })));
     expectError(await cfg('DELETE', '/c-del'), 405, 'METHOD_NOT_ALLOWED');
     expect((await remove(c.id)).status).toBe(204);
     expectError(await cfg('GET', '/c-del'), 404, 'NOT_FOUND');
     expectError(await remove('c-del'), 404, 'NOT_FOUND');
-    ok(await cfg('POST', '', { key: 'c-del', name: 'again' }));
+    ok(await cfg('POST', '', full({ key: 'c-del', name: 'again' })));
     expect((await remove('c-del')).status).toBe(204);
   });
 

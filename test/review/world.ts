@@ -25,7 +25,7 @@ export async function seedReviewWorld(s: TestServer): Promise<void> {
   for (const key of ['bob', 'carol']) await ok(s.facts('POST', '/role_assignments', { user: key, role: 'approver', tenant: 'acme' }));
   await ok(s.facts('POST', '/role_assignments', { user: 'alice', role: 'viewer', tenant: 'acme', resource_instance: 'document:readme' }));
   await ok(s.facts('POST', '/tenants/acme/users', { key: 'dave' }));
-  await ok(s.call('POST', '/v2/elements/p/e/config', { key: 'default', name: 'Default', elements_type: 'user_management', roles_to_levels: { LEVEL_1: ['approver'] } }));
+  await ok(s.call('POST', '/v2/elements/p/e/config', { key: 'default', name: 'Default', elements_type: 'user_management', settings: {}, roles_to_levels: { LEVEL_1: ['approver'] } }));
 }
 
 /** Files an access request as `user` through the API; returns its id. */

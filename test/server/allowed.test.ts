@@ -76,7 +76,7 @@ describe('POST /allowed decides from the live data', () => {
     expect(await allowed(s, 'late', 'read', { type: 'doc', key: 'd2' })).toBe(false);
     await assign(s, { user: 'late', role: 'viewer', resource_instance: 'doc:d2' });
     expect(await allowed(s, 'late', 'read', { type: 'doc', key: 'd2' })).toBe(true);
-    ok(await s.facts('DELETE', '/role_assignments', { user: 'late', role: 'viewer', resource_instance: 'doc:d2' }));
+    ok(await s.facts('DELETE', '/role_assignments', { user: 'late', role: 'viewer', resource_instance: 'doc:d2', tenant: 't' }));
     expect(await allowed(s, 'late', 'read', { type: 'doc', key: 'd2' })).toBe(false);
   });
 });

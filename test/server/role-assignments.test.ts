@@ -78,8 +78,10 @@ describe('role assignments', () => {
 
   it('unassigns by body: 204, then 404', async () => {
     await assign(s, { user: 'bob', role: 'viewer', resource_instance: 'doc:d2' });
-    expect((await s.facts('DELETE', '/role_assignments', { user: 'bob', role: 'viewer', resource_instance: 'doc:d2' })).status).toBe(204);
-    expectError(await s.facts('DELETE', '/role_assignments', { user: 'bob', role: 'viewer', resource_instance: 'doc:d2' }), 404, 'NOT_FOUND');
+    // Removal names the tenant, as the public `RoleAssignmentRemove` requires.
+    expectInvalid(await s.facts('DELETE', '/role_assignments', { user: 'bob', role: 'viewer', resource_instance: 'doc:d2' }), ['body', 'tenant']);
+    expect((await s.facts('DELETE', '/role_assignments', { user: 'bob', role: 'viewer', resource_instance: 'doc:d2', tenant: 't' })).status).toBe(204);
+    expectError(await s.facts('DELETE', '/role_assignments', { user: 'bob', role: 'viewer', resource_instance: 'doc:d2', tenant: 't' }), 404, 'NOT_FOUND');
   });
 });
 
@@ -89,7 +91,7 @@ describe('bulk role assignments', () => {
     await user(s, 'bulk2');
     const items = [
       { user: 'bulk1', role: 'viewer', tenant: 't' },
-      { user: 'bulk2', role: 'viewer', resource_instance: 'doc:d2' },
+      { user: 'bulk2', role: 'viewer', resource_instance: 'doc:d2', tenant: 't' },
     ];
     expect(ok(await s.facts('POST', '/role_assignments/bulk', items))).toEqual({ assignments_created: 2 });
     expect(ok(await s.facts('POST', '/role_assignments/bulk', items))).toEqual({ assignments_created: 0 });

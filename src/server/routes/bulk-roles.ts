@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServerDeps } from '../context.js';
 import { invalid } from '../errors.js';
-import { KEY, NAME, OPT_TEXT, ATTRIBUTES, strictObject } from '../schemas.js';
+import { KEY, NAME, TEXT, ATTRIBUTES, strictObject } from '../schemas.js';
 import { checkExtendsAll, checkPermissions } from '../repo/roles.js';
 
 /** The public service's limit of roles per bulk call. */
@@ -10,7 +10,7 @@ const PERMISSION = { type: 'string', pattern: '^[A-Za-z0-9\\-_]+:[A-Za-z0-9\\-_]
 const LIST = (item: object) => ({ type: 'array', items: item, maxItems: 1000 }) as const;
 // The public `RoleCreateBulk`, without `resource` and `granted_to`: roles here are tenant-wide, and
 // derivations are written with implicit_grants. Either is refused (422), never silently dropped.
-const ROLE = strictObject({ key: KEY, name: NAME, description: OPT_TEXT, permissions: LIST(PERMISSION), extends: LIST(KEY), attributes: ATTRIBUTES }, ['key', 'name']);
+const ROLE = strictObject({ key: KEY, name: NAME, description: TEXT, permissions: LIST(PERMISSION), extends: LIST(KEY), attributes: ATTRIBUTES }, ['key', 'name']);
 const BODY = strictObject({ operations: { type: 'array', items: ROLE, maxItems: ROLES_BULK_MAX } }, ['operations']);
 
 type RoleBody = { key: string; name: string; description?: string | null; permissions?: string[]; extends?: string[] };

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerDeps } from '../context.js';
 import { duplicate, httpError, invalid } from '../errors.js';
-import { ATTRIBUTES, EMAIL, INSTANCE_REF, KEY, NAME, OPT_TEXT, USER_KEY, strictObject } from '../schemas.js';
+import { ATTRIBUTES, EMAIL, PERSON_NAME, INSTANCE_REF, KEY, NAME, TEXT, USER_KEY, strictObject } from '../schemas.js';
 import type { Queryable } from '../store/db.js';
 import { findKeyed, findKeyedOrNull } from '../repo/common.js';
 import { insertUsers, upsertUser, userIdsByKey } from '../repo/users.js';
@@ -10,13 +10,12 @@ import { assignRole, findInstanceOrNull, type AssignmentInput } from '../repo/as
 /** Items per call, the public service's limits (api-notes "Bulk operations"). */
 export const BULK_LIMITS = { users: 3000, tenants: 2000, resource_instances: 3000 } as const;
 
-const NAME_FIELD = { type: ['string', 'null'], maxLength: 1024 } as const;
 const ROLE_REF = strictObject({ role: KEY, tenant: KEY, resource_instance: INSTANCE_REF }, ['role']);
 const USER = strictObject(
-  { key: USER_KEY, email: EMAIL, first_name: NAME_FIELD, last_name: NAME_FIELD, attributes: ATTRIBUTES, role_assignments: { type: 'array', items: ROLE_REF, maxItems: 1000 } },
+  { key: USER_KEY, email: EMAIL, first_name: PERSON_NAME, last_name: PERSON_NAME, attributes: ATTRIBUTES, role_assignments: { type: 'array', items: ROLE_REF, maxItems: 1000 } },
   ['key'],
 );
-const TENANT = strictObject({ key: KEY, name: NAME, description: OPT_TEXT, attributes: ATTRIBUTES }, ['key', 'name']);
+const TENANT = strictObject({ key: KEY, name: NAME, description: TEXT, attributes: ATTRIBUTES }, ['key', 'name']);
 const INSTANCE = strictObject({ key: KEY, tenant: KEY, resource: KEY, attributes: ATTRIBUTES }, ['key', 'tenant', 'resource']);
 const IDENT = { type: 'string', minLength: 1, maxLength: 513 } as const;
 const operations = (item: object, max: number) => strictObject({ operations: { type: 'array', items: item, maxItems: max } }, ['operations']);

@@ -33,7 +33,8 @@ export default async function elementsRoutes(app: FastifyInstance, { db, now }: 
     return schemaList(await elementsConfigReads(db, req.env, rows), total, paging, req.query as Record<string, unknown>);
   });
 
-  app.post('/config', { schema: { body: strictObject({ key: KEY, ...FIELDS }, ['key', 'name']) } }, async (req) => {
+  // Required as on the public service (`ElementsConfigCreate`, `ElementsConfigUpdate`).
+  app.post('/config', { schema: { body: strictObject({ key: KEY, ...FIELDS }, ['key', 'name', 'elements_type', 'settings', 'roles_to_levels']) } }, async (req) => {
     const b = req.body as Body;
     const at = now().toISOString();
     const id = crypto.randomUUID();
@@ -54,7 +55,7 @@ export default async function elementsRoutes(app: FastifyInstance, { db, now }: 
 
   app.get('/config/:key', async (req) => (await elementsConfigReads(db, req.env, [await findElementsConfig(db, req.env.envId, (req.params as { key: string }).key)]))[0]);
 
-  app.patch('/config/:key', { schema: { body: strictObject(FIELDS) } }, async (req) => {
+  app.patch('/config/:key', { schema: { body: strictObject(FIELDS, ['roles_to_levels']) } }, async (req) => {
     const b = req.body as Body;
     const id = await db.transaction(async (tx) => {
       const row = await findElementsConfig(tx, req.env.envId, (req.params as { key: string }).key);

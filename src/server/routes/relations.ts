@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ServerDeps, EnvContext } from '../context.js';
 import { duplicate, notFound } from '../errors.js';
 import { envelope, parsePaging } from '../paging.js';
-import { KEY, NAME, OPT_TEXT, PAGING_QUERY, strictObject } from '../schemas.js';
+import { KEY, NAME, TEXT, PAGING_QUERY, strictObject } from '../schemas.js';
 import { isUniqueViolation } from '../store/db.js';
 import { envFields, findKeyed, pageOf } from '../repo/common.js';
 import { dropUnderivedGroupGrants, ensureImplicitGrant } from '../repo/relations.js';
@@ -36,7 +36,7 @@ export default async function relationRoutes(app: FastifyInstance, { db, now }: 
   });
 
   app.post('/resources/:resource/relations', {
-    schema: { body: strictObject({ key: KEY, name: NAME, description: OPT_TEXT, subject_resource: KEY }, ['key', 'name', 'subject_resource']) },
+    schema: { body: strictObject({ key: KEY, name: NAME, description: TEXT, subject_resource: KEY }, ['key', 'name', 'subject_resource']) },
   }, async (req) => {
     const { resource } = req.params as { resource: string };
     const b = req.body as { key: string; name: string; description?: string | null; subject_resource: string };

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServerDeps, EnvContext } from '../context.js';
 import { duplicate } from '../errors.js';
-import { parsePaging, schemaList } from '../paging.js';
+import { envelope, parsePaging, schemaList } from '../paging.js';
 import { ATTRIBUTES, KEY, PAGING_QUERY, strictObject } from '../schemas.js';
 import { isUniqueViolation, type Queryable } from '../store/db.js';
 import { envFields, findKeyed, pageOf, parseJson, whereOf } from '../repo/common.js';
@@ -28,6 +28,32 @@ const instanceRead = (r: InstanceRow, env: EnvContext) => ({
   updated_at: r.updated_at,
 });
 
+/** The public `ResourceInstanceDetailedRead`: the read, with every relationship tuple that names the instance. */
+async function detailedReads(q: Queryable, env: EnvContext, rows: InstanceRow[]) {
+  if (rows.length === 0) return [];
+  const marks = rows.map(() => '?').join(', ');
+  const ids = rows.map((r) => r.id);
+  const tuples = await q.all<{ subject_id: string; object_id: string; subject: string; relation: string; object: string }>(
+    `SELECT tp.subject_id, tp.object_id, sr.key || ':' || si.key AS subject, tp.relation, orr.key || ':' || oi.key AS object
+     FROM relationship_tuples tp JOIN resource_instances si ON si.id = tp.subject_id JOIN resources sr ON sr.id = si.resource_id
+     JOIN resource_instances oi ON oi.id = tp.object_id JOIN resources orr ON orr.id = oi.resource_id
+     WHERE tp.subject_id IN (${marks}) OR tp.object_id IN (${marks}) ORDER BY tp.created_at, tp.id`,
+    [...ids, ...ids],
+  );
+  return rows.map((r) => ({
+    ...instanceRead(r, env),
+    relationships: tuples
+      .filter((t) => t.subject_id === r.id || t.object_id === r.id)
+      .map((t) => ({ subject: t.subject, relation: t.relation, object: t.object })),
+  }));
+}
+
+const LIST_QUERY = { ...PAGING_QUERY, properties: { ...PAGING_QUERY.properties, tenant: { type: 'string' }, resource: { type: 'string' } } };
+const DETAILED_QUERY = {
+  ...LIST_QUERY,
+  properties: { ...LIST_QUERY.properties, search: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, maxItems: 100 }] } },
+};
+
 const byId = async (q: Queryable, id: string) => (await q.get<InstanceRow>(`SELECT ${SELECT} FROM ${FROM} WHERE ri.id = ?`, [id]))!;
 
 /**
@@ -36,14 +62,30 @@ const byId = async (q: Queryable, id: string) => (await q.get<InstanceRow>(`SELE
  * one removes its role assignments, tuples and group grants, and the group if it is one (cascade).
  */
 export default async function resourceInstanceRoutes(app: FastifyInstance, { db, now }: ServerDeps) {
-  app.get('/resource_instances', {
-    schema: { querystring: { ...PAGING_QUERY, properties: { ...PAGING_QUERY.properties, tenant: { type: 'string' }, resource: { type: 'string' } } } },
-  }, async (req) => {
+  app.get('/resource_instances', { schema: { querystring: LIST_QUERY } }, async (req) => {
     const query = req.query as Record<string, string | undefined>;
     const paging = parsePaging(query);
     const { where, params } = whereOf([['t.key = ?', query.tenant], ['res.key = ?', query.resource]], ['ri.env_id = ?'], [req.env.envId]);
     const { rows, total } = await pageOf<InstanceRow>(db, FROM, where, params, paging, SELECT, 'ri.created_at, ri.id');
     return schemaList(rows.map((r) => instanceRead(r, req.env)), total, paging, query);
+  });
+
+  // The public detailed list: always the envelope; `tenant` and `resource` by key or id, `search` one or
+  // more instance keys or ids (`?search=a&search=b`).
+  app.get('/resource_instances/detailed', { schema: { querystring: DETAILED_QUERY } }, async (req) => {
+    const query = req.query as { tenant?: string; resource?: string; search?: string | string[] };
+    const paging = parsePaging(query as Record<string, unknown>);
+    const search = query.search === undefined ? [] : [query.search].flat();
+    const base = ['ri.env_id = ?'];
+    const baseParams: string[] = [req.env.envId];
+    if (search.length > 0) {
+      const marks = search.map(() => '?').join(', ');
+      base.push(`(ri.key IN (${marks}) OR ri.id IN (${marks}))`);
+      baseParams.push(...search, ...search);
+    }
+    const { where, params } = whereOf([['(t.key = ? OR t.id = ?)', query.tenant], ['(res.key = ? OR res.id = ?)', query.resource]], base, baseParams);
+    const { rows, total } = await pageOf<InstanceRow>(db, FROM, where, params, paging, SELECT, 'ri.created_at, ri.id');
+    return envelope(await detailedReads(db, req.env, rows), total, paging);
   });
 
   app.post('/resource_instances', {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ServerDeps } from '../context.js';
 import { duplicate } from '../errors.js';
 import { parsePaging, schemaList } from '../paging.js';
-import { KEY, NAME, OPT_TEXT, PAGING_QUERY, TEXT, strictObject } from '../schemas.js';
+import { KEY, NAME, PAGING_QUERY, TEXT, strictObject } from '../schemas.js';
 import { isUniqueViolation } from '../store/db.js';
 import { findKeyed, pageOf, parseJson } from '../repo/common.js';
 import { resourceReads } from '../repo/resource-roles.js';
@@ -12,7 +12,7 @@ const ACTIONS = {
   type: 'object',
   maxProperties: 1000,
   propertyNames: KEY,
-  additionalProperties: strictObject({ name: { type: 'string', maxLength: 1024 }, description: OPT_TEXT, attributes: { type: 'object' } }),
+  additionalProperties: strictObject({ name: { type: 'string', maxLength: 1024 }, description: TEXT, attributes: { type: 'object' } }),
 } as const;
 /** The public `AttributeBlockEditable`: each attribute a resource's instances may carry, with its type. */
 const ATTRIBUTE_TYPES = ['bool', 'number', 'string', 'time', 'array', 'json', 'object', 'object_array'];
@@ -23,9 +23,9 @@ const ATTRIBUTES = {
   additionalProperties: strictObject({ type: { type: 'string', enum: ATTRIBUTE_TYPES }, description: TEXT }, ['type']),
 } as const;
 
-const CREATE = strictObject({ key: KEY, name: NAME, description: OPT_TEXT, actions: ACTIONS, attributes: ATTRIBUTES }, ['key', 'name', 'actions']);
-const REPLACE = strictObject({ name: NAME, description: OPT_TEXT, actions: ACTIONS, attributes: ATTRIBUTES }, ['name', 'actions']);
-const UPDATE = strictObject({ name: NAME, description: OPT_TEXT, actions: ACTIONS, attributes: ATTRIBUTES });
+const CREATE = strictObject({ key: KEY, name: NAME, description: TEXT, actions: ACTIONS, attributes: ATTRIBUTES }, ['key', 'name', 'actions']);
+const REPLACE = strictObject({ name: NAME, description: TEXT, actions: ACTIONS, attributes: ATTRIBUTES }, ['name', 'actions']);
+const UPDATE = strictObject({ name: NAME, description: TEXT, actions: ACTIONS, attributes: ATTRIBUTES });
 
 type Body = { key?: string; name?: string; description?: string | null; actions?: Actions; attributes?: Attributes };
 

@@ -7,10 +7,14 @@ import {
   ASSIGNMENT_FROM, ASSIGNMENT_SELECT, assignRole, assignmentRead, unassignRole, type AssignmentInput, type AssignmentRow,
 } from '../repo/assignments.js';
 
-const ASSIGNMENT = strictObject({ user: USER_KEY, role: KEY, tenant: KEY, resource_instance: INSTANCE_REF }, ['user', 'role']);
+const FIELDS = { user: USER_KEY, role: KEY, tenant: KEY, resource_instance: INSTANCE_REF };
+const ASSIGNMENT = strictObject(FIELDS, ['user', 'role']);
+/** Removing names the tenant, as the public `RoleAssignmentRemove` requires: no guessing at `default`. */
+const REMOVAL = strictObject(FIELDS, ['user', 'role', 'tenant']);
 /** Bulk calls take up to this many assignments (the public service's limit); each is applied whole or not at all. */
 export const BULK_MAX = 2000;
 const BULK = { type: 'array', items: ASSIGNMENT, maxItems: BULK_MAX } as const;
+const BULK_REMOVAL = { type: 'array', items: REMOVAL, maxItems: BULK_MAX } as const;
 const LIST_QUERY = {
   ...PAGING_QUERY,
   properties: {
@@ -45,7 +49,7 @@ export default async function roleAssignmentRoutes(app: FastifyInstance, { db, n
     return assignmentRead(row!, req.env);
   });
 
-  app.delete('/role_assignments', { schema: { body: ASSIGNMENT } }, async (req, reply) => {
+  app.delete('/role_assignments', { schema: { body: REMOVAL } }, async (req, reply) => {
     await db.transaction((tx) => unassignRole(tx, req.env.envId, req.body as AssignmentInput));
     return reply.status(204).send();
   });
@@ -63,7 +67,7 @@ export default async function roleAssignmentRoutes(app: FastifyInstance, { db, n
     return { assignments_created: created };
   });
 
-  app.delete('/role_assignments/bulk', { schema: { body: BULK } }, async (req) => {
+  app.delete('/role_assignments/bulk', { schema: { body: BULK_REMOVAL } }, async (req) => {
     const items = req.body as AssignmentInput[];
     const removed = await db.transaction(async (tx) => {
       let n = 0;

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerDeps } from '../context.js';
 import { duplicate } from '../errors.js';
 import { parsePaging, schemaList } from '../paging.js';
-import { ATTRIBUTES, KEY, NAME, OPT_TEXT, PAGING_QUERY, strictObject } from '../schemas.js';
+import { ATTRIBUTES, KEY, NAME, TEXT, PAGING_QUERY, strictObject } from '../schemas.js';
 import { isUniqueViolation } from '../store/db.js';
 import { findKeyed, pageOf, parseJson } from '../repo/common.js';
 import { checkExtends, checkPermissions, roleRead, type RoleRow } from '../repo/roles.js';
@@ -10,7 +10,7 @@ import { pruneRoleFromConfigs } from '../repo/elements.js';
 
 const PERMISSION = { type: 'string', pattern: '^[A-Za-z0-9\\-_]+:[A-Za-z0-9\\-_]+$', maxLength: 513 } as const;
 const LIST = (item: object) => ({ type: 'array', items: item, maxItems: 1000 }) as const;
-const FIELDS = { name: NAME, description: OPT_TEXT, permissions: LIST(PERMISSION), extends: LIST(KEY), attributes: ATTRIBUTES };
+const FIELDS = { name: NAME, description: TEXT, permissions: LIST(PERMISSION), extends: LIST(KEY), attributes: ATTRIBUTES };
 const CREATE = strictObject({ key: KEY, ...FIELDS }, ['key', 'name']);
 const UPDATE = strictObject(FIELDS);
 

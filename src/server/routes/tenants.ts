@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerDeps, EnvContext } from '../context.js';
 import { duplicate } from '../errors.js';
 import { parsePaging, schemaList } from '../paging.js';
-import { ATTRIBUTES, KEY, NAME, OPT_TEXT, PAGING_QUERY, strictObject } from '../schemas.js';
+import { ATTRIBUTES, KEY, NAME, TEXT, PAGING_QUERY, strictObject } from '../schemas.js';
 import { isUniqueViolation } from '../store/db.js';
 import { envFields, findKeyed, pageOf, parseJson } from '../repo/common.js';
 
@@ -30,7 +30,7 @@ export const tenantRead = (r: TenantRow, env: EnvContext) => ({
   last_action_at: r.updated_at,
 });
 
-const FIELDS = { name: NAME, description: OPT_TEXT, attributes: ATTRIBUTES };
+const FIELDS = { name: NAME, description: TEXT, attributes: ATTRIBUTES };
 type Body = { key?: string; name?: string; description?: string | null; attributes?: Record<string, unknown> };
 
 /** Tenants: `/v2/facts/{p}/{e}/tenants[/{key}]`. Deleting one cascades to its instances, groups and assignments. */

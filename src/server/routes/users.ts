@@ -2,14 +2,15 @@ import type { FastifyInstance } from 'fastify';
 import type { ServerDeps } from '../context.js';
 import { duplicate, notFound } from '../errors.js';
 import { parsePaging, envelope } from '../paging.js';
-import { ATTRIBUTES, EMAIL, INSTANCE_REF, KEY, PAGING_QUERY, USER_KEY, strictObject } from '../schemas.js';
+import { ATTRIBUTES, EMAIL, PERSON_NAME, INSTANCE_REF, KEY, PAGING_QUERY, USER_KEY, strictObject } from '../schemas.js';
 import { containsPattern, findKeyed, pageOf, whereOf } from '../repo/common.js';
 import { userReads, upsertUser, type UserFields, type UserRow } from '../repo/users.js';
 import { ASSIGNMENT_FROM, ASSIGNMENT_SELECT, assignRole, assignmentRead, unassignRole, type AssignmentInput, type AssignmentRow } from '../repo/assignments.js';
 
-const NAME_FIELD = { type: ['string', 'null'], maxLength: 1024 } as const;
 const ROLE_REF = strictObject({ role: KEY, tenant: KEY, resource_instance: INSTANCE_REF }, ['role']);
-const FIELDS = { email: EMAIL, first_name: NAME_FIELD, last_name: NAME_FIELD, attributes: ATTRIBUTES };
+/** The public `UserRoleRemove`: removing names the tenant. */
+const ROLE_REMOVAL = { ...ROLE_REF, required: ['role', 'tenant'] };
+const FIELDS = { email: EMAIL, first_name: PERSON_NAME, last_name: PERSON_NAME, attributes: ATTRIBUTES };
 const CREATE = strictObject({ key: USER_KEY, ...FIELDS, role_assignments: { type: 'array', items: ROLE_REF, maxItems: 1000 } }, ['key']);
 const LIST_QUERY = { ...PAGING_QUERY, properties: { ...PAGING_QUERY.properties, search: { type: 'string' }, tenant: { type: 'string' }, role: { type: 'string' } } };
 
@@ -53,7 +54,8 @@ export default async function userRoutes(app: FastifyInstance, { db, now }: Serv
   };
   app.post('/users', { schema: { body: CREATE } }, create(false, false));
   // The path names the user, so its key is checked like a body key (PUT creates the user when missing).
-  app.put('/users/:key', { schema: { body: { ...CREATE, required: [] }, params: { type: 'object', properties: { key: USER_KEY } } } }, create(true, true));
+  // The body names it too (the public `UserCreate` requires `key`); the path's key is the one used.
+  app.put('/users/:key', { schema: { body: CREATE, params: { type: 'object', properties: { key: USER_KEY } } } }, create(true, true));
 
   app.get('/users/:key', async (req) => {
     const { key } = req.params as { key: string };
@@ -90,7 +92,7 @@ export default async function userRoutes(app: FastifyInstance, { db, now }: Serv
     const { id } = await db.transaction((tx) => assignRole(tx, req.env.envId, { ...(req.body as Omit<AssignmentInput, 'user'>), user: key }, at));
     return assignmentRead((await db.get<AssignmentRow>(`SELECT ${ASSIGNMENT_SELECT} FROM ${ASSIGNMENT_FROM} WHERE ra.id = ?`, [id]))!, req.env);
   });
-  app.delete('/users/:key/roles', { schema: { body: ROLE_REF } }, async (req, reply) => {
+  app.delete('/users/:key/roles', { schema: { body: ROLE_REMOVAL } }, async (req, reply) => {
     const { key } = req.params as { key: string };
     await db.transaction((tx) => unassignRole(tx, req.env.envId, { ...(req.body as Omit<AssignmentInput, 'user'>), user: key }));
     return reply.status(204).send();
