@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyError, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import { isForeignKeyViolation, isUniqueViolation, type Db } from './store/db.js';
 import { ERROR_CODES, HttpError, ValidationError, invalid } from './errors.js';
-import { installValidators, nulAt, toDetail } from './validation.js';
+import { installValidators, toDetail } from './validation.js';
 import { authenticate, buildKeyTable, EnvResolver, type KeyOptions } from './auth.js';
 import type { ServerDeps } from './context.js';
 import { registerRoutes } from './routes/index.js';
@@ -66,10 +66,6 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   const resolver = new EnvResolver(options.db, deps.orgId, now);
   for (const k of options.envKeys ?? []) await resolver.findOrCreate(k.project, k.env);
 
-  app.addHook('preValidation', async (request) => {
-    const at = nulAt(request.params, ['path']) ?? nulAt(request.query, ['query']) ?? nulAt(request.body, ['body']);
-    if (at) throw invalid(at, 'text may not contain the NUL character', 'string_nul');
-  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     // The health check answers without a key: load balancers probe it, and it tells nothing about data.

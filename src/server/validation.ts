@@ -42,25 +42,3 @@ function unescape(s: string): string | number {
   return /^\d+$/.test(v) ? Number(v) : v;
 }
 
-/**
- * Where `value` holds a string (or an object key) with the NUL character, as a `loc`; undefined when
- * nowhere. PostgreSQL cannot store NUL in text, so input carrying it is refused up front (422) on every
- * store alike, rather than failing in the database (a 500).
- */
-export function nulAt(value: unknown, loc: (string | number)[]): (string | number)[] | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? loc : undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const at = nulAt(value[i], [...loc, i]);
-      if (at) return at;
-    }
-    return undefined;
-  }
-  if (value === null || typeof value !== 'object') return undefined;
-  for (const [k, v] of Object.entries(value)) {
-    if (k.includes('\u0000')) return [...loc, k];
-    const at = nulAt(v, [...loc, k]);
-    if (at) return at;
-  }
-  return undefined;
-}
