@@ -157,6 +157,23 @@ export function generateEnvironment(opts: GenerateOptions): RawConfigObject {
   return config;
 }
 
+/** A 1% membership edit: `count` memberships move to another group of the same tenant and type. */
+export function moveMemberships(raw: RawConfigObject, count: number): void {
+  const groups = Object.entries(raw.groups);
+  let moved = 0;
+  for (let i = 0; i < groups.length && moved < count; i += 3) {
+    const [fromId, from] = groups[i];
+    const u = from.members?.at(-1);
+    if (u === undefined) continue;
+    const to = groups.find(([id, g], j) => j > i && g.tenant === from.tenant && id.split(':')[0] === fromId.split(':')[0] && !g.members?.includes(u));
+    if (!to) continue;
+    from.members!.pop();
+    (to[1].members ??= []).push(u);
+    moved++;
+  }
+  if (moved < count) throw new Error(`the 1% edit moved only ${moved} memberships`);
+}
+
 function cap(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }

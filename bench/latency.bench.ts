@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchFigure, BenchResult } from './run.js';
-import { generateEnvironment, toYaml, type GenerateOptions, type RawConfigObject } from './generate.js';
+import { generateEnvironment, moveMemberships, toYaml, type GenerateOptions, type RawConfigObject } from './generate.js';
 import { startProxy } from './proxy.js';
 import { serveProcess } from './plan.bench.js';
 import { createClient } from '../src/api/index.js';
@@ -136,21 +136,4 @@ function cli(args: string[]): Promise<string> {
     child.stderr.on('data', (d) => (stderr += d));
     child.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`roster ${args[0]} exited ${code}: ${stderr.slice(0, 500)}`))));
   });
-}
-
-/** A 1% membership edit: `count` memberships move to another group of the same tenant and type. */
-export function moveMemberships(raw: RawConfigObject, count: number): void {
-  const groups = Object.entries(raw.groups);
-  let moved = 0;
-  for (let i = 0; i < groups.length && moved < count; i += 3) {
-    const [fromId, from] = groups[i];
-    const u = from.members?.at(-1);
-    if (u === undefined) continue;
-    const to = groups.find(([id, g], j) => j > i && g.tenant === from.tenant && id.split(':')[0] === fromId.split(':')[0] && !g.members?.includes(u));
-    if (!to) continue;
-    from.members!.pop();
-    (to[1].members ??= []).push(u);
-    moved++;
-  }
-  if (moved < count) throw new Error(`the 1% edit moved only ${moved} memberships`);
 }

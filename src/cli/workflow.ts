@@ -46,12 +46,14 @@ export async function planFromFiles(
   command: string,
   opts: TargetOptions,
   options: PlanOptions,
+  /** How to reach the service for a scope; the bench passes its own. */
+  open: (scope: { project?: string; environment?: string }) => Promise<Target> = (scope) => openTarget(opts, scope),
 ): Promise<{ desired: DesiredState; warnings: ConfigProblem[]; target: Target; plan: Plan; live: LiveState }> {
   const { readConfigFiles } = await import('../config/read.js');
   const { validateAside } = await import('../config/validate-aside.js');
   const files = await readConfigFiles(configPaths(paths, command));
   const validating = noUnhandled(validateAside(files.sources).then((r) => ({ ...r, errors: [...files.errors, ...r.errors] })));
-  const early = await openTarget(opts, peekScope(files.sources)).then(
+  const early = await open(peekScope(files.sources)).then(
     (target) => ({ target, reading: noUnhandled(readLive(target)) }),
     (error: unknown) => ({ error }),
   );
@@ -66,13 +68,13 @@ export async function planFromFiles(
   const desired = loaded.desired;
   // The target could not be opened from what the text seemed to say (a scope written in a form the peek
   // does not read): open it from the validated configuration, whose errors, if any, come first.
-  let { target, reading } = 'target' in early ? early : await openTarget(opts, desired).then((t) => ({ target: t, reading: readLive(t) }));
+  let { target, reading } = 'target' in early ? early : await open(desired).then((t) => ({ target: t, reading: readLive(t) }));
   try {
     // The configuration names another environment than its text seemed to: read that one instead.
     const want = { project: opts.project ?? desired.project ?? target.project, environment: opts.env ?? desired.environment ?? target.environment };
     if (want.project !== target.project || want.environment !== target.environment) {
       await target.close();
-      target = await openTarget(opts, desired);
+      target = await open(desired);
       reading = readLive(target);
     }
     const read = await reading;

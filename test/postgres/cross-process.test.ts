@@ -62,7 +62,7 @@ describe.skipIf(!onPostgres)('two roster serve processes on one PostgreSQL', () 
       expect(answers.map((r) => r.status).sort(), JSON.stringify(answers.map((r) => r.body))).toEqual([200, 409]);
       expect(answers.find((r) => r.status === 409)!.body.error_code).toBe('DUPLICATE_ENTITY');
       // PUT (sync) at once: one creates (201), the other replaces (200); never a 500.
-      const synced = await Promise.all([a.facts('PUT', `/users/sync${i}`, { email: 'a@x.io' }), b.facts('PUT', `/users/sync${i}`, { email: 'b@x.io' })]);
+      const synced = await Promise.all([a.facts('PUT', `/users/sync${i}`, { key: `sync${i}`, email: 'a@x.io' }), b.facts('PUT', `/users/sync${i}`, { key: `sync${i}`, email: 'b@x.io' })]);
       expect(synced.map((r) => r.status).sort(), JSON.stringify(synced.map((r) => r.body))).toEqual([200, 201]);
     }
   });
@@ -136,7 +136,7 @@ describe.skipIf(!onPostgres)('two roster serve processes on one PostgreSQL', () 
       expect(await allowed(b, 'seer', 'write', { type: 'doc', key: 'd1' })).toBe(false);
       ok(await a.facts('POST', '/role_assignments', { user: 'seer', role: 'editor', resource_instance: 'doc:d1' }));
       expect(await allowed(b, 'seer', 'write', { type: 'doc', key: 'd1' })).toBe(true);
-      const del = await b.facts('DELETE', '/role_assignments', { user: 'seer', role: 'editor', resource_instance: 'doc:d1' });
+      const del = await b.facts('DELETE', '/role_assignments', { user: 'seer', role: 'editor', resource_instance: 'doc:d1', tenant: 't' });
       expect(del.status).toBe(204);
       expect(await allowed(a, 'seer', 'write', { type: 'doc', key: 'd1' })).toBe(false);
     }
