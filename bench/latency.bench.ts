@@ -21,7 +21,8 @@ import { serveProcess } from './plan.bench.js';
 import { createClient } from '../src/api/index.js';
 import { readLiveState } from '../src/api/read-live.js';
 import { applyPlan } from '../src/apply/apply.js';
-import { estimateApply } from '../src/apply/estimate.js';
+import { dryRun, estimateApply, pacingSeconds } from '../src/apply/estimate.js';
+import { PUBLIC_LIMITS } from '../src/api/index.js';
 import { loadConfig } from '../src/config/index.js';
 import { planChanges } from '../src/plan/plan.js';
 import type { Plan } from '../src/plan/types.js';
@@ -56,6 +57,8 @@ export async function run(): Promise<BenchResult> {
           { name: `${label}: 1% membership edit, apply requests`, value: r.edit.cost.requests, unit: 'requests' },
           { name: `${label}: 1% membership edit, apply time at the public limits (ETA)`, value: r.edit.cost.seconds, unit: 's' },
           ...costFigures(`${label}: apply from empty`, r.fromEmpty),
+          { name: `${label}: apply from empty with group roles and links as bulk tuples (not built), schema writes`, value: r.alternative.schemaWrites, unit: 'requests' },
+          { name: `${label}: apply from empty with group roles and links as bulk tuples (not built), time at the public limits`, value: r.alternative.seconds / 60, unit: 'min' },
         );
         notes.push(
           `The 1% edit's plan printed: "${r.edit.costLine}"`,
@@ -96,6 +99,7 @@ async function scenario(dir: string, raw: RawConfigObject) {
     if (!loaded.desired) throw new Error(`generated config invalid: ${loaded.errors[0]?.message}`);
     const plan = planChanges(loaded.desired, await readLiveState(client), { project: 'bench', environment: 'prod' });
     const fromEmpty = await estimateApply(plan);
+    const alternative = await groupPiecesInBulk(plan);
     const result = await applyPlan(plan, client, { concurrency: 8 });
     await client.close();
     if (result.failed.length > 0) throw new Error(`apply failed: ${result.failed[0].id}: ${result.failed[0].error}`);
@@ -108,7 +112,7 @@ async function scenario(dir: string, raw: RawConfigObject) {
       moveMemberships(raw, 200);
       write();
       const edit = await planThrough(proxy, file);
-      return { fromEmpty, noop, edit, roleReads };
+      return { fromEmpty, alternative, noop, edit, roleReads };
     } finally {
       await proxy.close();
     }
@@ -136,4 +140,29 @@ function cli(args: string[]): Promise<string> {
     child.stderr.on('data', (d) => (stderr += d));
     child.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`roster ${args[0]} exited ${code}: ${stderr.slice(0, 500)}`))));
   });
+}
+
+/**
+ * What applying from empty would cost if a group's roles and links were written as relationship tuples
+ * in bulk (1,000 a call) plus one relation and derivation per (group type, resource, role), instead of
+ * one `POST /groups/{key}/roles` or `PUT .../assign_group` each: measured to decide (docs/performance.md).
+ */
+async function groupPiecesInBulk(plan: Plan): Promise<{ schemaWrites: number; seconds: number }> {
+  const sent = await dryRun(plan);
+  const piece = (r: { method: string; path: string }) => (r.method === 'POST' && /\/groups\/[^/]+\/roles$/.test(r.path)) || (r.method === 'PUT' && r.path.endsWith('/assign_group'));
+  const kept = sent.filter((r) => !piece(r));
+  const pieces = sent.length - kept.length;
+  const schema = `/v2/schema/${plan.project}/${plan.environment}`;
+  const kinds = new Set<string>();
+  for (const c of plan.changes) {
+    if (c.action !== 'create') continue;
+    const f = c.after as Record<string, string>;
+    if (c.kind === 'grant') kinds.add(`${f.group.split(':')[0]} ${f.on.split(':')[0]} ${f.role}`);
+    if (c.kind === 'link') kinds.add(`${f.group.split(':')[0]} link`);
+  }
+  // Per kind: the relation and the derivation (two schema writes).
+  const derivations = [...kinds].flatMap(() => [{ method: 'POST', path: `${schema}/resources/r/relations` }, { method: 'POST', path: `${schema}/resources/r/roles/x/implicit_grants` }]);
+  const bulk = Array.from({ length: Math.ceil(pieces / 1000) }, () => ({ method: 'POST', path: `/v2/facts/${plan.project}/${plan.environment}/relationship_tuples/bulk` }));
+  const requests = [...kept, ...derivations, ...bulk];
+  return { schemaWrites: requests.filter((r) => r.method !== 'GET' && r.path.startsWith('/v2/schema/')).length, seconds: await pacingSeconds(requests, PUBLIC_LIMITS) };
 }

@@ -15,10 +15,16 @@ export async function estimateApply(plan: Plan, options: { limits?: RateLimits; 
   const byClass: Partial<Record<PacingCategory, number>> = {};
   for (const r of sent) for (const c of categorize(r.method, r.path)) byClass[c] = (byClass[c] ?? 0) + 1;
 
+  const seconds = await pacingSeconds(sent, options.limits ?? PUBLIC_LIMITS);
+  return { requests: sent.length, byClass, seconds, limits: options.limits ? 'given' : 'public' };
+}
+
+/** Seconds the client's pacer needs to send `requests` in order at `limits`, on a simulated clock. */
+export async function pacingSeconds(requests: { method: string; path: string }[], limits: RateLimits): Promise<number> {
   let clock = 0;
-  const pacer = createPacer({ limits: options.limits ?? PUBLIC_LIMITS, now: () => clock, sleep: async (ms) => void (clock += ms) });
-  for (const r of sent) await pacer.acquire(r.method, r.path);
-  return { requests: sent.length, byClass, seconds: Math.ceil(clock / 1000), limits: options.limits ? 'given' : 'public' };
+  const pacer = createPacer({ limits, now: () => clock, sleep: async (ms) => void (clock += ms) });
+  for (const r of requests) await pacer.acquire(r.method, r.path);
+  return Math.ceil(clock / 1000);
 }
 
 /** The requests `applyPlan` sends for `plan`, in order, without sending any. */
