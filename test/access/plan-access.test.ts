@@ -4,7 +4,8 @@ import { validateSources } from '../../src/config/index.js';
 import type { DesiredState } from '../../src/config/desired.js';
 import { planChanges } from '../../src/plan/plan.js';
 import { liveAfter } from '../../src/plan/after.js';
-import { accessMarkdownLines, accessTextLines, planAccess } from '../../src/plan/access.js';
+import { accessGraphs, accessMarkdownLines, accessTextLines, planAccess } from '../../src/plan/access.js';
+import { diffAccess } from '../../src/access/diff.js';
 import { renderPlanJson, renderPlanText } from '../../src/plan/index.js';
 import type { LiveState } from '../../src/plan/live.js';
 
@@ -135,5 +136,16 @@ describe('liveAfter', () => {
     const plan = planChanges(want, live, { project: 'p', environment: 'e', prune: true });
     expect(plan.changes.length).toBeGreaterThan(0);
     expect(planChanges(want, liveAfter(live, plan.changes), { project: 'p', environment: 'e', prune: true }).changes).toEqual([]);
+  });
+});
+
+describe('planAccess of a plan without changes', () => {
+  it.each([false, true])('is the empty section the graphs would give (permissions: %s), without building them', (permissions) => {
+    const live = asLive(desired(base()));
+    const got = planAccess({ live, changes: [], permissions });
+    const { before, after } = accessGraphs(live, []);
+    const diff = diffAccess(before, after, { permissions });
+    expect(diff.changes).toEqual([]);
+    expect(got).toEqual({ level: diff.level, users: 0, gains: 0, losses: 0, summary: [], omittedSummary: 0, byUser: [], omittedChanges: 0 });
   });
 });
