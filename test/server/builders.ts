@@ -98,3 +98,13 @@ export async function allPages<T = any>(s: TestServer, path: string, perPage = 1
     out.push(...data);
   }
 }
+
+/** seedDocs, a group `team:a` with alice in it (holding `viewer` on d1 when `grant`), and an element configuration `um`. */
+export async function seedWorldWithGroup(s: TestServer, { grant = false } = {}) {
+  const names = await seedDocs(s);
+  await group(s, 'team:a', 't');
+  await addMember(s, 'team:a', 'alice', 't');
+  if (grant) await grantGroup(s, 'team:a', { role: 'viewer', resource: 'doc', resource_instance: 'd1', tenant: 't' });
+  ok(await s.call('POST', '/v2/elements/p/e/config', { key: 'um', name: 'um', elements_type: 'user_management', settings: {}, roles_to_levels: { LEVEL_1: ['viewer'] } }));
+  return names;
+}

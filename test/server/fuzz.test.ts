@@ -2,16 +2,12 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest } from '../helpers/raw-http.js';
 import { ENV_KEY, ORG_KEY, startTestServer, type TestServer } from '../helpers/server.js';
-import { addMember, grantGroup, group, ok, seedDocs } from './builders.js';
+import { ok, seedWorldWithGroup } from './builders.js';
 
 let s: TestServer;
 beforeAll(async () => {
   s = await startTestServer();
-  await seedDocs(s);
-  await group(s, 'team:a', 't');
-  await addMember(s, 'team:a', 'alice', 't');
-  await grantGroup(s, 'team:a', { role: 'viewer', resource: 'doc', resource_instance: 'd1', tenant: 't' });
-  ok(await s.call('POST', '/v2/elements/p/e/config', { key: 'um', name: 'um', elements_type: 'user_management', settings: {}, roles_to_levels: { LEVEL_1: ['viewer'] } }));
+  await seedWorldWithGroup(s, { grant: true });
 });
 afterAll(() => s.close());
 

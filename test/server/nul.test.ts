@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findNul } from '../../src/server/nul.js';
 import { rawRequest } from '../helpers/raw-http.js';
 import { ENV_KEY, ORG_KEY, startTestServer, type Resp, type TestServer } from '../helpers/server.js';
-import { addMember, expectError, expectInvalid, group, ok, seedDocs } from './builders.js';
+import { expectError, expectInvalid, ok, seedWorldWithGroup } from './builders.js';
 
 /**
  * A NUL character (U+0000) anywhere in the input answers the same 422 on every store (PostgreSQL text
@@ -11,10 +11,7 @@ import { addMember, expectError, expectInvalid, group, ok, seedDocs } from './bu
 let s: TestServer;
 beforeAll(async () => {
   s = await startTestServer();
-  await seedDocs(s);
-  await group(s, 'team:a', 't');
-  await addMember(s, 'team:a', 'alice', 't');
-  ok(await s.call('POST', '/v2/elements/p/e/config', { key: 'um', name: 'um', elements_type: 'user_management', settings: {}, roles_to_levels: { LEVEL_1: ['viewer'] } }));
+  await seedWorldWithGroup(s);
 });
 afterAll(() => s.close());
 
