@@ -12,7 +12,6 @@ import type { BenchFigure, BenchResult } from './run.js';
 import { generateEnvironment, moveMemberships, toYaml, type RawConfigObject } from './generate.js';
 import { createClient, type ApiClient } from '../src/api/index.js';
 import { readLiveState } from '../src/api/read-live.js';
-import { planFromFiles } from '../src/cli/workflow.js';
 import type { Target } from '../src/cli/target.js';
 import { applyPlan } from '../src/apply/apply.js';
 import { startServer } from '../src/server/listen.js';
@@ -67,7 +66,10 @@ async function scenario(raw: RawConfigObject, url: string, configDir: string, ki
   writeFileSync(file, toYaml({ project: 'bench', environment: 'prod', ...raw } as Record<string, unknown>));
 
   // What `roster plan` does (src/cli/workflow.ts): the files validated on a worker thread while the live
-  // state is read, the users and element configurations read once for both readers.
+  // state is read, the users and element configurations read once for both readers. Run from the build
+  // (dist/, which `npm run bench` makes), as users run it: from the sources the worker thread would
+  // compile TypeScript first, which no user pays.
+  const { planFromFiles } = (await import(pathToFileURL(path.join(ROOT, 'dist/cli/workflow.js')).href)) as typeof import('../src/cli/workflow.js');
   const planOnce = async (client: ApiClient) => {
     const target: Target = { kind, url, project: 'bench', environment: 'prod', client, close: async () => {} };
     const { plan, live } = await planFromFiles([file], 'plan', {}, {}, async () => target);

@@ -37,9 +37,9 @@ export const DEFAULT_ENVIRONMENT = 'default';
  */
 export async function openTarget(opts: TargetOptions, fromConfig: { project?: string; environment?: string } = {}): Promise<Target> {
   const { createClient } = await import('../api/index.js');
-  const apiUrl = opts.apiUrl ?? process.env.ROSTER_API_URL;
-  const project = opts.project ?? fromConfig.project ?? process.env.ROSTER_PROJECT;
-  const environment = opts.env ?? fromConfig.environment ?? process.env.ROSTER_ENV;
+  const apiUrl = opts.apiUrl ?? setting('ROSTER_API_URL');
+  const project = opts.project ?? fromConfig.project ?? setting('ROSTER_PROJECT');
+  const environment = opts.env ?? fromConfig.environment ?? setting('ROSTER_ENV');
   if (apiUrl) {
     const pacing = pacingOf(opts.pacing);
     const apiKey = readKey(opts);
@@ -60,7 +60,7 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
     const client = createClient({ baseUrl: apiUrl, apiKey, project: p, environment: e, concurrency: opts.concurrency, pacing });
     return { kind: 'remote', url: apiUrl, project: p, environment: e, client, close: () => client.close() };
   }
-  const dataDir = opts.data ?? process.env.ROSTER_DATA_DIR ?? './.roster';
+  const dataDir = opts.data ?? setting('ROSTER_DATA_DIR') ?? './.roster';
   const apiKey = randomBytes(24).toString('hex');
   registerSecret(apiKey);
   const { startServer } = await import('../server/listen.js');
@@ -79,6 +79,11 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
       await server.close();
     },
   };
+}
+
+/** An environment variable set to '' (as CI does for an unset variable or secret) counts as unset. */
+function setting(name: string): string | undefined {
+  return process.env[name] || undefined;
 }
 
 function pacingOf(mode: string | undefined): 'public' | 'none' | undefined {

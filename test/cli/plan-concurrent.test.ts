@@ -4,6 +4,7 @@ import { startProxy, type Proxy } from '../../bench/proxy.js';
 import { peekScope } from '../../src/cli/workflow.js';
 import { runCli } from '../helpers/cli.js';
 import { ORG_KEY, startEnv, type Env } from '../apply/helpers.js';
+import { ENV_KEY } from '../helpers/server.js';
 
 /**
  * `roster plan` validates the configuration while it reads the live state (issue #12): the result is the
@@ -73,5 +74,16 @@ describe('roster plan reads while it validates', { timeout: 180_000 }, () => {
     const r = await plan(file);
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout)).toMatchObject({ project: 'p', environment: 'e' });
+  });
+
+  it('ROSTER_PROJECT and ROSTER_ENV set but empty (as CI sets unset variables) count as unset: the key names its environment', async () => {
+    const file = env.write('small.yaml', 'tenants: { acme: { name: Acme } }\n');
+    const r = await runCli(['plan', file, '--api-url', proxy.url, '--format', 'json'], {
+      cwd: env.dir, env: { ROSTER_API_KEY: ENV_KEY, ROSTER_PROJECT: '', ROSTER_ENV: '' }, timeoutMs: 60_000,
+    });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    // The key's scope answers the environment by id, which every path takes.
+    expect(JSON.parse(r.stdout)).toMatchObject({ project: expect.stringMatching(/^[0-9a-f-]{36}$/), environment: expect.stringMatching(/^[0-9a-f-]{36}$/) });
   });
 });
