@@ -86,4 +86,15 @@ describe('roster plan reads while it validates', { timeout: 180_000 }, () => {
     // The key's scope answers the environment by id, which every path takes.
     expect(JSON.parse(r.stdout)).toMatchObject({ project: expect.stringMatching(/^[0-9a-f-]{36}$/), environment: expect.stringMatching(/^[0-9a-f-]{36}$/) });
   });
+
+  it('--pacing takes public or none; anything else is refused before any request', async () => {
+    const file = env.write('pacing.yaml', 'tenants: { acme: { name: Acme } }\n');
+    proxy.reset();
+    const r = await plan(file, '--project', 'p', '--env', 'e', '--pacing', 'fast');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("--pacing must be public or none, got 'fast'");
+    expect(proxy.seen).toEqual([]);
+    const ok = await plan(file, '--project', 'p', '--env', 'e', '--pacing', 'public');
+    expect(ok.code).toBe(0);
+  });
 });

@@ -1,5 +1,4 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startProxy, type Proxy, type ProxiedRequest } from '../../bench/proxy.js';
 import { createClient, type ApiClient } from '../../src/api/index.js';
 import { ORG_KEY, type TestServer } from '../helpers/server.js';
 
@@ -54,41 +53,16 @@ export function clientFor(s: TestServer): ApiClient {
   return createClient({ baseUrl: s.url, apiKey: ORG_KEY, project: 'p', environment: 'e', retries: 0 });
 }
 
-/** One request as it went over the wire: its path and its query parameters, in order. */
-export interface SeenRequest {
-  method: string;
-  path: string;
-  query: [string, string][];
-}
+/** One request as it went over the wire: its method, decoded path and query parameters in order (and timings). */
+export type SeenRequest = ProxiedRequest;
 
 /** The query parameters the public list of access requests declares; it ignores any other. */
 export const LIST_PARAMS = ['status', 'role', 'resource', 'resource_instance_id', 'page', 'per_page'];
 
 /**
  * A pass-through HTTP proxy to the test server that records every request, so a test can check what a
- * client (in this process or a CLI child process) sent on the wire.
+ * client (in this process or a CLI child process) sent on the wire: bench/proxy.ts, without latency.
  */
-export async function startRecorder(upstream: string): Promise<{ url: string; seen: SeenRequest[]; close(): Promise<void> }> {
-  const target = new URL(upstream);
-  const seen: SeenRequest[] = [];
-  const server = http.createServer((req, res) => {
-    const u = new URL(req.url ?? '/', 'http://recorder');
-    seen.push({ method: req.method ?? '?', path: decodeURIComponent(u.pathname), query: [...u.searchParams] });
-    const up = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
-    up.on('error', () => res.destroy());
-    req.pipe(up);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    seen,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
+export function startRecorder(upstream: string): Promise<Proxy> {
+  return startProxy({ upstream });
 }
