@@ -10,8 +10,8 @@ import { problemLine } from './report.js';
 import { redactSecrets } from '../secrets.js';
 
 /**
- * The use cases shared by plan, apply, check and export: read the configuration (a config error never
- * reaches the API), read the live state, plan.
+ * The use cases shared by the commands: read the configuration (a config error never reaches the API as
+ * a write), read the live state, plan.
  */
 export async function loadDesired(paths: string[], command: string): Promise<{ desired: DesiredState; warnings: ConfigProblem[] }> {
   const { loadConfig } = await import('../config/index.js');
@@ -84,11 +84,6 @@ export async function planFromFiles(
     await target.close();
     throw err;
   }
-}
-
-/** Plans `desired` against the live state of `target` (apply from files uses planFromFiles instead). */
-export async function computePlan(desired: DesiredState, target: Target, options: PlanOptions): Promise<{ plan: Plan; live: LiveState }> {
-  return planOf(desired, target, await readLive(target), options);
 }
 
 /** The live state and the grants of approved access requests; the two readers share their lists. */
