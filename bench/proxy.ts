@@ -28,7 +28,6 @@ export interface ProxyOptions {
   /** Added before each request is forwarded. Default 0. */
   latencyMs?: number;
   limits?: RateLimits;
-  now?: () => number;
 }
 
 export interface Proxy {
@@ -44,7 +43,7 @@ export interface Proxy {
 
 export async function startProxy(options: ProxyOptions): Promise<Proxy> {
   const target = new URL(options.upstream);
-  const now = options.now ?? (() => performance.now());
+  const now = () => performance.now();
   const t0 = now();
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const seen: ProxiedRequest[] = [];

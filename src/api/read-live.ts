@@ -52,11 +52,11 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
   ]);
   // The public group list carries no roles. The tuples and derivations the specification records for
   // group roles fix most groups' roles (group-roles.ts); only the others are read, one `roles` list each.
-  const groupIds = groups.map((g) => groupIdOf(g).id);
+  const refs = groups.map(groupIdOf);
   const tuples = await Promise.all(
-    [...new Set(groups.map((g) => groupIdOf(g).type))].map((type) => counted<TupleRead>(`${facts}/relationship_tuples`, PAGE, { relation: `${type}_group` })),
+    [...new Set(refs.map((r) => r.type))].map((type) => counted<TupleRead>(`${facts}/relationship_tuples`, PAGE, { relation: `${type}_group` })),
   );
-  const { known, unresolved } = inferGroupRoles(groupIds, derivationsOf(resources), tuples.flat());
+  const { known, unresolved } = inferGroupRoles(refs.map((r) => r.id), derivationsOf(resources), tuples.flat());
   const read = await Promise.all(unresolved.map((id) => readGroupRoles(client, id)));
   unresolved.forEach((id, i) => known.set(id, read[i]));
 
@@ -82,8 +82,8 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
     };
     live.users.set(u.key, user);
   }
-  groups.forEach((g) => {
-    const { type, key, id } = groupIdOf(g);
+  groups.forEach((g, i) => {
+    const { type, key, id } = refs[i];
     live.groups.set(id, {
       type,
       key,

@@ -16,9 +16,7 @@ import { redactSecrets } from '../secrets.js';
 export async function loadDesired(paths: string[], command: string): Promise<{ desired: DesiredState; warnings: ConfigProblem[] }> {
   const { loadConfig } = await import('../config/index.js');
   const result = await loadConfig(configPaths(paths, command));
-  if (!result.desired || result.errors.length > 0) {
-    throw new ConfigError(`the configuration has ${result.errors.length} error${result.errors.length === 1 ? '' : 's'}; nothing was sent to the service`, result.errors);
-  }
+  if (!result.desired || result.errors.length > 0) throw configErrors(result.errors, 'sent');
   return { desired: result.desired, warnings: result.warnings };
 }
 
@@ -63,7 +61,7 @@ export async function planFromFiles(
   });
   if (!loaded.desired || loaded.errors.length > 0) {
     if ('target' in early) await early.target.close();
-    throw configErrors(loaded.errors);
+    throw configErrors(loaded.errors, 'written');
   }
   const desired = loaded.desired;
   // The target could not be opened from what the text seemed to say (a scope written in a form the peek
@@ -130,8 +128,9 @@ function noUnhandled<T>(p: Promise<T>): Promise<T> {
   return p;
 }
 
-function configErrors(errors: ConfigProblem[]): ConfigError {
-  return new ConfigError(`the configuration has ${errors.length} error${errors.length === 1 ? '' : 's'}; nothing was written to the service`, errors);
+/** `sent`: nothing went to the service; `written`: reads may have started (planFromFiles), no write did. */
+function configErrors(errors: ConfigProblem[], nothing: 'sent' | 'written'): ConfigError {
+  return new ConfigError(`the configuration has ${errors.length} error${errors.length === 1 ? '' : 's'}; nothing was ${nothing} to the service`, errors);
 }
 
 export function printWarnings(warnings: ConfigProblem[]): void {

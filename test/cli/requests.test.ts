@@ -1,26 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { ENV_KEY, ORG_KEY, startTestServer, type TestServer } from '../helpers/server.js';
-import { LIST_PARAMS, readUserIds, seedReviewWorld, startRecorder, type SeenRequest } from '../review/world.js';
+import { LIST_PARAMS, readUserIds, seedReviewWorld, startRecordedWorld, startRecorder, type RecordedWorld, type SeenRequest } from '../review/world.js';
 
 /**
  * `roster requests` and the non-terminal path of `roster review`, as a user runs them, against the real
  * server, through a proxy that records what the CLI sends.
  */
 
+let world: RecordedWorld;
 let server: TestServer;
-let recorder: Awaited<ReturnType<typeof startRecorder>>;
-let users: Awaited<ReturnType<typeof readUserIds>>;
+let recorder: RecordedWorld['recorder'];
+let users: RecordedWorld['users'];
 beforeAll(async () => {
-  server = await startTestServer();
-  await seedReviewWorld(server);
-  users = await readUserIds(server);
-  recorder = await startRecorder(server.url);
+  world = await startRecordedWorld();
+  ({ server, recorder, users } = world);
 });
-afterAll(async () => {
-  await recorder.close();
-  await server.close();
-});
+afterAll(() => world.close());
 
 const cli = (args: string[]) =>
   runCli([...args, '--api-url', recorder.url, '--project', 'p', '--env', 'e'], { env: { ROSTER_API_KEY: ORG_KEY } });

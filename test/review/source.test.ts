@@ -1,30 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient, ReadOptions } from '../../src/api/index.js';
 import { createReviewSource } from '../../src/review/index.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { clientFor, fileRequest, LIST_PARAMS, readUserIds, seedReviewWorld, startRecorder } from './world.js';
+import type { TestServer } from '../helpers/server.js';
+import { clientFor, fileRequest, LIST_PARAMS, startRecordedWorld, type RecordedWorld } from './world.js';
 
 /**
  * The review source against the real server, through a proxy that records what goes on the wire: the
  * public list's declared filters only, and users named by id turned into keys with the users API.
  */
 
+let world: RecordedWorld;
 let server: TestServer;
-let recorder: Awaited<ReturnType<typeof startRecorder>>;
+let recorder: RecordedWorld['recorder'];
 let client: ApiClient;
-let users: Awaited<ReturnType<typeof readUserIds>>;
+let users: RecordedWorld['users'];
 
 beforeAll(async () => {
-  server = await startTestServer();
-  await seedReviewWorld(server);
-  users = await readUserIds(server);
-  recorder = await startRecorder(server.url);
+  world = await startRecordedWorld();
+  ({ server, recorder, users } = world);
   client = clientFor({ ...server, url: recorder.url });
 });
 afterAll(async () => {
   await client.close();
-  await recorder.close();
-  await server.close();
+  await world.close();
 });
 
 const since = (n: number) => recorder.seen.slice(n);

@@ -1,6 +1,6 @@
 import { startProxy, type Proxy, type ProxiedRequest } from '../../bench/proxy.js';
 import { createClient, type ApiClient } from '../../src/api/index.js';
-import { ORG_KEY, type TestServer } from '../helpers/server.js';
+import { ORG_KEY, startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
  * A small review world on a real server, project `p`, env `e`: resource `document` (read, write),
@@ -65,4 +65,29 @@ export const LIST_PARAMS = ['status', 'role', 'resource', 'resource_instance_id'
  */
 export function startRecorder(upstream: string): Promise<Proxy> {
   return startProxy({ upstream });
+}
+
+export interface RecordedWorld {
+  server: TestServer;
+  /** In front of `server`: point clients at `recorder.url` to see what they send. */
+  recorder: Proxy;
+  users: Awaited<ReturnType<typeof readUserIds>>;
+  close(): Promise<void>;
+}
+
+/** A fresh server with the review world seeded, its users' ids, and a recording proxy in front of it. */
+export async function startRecordedWorld(): Promise<RecordedWorld> {
+  const server = await startTestServer();
+  await seedReviewWorld(server);
+  const users = await readUserIds(server);
+  const recorder = await startRecorder(server.url);
+  return {
+    server,
+    recorder,
+    users,
+    async close() {
+      await recorder.close();
+      await server.close();
+    },
+  };
 }
