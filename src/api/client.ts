@@ -209,7 +209,7 @@ export function createClient(options: ClientOptions): ApiClient {
       return fetchAllPages<T>({
         perPage,
         parallel: o.parallel,
-        fetchPage: (page) => data(request('GET', path, { headers: o.headers, query: { ...o.query, page, per_page: perPage } })),
+        fetchPage: (page) => data(request('GET', path, { headers: o.headers, query: { ...o.query, ...(page === 1 ? o.firstPageQuery : {}), page, per_page: perPage } })),
       });
     },
     counters: () => ({ ...counts, byMethod: { ...counts.byMethod } }),

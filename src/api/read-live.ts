@@ -37,8 +37,9 @@ const ASSIGNMENT_PAGE = 1000;
 export async function readLiveState(client: ApiClient): Promise<LiveState> {
   const { schema, facts, elements } = client.paths;
   const all = <T>(path: string, perPage = PAGE, query: Record<string, string> = {}) => client.listAll<T>(path, { perPage, query });
+  // The count is asked with the first page only: it gives the page count, and counting costs the service.
   const counted = <T>(path: string, perPage = PAGE, query: Record<string, string> = {}) =>
-    all<T>(path, perPage, { include_total_count: 'true', ...query });
+    client.listAll<T>(path, { perPage, query, firstPageQuery: { include_total_count: 'true' } });
   const [resources, roles, tenants, users, assignments, instances, groups, links, configs] = await Promise.all([
     counted<ResourceRead>(`${schema}/resources`),
     counted<RoleRead>(`${schema}/roles`),

@@ -83,6 +83,8 @@ export interface ListOptions {
   /** Default 100 (the public maximum for most lists). */
   perPage?: number;
   query?: Query;
+  /** Sent with the first page only: `include_total_count`, whose answer gives the page count (later pages need no count). */
+  firstPageQuery?: Query;
   headers?: Record<string, string>;
   /** Pages fetched at once once the count is known; default 4. */
   parallel?: number;

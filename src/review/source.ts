@@ -119,7 +119,7 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
     update: async (id, b) => read(await client.patch(one(id, 'reviewer'), compact({ reviewer_comment: b.comment, role: b.role }))),
     cancel: async (id, b = {}) => read(await client.put(one(id, 'cancel'), compact({ reason: b.reason }))),
     async readRoles() {
-      const roles = await client.listAll<Record<string, unknown>>(`${client.paths.schema}/roles`, { query: { include_total_count: true } });
+      const roles = await client.listAll<Record<string, unknown>>(`${client.paths.schema}/roles`, { firstPageQuery: { include_total_count: true } });
       return roles.map((r) => ({
         key: String(r.key),
         name: typeof r.name === 'string' ? r.name : undefined,
@@ -128,7 +128,7 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
       }));
     },
     async readRequester(key) {
-      const rows = await client.listAll<Record<string, unknown>>(`${client.paths.facts}/role_assignments`, { perPage: 1000, query: { user: key, include_total_count: true } });
+      const rows = await client.listAll<Record<string, unknown>>(`${client.paths.facts}/role_assignments`, { perPage: 1000, query: { user: key }, firstPageQuery: { include_total_count: true } });
       return {
         user: key,
         assignments: rows.map((a) => ({

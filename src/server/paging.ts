@@ -34,12 +34,19 @@ function toInt(value: unknown, name: string, fallback: number): number {
   return n;
 }
 
-export function envelope<T>(data: T[], total: number, paging: Paging): Envelope<T> {
-  return { data, total_count: total, page_count: Math.ceil(total / paging.perPage) };
+/** A list's total, or how to count it: counted only when the answer carries it. */
+export type Total = number | (() => Promise<number>);
+
+export async function envelope<T>(data: T[], total: Total, paging: Paging): Promise<Envelope<T>> {
+  const n = typeof total === 'number' ? total : await total();
+  return { data, total_count: n, page_count: Math.ceil(n / paging.perPage) };
 }
 
-/** Schema lists answer a bare array unless `include_total_count=true` (the public API's convention). */
-export function schemaList<T>(data: T[], total: number, paging: Paging, query: Record<string, unknown>): T[] | Envelope<T> {
+/**
+ * Schema lists answer a bare array unless `include_total_count=true` (the public API's convention); the
+ * total is counted only then.
+ */
+export async function schemaList<T>(data: T[], total: Total, paging: Paging, query: Record<string, unknown>): Promise<T[] | Envelope<T>> {
   const want = query.include_total_count === true || query.include_total_count === 'true';
   return want ? envelope(data, total, paging) : data;
 }

@@ -107,3 +107,32 @@ describe('limits', () => {
     },
   );
 });
+
+describe('totals follow writes', () => {
+  // The SQLite store remembers a list's count between pages while nothing changes (repo/common.ts
+  // countOf): a write by this server, or by another process on the same store, must be counted.
+  it('a total is counted again after a write by this server or by another one on the same store', async () => {
+    const total = async () => ok(await s.facts('GET', '/users?per_page=1')).total_count as number;
+    const tenantsTotal = async () => ok(await s.facts('GET', '/tenants?per_page=1&include_total_count=true')).total_count as number;
+    const before = await total();
+    expect(await total()).toBe(before);
+    ok(await s.facts('POST', '/users', { key: 'late-1' }));
+    expect(await total()).toBe(before + 1);
+    const other = await startTestServer({ dataDir: s.dataDir });
+    try {
+      const tenants = await tenantsTotal();
+      ok(await other.facts('POST', '/users', { key: 'late-2' }));
+      ok(await other.facts('POST', '/tenants', { key: 'late-t', name: 'late' }));
+      expect(await total()).toBe(before + 2);
+      expect(await tenantsTotal()).toBe(tenants + 1);
+      ok(await other.facts('DELETE', '/users/late-2'));
+      ok(await other.facts('DELETE', '/tenants/late-t'));
+      expect(await total()).toBe(before + 1);
+      expect(await tenantsTotal()).toBe(tenants);
+    } finally {
+      await other.stop();
+    }
+    ok(await s.facts('DELETE', '/users/late-1'));
+    expect(await total()).toBe(before);
+  });
+});

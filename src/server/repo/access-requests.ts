@@ -2,6 +2,7 @@ import type { Queryable, SqlValue } from '../store/db.js';
 import type { EnvContext } from '../context.js';
 import type { StoredStatus } from '../domain/access-requests.js';
 import type { Paging } from '../paging.js';
+import { countOf } from './common.js';
 
 export interface AccessRequestRow {
   id: string;
@@ -129,7 +130,7 @@ export async function listRequests(q: Queryable, envId: string, configId: string
     }
   }
   const clause = where.join(' AND ');
-  const total = await q.get<{ n: number }>(`SELECT COUNT(*) AS n FROM access_requests ar WHERE ${clause}`, params);
+  const total = await countOf(q, `SELECT COUNT(*) AS n FROM access_requests ar WHERE ${clause}`, params);
   const ids = await q.all<{ id: string }>(
     `SELECT ar.id FROM access_requests ar WHERE ${clause} ORDER BY ar.created_at DESC, ar.id DESC LIMIT ? OFFSET ?`,
     [...params, paging.perPage, paging.offset],
@@ -141,5 +142,5 @@ export async function listRequests(q: Queryable, envId: string, configId: string
           `SELECT ${REQUEST_SELECT} FROM ${REQUEST_FROM} WHERE ar.id IN (${ids.map(() => '?').join(', ')}) ORDER BY ar.created_at DESC, ar.id DESC`,
           [actorId ?? '', ...ids.map((r) => r.id)],
         );
-  return { rows, total: Number(total?.n ?? 0) };
+  return { rows, total };
 }

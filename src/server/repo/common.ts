@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Queryable, SqlValue } from '../store/db.js';
+import type { Db, Queryable, SqlValue } from '../store/db.js';
 import type { EnvContext } from '../context.js';
 import { notFound } from '../errors.js';
 import type { Paging } from '../paging.js';
@@ -31,7 +31,10 @@ export async function findKeyedOrNull<T>(q: Queryable, table: string, envId: str
   );
 }
 
-/** One page and the total, in a deterministic order (creation time, then id). */
+/**
+ * One page in a deterministic order (creation time, then id), and how to count the whole list: the count
+ * runs only when the answer carries it (paging.ts).
+ */
 export async function pageOf<T>(
   q: Queryable,
   from: string,
@@ -40,14 +43,36 @@ export async function pageOf<T>(
   paging: Paging,
   select = '*',
   order = 'created_at, id',
-): Promise<{ rows: T[]; total: number }> {
-  const total = await q.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${from} WHERE ${where}`, params);
+): Promise<{ rows: T[]; total: () => Promise<number> }> {
   const rows = await q.all<T>(`SELECT ${select} FROM ${from} WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`, [
     ...params,
     paging.perPage,
     paging.offset,
   ]);
-  return { rows, total: Number(total?.n ?? 0) };
+  return { rows, total: () => countOf(q, `SELECT COUNT(*) AS n FROM ${from} WHERE ${where}`, params) };
+}
+
+/** Counts remembered per store while its data version holds: paging a list counts it once, not per page. */
+const counts = new WeakMap<Queryable, Map<string, { version: string; n: number }>>();
+const MAX_REMEMBERED = 256;
+
+/**
+ * `SELECT COUNT(*) AS n ...`, answered from memory when the store says nothing changed since it was
+ * counted (`Db.dataVersion`; stores without it, and transactions, always count).
+ */
+export async function countOf(q: Queryable, sql: string, params: SqlValue[]): Promise<number> {
+  const version = (q as Partial<Db>).dataVersion?.();
+  if (version === undefined) return Number((await q.get<{ n: number }>(sql, params))?.n ?? 0);
+  let memo = counts.get(q);
+  if (!memo) counts.set(q, (memo = new Map()));
+  const key = `${sql}\0${JSON.stringify(params)}`;
+  const known = memo.get(key);
+  if (known?.version === version) return known.n;
+  // The version is read before counting: a write meanwhile leaves an entry that no later read matches.
+  const n = Number((await q.get<{ n: number }>(sql, params))?.n ?? 0);
+  if (memo.size >= MAX_REMEMBERED) memo.clear();
+  memo.set(key, { version, n });
+  return n;
 }
 
 /**

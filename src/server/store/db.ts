@@ -32,6 +32,13 @@ export interface Db extends Queryable {
    * migrations' own transactions are IMMEDIATE).
    */
   withMigrationLock?<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * A token that changes whenever the data may have changed: this process's writes and other
+   * connections' commits. Where present, a read may be remembered under it (list counts, repo/common.ts).
+   * SQLite: its own write counter and `PRAGMA data_version`. PostgreSQL has none (several processes
+   * write, and asking would cost a round trip).
+   */
+  dataVersion?(): string;
   close(): Promise<void>;
 }
 

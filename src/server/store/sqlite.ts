@@ -26,8 +26,17 @@ export async function openSqlite(dataDir: string): Promise<Db> {
 class SqliteDb implements Db {
   readonly dialect = 'sqlite' as const;
   private readonly statements = new Map<string, Database.Statement>();
+  /** Statements this process ran that may have written; with `PRAGMA data_version`, the data version. */
+  private writes = 0;
+  private readonly version: Database.Statement;
 
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly db: Database.Database) {
+    this.version = db.prepare('PRAGMA data_version').pluck();
+  }
+
+  dataVersion(): string {
+    return `${this.writes}.${this.version.get() as number}`;
+  }
 
   private prepare(sql: string): Database.Statement {
     let st = this.statements.get(sql);
@@ -43,6 +52,7 @@ class SqliteDb implements Db {
     get: async <T>(sql: string, params: SqlValue[] = []) => this.prepare(sql).get(...params) as T | undefined,
     run: async (sql: string, params: SqlValue[] = []) => {
       const st = this.prepare(sql);
+      this.writes++;
       return { changes: st.reader ? (st.all(...params), 0) : st.run(...params).changes };
     },
   };
