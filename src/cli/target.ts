@@ -32,8 +32,9 @@ export const DEFAULT_ENVIRONMENT = 'default';
 
 /**
  * Chooses the service: `--api-url` (or ROSTER_API_URL) with the key from ROSTER_API_KEY or
- * `--api-key-file`; otherwise the embedded default, the same service started in this process on a
- * loopback port over `./.roster/` (or ROSTER_DATA_DIR), with a random key that lives only in memory.
+ * `--api-key-file`; otherwise the embedded default, the same service started in this process (on a
+ * thread of its own) on a loopback port over `./.roster/` (or ROSTER_DATA_DIR), with a random key that
+ * lives only in memory.
  */
 export async function openTarget(opts: TargetOptions, fromConfig: { project?: string; environment?: string } = {}): Promise<Target> {
   const { createClient } = await import('../api/index.js');
@@ -63,8 +64,14 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
   const dataDir = opts.data ?? setting('ROSTER_DATA_DIR') ?? './.roster';
   const apiKey = randomBytes(24).toString('hex');
   registerSecret(apiKey);
-  const { startServer } = await import('../server/listen.js');
-  const server = await startServer({ dataDir, port: 0, orgKey: apiKey, logger: false });
+  const { startServerAside } = await import('../server/aside.js');
+  const server = await startServerAside({ dataDir, orgKey: apiKey }).catch((err: NodeJS.ErrnoException) => {
+    // A data directory that cannot be made or written is the user's to fix, not a bug.
+    if (err.code && UNUSABLE_DATA_DIR.has(err.code)) {
+      throw new ConfigError(`cannot use the embedded service's data directory ${dataDir} (--data or ROSTER_DATA_DIR): ${err.message}`);
+    }
+    throw err;
+  });
   const p = project ?? DEFAULT_PROJECT;
   const e = environment ?? DEFAULT_ENVIRONMENT;
   const client = createClient({ baseUrl: server.url, apiKey, project: p, environment: e, concurrency: opts.concurrency, pacing: 'none' });
@@ -80,6 +87,9 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
     },
   };
 }
+
+/** Errors of the file system and SQLite that say the data directory cannot hold the service's store. */
+const UNUSABLE_DATA_DIR = new Set(['ENOTDIR', 'EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EEXIST', 'EISDIR', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_NOTADB', 'SQLITE_CORRUPT']);
 
 /** An environment variable set to '' (as CI does for an unset variable or secret) counts as unset. */
 function setting(name: string): string | undefined {

@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { startThread, threadsCanLoad } from '../threads.js';
 import { validateSources, type LoadResult } from './index.js';
 import type { SourceText } from './read.js';
 
@@ -13,13 +13,10 @@ const ASIDE_FROM_BYTES = 256 * 1024;
  */
 export async function validateAside(sources: SourceText[]): Promise<LoadResult> {
   const bytes = sources.reduce((n, s) => n + s.text.length, 0);
-  if (bytes < ASIDE_FROM_BYTES || !workerCanLoad()) return validateSources(sources);
+  if (bytes < ASIDE_FROM_BYTES || !threadsCanLoad()) return validateSources(sources);
   return new Promise<LoadResult>((resolve, reject) => {
     let settled = false;
-    const worker = import.meta.url.endsWith('.ts')
-      ? // From the TypeScript sources (tests run the CLI so): the worker registers tsx before loading its module.
-        new Worker(`(async () => { (await import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})).register(); await import(${JSON.stringify(new URL('./validate-worker.ts', import.meta.url).href)}); })()`, { eval: true, workerData: { sources } })
-      : new Worker(new URL('./validate-worker.js', import.meta.url), { workerData: { sources } });
+    const worker = startThread(import.meta.url, './validate-worker', { sources });
     worker.once('message', (result: LoadResult) => {
       settled = true;
       resolve(result);
@@ -38,9 +35,4 @@ export async function validateAside(sources: SourceText[]): Promise<LoadResult> 
     worker.once('error', here);
     worker.once('exit', (code) => code !== 0 && here());
   });
-}
-
-/** Built JavaScript loads anywhere; TypeScript sources only where the tsx loader is registered (and inherited by workers). */
-function workerCanLoad(): boolean {
-  return import.meta.url.endsWith('.js') || process.execArgv.some((a) => a.includes('tsx'));
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -23,5 +23,14 @@ describe('the embedded default', { timeout: 120_000 }, () => {
     const again = await runCli(['plan', '--detailed-exitcode', example], { cwd: data, env });
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('No changes.');
+  });
+
+  it('a data directory that cannot be used is reported as the user\'s to fix, with its path', async () => {
+    const file = path.join(data, 'not-a-directory');
+    writeFileSync(file, '');
+    const plan = await runCli(['plan', example], { cwd: data, env: { ...env, ROSTER_DATA_DIR: path.join(file, 'sub') } });
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain(`cannot use the embedded service's data directory ${path.join(file, 'sub')} (--data or ROSTER_DATA_DIR): ENOTDIR`);
+    expect(plan.stderr).not.toContain('internal error');
   });
 });
