@@ -6,7 +6,6 @@
  * (integers, null, booleans, strings; other number forms bail), and `[...]` `{...}` closed on the line.
  */
 export const BAIL: unique symbol = Symbol('bail');
-export const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 /** Where the last node read ended, as an index in its line. */
 export const cursor = { at: 0 };
 
@@ -25,9 +24,12 @@ export function skipSpaces(s: string, i: number): number {
   return i;
 }
 
-/** A key's length bound (yaml limits implicit keys to 1024 characters; stay well inside). */
+/**
+ * A key the fast path may keep in `out`: a string, new, not one that could pollute prototypes, and
+ * short (yaml limits implicit keys to 1024 characters; `length` is the key's in the source).
+ */
 export function keyOk(out: object, key: unknown, length: number): key is string {
-  return typeof key === 'string' && length <= 1000 && !FORBIDDEN_KEYS.has(key) && !Object.hasOwn(out, key);
+  return typeof key === 'string' && length <= 1000 && key !== '__proto__' && key !== 'constructor' && key !== 'prototype' && !Object.hasOwn(out, key);
 }
 
 /** A quoted scalar starting at s[i] (' or "), closed on its line. */
@@ -108,7 +110,7 @@ export function resolvePlain(s: string): unknown {
   const c = s.charCodeAt(0);
   const numberish = (c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46; // 0-9 + - .
   if (!numberish) return s;
-  if (/^[-+]?[0-9]+$/.test(s)) return Number(s);
+  if (/^[-+]?[0-9]+$/.test(s)) return parseInt(s, 10); // as yaml resolves it (not Number: digits past the 20th)
   if (/^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$|^0[xo]|^[-+]?\.(inf|Inf|INF|nan|NaN|NAN)$/.test(s)) return BAIL;
   return s;
 }

@@ -18,6 +18,7 @@ import { BAIL, cursor, flowNode, keyOk, plainEnd, quoted, resolvePlain, skipSpac
 /** Tabs, control characters but \n and \r\n, C1 controls, NEL, line/paragraph separators, BOM. */
 const REFUSED = /[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]|\r(?!\n)/;
 const START = /^---( +#.*)? *$/;
+const NO_KEYS = {};
 
 // The document being parsed, set around one synchronous parse: its lines, the lines with content
 // (not blank, not comments) and their indentation, the current one, and the depth bound.
@@ -92,7 +93,7 @@ function key(s: string, i: number): string | undefined | typeof BAIL {
   if (k === BAIL) return BAIL;
   const j = skipSpaces(s, cursor.at);
   if (s.charCodeAt(j) !== 58 || (j + 1 < s.length && s.charCodeAt(j + 1) !== 32)) return undefined;
-  if (!keyOk({}, k, j - i)) return BAIL; // non-string keys (`1:`, `null:`) are left to the full path
+  if (!keyOk(NO_KEYS, k, j - i)) return BAIL; // non-string keys (`1:`, `null:`) are left to the full path
   cursor.at = j + 1;
   return k;
 }
