@@ -1,6 +1,6 @@
 /**
  * A fast path for step 1: YAML text to plain data, by a small hand-written parser of the YAML that
- * configurations are written in (yaml's own parser takes ~0.7 s cold on a 1.5 MB file; this ~50 ms).
+ * configurations are written in (yaml's parser took ~0.7 s cold on a 1.5 MB benchmark file; this ~70 ms).
  * Whenever it answers, the answer equals `parseDocument(text, { uniqueKeys: true }).toJS()` of a document
  * without errors; on anything it is not sure of it returns undefined and the caller takes the full path,
  * which reports problems with positions. Tests check both paths agree, on fixtures and fuzzed documents.
