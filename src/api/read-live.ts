@@ -40,26 +40,43 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
   // The count is asked with the first page only: it gives the page count, and counting costs the service.
   const counted = <T>(path: string, perPage = PAGE, query: Record<string, string> = {}) =>
     client.listAll<T>(path, { perPage, query, firstPageQuery: { include_total_count: 'true' } });
+  // The public group list carries no roles. The tuples and derivations the specification records for
+  // group roles fix most groups' roles (group-roles.ts); only the others are read, one `roles` list each.
+  // A group type's tuples are read as soon as the resources show the type (its `member` role, or a
+  // `<type>_group` derivation), while the other lists are read; a type only the groups show, after them.
+  const typeTuples = new Map<string, Promise<TupleRead[]>>();
+  const tuplesOfType = (type: string) => {
+    let read = typeTuples.get(type);
+    if (!read) {
+      read = counted<TupleRead>(`${facts}/relationship_tuples`, PAGE, { relation: `${type}_group` });
+      read.catch(() => {}); // awaited below when a group has the type; a failure then fails the read
+      typeTuples.set(type, read);
+    }
+    return read;
+  };
+  const readGroups = async (list: GroupRead[]) => {
+    const resources = await resourcesRead;
+    const refs = list.map(groupIdOf);
+    const tuples = await Promise.all([...new Set(refs.map((r) => r.type))].map(tuplesOfType));
+    const { known, unresolved } = inferGroupRoles(refs.map((r) => r.id), derivationsOf(resources), tuples.flat());
+    const read = await Promise.all(unresolved.map((id) => readGroupRoles(client, id)));
+    unresolved.forEach((id, i) => known.set(id, read[i]));
+    return refs.map((r, i) => ({ ...r, tenant: list[i].group_tenant, roles: known.get(r.id)! }));
+  };
+  const resourcesRead = counted<ResourceRead>(`${schema}/resources`);
+  resourcesRead.then((rs) => groupTypesShown(rs).forEach(tuplesOfType), () => {});
+  const groupsRead = all<GroupRead>(`${schema}/groups/direct`);
   const [resources, roles, tenants, users, assignments, instances, groups, links, configs] = await Promise.all([
-    counted<ResourceRead>(`${schema}/resources`),
+    resourcesRead,
     counted<RoleRead>(`${schema}/roles`),
     counted<TenantRead>(`${facts}/tenants`),
     all<UserRead>(`${facts}/users`),
     counted<AssignmentRead>(`${facts}/role_assignments`, ASSIGNMENT_PAGE),
     counted<InstanceRead>(`${facts}/resource_instances`),
-    all<GroupRead>(`${schema}/groups/direct`),
+    groupsRead.then(readGroups),
     counted<TupleRead>(`${facts}/relationship_tuples`, PAGE, { relation: 'group' }),
     all<ConfigRead>(`${elements}/config`),
   ]);
-  // The public group list carries no roles. The tuples and derivations the specification records for
-  // group roles fix most groups' roles (group-roles.ts); only the others are read, one `roles` list each.
-  const refs = groups.map(groupIdOf);
-  const tuples = await Promise.all(
-    [...new Set(refs.map((r) => r.type))].map((type) => counted<TupleRead>(`${facts}/relationship_tuples`, PAGE, { relation: `${type}_group` })),
-  );
-  const { known, unresolved } = inferGroupRoles(refs.map((r) => r.id), derivationsOf(resources), tuples.flat());
-  const read = await Promise.all(unresolved.map((id) => readGroupRoles(client, id)));
-  unresolved.forEach((id, i) => known.set(id, read[i]));
 
   const live = emptyLiveState();
   for (const r of resources) {
@@ -83,17 +100,9 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
     };
     live.users.set(u.key, user);
   }
-  groups.forEach((g, i) => {
-    const { type, key, id } = refs[i];
-    live.groups.set(id, {
-      type,
-      key,
-      tenant: g.group_tenant,
-      members: [],
-      roles: [...known.get(id)!].sort((a, b) => cmp(a.role, b.role) || cmp(a.on, b.on)),
-      memberOf: [],
-    });
-  });
+  for (const { type, key, id, tenant, roles } of groups) {
+    live.groups.set(id, { type, key, tenant, members: [], roles: [...roles].sort((a, b) => cmp(a.role, b.role) || cmp(a.on, b.on)), memberOf: [] });
+  }
   for (const i of instances) {
     const id = `${i.resource}:${i.key}`;
     if (live.groups.has(id)) continue;
@@ -134,6 +143,13 @@ function groupIdOf(g: GroupRead): { type: string; key: string; id: string } {
 async function readGroupRoles(client: ApiClient, group: string): Promise<{ role: string; on: string }[]> {
   const items = await client.listAll<GroupRoleRead>(pathOf(client.paths.schema, 'groups', group, 'roles'), { perPage: PAGE });
   return items.map((r) => ({ role: r.key, on: `${r.resource.key}:${r.resource_instance.key}` }));
+}
+
+/** The group types the resources show: those with the `member` role, and those a `<type>_group` derivation names. */
+function groupTypesShown(resources: ResourceRead[]): string[] {
+  const types = new Set(resources.filter((r) => r.roles && MEMBER_ROLE in r.roles).map((r) => r.key));
+  for (const d of derivationsOf(resources)) if (d.relation === `${d.fromResource}_group`) types.add(d.fromResource);
+  return [...types];
 }
 
 /** Every derivation the resources list, as `group-roles.ts` reads them. */

@@ -21,16 +21,17 @@ export async function userReads(q: Queryable, env: EnvContext, rows: UserRow[]) 
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
   const marks = ids.map(() => '?').join(', ');
-  const assignments = await q.all<{ user_id: string; role: string; tenant: string; instance: string | null }>(
-    `SELECT ra.user_id, r.key AS role, t.key AS tenant, ri.id AS instance FROM role_assignments ra
-     JOIN roles r ON r.id = ra.role_id JOIN tenants t ON t.id = ra.tenant_id
-     LEFT JOIN resource_instances ri ON ri.id = ra.resource_instance_id
-     WHERE ra.user_id IN (${marks}) ORDER BY t.key, r.key`,
+  // Tenant-wide roles (instance roles are not part of the user read), and every tenant the user is in:
+  // added to it, or holding any role there.
+  const tenantRoles = await q.all<{ user_id: string; role: string; tenant: string }>(
+    `SELECT ra.user_id, r.key AS role, t.key AS tenant FROM role_assignments ra JOIN roles r ON r.id = ra.role_id JOIN tenants t ON t.id = ra.tenant_id
+     WHERE ra.user_id IN (${marks}) AND ra.resource_instance_id IS NULL`,
     ids,
   );
-  const added = await q.all<{ user_id: string; tenant: string }>(
-    `SELECT tu.user_id, t.key AS tenant FROM tenant_users tu JOIN tenants t ON t.id = tu.tenant_id WHERE tu.user_id IN (${marks}) ORDER BY t.key`,
-    ids,
+  const inTenants = await q.all<{ user_id: string; tenant: string }>(
+    `SELECT x.user_id, t.key AS tenant FROM (SELECT user_id, tenant_id FROM role_assignments WHERE user_id IN (${marks})
+     UNION SELECT user_id, tenant_id FROM tenant_users WHERE user_id IN (${marks})) x JOIN tenants t ON t.id = x.tenant_id`,
+    [...ids, ...ids],
   );
   const roles = new Map<string, { role: string; tenant: string }[]>();
   const tenants = new Map<string, Map<string, Set<string>>>();
@@ -41,14 +42,12 @@ export async function userReads(q: Queryable, env: EnvContext, rows: UserRow[]) 
     if (!s) m.set(tenant, (s = new Set()));
     return s;
   };
-  for (const a of assignments) {
-    const s = tenantOf(a.user_id, a.tenant);
-    if (a.instance === null) {
-      s.add(a.role);
-      (roles.get(a.user_id) ?? roles.set(a.user_id, []).get(a.user_id)!).push({ role: a.role, tenant: a.tenant });
-    }
+  for (const a of inTenants) tenantOf(a.user_id, a.tenant);
+  for (const a of tenantRoles) {
+    tenantOf(a.user_id, a.tenant).add(a.role);
+    (roles.get(a.user_id) ?? roles.set(a.user_id, []).get(a.user_id)!).push({ role: a.role, tenant: a.tenant });
   }
-  for (const a of added) tenantOf(a.user_id, a.tenant);
+  for (const list of roles.values()) list.sort((a, b) => cmp(a.tenant, b.tenant) || cmp(a.role, b.role));
   return rows.map((r) => ({
     id: r.id,
     key: r.key,
@@ -59,13 +58,15 @@ export async function userReads(q: Queryable, env: EnvContext, rows: UserRow[]) 
     attributes: parseJson(r.attributes, {}),
     roles: roles.get(r.id) ?? [],
     associated_tenants: [...(tenants.get(r.id) ?? new Map()).entries()]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .sort(([a], [b]) => cmp(a, b))
       .map(([tenant, rs]) => ({ tenant, roles: [...rs].sort(), status: 'active' })),
     ...envFields(env),
     created_at: r.created_at,
     updated_at: r.updated_at,
   }));
 }
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** A user "is in a tenant" when added to it or holding any role assignment in it. */
 export async function isUserInTenant(q: Queryable, userId: string, tenantId: string): Promise<boolean> {
