@@ -2,7 +2,8 @@
  * Step 1 of the pipeline: YAML text to a plain value, keeping positions. Hostile input (deep nesting,
  * alias bombs, prototype keys) becomes a problem, never a crash or a hang.
  */
-import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
+import type { Node } from 'yaml';
+import { yaml } from './yaml-lib.js';
 import { fastParse } from './fast.js';
 import { formatPath, problemAtOffset, type Problem, type Segment, type Source } from './source.js';
 
@@ -22,6 +23,7 @@ export interface ParsedSource {
 export function parseSource(file: string, text: string): ParsedSource {
   const fast = fastParse(text, MAX_DEPTH);
   if (fast) return { src: { file, text }, value: fast.value, errors: [], warnings: [] };
+  const { LineCounter, parseDocument, isMap, isScalar } = yaml();
   const lineCounter = new LineCounter();
   // uniqueKeys: false because yaml's own duplicate check is quadratic in a map's size; checkNodes
   // finds duplicates in one pass instead.
@@ -66,6 +68,7 @@ function yamlMessage(message: string): string {
  * nesting depth, duplicate keys, non-string keys and prototype-polluting keys.
  */
 function checkNodes(src: Source, root: Node): Problem[] {
+  const { isAlias, isMap, isPair, isScalar, isSeq } = yaml();
   const problems: Problem[] = [];
   const stack: { node: Node; depth: number; path: Segment[] }[] = [{ node: root, depth: 1, path: [] }];
   while (stack.length > 0) {

@@ -2,7 +2,8 @@
  * Where things are: a parsed file, locations inside it, and problems pointing at them. Positions are
  * resolved lazily from the YAML document when a problem is raised, so a valid configuration pays nothing.
  */
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
+import type { Document, LineCounter, Node, Pair, YAMLMap } from 'yaml';
+import { yaml } from './yaml-lib.js';
 import type { ConfigProblem } from '../errors.js';
 
 export interface Source {
@@ -20,6 +21,7 @@ export interface Source {
  */
 export function documentOf(src: Source): { doc: Document.Parsed; lineCounter: LineCounter } {
   if (!src.doc || !src.lineCounter) {
+    const { LineCounter, parseDocument } = yaml();
     src.lineCounter = new LineCounter();
     src.doc = parseDocument(src.text, { uniqueKeys: false, lineCounter: src.lineCounter, prettyErrors: false });
   }
@@ -87,6 +89,7 @@ function rangeToPositions(src: Source, [start, end]: [number, number]): Partial<
  * The displayed path stays the logical one (`roles.viewer.permissions[0]` even for `viewer: [doc:read]`).
  */
 function rangeOf(src: Source, path: Segment[], on: 'key' | 'value'): [number, number] | undefined {
+  const { isMap, isSeq } = yaml();
   let node: Node | null | undefined = documentOf(src).doc.contents as Node | null | undefined;
   let best: [number, number] | undefined = node?.range ? [node.range[0], node.range[1]] : undefined;
   for (let i = 0; i < path.length && node; i++) {
@@ -119,6 +122,7 @@ const pairIndex = new WeakMap<YAMLMap, Map<string, Pair>>();
 function pairOf(map: YAMLMap, key: string): Pair | undefined {
   let index = pairIndex.get(map);
   if (!index) {
+    const { isPair, isScalar } = yaml();
     index = new Map();
     for (const pair of map.items) {
       if (isPair(pair) && isScalar(pair.key)) {

@@ -4,7 +4,10 @@ import type { FieldChange, Fields } from './types.js';
 export function diffFields(before: Fields, after: Fields): FieldChange[] {
   const out: FieldChange[] = [];
   for (const field of Object.keys(after)) {
-    if (canonical(before[field]) !== canonical(after[field])) out.push({ field, before: before[field] ?? null, after: after[field] ?? null });
+    const a = before[field];
+    const b = after[field];
+    // The same value is the same canonically: most fields of most objects in a plan are unchanged.
+    if (a !== b && canonical(a) !== canonical(b)) out.push({ field, before: a ?? null, after: b ?? null });
   }
   return out;
 }

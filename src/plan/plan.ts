@@ -57,7 +57,9 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
   }
   if (managed.has('users')) {
     b.keyed('user', desired.users, live.users, ids.user, prune, (u) => ({ key: u.key, email: u.email, first_name: u.first_name, last_name: u.last_name, attributes: u.attributes }));
-    const memberships = { desired: membershipsByUser(desired.groups), live: membershipsByUser(live.groups) };
+    // Indexed on first need: a user already in exactly the tenants it declares needs no memberships.
+    let indexed: { desired: Memberships; live: Memberships } | undefined;
+    const memberships = () => (indexed ??= { desired: membershipsByUser(desired.groups), live: membershipsByUser(live.groups) });
     for (const user of desired.users.values()) planUserParts(b, user, { desired, memberships, replaced, prune, was: live.users.get(user.key) });
   }
   if (managed.has('resource_instances')) {
@@ -114,7 +116,7 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
 interface UserContext {
   desired: DesiredState;
   /** Group memberships by user, desired and live. */
-  memberships: { desired: Memberships; live: Memberships };
+  memberships: () => { desired: Memberships; live: Memberships };
   replaced: Set<string>;
   prune: boolean;
   was: DesiredUser | undefined;
@@ -124,13 +126,17 @@ interface UserContext {
 function planUserParts(b: PlanBuilder, user: DesiredUser, ctx: UserContext): void {
   const was = ctx.was;
   const roleKey = (r: { role: string; tenant: string; on?: string }) => ids.assignment(user.key, r.role, r.on ?? r.tenant);
-  const liveRoles = new Map((was?.roles ?? []).filter((r) => !r.on || !ctx.replaced.has(r.on)).map((r) => [roleKey(r), r]));
-  const wantRoles = new Map(user.roles.map((r) => [roleKey(r), r]));
-  for (const [id, r] of wantRoles) if (!liveRoles.has(id)) b.create('assignment', id, defined({ user: user.key, role: r.role, tenant: r.tenant, on: r.on }));
-  for (const [id, r] of liveRoles) if (!wantRoles.has(id)) b.delete('assignment', id, defined({ user: user.key, role: r.role, tenant: r.tenant, on: r.on }));
+  if (!(was && ctx.replaced.size === 0 && sameItems(user.roles, was.roles, roleKey))) {
+    const liveRoles = new Map((was?.roles ?? []).filter((r) => !r.on || !ctx.replaced.has(r.on)).map((r) => [roleKey(r), r]));
+    const wantRoles = new Map(user.roles.map((r) => [roleKey(r), r]));
+    for (const [id, r] of wantRoles) if (!liveRoles.has(id)) b.create('assignment', id, defined({ user: user.key, role: r.role, tenant: r.tenant, on: r.on }));
+    for (const [id, r] of liveRoles) if (!wantRoles.has(id)) b.delete('assignment', id, defined({ user: user.key, role: r.role, tenant: r.tenant, on: r.on }));
+  }
 
-  const desiredGroups = ctx.memberships.desired.get(user.key) ?? [];
-  const liveGroups = ctx.memberships.live.get(user.key) ?? [];
+  // In exactly the tenants it declares: nothing to add, nothing to leave (below).
+  if (was && sameItems(user.tenants, was.tenants, (t) => t)) return;
+  const desiredGroups = ctx.memberships().desired.get(user.key) ?? [];
+  const liveGroups = ctx.memberships().live.get(user.key) ?? [];
   // Presence in a declared tenant is made explicit (`POST /tenants/{t}/users`) from the first apply,
   // even where a role or membership already puts the user there: the service counts those only while
   // they last, and a membership or role edit must never move a user out of a tenant they declare (nor
@@ -166,6 +172,10 @@ function membershipsByUser(groups: Map<string, DesiredGroup>): Memberships {
 
 /** A group's members, grants and links (to its parents). */
 function planGroupParts(b: PlanBuilder, ref: string, g: DesiredGroup, was: DesiredGroup | undefined, replaced: Set<string>): void {
+  // Both sides keep their lists sorted the same way (desired.ts, read-live.ts): the same lists plan nothing.
+  const grantKey = (r: { role: string; on: string }) => `${r.role}@${r.on}`;
+  const same = (x: string) => x;
+  if (was && replaced.size === 0 && sameItems(g.members, was.members, same) && sameItems(g.roles, was.roles, grantKey) && sameItems(g.memberOf, was.memberOf, same)) return;
   const sync = (kind: Kind, want: Map<string, Fields>, have: Map<string, Fields>) => {
     for (const [id, f] of want) if (!have.has(id)) b.create(kind, id, f);
     for (const [id, f] of have) if (!want.has(id)) b.delete(kind, id, f);
@@ -266,3 +276,10 @@ function prerequisites(c: Change): string[] {
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The same items in the same order, by `key`: a shortcut for the most common case, nothing changed. */
+function sameItems<T>(a: readonly T[], b: readonly T[], key: (item: T) => string): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (key(a[i]) !== key(b[i])) return false;
+  return true;
+}
