@@ -100,7 +100,7 @@ export default async function tupleRoutes(app: FastifyInstance, { db, now }: Ser
       ['tp.env_id = ?'],
       [req.env.envId],
     );
-    const { rows, total } = await pageOf<TupleRow>(db, FROM, where, params, paging, SELECT, 'tp.created_at, tp.id');
+    const { rows, total } = await pageOf<TupleRow>(db, FROM, where, params, paging, SELECT, 'tp.created_at, tp.id', { byCursor: true });
     return { rows, total, paging, query };
   };
   // `detailed=true` answers the detailed read model, as `/relationship_tuples/detailed` does.

@@ -33,7 +33,7 @@ export default async function userRoutes(app: FastifyInstance, { db, now }: Serv
       ['env_id = ?'],
       [req.env.envId],
     );
-    const { rows, total } = await pageOf<UserRow>(db, 'users', where, params, paging);
+    const { rows, total } = await pageOf<UserRow>(db, 'users', where, params, paging, '*', 'created_at, id', { byCursor: true });
     return envelope(await userReads(db, req.env, rows), total, paging);
   });
 
