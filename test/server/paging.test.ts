@@ -138,9 +138,10 @@ describe('totals follow writes', () => {
 });
 
 describe('pages follow writes', () => {
-  // The SQLite store remembers where each page of a list starts, and the keys a role assignment page
-  // names, while nothing changes (repo/page-cursors.ts, repo/env-keys.ts): a page read after the one
-  // before it must be the page read on its own, before and after writes by this server or another one.
+  // The SQLite store remembers where each page of a list starts, the keys a role assignment page names
+  // and users' memberships while nothing changes (repo/page-cursors.ts, env-keys.ts, user-memberships.ts):
+  // a page read after the one before it must be the page read on its own, before and after writes by
+  // this server or another one.
   const pagesOf = async (server: TestServer, path: string, perPage: number, pages: number[]) => {
     const sep = path.includes('?') ? '&' : '?';
     const out = new Map<number, unknown>();
@@ -174,6 +175,8 @@ describe('pages follow writes', () => {
     // Deleting a user of the first page moves every later page by one (its assignments go with it).
     const first = ok(await s.facts('GET', '/users?per_page=1')).data[0].key as string;
     ok(await s.facts('DELETE', `/users/${first}`));
+    // A new user, last in the list, with a role: on a page past the first (user reads remember memberships).
+    ok(await s.facts('POST', '/users', { key: `own-${suffix}`, role_assignments: [{ role: 'r', tenant: 'k001' }] }));
     // Pages 2 on, page 2 first: where it started before the write is remembered, and must not be used.
     const later = count(n).slice(1);
     expect(await pagesOf(s, path, perPage, later)).toEqual((await alone(path, perPage, n)).slice(1));
