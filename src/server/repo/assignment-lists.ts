@@ -45,18 +45,22 @@ export async function listAssignments(q: Queryable, envId: string, f: Assignment
   const where = clauses.join(' AND ');
   const total = () => countOf(q, `SELECT COUNT(*) AS n FROM role_assignments ra WHERE ${where}`, params);
   const list = `${where}\0${JSON.stringify(params)}`;
-  const known = paging.perPage >= KEYS_FROM_MEMORY_AT ? await envKeys(q, envId) : undefined;
+  const known = paging.perPage >= KEYS_FROM_MEMORY_AT && q.values ? await envKeys(q, envId) : undefined;
   if (known) {
-    const ids = await pageWithCursor(q, list, paging, (start) => {
-      const c = pageClauses('ra.created_at, ra.id', paging, start);
-      return q.all<Omit<AssignmentRow, 'user_key' | 'role_key' | 'tenant_key' | 'instance_key' | 'resource_key'>>(
-        `SELECT ra.id, ra.user_id, ra.role_id, ra.tenant_id, ra.resource_instance_id, ra.created_at FROM role_assignments ra
-         WHERE ${where}${c.extra} ORDER BY ra.created_at, ra.id ${c.limit}`,
-        [...params, ...c.extraParams, ...c.limitParams],
-      );
-    });
-    const rows = withKeys(ids, known.keys);
-    if (rows && stillAt(q, known.version)) return { rows, total };
+    try {
+      const rows = await pageWithCursor(q, list, paging, async (start) => {
+        const c = pageClauses('ra.created_at, ra.id', paging, start);
+        const values = await q.values!(
+          `SELECT ra.id, ra.user_id, ra.role_id, ra.tenant_id, ra.resource_instance_id, ra.created_at FROM role_assignments ra
+           WHERE ${where}${c.extra} ORDER BY ra.created_at, ra.id ${c.limit}`,
+          [...params, ...c.extraParams, ...c.limitParams],
+        );
+        return withKeys(values as AssignmentValues[], known.keys);
+      });
+      if (stillAt(q, known.version)) return { rows, total };
+    } catch (err) {
+      if (!(err instanceof KeyNotKnown)) throw err;
+    }
   }
   const rows = await pageWithCursor(q, list, paging, (start) => {
     const c = pageClauses('ra.created_at, ra.id', paging, start);
@@ -75,19 +79,24 @@ export async function listAssignments(q: Queryable, envId: string, f: Assignment
  */
 const KEYS_FROM_MEMORY_AT = 100;
 
-/** The rows with their keys; undefined when a key is missing (then the joins answer). */
-function withKeys(rows: Omit<AssignmentRow, 'user_key' | 'role_key' | 'tenant_key' | 'instance_key' | 'resource_key'>[], keys: EnvKeys): AssignmentRow[] | undefined {
+/** A page row as `values` answers it: id, user_id, role_id, tenant_id, resource_instance_id, created_at. */
+type AssignmentValues = [string, string, string, string, string | null, string];
+
+/** A row names an id the keys in memory do not have: the joins answer instead (and nothing is remembered). */
+class KeyNotKnown extends Error {}
+
+/** The rows with their keys, built field by field (spreading or a row object per row was most of the cost). */
+function withKeys(rows: AssignmentValues[], keys: EnvKeys): AssignmentRow[] {
   const out: AssignmentRow[] = [];
-  for (const r of rows) {
-    const user_key = keys.users.get(r.user_id);
-    const role_key = keys.roles.get(r.role_id);
-    const tenant_key = keys.tenants.get(r.tenant_id);
-    const instance = r.resource_instance_id !== null ? keys.instances.get(r.resource_instance_id) : undefined;
-    if (user_key === undefined || role_key === undefined || tenant_key === undefined) return undefined;
-    if (r.resource_instance_id !== null && !instance) return undefined;
-    // Built field by field: spreading the driver's row was most of this function's time.
+  for (const [id, user_id, role_id, tenant_id, resource_instance_id, created_at] of rows) {
+    const user_key = keys.users.get(user_id);
+    const role_key = keys.roles.get(role_id);
+    const tenant_key = keys.tenants.get(tenant_id);
+    const instance = resource_instance_id !== null ? keys.instances.get(resource_instance_id) : undefined;
+    if (user_key === undefined || role_key === undefined || tenant_key === undefined) throw new KeyNotKnown();
+    if (resource_instance_id !== null && !instance) throw new KeyNotKnown();
     out.push({
-      id: r.id, user_id: r.user_id, role_id: r.role_id, tenant_id: r.tenant_id, resource_instance_id: r.resource_instance_id, created_at: r.created_at,
+      id, user_id, role_id, tenant_id, resource_instance_id, created_at,
       user_key, role_key, tenant_key, instance_key: instance?.key ?? null, resource_key: instance?.resource ?? null,
     });
   }
