@@ -27,6 +27,23 @@ const FROM = `${LEAN_FROM} JOIN tenants st ON st.id = si.tenant_id JOIN tenants 
  * The same rows: st and ot are the tenants of the instances' NOT NULL foreign keys, so joining them drops
  * none. ~21 -> ~14 ms of SQL for the 2,300 tuples of a plan's read.
  */
+/**
+ * The FROM that counts a list: the joins its filters name, and the relation's, which can drop a row (it
+ * is no foreign key). The others join NOT NULL foreign keys to primary keys: each matches exactly one
+ * row, so leaving them out counts the same rows. Counting the 2,300 tuples of a plan's read (three
+ * relation filters) joined all of them: ~10 ms, once per data version.
+ */
+function countFrom(where: string): string {
+  const names = (alias: string) => new RegExp(`\\b${alias}\\.`).test(where);
+  return [
+    'relationship_tuples tp JOIN resource_instances oi ON oi.id = tp.object_id',
+    'JOIN relations rel ON rel.object_resource_id = oi.resource_id AND rel.key = tp.relation',
+    names('si') || names('sr') ? 'JOIN resource_instances si ON si.id = tp.subject_id' : '',
+    names('sr') ? 'JOIN resources sr ON sr.id = si.resource_id' : '',
+    names('orr') ? 'JOIN resources orr ON orr.id = oi.resource_id' : '',
+    names('t') ? 'JOIN tenants t ON t.id = tp.tenant_id' : '',
+  ].filter((join) => join !== '').join(' ');
+}
 const LEAN_SELECT = `tp.id, tp.relation, tp.created_at, tp.subject_id, tp.object_id, tp.tenant_id, sr.key AS s_type, si.key AS s_key,
   orr.key AS o_type, oi.key AS o_key, t.key AS tenant_key, rel.id AS relation_id`;
 
@@ -109,6 +126,7 @@ export default async function tupleRoutes(app: FastifyInstance, { db, now }: Ser
     );
     const { rows, total } = await pageOf<TupleRow>(db, detailed ? FROM : LEAN_FROM, where, params, paging, detailed ? SELECT : LEAN_SELECT, 'tp.created_at, tp.id', {
       byCursor: true,
+      countFrom: countFrom(where),
     });
     return { rows, total, paging, query };
   };
