@@ -136,3 +136,67 @@ describe('totals follow writes', () => {
     expect(await total()).toBe(before);
   });
 });
+
+describe('pages follow writes', () => {
+  // The SQLite store remembers where each page of a list starts, the keys a role assignment page names
+  // and users' memberships while nothing changes (repo/page-cursors.ts, env-keys.ts, user-memberships.ts):
+  // a page read after the one before it must be the page read on its own, before and after writes by
+  // this server or another one.
+  const pagesOf = async (server: TestServer, path: string, perPage: number, pages: number[]) => {
+    const sep = path.includes('?') ? '&' : '?';
+    const out = new Map<number, unknown>();
+    for (const p of pages) out.set(p, ok(await server.facts('GET', `${path}${sep}per_page=${perPage}&page=${p}`)));
+    return pages.map((p) => out.get(p));
+  };
+  const count = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+  // The pages as a server that remembers nothing answers them: a fresh one on the same store, reading the
+  // last page first (no page can start where the one before it ended).
+  const alone = async (path: string, perPage: number, n: number) => {
+    const fresh = await startTestServer({ dataDir: s.dataDir });
+    try {
+      return (await pagesOf(fresh, path, perPage, count(n).reverse())).reverse();
+    } finally {
+      await fresh.stop();
+    }
+  };
+  const lists: [string, number, number][] = [['/users', 50, 6], ['/role_assignments', 100, 12], ['/role_assignments', 1000, 2]];
+
+  it.each(lists)('%s, per_page %i: in order, out of order and alone agree', async (path, perPage, n) => {
+    const inOrder = await pagesOf(s, path, perPage, count(n));
+    expect(await pagesOf(s, path, perPage, count(n))).toEqual(inOrder);
+    expect(await alone(path, perPage, n)).toEqual(inOrder);
+    const shuffled = [3, 1, 2, 4, 2].map((p) => ((p - 1) % n) + 1);
+    expect(await pagesOf(s, path, perPage, shuffled)).toEqual(shuffled.map((p) => inOrder[p - 1]));
+    // After a write nothing remembered holds: page 3 right after page 1 starts where page 2 starts and
+    // skips a page (a reader asking for pages concurrently).
+    ok(await s.facts('POST', '/tenants', { key: `bump-${path.slice(1)}-${perPage}`, name: 'bump' }));
+    const skipping = [1, 3, 2, 5, 4].map((p) => ((p - 1) % n) + 1);
+    expect(await pagesOf(s, path, perPage, skipping)).toEqual(skipping.map((p) => inOrder[p - 1]));
+  });
+
+  it.each(lists)('%s, per_page %i: the next page after a write by this server or another is the page alone', async (path, perPage, n) => {
+    const suffix = `${path.slice(1)}-${perPage}`;
+    await pagesOf(s, path, perPage, [1, 2]);
+    // Deleting a user of the first page moves every later page by one (its assignments go with it).
+    const first = ok(await s.facts('GET', '/users?per_page=1')).data[0].key as string;
+    ok(await s.facts('DELETE', `/users/${first}`));
+    // A new user, last in the list, with a role: on a page past the first (user reads remember memberships).
+    ok(await s.facts('POST', '/users', { key: `own-${suffix}`, role_assignments: [{ role: 'r', tenant: 'k001' }] }));
+    // Pages 2 on, page 2 first: where it started before the write is remembered, and must not be used.
+    const later = count(n).slice(1);
+    expect(await pagesOf(s, path, perPage, later)).toEqual((await alone(path, perPage, n)).slice(1));
+    const other = await startTestServer({ dataDir: s.dataDir });
+    try {
+      await pagesOf(s, path, perPage, [1, 2]);
+      const second = ok(await s.facts('GET', '/users?per_page=1')).data[0].key as string;
+      ok(await other.facts('DELETE', `/users/${second}`));
+      ok(await other.facts('POST', '/users', { key: `late-${suffix}`, role_assignments: [{ role: 'r', tenant: 'k000' }] }));
+      const pages = await pagesOf(s, path, perPage, later);
+      expect(pages).toEqual((await alone(path, perPage, n)).slice(1));
+      // The new user's assignment is the last one, under its key: the keys in memory were read again.
+      if (path === '/role_assignments') expect((pages.flat() as { user: string }[]).at(-1)?.user).toBe(`late-${suffix}`);
+    } finally {
+      await other.stop();
+    }
+  });
+});

@@ -1,7 +1,7 @@
 import type { Queryable } from '../store/db.js';
 import type { EnvContext } from '../context.js';
 import { duplicate, httpError, notFound } from '../errors.js';
-import { envFields, findKeyed, splitRef } from './common.js';
+import { findKeyed, splitRef } from './common.js';
 
 export interface AssignmentInput {
   user: string;
@@ -33,19 +33,20 @@ export const ASSIGNMENT_FROM = `role_assignments ra JOIN users u ON u.id = ra.us
   LEFT JOIN resources res ON res.id = ri.resource_id`;
 
 export function assignmentRead(row: AssignmentRow, env: EnvContext) {
+  // Written out rather than spread (a page holds up to 1,000): the same fields in the same order either way.
   // A tenant-wide assignment has no instance: the fields are absent (the public read model has no nulls).
-  const instance = row.instance_key !== null ? { resource_instance: `${row.resource_key}:${row.instance_key}`, resource_instance_id: row.resource_instance_id! } : {};
+  if (row.instance_key === null) {
+    return {
+      id: row.id, user: row.user_key, role: row.role_key, tenant: row.tenant_key,
+      user_id: row.user_id, role_id: row.role_id, tenant_id: row.tenant_id,
+      organization_id: env.orgId, project_id: env.projectId, environment_id: env.envId, created_at: row.created_at,
+    };
+  }
   return {
-    id: row.id,
-    user: row.user_key,
-    role: row.role_key,
-    tenant: row.tenant_key,
-    ...instance,
-    user_id: row.user_id,
-    role_id: row.role_id,
-    tenant_id: row.tenant_id,
-    ...envFields(env),
-    created_at: row.created_at,
+    id: row.id, user: row.user_key, role: row.role_key, tenant: row.tenant_key,
+    resource_instance: `${row.resource_key}:${row.instance_key}`, resource_instance_id: row.resource_instance_id!,
+    user_id: row.user_id, role_id: row.role_id, tenant_id: row.tenant_id,
+    organization_id: env.orgId, project_id: env.projectId, environment_id: env.envId, created_at: row.created_at,
   };
 }
 

@@ -3,6 +3,7 @@ import type { Db, Queryable, SqlValue } from '../store/db.js';
 import type { EnvContext } from '../context.js';
 import { notFound } from '../errors.js';
 import type { Paging } from '../paging.js';
+import { pageClauses, pageWithCursor, type PageFrom, type PageStart } from './page-cursors.js';
 
 export const parseJson = <T>(text: unknown, fallback: T): T => (typeof text === 'string' && text ? (JSON.parse(text) as T) : fallback);
 
@@ -33,7 +34,10 @@ export async function findKeyedOrNull<T>(q: Queryable, table: string, envId: str
 
 /**
  * One page in a deterministic order (creation time, then id), and how to count the whole list: the count
- * runs only when the answer carries it (paging.ts).
+ * runs only when the answer carries it (paging.ts). `byCursor`: the order is `created_at, id` of the
+ * table whose `id` and `created_at` the rows carry, so a page may start where the page before it ended
+ * (page-cursors.ts) instead of at its offset. `countFrom`: the FROM the count needs, when fewer joins
+ * count the same rows.
  */
 export async function pageOf<T>(
   q: Queryable,
@@ -43,13 +47,14 @@ export async function pageOf<T>(
   paging: Paging,
   select = '*',
   order = 'created_at, id',
+  { byCursor = false, countFrom = from }: { byCursor?: boolean; countFrom?: string } = {},
 ): Promise<{ rows: T[]; total: () => Promise<number> }> {
-  const rows = await q.all<T>(`SELECT ${select} FROM ${from} WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`, [
-    ...params,
-    paging.perPage,
-    paging.offset,
-  ]);
-  return { rows, total: () => countOf(q, `SELECT COUNT(*) AS n FROM ${from} WHERE ${where}`, params) };
+  const read = (start: PageFrom | undefined) => {
+    const c = pageClauses(order, paging, start);
+    return q.all<T & PageStart>(`SELECT ${select} FROM ${from} WHERE (${where})${c.extra} ORDER BY ${order} ${c.limit}`, [...params, ...c.extraParams, ...c.limitParams]);
+  };
+  const rows = byCursor ? await pageWithCursor(q, `${select}\0${from}\0${where}\0${JSON.stringify(params)}`, paging, read) : await read(undefined);
+  return { rows, total: () => countOf(q, `SELECT COUNT(*) AS n FROM ${countFrom} WHERE ${where}`, params) };
 }
 
 /** Counts remembered per store while its data version holds: paging a list counts it once, not per page. */

@@ -1,6 +1,7 @@
 import type { Queryable } from '../store/db.js';
 import type { EnvContext } from '../context.js';
 import { envFields, parseJson } from './common.js';
+import { envMemberships, type Memberships } from './user-memberships.js';
 
 export interface UserRow {
   id: string;
@@ -16,23 +17,16 @@ export interface UserRow {
 /**
  * User read models for a batch of rows, with two extra queries for the whole batch (never one per user):
  * `roles` lists tenant-wide roles, `associated_tenants` every tenant the user is in, with its roles there.
+ * `walking`: the batch is a page past the first of a list, whose reader likely reads every page: on
+ * SQLite the environment's memberships are then read once for all pages (user-memberships.ts).
  */
-export async function userReads(q: Queryable, env: EnvContext, rows: UserRow[]) {
+export async function userReads(q: Queryable, env: EnvContext, rows: UserRow[], { walking = false }: { walking?: boolean } = {}) {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
-  const marks = ids.map(() => '?').join(', ');
-  // Tenant-wide roles (instance roles are not part of the user read), and every tenant the user is in:
-  // added to it, or holding any role there.
-  const tenantRoles = await q.all<{ user_id: string; role: string; tenant: string }>(
-    `SELECT ra.user_id, r.key AS role, t.key AS tenant FROM role_assignments ra JOIN roles r ON r.id = ra.role_id JOIN tenants t ON t.id = ra.tenant_id
-     WHERE ra.user_id IN (${marks}) AND ra.resource_instance_id IS NULL`,
-    ids,
-  );
-  const inTenants = await q.all<{ user_id: string; tenant: string }>(
-    `SELECT x.user_id, t.key AS tenant FROM (SELECT user_id, tenant_id FROM role_assignments WHERE user_id IN (${marks})
-     UNION SELECT user_id, tenant_id FROM tenant_users WHERE user_id IN (${marks})) x JOIN tenants t ON t.id = x.tenant_id`,
-    [...ids, ...ids],
-  );
+  const memory = walking ? await envMemberships(q, env.envId) : undefined;
+  const { assigned, added } = memory ? fromMemory(memory, ids) : await fromStore(q, ids);
+  const tenantRoles = assigned.filter((a) => Number(a.tenant_wide) === 1);
+  const inTenants = [...assigned, ...added];
   const roles = new Map<string, { role: string; tenant: string }[]>();
   const tenants = new Map<string, Map<string, Set<string>>>();
   const tenantOf = (user: string, tenant: string) => {
@@ -64,6 +58,39 @@ export async function userReads(q: Queryable, env: EnvContext, rows: UserRow[]) 
     created_at: r.created_at,
     updated_at: r.updated_at,
   }));
+}
+
+type Assigned = { user_id: string; role: string; tenant: string; tenant_wide: number };
+type Added = { user_id: string; tenant: string };
+
+/**
+ * Every role assignment of the batch (tenant-wide ones are the `roles`; any one puts its user in its
+ * tenant), and the tenants the users were added to. Two plain indexed reads: a UNION of both in one
+ * query cost ~1.2 ms a page of 100 users on SQLite (~120 ms for 10,000 users), these ~0.15 ms.
+ */
+async function fromStore(q: Queryable, ids: string[]): Promise<{ assigned: Assigned[]; added: Added[] }> {
+  const marks = ids.map(() => '?').join(', ');
+  const assigned = await q.all<Assigned>(
+    `SELECT ra.user_id, r.key AS role, t.key AS tenant, CASE WHEN ra.resource_instance_id IS NULL THEN 1 ELSE 0 END AS tenant_wide
+     FROM role_assignments ra JOIN roles r ON r.id = ra.role_id JOIN tenants t ON t.id = ra.tenant_id WHERE ra.user_id IN (${marks})`,
+    ids,
+  );
+  const added = await q.all<Added>(
+    `SELECT tu.user_id, t.key AS tenant FROM tenant_users tu JOIN tenants t ON t.id = tu.tenant_id WHERE tu.user_id IN (${marks})`,
+    ids,
+  );
+  return { assigned, added };
+}
+
+/** The same, from the environment's memberships in memory. */
+function fromMemory(m: Memberships, ids: string[]): { assigned: Assigned[]; added: Added[] } {
+  const assigned: Assigned[] = [];
+  const added: Added[] = [];
+  for (const id of ids) {
+    for (const a of m.assigned.get(id) ?? []) assigned.push({ user_id: id, role: a.role, tenant: a.tenant, tenant_wide: a.tenantWide ? 1 : 0 });
+    for (const tenant of m.added.get(id) ?? []) added.push({ user_id: id, tenant });
+  }
+  return { assigned, added };
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

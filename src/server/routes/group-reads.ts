@@ -27,7 +27,7 @@ export default async function groupReadRoutes(app: FastifyInstance, { db }: Serv
       ['g.env_id = ?'],
       [env.envId],
     );
-    const { rows, total } = await pageOf<GroupRow>(db, GROUP_FROM, where, params, paging, GROUP_SELECT, 'g.created_at, g.id');
+    const { rows, total } = await pageOf<GroupRow>(db, GROUP_FROM, where, params, paging, GROUP_SELECT, 'g.created_at, g.id', { byCursor: true });
     return { paging, rows, total };
   };
 

@@ -66,7 +66,7 @@ export default async function resourceInstanceRoutes(app: FastifyInstance, { db,
     const query = req.query as Record<string, string | undefined>;
     const paging = parsePaging(query);
     const { where, params } = whereOf([['t.key = ?', query.tenant], ['res.key = ?', query.resource]], ['ri.env_id = ?'], [req.env.envId]);
-    const { rows, total } = await pageOf<InstanceRow>(db, FROM, where, params, paging, SELECT, 'ri.created_at, ri.id');
+    const { rows, total } = await pageOf<InstanceRow>(db, FROM, where, params, paging, SELECT, 'ri.created_at, ri.id', { byCursor: true });
     return schemaList(rows.map((r) => instanceRead(r, req.env)), total, paging, query);
   });
 
@@ -84,7 +84,7 @@ export default async function resourceInstanceRoutes(app: FastifyInstance, { db,
       baseParams.push(...search, ...search);
     }
     const { where, params } = whereOf([['(t.key = ? OR t.id = ?)', query.tenant], ['(res.key = ? OR res.id = ?)', query.resource]], base, baseParams);
-    const { rows, total } = await pageOf<InstanceRow>(db, FROM, where, params, paging, SELECT, 'ri.created_at, ri.id');
+    const { rows, total } = await pageOf<InstanceRow>(db, FROM, where, params, paging, SELECT, 'ri.created_at, ri.id', { byCursor: true });
     return envelope(await detailedReads(db, req.env, rows), total, paging);
   });
 

@@ -18,10 +18,34 @@ const SELECT = `tp.id, tp.relation, tp.created_at, tp.subject_id, tp.object_id, 
   si.attributes AS s_attributes, oi.attributes AS o_attributes, st.key AS s_tenant, ot.key AS o_tenant, t.name AS tenant_name,
   t.attributes AS tenant_attributes`;
 // A tuple names its relation by key on the object's type; deleting a relation deletes its tuples.
-const FROM = `relationship_tuples tp JOIN resource_instances si ON si.id = tp.subject_id JOIN resources sr ON sr.id = si.resource_id
+const LEAN_FROM = `relationship_tuples tp JOIN resource_instances si ON si.id = tp.subject_id JOIN resources sr ON sr.id = si.resource_id
   JOIN resource_instances oi ON oi.id = tp.object_id JOIN resources orr ON orr.id = oi.resource_id JOIN tenants t ON t.id = tp.tenant_id
-  JOIN relations rel ON rel.object_resource_id = oi.resource_id AND rel.key = tp.relation
-  JOIN tenants st ON st.id = si.tenant_id JOIN tenants ot ON ot.id = oi.tenant_id`;
+  JOIN relations rel ON rel.object_resource_id = oi.resource_id AND rel.key = tp.relation`;
+const FROM = `${LEAN_FROM} JOIN tenants st ON st.id = si.tenant_id JOIN tenants ot ON ot.id = oi.tenant_id`;
+/**
+ * What `tupleRead` reads (from LEAN_FROM), without the details: the instances' tenants (st, ot), attributes and names.
+ * The same rows: st and ot are the tenants of the instances' NOT NULL foreign keys, so joining them drops
+ * none. ~21 -> ~14 ms of SQL for the 2,300 tuples of a plan's read.
+ */
+/**
+ * The FROM that counts a list: the joins its filters name, and the relation's, which can drop a row (it
+ * is no foreign key). The others join NOT NULL foreign keys to primary keys: each matches exactly one
+ * row, so leaving them out counts the same rows. Counting the 2,300 tuples of a plan's read (three
+ * relation filters) joined all of them: ~10 ms, once per data version.
+ */
+function countFrom(where: string): string {
+  const names = (alias: string) => new RegExp(`\\b${alias}\\.`).test(where);
+  return [
+    'relationship_tuples tp JOIN resource_instances oi ON oi.id = tp.object_id',
+    'JOIN relations rel ON rel.object_resource_id = oi.resource_id AND rel.key = tp.relation',
+    names('si') || names('sr') ? 'JOIN resource_instances si ON si.id = tp.subject_id' : '',
+    names('sr') ? 'JOIN resources sr ON sr.id = si.resource_id' : '',
+    names('orr') ? 'JOIN resources orr ON orr.id = oi.resource_id' : '',
+    names('t') ? 'JOIN tenants t ON t.id = tp.tenant_id' : '',
+  ].filter((join) => join !== '').join(' ');
+}
+const LEAN_SELECT = `tp.id, tp.relation, tp.created_at, tp.subject_id, tp.object_id, tp.tenant_id, sr.key AS s_type, si.key AS s_key,
+  orr.key AS o_type, oi.key AS o_key, t.key AS tenant_key, rel.id AS relation_id`;
 
 /** The public `RelationshipTupleRead`. Tuples never change: `updated_at` is their creation time. */
 const tupleRead = (r: TupleRow, env: EnvContext) => ({
@@ -83,7 +107,7 @@ async function resolveTuple(q: Queryable, envId: string, t: TupleInput) {
 
 /** Relationship tuples: `/v2/facts/{p}/{e}/relationship_tuples` (list and detailed list with filters, create, delete, bulk). */
 export default async function tupleRoutes(app: FastifyInstance, { db, now }: ServerDeps) {
-  const list = async (req: FastifyRequest) => {
+  const list = async (req: FastifyRequest, detailed: boolean) => {
     const query = req.query as Record<string, string | undefined>;
     const paging = parsePaging(query);
     const subject = query.subject ? splitRef(query.subject) : undefined;
@@ -100,17 +124,21 @@ export default async function tupleRoutes(app: FastifyInstance, { db, now }: Ser
       ['tp.env_id = ?'],
       [req.env.envId],
     );
-    const { rows, total } = await pageOf<TupleRow>(db, FROM, where, params, paging, SELECT, 'tp.created_at, tp.id');
+    const { rows, total } = await pageOf<TupleRow>(db, detailed ? FROM : LEAN_FROM, where, params, paging, detailed ? SELECT : LEAN_SELECT, 'tp.created_at, tp.id', {
+      byCursor: true,
+      countFrom: countFrom(where),
+    });
     return { rows, total, paging, query };
   };
   // `detailed=true` answers the detailed read model, as `/relationship_tuples/detailed` does.
   app.get('/relationship_tuples', { schema: { querystring: LIST_QUERY } }, async (req) => {
-    const { rows, total, paging, query } = await list(req);
-    const read = (req.query as { detailed?: boolean }).detailed === true ? tupleDetailedRead : tupleRead;
+    const detailed = (req.query as { detailed?: boolean }).detailed === true;
+    const { rows, total, paging, query } = await list(req, detailed);
+    const read = detailed ? tupleDetailedRead : tupleRead;
     return schemaList<unknown>(rows.map((r) => read(r, req.env)), total, paging, query);
   });
   app.get('/relationship_tuples/detailed', { schema: { querystring: LIST_QUERY } }, async (req) => {
-    const { rows, total, paging } = await list(req);
+    const { rows, total, paging } = await list(req, true);
     return envelope(rows.map((r) => tupleDetailedRead(r, req.env)), total, paging);
   });
 

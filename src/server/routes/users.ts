@@ -33,8 +33,8 @@ export default async function userRoutes(app: FastifyInstance, { db, now }: Serv
       ['env_id = ?'],
       [req.env.envId],
     );
-    const { rows, total } = await pageOf<UserRow>(db, 'users', where, params, paging);
-    return envelope(await userReads(db, req.env, rows), total, paging);
+    const { rows, total } = await pageOf<UserRow>(db, 'users', where, params, paging, '*', 'created_at, id', { byCursor: true });
+    return envelope(await userReads(db, req.env, rows, { walking: paging.page > 1 }), total, paging);
   });
 
   // PUT (the SDKs' `users.sync`) answers 201 when it created the user and 200 when it replaced one:

@@ -11,6 +11,12 @@ export interface Queryable {
   get<T = Record<string, unknown>>(sql: string, params?: SqlValue[]): Promise<T | undefined>;
   run(sql: string, params?: SqlValue[]): Promise<{ changes: number }>;
   /**
+   * Rows as arrays of their column values, in the select's order: for large pages, where building an
+   * object per row is much of the cost (better-sqlite3's raw mode: ~40 -> ~28 ms for 21 pages of 1,000
+   * role assignments). SQLite only; call as `q.values?.(...)` and fall back to `all`.
+   */
+  values?(sql: string, params?: SqlValue[]): Promise<SqlValue[][]>;
+  /**
    * Inside a transaction only: waits until no other transaction holds `key`, then holds it until this
    * transaction ends. For read-then-write rules that no key or row lock covers (the cycle rule), across
    * processes. PostgreSQL: a transaction-level advisory lock. SQLite leaves it out: `BEGIN IMMEDIATE`

@@ -47,7 +47,20 @@ class SqliteDb implements Db {
     return st;
   }
 
+  /** The same statements in raw mode (`values`): a statement's mode is its own, so they are kept apart. */
+  private readonly rawStatements = new Map<string, Database.Statement>();
+
+  private prepareRaw(sql: string): Database.Statement {
+    let st = this.rawStatements.get(sql);
+    if (!st) {
+      st = this.db.prepare(sql).raw(true);
+      this.rawStatements.set(sql, st);
+    }
+    return st;
+  }
+
   private direct: Queryable = {
+    values: async (sql: string, params: SqlValue[] = []) => this.prepareRaw(sql).all(...params) as SqlValue[][],
     all: async <T>(sql: string, params: SqlValue[] = []) => this.prepare(sql).all(...params) as T[],
     get: async <T>(sql: string, params: SqlValue[] = []) => this.prepare(sql).get(...params) as T | undefined,
     run: async (sql: string, params: SqlValue[] = []) => {
@@ -90,6 +103,10 @@ class SqliteDb implements Db {
 
   get<T>(sql: string, params?: SqlValue[]): Promise<T | undefined> {
     return this.exclusive(() => this.direct.get<T>(sql, params));
+  }
+
+  values(sql: string, params?: SqlValue[]): Promise<SqlValue[][]> {
+    return this.exclusive(() => this.direct.values!(sql, params));
   }
 
   run(sql: string, params?: SqlValue[]): Promise<{ changes: number }> {
