@@ -14,7 +14,6 @@ import { createClient, type ApiClient } from '../src/api/index.js';
 import { readLiveState } from '../src/api/read-live.js';
 import type { Target } from '../src/cli/target.js';
 import { applyPlan } from '../src/apply/apply.js';
-import { startServer } from '../src/server/listen.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const KEY = 'bench-key-0123456789abcdef';
@@ -127,9 +126,10 @@ function countObjects(live: Awaited<ReturnType<typeof readLiveState>>): number {
   return n;
 }
 
+/** The embedded default as the CLI starts it: the service on a thread of its own, from the build. */
 async function embedded(dir: string) {
-  const server = await startServer({ dataDir: dir, port: 0, orgKey: KEY, logger: false });
-  return { url: server.url, close: () => server.close() };
+  const { startServerAside } = (await import(pathToFileURL(path.join(ROOT, 'dist/server/aside.js')).href)) as typeof import('../src/server/aside.js');
+  return startServerAside({ dataDir: dir, orgKey: KEY });
 }
 
 export async function serveProcess(dir: string): Promise<{ url: string; close: () => Promise<void> }> {

@@ -2,5 +2,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { validateSources } from './index.js';
 import type { SourceText } from './read.js';
+import { lowerThreadPriority } from '../threads.js';
+
+// Validation yields the CPU to the reads (and a local service) running meanwhile; it has the time they take.
+lowerThreadPriority();
 
 parentPort!.postMessage(validateSources((workerData as { sources: SourceText[] }).sources));
