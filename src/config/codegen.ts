@@ -32,7 +32,7 @@ export const GENERATED_URL = new URL('./raw.generated.ts', import.meta.url);
 export const VALIDATOR_URL = new URL('../../schemas/roster.schema.validate.cjs', import.meta.url);
 
 /** ajv's options for the schema: strict, every error, and verbose (errors carry their schema and data, used for messages and hints). */
-export const AJV_OPTIONS = { strict: true, allErrors: true, verbose: true, allowUnionTypes: true } as const;
+const AJV_OPTIONS = { strict: true, allErrors: true, verbose: true, allowUnionTypes: true } as const;
 
 /** The validator of `schema` as a CommonJS module (`module.exports` is the validate function). */
 export async function generateValidator(schema: SchemaNode): Promise<string> {

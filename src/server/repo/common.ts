@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { Db, Queryable, SqlValue } from '../store/db.js';
+import type { Queryable, SqlValue } from '../store/db.js';
 import type { EnvContext } from '../context.js';
 import { notFound } from '../errors.js';
 import type { Paging } from '../paging.js';
 import { pageClauses, pageWithCursor, type PageFrom, type PageStart } from './page-cursors.js';
+import { versionMemo } from './version-memo.js';
 
 export const parseJson = <T>(text: unknown, fallback: T): T => (typeof text === 'string' && text ? (JSON.parse(text) as T) : fallback);
 
@@ -58,26 +59,12 @@ export async function pageOf<T>(
 }
 
 /** Counts remembered per store while its data version holds: paging a list counts it once, not per page. */
-const counts = new WeakMap<Queryable, Map<string, { version: string; n: number }>>();
-const MAX_REMEMBERED = 256;
+const counted = versionMemo<number>(256);
 
-/**
- * `SELECT COUNT(*) AS n ...`, answered from memory when the store says nothing changed since it was
- * counted (`Db.dataVersion`; stores without it, and transactions, always count).
- */
+/** `SELECT COUNT(*) AS n ...`, answered from memory while the store's data version holds (version-memo.ts). */
 export async function countOf(q: Queryable, sql: string, params: SqlValue[]): Promise<number> {
-  const version = (q as Partial<Db>).dataVersion?.();
-  if (version === undefined) return Number((await q.get<{ n: number }>(sql, params))?.n ?? 0);
-  let memo = counts.get(q);
-  if (!memo) counts.set(q, (memo = new Map()));
-  const key = `${sql}\0${JSON.stringify(params)}`;
-  const known = memo.get(key);
-  if (known?.version === version) return known.n;
-  // The version is read before counting: a write meanwhile leaves an entry that no later read matches.
-  const n = Number((await q.get<{ n: number }>(sql, params))?.n ?? 0);
-  if (memo.size >= MAX_REMEMBERED) memo.clear();
-  memo.set(key, { version, n });
-  return n;
+  const count = async () => Number((await q.get<{ n: number }>(sql, params))?.n ?? 0);
+  return (await counted(q, `${sql}\0${JSON.stringify(params)}`, count))?.value ?? count();
 }
 
 /**
