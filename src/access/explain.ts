@@ -19,13 +19,15 @@ export interface ExplainInput {
  */
 export function explainAccess(input: ExplainInput): Explanation {
   const { graph, roles, user, subject, instance } = input;
-  const isRole = !subject.includes(':') && graph.facts.roles.some((r) => r.key === subject);
+  // A role named on an instance is the resource role of the instance's type when there is one.
+  const role = subject.includes(':') ? subject : graph.roleOn(subject, instance);
+  const isRole = !subject.includes(':') && graph.facts.roles.some((r) => r.key === role);
   const base = { user, instance, subject };
   if (isRole) {
-    const held = graph.rolesOn(user, instance).find((h) => h.role === subject);
-    const via: Via[] = (held?.paths ?? []).map((path) => ({ role: subject, path }));
+    const held = graph.rolesOn(user, instance).find((h) => h.role === role);
+    const via: Via[] = (held?.paths ?? []).map((path) => ({ role, path }));
     if (via.length > 0) return { ...base, kind: 'role', allowed: true, via };
-    return { ...base, kind: 'role', allowed: false, via, missing: describeMissing(input, [subject], `role ${subject}`) };
+    return { ...base, kind: 'role', allowed: false, via, missing: describeMissing(input, [role], `role ${role}`) };
   }
   const permission = qualify(subject, instance);
   const decision = graph.can(user, subject, instance);
@@ -50,7 +52,9 @@ function describeMissing(input: ExplainInput, granting: string[], what: string):
   }
   const names = granting.join(' or ');
   const ways = [`a direct ${names} on ${instance}`];
-  if (tenant !== null) ways.push(`a tenant-wide ${names} in ${tenant}`);
+  // Resource roles (`document#editor`) are held on instances only; tenant-wide roles are top-level.
+  const topLevel = granting.filter((r) => !r.includes('#'));
+  if (tenant !== null && topLevel.length > 0) ways.push(`a tenant-wide ${topLevel.join(' or ')} in ${tenant}`);
   if (groups.length > 0) ways.push(`membership of ${groups.map((g) => `${g.group} (${g.role})`).join(', ')}`);
   let message = `${user} lacks ${what} on ${instance}; it would take ${ways.join('; or ')}.`;
   if (tenant === null) message += ` Tenant-wide roles do not apply: ${instance} is not a listed instance.`;

@@ -4,11 +4,26 @@
  */
 
 export interface RoleFact {
+  /**
+   * The role's identity: the key of a top-level role (`editor`), or `type#key` for a resource role
+   * (`document#editor`). Facts name roles by identity everywhere: a role held on an instance is resolved
+   * by whoever builds the facts (`resolveRoleKey`), a tenant-wide role is always top-level.
+   */
   key: string;
-  /** `resource:action`, e.g. `document:write`. */
+  /** `resource:action`, e.g. `document:write` (a resource role's actions qualified with its resource). */
   permissions: string[];
-  /** Role keys whose permissions this role inherits, transitively (cycles are tolerated). */
+  /** Role identities whose permissions this role inherits, transitively (cycles are tolerated). */
   extends?: string[];
+}
+
+/**
+ * The identity of role `role` held on `instance`: the resource role `type#role` when `isResourceRole`
+ * says the instance's type defines one, else the top-level role `role` (docs/config.md, "Resource roles").
+ */
+export function resolveRoleKey(role: string, instance: string, isResourceRole: (id: string) => boolean): string {
+  const i = instance.indexOf(':');
+  const id = `${i < 0 ? instance : instance.slice(0, i)}#${role}`;
+  return isResourceRole(id) ? id : role;
 }
 
 export interface AccessFacts {

@@ -4,10 +4,11 @@
  */
 import type { DesiredState } from '../config/desired.js';
 import type { LiveState } from '../plan/live.js';
-import type { AccessFacts } from './facts.js';
+import { resolveRoleKey, type AccessFacts } from './facts.js';
 
 /** The parts of either state the graph needs. */
-export type AccessSource = Pick<DesiredState | LiveState, 'roles' | 'users' | 'resourceInstances' | 'groups'>;
+export type AccessSource = Pick<DesiredState | LiveState, 'roles' | 'users' | 'resourceInstances' | 'groups'> &
+  Partial<Pick<DesiredState | LiveState, 'resources'>>;
 
 /** The role the service gives a group's direct members on the group's own instance. */
 const MEMBER_ROLE = 'member';
@@ -23,22 +24,33 @@ const MEMBER_ROLE = 'member';
 export function factsFromState(state: AccessSource): AccessFacts {
   const facts: AccessFacts = { roles: [], instances: [], tenantRoles: [], instanceRoles: [], memberships: [], links: [], groupGrants: [] };
   for (const r of state.roles.values()) facts.roles.push({ key: r.key, permissions: [...r.permissions] });
+  // Resource roles by identity `type#key`, their actions qualified, their `extends` within the resource.
+  const resourceRoles = new Set<string>();
+  for (const res of state.resources?.values() ?? []) {
+    for (const r of res.roles ?? []) {
+      resourceRoles.add(`${res.key}#${r.key}`);
+      facts.roles.push({ key: `${res.key}#${r.key}`, permissions: r.permissions.map((a) => `${res.key}:${a}`), extends: r.extends.map((e) => `${res.key}#${e}`) });
+    }
+  }
+  const on = (role: string, instance: string) => (resourceRoles.size === 0 ? role : resolveRoleKey(role, instance, (id) => resourceRoles.has(id)));
   for (const [id, i] of state.resourceInstances) facts.instances.push({ id, tenant: i.tenant });
   for (const [id, g] of state.groups) facts.instances.push({ id, tenant: g.tenant });
   for (const u of state.users.values()) {
     for (const r of u.roles) {
-      if (r.on !== undefined) facts.instanceRoles.push({ user: u.key, role: r.role, instance: r.on });
+      if (r.on !== undefined) facts.instanceRoles.push({ user: u.key, role: on(r.role, r.on), instance: r.on });
       else facts.tenantRoles.push({ user: u.key, role: r.role, tenant: r.tenant });
     }
   }
-  const memberHasPermissions = (state.roles.get(MEMBER_ROLE)?.permissions.length ?? 0) > 0;
+  const permissionsOf = new Map(facts.roles.map((r) => [r.key, r.permissions.length]));
   for (const [id, g] of state.groups) {
+    const member = on(MEMBER_ROLE, id);
+    const memberHasPermissions = (permissionsOf.get(member) ?? 0) > 0;
     for (const user of g.members) {
       facts.memberships.push({ user, group: id });
-      if (memberHasPermissions) facts.instanceRoles.push({ user, role: MEMBER_ROLE, instance: id });
+      if (memberHasPermissions) facts.instanceRoles.push({ user, role: member, instance: id });
     }
     for (const parent of g.memberOf) facts.links.push({ child: id, parent });
-    for (const r of g.roles) facts.groupGrants.push({ group: id, role: r.role, instance: r.on });
+    for (const r of g.roles) facts.groupGrants.push({ group: id, role: on(r.role, r.on), instance: r.on });
   }
   return facts;
 }

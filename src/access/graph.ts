@@ -1,4 +1,4 @@
-import type { AccessFacts, AccessPath, Decision, EffectiveGrant, Explanation, RoleHolding, Via } from './facts.js';
+import { resolveRoleKey, type AccessFacts, type AccessPath, type Decision, type EffectiveGrant, type Explanation, type RoleHolding, type Via } from './facts.js';
 import { buildGroupIndex, getOrSet } from './groups.js';
 import { explainAccess } from './explain.js';
 import { cmp, comparePaths, compareVia, DIRECT, qualify, typeOf } from './paths.js';
@@ -32,6 +32,8 @@ export interface AccessGraph {
   permissionsOf(role: string): string[];
   /** The instance's tenant, or null when the instance is not listed. */
   tenantOf(instance: string): string | null;
+  /** The identity of role `role` held on `instance`: `type#role` when the type has that resource role, else `role`. */
+  roleOn(role: string, instance: string): string;
 }
 
 export interface AccessGraphOptions {
@@ -42,6 +44,9 @@ export interface AccessGraphOptions {
 /** Builds the graph. Cheap: group closures are computed on first use and memoised. */
 export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions = {}): AccessGraph {
   const roles = buildRoleIndex(facts.roles);
+  const resourceRoles = new Set(facts.roles.filter((r) => r.key.includes('#')).map((r) => r.key));
+  const roleOn = (role: string, instance: string) =>
+    resourceRoles.size === 0 || role.includes('#') ? role : resolveRoleKey(role, instance, (id) => resourceRoles.has(id));
   const groups = buildGroupIndex(facts, { maxChains: options.maxChains ?? 8 });
   const tenantOfInstance = new Map<string, string>();
   for (const i of facts.instances) if (!tenantOfInstance.has(i.id)) tenantOfInstance.set(i.id, i.tenant);
@@ -128,7 +133,7 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
       ? typeOf(roleOrPermission) === typeOf(instance)
         ? roles.rolesGranting(roleOrPermission)
         : []
-      : [roleOrPermission];
+      : [roleOn(roleOrPermission, instance)];
     const users = new Set<string>();
     const tenant = tenantOfInstance.get(instance);
     for (const role of wanted) {
@@ -158,6 +163,7 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
     grantsThrough: (group) => [...heldThrough(group)],
     permissionsOf: (role) => [...roles.permissionsOf(role)].sort(cmp),
     tenantOf: (instance) => tenantOfInstance.get(instance) ?? null,
+    roleOn,
   };
   return graph;
 }

@@ -2,13 +2,17 @@ import type { ApiClient } from './types.js';
 import { pathOf } from './client.js';
 import { inferGroupRoles, type Derivation } from './group-roles.js';
 import { emptyLiveState, MEMBER_ROLE, type LiveState } from '../plan/live.js';
-import type { DesiredGroup, DesiredUser } from '../config/desired.js';
+import type { DesiredGroup, DesiredResourceRole, DesiredUser } from '../config/desired.js';
 
 interface DerivationRead { role: string; on_resource: string; linked_by_relation: string }
 interface ResourceRead {
   key: string; name: string; description?: string | null; actions: Record<string, unknown>;
-  /** Roles derived on this resource: the public `ResourceRoleRead`, `granted_to.users_with_role` the derivations. */
-  roles?: Record<string, { key?: string; granted_to?: { users_with_role?: DerivationRead[] } | null }>;
+  /** The resource's roles: the public `ResourceRoleRead`, `granted_to.users_with_role` their derivations. */
+  roles?: Record<string, ResourceRoleRead> | null;
+}
+interface ResourceRoleRead {
+  key?: string; name?: string; description?: string | null; permissions?: string[] | null; extends?: string[] | null;
+  granted_to?: { users_with_role?: DerivationRead[] } | null;
 }
 interface RoleRead { key: string; name: string; description?: string | null; permissions?: string[] }
 interface TenantRead { key: string; name: string; description?: string | null; attributes?: Record<string, unknown> }
@@ -80,7 +84,8 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
 
   const live = emptyLiveState();
   for (const r of resources) {
-    live.resources.set(r.key, { key: r.key, name: r.name, description: r.description || undefined, actions: Object.keys(r.actions ?? {}).sort() });
+    const roles = resourceRolesOf(r);
+    live.resources.set(r.key, { key: r.key, name: r.name, description: r.description || undefined, actions: Object.keys(r.actions ?? {}).sort(), ...(roles.length > 0 ? { roles } : {}) });
   }
   for (const r of roles) {
     live.roles.set(r.key, { key: r.key, name: r.name, description: r.description || undefined, permissions: [...(r.permissions ?? [])].sort() });
@@ -159,6 +164,23 @@ function derivationsOf(resources: ResourceRead[]): Derivation[] {
       (role.granted_to?.users_with_role ?? []).map((d) => ({ resource: r.key, role: role.key ?? key, fromRole: d.role, fromResource: d.on_resource, relation: d.linked_by_relation })),
     ),
   );
+}
+
+/**
+ * A resource's roles as the desired state writes them: permissions as the resource's own actions (the
+ * public answer may qualify them, `document:read`), `extends` as keys of the same resource, sorted.
+ */
+function resourceRolesOf(r: ResourceRead): DesiredResourceRole[] {
+  const own = (p: string) => (p.startsWith(`${r.key}:`) ? p.slice(r.key.length + 1) : p);
+  return Object.entries(r.roles ?? {})
+    .map(([key, role]): DesiredResourceRole => ({
+      key: role.key ?? key,
+      name: role.name ?? key,
+      description: role.description || undefined,
+      permissions: [...new Set((role.permissions ?? []).map(own))].sort(cmp),
+      extends: [...new Set((role.extends ?? []).map((e) => (e.startsWith(`${r.key}#`) ? e.slice(r.key.length + 1) : e)))].sort(cmp),
+    }))
+    .sort((a, b) => cmp(a.key, b.key));
 }
 
 const roleKeyOf = (r: string | { key: string }) => (typeof r === 'string' ? r : r.key);

@@ -96,17 +96,24 @@ export async function applyPlan(plan: Plan, client: ApiClient, options: ApplyOpt
   return result;
 }
 
-/** Consecutive changes of one action and kind form a wave; bulk kinds of one action share a wave. */
+/**
+ * Consecutive changes of one action and kind form a wave; bulk kinds of one action share a wave. A change
+ * that depends on one of its own wave (a resource role extending another the plan creates) starts the
+ * next: a wave runs in parallel, so nothing in it may wait for another of its changes.
+ */
 function waves(changes: Change[]): Change[][] {
   const out: Change[][] = [];
   let key = '';
+  let ids = new Set<string>();
   for (const c of changes) {
     const k = `${c.action === 'delete' ? 'd' : 'c'}:${BULK_KINDS.has(c.kind) ? 'bulk' : KINDS.indexOf(c.kind)}:${c.action === 'delete' ? 'del' : 'put'}`;
-    if (k !== key) {
+    if (k !== key || c.dependsOn.some((d) => ids.has(d))) {
       out.push([]);
       key = k;
+      ids = new Set();
     }
     out[out.length - 1].push(c);
+    ids.add(c.id);
   }
   return out;
 }

@@ -54,6 +54,13 @@ export async function applyOne(client: ApiClient, c: Change): Promise<void> {
       if (c.action === 'create') return void (await client.create(`${schema}/resources`, { key: f.key, name: f.name, description: f.description, actions: actions(f.actions) }));
       if (c.action === 'update') return void (await client.patch(pathOf(schema, 'resources', f.key), { name: f.name, description: text(f.description), actions: actions(f.actions) }));
       return del(client, pathOf(schema, 'resources', f.key));
+    case 'resource_role': {
+      // The public resource-role operations (`/resources/{r}/roles`): permissions are the resource's actions.
+      const body = { name: f.name, description: f.description, permissions: f.permissions ?? [], extends: f.extends ?? [] };
+      if (c.action === 'create') return void (await client.create(pathOf(schema, 'resources', f.resource, 'roles'), { key: f.key, ...body }));
+      if (c.action === 'update') return void (await client.patch(pathOf(schema, 'resources', f.resource, 'roles', f.key), { ...body, description: text(f.description) }));
+      return del(client, pathOf(schema, 'resources', f.resource, 'roles', f.key));
+    }
     case 'role':
       if (c.action === 'create') return void (await client.create(`${schema}/roles`, { key: f.key, name: f.name, description: f.description, permissions: f.permissions ?? [] }));
       if (c.action === 'update') return void (await client.patch(pathOf(schema, 'roles', f.key), { name: f.name, description: text(f.description), permissions: f.permissions ?? [] }));

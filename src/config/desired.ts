@@ -16,6 +16,22 @@ export interface DesiredResource {
   description?: string;
   /** Action keys, sorted. */
   actions: string[];
+  /**
+   * Resource roles (`document#editor`), sorted by key. Absent when the configuration does not write
+   * `roles` on the resource: then the live resource roles are left alone (opt-in, like a section).
+   */
+  roles?: DesiredResourceRole[];
+}
+
+/** A role defined on a resource type: what a role held on one of its instances is (api-notes, "Roles on instances"). */
+export interface DesiredResourceRole {
+  key: string;
+  name: string;
+  description?: string;
+  /** Actions of its own resource (`read`, not `document:read`), sorted. */
+  permissions: string[];
+  /** Other roles of the same resource whose permissions it includes, sorted. */
+  extends: string[];
 }
 
 export interface DesiredRole {
@@ -145,6 +161,14 @@ export function splitRef(ref: string): { type: string; key: string } {
   return i < 0 ? { type: 'group', key: ref } : { type: ref.slice(0, i), key: ref.slice(i + 1) };
 }
 
+/**
+ * The identity of the role `role` held on an instance of `type`: the resource role `type#role` when the
+ * resource declares one, else the top-level role `role` (docs/config.md, "Resource roles").
+ */
+export function roleOnInstance(resource: DesiredResource | undefined, role: string): string {
+  return resource?.roles?.some((r) => r.key === role) ? `${resource.key}#${role}` : role;
+}
+
 /** A group reference as written (`eng` or `team:eng`) to its `type:key` identity. */
 export function groupId(ref: string): string {
   return ref.includes(':') ? ref : `group:${ref}`;
@@ -158,7 +182,16 @@ const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  */
 export function sortDesiredState(d: DesiredState): DesiredState {
   const sortMap = <V>(m: Map<string, V>) => new Map([...m.entries()].sort((a, b) => byString(a[0], b[0])));
-  for (const r of d.resources.values()) r.actions = [...new Set(r.actions)].sort(byString);
+  for (const r of d.resources.values()) {
+    r.actions = [...new Set(r.actions)].sort(byString);
+    if (r.roles) {
+      r.roles = uniqueBy(r.roles, (x) => x.key).sort((a, b) => byString(a.key, b.key));
+      for (const x of r.roles) {
+        x.permissions = [...new Set(x.permissions)].sort(byString);
+        x.extends = [...new Set(x.extends)].sort(byString);
+      }
+    }
+  }
   for (const r of d.roles.values()) r.permissions = [...new Set(r.permissions)].sort(byString);
   for (const u of d.users.values()) {
     u.tenants = [...new Set([...u.tenants, ...u.roles.map((r) => r.tenant)])].sort(byString);

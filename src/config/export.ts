@@ -9,7 +9,7 @@
  * managed and the export says "nothing else".
  */
 import { Document, isMap, isSeq, type Node, type Pair, type YAMLMap } from 'yaml';
-import type { DesiredGroup } from './desired.js';
+import type { DesiredGroup, DesiredResourceRole } from './desired.js';
 import type { LiveState } from '../plan/live.js';
 
 const MEMBER_ROLE = 'member';
@@ -21,14 +21,25 @@ export interface ExportOptions {
 
 type Obj = Record<string, unknown>;
 
+/** A resource role in its shortest form: the list of its permissions when that says everything. */
+function exportResourceRole(r: DesiredResourceRole): unknown {
+  if (r.name === r.key && !r.description && r.extends.length === 0) return [...r.permissions].sort(cmp);
+  return compact({ name: nameOf(r.name, r.key), description: r.description, permissions: [...r.permissions].sort(cmp), extends: r.extends.length > 0 ? [...r.extends].sort(cmp) : undefined });
+}
+
 export function buildExport(live: LiveState, options: ExportOptions = {}): string {
   const groupTypes = new Set([...live.groups.values()].map((g) => g.type));
   const sorted = <V>(m: Map<string, V>) => [...m].sort(([a], [b]) => cmp(a, b));
 
   const resources: Obj = {};
   for (const [key, r] of sorted(live.resources)) {
-    if (groupTypes.has(key) && r.actions.length === 0 && !r.description && r.name === key) continue;
-    resources[key] = r.name === key && !r.description ? [...r.actions].sort(cmp) : compact({ name: nameOf(r.name, key), description: r.description, actions: [...r.actions].sort(cmp) });
+    // A group type's `member` role is the service's membership, made with the first group: not declared.
+    const own = (r.roles ?? []).filter((x) => !(groupTypes.has(key) && x.key === MEMBER_ROLE));
+    if (groupTypes.has(key) && r.actions.length === 0 && !r.description && r.name === key && own.length === 0) continue;
+    const roles = own.length > 0 ? Object.fromEntries(own.map((x) => [x.key, exportResourceRole(x)])) : undefined;
+    resources[key] = r.name === key && !r.description && !roles
+      ? [...r.actions].sort(cmp)
+      : compact({ name: nameOf(r.name, key), description: r.description, actions: [...r.actions].sort(cmp), roles });
   }
   const roles: Obj = {};
   for (const [key, r] of sorted(live.roles)) {

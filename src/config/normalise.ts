@@ -4,8 +4,8 @@
  * an object declared in two places is a merge error naming both.
  */
 import type { Accepted } from './accept.js';
-import type { RawAssertion, RawConfig, RawUserRole } from './raw.generated.js';
-import { emptyDesiredState, groupId, SECTIONS, splitRef, type DesiredAssertion, type DesiredState, type Section } from './desired.js';
+import type { RawAssertion, RawConfig, RawResourceRole, RawUserRole } from './raw.generated.js';
+import { emptyDesiredState, groupId, SECTIONS, splitRef, type DesiredAssertion, type DesiredResourceRole, type DesiredState, type Section } from './desired.js';
 import { Refused } from './refused.js';
 import { describePlace, problemAt, type Loc, type Problem, type Source } from './source.js';
 
@@ -94,7 +94,8 @@ export function buildDesiredState(files: RawFile[]): Normalised {
     for (const [key, r] of Object.entries(raw.resources ?? {})) {
       if (!claim(index.resources, key, at('resources', key), 'resource')) continue;
       const o = Array.isArray(r) ? { actions: r } : (r ?? {});
-      desired.resources.set(key, { key, name: o.name ?? key, ...opt('description', o.description), actions: [...(o.actions ?? [])] });
+      const roles = 'roles' in o && o.roles !== undefined ? resourceRoles(o.roles) : undefined;
+      desired.resources.set(key, { key, name: o.name ?? key, ...opt('description', o.description), actions: [...(o.actions ?? [])], ...opt('roles', roles) });
     }
     for (const [key, r] of Object.entries(raw.roles ?? {})) {
       if (!claim(index.roles, key, at('roles', key), 'role')) continue;
@@ -143,6 +144,15 @@ export function buildDesiredState(files: RawFile[]): Normalised {
   }
   resolveUserRoleTenants(desired, index);
   return { desired, index, errors };
+}
+
+/** A resource's `roles` as written to resource roles (short form: the list of its permissions). */
+function resourceRoles(written: Record<string, RawResourceRole>): DesiredResourceRole[] {
+  return Object.entries(written).map(([key, r]) => {
+    const o = Array.isArray(r) ? { permissions: r } : (r ?? {});
+    const ext = 'extends' in o ? o.extends : undefined;
+    return { key, name: o.name ?? key, ...opt('description', o.description), permissions: [...(o.permissions ?? [])], extends: [...(ext ?? [])] };
+  });
 }
 
 /**

@@ -90,11 +90,28 @@ export type RawActionList = RawKey[];
 /** A resource type: a mapping, or the short form `[read, write]` (its actions), or empty. */
 export type RawResource = RawResourceObject | RawActionList | null;
 
-/** A resource type. */
+/** A resource type: its actions and, optionally, its resource roles. */
 export interface RawResourceObject {
   name?: RawName;
   description?: RawDescription;
   actions?: RawActionList;
+  /** Resource roles: roles defined on this resource type (`document#editor`), by key. A role held on an instance of this resource is its resource role of that key when it has one (docs/config.md, "Resource roles"). */
+  roles?: {
+    [key: string]: RawResourceRole;
+  };
+}
+
+/** A resource role: a mapping, or the short form `[read, write]` (its permissions: actions of this resource), or empty. */
+export type RawResourceRole = RawResourceRoleObject | RawActionList | null;
+
+/** A resource role. */
+export interface RawResourceRoleObject {
+  name?: RawName;
+  description?: RawDescription;
+  /** Actions of this resource the role permits, e.g. `[read, write]`. */
+  permissions?: RawActionList;
+  /** Other roles of this resource whose permissions this role includes, e.g. `[viewer]`. */
+  extends?: RawKey[];
 }
 
 /** Permissions `<resource>:<action>` the role grants. */

@@ -55,6 +55,8 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
       },
     );
   };
+  const isResourceRole = (role: string, on: string) =>
+    s.resources.get(on.slice(0, Math.max(0, on.indexOf(':'))))?.roles?.some((r) => r.key === role) === true;
   const instancesWhere = (pred: (type: string, tenant: string) => boolean) => [
     ...[...s.resourceInstances].filter(([, i]) => pred(i.resource, i.tenant)).map(([ref]) => ref),
     ...[...s.groups].filter(([, g]) => pred(g.type, g.tenant)).map(([ref]) => ref),
@@ -65,18 +67,38 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
     const put = c.action !== 'delete';
     switch (c.kind) {
       case 'resource':
-        if (put) s.resources.set(f.key, { key: f.key, name: f.name, description: f.description, actions: f.actions ?? [] });
+        if (put) {
+          const roles = s.resources.get(f.key)?.roles;
+          s.resources.set(f.key, { key: f.key, name: f.name, description: f.description, actions: f.actions ?? [], ...(roles ? { roles } : {}) });
+        }
         else {
           s.resources.delete(f.key);
           for (const ref of instancesWhere((type) => type === f.key)) deleteInstance(ref);
         }
         break;
+      case 'resource_role': {
+        const resource = s.resources.get(f.resource);
+        if (!resource) break;
+        const others = (resource.roles ?? []).filter((r) => r.key !== f.key);
+        const role = { key: f.key, name: f.name, description: f.description, permissions: f.permissions ?? [], extends: f.extends ?? [] };
+        s.resources.set(f.resource, { ...resource, roles: put ? [...others, role].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)) : others });
+        if (!put) {
+          // Deleting a resource role deletes what holds it: roles named on instances of its resource.
+          const onIt = (r: { role: string; on?: string }) => r.role === f.key && r.on !== undefined && r.on.startsWith(`${f.resource}:`);
+          eachUser((u) => u.roles.some(onIt), (u) => (u.roles = u.roles.filter((r) => !onIt(r))));
+          eachGroup((g) => g.roles.some(onIt), (g) => (g.roles = g.roles.filter((r) => !onIt(r))));
+        }
+        break;
+      }
       case 'role':
         if (put) s.roles.set(f.key, { key: f.key, name: f.name, description: f.description, permissions: f.permissions ?? [] });
         else {
           s.roles.delete(f.key);
-          eachUser((u) => u.roles.some((r) => r.role === f.key), (u) => (u.roles = u.roles.filter((r) => r.role !== f.key)));
-          eachGroup((g) => g.roles.some((r) => r.role === f.key), (g) => (g.roles = g.roles.filter((r) => r.role !== f.key)));
+          // What holds the top-level role: tenant-wide roles, and roles on instances whose type has no
+          // resource role of that key (those name the resource role instead).
+          const held = (r: { role: string; on?: string }) => r.role === f.key && (r.on === undefined || !isResourceRole(f.key, r.on));
+          eachUser((u) => u.roles.some(held), (u) => (u.roles = u.roles.filter((r) => !held(r))));
+          eachGroup((g) => g.roles.some(held), (g) => (g.roles = g.roles.filter((r) => !held(r))));
         }
         break;
       case 'tenant':

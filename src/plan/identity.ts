@@ -1,6 +1,8 @@
 /** Stable identities of changes: `kind:...`, readable and unique within a plan. */
 export const ids = {
   resource: (key: string) => `resource:${key}`,
+  /** A role defined on a resource type: `resource_role:document#editor`. */
+  resourceRole: (resource: string, key: string) => `resource_role:${resource}#${key}`,
   role: (key: string) => `role:${key}`,
   tenant: (key: string) => `tenant:${key}`,
   user: (key: string) => `user:${key}`,

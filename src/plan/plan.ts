@@ -1,4 +1,4 @@
-import type { DesiredState, DesiredGroup, DesiredUser } from '../config/desired.js';
+import type { DesiredState, DesiredGroup, DesiredResourceRole, DesiredUser } from '../config/desired.js';
 import type { LiveState } from './live.js';
 import { MEMBER_ROLE } from './live.js';
 import type { Change, Fields, Kind, Plan } from './types.js';
@@ -49,6 +49,7 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
   if (managed.has('resources')) {
     b.keyed('resource', desired.resources, live.resources, ids.resource, prune, (r) => ({ key: r.key, name: r.name, description: r.description, actions: r.actions }), (k) => !groupTypes.has(k));
   }
+  if (managed.has('resources')) planResourceRoles(b, desired, live, groupTypes);
   if (managed.has('roles')) {
     b.keyed('role', desired.roles, live.roles, ids.role, prune, (r) => ({ key: r.key, name: r.name, description: r.description, permissions: r.permissions }), (k) => k !== MEMBER_ROLE);
   }
@@ -191,10 +192,25 @@ function planGroupParts(b: PlanBuilder, ref: string, g: DesiredGroup, was: Desir
   sync('link', links(g), links(was));
 }
 
+/**
+ * Resource roles of the declared resources that write `roles` (opt-in per resource): exactly those.
+ * A group type's `member` role is the service's (membership) and never deleted. Roles of a resource the
+ * plan deletes go with it. `extends` orders creates: a role is created after the roles it extends.
+ */
+function planResourceRoles(b: PlanBuilder, desired: DesiredState, live: LiveState, groupTypes: Set<string>): void {
+  for (const resource of desired.resources.values()) {
+    if (!resource.roles) continue;
+    const want = new Map(resource.roles.map((r) => [r.key, r]));
+    const have = new Map((live.resources.get(resource.key)?.roles ?? []).map((r) => [r.key, r]));
+    const fields = (r: DesiredResourceRole) => ({ resource: resource.key, key: r.key, name: r.name, description: r.description, permissions: r.permissions, extends: r.extends });
+    b.keyed('resource_role', want, have, (k) => ids.resourceRole(resource.key, k), true, fields, (k) => !(k === MEMBER_ROLE && groupTypes.has(resource.key)));
+  }
+}
+
 function countManaged(live: LiveState, desired: DesiredState): number {
   const s = desired.sections;
   let n = 0;
-  if (s.has('resources')) n += live.resources.size;
+  if (s.has('resources')) for (const r of live.resources.values()) n += 1 + (r.roles?.length ?? 0);
   if (s.has('roles')) n += live.roles.size;
   if (s.has('tenants')) n += live.tenants.size;
   if (s.has('users')) for (const u of live.users.values()) n += 1 + u.roles.length;
@@ -241,7 +257,7 @@ class PlanBuilder {
     const deletes = this.changes.filter((c) => c.action === 'delete').sort((a, b) => level(b.kind) - level(a.kind) || cmp(a.id, b.id));
     const planned = new Set(creates.map((c) => c.id));
     for (const c of creates) c.dependsOn = prerequisites(c).filter((id) => planned.has(id) && id !== c.id).sort(cmp);
-    return [...creates, ...deletes];
+    return [...byExtendsDepth(creates), ...deletes];
   }
 }
 
@@ -254,6 +270,8 @@ function prerequisites(c: Change): string[] {
     case 'tenant':
     case 'user':
       return [];
+    case 'resource_role':
+      return [ids.resource(f.resource as string), ...((f.extends as string[]) ?? []).map((e) => ids.resourceRole(f.resource as string, e))];
     case 'role':
       return ((f.permissions as string[]) ?? []).map((p) => ids.resource(p.split(':')[0]));
     case 'tenant_user':
@@ -263,16 +281,43 @@ function prerequisites(c: Change): string[] {
     case 'group':
       return [ids.tenant(f.tenant as string), ids.resource(f.type as string)];
     case 'assignment':
-      return [ids.user(f.user as string), ids.role(f.role as string), ids.tenant(f.tenant as string), ...(f.on ? instanceOrGroup(f.on as string) : [])];
+      return [ids.user(f.user as string), ids.role(f.role as string), ids.tenant(f.tenant as string), ...(f.on ? [...instanceOrGroup(f.on as string), roleOn(f.role as string, f.on as string)] : [])];
     case 'member':
       return [ids.user(f.user as string), ids.group(f.group as string)];
     case 'link':
       return [ids.group(f.group as string), ids.group(f.parent as string)];
     case 'grant':
-      return [ids.group(f.group as string), ids.role(f.role as string), ...instanceOrGroup(f.on as string)];
+      return [ids.group(f.group as string), ids.role(f.role as string), roleOn(f.role as string, f.on as string), ...instanceOrGroup(f.on as string)];
     case 'access_requests':
       return ((f.reviewer_roles as string[]) ?? []).map(ids.role);
   }
+}
+
+/** The resource role a role named on an instance would be, when the plan creates it. */
+const roleOn = (role: string, on: string) => ids.resourceRole(on.slice(0, Math.max(0, on.indexOf(':'))), role);
+
+/**
+ * Creates and updates of resource roles ordered so that a role comes after the roles it extends that this
+ * plan creates (their depth in `extends`), then by identity. Cycles are refused by the rules; a cycle in
+ * live data only stops the walk.
+ */
+function byExtendsDepth(creates: Change[]): Change[] {
+  const roles = new Map(creates.filter((c) => c.kind === 'resource_role').map((c) => [c.id, c]));
+  if (roles.size === 0) return creates;
+  const depth = new Map<string, number>();
+  const depthOf = (id: string, seen: Set<string>): number => {
+    const known = depth.get(id);
+    if (known !== undefined) return known;
+    const c = roles.get(id);
+    if (!c || seen.has(id)) return 0;
+    seen.add(id);
+    const d = 1 + Math.max(0, ...c.dependsOn.filter((x) => roles.has(x)).map((x) => depthOf(x, seen)));
+    depth.set(id, d);
+    return d;
+  };
+  const rank = (c: Change) => (c.kind === 'resource_role' ? depthOf(c.id, new Set()) : 0);
+  const level = (k: Kind) => KINDS.indexOf(k);
+  return [...creates].sort((a, b) => level(a.kind) - level(b.kind) || rank(a) - rank(b) || cmp(a.id, b.id));
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

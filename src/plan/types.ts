@@ -9,6 +9,7 @@ import type { ExpiredGrant, PlanHeld } from './request-grants.js';
 /** Object kinds, in dependency order: a kind only refers to kinds before it. */
 export const KINDS = [
   'resource',
+  'resource_role',
   'role',
   'tenant',
   'user',

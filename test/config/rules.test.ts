@@ -7,7 +7,7 @@ import { brief, fixturePath, fixtureText, ruleContext, validateFixture } from '.
  * and every problem expected (`line:column path: message`). The rule alone must report exactly these,
  * and so must the whole pipeline (no other rule fires on the fixture).
  */
-const cases: { scenario: string; rule: keyof typeof RULES; expected: string[] }[] = [
+const cases: { scenario: string; rule: keyof typeof RULES; expected: string[]; hint?: string }[] = [
   { scenario: 'role-permission-unknown-resource', rule: 'rolePermissionsResolve', expected: ['4:42 roles.viewer.permissions[1]: unknown resource "docment" in permission "docment:write"'] },
   { scenario: 'role-permission-unknown-action', rule: 'rolePermissionsResolve', expected: ['4:27 roles.viewer.permissions[1]: resource "document" has no action "wirte"'] },
   { scenario: 'user-tenant-unknown', rule: 'userTenantsResolve', expected: ['8:28 users.alice.tenants[1]: unknown tenant "acne"'] },
@@ -18,7 +18,7 @@ const cases: { scenario: string; rule: keyof typeof RULES; expected: string[] }[
   { scenario: 'instance-resource-unknown', rule: 'instancesResolve', expected: ['10:3 resource_instances.folder:root: unknown resource "folder" in "folder:root"'] },
   { scenario: 'instance-tenant-unknown', rule: 'instancesResolve', expected: ['10:30 resource_instances.document:readme.tenant: unknown tenant "globex"'] },
   { scenario: 'group-member-unknown', rule: 'groupMembersResolve', expected: ['14:22 groups.team:eng.members[1]: unknown user "alcie"'] },
-  { scenario: 'group-role-unknown', rule: 'groupRolesResolve', expected: ['15:21 groups.team:eng.roles[0].role: unknown role "editor"'] },
+  { scenario: 'group-role-unknown', rule: 'groupRolesResolve', expected: ['15:21 groups.team:eng.roles[0].role: unknown role "editor"'], hint: 'declared roles: viewer' },
   { scenario: 'group-role-target-unknown', rule: 'groupRolesResolve', expected: ['15:33 groups.team:eng.roles[0].on: unknown resource instance "document:redme"'] },
   { scenario: 'group-role-target-other-tenant', rule: 'groupRoleTargetInTenant', expected: ['17:29 groups.team:eng.roles[0].on: "document:plans" is in tenant "globex", but group "team:eng" is in tenant "acme"'] },
   { scenario: 'member-of-unknown-group', rule: 'memberOfResolves', expected: ['16:17 groups.team:platform.member_of[0]: unknown group "team:platfrom"'] },
@@ -41,14 +41,22 @@ const cases: { scenario: string; rule: keyof typeof RULES; expected: string[] }[
   { scenario: 'assertion-target-unknown', rule: 'assertionTargetsResolve', expected: ['14:36 assertions[0].on: unknown resource instance "document:redme"'] },
   { scenario: 'assertion-action-unknown', rule: 'assertionActionsResolve', expected: ['14:25 assertions[0].can: resource "document" has no action "wirte"', '15:28 assertions[1].cannot: "folder:write" is an action of "folder", but "document:readme" is a "document"'] },
   { scenario: 'assertion-role-unknown', rule: 'assertionRolesResolve', expected: ['14:30 assertions[0].has_role: unknown role "editr"'] },
+  { scenario: 'resource-role-action-unknown', rule: 'resourceRolesResolve', expected: ['6:37 resources.document.roles.editor.permissions[1]: resource "document" has no action "wirte"'] },
+  { scenario: 'resource-role-extends-unknown', rule: 'resourceRolesResolve', expected: ['6:49 resources.document.roles.editor.extends[0]: resource "document" has no role "viewr"'] },
+  { scenario: 'resource-role-extends-cycle', rule: 'resourceRolesResolve', expected: ['6:48 resources.document.roles.editor.extends: roles of "document" extend each other in a cycle: editor -> viewer -> owner -> editor'] },
+  { scenario: 'resource-role-tenant-wide', rule: 'userRolesResolve', expected: ['10:35 users.bob.roles[0].role: role "editor" is a resource role (of "document"): a tenant-wide role must be a top-level role'] },
+  { scenario: 'resource-role-unknown-on-instance', rule: 'userRolesResolve', expected: ['9:45 users.alice.roles[0].role: unknown role "editr" on "document:readme"'], hint: 'did you mean "editor"?' },
+  { scenario: 'top-level-role-on-instance', rule: 'topLevelRoleOnInstance', expected: ['11:45 users.alice.roles[0].role: role "admin" on "document:readme" is the top-level role: resource "document" declares roles, but not "admin" [warning]'] },
   { scenario: 'unused-role', rule: 'unusedRoles', expected: ['5:3 roles.auditor: role "auditor" is not given to any user or group [warning]'] },
   { scenario: 'empty-group', rule: 'emptyGroups', expected: ['10:3 groups.team:eng: group "team:eng" has no members and no member groups [warning]'] },
 ];
 
 describe('semantic rules', () => {
-  it.each(cases)('$rule catches $scenario', ({ scenario, rule, expected }) => {
+  it.each(cases)('$rule catches $scenario', ({ scenario, rule, expected, hint }) => {
     const ctx = ruleContext(fixturePath(scenario), fixtureText(scenario));
-    expect(RULES[rule](ctx).map(brief)).toEqual(expected);
+    const problems = RULES[rule](ctx);
+    expect(problems.map(brief)).toEqual(expected);
+    if (hint !== undefined) expect(problems[0].hint).toBe(hint);
   });
 
   it.each(cases)('the pipeline reports only that for $scenario', ({ scenario, expected }) => {

@@ -4,6 +4,7 @@ import { targetTenant } from '../normalise.js';
 import type { Problem } from '../source.js';
 import { didYouMean } from '../suggest.js';
 import { declared, report, targetDeclared, unknown, type RuleContext } from './context.js';
+import { roleOnTarget, unknownRoleOn } from './resource-roles.js';
 
 const WHO = ['user', 'users_in'] as const;
 const CHECKS = ['can', 'cannot', 'has_role'] as const;
@@ -97,8 +98,8 @@ export function assertionRolesResolve(ctx: RuleContext): Problem[] {
   const out: Problem[] = [];
   desired.assertions.forEach((a, i) => {
     if (!wellFormed(ctx, i)) return;
-    if (a.check !== 'has_role' || declared(ctx, 'roles', a.subject)) return;
-    const u = unknown(ctx, 'role', a.subject);
+    if (a.check !== 'has_role' || roleOnTarget(ctx, a.subject, a.on) !== 'unknown') return;
+    const u = unknownRoleOn(ctx, a.subject, a.on);
     out.push(report(index.assertions[i]?.loc, ['has_role'], u.message, u.options));
   });
   return out;

@@ -2,6 +2,7 @@
 import { targetTenant } from '../normalise.js';
 import type { Problem } from '../source.js';
 import { declared, report, targetDeclared, unknown, type RuleContext } from './context.js';
+import { roleOnTarget, unknownRoleOn } from './resource-roles.js';
 
 /** A group's tenant is declared. */
 export function groupTenantsResolve(ctx: RuleContext): Problem[] {
@@ -35,8 +36,8 @@ export function groupRolesResolve(ctx: RuleContext): Problem[] {
   const out: Problem[] = [];
   for (const [id, group] of desired.groups) {
     group.roles.forEach((r, i) => {
-      if (!declared(ctx, 'roles', r.role)) {
-        const u = unknown(ctx, 'role', r.role);
+      if (roleOnTarget(ctx, r.role, r.on) === 'unknown') {
+        const u = unknownRoleOn(ctx, r.role, r.on);
         out.push(report(index.groups.get(id), ['roles', i, 'role'], u.message, u.options));
       }
       if (!targetDeclared(ctx, r.on)) {

@@ -11,12 +11,14 @@ import {
 } from './groups.js';
 import { assertionActionsResolve, assertionRolesResolve, assertionShape, assertionSubjectsResolve, assertionTargetsResolve } from './assertions.js';
 import { grantForDuration } from './access-requests.js';
+import { resourceRolesResolve, topLevelRoleOnInstance } from './resource-roles.js';
 import { instancesResolve, reviewerRolesResolve, rolePermissionsResolve, userRolesResolve, userTenantsResolve } from './references.js';
 
 export type { Rule, RuleContext } from './context.js';
 
 export const RULES: Readonly<Record<string, Rule>> = {
   rolePermissionsResolve,
+  resourceRolesResolve,
   userTenantsResolve,
   userRolesResolve,
   instancesResolve,
@@ -36,6 +38,7 @@ export const RULES: Readonly<Record<string, Rule>> = {
   assertionActionsResolve,
   assertionRolesResolve,
   unusedRoles,
+  topLevelRoleOnInstance,
   emptyGroups,
 };
 

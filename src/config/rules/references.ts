@@ -4,6 +4,7 @@ import { targetTenant } from '../normalise.js';
 import type { Problem } from '../source.js';
 import { didYouMean } from '../suggest.js';
 import { declared, report, targetDeclared, unknown, type RuleContext } from './context.js';
+import { roleOnTarget, unknownRoleOn, unknownTenantWideRole } from './resource-roles.js';
 
 /** A role's permissions name a declared resource and one of its actions. */
 export function rolePermissionsResolve(ctx: RuleContext): Problem[] {
@@ -54,8 +55,9 @@ export function userRolesResolve(ctx: RuleContext): Problem[] {
     const where = index.users.get(user.key);
     const written = index.userRoles.get(user.key) ?? [];
     user.roles.forEach((r, i) => {
-      if (!declared(ctx, 'roles', r.role)) {
-        const u = unknown(ctx, 'role', r.role);
+      // On an instance: its type's resource role, else the top-level role. Tenant-wide: a top-level role.
+      if (r.on !== undefined ? roleOnTarget(ctx, r.role, r.on) === 'unknown' : !declared(ctx, 'roles', r.role)) {
+        const u = r.on !== undefined ? unknownRoleOn(ctx, r.role, r.on) : unknownTenantWideRole(ctx, r.role);
         out.push(report(where, ['roles', i, 'role'], u.message, u.options));
       }
       const w = written[i];
@@ -110,7 +112,7 @@ export function reviewerRolesResolve(ctx: RuleContext): Problem[] {
   for (const config of desired.accessRequests.values()) {
     config.reviewerRoles.forEach((role, i) => {
       if (declared(ctx, 'roles', role)) return;
-      const u = unknown(ctx, 'role', role);
+      const u = unknownTenantWideRole(ctx, role);
       out.push(report(index.accessRequests.get(config.key), ['reviewer_roles', i], u.message, u.options));
     });
   }
