@@ -31,29 +31,61 @@ interface Env {
 /**
  * Random facts made valid for the service: tenants for groups; links only within a tenant (the pools'
  * groups share one type, and `acyclic` keeps links going one way); grants and direct roles only on listed
- * instances of the right tenant; no `extends` (the configuration has none).
+ * instances of the right tenant; top-level roles without `extends` (the configuration has none).
+ * Resource roles: each resource type declares some of the pool's role keys as its own roles, with its
+ * actions and `extends` among them (one way only: the rules refuse cycles); a role named on an instance
+ * of that type is then that resource role, which is how the facts name it (`document#editor`).
  */
+const TYPES = ['document', 'folder'] as const;
+type ResourceRoles = Record<string, { permissions: string[]; extends: string[] }>;
+const arbResourceRoles: fc.Arbitrary<ResourceRoles> = fc
+  .subarray(smallPools.roles)
+  .chain((keys) =>
+    fc.tuple(...keys.map((key, i) => fc.record({ permissions: fc.subarray(ACTIONS), extends: fc.subarray(keys.slice(i + 1), { maxLength: 2 }) }))).map(
+      (defs) => Object.fromEntries(keys.map((k, i) => [k, defs[i]])),
+    ),
+  );
+
 const arbEnv: fc.Arbitrary<Env> = fc
-  .tuple(arbAccessFacts({ acyclic: true, maxFacts: 6 }), fc.tuple(...smallPools.groups.map(() => fc.constantFrom(...smallPools.tenants))))
-  .map(([raw, groupTenants]) => {
+  .tuple(
+    arbAccessFacts({ acyclic: true, maxFacts: 6 }),
+    fc.tuple(...smallPools.groups.map(() => fc.constantFrom(...smallPools.tenants))),
+    fc.tuple(...TYPES.map(() => arbResourceRoles)),
+  )
+  .map(([raw, groupTenants, perType]) => {
+    const resourceRoles = new Map(TYPES.map((t, i) => [t, perType[i]]));
+    // The resolution the configuration promises (docs/config.md, "Resource roles"), stated here on its own.
+    const on = (role: string, instance: string) => {
+      const type = instance.split(':')[0];
+      return resourceRoles.get(type as never)?.[role] ? `${type}#${role}` : role;
+    };
     const groupTenant = new Map(smallPools.groups.map((g, i) => [g, groupTenants[i]]));
     const instances = [...new Map(raw.instances.map((i) => [i.id, i])).values()];
     const tenantOf = new Map([...instances.map((i) => [i.id, i.tenant] as const), ...groupTenant]);
     const listed = (id: string) => tenantOf.has(id);
     const facts: AccessFacts = {
-      roles: raw.roles.map((r) => ({ key: r.key, permissions: [...new Set(r.permissions)].sort() })),
+      roles: [
+        ...raw.roles.map((r) => ({ key: r.key, permissions: [...new Set(r.permissions)].sort() })),
+        ...TYPES.flatMap((t) =>
+          Object.entries(resourceRoles.get(t)!).map(([k, r]) => ({ key: `${t}#${k}`, permissions: r.permissions.map((a) => `${t}:${a}`), extends: r.extends.map((e) => `${t}#${e}`) })),
+        ),
+      ],
       instances: [...instances, ...smallPools.groups.map((g) => ({ id: g, tenant: groupTenant.get(g)! }))],
       tenantRoles: raw.tenantRoles,
-      instanceRoles: raw.instanceRoles.filter((r) => listed(r.instance)),
+      instanceRoles: raw.instanceRoles.filter((r) => listed(r.instance)).map((r) => ({ ...r, role: on(r.role, r.instance) })),
       memberships: raw.memberships,
       links: raw.links.filter((l) => groupTenant.get(l.child) === groupTenant.get(l.parent)),
-      groupGrants: raw.groupGrants.filter((g) => listed(g.instance) && tenantOf.get(g.instance) === groupTenant.get(g.group)),
+      groupGrants: raw.groupGrants
+        .filter((g) => listed(g.instance) && tenantOf.get(g.instance) === groupTenant.get(g.group))
+        .map((g) => ({ ...g, role: on(g.role, g.instance) })),
     };
+    // The configuration names roles by key, as users write them.
+    const keyOf = (role: string) => role.slice(role.indexOf('#') + 1);
     const users: Record<string, unknown> = {};
     for (const u of smallPools.users) {
       const roles = [
         ...facts.tenantRoles.filter((r) => r.user === u).map((r) => ({ role: r.role, tenant: r.tenant })),
-        ...facts.instanceRoles.filter((r) => r.user === u).map((r) => ({ role: r.role, on: r.instance })),
+        ...facts.instanceRoles.filter((r) => r.user === u).map((r) => ({ role: keyOf(r.role), on: r.instance })),
       ];
       users[u] = roles.length > 0 ? { roles: uniq(roles) } : {};
     }
@@ -62,12 +94,17 @@ const arbEnv: fc.Arbitrary<Env> = fc
       groups[g] = {
         tenant: groupTenant.get(g),
         members: [...new Set(facts.memberships.filter((m) => m.group === g).map((m) => m.user))],
-        roles: uniq(facts.groupGrants.filter((x) => x.group === g).map((x) => ({ role: x.role, on: x.instance }))),
+        roles: uniq(facts.groupGrants.filter((x) => x.group === g).map((x) => ({ role: keyOf(x.role), on: x.instance }))),
         member_of: [...new Set(facts.links.filter((l) => l.child === g).map((l) => l.parent))],
       };
     }
     const config = {
-      resources: { document: [...ACTIONS], folder: [...ACTIONS] },
+      resources: Object.fromEntries(
+        TYPES.map((t) => {
+          const roles = resourceRoles.get(t)!;
+          return [t, Object.keys(roles).length === 0 ? [...ACTIONS] : { actions: [...ACTIONS], roles }];
+        }),
+      ),
       roles: Object.fromEntries(facts.roles.map((r) => [r.key, r.permissions])),
       tenants: Object.fromEntries(smallPools.tenants.map((t) => [t, {}])),
       users,
