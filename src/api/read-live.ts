@@ -11,10 +11,10 @@ interface ResourceRead {
   roles?: Record<string, ResourceRoleRead> | null;
 }
 interface ResourceRoleRead {
-  key?: string; name?: string; description?: string | null; permissions?: string[] | null; extends?: string[] | null;
+  id?: string; key?: string; name?: string; description?: string | null; permissions?: string[] | null; extends?: string[] | null;
   granted_to?: { users_with_role?: DerivationRead[] } | null;
 }
-interface RoleRead { key: string; name: string; description?: string | null; permissions?: string[] }
+interface RoleRead { id?: string; key: string; name: string; description?: string | null; permissions?: string[] }
 interface TenantRead { key: string; name: string; description?: string | null; attributes?: Record<string, unknown> }
 interface UserRead {
   key: string; email?: string | null; first_name?: string | null; last_name?: string | null; attributes?: Record<string, unknown>;
@@ -83,8 +83,9 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
   ]);
 
   const live = emptyLiveState();
+  const topLevelIds = new Set(roles.flatMap((r) => (r.id ? [r.id] : [])));
   for (const r of resources) {
-    const roles = resourceRolesOf(r);
+    const roles = resourceRolesOf(r, topLevelIds);
     live.resources.set(r.key, { key: r.key, name: r.name, description: r.description || undefined, actions: Object.keys(r.actions ?? {}).sort(), ...(roles.length > 0 ? { roles } : {}) });
   }
   for (const r of roles) {
@@ -169,10 +170,13 @@ function derivationsOf(resources: ResourceRead[]): Derivation[] {
 /**
  * A resource's roles as the desired state writes them: permissions as the resource's own actions (the
  * public answer may qualify them, `document:read`), `extends` as keys of the same resource, sorted.
+ * An entry whose id is a top-level role's is that role derived onto the resource (`roster serve` lists
+ * the group derivations of top-level roles given on instances there): not a resource role.
  */
-function resourceRolesOf(r: ResourceRead): DesiredResourceRole[] {
+function resourceRolesOf(r: ResourceRead, topLevelIds: Set<string>): DesiredResourceRole[] {
   const own = (p: string) => (p.startsWith(`${r.key}:`) ? p.slice(r.key.length + 1) : p);
   return Object.entries(r.roles ?? {})
+    .filter(([, role]) => !(role.id && topLevelIds.has(role.id)))
     .map(([key, role]): DesiredResourceRole => ({
       key: role.key ?? key,
       name: role.name ?? key,

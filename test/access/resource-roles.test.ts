@@ -58,7 +58,7 @@ describe('resource roles in the access graph', () => {
     ['dave', 'read', 'document:memo', true, 'owner extends editor extends viewer'],
     ['dave', 'read', 'document:plan', false, 'the group grant is on memo only'],
     ['erin', 'read', 'folder:root', true, 'a tenant-wide top-level role'],
-  ] as const)('%s %s %s: %s (%s)', (user, action, instance, allowed) => {
+  ] as const)('%s %s %s: %s (%s)', (user, action, instance, allowed, _why) => {
     expect(g.can(user, action, instance).allowed).toBe(allowed);
   });
 
