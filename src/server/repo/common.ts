@@ -26,10 +26,12 @@ export async function findKeyed<T extends { id: string }>(
   return row;
 }
 
+/** By key or id. `roles` here means the top-level roles: a resource's own roles are found through it (repo/role-scope.ts). */
 export async function findKeyedOrNull<T>(q: Queryable, table: string, envId: string, keyOrId: string): Promise<T | undefined> {
+  const scope = table === 'roles' ? ' AND resource_id IS NULL' : '';
   return (
-    (await q.get<T>(`SELECT * FROM ${table} WHERE env_id = ? AND key = ?`, [envId, keyOrId])) ??
-    (await q.get<T>(`SELECT * FROM ${table} WHERE env_id = ? AND id = ?`, [envId, keyOrId]))
+    (await q.get<T>(`SELECT * FROM ${table} WHERE env_id = ? AND key = ?${scope}`, [envId, keyOrId])) ??
+    (await q.get<T>(`SELECT * FROM ${table} WHERE env_id = ? AND id = ?${scope}`, [envId, keyOrId]))
   );
 }
 

@@ -20,7 +20,7 @@ type Body = { key?: string; name?: string; description?: string | null; permissi
 export default async function roleRoutes(app: FastifyInstance, { db, now }: ServerDeps) {
   app.get('/roles', { schema: { querystring: PAGING_QUERY } }, async (req) => {
     const paging = parsePaging(req.query as Record<string, unknown>);
-    const { rows, total } = await pageOf<RoleRow>(db, 'roles', 'env_id = ?', [req.env.envId], paging);
+    const { rows, total } = await pageOf<RoleRow>(db, 'roles', 'env_id = ? AND resource_id IS NULL', [req.env.envId], paging);
     return schemaList(rows.map((r) => roleRead(r, req.env)), total, paging, req.query as Record<string, unknown>);
   });
 
@@ -80,7 +80,7 @@ export default async function roleRoutes(app: FastifyInstance, { db, now }: Serv
       const row = await findKeyed<RoleRow>(tx, 'roles', req.env.envId, key, 'role');
       await tx.run(`DELETE FROM roles WHERE id = ?`, [row.id]);
       await pruneRoleFromConfigs(tx, req.env.envId, row.key, now().toISOString());
-      const others = await tx.all<{ id: string; extends: string }>(`SELECT id, extends FROM roles WHERE env_id = ?`, [req.env.envId]);
+      const others = await tx.all<{ id: string; extends: string }>(`SELECT id, extends FROM roles WHERE env_id = ? AND resource_id IS NULL`, [req.env.envId]);
       for (const o of others) {
         const ext = parseJson<string[]>(o.extends, []);
         if (ext.includes(row.key)) {
