@@ -102,3 +102,10 @@ export function stableUuid(seed: string): string {
   const h = createHash('sha256').update(seed).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
+
+/** The public `search` of a schema or tenant list: the text anywhere in the key or the name (ASCII case ignored). */
+export function searchClause(search: unknown): { where: string; params: string[] } {
+  if (typeof search !== 'string' || search === '') return { where: '', params: [] };
+  const p = containsPattern(search);
+  return { where: ` AND (key LIKE ? ESCAPE '\\' OR name LIKE ? ESCAPE '\\')`, params: [p, p] };
+}

@@ -18,7 +18,9 @@ const LIST = (item: object) => ({ type: 'array', items: item, maxItems: 1000 }) 
  * `attributes` is accepted and not kept, as for top-level roles.
  */
 export const ROLE_BLOCK_FIELDS = { name: NAME, description: TEXT, permissions: LIST(ROLE_PERMISSION), extends: LIST(KEY), attributes: ATTRIBUTES };
-export const ROLE_BLOCK = strictObject(ROLE_BLOCK_FIELDS);
+export const ROLE_BLOCK = strictObject(ROLE_BLOCK_FIELDS, ['name']);
+/** The public `ResourceRoleUpdate`: every field optional. */
+const UPDATE = strictObject(ROLE_BLOCK_FIELDS);
 const CREATE = strictObject({ key: KEY, ...ROLE_BLOCK_FIELDS }, ['key', 'name']);
 const PERMISSIONS = strictObject({ permissions: LIST(ROLE_PERMISSION) }, ['permissions']);
 
@@ -53,7 +55,7 @@ export default async function resourceRoleRoutes(app: FastifyInstance, { db, now
     return resourceRoleRead(await findResourceRole(db, res, roleParam(req)), res, req.env);
   });
 
-  app.patch('/resources/:resource/roles/:role', { schema: { body: ROLE_BLOCK } }, async (req) => {
+  app.patch('/resources/:resource/roles/:role', { schema: { body: UPDATE } }, async (req) => {
     const { res, row } = await db.transaction(async (tx) => {
       const res = await resourceOf(tx, req);
       const role = await findResourceRole(tx, res, roleParam(req));

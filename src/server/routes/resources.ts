@@ -2,11 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import type { ServerDeps } from '../context.js';
 import { duplicate } from '../errors.js';
 import { parsePaging, schemaList } from '../paging.js';
-import { KEY, NAME, PAGING_QUERY, TEXT, strictObject } from '../schemas.js';
+import { KEY, NAME, SEARCH_QUERY, TEXT, strictObject } from '../schemas.js';
 import { invalid } from '../errors.js';
 import { ROLE_BLOCK } from './resource-roles.js';
 import { replaceResourceRoles, writeResourceRoles, type ResourceRoleBody } from '../repo/resource-role-writes.js';
-import { findKeyed, pageOf, parseJson } from '../repo/common.js';
+import { findKeyed, pageOf, parseJson, searchClause } from '../repo/common.js';
 import { resourceReads } from '../repo/resource-roles.js';
 import { pruneRolePermissions, withIds, type Actions, type Attributes, type ResourceRow } from '../repo/resources.js';
 
@@ -50,9 +50,10 @@ function refuseRelations(b: Body) {
 
 /** Resources: `/v2/schema/{p}/{e}/resources[/{key}]`. Deleting one cascades to its instances and strips its permissions from roles. */
 export default async function resourceRoutes(app: FastifyInstance, { db, now }: ServerDeps) {
-  app.get('/resources', { schema: { querystring: PAGING_QUERY } }, async (req) => {
+  app.get('/resources', { schema: { querystring: { type: 'object', properties: { ...SEARCH_QUERY.properties, include_built_in: { type: 'boolean' } } } } }, async (req) => {
     const paging = parsePaging(req.query as Record<string, unknown>);
-    const { rows, total } = await pageOf<ResourceRow>(db, 'resources', 'env_id = ?', [req.env.envId], paging);
+    const search = searchClause((req.query as { search?: string }).search);
+    const { rows, total } = await pageOf<ResourceRow>(db, 'resources', `env_id = ?${search.where}`, [req.env.envId, ...search.params], paging);
     return schemaList(await resourceReads(db, rows, req.env), total, paging, req.query as Record<string, unknown>);
   });
 
