@@ -77,10 +77,22 @@ export class EnvResolver {
     const at = this.now().toISOString();
     await this.db.run(`INSERT INTO projects (id, key, created_at) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING`, [crypto.randomUUID(), proj, at]);
     const p = await this.db.get<{ id: string }>(`SELECT id FROM projects WHERE key = ?`, [proj]);
-    await this.db.run(
-      `INSERT INTO environments (id, project_id, key, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (project_id, key) DO NOTHING`,
-      [crypto.randomUUID(), p!.id, env, at],
-    );
+    // A new environment comes with the tenant `default`, as on the public service (where assignments
+    // without a tenant go). Created with the environment, in one transaction: only the process that
+    // created the environment creates it, and never again once the environment exists (deleting it is
+    // the user's choice).
+    const envId = crypto.randomUUID();
+    await this.db.transaction(async (tx) => {
+      const { changes } = await tx.run(
+        `INSERT INTO environments (id, project_id, key, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (project_id, key) DO NOTHING`,
+        [envId, p!.id, env, at],
+      );
+      if (changes === 0) return;
+      await tx.run(
+        `INSERT INTO tenants (id, env_id, key, name, description, attributes, created_at, updated_at) VALUES (?, ?, 'default', 'Default Tenant', NULL, '{}', ?, ?)`,
+        [crypto.randomUUID(), envId, at, at],
+      );
+    });
     return (await this.find(proj, env))!;
   }
 }

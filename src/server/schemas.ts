@@ -22,3 +22,6 @@ export const PAGING_QUERY = {
     include_total_count: { type: 'boolean' },
   },
 } as const;
+
+/** Paging and the public `search` (resources, roles and tenants lists). */
+export const SEARCH_QUERY = { type: 'object', properties: { ...PAGING_QUERY.properties, search: { type: 'string', maxLength: 1024 } } } as const;

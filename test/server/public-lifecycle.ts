@@ -24,6 +24,10 @@ export const IN_SCOPE = [
   `GET ${S}/resources/{resource_id}/relations`, `POST ${S}/resources/{resource_id}/relations`,
   `GET ${S}/resources/{resource_id}/relations/{relation_id}`, `DELETE ${S}/resources/{resource_id}/relations/{relation_id}`,
   `POST ${S}/resources/{resource_id}/roles/{role_id}/implicit_grants`, `DELETE ${S}/resources/{resource_id}/roles/{role_id}/implicit_grants`,
+  `GET ${S}/resources/{resource_id}/roles`, `POST ${S}/resources/{resource_id}/roles`, `GET ${S}/resources/{resource_id}/roles/{role_id}`,
+  `PATCH ${S}/resources/{resource_id}/roles/{role_id}`, `DELETE ${S}/resources/{resource_id}/roles/{role_id}`,
+  `POST ${S}/resources/{resource_id}/roles/{role_id}/permissions`, `DELETE ${S}/resources/{resource_id}/roles/{role_id}/permissions`,
+  `GET ${S}/resources/{resource_id}/roles/{role_id}/ancestors`, `GET ${S}/resources/{resource_id}/roles/{role_id}/descendants`,
   `GET ${S}/roles`, `POST ${S}/roles`, `GET ${S}/roles/{role_id}`, `PATCH ${S}/roles/{role_id}`, `DELETE ${S}/roles/{role_id}`,
   `POST ${S}/roles/{role_id}/permissions`, `DELETE ${S}/roles/{role_id}/permissions`,
   `PUT ${S}/bulk/roles`,
@@ -93,11 +97,31 @@ export async function driveLifecycle(s: TestServer): Promise<void> {
   await sc('DELETE', '/roles/temp/permissions', { permissions: ['folder:read', 'doc:write'] });
   await sc('PUT', '/bulk/roles', { operations: [{ key: 'auditor', name: 'Auditor', permissions: ['doc:read'] }, { key: 'temp', name: 'Temporary' }] });
   await sc('POST', '/resources/doc/roles/viewer/implicit_grants', { role: 'viewer', on_resource: 'folder', linked_by_relation: 'parent' });
+  // Resource roles: declared with the resource, and one by one.
+  await sc('POST', '/resources', {
+    key: 'repo', name: 'Repository', urn: 'urn:example:repo', description: 'code', type_attributes: { team: 'core' }, actions: { read: {}, push: {}, admin: {} },
+    roles: { contributor: { name: 'Contributor', permissions: ['read'] }, maintainer: { name: 'Maintainer', description: 'pushes', permissions: ['repo:push'], extends: ['contributor'] } },
+  });
+  await sc('POST', '/resources/repo/roles', { key: 'owner', name: 'Owner', description: 'owns', permissions: ['admin'], extends: ['maintainer'] });
+  await sc('POST', '/resources/repo/roles', { key: 'guest', name: 'Guest' });
+  await sc('GET', '/resources/repo/roles');
+  await sc('GET', '/resources/repo/roles?page=1&per_page=2');
+  await sc('GET', '/resources/repo/roles/owner');
+  await sc('PATCH', '/resources/repo/roles/guest', { description: 'visits', permissions: ['read'], extends: [] });
+  await sc('POST', '/resources/repo/roles/guest/permissions', { permissions: ['repo:push'] });
+  await sc('DELETE', '/resources/repo/roles/guest/permissions', { permissions: ['push'] });
+  await sc('GET', '/resources/repo/roles/owner/ancestors');
+  await sc('GET', '/resources/repo/roles/contributor/descendants');
+  await sc('PATCH', '/resources/repo', { urn: 'urn:example:repository', roles: { reviewer: { name: 'Reviewer', permissions: ['read'] } } });
+  await sc('GET', '/resources?search=rep');
+  await sc('GET', '/roles?search=view');
 
   // Facts: tenants, users, memberships, instances, assignments, tuples.
   await fa('POST', '/tenants', { key: 'acme', name: 'Acme', description: 'a customer' });
-  await fa('POST', '/tenants', { key: 'default', name: 'Default' });
+  // A new environment comes with the tenant `default`, as on the public service.
+  await fa('GET', '/tenants/default');
   await fa('GET', '/tenants');
+  await fa('GET', '/tenants?search=acm');
   await fa('GET', '/tenants?include_total_count=true');
   await fa('GET', '/tenants/acme');
   await fa('PATCH', '/tenants/default', { name: 'Default tenant', attributes: { tier: 'free' } });
@@ -122,12 +146,20 @@ export async function driveLifecycle(s: TestServer): Promise<void> {
   await fa('POST', '/role_assignments/bulk', [{ user: 'dave', role: 'viewer', tenant: 'acme' }, { user: 'carol', role: 'editor', resource_instance: 'doc:d2' }]);
   await fa('GET', '/role_assignments');
   await fa('GET', '/role_assignments?user=bob&per_page=1000&include_total_count=true');
+  // Resource roles held on instances; a missing instance named with a tenant is created.
+  await fa('POST', '/role_assignments', { user: 'alice', role: 'maintainer', resource_instance: 'repo:r1', tenant: 'acme' });
+  await fa('POST', '/users/bob/roles', { role: 'owner', resource_instance: 'repo:r2', tenant: 'acme' });
+  await fa('POST', '/role_assignments/bulk', [{ user: 'carol', role: 'contributor', resource_instance: 'repo:r1', tenant: 'acme' }]);
+  await fa('GET', '/role_assignments?role=maintainer&role=owner&user=alice&user=bob&tenant=acme&tenant=default');
   await fa('GET', '/role_assignments/detailed');
   await fa('GET', '/role_assignments/detailed?tenant=acme&per_page=1000');
   await fa('GET', '/users');
   await fa('GET', '/users?search=a&role=viewer');
   await fa('POST', '/relationship_tuples', { subject: 'folder:f1', relation: 'parent', object: 'doc:d1', tenant: 'acme' });
   await fa('POST', '/relationship_tuples/bulk', { operations: [{ subject: 'folder:f1', relation: 'parent', object: 'doc:d2' }] });
+  // With a tenant, a missing subject or object is created in it.
+  await fa('POST', '/relationship_tuples', { subject: 'folder:f2', relation: 'parent', object: 'doc:d3', tenant: 'acme' });
+  await fa('POST', '/relationship_tuples/bulk', { operations: [{ subject: 'folder:f3', relation: 'parent', object: 'doc:d4', tenant: 'acme' }] });
   await fa('GET', '/relationship_tuples');
   await fa('GET', '/relationship_tuples?object_type=doc&include_total_count=true');
   await fa('GET', '/relationship_tuples/detailed');
@@ -143,6 +175,7 @@ export async function driveLifecycle(s: TestServer): Promise<void> {
   await sc('PUT', '/groups/team:eng/users/bob', { tenant: 'acme' });
   await sc('POST', '/groups/team:eng/roles', { role: 'editor', resource: 'doc', resource_instance: 'd2', tenant: 'acme' });
   await sc('POST', '/groups/team:staff/roles', { role: 'viewer', resource: 'doc', resource_instance: 'doc:d1', tenant: 'acme' });
+  await sc('POST', '/groups/team:staff/roles', { role: 'contributor', resource: 'repo', resource_instance: 'r1', tenant: 'acme' });
   await sc('PUT', '/groups/team:eng/assign_group', { group_instance_key: 'team:staff' });
   await sc('GET', '/groups/direct');
   await sc('GET', '/groups/direct?tenant=acme&resource=team&search=en&page=1&per_page=10');
@@ -201,6 +234,7 @@ export async function driveLifecycle(s: TestServer): Promise<void> {
   await sc('DELETE', '/resources/doc/roles/viewer/implicit_grants', { role: 'viewer', on_resource: 'folder', linked_by_relation: 'parent' });
   await sc('DELETE', '/resources/doc/relations/parent');
   await sc('DELETE', '/roles/temp');
+  await sc('DELETE', '/resources/repo/roles/guest');
   await sc('DELETE', '/resources/scratch');
   await fa('DELETE', '/tenants/globex');
 }

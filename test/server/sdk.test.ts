@@ -20,7 +20,8 @@ describe('the permitio Node SDK against roster serve', () => {
     // This SDK's RoleCreate type has no `extends`: the editor lists both permissions.
     await permit.api.roles.create({ key: 'editor', name: 'Editor', permissions: ['doc:read', 'doc:write'] });
     expect(await permit.api.tenants.create({ key: 'acme', name: 'Acme' })).toMatchObject({ key: 'acme' });
-    await permit.api.tenants.create({ key: 'default', name: 'Default' });
+    // The environment came with the tenant `default`, as on the public service.
+    expect(await permit.api.tenants.get('default')).toMatchObject({ key: 'default' });
 
     const synced = await permit.api.users.sync({ key: 'alice', email: 'alice@example.com', first_name: 'Alice' });
     expect(synced).toMatchObject({ created: true, user: { key: 'alice', email: 'alice@example.com' } });
@@ -52,5 +53,50 @@ describe('the permitio Node SDK against roster serve', () => {
     const alice = ok(await s.facts('GET', '/users/alice'));
     expect(alice).toMatchObject({ email: 'alice@acme.example', associated_tenants: [{ tenant: 'acme', roles: ['editor'] }] });
     expect(alice).not.toHaveProperty('first_name');
+  });
+
+  it('resource roles: a resource created with roles, roles one by one, assignments on instances, checks through extends', async () => {
+    const permit = new Permit({ token: ENV_KEY, apiUrl: s.url, pdp: s.url, throwOnError: true, log: { level: 'error' } });
+
+    const repo = await permit.api.resources.create({
+      key: 'repo', name: 'Repository', urn: 'urn:example:repo', actions: { read: {}, push: {}, delete: {} },
+      roles: { reader: { name: 'Reader', permissions: ['read'] }, writer: { name: 'Writer', permissions: ['push'], extends: ['reader'] } },
+    });
+    expect(repo).toMatchObject({ key: 'repo', urn: 'urn:example:repo', roles: { reader: { key: 'reader', permissions: ['read'] }, writer: { extends: ['reader'] } } });
+    // This SDK's ResourceRoleCreate type has no `extends` (the public schema has it): the body is sent as written.
+    const ownerBody = { key: 'owner', name: 'Owner', permissions: ['repo:delete'], extends: ['writer'] };
+    const owner = await permit.api.resourceRoles.create('repo', ownerBody as Parameters<typeof permit.api.resourceRoles.create>[1]);
+    expect(owner).toMatchObject({ key: 'owner', resource: 'repo', resource_id: repo.id, permissions: ['delete'], extends: ['writer'] });
+    expect((await permit.api.resourceRoles.list({ resourceKey: 'repo' })).map((r) => r.key).sort()).toEqual(['owner', 'reader', 'writer']);
+    expect(await permit.api.resourceRoles.get('repo', 'owner')).toMatchObject({ key: 'owner' });
+    await permit.api.resourceRoles.update('repo', 'owner', { description: 'owns it' });
+    expect(await permit.api.resourceRoles.assignPermissions('repo', 'reader', ['repo:read'])).toMatchObject({ permissions: ['read'] });
+
+    await permit.api.tenants.create({ key: 'oss', name: 'Open source' });
+    await permit.api.users.sync({ key: 'carol' });
+    await permit.api.users.sync({ key: 'dan' });
+    await permit.api.resourceInstances.create({ key: 'roster', resource: 'repo', tenant: 'oss' });
+    const ra = await permit.api.roleAssignments.assign({ user: 'carol', role: 'writer', resource_instance: 'repo:roster', tenant: 'oss' });
+    expect(ra).toMatchObject({ user: 'carol', role: 'writer', tenant: 'oss', resource_instance: 'repo:roster' });
+    // A missing instance named with a tenant is created.
+    await permit.api.roleAssignments.assign({ user: 'dan', role: 'owner', resource_instance: 'repo:fresh', tenant: 'oss' });
+
+    expect(await permit.check('carol', 'push', 'repo:roster')).toBe(true);
+    // Through `extends`: writer extends reader.
+    expect(await permit.check('carol', 'read', { type: 'repo', key: 'roster', tenant: 'oss' })).toBe(true);
+    expect(await permit.check('carol', 'delete', 'repo:roster')).toBe(false);
+    expect(await permit.check('carol', 'read', 'repo:fresh')).toBe(false);
+    // Two levels: owner extends writer extends reader.
+    expect(await permit.check('dan', 'read', 'repo:fresh')).toBe(true);
+    expect(await permit.check('dan', 'delete', 'repo:fresh')).toBe(true);
+    // A resource role is held on instances, not tenant-wide.
+    expect(await permit.check('carol', 'read', { type: 'repo', tenant: 'oss' })).toBe(false);
+
+    await permit.api.resourceRoles.removePermissions('repo', 'reader', ['read']);
+    expect(await permit.check('carol', 'read', 'repo:roster')).toBe(false);
+    await permit.api.roleAssignments.unassign({ user: 'carol', role: 'writer', resource_instance: 'repo:roster', tenant: 'oss' });
+    expect(await permit.check('carol', 'push', 'repo:roster')).toBe(false);
+    await permit.api.resourceRoles.delete('repo', 'owner');
+    expect(await permit.check('dan', 'delete', 'repo:fresh')).toBe(false);
   });
 });

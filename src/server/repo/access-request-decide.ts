@@ -4,6 +4,7 @@
  * the public `/v2/elements/.../config/{config}/access_requests` (the API key acts as the environment's
  * administrator). The rules are those of domain/access-requests.ts; here they meet the store.
  */
+import { findRoleOn } from './role-scope.js';
 import type { Queryable } from '../store/db.js';
 import { httpError, notFound } from '../errors.js';
 import { findKeyed } from './common.js';
@@ -58,7 +59,7 @@ export async function decideAccessRequest(
   const verdict = checkTransition(row.status, kind, who);
   if (!verdict.ok) throw httpError(verdict.code, verdict.message, verdict.code === 'CONFLICT' ? { status: row.status } : {});
   // A reviewer override may name the role by key or id; the request records its key.
-  const role = body.role !== undefined ? (await findKeyed<{ id: string; key: string }>(tx, 'roles', envId, body.role, 'role')).key : row.role_key;
+  const role = body.role !== undefined ? await reviewerRole(tx, envId, row, body.role) : row.role_key;
   const comment = body.reviewer_comment !== undefined ? body.reviewer_comment : row.reviewer_comment;
   let changes: number;
   if (kind === 'update') {
@@ -83,4 +84,14 @@ export async function decideAccessRequest(
     await assignRole(tx, envId, { user: row.requester_key, role, tenant: row.tenant_key, resource_instance: instance }, at, { ignoreDuplicate: true });
   }
   return (await getRequest(tx, envId, actorIdOf(actor), row.id))!;
+}
+
+/**
+ * The role a reviewer names instead of the requested one, by key or id: on an instance, its type's
+ * resource role of that key, else the top-level one (repo/role-scope.ts); the request records its key.
+ */
+async function reviewerRole(tx: Queryable, envId: string, row: AccessRequestRow, given: string): Promise<string> {
+  if (row.instance_key === null || row.resource_key === null) return (await findKeyed<{ id: string; key: string }>(tx, 'roles', envId, given, 'role')).key;
+  const resource = await findKeyed<{ id: string; key: string }>(tx, 'resources', envId, row.resource_key, 'resource');
+  return (await findRoleOn(tx, envId, resource, given)).key;
 }

@@ -59,15 +59,15 @@ const TENANT_ROLES = `SELECT role_id FROM role_assignments WHERE user_id = ? AND
 /** The user, the instance (with its tenant) and the `member` role, in one statement. */
 const LOOKUP = `SELECT
   (SELECT id FROM users WHERE env_id = ? AND key = ?) AS user_id,
-  (SELECT id FROM roles WHERE env_id = ? AND key = 'member') AS member_id,
-  ri.id AS instance_id, ri.tenant_id AS tenant_id
+  (SELECT id FROM roles WHERE env_id = ? AND key = 'member' AND resource_id IS NULL) AS member_id,
+  ri.id AS instance_id, ri.tenant_id AS tenant_id, ri.resource_id AS resource_id
   FROM (SELECT 1 AS one) x LEFT JOIN resource_instances ri ON ri.env_id = ? AND ri.key = ?
     AND ri.resource_id IN (SELECT id FROM resources WHERE env_id = ? AND key = ?)`;
 
 export async function decide(q: Queryable & { dialect?: 'sqlite' | 'postgres' }, envId: string, c: CheckInput): Promise<boolean> {
   // One round trip for the three lookups: each statement costs a round trip on PostgreSQL and a few
   // microseconds of bookkeeping on SQLite, and /allowed is the hottest path (bench: server CPU a check).
-  const found = await q.get<{ user_id: string | null; member_id: string | null; instance_id: string | null; tenant_id: string | null }>(
+  const found = await q.get<{ user_id: string | null; member_id: string | null; instance_id: string | null; tenant_id: string | null; resource_id: string | null }>(
     LOOKUP,
     [envId, c.user, envId, envId, c.key ?? '', envId, c.type],
   );
@@ -89,13 +89,17 @@ export async function decide(q: Queryable & { dialect?: 'sqlite' | 'postgres' },
   }
   if (roleIds.length === 0) return false;
   const load = async (sql: string, params: string[]) =>
-    (await q.all<{ key: string; permissions: string; extends: string }>(sql, params)).map(
-      (r): RoleDef => ({ key: r.key, permissions: parseJson(r.permissions, []), extends: parseJson(r.extends, []) }),
+    (await q.all<{ key: string; resource_id: string | null; permissions: string; extends: string }>(sql, params)).map(
+      (r): RoleDef => ({ key: r.key, resource: r.resource_id, permissions: parseJson(r.permissions, []), extends: parseJson(r.extends, []) }),
     );
   const ids = roleIds.map((r) => r.role_id);
-  const held = await load(`SELECT key, permissions, extends FROM roles WHERE id IN (${ids.map(() => '?').join(', ')})`, ids);
-  return rolesGrant(held, `${c.type}:${c.action}`, (keys) =>
-    load(`SELECT key, permissions, extends FROM roles WHERE env_id = ? AND key IN (${keys.map(() => '?').join(', ')})`, [envId, ...keys]),
+  const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+  const held = await load(`SELECT key, resource_id, permissions, extends FROM roles WHERE id IN (${marks(ids.length)})`, ids);
+  // Extended roles: a resource role's are its resource's roles, a top-level role's top-level roles.
+  return rolesGrant(held, { resource: found.resource_id, type: c.type, action: c.action }, (resource, keys) =>
+    resource === null
+      ? load(`SELECT key, resource_id, permissions, extends FROM roles WHERE env_id = ? AND resource_id IS NULL AND key IN (${marks(keys.length)})`, [envId, ...keys])
+      : load(`SELECT key, resource_id, permissions, extends FROM roles WHERE resource_id = ? AND key IN (${marks(keys.length)})`, [resource, ...keys]),
   );
 }
 

@@ -8,9 +8,10 @@ import { pageClauses, pageWithCursor } from './page-cursors.js';
 import { ASSIGNMENT_FROM, ASSIGNMENT_SELECT, type AssignmentRow } from './assignments.js';
 
 export interface AssignmentFilters {
-  user?: string;
-  role?: string;
-  tenant?: string;
+  /** One key, or several (the public parameters are arrays: `?role=a&role=b` is either). */
+  user?: string | string[];
+  role?: string | string[];
+  tenant?: string | string[];
   resource?: string;
   /** `type:key`. */
   resource_instance?: string;
@@ -31,9 +32,14 @@ export async function listAssignments(q: Queryable, envId: string, f: Assignment
   const clauses = ['ra.env_id = ?'];
   const params: string[] = [envId];
   const filter = (clause: string, ...values: string[]) => (clauses.push(clause), params.push(...values));
-  if (f.user) filter('ra.user_id IN (SELECT id FROM users WHERE env_id = ? AND key = ?)', envId, f.user);
-  if (f.role) filter('ra.role_id IN (SELECT id FROM roles WHERE env_id = ? AND key = ?)', envId, f.role);
-  if (f.tenant) filter('ra.tenant_id IN (SELECT id FROM tenants WHERE env_id = ? AND key = ?)', envId, f.tenant);
+  // A role key names the top-level role and every resource's role of that key, as the read's `role` does.
+  const keys = (column: string, table: string, given: string | string[] | undefined) => {
+    const list = [...new Set(typeof given === 'string' ? [given] : (given ?? []))].filter((k) => k !== '');
+    if (list.length > 0) filter(`${column} IN (SELECT id FROM ${table} WHERE env_id = ? AND key IN (${list.map(() => '?').join(', ')}))`, envId, ...list);
+  };
+  keys('ra.user_id', 'users', f.user);
+  keys('ra.role_id', 'roles', f.role);
+  keys('ra.tenant_id', 'tenants', f.tenant);
   const resource = instance ? instance[0] : f.resource;
   if (resource) {
     filter(

@@ -2,6 +2,7 @@ import type { Queryable } from '../store/db.js';
 import type { EnvContext } from '../context.js';
 import { duplicate, httpError, notFound } from '../errors.js';
 import { findKeyed, splitRef } from './common.js';
+import { findRoleOn } from './role-scope.js';
 
 export interface AssignmentInput {
   user: string;
@@ -53,6 +54,7 @@ export function assignmentRead(row: AssignmentRow, env: EnvContext) {
 export interface InstanceRef {
   id: string;
   key: string;
+  resource_id: string;
   resource_key: string;
   tenant_id: string;
   tenant_key: string;
@@ -66,7 +68,7 @@ export async function findInstance(q: Queryable, envId: string, ref: string, def
 }
 
 export async function findInstanceOrNull(q: Queryable, envId: string, ref: string, defaultType?: string): Promise<InstanceRef | undefined> {
-  const select = `SELECT ri.id, ri.key, res.key AS resource_key, ri.tenant_id, t.key AS tenant_key FROM resource_instances ri
+  const select = `SELECT ri.id, ri.key, ri.resource_id, res.key AS resource_key, ri.tenant_id, t.key AS tenant_key FROM resource_instances ri
     JOIN resources res ON res.id = ri.resource_id JOIN tenants t ON t.id = ri.tenant_id`;
   const parts = splitRef(ref, defaultType);
   if (parts) {
@@ -76,14 +78,43 @@ export async function findInstanceOrNull(q: Queryable, envId: string, ref: strin
   return q.get<InstanceRef>(`${select} WHERE ri.env_id = ? AND ri.id = ?`, [envId, ref]);
 }
 
-/** Resolves an assignment's references (404 naming what is missing) and its tenant. */
-export async function resolveAssignment(q: Queryable, envId: string, a: AssignmentInput) {
+/**
+ * An instance by `type:key` (or id); when it does not exist and `tenant` is given, it is created there
+ * (the public API: the instance "will be implicitly created if the tenant parameter is specified").
+ * Its type must exist (404 otherwise), and the key must be a key.
+ */
+export async function findOrCreateInstance(q: Queryable, envId: string, ref: string, tenant: string | undefined, at: string): Promise<InstanceRef> {
+  const found = await findInstanceOrNull(q, envId, ref);
+  if (found || !tenant) return found ?? (await findInstance(q, envId, ref));
+  const parts = splitRef(ref);
+  if (!parts || !KEY_PATTERN.test(parts[0]) || !KEY_PATTERN.test(parts[1])) throw notFound('resource instance', ref);
+  const res = await findKeyed<{ id: string }>(q, 'resources', envId, parts[0], 'resource');
+  const t = await findKeyed<{ id: string }>(q, 'tenants', envId, tenant, 'tenant');
+  // ON CONFLICT: a concurrent request may create the same instance; then it is that one.
+  await q.run(
+    `INSERT INTO resource_instances (id, env_id, resource_id, key, tenant_id, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, '{}', ?, ?)
+     ON CONFLICT DO NOTHING`,
+    [crypto.randomUUID(), envId, res.id, parts[1], t.id, at, at],
+  );
+  return findInstance(q, envId, ref);
+}
+
+const KEY_PATTERN = /^[A-Za-z0-9\-_]{1,256}$/;
+
+/**
+ * Resolves an assignment's references (404 naming what is missing) and its tenant. The role named on an
+ * instance is the instance type's resource role of that key, else the top-level one (repo/role-scope.ts);
+ * a tenant-wide assignment names a top-level role. `createAt`: a missing instance is created in the
+ * assignment's tenant (assigning; never when unassigning).
+ */
+export async function resolveAssignment(q: Queryable, envId: string, a: AssignmentInput, createAt?: string) {
   const user = await findKeyed<{ id: string }>(q, 'users', envId, a.user, 'user');
-  const role = await findKeyed<{ id: string }>(q, 'roles', envId, a.role, 'role');
   let tenantId: string;
   let instanceId: string | null = null;
+  let role: { id: string };
   if (a.resource_instance) {
-    const inst = await findInstance(q, envId, a.resource_instance);
+    const inst = createAt ? await findOrCreateInstance(q, envId, a.resource_instance, a.tenant, createAt) : await findInstance(q, envId, a.resource_instance);
+    role = await findRoleOn(q, envId, { id: inst.resource_id, key: inst.resource_key }, a.role);
     // The tenant may be named by key or id: compare ids (an unknown one is 404, not a mismatch).
     if (a.tenant && (await findKeyed<{ id: string }>(q, 'tenants', envId, a.tenant, 'tenant')).id !== inst.tenant_id) {
       throw httpError('MISMATCH_RESOURCE_INSTANCES_TENANTS', `resource instance '${a.resource_instance}' is in tenant '${inst.tenant_key}', not '${a.tenant}'`);
@@ -91,21 +122,26 @@ export async function resolveAssignment(q: Queryable, envId: string, a: Assignme
     tenantId = inst.tenant_id;
     instanceId = inst.id;
   } else {
+    role = await findKeyed<{ id: string }>(q, 'roles', envId, a.role, 'role');
     // Without a tenant, an assignment is in the tenant 'default', as on the public service.
     tenantId = (await findKeyed<{ id: string }>(q, 'tenants', envId, a.tenant ?? 'default', 'tenant')).id;
   }
   return { userId: user.id, roleId: role.id, tenantId, instanceId };
 }
 
-/** Creates one assignment; `ignoreDuplicate` makes an existing one a no-op (bulk calls converge). */
+/**
+ * Creates one assignment; `ignoreDuplicate` makes an existing one a no-op (bulk calls converge).
+ * `createInstance`: a missing instance named with a tenant is created (the public role-assignment
+ * operations); an access request's approval never recreates an instance deleted since the request.
+ */
 export async function assignRole(
   q: Queryable,
   envId: string,
   a: AssignmentInput,
   at: string,
-  options: { ignoreDuplicate?: boolean } = {},
+  options: { ignoreDuplicate?: boolean; createInstance?: boolean } = {},
 ): Promise<{ id: string; created: boolean }> {
-  const r = await resolveAssignment(q, envId, a);
+  const r = await resolveAssignment(q, envId, a, options.createInstance ? at : undefined);
   const existing = await q.get<{ id: string }>(
     `SELECT id FROM role_assignments WHERE user_id = ? AND role_id = ? AND tenant_id = ? AND COALESCE(resource_instance_id, '') = ?`,
     [r.userId, r.roleId, r.tenantId, r.instanceId ?? ''],

@@ -26,10 +26,12 @@ export async function findKeyed<T extends { id: string }>(
   return row;
 }
 
+/** By key or id. `roles` here means the top-level roles: a resource's own roles are found through it (repo/role-scope.ts). */
 export async function findKeyedOrNull<T>(q: Queryable, table: string, envId: string, keyOrId: string): Promise<T | undefined> {
+  const scope = table === 'roles' ? ' AND resource_id IS NULL' : '';
   return (
-    (await q.get<T>(`SELECT * FROM ${table} WHERE env_id = ? AND key = ?`, [envId, keyOrId])) ??
-    (await q.get<T>(`SELECT * FROM ${table} WHERE env_id = ? AND id = ?`, [envId, keyOrId]))
+    (await q.get<T>(`SELECT * FROM ${table} WHERE env_id = ? AND key = ?${scope}`, [envId, keyOrId])) ??
+    (await q.get<T>(`SELECT * FROM ${table} WHERE env_id = ? AND id = ?${scope}`, [envId, keyOrId]))
   );
 }
 
@@ -99,4 +101,11 @@ export function containsPattern(text: string): string {
 export function stableUuid(seed: string): string {
   const h = createHash('sha256').update(seed).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** The public `search` of a schema or tenant list: the text anywhere in the key or the name (ASCII case ignored). */
+export function searchClause(search: unknown): { where: string; params: string[] } {
+  if (typeof search !== 'string' || search === '') return { where: '', params: [] };
+  const p = containsPattern(search);
+  return { where: ` AND (key LIKE ? ESCAPE '\\' OR name LIKE ? ESCAPE '\\')`, params: [p, p] };
 }

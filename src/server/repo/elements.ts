@@ -25,7 +25,7 @@ export async function elementsConfigReads(q: Queryable, env: EnvContext, rows: E
   const roles = new Map(
     keys.length === 0
       ? []
-      : (await q.all<{ id: string; key: string; name: string }>(`SELECT id, key, name FROM roles WHERE env_id = ? AND key IN (${keys.map(() => '?').join(', ')})`, [env.envId, ...keys]))
+      : (await q.all<{ id: string; key: string; name: string }>(`SELECT id, key, name FROM roles WHERE env_id = ? AND resource_id IS NULL AND key IN (${keys.map(() => '?').join(', ')})`, [env.envId, ...keys]))
           .map((r) => [r.key, { ...r, resource_id: tenantResourceId(env.envId) }]),
   );
   return rows.map((r) => ({

@@ -53,7 +53,7 @@ export async function groupReads(q: Queryable, rows: GroupRow[]) {
   const users = new Map<string, string[]>();
   for (const r of rows) {
     const members = await q.all<{ id: string }>(
-      `SELECT u.id FROM role_assignments ra JOIN roles ro ON ro.id = ra.role_id AND ro.key = 'member' JOIN users u ON u.id = ra.user_id
+      `SELECT u.id FROM role_assignments ra JOIN roles ro ON ro.id = ra.role_id AND ro.key = 'member' AND ro.resource_id IS NULL JOIN users u ON u.id = ra.user_id
        WHERE ra.resource_instance_id = ? ORDER BY u.key LIMIT ${USERS_IN_READ}`,
       [r.instance_id],
     );
@@ -70,7 +70,7 @@ export async function groupReads(q: Queryable, rows: GroupRow[]) {
 
 /** Members are users holding the role `member` on the group's resource instance. */
 export async function memberRoleId(q: Queryable, envId: string): Promise<string> {
-  const row = await q.get<{ id: string }>(`SELECT id FROM roles WHERE env_id = ? AND key = 'member'`, [envId]);
+  const row = await q.get<{ id: string }>(`SELECT id FROM roles WHERE env_id = ? AND key = 'member' AND resource_id IS NULL`, [envId]);
   if (!row) throw httpError('NOT_FOUND', `role 'member' not found (it is created with the first group)`);
   return row.id;
 }

@@ -2,6 +2,8 @@ import type { Queryable } from '../store/db.js';
 import type { EnvContext } from '../context.js';
 import { envFields, stableUuid } from './common.js';
 import { resourceRead, type ResourceRow } from './resources.js';
+import type { RoleRow } from './roles.js';
+import { resourceRoleRead } from './role-scope.js';
 
 interface DerivationRow {
   resource_id: string; resource_key: string; role_id: string; role_key: string; role_name: string; role_description: string | null;
@@ -10,10 +12,10 @@ interface DerivationRow {
 }
 
 /**
- * The public `ResourceRead` of each row, with `roles`: the roles of that resource that carry role
- * derivations, as the public `ResourceRoleRead` with `granted_to.users_with_role` (the specification's
- * `<group_type>#member` derivations among them). Roles here are environment-wide, so a resource lists
- * only those derived onto it; one query for the whole page.
+ * The public `ResourceRead` of each row, with `roles` keyed by role key, each the public
+ * `ResourceRoleRead`: the resource's own roles (resource roles, with `permissions` and `extends`), and
+ * the top-level roles derived onto it through relations (`granted_to.users_with_role`; the
+ * specification's `<group_type>#member` derivations among them). Two queries for the whole page.
  */
 export async function resourceReads(q: Queryable, rows: ResourceRow[], env: EnvContext) {
   if (rows.length === 0) return [];
@@ -26,10 +28,16 @@ export async function resourceReads(q: Queryable, rows: ResourceRow[], env: EnvC
      WHERE g.resource_id IN (${rows.map(() => '?').join(', ')}) ORDER BY g.created_at, g.id`,
     rows.map((r) => r.id),
   );
-  const byResource = new Map<string, Record<string, ReturnType<typeof roleRead>>>();
+  const marks = rows.map(() => '?').join(', ');
+  const own = await q.all<RoleRow & { resource_id: string }>(`SELECT * FROM roles WHERE resource_id IN (${marks}) ORDER BY created_at, id`, rows.map((r) => r.id));
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const byResource = new Map<string, Record<string, Record<string, unknown> & { granted_to?: GrantedTo }>>();
+  const rolesOf = (resourceId: string) => byResource.get(resourceId) ?? byResource.set(resourceId, {}).get(resourceId)!;
+  for (const r of own) rolesOf(r.resource_id)[r.key] = resourceRoleRead(r, byId.get(r.resource_id)!, env);
   for (const d of derivations) {
-    const roles = byResource.get(d.resource_id) ?? byResource.set(d.resource_id, {}).get(d.resource_id)!;
+    const roles = rolesOf(d.resource_id);
     const role = (roles[d.role_key] ??= roleRead(d, env));
+    role.granted_to ??= { id: stableUuid(`${d.resource_id}:${d.role_id}:granted_to`), users_with_role: [] };
     role.granted_to.users_with_role.push({
       role_id: d.linked_role_id, resource_id: d.on_resource_id, relation_id: d.relation_id,
       role: d.linked_role, on_resource: d.on_resource, linked_by_relation: d.relation,
@@ -38,7 +46,10 @@ export async function resourceReads(q: Queryable, rows: ResourceRow[], env: EnvC
   return rows.map((r) => ({ ...resourceRead(r, env), roles: byResource.get(r.id) ?? {} }));
 }
 
-function roleRead(d: DerivationRow, env: EnvContext) {
+type GrantedTo = { id: string; users_with_role: Record<string, string>[] };
+
+/** A top-level role derived onto the resource: its entry in `roles` (no permissions of this resource of its own). */
+function roleRead(d: DerivationRow, env: EnvContext): Record<string, unknown> & { granted_to?: GrantedTo } {
   return {
     id: d.role_id,
     key: d.role_key,
@@ -46,7 +57,6 @@ function roleRead(d: DerivationRow, env: EnvContext) {
     ...(d.role_description !== null ? { description: d.role_description } : {}),
     resource_id: d.resource_id,
     resource: d.resource_key,
-    granted_to: { id: stableUuid(`${d.resource_id}:${d.role_id}:granted_to`), users_with_role: [] as Record<string, string>[] },
     ...envFields(env),
     created_at: d.role_created_at,
     updated_at: d.role_updated_at,

@@ -5,6 +5,8 @@ import { envFields, parseJson, stableUuid } from './common.js';
 export interface ResourceRow {
   id: string;
   key: string;
+  urn?: string | null;
+  type_attributes?: string | null;
   name: string;
   description: string | null;
   actions: string;
@@ -26,6 +28,8 @@ export function resourceRead(row: ResourceRow, env: EnvContext) {
     key: row.key,
     name: row.name,
     ...(row.description !== null ? { description: row.description } : {}),
+    ...(row.urn ? { urn: row.urn } : {}),
+    ...(row.type_attributes ? { type_attributes: parseJson<Record<string, unknown>>(row.type_attributes, {}) } : {}),
     actions: Object.fromEntries(
       // Actions written before they had ids (an older server) get one derived from the resource and key.
       Object.entries(actions).map(([k, v]) => [k, { id: v.id ?? stableUuid(`${row.id}:action:${k}`), key: k, name: v.name ?? k, ...(v.description ? { description: v.description } : {}) }]),
@@ -55,10 +59,16 @@ export function withIds<T extends { id?: string }>(given: Record<string, Omit<T,
  * so that nothing dangles. `keep(action)` says which of the resource's actions still exist.
  */
 export async function pruneRolePermissions(q: Queryable, envId: string, resourceKey: string, keep: (action: string) => boolean, at: string) {
-  const roles = await q.all<{ id: string; permissions: string }>(`SELECT id, permissions FROM roles WHERE env_id = ?`, [envId]);
+  // Top-level roles name `resource:action`; the resource's own roles name bare actions (repo/role-scope.ts).
+  const roles = await q.all<{ id: string; own: number; permissions: string }>(
+    `SELECT r.id, CASE WHEN r.resource_id IS NULL THEN 0 ELSE 1 END AS own, r.permissions FROM roles r
+     WHERE r.env_id = ? AND (r.resource_id IS NULL OR r.resource_id IN (SELECT id FROM resources WHERE env_id = ? AND key = ?))`,
+    [envId, envId, resourceKey],
+  );
   for (const r of roles) {
     const perms = parseJson<string[]>(r.permissions, []);
     const kept = perms.filter((p) => {
+      if (Number(r.own)) return keep(p);
       const [res, action] = p.split(':');
       return res !== resourceKey || keep(action);
     });

@@ -56,7 +56,7 @@ export async function checkExtends(q: Queryable, envId: string, roleKey: string,
  * exists, and with all of them applied no role extends itself. Returns each list deduplicated, sorted.
  */
 export async function checkExtendsAll(q: Queryable, envId: string, changes: Map<string, string[]>): Promise<Map<string, string[]>> {
-  const rows = await q.all<{ key: string; extends: string }>(`SELECT key, extends FROM roles WHERE env_id = ?`, [envId]);
+  const rows = await q.all<{ key: string; extends: string }>(`SELECT key, extends FROM roles WHERE env_id = ? AND resource_id IS NULL`, [envId]);
   const graph = new Map(rows.map((r) => [r.key, parseJson<string[]>(r.extends, [])]));
   for (const ext of changes.values()) for (const k of ext) if (!graph.has(k) && !changes.has(k)) throw notFound('role', k);
   for (const [roleKey, ext] of changes) graph.set(roleKey, ext);
@@ -78,8 +78,8 @@ export async function checkExtendsAll(q: Queryable, envId: string, changes: Map<
 export async function ensureMemberRole(q: Queryable, envId: string, at: string): Promise<string> {
   await q.run(
     `INSERT INTO roles (id, env_id, key, name, description, permissions, extends, created_at, updated_at)
-     VALUES (?, ?, 'member', 'Member', 'Membership of a group', '[]', '[]', ?, ?) ON CONFLICT (env_id, key) DO NOTHING`,
+     VALUES (?, ?, 'member', 'Member', 'Membership of a group', '[]', '[]', ?, ?) ON CONFLICT (env_id, key) WHERE resource_id IS NULL DO NOTHING`,
     [crypto.randomUUID(), envId, at, at],
   );
-  return (await q.get<{ id: string }>(`SELECT id FROM roles WHERE env_id = ? AND key = 'member'`, [envId]))!.id;
+  return (await q.get<{ id: string }>(`SELECT id FROM roles WHERE env_id = ? AND key = 'member' AND resource_id IS NULL`, [envId]))!.id;
 }

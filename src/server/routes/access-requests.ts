@@ -1,3 +1,4 @@
+import { findRoleOn } from '../repo/role-scope.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerDeps } from '../context.js';
 import { httpError, invalid } from '../errors.js';
@@ -76,9 +77,9 @@ export default async function accessRequestRoutes(app: FastifyInstance, { db, no
       }
       // Details are stored as keys (a role or resource may be named by id): the read model and the
       // list filters speak keys.
-      const role = (await findKeyed<{ id: string; key: string }>(tx, 'roles', req.env.envId, d.role, 'role')).key;
       let resource = d.resource ? (await findKeyed<{ id: string; key: string }>(tx, 'resources', req.env.envId, d.resource, 'resource')).key : null;
       let instance: string | null = null;
+      let on: { id: string; key: string } | undefined;
       if (d.resource_instance) {
         // `type:key`, a key of `resource`, or (as elsewhere in the API) an instance id.
         const given = d.resource_instance;
@@ -92,7 +93,10 @@ export default async function accessRequestRoutes(app: FastifyInstance, { db, no
         }
         resource = inst.resource_key;
         instance = inst.key;
+        on = { id: inst.resource_id, key: inst.resource_key };
       }
+      // On an instance: its type's resource role of that key, else the top-level one (repo/role-scope.ts).
+      const role = (on ? await findRoleOn(tx, req.env.envId, on, d.role) : await findKeyed<{ id: string; key: string }>(tx, 'roles', req.env.envId, d.role, 'role')).key;
       if (!(await isUserInTenant(tx, ctx.actorId, ctx.tenant.id))) {
         throw httpError('USER_NOT_IN_TENANT', `user '${ctx.actorKey}' is not in tenant '${ctx.tenant.key}' and so may not request access there`);
       }

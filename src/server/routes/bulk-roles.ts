@@ -34,7 +34,7 @@ export default async function bulkRoleRoutes(app: FastifyInstance, { db, now }: 
       // First every role exists with its own fields, then the `extends` lists, checked together.
       for (const o of operations) {
         const permissions = JSON.stringify(await checkPermissions(tx, envId, o.permissions ?? []));
-        const existing = await tx.get<{ id: string }>(`SELECT id FROM roles WHERE env_id = ? AND key = ?`, [envId, o.key]);
+        const existing = await tx.get<{ id: string }>(`SELECT id FROM roles WHERE env_id = ? AND key = ? AND resource_id IS NULL`, [envId, o.key]);
         if (existing) {
           await tx.run(`UPDATE roles SET name = ?, description = ?, permissions = ?, updated_at = ? WHERE id = ?`, [o.name, o.description ?? null, permissions, at, existing.id]);
           updated.push(o.key);
@@ -47,7 +47,7 @@ export default async function bulkRoleRoutes(app: FastifyInstance, { db, now }: 
         }
       }
       const ext = await checkExtendsAll(tx, envId, new Map(operations.map((o) => [o.key, o.extends ?? []])));
-      for (const [key, list] of ext) await tx.run(`UPDATE roles SET extends = ? WHERE env_id = ? AND key = ?`, [JSON.stringify(list), envId, key]);
+      for (const [key, list] of ext) await tx.run(`UPDATE roles SET extends = ? WHERE env_id = ? AND key = ? AND resource_id IS NULL`, [JSON.stringify(list), envId, key]);
       return { created, updated };
     });
   });

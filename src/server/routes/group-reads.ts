@@ -67,7 +67,7 @@ export default async function groupReadRoutes(app: FastifyInstance, { db }: Serv
     // Membership is the role `member` on the group's instance. Filtering on its id (not joining roles by
     // key per row) lets (resource_instance_id, role_id, user_id) answer from the index alone; the
     // direct case needs no DISTINCT, since a user holds a role on an instance at most once.
-    const member = await db.get<{ id: string }>(`SELECT id FROM roles WHERE env_id = ? AND key = 'member'`, [req.env.envId]);
+    const member = await db.get<{ id: string }>(`SELECT id FROM roles WHERE env_id = ? AND key = 'member' AND resource_id IS NULL`, [req.env.envId]);
     if (!member) return envelope([], 0, paging);
     const from = nested
       ? // Descendants are what /allowed climbs, downwards: linked child groups, and groups given the role

@@ -1,3 +1,4 @@
+import { findRoleOn } from '../repo/role-scope.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerDeps } from '../context.js';
 import { duplicate, httpError, notFound } from '../errors.js';
@@ -75,11 +76,12 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
     const at = now().toISOString();
     const groupId = await db.transaction(async (tx) => {
       const g = await findGroup(tx, envId, group);
-      const role = await findKeyed<{ id: string }>(tx, 'roles', envId, b.role, 'role');
       const ref = b.resource_instance.includes(':') ? b.resource_instance : `${b.resource}:${b.resource_instance}`;
       if (!ref.startsWith(`${b.resource}:`)) throw httpError('INVALID_INPUT', `resource_instance '${b.resource_instance}' is not of resource '${b.resource}'`);
       await findKeyed(tx, 'resources', envId, b.resource, 'resource');
       const inst = await findInstance(tx, envId, ref);
+      // The instance type's resource role of that key, else the top-level one (repo/role-scope.ts).
+      const role = await findRoleOn(tx, envId, { id: inst.resource_id, key: inst.resource_key }, b.role);
       // By key or id: compare ids.
       const tenant = await findKeyed<{ id: string }>(tx, 'tenants', envId, b.tenant, 'tenant');
       if (inst.tenant_id !== tenant.id || g.tenant_id !== tenant.id) {

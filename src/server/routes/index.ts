@@ -4,6 +4,7 @@ import type { EnvResolver } from '../auth.js';
 import { invalid } from '../errors.js';
 import resourceRoutes from './resources.js';
 import roleRoutes from './roles.js';
+import resourceRoleRoutes from './resource-roles.js';
 import rolePermissionRoutes from './role-permissions.js';
 import tenantRoutes from './tenants.js';
 import userRoutes from './users.js';
@@ -40,7 +41,7 @@ export async function registerRoutes(app: FastifyInstance, deps: ServerDeps, res
       { prefix },
     );
 
-  await scoped('/v2/schema/:proj/:env', [resourceRoutes, roleRoutes, rolePermissionRoutes, bulkRoleRoutes, relationRoutes, resourceInstanceRoutes, groupRoutes, groupReadRoutes]);
+  await scoped('/v2/schema/:proj/:env', [resourceRoutes, resourceRoleRoutes, roleRoutes, rolePermissionRoutes, bulkRoleRoutes, relationRoutes, resourceInstanceRoutes, groupRoutes, groupReadRoutes]);
   await scoped('/v2/facts/:proj/:env', [tenantRoutes, userRoutes, roleAssignmentRoutes, resourceInstanceRoutes, tupleRoutes, accessRequestRoutes, bulkRoutes]);
   await scoped('/v2/elements/:proj/:env', [elementsRoutes, elementsAccessRequestRoutes]);
 

@@ -1,3 +1,4 @@
+import { findRoleOn } from '../repo/role-scope.js';
 import type { FastifyInstance } from 'fastify';
 import type { ServerDeps, EnvContext } from '../context.js';
 import { duplicate, notFound } from '../errors.js';
@@ -79,8 +80,8 @@ export default async function relationRoutes(app: FastifyInstance, { db, now }: 
 
   app.get('/resources/:resource/roles/:role/implicit_grants', async (req) => {
     const { resource, role } = req.params as { resource: string; role: string };
-    const res = await findKeyed<{ id: string }>(db, 'resources', req.env.envId, resource, 'resource');
-    const r = await findKeyed<{ id: string }>(db, 'roles', req.env.envId, role, 'role');
+    const res = await findKeyed<{ id: string; key: string }>(db, 'resources', req.env.envId, resource, 'resource');
+    const r = await findRoleOn(db, req.env.envId, res, role);
     return db.all(
       `SELECT lr.key AS role, onr.key AS on_resource, rel.key AS linked_by_relation FROM implicit_grants g
        JOIN roles lr ON lr.id = g.linked_role_id JOIN resources onr ON onr.id = g.on_resource_id JOIN relations rel ON rel.id = g.relation_id
@@ -93,10 +94,11 @@ export default async function relationRoutes(app: FastifyInstance, { db, now }: 
     const { resource, role } = req.params as { resource: string; role: string };
     const b = req.body as { role: string; on_resource: string; linked_by_relation: string };
     const envId = req.env.envId;
-    const res = await findKeyed<{ id: string }>(db, 'resources', envId, resource, 'resource');
-    const r = await findKeyed<{ id: string }>(db, 'roles', envId, role, 'role');
-    const onRes = await findKeyed<{ id: string }>(db, 'resources', envId, b.on_resource, 'resource');
-    const linked = await findKeyed<{ id: string }>(db, 'roles', envId, b.role, 'role');
+    // Both roles are named on a resource: each its resource's own role of that key, else the top-level one.
+    const res = await findKeyed<{ id: string; key: string }>(db, 'resources', envId, resource, 'resource');
+    const r = await findRoleOn(db, envId, res, role);
+    const onRes = await findKeyed<{ id: string; key: string }>(db, 'resources', envId, b.on_resource, 'resource');
+    const linked = await findRoleOn(db, envId, onRes, b.role);
     const rel = await db.get<{ id: string }>(`SELECT id FROM relations WHERE object_resource_id = ? AND key = ?`, [res.id, b.linked_by_relation]);
     if (!rel) throw notFound('relation', `${resource}#${b.linked_by_relation}`);
     return { resourceId: res.id, roleId: r.id, onResourceId: onRes.id, linkedRoleId: linked.id, relationId: rel.id, body: b };

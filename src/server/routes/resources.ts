@@ -2,9 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import type { ServerDeps } from '../context.js';
 import { duplicate } from '../errors.js';
 import { parsePaging, schemaList } from '../paging.js';
-import { KEY, NAME, PAGING_QUERY, TEXT, strictObject } from '../schemas.js';
-import { isUniqueViolation } from '../store/db.js';
-import { findKeyed, pageOf, parseJson } from '../repo/common.js';
+import { KEY, NAME, SEARCH_QUERY, TEXT, strictObject } from '../schemas.js';
+import { invalid } from '../errors.js';
+import { ROLE_BLOCK } from './resource-roles.js';
+import { replaceResourceRoles, writeResourceRoles, type ResourceRoleBody } from '../repo/resource-role-writes.js';
+import { findKeyed, pageOf, parseJson, searchClause } from '../repo/common.js';
 import { resourceReads } from '../repo/resource-roles.js';
 import { pruneRolePermissions, withIds, type Actions, type Attributes, type ResourceRow } from '../repo/resources.js';
 
@@ -23,34 +25,57 @@ const ATTRIBUTES = {
   additionalProperties: strictObject({ type: { type: 'string', enum: ATTRIBUTE_TYPES }, description: TEXT }, ['type']),
 } as const;
 
-const CREATE = strictObject({ key: KEY, name: NAME, description: TEXT, actions: ACTIONS, attributes: ATTRIBUTES }, ['key', 'name', 'actions']);
-const REPLACE = strictObject({ name: NAME, description: TEXT, actions: ACTIONS, attributes: ATTRIBUTES }, ['name', 'actions']);
-const UPDATE = strictObject({ name: NAME, description: TEXT, actions: ACTIONS, attributes: ATTRIBUTES });
+/** `roles`: the resource's own roles by key (the public `RoleBlockEditable`, routes/resource-roles.ts). */
+const ROLES = { type: 'object', maxProperties: 1000, propertyNames: KEY, additionalProperties: ROLE_BLOCK } as const;
+/**
+ * `relations` (relation key -> subject resource) is issue 20's; until then it is refused with a message
+ * saying where relations are written, rather than with "unknown field".
+ */
+const RELATIONS = { type: 'object' } as const;
+const FIELDS = { name: NAME, urn: { type: 'string', maxLength: 2048 }, description: TEXT, actions: ACTIONS, type_attributes: { type: 'object', maxProperties: 1000 }, attributes: ATTRIBUTES, roles: ROLES, relations: RELATIONS };
+const CREATE = strictObject({ key: KEY, ...FIELDS }, ['key', 'name', 'actions']);
+const REPLACE = strictObject(FIELDS, ['name', 'actions']);
+const UPDATE = strictObject(FIELDS);
 
-type Body = { key?: string; name?: string; description?: string | null; actions?: Actions; attributes?: Attributes };
+type Body = {
+  key?: string; name?: string; urn?: string | null; description?: string | null; actions?: Actions; type_attributes?: Record<string, unknown>;
+  attributes?: Attributes; roles?: Record<string, ResourceRoleBody>; relations?: Record<string, string>;
+};
+
+function refuseRelations(b: Body) {
+  if (b.relations !== undefined && Object.keys(b.relations).length > 0) {
+    throw invalid(['body', 'relations'], 'relations inside a resource are not supported by roster serve yet: create each with POST /v2/schema/{proj_id}/{env_id}/resources/{resource_id}/relations');
+  }
+}
 
 /** Resources: `/v2/schema/{p}/{e}/resources[/{key}]`. Deleting one cascades to its instances and strips its permissions from roles. */
 export default async function resourceRoutes(app: FastifyInstance, { db, now }: ServerDeps) {
-  app.get('/resources', { schema: { querystring: PAGING_QUERY } }, async (req) => {
+  app.get('/resources', { schema: { querystring: { type: 'object', properties: { ...SEARCH_QUERY.properties, include_built_in: { type: 'boolean' } } } } }, async (req) => {
     const paging = parsePaging(req.query as Record<string, unknown>);
-    const { rows, total } = await pageOf<ResourceRow>(db, 'resources', 'env_id = ?', [req.env.envId], paging);
+    const search = searchClause((req.query as { search?: string }).search);
+    const { rows, total } = await pageOf<ResourceRow>(db, 'resources', `env_id = ?${search.where}`, [req.env.envId, ...search.params], paging);
     return schemaList(await resourceReads(db, rows, req.env), total, paging, req.query as Record<string, unknown>);
   });
 
+  // With `roles`, the resource and its roles are written in one transaction: all or nothing.
   app.post('/resources', { schema: { body: CREATE } }, async (req) => {
     const b = req.body as Body;
+    refuseRelations(b);
     const at = now().toISOString();
     const id = crypto.randomUUID();
-    try {
-      await db.run(
-        `INSERT INTO resources (id, env_id, key, name, description, actions, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [id, req.env.envId, b.key!, b.name!, b.description ?? null, JSON.stringify(withIds(b.actions ?? {})), JSON.stringify(withIds(b.attributes ?? {})), at, at],
+    const row = await db.transaction(async (tx) => {
+      const { changes } = await tx.run(
+        `INSERT INTO resources (id, env_id, key, name, urn, description, actions, type_attributes, attributes, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+        [id, req.env.envId, b.key!, b.name!, b.urn ?? null, b.description ?? null, JSON.stringify(withIds(b.actions ?? {})), typeAttributes(b.type_attributes),
+          JSON.stringify(withIds(b.attributes ?? {})), at, at],
       );
-    } catch (err) {
-      if (isUniqueViolation(err)) throw duplicate('resource', b.key!);
-      throw err;
-    }
-    return (await resourceReads(db, [(await db.get<ResourceRow>(`SELECT * FROM resources WHERE id = ?`, [id]))!], req.env))[0];
+      if (changes === 0) throw duplicate('resource', b.key!);
+      const row = (await tx.get<ResourceRow>(`SELECT * FROM resources WHERE id = ?`, [id]))!;
+      if (b.roles) await writeResourceRoles(tx, req.env.envId, row, b.roles, { at, create: true });
+      return row;
+    });
+    return (await resourceReads(db, [row], req.env))[0];
   });
 
   app.get('/resources/:key', async (req) => {
@@ -61,22 +86,30 @@ export default async function resourceRoutes(app: FastifyInstance, { db, now }: 
   const update = (replace: boolean) => async (req: import('fastify').FastifyRequest) => {
     const { key } = req.params as { key: string };
     const b = req.body as Body;
+    refuseRelations(b);
     const at = now().toISOString();
     const row = await db.transaction(async (tx) => {
       const row = await findKeyed<ResourceRow>(tx, 'resources', req.env.envId, key, 'resource');
       const before = { actions: parseJson<Actions>(row.actions, {}), attributes: parseJson<Attributes>(row.attributes, {}) };
       const actions = b.actions ? withIds(b.actions, before.actions) : replace ? {} : before.actions;
       const attributes = b.attributes ? withIds(b.attributes, before.attributes) : replace ? {} : before.attributes;
-      await tx.run(`UPDATE resources SET name = ?, description = ?, actions = ?, attributes = ?, updated_at = ? WHERE id = ?`, [
+      await tx.run(`UPDATE resources SET name = ?, urn = ?, description = ?, actions = ?, type_attributes = ?, attributes = ?, updated_at = ? WHERE id = ?`, [
         b.name ?? row.name,
+        b.urn !== undefined ? b.urn : replace ? null : (row.urn ?? null),
         b.description !== undefined ? b.description : replace ? null : row.description,
         JSON.stringify(actions),
+        b.type_attributes !== undefined ? typeAttributes(b.type_attributes) : replace ? null : (row.type_attributes ?? null),
         JSON.stringify(attributes),
         at,
         row.id,
       ]);
       await pruneRolePermissions(tx, req.env.envId, row.key, (a) => Object.hasOwn(actions, a), at);
-      return (await tx.get<ResourceRow>(`SELECT * FROM resources WHERE id = ?`, [row.id]))!;
+      const updated = (await tx.get<ResourceRow>(`SELECT * FROM resources WHERE id = ?`, [row.id]))!;
+      // `roles` given: a replace makes them the resource's roles (others deleted), a patch creates or
+      // updates those named. Left out, the roles stay as they are, on a replace too: deleting every role
+      // (and with them every assignment on the resource) is never the effect of leaving a field out.
+      if (b.roles) await (replace ? replaceResourceRoles(tx, req.env.envId, updated, b.roles, at) : writeResourceRoles(tx, req.env.envId, updated, b.roles, { at }));
+      return updated;
     });
     return (await resourceReads(db, [row], req.env))[0];
   };
@@ -93,3 +126,5 @@ export default async function resourceRoutes(app: FastifyInstance, { db, now }: 
     return reply.status(204).send();
   });
 }
+
+const typeAttributes = (t: Record<string, unknown> | undefined) => (t && Object.keys(t).length > 0 ? JSON.stringify(t) : null);

@@ -15,11 +15,13 @@ const REMOVAL = strictObject(FIELDS, ['user', 'role', 'tenant']);
 export const BULK_MAX = 2000;
 const BULK = { type: 'array', items: ASSIGNMENT, maxItems: BULK_MAX } as const;
 const BULK_REMOVAL = { type: 'array', items: REMOVAL, maxItems: BULK_MAX } as const;
+/** The public `user`, `role` and `tenant` filters are arrays: `?role=a&role=b` (one value arrives as a string). */
+const KEYS = { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, maxItems: 100 }] } as const;
 const LIST_QUERY = {
   ...PAGING_QUERY,
   properties: {
     ...PAGING_QUERY.properties,
-    user: { type: 'string' }, role: { type: 'string' }, tenant: { type: 'string' },
+    user: KEYS, role: KEYS, tenant: KEYS,
     resource: { type: 'string' }, resource_instance: { type: 'string' }, detailed: { type: 'boolean' },
   },
 };
@@ -44,7 +46,7 @@ export default async function roleAssignmentRoutes(app: FastifyInstance, { db, n
 
   app.post('/role_assignments', { schema: { body: ASSIGNMENT } }, async (req) => {
     const at = now().toISOString();
-    const { id } = await db.transaction((tx) => assignRole(tx, req.env.envId, req.body as AssignmentInput, at));
+    const { id } = await db.transaction((tx) => assignRole(tx, req.env.envId, req.body as AssignmentInput, at, { createInstance: true }));
     const row = await db.get<AssignmentRow>(`SELECT ${ASSIGNMENT_SELECT} FROM ${ASSIGNMENT_FROM} WHERE ra.id = ?`, [id]);
     return assignmentRead(row!, req.env);
   });
@@ -61,7 +63,7 @@ export default async function roleAssignmentRoutes(app: FastifyInstance, { db, n
     const items = req.body as AssignmentInput[];
     const created = await db.transaction(async (tx) => {
       let n = 0;
-      for (const a of items) if ((await assignRole(tx, req.env.envId, a, at, { ignoreDuplicate: true })).created) n++;
+      for (const a of items) if ((await assignRole(tx, req.env.envId, a, at, { ignoreDuplicate: true, createInstance: true })).created) n++;
       return n;
     });
     return { assignments_created: created };

@@ -2,9 +2,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerDeps } from '../context.js';
 import { duplicate } from '../errors.js';
 import { parsePaging, schemaList } from '../paging.js';
-import { ATTRIBUTES, KEY, NAME, TEXT, PAGING_QUERY, strictObject } from '../schemas.js';
+import { ATTRIBUTES, KEY, NAME, TEXT, SEARCH_QUERY, strictObject } from '../schemas.js';
 import { isUniqueViolation } from '../store/db.js';
-import { findKeyed, pageOf, parseJson } from '../repo/common.js';
+import { findKeyed, pageOf, parseJson, searchClause } from '../repo/common.js';
 import { checkExtends, checkPermissions, roleRead, type RoleRow } from '../repo/roles.js';
 import { pruneRoleFromConfigs } from '../repo/elements.js';
 
@@ -18,9 +18,10 @@ type Body = { key?: string; name?: string; description?: string | null; permissi
 
 /** Roles: `/v2/schema/{p}/{e}/roles[/{key}]`, with permissions as `resource:action` strings. */
 export default async function roleRoutes(app: FastifyInstance, { db, now }: ServerDeps) {
-  app.get('/roles', { schema: { querystring: PAGING_QUERY } }, async (req) => {
+  app.get('/roles', { schema: { querystring: SEARCH_QUERY } }, async (req) => {
     const paging = parsePaging(req.query as Record<string, unknown>);
-    const { rows, total } = await pageOf<RoleRow>(db, 'roles', 'env_id = ?', [req.env.envId], paging);
+    const search = searchClause((req.query as { search?: string }).search);
+    const { rows, total } = await pageOf<RoleRow>(db, 'roles', `env_id = ? AND resource_id IS NULL${search.where}`, [req.env.envId, ...search.params], paging);
     return schemaList(rows.map((r) => roleRead(r, req.env)), total, paging, req.query as Record<string, unknown>);
   });
 
@@ -80,7 +81,7 @@ export default async function roleRoutes(app: FastifyInstance, { db, now }: Serv
       const row = await findKeyed<RoleRow>(tx, 'roles', req.env.envId, key, 'role');
       await tx.run(`DELETE FROM roles WHERE id = ?`, [row.id]);
       await pruneRoleFromConfigs(tx, req.env.envId, row.key, now().toISOString());
-      const others = await tx.all<{ id: string; extends: string }>(`SELECT id, extends FROM roles WHERE env_id = ?`, [req.env.envId]);
+      const others = await tx.all<{ id: string; extends: string }>(`SELECT id, extends FROM roles WHERE env_id = ? AND resource_id IS NULL`, [req.env.envId]);
       for (const o of others) {
         const ext = parseJson<string[]>(o.extends, []);
         if (ext.includes(row.key)) {

@@ -2,9 +2,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerDeps, EnvContext } from '../context.js';
 import { duplicate } from '../errors.js';
 import { parsePaging, schemaList } from '../paging.js';
-import { ATTRIBUTES, KEY, NAME, TEXT, PAGING_QUERY, strictObject } from '../schemas.js';
+import { ATTRIBUTES, KEY, NAME, TEXT, SEARCH_QUERY, strictObject } from '../schemas.js';
 import { isUniqueViolation } from '../store/db.js';
-import { envFields, findKeyed, pageOf, parseJson } from '../repo/common.js';
+import { envFields, findKeyed, pageOf, parseJson, searchClause } from '../repo/common.js';
 
 export interface TenantRow {
   id: string;
@@ -35,9 +35,10 @@ type Body = { key?: string; name?: string; description?: string | null; attribut
 
 /** Tenants: `/v2/facts/{p}/{e}/tenants[/{key}]`. Deleting one cascades to its instances, groups and assignments. */
 export default async function tenantRoutes(app: FastifyInstance, { db, now }: ServerDeps) {
-  app.get('/tenants', { schema: { querystring: PAGING_QUERY } }, async (req) => {
+  app.get('/tenants', { schema: { querystring: SEARCH_QUERY } }, async (req) => {
     const paging = parsePaging(req.query as Record<string, unknown>);
-    const { rows, total } = await pageOf<TenantRow>(db, 'tenants', 'env_id = ?', [req.env.envId], paging);
+    const search = searchClause((req.query as { search?: string }).search);
+    const { rows, total } = await pageOf<TenantRow>(db, 'tenants', `env_id = ?${search.where}`, [req.env.envId, ...search.params], paging);
     return schemaList(rows.map((r) => tenantRead(r, req.env)), total, paging, req.query as Record<string, unknown>);
   });
 

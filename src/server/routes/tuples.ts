@@ -5,7 +5,7 @@ import { envelope, parsePaging, schemaList } from '../paging.js';
 import { INSTANCE_REF, KEY, PAGING_QUERY, strictObject } from '../schemas.js';
 import type { Queryable } from '../store/db.js';
 import { envFields, findKeyed, pageOf, parseJson, splitRef, whereOf } from '../repo/common.js';
-import { findInstance } from '../repo/assignments.js';
+import { findInstance, findOrCreateInstance } from '../repo/assignments.js';
 import { ensureTuple, removeTuple } from '../repo/relations.js';
 
 interface TupleRow {
@@ -82,10 +82,14 @@ const BULK_MAX = 1000;
 
 type TupleInput = { subject: string; relation: string; object: string; tenant?: string };
 
-/** A tuple's instances exist, share its tenant, and its relation is declared on the object's type for the subject's type. */
-async function resolveTuple(q: Queryable, envId: string, t: TupleInput) {
-  const subject = await findInstance(q, envId, t.subject);
-  const object = await findInstance(q, envId, t.object);
+/**
+ * A tuple's instances exist, share its tenant, and its relation is declared on the object's type for the
+ * subject's type. With a `tenant`, a missing subject or object is created in it (the public description:
+ * the tenant is there to create them); the transaction undoes that if the tuple is refused.
+ */
+async function resolveTuple(q: Queryable, envId: string, t: TupleInput, at: string) {
+  const subject = await findOrCreateInstance(q, envId, t.subject, t.tenant, at);
+  const object = await findOrCreateInstance(q, envId, t.object, t.tenant, at);
   const rel = await q.get<{ subject_key: string }>(
     `SELECT s.key AS subject_key FROM relations rel JOIN resources o ON o.id = rel.object_resource_id JOIN resources s ON s.id = rel.subject_resource_id
      WHERE rel.env_id = ? AND o.key = ? AND rel.key = ?`,
@@ -146,7 +150,7 @@ export default async function tupleRoutes(app: FastifyInstance, { db, now }: Ser
     const t = req.body as TupleInput;
     const at = now().toISOString();
     const r = await db.transaction(async (tx) => {
-      const r = await resolveTuple(tx, req.env.envId, t);
+      const r = await resolveTuple(tx, req.env.envId, t, at);
       await ensureTuple(tx, req.env.envId, r.subject.id, t.relation, r.object.id, r.tenantId, at);
       return r;
     });
@@ -172,7 +176,7 @@ export default async function tupleRoutes(app: FastifyInstance, { db, now }: Ser
     const at = now().toISOString();
     await db.transaction(async (tx) => {
       for (const t of operations) {
-        const r = await resolveTuple(tx, req.env.envId, t);
+        const r = await resolveTuple(tx, req.env.envId, t, at);
         await ensureTuple(tx, req.env.envId, r.subject.id, t.relation, r.object.id, r.tenantId, at);
       }
     });

@@ -89,7 +89,7 @@ export default async function userRoutes(app: FastifyInstance, { db, now }: Serv
   app.post('/users/:key/roles', { schema: { body: ROLE_REF } }, async (req) => {
     const { key } = req.params as { key: string };
     const at = now().toISOString();
-    const { id } = await db.transaction((tx) => assignRole(tx, req.env.envId, { ...(req.body as Omit<AssignmentInput, 'user'>), user: key }, at));
+    const { id } = await db.transaction((tx) => assignRole(tx, req.env.envId, { ...(req.body as Omit<AssignmentInput, 'user'>), user: key }, at, { createInstance: true }));
     return assignmentRead((await db.get<AssignmentRow>(`SELECT ${ASSIGNMENT_SELECT} FROM ${ASSIGNMENT_FROM} WHERE ra.id = ?`, [id]))!, req.env);
   });
   app.delete('/users/:key/roles', { schema: { body: ROLE_REMOVAL } }, async (req, reply) => {

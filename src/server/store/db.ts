@@ -39,6 +39,12 @@ export interface Db extends Queryable {
    */
   withMigrationLock?<T>(fn: () => Promise<T>): Promise<T>;
   /**
+   * SQLite only: runs `fn` (one migration's transaction) with foreign-key enforcement off, which SQLite
+   * can switch only outside a transaction. For rebuilding a table that others reference; the migration
+   * runner checks `PRAGMA foreign_key_check` inside the transaction, before it commits.
+   */
+  withoutForeignKeys?<T>(fn: () => Promise<T>): Promise<T>;
+  /**
    * A token that changes whenever the data may have changed: this process's writes and other
    * connections' commits. Where present, a read may be remembered under it (list counts, repo/common.ts).
    * SQLite: its own write counter and `PRAGMA data_version`. PostgreSQL has none (several processes

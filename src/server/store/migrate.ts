@@ -17,10 +17,17 @@ async function applyMigrations(db: Db): Promise<void> {
   const done = new Set((await db.all<{ id: number }>(`SELECT id FROM schema_migrations`)).map((r) => Number(r.id)));
   for (const m of migrations) {
     if (done.has(m.id)) continue;
-    await db.transaction(async (tx) => {
-      for (const statement of m.sql) await tx.run(statement);
-      await tx.run(`INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)`, [m.id, m.name, new Date().toISOString()]);
-    });
+    const statements = Array.isArray(m.sql) ? m.sql : m.sql[db.dialect];
+    const apply = () =>
+      db.transaction(async (tx) => {
+        for (const statement of statements) await tx.run(statement);
+        if (m.foreignKeysOff && db.dialect === 'sqlite') {
+          const dangling = await tx.all(`PRAGMA foreign_key_check`);
+          if (dangling.length > 0) throw new Error(`migration ${m.id} would leave ${dangling.length} dangling reference(s): ${JSON.stringify(dangling.slice(0, 5))}`);
+        }
+        await tx.run(`INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)`, [m.id, m.name, new Date().toISOString()]);
+      });
+    await (m.foreignKeysOff && db.withoutForeignKeys ? db.withoutForeignKeys(apply) : apply());
   }
   await db.run(`INSERT INTO meta (key, value) VALUES ('organization_id', ?) ON CONFLICT (key) DO NOTHING`, [crypto.randomUUID()]);
 }

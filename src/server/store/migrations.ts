@@ -4,7 +4,31 @@
  * Foreign keys cascade so that nothing dangles: deleting a user removes their memberships and role
  * assignments, deleting an instance its assignments, tuples and group grants, and so on.
  */
-export const migrations: { id: number; name: string; sql: string[] }[] = [
+/** Migration 6's keys: unique among top-level roles, and among each resource's roles; a resource's roles listed in order. */
+const ROLE_KEYS = [
+  `CREATE UNIQUE INDEX roles_top_key ON roles (env_id, key) WHERE resource_id IS NULL`,
+  `CREATE UNIQUE INDEX roles_resource_key ON roles (resource_id, key) WHERE resource_id IS NOT NULL`,
+  `CREATE INDEX roles_resource ON roles (resource_id, created_at, id)`,
+];
+
+/** Migration 6's public `ResourceCreate` fields: the resource's URN and its free-form `type_attributes` (JSON). */
+const RESOURCE_FIELDS = [`ALTER TABLE resources ADD COLUMN urn TEXT`, `ALTER TABLE resources ADD COLUMN type_attributes TEXT`];
+
+export interface Migration {
+  id: number;
+  name: string;
+  /** Statements for both stores, or per dialect where they cannot share SQL (see migration 6). */
+  sql: string[] | { sqlite: string[]; postgres: string[] };
+  /**
+   * SQLite only: run with foreign-key enforcement off (`Db.withoutForeignKeys`), as SQLite's own recipe
+   * for changing a table's constraints requires: create the new table, copy, drop the old one, rename.
+   * With enforcement on, dropping `roles` would cascade into every assignment and grant. The runner checks
+   * `PRAGMA foreign_key_check` before committing.
+   */
+  foreignKeysOff?: boolean;
+}
+
+export const migrations: Migration[] = [
   {
     id: 1,
     name: 'facts, schema objects and groups',
@@ -133,5 +157,40 @@ export const migrations: { id: number; name: string; sql: string[] }[] = [
       `CREATE INDEX access_requests_config_order ON access_requests (elements_config_id, created_at, id)`,
       `CREATE INDEX access_requests_config_status_role ON access_requests (elements_config_id, status, role_key, created_at, id)`,
     ],
+  },
+  {
+    id: 6,
+    name: 'resource roles; resource urn and type_attributes',
+    // A role may belong to a resource (`document#editor`): `resource_id`, NULL for the environment's
+    // top-level roles. Keys are unique among the top-level roles and among each resource's roles, so the
+    // table-level UNIQUE (env_id, key) of migration 1 gives way to two partial unique indexes. SQLite
+    // cannot drop a table constraint: the table is rebuilt (foreign keys off, ids kept, so assignments,
+    // grants and derivations keep pointing at their roles). PostgreSQL alters it in place.
+    foreignKeysOff: true,
+    sql: {
+      sqlite: [
+        `CREATE TABLE roles_v6 (id TEXT PRIMARY KEY, env_id TEXT NOT NULL REFERENCES environments(id) ON DELETE CASCADE,
+          resource_id TEXT REFERENCES resources(id) ON DELETE CASCADE,
+          key TEXT NOT NULL, name TEXT NOT NULL, description TEXT, permissions TEXT NOT NULL, extends TEXT NOT NULL,
+          created_at TEXT NOT NULL, updated_at TEXT NOT NULL)`,
+        `INSERT INTO roles_v6 (id, env_id, resource_id, key, name, description, permissions, extends, created_at, updated_at)
+          SELECT id, env_id, NULL, key, name, description, permissions, extends, created_at, updated_at FROM roles`,
+        `DROP TABLE roles`,
+        `ALTER TABLE roles_v6 RENAME TO roles`,
+        `CREATE INDEX roles_env ON roles (env_id, created_at, id)`,
+        ...ROLE_KEYS,
+        ...RESOURCE_FIELDS,
+      ],
+      postgres: [
+        `ALTER TABLE roles ADD COLUMN resource_id TEXT REFERENCES resources(id) ON DELETE CASCADE`,
+        // The constraint's name is PostgreSQL's choice (normally roles_env_id_key_key): find it.
+        `DO $$ DECLARE c text; BEGIN
+           SELECT conname INTO c FROM pg_constraint WHERE conrelid = 'roles'::regclass AND contype = 'u';
+           IF c IS NOT NULL THEN EXECUTE 'ALTER TABLE roles DROP CONSTRAINT ' || quote_ident(c); END IF;
+         END $$`,
+        ...ROLE_KEYS,
+        ...RESOURCE_FIELDS,
+      ],
+    },
   },
 ];

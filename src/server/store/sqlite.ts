@@ -130,6 +130,15 @@ class SqliteDb implements Db {
     }
   }
 
+  async withoutForeignKeys<T>(fn: () => Promise<T>): Promise<T> {
+    this.db.pragma('foreign_keys = OFF');
+    try {
+      return await fn();
+    } finally {
+      this.db.pragma('foreign_keys = ON');
+    }
+  }
+
   async close(): Promise<void> {
     const release = await this.acquire();
     this.db.close();
