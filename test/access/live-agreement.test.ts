@@ -41,7 +41,7 @@ type ResourceRoles = Record<string, { permissions: string[]; extends: string[] }
 const arbResourceRoles: fc.Arbitrary<ResourceRoles> = fc
   .subarray(smallPools.roles)
   .chain((keys) =>
-    fc.tuple(...keys.map((key, i) => fc.record({ permissions: fc.subarray(ACTIONS), extends: fc.subarray(keys.slice(i + 1), { maxLength: 2 }) }))).map(
+    fc.tuple(...keys.map((key, i) => fc.record({ permissions: fc.subarray(ACTIONS), extends: fc.subarray(keys.slice(i + 1), { maxLength: Math.min(2, keys.length - i - 1) }) }))).map(
       (defs) => Object.fromEntries(keys.map((k, i) => [k, defs[i]])),
     ),
   );
@@ -105,7 +105,7 @@ const arbEnv: fc.Arbitrary<Env> = fc
           return [t, Object.keys(roles).length === 0 ? [...ACTIONS] : { actions: [...ACTIONS], roles }];
         }),
       ),
-      roles: Object.fromEntries(facts.roles.map((r) => [r.key, r.permissions])),
+      roles: Object.fromEntries(facts.roles.filter((r) => !r.key.includes('#')).map((r) => [r.key, r.permissions])),
       tenants: Object.fromEntries(smallPools.tenants.map((t) => [t, {}])),
       users,
       resource_instances: Object.fromEntries(instances.map((i) => [i.id, i.tenant])),
