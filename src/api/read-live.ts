@@ -2,13 +2,15 @@ import type { ApiClient } from './types.js';
 import { pathOf } from './client.js';
 import { inferGroupRoles, type Derivation } from './group-roles.js';
 import { emptyLiveState, MEMBER_ROLE, type LiveState } from '../plan/live.js';
-import type { DesiredGroup, DesiredResourceRole, DesiredUser } from '../config/desired.js';
+import { derivationKey, type DesiredDerivation, type DesiredRelation, type DesiredGroup, type DesiredResourceRole, type DesiredUser } from '../config/desired.js';
 
-interface DerivationRead { role: string; on_resource: string; linked_by_relation: string }
+interface DerivationRead { role: string; on_resource: string; linked_by_relation: string; when?: { no_direct_roles_on_object?: boolean } | null }
 interface ResourceRead {
   key: string; name: string; description?: string | null; actions: Record<string, unknown>;
   /** The resource's roles: the public `ResourceRoleRead`, `granted_to.users_with_role` their derivations. */
   roles?: Record<string, ResourceRoleRead> | null;
+  /** The public `RelationBlockRead` by relation key: `resource` is the subject resource. */
+  relations?: Record<string, { resource?: string; subject_resource?: string; relation_name?: string; name?: string; description?: string | null }> | null;
 }
 interface ResourceRoleRead {
   id?: string; key?: string; name?: string; description?: string | null; permissions?: string[] | null; extends?: string[] | null;
@@ -70,7 +72,13 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
   const resourcesRead = counted<ResourceRead>(`${schema}/resources`);
   resourcesRead.then((rs) => groupTypesShown(rs).forEach(tuplesOfType), () => {});
   const groupsRead = all<GroupRead>(`${schema}/groups/direct`);
-  const [resources, roles, tenants, users, assignments, instances, groups, links, configs] = await Promise.all([
+  // Relationship tuples of the resources' own relations (not the group machinery's): one list per relation
+  // key, read as soon as the resources name them.
+  const relationTuples = resourcesRead.then((rs) => {
+    const keys = [...new Set(rs.flatMap((r) => relationsOf(r).map((x) => x.key)))].sort(cmp);
+    return Promise.all(keys.map((k) => counted<TupleRead>(`${facts}/relationship_tuples`, PAGE, { relation: k }))).then((lists) => lists.flat());
+  });
+  const [resources, roles, tenants, users, assignments, instances, groups, links, configs, tuples] = await Promise.all([
     resourcesRead,
     counted<RoleRead>(`${schema}/roles`),
     counted<TenantRead>(`${facts}/tenants`),
@@ -80,13 +88,18 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
     groupsRead.then(readGroups),
     counted<TupleRead>(`${facts}/relationship_tuples`, PAGE, { relation: 'group' }),
     all<ConfigRead>(`${elements}/config`),
+    relationTuples,
   ]);
 
   const live = emptyLiveState();
   const topLevelIds = new Set(roles.flatMap((r) => (r.id ? [r.id] : [])));
   for (const r of resources) {
     const roles = resourceRolesOf(r, topLevelIds);
-    live.resources.set(r.key, { key: r.key, name: r.name, description: r.description || undefined, actions: Object.keys(r.actions ?? {}).sort(), ...(roles.length > 0 ? { roles } : {}) });
+    const relations = relationsOf(r);
+    live.resources.set(r.key, {
+      key: r.key, name: r.name, description: r.description || undefined, actions: Object.keys(r.actions ?? {}).sort(),
+      ...(roles.length > 0 ? { roles } : {}), ...(relations.length > 0 ? { relations } : {}),
+    });
   }
   for (const r of roles) {
     live.roles.set(r.key, { key: r.key, name: r.name, description: r.description || undefined, permissions: [...(r.permissions ?? [])].sort() });
@@ -114,6 +127,11 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
     if (live.groups.has(id)) continue;
     live.resourceInstances.set(id, { resource: i.resource, key: i.key, tenant: i.tenant, attributes: i.attributes ?? {} });
   }
+  for (const t of tuples) {
+    const object = live.resourceInstances.get(t.object);
+    if (object) (object.relations ??= []).push({ relation: t.relation, subject: t.subject });
+  }
+  for (const i of live.resourceInstances.values()) i.relations?.sort((a, b) => cmp(a.relation, b.relation) || cmp(a.subject, b.subject));
   for (const a of assignments) {
     const on = a.resource_instance ?? undefined;
     const group = on ? live.groups.get(on) : undefined;
@@ -183,9 +201,38 @@ function resourceRolesOf(r: ResourceRead, topLevelIds: Set<string>): DesiredReso
       description: role.description || undefined,
       permissions: [...new Set((role.permissions ?? []).map(own))].sort(cmp),
       extends: [...new Set((role.extends ?? []).map((e) => (e.startsWith(`${r.key}#`) ? e.slice(r.key.length + 1) : e)))].sort(cmp),
+      grantedTo: derivationsRead(role.granted_to?.users_with_role ?? []),
     }))
     .sort((a, b) => cmp(a.key, b.key));
 }
+
+/**
+ * A role's derivations, without the group machinery's (`<type>#member` through `<type>_group`, or through
+ * `group`): those are the records of group grants and links, which the groups section manages.
+ */
+function derivationsRead(rules: DerivationRead[]): DesiredDerivation[] {
+  return rules
+    .filter((d) => !isGroupDerivation(d))
+    .map((d) => ({ role: d.role, on: d.on_resource, via: d.linked_by_relation, ...(d.when?.no_direct_roles_on_object ? { noDirectRolesOnObject: true } : {}) }))
+    .sort((a, b) => cmp(derivationKey(a), derivationKey(b)));
+}
+
+/**
+ * A resource's relations (`ResourceRead.relations`, keyed by relation; `resource` is the subject), without
+ * the group machinery's: `<subject>_group` (a group type to what its groups are given roles on) and
+ * `group` (a group type to itself).
+ */
+function relationsOf(r: ResourceRead): DesiredRelation[] {
+  return Object.entries(r.relations ?? {})
+    .map(([key, x]): DesiredRelation => {
+      const subject = x.resource ?? x.subject_resource ?? '';
+      return { key, name: x.relation_name || x.name || key, description: x.description || undefined, subject };
+    })
+    .filter((x) => x.subject !== '' && x.key !== `${x.subject}_group` && !(x.key === 'group' && x.subject === r.key))
+    .sort((a, b) => cmp(a.key, b.key));
+}
+
+const isGroupDerivation = (d: DerivationRead) => d.role === MEMBER_ROLE && (d.linked_by_relation === `${d.on_resource}_group` || d.linked_by_relation === 'group');
 
 const roleKeyOf = (r: string | { key: string }) => (typeof r === 'string' ? r : r.key);
 

@@ -1,6 +1,6 @@
 import type { ApiClient } from '../api/index.js';
 import type { Change } from '../plan/types.js';
-import { assignmentBody, userBody } from './operations.js';
+import { assignmentBody, tupleBody, userBody } from './operations.js';
 
 type F = Record<string, any>;
 
@@ -17,6 +17,8 @@ export function batchKey(c: Change): string | undefined {
       return c.action === 'delete' ? 'assignments:delete' : 'assignments:create';
     case 'user':
       return c.action === 'delete' ? 'users:delete' : 'users:put';
+    case 'tuple':
+      return c.action === 'delete' ? 'tuples:delete' : 'tuples:create';
     case 'instance':
       // A replacing create deletes first: one at a time.
       return c.action === 'create' && !c.replaces ? 'instances:put' : c.action === 'delete' ? 'instances:delete' : undefined;
@@ -43,6 +45,12 @@ export async function sendBatch(client: ApiClient, key: string, chunk: Change[])
           const f = fields(c);
           return { key: f.key, resource: f.resource, tenant: f.tenant, attributes: f.attributes ?? {} };
         }),
+      }));
+    case 'tuples:create':
+      return void (await client.post(`${facts}/relationship_tuples/bulk`, { operations: chunk.map((c) => tupleBody(fields(c))) }, { idempotent: true }));
+    case 'tuples:delete':
+      return void (await client.delete(`${facts}/relationship_tuples/bulk`, {
+        body: { idents: chunk.map((c) => ({ subject: fields(c).subject, relation: fields(c).relation, object: fields(c).object })) },
       }));
     case 'instances:delete':
       return void (await client.delete(`${facts}/bulk/resource_instances`, { body: { idents: chunk.map((c) => `${fields(c).resource}:${fields(c).key}`) } }));

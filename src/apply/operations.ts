@@ -39,6 +39,9 @@ export function userBody(f: F): F {
   return body;
 }
 
+/** A relationship tuple as the public `RelationshipTupleCreate`: the tenant lets the service create a missing instance. */
+export const tupleBody = (f: F) => ({ subject: f.subject, relation: f.relation, object: f.object, tenant: f.tenant });
+
 /** An element configuration's reviewer levels; `LEVEL_1` holds the reviewer roles (api-notes, "Who reviews"). */
 const levelsOf = (f: F) => ({ LEVEL_1: f.reviewer_roles ?? [] });
 
@@ -61,6 +64,25 @@ export async function applyOne(client: ApiClient, c: Change): Promise<void> {
       if (c.action === 'update') return void (await client.patch(pathOf(schema, 'resources', f.resource, 'roles', f.key), { ...body, description: text(f.description) }));
       return del(client, pathOf(schema, 'resources', f.resource, 'roles', f.key));
     }
+    case 'relation': {
+      // The public API has no update of a relation: a new subject deletes it (and what rests on it) first.
+      const path = pathOf(schema, 'resources', f.resource, 'relations');
+      if (c.action === 'delete') return del(client, pathOf(schema, 'resources', f.resource, 'relations', f.key));
+      if (c.action === 'create' && c.replaces) await del(client, pathOf(schema, 'resources', f.resource, 'relations', f.key));
+      return void (await client.create(path, { key: f.key, name: f.name, subject_resource: f.subject, ...(f.description ? { description: f.description } : {}) }));
+    }
+    case 'derivation': {
+      const path = pathOf(schema, 'resources', f.resource, 'roles', f.role, 'implicit_grants');
+      const rule = { role: f.from, on_resource: f.on, linked_by_relation: f.via };
+      const when = { no_direct_roles_on_object: f.no_direct_roles_on_object === true };
+      if (c.action === 'delete') return del(client, path, rule);
+      // A changed `when` is the same rule with other settings: removed and added again.
+      if (c.action === 'update') await del(client, path, rule);
+      return void (await client.post(path, { ...rule, when }, { idempotent: true }));
+    }
+    case 'tuple':
+      if (c.action === 'create') return void (await client.post(`${facts}/relationship_tuples`, tupleBody(f), { idempotent: true }));
+      return del(client, `${facts}/relationship_tuples`, { subject: f.subject, relation: f.relation, object: f.object });
     case 'role':
       if (c.action === 'create') return void (await client.create(`${schema}/roles`, { key: f.key, name: f.name, description: f.description, permissions: f.permissions ?? [] }));
       if (c.action === 'update') return void (await client.patch(pathOf(schema, 'roles', f.key), { name: f.name, description: text(f.description), permissions: f.permissions ?? [] }));

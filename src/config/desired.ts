@@ -21,6 +21,28 @@ export interface DesiredResource {
    * `roles` on the resource: then the live resource roles are left alone (opt-in, like a section).
    */
   roles?: DesiredResourceRole[];
+  /**
+   * Relations whose object is this resource, sorted by key. Absent when the configuration does not write
+   * `relations` on the resource: then the live relations are left alone.
+   */
+  relations?: DesiredRelation[];
+}
+
+/** A relation of an object resource: instances of `subject` can be related to its instances by `key`. */
+export interface DesiredRelation {
+  key: string;
+  name: string;
+  description?: string;
+  subject: string;
+}
+
+/** A role derivation: users holding `role` on an `on` instance related by `via` hold the resource role. */
+export interface DesiredDerivation {
+  role: string;
+  on: string;
+  via: string;
+  /** `when.no_direct_roles_on_object`: only for users with no role assigned directly on the object. */
+  noDirectRolesOnObject?: boolean;
 }
 
 /** A role defined on a resource type: what a role held on one of its instances is (api-notes, "Roles on instances"). */
@@ -32,6 +54,8 @@ export interface DesiredResourceRole {
   permissions: string[];
   /** Other roles of the same resource whose permissions it includes, sorted. */
   extends: string[];
+  /** Where else the role comes from (`granted_to`), sorted by on, role, via. */
+  grantedTo: DesiredDerivation[];
 }
 
 export interface DesiredRole {
@@ -73,6 +97,17 @@ export interface DesiredResourceInstance {
   key: string;
   tenant: string;
   attributes?: Record<string, unknown>;
+  /**
+   * Relationship tuples with this instance as object (`folder:finance parent document:budget`), sorted
+   * by relation then subject. Absent when the configuration does not write `relations` on the instance.
+   */
+  relations?: DesiredTuple[];
+}
+
+export interface DesiredTuple {
+  relation: string;
+  /** `type:key` of the subject instance. */
+  subject: string;
 }
 
 export interface DesiredGroupRole {
@@ -169,6 +204,10 @@ export function roleOnInstance(resource: DesiredResource | undefined, role: stri
   return resource?.roles?.some((r) => r.key === role) ? `${resource.key}#${role}` : role;
 }
 
+/** `on#role@via`: a derivation's identity within its role. */
+export const derivationKey = (d: DesiredDerivation) => `${d.on}#${d.role}@${d.via}`;
+const tupleKey = (t: DesiredTuple) => `${t.relation}\0${t.subject}`;
+
 /** A group reference as written (`eng` or `team:eng`) to its `type:key` identity. */
 export function groupId(ref: string): string {
   return ref.includes(':') ? ref : `group:${ref}`;
@@ -189,8 +228,13 @@ export function sortDesiredState(d: DesiredState): DesiredState {
       for (const x of r.roles) {
         x.permissions = [...new Set(x.permissions)].sort(byString);
         x.extends = [...new Set(x.extends)].sort(byString);
+        x.grantedTo = uniqueBy(x.grantedTo, derivationKey).sort((a, b) => byString(derivationKey(a), derivationKey(b)));
       }
     }
+    if (r.relations) r.relations = uniqueBy(r.relations, (x) => x.key).sort((a, b) => byString(a.key, b.key));
+  }
+  for (const i of d.resourceInstances.values()) {
+    if (i.relations) i.relations = uniqueBy(i.relations, tupleKey).sort((a, b) => byString(a.relation, b.relation) || byString(a.subject, b.subject));
   }
   for (const r of d.roles.values()) r.permissions = [...new Set(r.permissions)].sort(byString);
   for (const u of d.users.values()) {

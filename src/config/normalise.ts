@@ -4,8 +4,8 @@
  * an object declared in two places is a merge error naming both.
  */
 import type { Accepted } from './accept.js';
-import type { RawAssertion, RawConfig, RawResourceRole, RawUserRole } from './raw.generated.js';
-import { emptyDesiredState, groupId, SECTIONS, splitRef, type DesiredAssertion, type DesiredResourceRole, type DesiredState, type Section } from './desired.js';
+import type { RawAssertion, RawConfig, RawRelation, RawResourceRole, RawUserRole } from './raw.generated.js';
+import { emptyDesiredState, groupId, SECTIONS, splitRef, type DesiredAssertion, type DesiredRelation, type DesiredResourceRole, type DesiredState, type Section } from './desired.js';
 import { Refused } from './refused.js';
 import { describePlace, problemAt, type Loc, type Problem, type Source } from './source.js';
 
@@ -95,7 +95,10 @@ export function buildDesiredState(files: RawFile[]): Normalised {
       if (!claim(index.resources, key, at('resources', key), 'resource')) continue;
       const o = Array.isArray(r) ? { actions: r } : (r ?? {});
       const roles = 'roles' in o && o.roles !== undefined ? resourceRoles(o.roles) : undefined;
-      desired.resources.set(key, { key, name: o.name ?? key, ...opt('description', o.description), actions: [...(o.actions ?? [])], ...opt('roles', roles) });
+      const relations = 'relations' in o && o.relations !== undefined ? resourceRelations(o.relations) : undefined;
+      desired.resources.set(key, {
+        key, name: o.name ?? key, ...opt('description', o.description), actions: [...(o.actions ?? [])], ...opt('roles', roles), ...opt('relations', relations),
+      });
     }
     for (const [key, r] of Object.entries(raw.roles ?? {})) {
       if (!claim(index.roles, key, at('roles', key), 'role')) continue;
@@ -120,7 +123,10 @@ export function buildDesiredState(files: RawFile[]): Normalised {
       if (!claim(index.resourceInstances, id, at('resource_instances', id), 'resource instance')) continue;
       const o = typeof i === 'string' ? { tenant: i } : i;
       const { type, key } = splitRef(id);
-      desired.resourceInstances.set(id, { resource: type, key, tenant: o.tenant, ...opt('attributes', o.attributes) });
+      const relations = 'relations' in o && o.relations !== undefined
+        ? Object.entries(o.relations).flatMap(([relation, s]) => (Array.isArray(s) ? s : [s]).map((subject) => ({ relation, subject })))
+        : undefined;
+      desired.resourceInstances.set(id, { resource: type, key, tenant: o.tenant, ...opt('attributes', o.attributes), ...opt('relations', relations) });
     }
     for (const [written, g] of Object.entries(raw.groups ?? {})) {
       const id = groupId(written);
@@ -151,7 +157,18 @@ function resourceRoles(written: Record<string, RawResourceRole>): DesiredResourc
   return Object.entries(written).map(([key, r]) => {
     const o = Array.isArray(r) ? { permissions: r } : (r ?? {});
     const ext = 'extends' in o ? o.extends : undefined;
-    return { key, name: o.name ?? key, ...opt('description', o.description), permissions: [...(o.permissions ?? [])], extends: [...(ext ?? [])] };
+    const grantedTo = ('granted_to' in o ? o.granted_to ?? [] : []).map((d) => ({
+      role: d.role, on: d.on, via: d.via, ...(d.when?.no_direct_roles_on_object ? { noDirectRolesOnObject: true } : {}),
+    }));
+    return { key, name: o.name ?? key, ...opt('description', o.description), permissions: [...(o.permissions ?? [])], extends: [...(ext ?? [])], grantedTo };
+  });
+}
+
+/** A resource's `relations` as written (short form: the subject resource's key). */
+function resourceRelations(written: Record<string, RawRelation>): DesiredRelation[] {
+  return Object.entries(written).map(([key, r]) => {
+    const o = typeof r === 'string' ? { subject: r } : r;
+    return { key, name: o.name ?? key, ...opt('description', o.description), subject: o.subject };
   });
 }
 

@@ -95,9 +95,36 @@ export interface RawResourceObject {
   name?: RawName;
   description?: RawDescription;
   actions?: RawActionList;
+  /** Relations: how instances of other resources relate to this one's instances, by key (`parent: folder`: a folder instance can be the `parent` of a document). Relationship tuples under `resource_instances` use them, and role derivations (`granted_to`) follow them. */
+  relations?: {
+    [key: string]: RawRelation;
+  };
   /** Resource roles: roles defined on this resource type (`document#editor`), by key. A role held on an instance of this resource is its resource role of that key when it has one (docs/config.md, "Resource roles"). */
   roles?: {
     [key: string]: RawResourceRole;
+  };
+}
+
+/** A relation: the subject resource's key (`folder`), or a mapping. */
+export type RawRelation = RawKey | {
+  /** The resource whose instances are the relation's subjects. */
+  subject: RawKey;
+  name?: RawName;
+  description?: RawDescription;
+};
+
+/** A role derivation: users holding `role` on an instance of `on` that is related to this one by the relation `via` hold this role here. */
+export interface RawDerivation {
+  /** A resource role of `on`. */
+  role: RawKey;
+  /** The resource the role is held on (the relation's subject). */
+  on: RawKey;
+  /** A relation of this resource whose subject is `on`. */
+  via: RawKey;
+  /** Conditions of the derivation. */
+  when?: {
+    /** Derive only for users who hold no role assigned directly on this instance. */
+    no_direct_roles_on_object?: boolean;
   };
 }
 
@@ -112,6 +139,8 @@ export interface RawResourceRoleObject {
   permissions?: RawActionList;
   /** Other roles of this resource whose permissions this role includes, e.g. `[viewer]`. */
   extends?: RawKey[];
+  /** Role derivations: where else this role comes from, e.g. `[{ role: editor, on: folder, via: parent }]`. */
+  granted_to?: RawDerivation[];
 }
 
 /** Permissions `<resource>:<action>` the role grants. */
@@ -176,6 +205,10 @@ export interface RawResourceInstanceObject {
   /** Tenant the instance belongs to. */
   tenant: RawKey;
   attributes?: RawAttributes;
+  /** Relationship tuples with this instance as their object, by relation: `parent: folder:finance` (or a list). An instance that writes `relations` has exactly these. */
+  relations?: {
+    [key: string]: RawInstanceRef | RawInstanceRef[];
+  };
 }
 
 /** A group: a resource instance of its group type that collects users and other groups of the same type and tenant. */

@@ -46,6 +46,9 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
   const deleteInstance = (ref: string) => {
     s.resourceInstances.delete(ref);
     s.groups.delete(ref);
+    for (const [other, i] of s.resourceInstances) {
+      if (i.relations?.some((t) => t.subject === ref)) s.resourceInstances.set(other, { ...i, relations: i.relations.filter((t) => t.subject !== ref) });
+    }
     eachUser((u) => u.roles.some((r) => r.on === ref), (u) => (u.roles = u.roles.filter((r) => r.on !== ref)));
     eachGroup(
       (g) => g.roles.some((r) => r.on === ref) || g.memberOf.includes(ref),
@@ -80,7 +83,9 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
         const resource = s.resources.get(f.resource);
         if (!resource) break;
         const others = (resource.roles ?? []).filter((r) => r.key !== f.key);
-        const role = { key: f.key, name: f.name, description: f.description, permissions: f.permissions ?? [], extends: f.extends ?? [] };
+        // Derivations are changes of their own (`derivation`): an edit of the role keeps them.
+        const grantedTo = (resource.roles ?? []).find((r) => r.key === f.key)?.grantedTo ?? [];
+        const role = { key: f.key, name: f.name, description: f.description, permissions: f.permissions ?? [], extends: f.extends ?? [], grantedTo };
         s.resources.set(f.resource, { ...resource, roles: put ? [...others, role].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)) : others });
         if (!put) {
           // Deleting a resource role deletes what holds it: roles named on instances of its resource.
@@ -88,6 +93,37 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
           eachUser((u) => u.roles.some(onIt), (u) => (u.roles = u.roles.filter((r) => !onIt(r))));
           eachGroup((g) => g.roles.some(onIt), (g) => (g.roles = g.roles.filter((r) => !onIt(r))));
         }
+        break;
+      }
+      case 'relation': {
+        const resource = s.resources.get(f.resource);
+        if (!resource) break;
+        const others = (resource.relations ?? []).filter((r) => r.key !== f.key);
+        if (!put || (c.action === 'create' && c.replaces)) {
+          // Deleting a relation deletes its tuples and the derivations through it.
+          for (const [ref, i] of s.resourceInstances) {
+            if (i.resource === f.resource && i.relations?.some((t) => t.relation === f.key)) s.resourceInstances.set(ref, { ...i, relations: i.relations.filter((t) => t.relation !== f.key) });
+          }
+          s.resources.set(f.resource, { ...resource, roles: resource.roles?.map((r) => ({ ...r, grantedTo: r.grantedTo.filter((d) => d.via !== f.key) })) });
+        }
+        const relation = { key: f.key, name: f.name, description: f.description, subject: f.subject };
+        s.resources.set(f.resource, { ...s.resources.get(f.resource)!, relations: put ? [...others, relation] : others });
+        break;
+      }
+      case 'derivation': {
+        const resource = s.resources.get(f.resource);
+        if (!resource?.roles) break;
+        const same = (d: { role: string; on: string; via: string }) => d.role === f.from && d.on === f.on && d.via === f.via;
+        const rule = { role: f.from, on: f.on, via: f.via, ...(f.no_direct_roles_on_object ? { noDirectRolesOnObject: true } : {}) };
+        const roles = resource.roles.map((r) => (r.key === f.role ? { ...r, grantedTo: [...r.grantedTo.filter((d) => !same(d)), ...(put ? [rule] : [])] } : r));
+        s.resources.set(f.resource, { ...resource, roles });
+        break;
+      }
+      case 'tuple': {
+        const object = s.resourceInstances.get(f.object);
+        if (!object) break;
+        const others = (object.relations ?? []).filter((t) => !(t.relation === f.relation && t.subject === f.subject));
+        s.resourceInstances.set(f.object, { ...object, relations: put ? [...others, { relation: f.relation, subject: f.subject }] : others });
         break;
       }
       case 'role':
@@ -142,7 +178,10 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
         if (c.action === 'delete') deleteInstance(ref);
         else if (c.kind === 'group') {
           if (!s.groups.has(ref)) s.groups.set(ref, { type, key: f.key, tenant: f.tenant, members: [], roles: [], memberOf: [] });
-        } else s.resourceInstances.set(ref, { resource: type, key: f.key, tenant: f.tenant, attributes: f.attributes });
+        } else {
+          const relations = s.resourceInstances.get(ref)?.relations;
+          s.resourceInstances.set(ref, { resource: type, key: f.key, tenant: f.tenant, attributes: f.attributes, ...(relations ? { relations } : {}) });
+        }
         break;
       }
       case 'assignment': {

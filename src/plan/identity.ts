@@ -3,6 +3,12 @@ export const ids = {
   resource: (key: string) => `resource:${key}`,
   /** A role defined on a resource type: `resource_role:document#editor`. */
   resourceRole: (resource: string, key: string) => `resource_role:${resource}#${key}`,
+  /** A relation of an object resource: `relation:document#parent`. */
+  relation: (object: string, key: string) => `relation:${object}#${key}`,
+  /** A role derivation: `derivation:document#editor<folder#editor@parent`. */
+  derivation: (resource: string, role: string, on: string, from: string, via: string) => `derivation:${resource}#${role}<${on}#${from}@${via}`,
+  /** A relationship tuple: `tuple:folder:finance#parent@document:budget`. */
+  tuple: (subject: string, relation: string, object: string) => `tuple:${subject}#${relation}@${object}`,
   role: (key: string) => `role:${key}`,
   tenant: (key: string) => `tenant:${key}`,
   user: (key: string) => `user:${key}`,

@@ -1,4 +1,6 @@
-import type { DesiredState, DesiredGroup, DesiredResourceRole, DesiredUser } from '../config/desired.js';
+import type {
+  DesiredDerivation, DesiredGroup, DesiredRelation, DesiredResourceInstance, DesiredResourceRole, DesiredState, DesiredTuple, DesiredUser,
+} from '../config/desired.js';
 import type { LiveState } from './live.js';
 import { MEMBER_ROLE } from './live.js';
 import type { Change, Fields, Kind, Plan } from './types.js';
@@ -50,6 +52,7 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
     b.keyed('resource', desired.resources, live.resources, ids.resource, prune, (r) => ({ key: r.key, name: r.name, description: r.description, actions: r.actions }), (k) => !groupTypes.has(k));
   }
   if (managed.has('resources')) planResourceRoles(b, desired, live, groupTypes);
+  if (managed.has('resources')) planRelations(b, desired, live);
   if (managed.has('roles')) {
     b.keyed('role', desired.roles, live.roles, ids.role, prune, (r) => ({ key: r.key, name: r.name, description: r.description, permissions: r.permissions }), (k) => k !== MEMBER_ROLE);
   }
@@ -71,6 +74,8 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
       else if (replaced.has(ref)) {
         b.create('instance', ids.instance(ref), after, [{ field: 'tenant', before: was.tenant, after: inst.tenant }]);
       } else b.update('instance', ids.instance(ref), { ...after, attributes: was.attributes }, after);
+      // A replaced instance comes back without tuples; so does one whose relation is replaced.
+      planTuples(b, ref, inst, replaced.has(ref) ? undefined : was);
     }
     if (prune) for (const [ref, was] of live.resourceInstances) if (!desired.resourceInstances.has(ref)) b.delete('instance', ids.instance(ref), { ...was });
   }
@@ -204,7 +209,52 @@ function planResourceRoles(b: PlanBuilder, desired: DesiredState, live: LiveStat
     const have = new Map((live.resources.get(resource.key)?.roles ?? []).map((r) => [r.key, r]));
     const fields = (r: DesiredResourceRole) => ({ resource: resource.key, key: r.key, name: r.name, description: r.description, permissions: r.permissions, extends: r.extends });
     b.keyed('resource_role', want, have, (k) => ids.resourceRole(resource.key, k), true, fields, (k) => !(k === MEMBER_ROLE && groupTypes.has(resource.key)));
+    // Derivations are the declared role's parts: exactly those written (of a role this plan keeps).
+    for (const role of resource.roles) {
+      const was = have.get(role.key)?.grantedTo ?? [];
+      const derivation = (d: DesiredDerivation) => ({ resource: resource.key, role: role.key, from: d.role, on: d.on, via: d.via, ...(d.noDirectRolesOnObject ? { no_direct_roles_on_object: true } : {}) });
+      const id = (d: DesiredDerivation) => ids.derivation(resource.key, role.key, d.on, d.role, d.via);
+      const wantD = new Map(role.grantedTo.map((d) => [id(d), derivation(d)]));
+      const haveD = new Map(was.map((d) => [id(d), derivation(d)]));
+      for (const [k, f] of wantD) {
+        const before = haveD.get(k);
+        if (!before) b.create('derivation', k, f);
+        else b.update('derivation', k, { ...before, no_direct_roles_on_object: before.no_direct_roles_on_object ?? false }, { ...f, no_direct_roles_on_object: f.no_direct_roles_on_object ?? false });
+      }
+      for (const [k, f] of haveD) if (!wantD.has(k)) b.delete('derivation', k, f);
+    }
   }
+}
+
+/**
+ * Relations of the resources that write `relations`, and the relationship tuples of the instances that
+ * write `relations`: exactly those. The public API cannot update a relation: a new subject replaces it
+ * (its tuples and derivations go with it and are planned again); its name and description are set when
+ * it is created.
+ */
+function planRelations(b: PlanBuilder, desired: DesiredState, live: LiveState): void {
+  for (const resource of desired.resources.values()) {
+    if (!resource.relations) continue;
+    const have = new Map((live.resources.get(resource.key)?.relations ?? []).map((r) => [r.key, r]));
+    const want = new Map(resource.relations.map((r) => [r.key, r]));
+    const fields = (r: DesiredRelation) => ({ resource: resource.key, key: r.key, name: r.name, description: r.description, subject: r.subject });
+    for (const [k, r] of want) {
+      const was = have.get(k);
+      if (!was) b.create('relation', ids.relation(resource.key, k), fields(r));
+      else if (was.subject !== r.subject) b.create('relation', ids.relation(resource.key, k), fields(r), [{ field: 'subject', before: was.subject, after: r.subject }]);
+    }
+    for (const [k, r] of have) if (!want.has(k)) b.delete('relation', ids.relation(resource.key, k), fields(r));
+  }
+}
+
+/** An instance's relationship tuples (as object): exactly those it writes, when it writes `relations`. */
+function planTuples(b: PlanBuilder, ref: string, inst: DesiredResourceInstance, was: DesiredResourceInstance | undefined): void {
+  if (!inst.relations) return;
+  const fields = (t: DesiredTuple) => ({ subject: t.subject, relation: t.relation, object: ref, tenant: inst.tenant });
+  const want = new Map(inst.relations.map((t) => [ids.tuple(t.subject, t.relation, ref), fields(t)]));
+  const have = new Map((was?.relations ?? []).map((t) => [ids.tuple(t.subject, t.relation, ref), fields(t)]));
+  for (const [k, f] of want) if (!have.has(k)) b.create('tuple', k, f);
+  for (const [k, f] of have) if (!want.has(k)) b.delete('tuple', k, f);
 }
 
 function countManaged(live: LiveState, desired: DesiredState): number {
@@ -272,6 +322,14 @@ function prerequisites(c: Change): string[] {
       return [];
     case 'resource_role':
       return [ids.resource(f.resource as string), ...((f.extends as string[]) ?? []).map((e) => ids.resourceRole(f.resource as string, e))];
+    case 'relation':
+      return [ids.resource(f.resource as string), ids.resource(f.subject as string)];
+    case 'derivation':
+      return [ids.resourceRole(f.resource as string, f.role as string), ids.resourceRole(f.on as string, f.from as string), ids.relation(f.resource as string, f.via as string)];
+    case 'tuple': {
+      const type = (ref: string) => ref.slice(0, Math.max(0, ref.indexOf(':')));
+      return [ids.instance(f.subject as string), ids.group(f.subject as string), ids.instance(f.object as string), ids.relation(type(f.object as string), f.relation as string)];
+    }
     case 'role':
       return ((f.permissions as string[]) ?? []).map((p) => ids.resource(p.split(':')[0]));
     case 'tenant_user':

@@ -9,13 +9,16 @@ import type { ExpiredGrant, PlanHeld } from './request-grants.js';
 /** Object kinds, in dependency order: a kind only refers to kinds before it. */
 export const KINDS = [
   'resource',
+  'relation',
   'resource_role',
+  'derivation',
   'role',
   'tenant',
   'user',
   'tenant_user',
   'instance',
   'group',
+  'tuple',
   'assignment',
   'member',
   'link',

@@ -47,6 +47,11 @@ const cases: { scenario: string; rule: keyof typeof RULES; expected: string[]; h
   { scenario: 'resource-role-tenant-wide', rule: 'userRolesResolve', expected: ['10:35 users.bob.roles[0].role: role "editor" is a resource role (of "document"): a tenant-wide role must be a top-level role'] },
   { scenario: 'resource-role-unknown-on-instance', rule: 'userRolesResolve', expected: ['9:45 users.alice.roles[0].role: unknown role "editr" on "document:readme"'], hint: 'did you mean "editor"?' },
   { scenario: 'top-level-role-on-instance', rule: 'topLevelRoleOnInstance', expected: ['11:45 users.alice.roles[0].role: role "admin" on "document:readme" is the top-level role: resource "document" declares roles, but not "admin" [warning]'] },
+  { scenario: 'relation-subject-unknown', rule: 'relationsResolve', expected: ['6:15 resources.document.relations.parent: unknown resource "foldr" as the subject of relation "parent"'], hint: 'did you mean "folder"?' },
+  { scenario: 'derivation-unknown-relation', rule: 'derivationsResolve', expected: ['11:84 resources.document.roles.editor.granted_to[0].via: resource "document" has no relation "parnt"'], hint: 'did you mean "parent"?' },
+  { scenario: 'derivation-relation-mismatch', rule: 'derivationsResolve', expected: ['15:83 resources.document.roles.editor.granted_to[0].via: relation "parent" of "document" links "folder", not "project"'] },
+  { scenario: 'tuple-subject-type-mismatch', rule: 'tuplesResolve', expected: ['13:57 resource_instances.document:budget.relations.parent: "project:apollo" is a "project", but relation "parent" of "document" relates a "folder"'] },
+  { scenario: 'tuple-relation-unknown', rule: 'tuplesResolve', expected: ['11:49 resource_instances.document:budget.relations.parnt: unknown relation "parnt" of "document"'], hint: 'did you mean "parent"?' },
   { scenario: 'unused-role', rule: 'unusedRoles', expected: ['5:3 roles.auditor: role "auditor" is not given to any user or group [warning]'] },
   { scenario: 'empty-group', rule: 'emptyGroups', expected: ['10:3 groups.team:eng: group "team:eng" has no members and no member groups [warning]'] },
 ];

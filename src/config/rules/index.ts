@@ -12,6 +12,7 @@ import {
 import { assertionActionsResolve, assertionRolesResolve, assertionShape, assertionSubjectsResolve, assertionTargetsResolve } from './assertions.js';
 import { grantForDuration } from './access-requests.js';
 import { resourceRolesResolve, topLevelRoleOnInstance } from './resource-roles.js';
+import { derivationsResolve, relationsResolve, tuplesResolve } from './relations.js';
 import { instancesResolve, reviewerRolesResolve, rolePermissionsResolve, userRolesResolve, userTenantsResolve } from './references.js';
 
 export type { Rule, RuleContext } from './context.js';
@@ -19,6 +20,9 @@ export type { Rule, RuleContext } from './context.js';
 export const RULES: Readonly<Record<string, Rule>> = {
   rolePermissionsResolve,
   resourceRolesResolve,
+  relationsResolve,
+  derivationsResolve,
+  tuplesResolve,
   userTenantsResolve,
   userRolesResolve,
   instancesResolve,
