@@ -22,7 +22,9 @@ export function diffFacts(before: AccessGraph, after: AccessGraph, permissions: 
   const b = after.facts;
   const users = new Set<string>();
   const groups = new Set<string>();
-  const all = permissions && !sameKeys(roleKeys(a), roleKeys(b));
+  // A tuple or a derivation can change what anyone holds anywhere below it: compare everyone.
+  const rebac = !sameKeys(keysOf(a.relationships), keysOf(b.relationships)) || !sameKeys(keysOf(a.derivations), keysOf(b.derivations));
+  const all = rebac || (permissions && !sameKeys(roleKeys(a), roleKeys(b)));
 
   for (const r of changed(a.instanceRoles, b.instanceRoles, (r) => [r.user, r.role, r.instance])) users.add(r.user);
   for (const r of changed(a.tenantRoles, b.tenantRoles, (r) => [r.user, r.role, r.tenant])) users.add(r.user);
@@ -62,6 +64,10 @@ function roleKeys(facts: AccessFacts): Set<string> {
     out.add(JSON.stringify([r.key, [...new Set(r.permissions)].sort(), [...new Set(r.extends ?? [])].sort()]));
   }
   return out;
+}
+
+function keysOf(list: readonly object[] | undefined): Set<string> {
+  return new Set((list ?? []).map((x) => JSON.stringify(x)));
 }
 
 function sameKeys(x: Set<string>, y: Set<string>): boolean {

@@ -40,6 +40,14 @@ export interface AccessFacts {
   links: { child: string; parent: string }[];
   /** The group's members (transitive) hold `role` on `instance`. */
   groupGrants: { group: string; role: string; instance: string }[];
+  /** Relationship tuples between instances (`folder:finance parent document:budget`), not the group machinery's. */
+  relationships?: { subject: string; relation: string; object: string }[];
+  /**
+   * Role derivations: whoever holds `from` (`folder#editor`) on a subject related by `relation` to an
+   * object holds `role` (`document#editor`) on the object; with `noDirect`, only when they hold no role
+   * assigned directly on the object.
+   */
+  derivations?: { role: string; from: string; relation: string; noDirect?: boolean }[];
 }
 
 /** Why a user holds a role on an instance. */
@@ -47,7 +55,12 @@ export type AccessPath =
   | { readonly kind: 'direct' }
   | { readonly kind: 'tenant'; readonly tenant: string }
   /** From the user's direct group up to the group that was given the role (both included). */
-  | { readonly kind: 'group'; readonly chain: readonly string[] };
+  | { readonly kind: 'group'; readonly chain: readonly string[] }
+  /**
+   * Derived: the user holds `role` on `subject` (as `path` says), and `subject` is related to the
+   * instance by `relation`, through which the held role derives this one.
+   */
+  | { readonly kind: 'derived'; readonly relation: string; readonly subject: string; readonly role: string; readonly path: AccessPath };
 
 export interface RoleHolding {
   role: string;

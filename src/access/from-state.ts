@@ -30,7 +30,13 @@ export function factsFromState(state: AccessSource): AccessFacts {
     for (const r of res.roles ?? []) {
       resourceRoles.add(`${res.key}#${r.key}`);
       facts.roles.push({ key: `${res.key}#${r.key}`, permissions: r.permissions.map((a) => `${res.key}:${a}`), extends: r.extends.map((e) => `${res.key}#${e}`) });
+      for (const d of r.grantedTo ?? []) {
+        (facts.derivations ??= []).push({ role: `${res.key}#${r.key}`, from: `${d.on}#${d.role}`, relation: d.via, ...(d.noDirectRolesOnObject ? { noDirect: true } : {}) });
+      }
     }
+  }
+  for (const [object, i] of state.resourceInstances) {
+    for (const t of i.relations ?? []) (facts.relationships ??= []).push({ subject: t.subject, relation: t.relation, object });
   }
   const on = (role: string, instance: string) => (resourceRoles.size === 0 ? role : resolveRoleKey(role, instance, (id) => resourceRoles.has(id)));
   for (const [id, i] of state.resourceInstances) facts.instances.push({ id, tenant: i.tenant });

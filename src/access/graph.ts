@@ -3,6 +3,7 @@ import { buildGroupIndex, getOrSet } from './groups.js';
 import { explainAccess } from './explain.js';
 import { cmp, comparePaths, compareVia, DIRECT, qualify, typeOf } from './paths.js';
 import { buildRoleIndex } from './roles.js';
+import { buildDerivationIndex, deriveHeld } from './derive.js';
 import { compareHeld, mergeHeld, type Held } from './held.js';
 
 export interface AccessGraph {
@@ -65,7 +66,7 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
     ...new Set([...facts.instanceRoles, ...facts.tenantRoles, ...facts.memberships].map((f) => f.user)),
   ].sort(cmp);
 
-  function rolesOn(user: string, instance: string): RoleHolding[] {
+  function baseRolesOn(user: string, instance: string): RoleHolding[] {
     const byRole = new Map<string, AccessPath[]>();
     const add = (role: string, path: AccessPath) => getOrSet(byRole, role, () => []).push(path);
     for (const role of direct.get(user)?.get(instance) ?? []) add(role, DIRECT);
@@ -105,7 +106,7 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
     return list;
   }
 
-  function grantsOf(user: string): EffectiveGrant[] {
+  function baseGrantsOf(user: string): EffectiveGrant[] {
     const lists: (readonly Held[])[] = [];
     const mine = direct.get(user);
     if (mine) {
@@ -115,6 +116,23 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
     for (const [tenant, rs] of tenantWide.get(user) ?? []) lists.push(heldTenantWide(tenant, rs));
     for (const g of groups.directGroupsOf(user)) lists.push(heldThrough(g));
     return mergeHeld(lists).map(({ instance, role, paths }) => ({ user, instance, role, paths }));
+  }
+
+  // Role derivations over tuples, when the facts have both: each user's holdings are derived once, on first need.
+  const derivations = buildDerivationIndex(facts);
+  const derivedOf = new Map<string, EffectiveGrant[]>();
+  function grantsOf(user: string): EffectiveGrant[] {
+    if (!derivations) return baseGrantsOf(user);
+    let list = derivedOf.get(user);
+    if (!list) {
+      list = deriveHeld(baseGrantsOf(user), derivations).map(({ instance, role, paths }) => ({ user, instance, role, paths }));
+      derivedOf.set(user, list);
+    }
+    return [...list];
+  }
+  function rolesOn(user: string, instance: string): RoleHolding[] {
+    if (!derivations) return baseRolesOn(user, instance);
+    return grantsOf(user).filter((g) => g.instance === instance).map(({ role, paths }) => ({ role, paths }));
   }
 
   function can(user: string, action: string, instance: string): Decision {
@@ -135,6 +153,11 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
         : []
       : [roleOn(roleOrPermission, instance)];
     const users = new Set<string>();
+    // Derived holders are found per user (a role on any related instance may derive it).
+    if (derivations) {
+      for (const u of allUsers) if (rolesOn(u, instance).some((h) => wanted.includes(h.role))) users.add(u);
+      return [...users];
+    }
     const tenant = tenantOfInstance.get(instance);
     for (const role of wanted) {
       for (const u of directHolders.get(instance)?.get(role) ?? []) users.add(u);

@@ -58,6 +58,8 @@ function origin(path: AccessPath): string {
       return path.tenant;
     case 'group':
       return path.chain[path.chain.length - 1];
+    case 'derived':
+      return `${path.subject} (${path.relation})`;
   }
 }
 
@@ -67,7 +69,7 @@ export function formatSummaryEntry(e: AccessSummaryEntry): string {
   const who = `${n} user${n === 1 ? '' : 's'}`;
   const verb = e.sign === '+' ? (n === 1 ? 'gains' : 'gain') : n === 1 ? 'loses' : 'lose';
   const how =
-    e.viaKind === 'group' ? e.via : e.viaKind === 'tenant' ? `tenant-wide role in ${e.via}` : 'direct assignment';
+    e.viaKind === 'group' ? e.via : e.viaKind === 'tenant' ? `tenant-wide role in ${e.via}` : e.viaKind === 'derived' ? `a role on ${e.via}` : 'direct assignment';
   const role = e.role === undefined ? '' : ` (${e.role})`;
   return `${e.sign}${who} ${verb} ${e.subject} on ${e.instance} via ${how}${role}`;
 }

@@ -19,7 +19,7 @@ export interface PlanAccessSummary {
   sign: '+' | '-';
   subject: string;
   instance: string;
-  viaKind: 'direct' | 'tenant' | 'group';
+  viaKind: 'direct' | 'tenant' | 'group' | 'derived';
   via: string;
   role?: string;
   userCount: number;
