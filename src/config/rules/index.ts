@@ -11,6 +11,7 @@ import {
 } from './groups.js';
 import { assertionActionsResolve, assertionRolesResolve, assertionShape, assertionSubjectsResolve, assertionTargetsResolve } from './assertions.js';
 import { grantForDuration } from './access-requests.js';
+import { authoritativeSectionsManaged } from './authoritative.js';
 import { instancesResolve, reviewerRolesResolve, rolePermissionsResolve, userRolesResolve, userTenantsResolve } from './references.js';
 
 export type { Rule, RuleContext } from './context.js';
@@ -30,6 +31,7 @@ export const RULES: Readonly<Record<string, Rule>> = {
   groupTypeCollision,
   reviewerRolesResolve,
   grantForDuration,
+  authoritativeSectionsManaged,
   assertionShape,
   assertionSubjectsResolve,
   assertionTargetsResolve,
