@@ -82,14 +82,15 @@ const FATE: Record<UndeclaredObject['fate'], string> = {
   held: 'kept: it holds grants of approved access requests',
 };
 
-const MARK: Record<UndeclaredObject['fate'], string> = { deleted: '-', kept: '?', held: '=' };
+// Not `-`: a deletion's own line is `  - id`, and an undeclared object is listed once more here.
+const MARK: Record<UndeclaredObject['fate'], string> = { deleted: 'x', kept: '?', held: '=' };
 
 function accessOf(o: UndeclaredObject): string[] {
   if (o.access.length === 0) return ['grants no access'];
   return [...o.access, ...(o.omittedAccess > 0 ? [`… and ${o.omittedAccess} more`] : [])];
 }
 
-/** The section as text lines: `-` deleted, `?` kept, `=` kept for approved requests. */
+/** The section as text lines: `x` deleted, `?` kept, `=` kept for approved requests. */
 export function undeclaredTextLines(u: PlanUndeclared): string[] {
   const lines = [`${UNDECLARED_TITLE}: ${heading(u)}`];
   for (const o of u.objects) {

@@ -40,7 +40,7 @@ describe('plan renderers', () => {
       Applying this plan deletes 1 object.
 
       Live, not in the configuration: 1 object; 1 deleted by this plan
-        - user:bob (deleted)
+        x user:bob (deleted)
             grants no access
 
       2 to create, 2 to update, 1 to delete.
@@ -79,7 +79,7 @@ describe('plan renderers', () => {
 
       | | object | | access it grants now |
       |---|---|---|---|
-      | - | \`user:bob\` | deleted | grants no access |
+      | x | \`user:bob\` | deleted | grants no access |
 
       <sub>checksum \`<sha256>\`</sub>
       "
