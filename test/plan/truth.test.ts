@@ -74,6 +74,16 @@ describe('undeclared live objects and authoritative sections', () => {
     expect(group?.access).toEqual(['editor on document:budget to 2 users (ann, cy)', 'viewer on document:roadmap to 2 users (ann, cy)', 'admin on it to 1 user (joan)']);
   });
 
+  it.each([
+    { kind: 'a role', edit: (s: StateInput) => ({ ...s, roles: without(s.roles, 'viewer') }), id: 'role:viewer', access: ['held by 3 users (ann, bob, cy) on 2 instances', 'permits document:read'] },
+    { kind: 'an instance', edit: (s: StateInput) => ({ ...s, instances: (s.instances ?? []).filter((i) => i.key !== 'budget') }), id: 'instance:document:budget', access: ['admin on it to 1 user (joan)', 'editor on it to 2 users (ann, cy)', 'viewer on it to 1 user (cy)'] },
+    { kind: 'a tenant', edit: (s: StateInput) => ({ ...s, tenants: [] }), id: 'tenant:acme', access: ['4 users (ann, bob, cy, …) in it; 5 instances and groups', 'admin tenant-wide to 1 user (joan)'] },
+    { kind: 'a resource', edit: (s: StateInput) => ({ ...s, resources: [] }), id: 'resource:document', access: ['2 instances of this type', 'its actions are permitted by roles admin, editor, viewer'] },
+  ])('$kind says what it grants', ({ edit, id, access }) => {
+    const object = planChanges(config(edit), LIVE, OPTIONS).undeclared?.objects.find((o) => o.id === id);
+    expect(object?.access).toEqual(access);
+  });
+
   it('says so in text and Markdown, where "No changes" no longer claims the environment matches', () => {
     const plan = planChanges(config(noJoan), LIVE, OPTIONS);
     const text = renderPlanText(plan);
