@@ -1,6 +1,9 @@
 /** What users gain or lose because a role they keep was redefined (issue 21, case 2). Pure. */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildAccessGraph } from '../../src/access/index.js';
+import { diffAccess } from '../../src/access/diff.js';
+import { arbAccessFacts, arbRoles } from './arbitraries.js';
 import { diffRoleDefinitions } from '../../src/access/definition-diff.js';
 import { validateSources } from '../../src/config/index.js';
 import { planChanges } from '../../src/plan/plan.js';
@@ -119,5 +122,20 @@ groups:
     const plan = planChanges(load(withAuditor('document:read, document:share')), live, { project: 'p', environment: 'e' });
     expect(plan.changes.map((c) => c.id)).toEqual(['role:auditor']);
     expect(accessTextLines(planAccess({ live, changes: plan.changes }))[0]).toBe('Access changes: none: no user gains or loses access.');
+  });
+});
+
+describe('diffRoleDefinitions, property', () => {
+  it('when only role definitions change, it finds exactly what the permission view of diffAccess finds', () => {
+    const key = (c: { sign: string; user: string; instance: string; subject: string }) => `${c.sign}${c.user} ${c.subject}@${c.instance}`;
+    fc.assert(
+      fc.property(arbAccessFacts(), arbRoles(), (world, roles) => {
+        const before = buildAccessGraph(world);
+        const after = buildAccessGraph({ ...world, roles });
+        const expected = diffAccess(before, after, { permissions: true }).changes.map(key).sort();
+        expect(diffRoleDefinitions(before, after).map(key).sort()).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
