@@ -64,7 +64,7 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
     b.keyed('role', desired.roles, live.roles, ids.role, prunes('roles'), (r) => ({ key: r.key, name: r.name, description: r.description, permissions: r.permissions }), (k) => k !== MEMBER_ROLE);
   }
   if (managed.has('tenants')) {
-        // The tenant a new environment of the public service comes with is the service's: never deleted unless declared.
+    // The tenant a new environment of the public service comes with is the service's: never deleted unless declared.
     b.keyed('tenant', desired.tenants, live.tenants, ids.tenant, prunes('tenants'), (t) => ({ key: t.key, name: t.name, description: t.description, attributes: t.attributes }), (k) => k !== SERVICE_TENANT);
   }
   if (managed.has('users')) {
