@@ -163,6 +163,12 @@ export interface DesiredState {
   environment?: string;
   /** Sections the configuration manages (present in at least one file, even empty). */
   sections: Set<Section>;
+  /**
+   * `authoritative:` as written (docs/config.md#authoritative): `true` for every managed section, or the
+   * sections listed (sorted). Under it plan and apply delete the undeclared live objects of those
+   * sections without --prune. Absent (or `false`): only --prune deletes them.
+   */
+  authoritative?: boolean | Section[];
   resources: Map<string, DesiredResource>;
   roles: Map<string, DesiredRole>;
   tenants: Map<string, DesiredTenant>;
@@ -252,6 +258,7 @@ export function sortDesiredState(d: DesiredState): DesiredState {
   return {
     ...d,
     sections: new Set(SECTIONS.filter((s) => d.sections.has(s))),
+    ...(Array.isArray(d.authoritative) ? { authoritative: SECTIONS.filter((s) => (d.authoritative as Section[]).includes(s)) } : {}),
     resources: sortMap(d.resources),
     roles: sortMap(d.roles),
     tenants: sortMap(d.tenants),
@@ -260,6 +267,13 @@ export function sortDesiredState(d: DesiredState): DesiredState {
     groups: sortMap(d.groups),
     accessRequests: sortMap(d.accessRequests),
   };
+}
+
+/** The sections whose undeclared live objects the configuration itself deletes (`authoritative:`). */
+export function authoritativeSections(d: Pick<DesiredState, 'sections' | 'authoritative'>): Set<Section> {
+  if (d.authoritative === true) return new Set(d.sections);
+  if (Array.isArray(d.authoritative)) return new Set(SECTIONS.filter((s) => (d.authoritative as Section[]).includes(s) && d.sections.has(s)));
+  return new Set();
 }
 
 function uniqueBy<T>(items: T[], id: (item: T) => string): T[] {

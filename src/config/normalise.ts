@@ -20,6 +20,7 @@ export interface RawFile {
 export interface SourceIndex {
   project?: Loc;
   environment?: Loc;
+  authoritative?: Loc;
   resources: Map<string, Loc>;
   roles: Map<string, Loc>;
   tenants: Map<string, Loc>;
@@ -87,6 +88,19 @@ export function buildDesiredState(files: RawFile[]): Normalised {
       } else if (!first) {
         desired[field] = value;
         index[field] = at(field);
+      }
+    }
+    if (raw.authoritative !== undefined) {
+      // Like project and environment: files that set it must agree (a list in any order is one value).
+      const value = Array.isArray(raw.authoritative) ? [...raw.authoritative].sort() : raw.authoritative;
+      const first = index.authoritative;
+      if (first && JSON.stringify(desired.authoritative) !== JSON.stringify(value)) {
+        errors.push(problemAt(at('authoritative'), [], `authoritative ${JSON.stringify(raw.authoritative)} differs from ${JSON.stringify(desired.authoritative)} set at ${describePlace(first)}`, {
+          hint: 'set authoritative in one file',
+        }));
+      } else if (!first) {
+        desired.authoritative = value as DesiredState['authoritative'];
+        index.authoritative = at('authoritative');
       }
     }
     for (const section of Object.keys(raw)) if (isSection(section)) desired.sections.add(section);

@@ -9,6 +9,8 @@ export interface RawConfig {
   project?: RawKey;
   /** Environment key or id the configuration applies to. The --environment flag overrides it. */
   environment?: RawKey;
+  /** Deletion as the declared default: `true` (every section the configuration has) or a list of sections whose live objects the configuration does not declare are deleted by `roster plan` and `roster apply` without --prune, within the delete limit. See docs/config.md#authoritative. */
+  authoritative?: boolean | ("resources" | "roles" | "tenants" | "users" | "resource_instances" | "groups" | "access_requests")[];
   /** Resource types, by key. Each declares the actions that roles can permit on its instances. */
   resources?: {
     [key: string]: RawResource;

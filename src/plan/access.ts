@@ -9,6 +9,9 @@ import { buildAccessGraph, diffAccess, formatPath, formatSummaryEntry, type Acce
 import { factsFromState } from '../access/from-state.js';
 import { evaluateAssertions } from '../access/assertions.js';
 import { failureLines, placeOf } from '../access/check-report.js';
+import { diffRoleDefinitions } from '../access/definition-diff.js';
+import { summarise } from '../access/summary.js';
+import type { AccessChange } from '../access/diff.js';
 import type { LiveState } from './live.js';
 import type { Change } from './types.js';
 import { liveAfter } from './after.js';
@@ -90,7 +93,7 @@ export function planAccess(input: PlanAccessInput): PlanAccess {
     return { level: input.permissions === true ? 'permission' : 'role', users: 0, gains: 0, losses: 0, summary: [], omittedSummary: 0, byUser: [], omittedChanges: 0 };
   }
   const { before, after } = accessGraphs(input.live, input.changes);
-  const diff = diffAccess(before, after, { permissions: input.permissions === true });
+  const diff = withDefinitionChanges(diffAccess(before, after, { permissions: input.permissions === true }), before, after);
   const summary = diff.summary.slice(0, limits.summaryLines).map((e): PlanAccessSummary => ({
     line: formatSummaryEntry(e),
     sign: e.sign,
@@ -127,6 +130,24 @@ export function planAccess(input: PlanAccessInput): PlanAccess {
     };
   }
   return out;
+}
+
+/**
+ * The role view with what users gain or lose because a role they keep was redefined (its permissions or
+ * `extends`): every change of effective access is shown by default, not only under --access-permissions
+ * (whose view compares permissions, and so sees these already).
+ */
+function withDefinitionChanges(diff: ReturnType<typeof diffAccess>, before: AccessGraph, after: AccessGraph): ReturnType<typeof diffAccess> {
+  if (diff.level !== 'role') return diff;
+  const extra = diffRoleDefinitions(before, after);
+  if (extra.length === 0) return diff;
+  const changes = [...diff.changes, ...extra].sort(compareChange);
+  return { ...diff, changes, summary: summarise(changes), users: [...new Set(changes.map((c) => c.user))] };
+}
+
+function compareChange(a: AccessChange, b: AccessChange): number {
+  const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  return cmp(a.user, b.user) || cmp(a.instance, b.instance) || cmp(a.subject, b.subject) || (a.sign === b.sign ? 0 : a.sign === '+' ? -1 : 1);
 }
 
 /** The section as text lines (the text renderer prints them after the changes). */

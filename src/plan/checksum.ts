@@ -19,9 +19,10 @@ export function fingerprintLive(live: LiveState): string {
  * covers more than the changes: a saved plan edited to name another environment, or a smaller count of
  * managed objects (which sets the default deletion limit), must be refused like one with edited changes.
  */
-export function checksumPlan(plan: Omit<Plan, 'checksum' | 'access' | 'cost'>): string {
-  const { formatVersion, project, environment, prune, managed, changes, summary, liveFingerprint, managedLiveCount, held } = plan;
+export function checksumPlan(plan: Omit<Plan, 'checksum' | 'access' | 'cost' | 'undeclared'>): string {
+  const { formatVersion, project, environment, prune, authoritative, managed, changes, summary, liveFingerprint, managedLiveCount, held } = plan;
   // `held` (grants kept for approved access requests) is what the reviewer was told stays; absent, it
-  // adds nothing to the text, so plans without it keep their checksum.
-  return sha256(JSON.stringify({ formatVersion, project, environment, prune, managed, changes, summary, liveFingerprint, managedLiveCount, held }));
+  // adds nothing to the text, so plans without it keep their checksum. So does `authoritative`: a plan
+  // that deletes by the configuration's declaration must say so where it was reviewed.
+  return sha256(JSON.stringify({ formatVersion, project, environment, prune, authoritative, managed, changes, summary, liveFingerprint, managedLiveCount, held }));
 }

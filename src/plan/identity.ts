@@ -21,4 +21,6 @@ export const ids = {
   link: (child: string, parent: string) => `link:${child}@${parent}`,
   grant: (group: string, role: string, on: string) => `grant:${group}:${role}@${on}`,
   accessRequests: (key: string) => `access_requests:${key}`,
+  /** An access request (not a change: it goes with its element configuration, cascade.ts). */
+  accessRequest: (id: string) => `access_request:${id}`,
 };

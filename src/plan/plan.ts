@@ -1,5 +1,6 @@
-import type {
-  DesiredDerivation, DesiredGroup, DesiredRelation, DesiredResourceInstance, DesiredResourceRole, DesiredState, DesiredTuple, DesiredUser,
+import {
+  authoritativeSections, type DesiredDerivation, type DesiredGroup, type DesiredRelation, type DesiredResourceInstance, type DesiredResourceRole,
+  type DesiredState, type DesiredTuple, type DesiredUser, type Section,
 } from '../config/desired.js';
 import type { LiveState } from './live.js';
 import { MEMBER_ROLE } from './live.js';
@@ -9,11 +10,16 @@ import { canonical, defined, diffFields } from './compare.js';
 import { ids } from './identity.js';
 import { checksumPlan, fingerprintLive } from './checksum.js';
 import { classifyRequestGrants, holdRequestGrants, type RequestGrant } from './request-grants.js';
+import { attachCascades } from './cascade.js';
+import { listUndeclared, SERVICE_TENANT } from './undeclared.js';
 
 export interface PlanOptions {
   project: string;
   environment: string;
-  /** Delete live top-level objects absent from the configuration, in the sections it manages. */
+  /**
+   * Delete live top-level objects absent from the configuration, in every section it manages. Without
+   * it, only in the sections the configuration's `authoritative:` names.
+   */
   prune?: boolean;
   /** Grants of approved access requests (read-request-grants.ts): held, or deleted once expired. */
   requestGrants?: readonly RequestGrant[];
@@ -24,7 +30,9 @@ export interface PlanOptions {
 /**
  * Diffs the desired state against the live state. Pure. Top-level objects (resources, roles, tenants,
  * users, instances, groups, access-request configurations) absent from the configuration are deleted
- * only with `prune`, and only in sections the configuration has. The parts a declared object owns (a
+ * only with `prune` or in sections the configuration declares `authoritative`, and only in sections the
+ * configuration has; deleted or not, they are listed (`undeclared`), and a deletion lists what goes with
+ * it (`cascade`). The parts a declared object owns (a
  * group's members, grants and links; a user's roles and tenants) are exactly what the configuration
  * says: removing one from the list deletes it.
  */
@@ -32,11 +40,15 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
   const b = new PlanBuilder();
   const managed = desired.sections;
   const prune = options.prune === true;
+  const authoritative = authoritativeSections(desired);
+  /** Whether this plan deletes the undeclared live objects of a section. */
+  const prunes = (section: Section) => prune || authoritative.has(section);
   // The service makes a group's type (a resource) with the group: never pruned while a group of that
   // type stays (deleting it would delete those groups too). Once this plan prunes the last one (or its
   // tenant), the type goes with it, or the next plan would prune it and one apply would not converge.
   const pruned = (ref: string, g: DesiredGroup) =>
-    prune && ((managed.has('groups') && !desired.groups.has(ref)) || (managed.has('tenants') && !desired.tenants.has(g.tenant)));
+    (prunes('groups') && managed.has('groups') && !desired.groups.has(ref)) ||
+    (prunes('tenants') && managed.has('tenants') && !desired.tenants.has(g.tenant) && g.tenant !== SERVICE_TENANT);
   const groupTypes = new Set([...desired.groups.values(), ...[...live.groups].filter(([ref, g]) => !pruned(ref, g)).map(([, g]) => g)].map((g) => g.type));
   // Instances and groups whose tenant changes are deleted and created again (a tenant cannot be
   // updated); what hung on them goes with them and is planned anew.
@@ -49,22 +61,23 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
   }
 
   if (managed.has('resources')) {
-    b.keyed('resource', desired.resources, live.resources, ids.resource, prune, (r) => ({ key: r.key, name: r.name, description: r.description, actions: r.actions }), (k) => !groupTypes.has(k));
+    b.keyed('resource', desired.resources, live.resources, ids.resource, prunes('resources'), (r) => ({ key: r.key, name: r.name, description: r.description, actions: r.actions }), (k) => !groupTypes.has(k));
   }
   if (managed.has('resources')) planResourceRoles(b, desired, live, groupTypes);
   if (managed.has('resources')) planRelations(b, desired, live);
   if (managed.has('roles')) {
-    b.keyed('role', desired.roles, live.roles, ids.role, prune, (r) => ({ key: r.key, name: r.name, description: r.description, permissions: r.permissions }), (k) => k !== MEMBER_ROLE);
+    b.keyed('role', desired.roles, live.roles, ids.role, prunes('roles'), (r) => ({ key: r.key, name: r.name, description: r.description, permissions: r.permissions }), (k) => k !== MEMBER_ROLE);
   }
   if (managed.has('tenants')) {
-    b.keyed('tenant', desired.tenants, live.tenants, ids.tenant, prune, (t) => ({ key: t.key, name: t.name, description: t.description, attributes: t.attributes }));
+    // The tenant a new environment of the public service comes with is the service's: never deleted unless declared.
+    b.keyed('tenant', desired.tenants, live.tenants, ids.tenant, prunes('tenants'), (t) => ({ key: t.key, name: t.name, description: t.description, attributes: t.attributes }), (k) => k !== SERVICE_TENANT);
   }
   if (managed.has('users')) {
-    b.keyed('user', desired.users, live.users, ids.user, prune, (u) => ({ key: u.key, email: u.email, first_name: u.first_name, last_name: u.last_name, attributes: u.attributes }));
+    b.keyed('user', desired.users, live.users, ids.user, prunes('users'), (u) => ({ key: u.key, email: u.email, first_name: u.first_name, last_name: u.last_name, attributes: u.attributes }));
     // Indexed on first need: a user already in exactly the tenants it declares needs no memberships.
     let indexed: { desired: Memberships; live: Memberships } | undefined;
     const memberships = () => (indexed ??= { desired: membershipsByUser(desired.groups), live: membershipsByUser(live.groups) });
-    for (const user of desired.users.values()) planUserParts(b, user, { desired, memberships, replaced, prune, was: live.users.get(user.key) });
+    for (const user of desired.users.values()) planUserParts(b, user, { desired, memberships, replaced, pruneGroups: prunes('groups'), was: live.users.get(user.key) });
   }
   if (managed.has('resource_instances')) {
     for (const [ref, inst] of desired.resourceInstances) {
@@ -77,7 +90,7 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
       // A replaced instance comes back without tuples; so does one whose relation is replaced.
       planTuples(b, ref, inst, replaced.has(ref) ? undefined : was);
     }
-    if (prune) for (const [ref, was] of live.resourceInstances) if (!desired.resourceInstances.has(ref)) b.delete('instance', ids.instance(ref), { ...was });
+    if (prunes('resource_instances')) for (const [ref, was] of live.resourceInstances) if (!desired.resourceInstances.has(ref)) b.delete('instance', ids.instance(ref), { ...was });
   }
   if (managed.has('groups')) {
     for (const [ref, g] of desired.groups) {
@@ -90,10 +103,10 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
       // A replaced group (or one whose instance is replaced) comes back empty: plan all its parts anew.
       planGroupParts(b, ref, g, was && !replaced.has(ref) ? was : undefined, replaced);
     }
-    if (prune) for (const [ref, was] of live.groups) if (!desired.groups.has(ref)) b.delete('group', ids.group(ref), { type: was.type, key: was.key, tenant: was.tenant });
+    if (prunes('groups')) for (const [ref, was] of live.groups) if (!desired.groups.has(ref)) b.delete('group', ids.group(ref), { type: was.type, key: was.key, tenant: was.tenant });
   }
   if (managed.has('access_requests')) {
-    b.keyed('access_requests', desired.accessRequests, live.accessRequests, ids.accessRequests, prune, (a) => ({ key: a.key, name: a.name, reviewer_roles: a.reviewerRoles }));
+    b.keyed('access_requests', desired.accessRequests, live.accessRequests, ids.accessRequests, prunes('access_requests'), (a) => ({ key: a.key, name: a.name, reviewer_roles: a.reviewerRoles }));
   }
 
   // Grants of approved requests: expired ones are deleted (even when nothing else would delete them),
@@ -101,7 +114,8 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
   const grants = classifyRequestGrants(desired, live, options.requestGrants ?? [], options.now ?? new Date());
   const planned = grants.expired.size > 0 ? b.plannedIds() : new Set<string>();
   for (const [id, e] of grants.expired) if (!planned.has(id)) b.delete(e.kind, id, e.before);
-  const { changes, held } = holdRequestGrants(b.finish(), grants);
+  const { changes: kept, held } = holdRequestGrants(b.finish(), grants);
+  const changes = attachCascades(kept, live, options.requestGrants ?? []);
   const summary = { create: 0, update: 0, delete: 0 };
   for (const c of changes) summary[c.action]++;
   const plan = {
@@ -109,6 +123,7 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
     project: options.project,
     environment: options.environment,
     prune,
+    ...(authoritative.size > 0 ? { authoritative: [...authoritative] } : {}),
     managed: [...managed],
     changes,
     summary,
@@ -116,7 +131,8 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
     managedLiveCount: countManaged(live, desired),
     ...(held ? { held } : {}),
   };
-  return { ...plan, checksum: checksumPlan(plan) };
+  const undeclared = listUndeclared({ desired, live, changes, held, requestGrants: options.requestGrants ?? [] });
+  return { ...plan, checksum: checksumPlan(plan), ...(undeclared ? { undeclared } : {}) };
 }
 
 interface UserContext {
@@ -124,7 +140,8 @@ interface UserContext {
   /** Group memberships by user, desired and live. */
   memberships: () => { desired: Memberships; live: Memberships };
   replaced: Set<string>;
-  prune: boolean;
+  /** Undeclared groups are deleted by this plan (their memberships go with them). */
+  pruneGroups: boolean;
   was: DesiredUser | undefined;
 }
 
@@ -153,7 +170,7 @@ function planUserParts(b: PlanBuilder, user: DesiredUser, ctx: UserContext): voi
   // does not declare and does not prune) keep the user in their tenants. Leaving such a tenant would
   // also drop them (the service removes every role of a user in a tenant they leave).
   const groupsManaged = ctx.desired.sections.has('groups');
-  const untouched = liveGroups.filter((m) => !(groupsManaged && (ctx.desired.groups.has(m.ref) || ctx.prune)));
+  const untouched = liveGroups.filter((m) => !(groupsManaged && (ctx.desired.groups.has(m.ref) || ctx.pruneGroups)));
   const held = new Set([...desiredGroups, ...untouched].map((m) => m.tenant));
   const have = new Set(was?.tenants ?? []);
   for (const t of declared) if (!have.has(t)) b.create('tenant_user', ids.tenantUser(user.key, t), { user: user.key, tenant: t });
@@ -263,7 +280,8 @@ function countManaged(live: LiveState, desired: DesiredState): number {
   if (s.has('resources')) for (const r of live.resources.values()) n += 1 + (r.roles?.length ?? 0);
   if (s.has('roles')) n += live.roles.size;
   if (s.has('tenants')) n += live.tenants.size;
-  if (s.has('users')) for (const u of live.users.values()) n += 1 + u.roles.length;
+  // A user's presence in each tenant counts: deleting the user removes it too (cascade.ts).
+  if (s.has('users')) for (const u of live.users.values()) n += 1 + u.roles.length + u.tenants.length;
   if (s.has('resource_instances')) n += live.resourceInstances.size;
   if (s.has('groups')) for (const g of live.groups.values()) n += 1 + g.members.length + g.roles.length + g.memberOf.length;
   if (s.has('access_requests')) n += live.accessRequests.size;

@@ -1,8 +1,10 @@
 import type { FieldChange, Plan } from './types.js';
+import { deletionCount } from './cascade.js';
 
 export function summaryLine(plan: Plan): string {
   const s = plan.summary;
-  return `${s.create} to create, ${s.update} to update, ${s.delete} to delete.`;
+  const { cascaded } = deletionCount(plan.changes);
+  return `${s.create} to create, ${s.update} to update, ${s.delete} to delete${cascaded > 0 ? ` (and ${cascaded} that go with them)` : ''}.`;
 }
 
 /** `Applying it: 57 requests (30 writes, ...); at least 4 min at the public service's rate limits.` */

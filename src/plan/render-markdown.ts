@@ -2,14 +2,18 @@ import type { Plan } from './types.js';
 import { costLine, describeFields, summaryLine } from './render-common.js';
 import { accessMarkdownLines } from './access.js';
 import { expiredNote, heldMarkdownLines } from './render-held.js';
+import { describeCascade, deletionMode, deletionNote, undeclaredMarkdownLines } from './render-undeclared.js';
 
 /** The first line of every Markdown plan: a CI step finds its earlier comment by it and edits it. */
 export const MARKDOWN_MARKER = '<!-- roster-plan -->';
 
 /** The plan as a pull-request comment. Long plans fold into a <details> block. */
 export function renderPlanMarkdown(plan: Plan): string {
-  const out = [MARKDOWN_MARKER, `### Roster plan for \`${plan.project}/${plan.environment}\``, '', `**${summaryLine(plan)}**`, ''];
-  if (plan.changes.length === 0) out.push(plan.held ? 'No changes.' : 'No changes. The live environment matches the configuration.', '');
+  const out = [MARKDOWN_MARKER, `### Roster plan for \`${plan.project}/${plan.environment}\`${deletionMode(plan)}`, '', `**${summaryLine(plan)}**`, ''];
+  // Said before the table: on a pull request, what the merge's apply will delete.
+  const note = deletionNote(plan);
+  if (note) out.push(`> ⚠️ ${note}`, '');
+  if (plan.changes.length === 0) out.push(plan.held || plan.undeclared ? 'No changes.' : 'No changes. The live environment matches the configuration.', '');
   else {
     const rows = plan.changes.map((c) => {
       const sign = c.action === 'create' ? '+' : c.action === 'update' ? '~' : '-';
@@ -17,6 +21,7 @@ export function renderPlanMarkdown(plan: Plan): string {
         c.action === 'update' ? describeFields(c.fields)
         : c.action === 'create' && c.replaces ? `replaces: ${describeFields(c.replaces)}`
         : c.action === 'delete' && c.expired ? expiredNote(c.expired)
+        : c.action === 'delete' && c.cascade ? `with it: ${describeCascade(c.cascade)}`
         : '';
       return `| ${sign} | \`${c.id}\` | ${escape(detail)} |`;
     });
@@ -24,6 +29,7 @@ export function renderPlanMarkdown(plan: Plan): string {
     if (rows.length > 50) out.push('<details><summary>All changes</summary>', '', ...table, '', '</details>', '');
     else out.push(...table, '');
   }
+  if (plan.undeclared) out.push(...undeclaredMarkdownLines(plan.undeclared), '');
   if (plan.held) out.push(...heldMarkdownLines(plan.held), '');
   if (plan.access) out.push(...accessMarkdownLines(plan.access), '');
   const cost = costLine(plan);

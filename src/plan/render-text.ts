@@ -2,6 +2,7 @@ import type { Change, Plan } from './types.js';
 import { costLine, summaryLine, describeFields } from './render-common.js';
 import { accessTextLines } from './access.js';
 import { expiredNote, heldTextLines } from './render-held.js';
+import { cascadeTextLines, deletionMode, deletionNote, undeclaredTextLines } from './render-undeclared.js';
 
 export interface TextOptions {
   color?: boolean;
@@ -12,9 +13,12 @@ const paint = (on: boolean, code: number, s: string) => (on ? `\u001b[${code}m${
 /** The plan for a terminal: one line per change, `+` create, `~` update, `-` delete, then the summary. */
 export function renderPlanText(plan: Plan, options: TextOptions = {}): string {
   const color = options.color === true;
-  const lines: string[] = [`Plan for ${plan.project}/${plan.environment}${plan.prune ? ' (with --prune)' : ''}`, ''];
-  if (plan.changes.length === 0) lines.push(plan.held ? 'No changes.' : 'No changes. The live environment matches the configuration.');
+  const lines: string[] = [`Plan for ${plan.project}/${plan.environment}${deletionMode(plan)}`, ''];
+  if (plan.changes.length === 0) lines.push(plan.held || plan.undeclared ? 'No changes.' : 'No changes. The live environment matches the configuration.');
   for (const c of plan.changes) lines.push(...changeLines(c, color));
+  const note = deletionNote(plan);
+  if (note) lines.push('', note);
+  if (plan.undeclared) lines.push('', ...undeclaredTextLines(plan.undeclared));
   if (plan.held) lines.push('', ...heldTextLines(plan.held));
   if (plan.access) lines.push('', ...accessTextLines(plan.access));
   lines.push('', summaryLine(plan));
@@ -31,6 +35,6 @@ function changeLines(c: Change, color: boolean): string[] {
     case 'update':
       return [paint(color, 33, `  ~ ${c.id}`), ...c.fields.map((f) => paint(color, 33, `      ${describeFields([f])}`))];
     case 'delete':
-      return [paint(color, 31, `  - ${c.id}${c.expired ? ` ${expiredNote(c.expired)}` : ''}`)];
+      return [paint(color, 31, `  - ${c.id}${c.expired ? ` ${expiredNote(c.expired)}` : ''}`), ...cascadeTextLines(c.cascade).map((l) => paint(color, 31, l))];
   }
 }

@@ -1,5 +1,6 @@
 import { UnsafePlanError } from '../errors.js';
 import type { Plan } from './types.js';
+import { deletionCount } from './cascade.js';
 
 export interface SafetyLimits {
   /** Most deletions allowed; default 25% of the managed live objects when more than 10 exist. */
@@ -12,17 +13,28 @@ export function defaultMaxDeletes(plan: Plan): number | undefined {
 }
 
 /**
- * Safety lives on the plan, not in the UI: a plan that deletes more than the limit is refused with a
- * message that names the flag overriding it.
+ * Everything the plan deletes: its deletions and what goes with them (each deletion's `cascade`, the
+ * memberships, grants, assignments and presence the service removes with a user, group or tenant).
+ */
+export function deletesOf(plan: Plan): { deletes: number; cascaded: number; total: number } {
+  const { deletes, cascaded } = deletionCount(plan.changes);
+  return { deletes, cascaded, total: deletes + cascaded };
+}
+
+/**
+ * Safety lives on the plan, not in the UI: a plan that deletes more than the limit (counting what goes
+ * with each deletion) is refused with a message that names the flag overriding it.
  */
 export function assertSafe(plan: Plan, limits: SafetyLimits = {}): void {
   const max = limits.maxDeletes ?? defaultMaxDeletes(plan);
   if (max === undefined) return;
-  if (plan.summary.delete > max) {
+  const d = deletesOf(plan);
+  if (d.total > max) {
+    const what = d.cascaded > 0 ? `${d.deletes} objects and ${d.cascaded} that go with them (${d.total} in all)` : `${d.total} objects`;
     throw new UnsafePlanError(
-      `the plan deletes ${plan.summary.delete} objects, more than the limit of ${max}` +
+      `the plan deletes ${what}, more than the limit of ${max}` +
         (limits.maxDeletes === undefined ? ` (25% of the ${plan.managedLiveCount} managed live objects)` : '') +
-        `; review it, then raise the limit with --max-deletes ${plan.summary.delete} if it is intended`,
+        `; review it, then raise the limit with --max-deletes ${d.total} if it is intended`,
       '--max-deletes',
     );
   }

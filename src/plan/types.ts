@@ -5,6 +5,7 @@
 
 import type { PlanAccess } from './access.js';
 import type { ExpiredGrant, PlanHeld } from './request-grants.js';
+import type { PlanUndeclared } from './undeclared.js';
 
 /** Object kinds, in dependency order: a kind only refers to kinds before it. */
 export const KINDS = [
@@ -62,6 +63,12 @@ export interface DeleteChange extends ChangeBase {
   before: Fields;
   /** An assignment an approved access request made, deleted because it outlived its `grant_for`. */
   expired?: ExpiredGrant;
+  /**
+   * What the service deletes with it (cascade.ts), by identity, sorted: memberships, grants, links,
+   * role assignments, tenant presence, instances, approved access requests. Each identity appears under
+   * one deletion only, and never when the plan deletes it itself. Absent when nothing goes with it.
+   */
+  cascade?: string[];
 }
 
 export type Change = CreateChange | UpdateChange | DeleteChange;
@@ -72,6 +79,11 @@ export interface Plan {
   project: string;
   environment: string;
   prune: boolean;
+  /**
+   * Sections the configuration declares authoritative (`authoritative:`, docs/config.md): their undeclared
+   * live objects are deleted without --prune. Absent when none.
+   */
+  authoritative?: string[];
   /** Sections of the configuration, whose objects the plan manages. */
   managed: string[];
   changes: Change[];
@@ -87,6 +99,11 @@ export interface Plan {
    * (request-grants.ts). Absent when there are none.
    */
   held?: PlanHeld;
+  /**
+   * Live objects of managed sections the configuration does not declare, deleted by this plan or kept,
+   * with the access each grants (undeclared.ts). Absent when there are none. Derived: outside the checksum.
+   */
+  undeclared?: PlanUndeclared;
   /** Access changes (who gains and loses which role), when computed. */
   access?: PlanAccess;
   /** What applying the plan costs against the public service, when computed (src/apply/estimate.ts). */

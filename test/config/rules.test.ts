@@ -36,6 +36,7 @@ const cases: { scenario: string; rule: keyof typeof RULES; expected: string[]; h
     '10:50 access_requests.default.grant_for: invalid duration "12 hours": expected a whole number and a unit, s, m, h or d (45s, 30m, 12h, 7d)',
     '13:16 access_requests.short.grant_for: a duration of 0s would expire every grant at once',
   ] },
+  { scenario: 'authoritative-unmanaged', rule: 'authoritativeSectionsManaged', expected: ['1:16 authoritative: authoritative lists "groups", a section no file of the configuration has'] },
   { scenario: 'assertion-shape', rule: 'assertionShape', expected: ['15:20 assertions[1].users_in: an assertion names user and users_in: keep exactly one', '16:5 assertions[2]: an assertion must say what it checks: one of can, cannot, has_role'] },
   { scenario: 'assertion-subject-unknown', rule: 'assertionSubjectsResolve', expected: ['14:13 assertions[0].user: unknown user "alcie"', '15:17 assertions[1].users_in: unknown group "team:engg"'] },
   { scenario: 'assertion-target-unknown', rule: 'assertionTargetsResolve', expected: ['14:36 assertions[0].on: unknown resource instance "document:redme"'] },

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli } from '../helpers/cli.js';
 import { ENV_KEY, startTestServer, type TestServer } from '../helpers/server.js';
+import { authoritative } from '../../src/cli/commands/init.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'roster-init-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -149,9 +150,11 @@ groups:
     const dir = freshDir();
     const r = await runCli(['init', dir, '--from-live', '--api-url', server.url], { env: remote });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/created +roster\/roster\.yaml +the live environment, as `roster export` writes it/);
+    expect(r.stdout).toMatch(/created +roster\/roster\.yaml +the live environment, as `roster export` writes it, authoritative/);
     const exported = await runCli(['export', '--api-url', server.url], { env: remote });
-    expect(read(dir, 'roster/roster.yaml')).toBe(exported.stdout);
+    // What export writes, declared authoritative: from now on a removal is a deletion on merge.
+    expect(read(dir, 'roster/roster.yaml')).toBe(authoritative(exported.stdout));
+    expect(read(dir, 'roster/roster.yaml')).toMatch(/^version: 1\n#[^\n]*\n#[^\n]*\nauthoritative: true\n/m);
     expect(read(dir, 'roster/roster.yaml')).toContain('team:eng:');
     const plan = await runCli(['plan', 'roster/', '--prune', '--detailed-exitcode', '--api-url', server.url], { cwd: dir, env: remote });
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);

@@ -323,8 +323,9 @@ describe('planChanges', () => {
 
   it('counts the managed live objects for the deletion limit', () => {
     const plan = planChanges(desired({ roles: [], users: [] }), asLive(world()), OPTIONS);
-    // 2 roles; 2 users with alice's one role; tenants and groups are not managed here
-    expect(plan.managedLiveCount).toBe(5);
+    // 2 roles; 2 users with alice's one role and each user's one tenant (deleting a user removes its
+    // presence too: the limit counts it, cascade.ts); tenants and groups are not managed here
+    expect(plan.managedLiveCount).toBe(7);
   });
 });
 

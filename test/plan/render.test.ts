@@ -37,6 +37,12 @@ describe('plan renderers', () => {
         + group:team:eng
         - user:bob
 
+      Applying this plan deletes 1 object.
+
+      Live, not in the configuration: 1 object; 1 deleted by this plan
+        x user:bob (deleted)
+            grants no access
+
       2 to create, 2 to update, 1 to delete.
       checksum <sha256>
       "
@@ -53,9 +59,11 @@ describe('plan renderers', () => {
     expect(md.split('\n')[0]).toBe(MARKDOWN_MARKER);
     expect(placeholders(md)).toMatchInlineSnapshot(`
       "<!-- roster-plan -->
-      ### Roster plan for \`p/e\`
+      ### Roster plan for \`p/e\` (with --prune)
 
       **2 to create, 2 to update, 1 to delete.**
+
+      > ⚠️ Applying this plan deletes 1 object.
 
       | | change | detail |
       |---|---|---|
@@ -64,6 +72,14 @@ describe('plan renderers', () => {
       | + | \`instance:document:readme\` | replaces: tenant: "acme" → "globex" |
       | + | \`group:team:eng\` |  |
       | - | \`user:bob\` |  |
+
+      #### Live, not in the configuration
+
+      1 object; 1 deleted by this plan.
+
+      | | object | | access it grants now |
+      |---|---|---|---|
+      | x | \`user:bob\` | deleted | grants no access |
 
       <sub>checksum \`<sha256>\`</sub>
       "

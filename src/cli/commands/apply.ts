@@ -84,7 +84,8 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
 async function confirm(plan: Plan, opts: ApplyCommandOptions): Promise<void> {
   if (opts.yes) return;
   if (!isInteractive()) throw new UnsafePlanError('not on a terminal: pass --yes to apply without a confirmation', '--yes');
-  if (plan.prune && plan.summary.delete > 0) {
+  // Deleting what the configuration does not declare (--prune, or its `authoritative:`) needs the name typed.
+  if ((plan.prune || (plan.authoritative?.length ?? 0) > 0) && plan.summary.delete > 0) {
     const answer = await ask(`This plan deletes ${plan.summary.delete} objects. Type the environment name (${plan.environment}) to apply: `);
     if (answer !== plan.environment) throw new UnsafePlanError('not confirmed: nothing was applied', '--yes');
     return;

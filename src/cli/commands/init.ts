@@ -47,7 +47,7 @@ export async function initCommand(dirArg: string | undefined, opts: InitCommandO
   const writes: Write[] = [];
   const verb = (file: string) => (existsSync(path.join(dir, file)) ? 'replaced' : 'created');
   const config = opts.fromLive
-    ? { content: await (await import('./export.js')).exportLive(opts), what: 'the live environment, as `roster export` writes it' }
+    ? { content: authoritative(await (await import('./export.js')).exportLive(opts)), what: 'the live environment, as `roster export` writes it, authoritative' }
     : { content: template('roster.yaml'), what: 'a starter configuration' };
   writes.push({ file: CONFIG_FILE, verb: verb(CONFIG_FILE), ...config });
   writes.push({ file: WORKFLOW_FILE, verb: verb(WORKFLOW_FILE), content: template('workflow.yml'), what: 'plans each pull request (as a comment), applies on merge to main' });
@@ -117,6 +117,19 @@ async function embeddedDefaultProblem(): Promise<string | undefined> {
   } catch (err) {
     return (err as Error).message.split('\n')[0];
   }
+}
+
+/**
+ * The exported configuration, declared authoritative (docs/config.md#authoritative): it declares the whole
+ * live environment, so from now on what a pull request removes from it is deleted on merge.
+ */
+export function authoritative(exported: string): string {
+  const line = [
+    '# Deletion as the declared default: live objects these files do not declare are deleted by plan and',
+    '# apply (within the delete limit, --max-deletes). See docs/config.md#authoritative.',
+    'authoritative: true',
+  ].join('\n');
+  return /^version: 1$/m.test(exported) ? exported.replace(/^version: 1$/m, `version: 1\n${line}`) : `${line}\n${exported}`;
 }
 
 function template(name: string): string {

@@ -13,6 +13,7 @@ import { assertionActionsResolve, assertionRolesResolve, assertionShape, asserti
 import { grantForDuration } from './access-requests.js';
 import { resourceRolesResolve, topLevelRoleOnInstance } from './resource-roles.js';
 import { derivationsResolve, relationsResolve, tuplesResolve } from './relations.js';
+import { authoritativeSectionsManaged } from './authoritative.js';
 import { instancesResolve, reviewerRolesResolve, rolePermissionsResolve, userRolesResolve, userTenantsResolve } from './references.js';
 
 export type { Rule, RuleContext } from './context.js';
@@ -36,6 +37,7 @@ export const RULES: Readonly<Record<string, Rule>> = {
   groupTypeCollision,
   reviewerRolesResolve,
   grantForDuration,
+  authoritativeSectionsManaged,
   assertionShape,
   assertionSubjectsResolve,
   assertionTargetsResolve,

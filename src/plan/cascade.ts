@@ -1,0 +1,150 @@
+/**
+ * What goes with a deletion: the service deletes what hangs on an object with it (src/server/store
+ * migrations, as `after.ts` models them): a user's role assignments, memberships and tenant presence; a
+ * group's memberships, grants and links; an instance's assignments and grants; a role's assignments and
+ * grants; a tenant's instances, groups and presence; a resource's instances and groups; an
+ * access-request configuration's requests. Pure. The plan lists these under each deletion (`cascade`)
+ * and the delete limit counts them (safety.ts): a plan that lists 25 deletions must not remove 57 objects
+ * unannounced.
+ */
+import { MEMBER_ROLE, type LiveState } from './live.js';
+import { ids } from './identity.js';
+import type { Change, DeleteChange } from './types.js';
+import type { RequestGrant } from './request-grants.js';
+
+/** The changes with `cascade` set on each deletion that takes something with it. Order is unchanged. */
+export function attachCascades(changes: Change[], live: LiveState, requestGrants: readonly RequestGrant[]): Change[] {
+  if (!changes.some((c) => c.action === 'delete')) return changes;
+  const index = indexLive(live, requestGrants);
+  // What the plan changes itself is not a cascade; what an earlier deletion takes is not taken twice.
+  const claimed = new Set(changes.map((c) => c.id));
+  return changes.map((c) => {
+    if (c.action !== 'delete') return c;
+    const cascade = [...new Set(cascadeOf(c, index))].filter((id) => !claimed.has(id)).sort(cmp);
+    for (const id of cascade) claimed.add(id);
+    return cascade.length > 0 ? ({ ...c, cascade } satisfies DeleteChange) : c;
+  });
+}
+
+/** The total of what a plan deletes: its deletions and everything listed as going with them. */
+export function deletionCount(changes: readonly Change[]): { deletes: number; cascaded: number } {
+  let deletes = 0;
+  let cascaded = 0;
+  for (const c of changes) {
+    if (c.action !== 'delete') continue;
+    deletes++;
+    cascaded += c.cascade?.length ?? 0;
+  }
+  return { deletes, cascaded };
+}
+
+interface LiveIndex {
+  live: LiveState;
+  /** Identities of the parts hanging on a user, an instance or group, a role, a tenant. */
+  ofUser: Map<string, string[]>;
+  on: Map<string, string[]>;
+  ofRole: Map<string, string[]>;
+  /** With the user each part is of (presence, assignments, memberships), when it is a user's. */
+  inTenant: Map<string, { id: string; user: string }[]>;
+  /** Instances and groups by type. */
+  ofType: Map<string, { id: string; ref: string }[]>;
+  /** Approved requests by element configuration. */
+  requests: Map<string, string[]>;
+}
+
+function indexLive(live: LiveState, requestGrants: readonly RequestGrant[]): LiveIndex {
+  const x: LiveIndex = { live, ofUser: new Map(), on: new Map(), ofRole: new Map(), inTenant: new Map(), ofType: new Map(), requests: new Map() };
+  for (const u of live.users.values()) {
+    for (const r of u.roles) {
+      const id = ids.assignment(u.key, r.role, r.on ?? r.tenant);
+      push(x.ofUser, u.key, id);
+      push(x.ofRole, r.role, id);
+      push(x.inTenant, r.tenant, { id, user: u.key });
+      if (r.on) push(x.on, r.on, id);
+    }
+    for (const t of u.tenants) {
+      push(x.ofUser, u.key, ids.tenantUser(u.key, t));
+      push(x.inTenant, t, { id: ids.tenantUser(u.key, t), user: u.key });
+    }
+  }
+  for (const [ref, g] of live.groups) {
+    push(x.ofType, g.type, { id: ids.group(ref), ref });
+    for (const m of g.members) {
+      const id = ids.member(m, ref);
+      push(x.ofUser, m, id);
+      push(x.on, ref, id);
+      push(x.ofRole, MEMBER_ROLE, id);
+      push(x.inTenant, g.tenant, { id, user: m });
+    }
+    for (const r of g.roles) {
+      const id = ids.grant(ref, r.role, r.on);
+      push(x.on, ref, id);
+      push(x.on, r.on, id);
+      push(x.ofRole, r.role, id);
+    }
+    for (const p of g.memberOf) {
+      push(x.on, ref, ids.link(ref, p));
+      push(x.on, p, ids.link(ref, p));
+    }
+  }
+  for (const [ref, i] of live.resourceInstances) push(x.ofType, i.resource, { id: ids.instance(ref), ref });
+  for (const g of requestGrants) push(x.requests, g.request.config, ids.accessRequest(g.request.id));
+  return x;
+}
+
+function cascadeOf(c: DeleteChange, x: LiveIndex): string[] {
+  const f = c.before as Record<string, string>;
+  const objectsIn = (pred: (type: string, tenant: string) => boolean) => [
+    ...[...x.live.resourceInstances].filter(([, i]) => pred(i.resource, i.tenant)).map(([ref]) => ({ id: ids.instance(ref), ref })),
+    ...[...x.live.groups].filter(([, g]) => pred(g.type, g.tenant)).map(([ref]) => ({ id: ids.group(ref), ref })),
+  ];
+  const withParts = (objects: { id: string; ref: string }[]) => objects.flatMap((o) => [o.id, ...(x.on.get(o.ref) ?? [])]);
+  switch (c.kind) {
+    case 'user':
+      return x.ofUser.get(f.key) ?? [];
+    case 'instance':
+    case 'group':
+      return x.on.get(`${f.resource ?? f.type}:${f.key}`) ?? [];
+    case 'role':
+      return x.ofRole.get(f.key) ?? [];
+    case 'tenant':
+      return [...(x.inTenant.get(f.key) ?? []).map((p) => p.id), ...withParts(objectsIn((_, tenant) => tenant === f.key))];
+    case 'resource':
+      return withParts(x.ofType.get(f.key) ?? []);
+    case 'tenant_user': {
+      // Leaving a tenant drops every role the user holds there, memberships included.
+      return (x.inTenant.get(f.tenant) ?? []).filter((p) => p.user === f.user && p.id !== c.id).map((p) => p.id);
+    }
+    case 'access_requests':
+      return x.requests.get(f.key) ?? [];
+    case 'resource_role':
+      // The assignments and grants of that key on instances of its resource name this role.
+      return (x.ofRole.get(f.key) ?? []).filter((id) => id.includes(`@${f.resource}:`));
+    case 'relation':
+      // Its tuples, and the derivations through it.
+      return [
+        ...[...x.live.resourceInstances]
+          .filter(([, i]) => i.resource === f.resource)
+          .flatMap(([ref, i]) => (i.relations ?? []).filter((t) => t.relation === f.key).map((t) => ids.tuple(t.subject, t.relation, ref))),
+        ...(x.live.resources.get(f.resource)?.roles ?? []).flatMap((r) =>
+          r.grantedTo.filter((d) => d.via === f.key).map((d) => ids.derivation(f.resource, r.key, d.on, d.role, d.via)),
+        ),
+      ];
+    case 'derivation':
+    case 'tuple':
+      return [];
+    case 'assignment':
+    case 'member':
+    case 'link':
+    case 'grant':
+      return [];
+  }
+}
+
+function push<T>(map: Map<string, T[]>, key: string, value: T): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -1,0 +1,200 @@
+/**
+ * Live objects the configuration does not declare, in the sections it manages: every plan lists them,
+ * with the access each grants now, whether the plan deletes them (--prune, or `authoritative:`) or keeps
+ * them. A person removed from `users:` without either is still live and still has access: the plan must
+ * say so instead of "No changes". Pure; derived data, outside the checksum.
+ */
+import { SECTIONS, type DesiredState, type Section } from '../config/desired.js';
+import { buildAccessGraph, type AccessGraph } from '../access/index.js';
+import { factsFromState } from '../access/from-state.js';
+import { MEMBER_ROLE, type LiveState } from './live.js';
+import { ids } from './identity.js';
+import { KINDS, type Change, type Kind } from './types.js';
+import type { PlanHeld, RequestGrant } from './request-grants.js';
+
+/**
+ * The tenant a new environment of the public service comes with: the service's, like the `member` role
+ * and the resource of each group type. Never deleted, nor listed, unless the configuration declares it.
+ */
+export const SERVICE_TENANT = 'default';
+
+export interface UndeclaredObject {
+  id: string;
+  kind: Kind;
+  /**
+   * `deleted` by this plan; `kept`: not deleted (the plan has no --prune and the configuration does not
+   * declare the section authoritative); `held`: its deletion is withheld because it would remove grants
+   * of approved access requests (`held.kept`).
+   */
+  fate: 'deleted' | 'kept' | 'held';
+  /** What it grants now, one line each: `admin on 12 instances (tenant-wide in acme)`. Empty: nothing. */
+  access: string[];
+  /** Access lines left out. */
+  omittedAccess: number;
+}
+
+export interface PlanUndeclared {
+  total: number;
+  deleted: number;
+  /** Sorted by kind (dependency order), then identity; the first `OBJECTS_LISTED`. */
+  objects: UndeclaredObject[];
+  /** Objects left out of `objects`. */
+  omitted: number;
+}
+
+export const OBJECTS_LISTED = 50;
+const ACCESS_LINES = 5;
+const NAMES = 3;
+
+export interface UndeclaredInput {
+  desired: DesiredState;
+  live: LiveState;
+  changes: readonly Change[];
+  held: PlanHeld | undefined;
+  requestGrants: readonly RequestGrant[];
+}
+
+/** The undeclared live objects, or undefined when there are none. */
+export function listUndeclared(input: UndeclaredInput): PlanUndeclared | undefined {
+  const { desired, live, changes } = input;
+  const deleted = new Set(changes.filter((c) => c.action === 'delete').map((c) => c.id));
+  const withheld = new Set((input.held?.kept ?? []).map((k) => k.id));
+  const groupTypes = new Set([...live.groups.values()].map((g) => g.type));
+  const found: { id: string; kind: Kind; key: string }[] = [];
+  const add = (section: Section, kind: Kind, keys: Iterable<string>, declared: Map<string, unknown>, id: (k: string) => string, serviceOwned: (k: string) => boolean = () => false) => {
+    if (!desired.sections.has(section)) return;
+    for (const key of keys) if (!declared.has(key) && (deleted.has(id(key)) || !serviceOwned(key))) found.push({ id: id(key), kind, key });
+  };
+  for (const section of SECTIONS) {
+    switch (section) {
+      case 'resources': add(section, 'resource', live.resources.keys(), desired.resources, ids.resource, (k) => groupTypes.has(k)); break;
+      case 'roles': add(section, 'role', live.roles.keys(), desired.roles, ids.role, (k) => k === MEMBER_ROLE); break;
+      case 'tenants': add(section, 'tenant', live.tenants.keys(), desired.tenants, ids.tenant, (k) => k === SERVICE_TENANT); break;
+      case 'users': add(section, 'user', live.users.keys(), desired.users, ids.user); break;
+      case 'resource_instances': add(section, 'instance', live.resourceInstances.keys(), desired.resourceInstances, ids.instance); break;
+      case 'groups': add(section, 'group', live.groups.keys(), desired.groups, ids.group); break;
+      case 'access_requests': add(section, 'access_requests', live.accessRequests.keys(), desired.accessRequests, ids.accessRequests); break;
+    }
+  }
+  if (found.length === 0) return undefined;
+  found.sort((a, b) => KINDS.indexOf(a.kind) - KINDS.indexOf(b.kind) || cmp(a.id, b.id));
+  const listed = found.slice(0, OBJECTS_LISTED);
+  const graph = buildAccessGraph(factsFromState(live));
+  const describe = describer(graph, input);
+  const objects = listed.map(({ id, kind, key }): UndeclaredObject => {
+    const lines = describe(kind, key);
+    return {
+      id, kind,
+      fate: deleted.has(id) ? 'deleted' : withheld.has(id) ? 'held' : 'kept',
+      access: lines.slice(0, ACCESS_LINES),
+      omittedAccess: Math.max(0, lines.length - ACCESS_LINES),
+    };
+  });
+  return { total: found.length, deleted: found.filter((o) => deleted.has(o.id)).length, objects, omitted: found.length - listed.length };
+}
+
+/** The access lines of one object, by kind, read from the live graph. */
+function describer(graph: AccessGraph, input: UndeclaredInput): (kind: Kind, key: string) => string[] {
+  const { live } = input;
+  // Holders of every role, in one walk over the graph: 50 undeclared roles must not walk it 50 times.
+  let byRole: Map<string, { holders: Set<string>; instances: Set<string> }> | undefined;
+  const holdersOf = (role: string) => {
+    if (!byRole) {
+      byRole = new Map();
+      for (const g of graph.effectiveGrants()) {
+        const entry = byRole.get(g.role) ?? byRole.set(g.role, { holders: new Set(), instances: new Set() }).get(g.role)!;
+        entry.holders.add(g.user);
+        entry.instances.add(g.instance);
+      }
+    }
+    return byRole.get(role) ?? { holders: new Set<string>(), instances: new Set<string>() };
+  };
+  return (kind, key) => {
+    switch (kind) {
+      case 'user':
+        return userAccess(graph, key);
+      case 'group':
+      case 'instance':
+        return onInstance(graph, live, key, kind === 'group');
+      case 'role': {
+        const { holders, instances } = holdersOf(key);
+        const perms = graph.permissionsOf(key);
+        return [
+          ...(holders.size > 0 ? [`held by ${users([...holders].sort(cmp))} on ${count(instances.size, 'instance')}`] : []),
+          ...(perms.length > 0 ? [`permits ${perms.join(', ')}`] : []),
+        ];
+      }
+      case 'tenant': {
+        const inTenant = [...live.users.values()].filter((u) => u.tenants.includes(key)).map((u) => u.key).sort(cmp);
+        const objects = [...live.resourceInstances.values(), ...live.groups.values()].filter((o) => o.tenant === key).length;
+        const lines = inTenant.length + objects > 0 ? [`${users(inTenant)} in it; ${count(objects, 'instance or group', 'instances and groups')}`] : [];
+        const wide = new Map<string, string[]>();
+        for (const u of live.users.values()) for (const r of u.roles) if (r.tenant === key && r.on === undefined) (wide.get(r.role) ?? wide.set(r.role, []).get(r.role)!).push(u.key);
+        for (const [role, holders] of [...wide].sort(([a], [b]) => cmp(a, b))) lines.push(`${role} tenant-wide to ${users(holders.sort(cmp))}`);
+        return lines;
+      }
+      case 'resource': {
+        const objects = [...live.resourceInstances.values()].filter((i) => i.resource === key).length + [...live.groups.values()].filter((g) => g.type === key).length;
+        const roles = [...live.roles.values()].filter((r) => r.permissions.some((p) => p.startsWith(`${key}:`))).map((r) => r.key);
+        return [
+          ...(objects > 0 ? [`${count(objects, 'instance')} of this type`] : []),
+          ...(roles.length > 0 ? [`its actions are permitted by ${roles.length === 1 ? 'role' : 'roles'} ${roles.join(', ')}`] : []),
+        ];
+      }
+      case 'access_requests': {
+        const requests = new Set(input.requestGrants.filter((g) => g.request.config === key).map((g) => g.request.id));
+        const held = (input.held?.grants ?? []).filter((g) => g.request.config === key).map((g) => g.id);
+        return [
+          ...(requests.size > 0 ? [`${count(requests.size, 'approved request')} made through it`] : []),
+          ...held.map((id) => `holds ${id}`),
+        ];
+      }
+      default:
+        return [];
+    }
+  };
+}
+
+/** A user's roles, grouped by role and origin: `admin on 12 instances (tenant-wide in acme)`. */
+function userAccess(graph: AccessGraph, user: string): string[] {
+  const byOrigin = new Map<string, string[]>();
+  for (const g of graph.grantsOf(user)) {
+    const p = g.paths[0];
+    const origin =
+      p.kind === 'direct' ? 'direct'
+      : p.kind === 'tenant' ? `tenant-wide in ${p.tenant}`
+      : p.kind === 'group' ? `through ${p.chain[p.chain.length - 1]}`
+      : `derived from ${p.role} on ${p.subject}`;
+    const key = `${g.role}\u0000${origin}`;
+    (byOrigin.get(key) ?? byOrigin.set(key, []).get(key)!).push(g.instance);
+  }
+  return [...byOrigin]
+    .sort(([a], [b]) => cmp(a, b))
+    .map(([key, instances]) => {
+      const [role, origin] = key.split('\u0000');
+      return `${role} on ${instances.length === 1 ? instances[0] : `${count(instances.length, 'instance')} (${names(instances)})`} (${origin})`;
+    });
+}
+
+/** Who holds what on an instance (or group), and for a group what its members hold through it. */
+function onInstance(graph: AccessGraph, live: LiveState, ref: string, isGroup: boolean): string[] {
+  const lines: string[] = [];
+  if (isGroup) {
+    const members = graph.membersOf(ref);
+    const through = graph.grantsThrough(ref);
+    if (through.length === 0 && members.length > 0) lines.push(`${count(members.length, 'member')} (${names(members)}), no roles through it`);
+    for (const g of through) lines.push(`${g.role} on ${g.instance} to ${users(members)}`);
+  }
+  const roles = [...new Set([...live.roles.keys(), MEMBER_ROLE])].sort(cmp);
+  for (const role of roles) {
+    if (isGroup && role === MEMBER_ROLE) continue; // its members, above
+    const holders = graph.usersWith(role, ref);
+    if (holders.length > 0) lines.push(`${role} on it to ${users(holders)}`);
+  }
+  return lines;
+}
+
+const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const names = (xs: readonly string[]) => xs.slice(0, NAMES).join(', ') + (xs.length > NAMES ? ', …' : '');
+const users = (xs: readonly string[]) => (xs.length === 0 ? 'no users' : `${count(xs.length, 'user')} (${names(xs)})`);
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
