@@ -1,6 +1,6 @@
 import type { DesiredState, DesiredGroup, DesiredUser } from '../config/desired.js';
 import type { LiveState } from './live.js';
-import { MEMBER_ROLE } from './live.js';
+import { DEFAULT_TENANT, MEMBER_ROLE } from './live.js';
 import type { Change, Fields, Kind, Plan } from './types.js';
 import { KINDS } from './types.js';
 import { canonical, defined, diffFields } from './compare.js';
@@ -53,7 +53,7 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
     b.keyed('role', desired.roles, live.roles, ids.role, prune, (r) => ({ key: r.key, name: r.name, description: r.description, permissions: r.permissions }), (k) => k !== MEMBER_ROLE);
   }
   if (managed.has('tenants')) {
-    b.keyed('tenant', desired.tenants, live.tenants, ids.tenant, prune, (t) => ({ key: t.key, name: t.name, description: t.description, attributes: t.attributes }));
+    b.keyed('tenant', desired.tenants, live.tenants, ids.tenant, prune, (t) => ({ key: t.key, name: t.name, description: t.description, attributes: t.attributes }), (k) => k !== DEFAULT_TENANT);
   }
   if (managed.has('users')) {
     b.keyed('user', desired.users, live.users, ids.user, prune, (u) => ({ key: u.key, email: u.email, first_name: u.first_name, last_name: u.last_name, attributes: u.attributes }));
