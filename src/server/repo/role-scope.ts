@@ -45,7 +45,7 @@ export async function findRoleOn(q: Queryable, envId: string, resource: { id: st
   try {
     return await findKeyed<ScopedRoleRow>(q, 'roles', envId, keyOrId, 'role');
   } catch {
-    throw notFound('role', `${keyOrId}' (neither a role of resource '${resource.key}' nor a top-level role`);
+    throw httpError('NOT_FOUND', `role '${keyOrId}' not found: neither a role of resource '${resource.key}' nor a top-level role`);
   }
 }
 
