@@ -10,7 +10,7 @@
  */
 import { Document, isMap, isSeq, type Node, type Pair, type YAMLMap } from 'yaml';
 import type { DesiredGroup, DesiredResourceRole } from './desired.js';
-import type { LiveState } from '../plan/live.js';
+import { DEFAULT_TENANT, type LiveState } from '../plan/live.js';
 
 const MEMBER_ROLE = 'member';
 
@@ -46,8 +46,18 @@ export function buildExport(live: LiveState, options: ExportOptions = {}): strin
     if (key === MEMBER_ROLE && r.permissions.length === 0) continue;
     roles[key] = r.name === key && !r.description ? [...r.permissions].sort(cmp) : compact({ name: nameOf(r.name, key), description: r.description, permissions: [...r.permissions].sort(cmp) });
   }
+  // The tenant `default` comes with every environment; the planner leaves it alone when undeclared, so
+  // it is written only when something exported names it (the configuration must declare what it uses).
+  const named = new Set<string>([
+    ...[...live.users.values()].flatMap((u) => [...u.tenants, ...u.roles.map((r) => r.tenant)]),
+    ...[...live.resourceInstances.values()].map((i) => i.tenant),
+    ...[...live.groups.values()].map((g) => g.tenant),
+  ]);
   const tenants: Obj = {};
-  for (const [key, t] of sorted(live.tenants)) tenants[key] = compact({ name: nameOf(t.name, key), description: t.description, attributes: t.attributes });
+  for (const [key, t] of sorted(live.tenants)) {
+    if (key === DEFAULT_TENANT && !named.has(key)) continue;
+    tenants[key] = compact({ name: nameOf(t.name, key), description: t.description, attributes: t.attributes });
+  }
 
   const implied = new Map<string, Set<string>>(); // user → tenants their roles and memberships place them in
   const imply = (user: string, tenant: string) => (implied.get(user) ?? implied.set(user, new Set()).get(user)!).add(tenant);

@@ -18,3 +18,9 @@ export function emptyLiveState(): LiveState {
 
 /** The role that makes a user a member of a group; the service creates it with the first group. */
 export const MEMBER_ROLE = 'member';
+
+/**
+ * The tenant a new environment comes with (the public service, and `roster serve`). A configuration that
+ * does not declare it leaves it alone: it is never planned for deletion, with `--prune` too.
+ */
+export const DEFAULT_TENANT = 'default';

@@ -16,7 +16,10 @@ import type { PlanHeld, RequestGrant } from './request-grants.js';
  * The tenant a new environment of the public service comes with: the service's, like the `member` role
  * and the resource of each group type. Never deleted, nor listed, unless the configuration declares it.
  */
-export const SERVICE_TENANT = 'default';
+import { DEFAULT_TENANT } from './live.js';
+
+/** The tenant a new environment comes with (the public service's and `roster serve`'s): never listed unless declared. */
+export const SERVICE_TENANT = DEFAULT_TENANT;
 
 export interface UndeclaredObject {
   id: string;

@@ -80,6 +80,14 @@ access_requests:
     for (const prune of [false, true]) expect(planChanges(loaded.desired!, live, { project: 'p', environment: 'e', prune }).changes).toEqual([]);
   });
 
+  it("writes the tenant 'default' (which every environment comes with) only when something exported names it", () => {
+    const live = sampleLive();
+    live.tenants.set('default', { key: 'default', name: 'Default Tenant', attributes: {} });
+    expect(buildExport(live, {})).not.toContain('Default Tenant');
+    live.users.get('service|ci')!.roles.push({ role: 'viewer', tenant: 'default' });
+    expect(buildExport(live, {})).toContain('default: {name: Default Tenant}');
+  });
+
   it('keeps a group type with actions and a member role with permissions (someone declared them)', () => {
     const live = sampleLive();
     live.resources.set('team', { key: 'team', name: 'team', actions: ['manage'] });

@@ -122,6 +122,20 @@ const rows: Row[] = [
     expected: [],
   },
   {
+    name: "the tenant 'default' every environment comes with is never pruned when undeclared; other tenants are",
+    desired: desired({ tenants: [aTenant('acme')] }),
+    live: live({ tenants: [aTenant('acme'), aTenant('default', { name: 'Default Tenant' }), aTenant('old')] }),
+    options: { prune: true },
+    expected: ['-tenant:old'],
+  },
+  {
+    name: "a declared 'default' tenant is managed like any other",
+    desired: desired({ tenants: [aTenant('default', { name: 'Main' })] }),
+    live: live({ tenants: [aTenant('default', { name: 'Default Tenant' })] }),
+    options: { prune: true },
+    expected: ['~tenant:default'],
+  },
+  {
     name: 'the parts a declared object owns follow its lists without --prune',
     desired: desired({
       users: [aUser('alice', { tenants: ['acme'] })],

@@ -187,6 +187,8 @@ describe('assignments without a tenant', () => {
   it('an assignment needs its tenant to exist ("default" when none is named)', async () => {
     await role(s, 'lonely');
     await user(s, 'lu');
+    // The environment came with `default`: without it, an assignment without a tenant has nowhere to go.
+    expect((await s.facts('DELETE', '/tenants/default')).status).toBe(204);
     expectError(await s.facts('POST', '/role_assignments', { user: 'lu', role: 'lonely' }), 404, 'NOT_FOUND');
     await tenant(s, 'default');
     const a = await assign(s, { user: 'lu', role: 'lonely' });

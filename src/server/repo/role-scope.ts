@@ -1,7 +1,7 @@
 import type { Queryable } from '../store/db.js';
 import type { EnvContext } from '../context.js';
 import { httpError, notFound } from '../errors.js';
-import { envFields, findKeyed, parseJson } from './common.js';
+import { envFields, parseJson } from './common.js';
 import type { Actions } from './resources.js';
 import type { RoleRow } from './roles.js';
 
@@ -40,13 +40,19 @@ export async function findResourceRole(q: Queryable, resource: { id: string; key
  * own role, else the top-level one; 404 names both places looked in.
  */
 export async function findRoleOn(q: Queryable, envId: string, resource: { id: string; key: string }, keyOrId: string): Promise<ScopedRoleRow> {
-  const own = await findResourceRoleOrNull(q, resource.id, keyOrId);
-  if (own) return own;
-  try {
-    return await findKeyed<ScopedRoleRow>(q, 'roles', envId, keyOrId, 'role');
-  } catch {
-    throw notFound('role', `${keyOrId}' (neither a role of resource '${resource.key}' nor a top-level role`);
-  }
+  // One statement (a round trip on PostgreSQL; bulk assignments resolve a role per item), in the order
+  // of precedence: the resource's role by key, by id, then the top-level role by key, by id.
+  const row = await q.get<ScopedRoleRow>(
+    `SELECT * FROM (
+       SELECT r.*, 0 AS precedence FROM roles r WHERE r.resource_id = ? AND r.key = ?
+       UNION ALL SELECT r.*, 1 FROM roles r WHERE r.resource_id = ? AND r.id = ?
+       UNION ALL SELECT r.*, 2 FROM roles r WHERE r.env_id = ? AND r.resource_id IS NULL AND r.key = ?
+       UNION ALL SELECT r.*, 3 FROM roles r WHERE r.env_id = ? AND r.resource_id IS NULL AND r.id = ?
+     ) found ORDER BY precedence LIMIT 1`,
+    [resource.id, keyOrId, resource.id, keyOrId, envId, keyOrId, envId, keyOrId],
+  );
+  if (!row) throw httpError('NOT_FOUND', `role '${keyOrId}' not found: neither a role of resource '${resource.key}' nor a top-level role`);
+  return row;
 }
 
 /** The public `ResourceRoleRead` of a resource's own role (`granted_to` is added where it carries derivations: repo/resource-roles.ts). */
