@@ -23,6 +23,7 @@ export function registerCommands(program: Command): void {
     .description('check configuration files: schema, then semantic rules (exit 1 when invalid)')
     .argument('[paths...]', 'files or directories (default: roster.yaml or roster/)')
     .option('--format <format>', 'text | json | github', 'text')
+    .option('--env <env>', 'in a directory of several environments (shared/, envs/<env>/): the one to validate (default: each)')
     .action(async (paths: string[], opts) => (await import('./commands/validate.js')).validateCommand(paths, opts));
 
   registerPlanCommands(program);
