@@ -55,8 +55,26 @@ export function layoutPaths(dir: string, env: string | undefined, command = 'pla
       { file: path.join(dir, ENVS_DIR, env), message: 'no such folder', hint: `create ${path.join(dir, ENVS_DIR, env)}/ with its project: and environment:, or pass one of the environments above` },
     ]);
   }
+  const stray = strayFiles(dir);
+  if (stray.length > 0) {
+    // Read, they would apply to every environment; unread, silently lost: neither is what was meant.
+    throw new ConfigError(`${dir} holds configuration outside ${SHARED_DIR}/ and ${ENVS_DIR}/<env>/, which no environment reads`, stray.slice(0, 10).map((f) => ({
+      file: path.join(dir, f), message: 'not in shared/ nor in an environment\'s folder', hint: `move it into ${path.join(dir, SHARED_DIR)}/ (every environment) or ${path.join(dir, ENVS_DIR, env)}/ (this one)`,
+    })));
+  }
   const shared = path.join(dir, SHARED_DIR);
   return [...(isDirectory(shared) ? [shared] : []), path.join(dir, ENVS_DIR, env)];
+}
+
+/** YAML files of a layout directory outside shared/ and envs/ (hidden folders and node_modules aside, as the walk does). */
+function strayFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => /\.ya?ml$/i.test(f))
+    .filter((f) => {
+      const parts = f.split(path.sep);
+      return parts[0] !== SHARED_DIR && parts[0] !== ENVS_DIR && !parts.some((p) => p.startsWith('.') || p === 'node_modules');
+    })
+    .sort();
 }
 
 /** ROSTER_ENV; '' (as CI sets an unset variable) counts as unset. */
