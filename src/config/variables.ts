@@ -37,7 +37,8 @@ export function substituteVariables(files: ParsedFile[]): Problem[] {
   }
   const names = [...values.keys()];
   for (const { src, value } of files) {
-    if (!isMapping(value)) continue;
+    // A file whose text has no `${` has nothing to substitute: the 10,000-user file is not walked.
+    if (!isMapping(value) || !src.text.includes('${')) continue;
     for (const [field, v] of Object.entries(value)) {
       if (field !== 'variables') value[field] = walk(v, [field], { src, values, names, problems });
     }
