@@ -27,7 +27,8 @@ interface Write {
 
 /**
  * `roster init [DIR]`: scaffolds a configuration repository (docs/ci.md): a starter configuration (or,
- * with --from-live, what `roster export` writes), the workflow that plans pull requests and applies on
+ * with --from-live, what `roster export` writes; with --environments, a shared folder and one folder per
+ * environment, docs/config.md), the workflow that plans pull requests and applies on
  * merge, `.gitignore` entries, and the package.json entries. Refuses, writing nothing, when the
  * configuration or the workflow exists (--force replaces them); package.json and .gitignore only gain
  * entries, nothing in them is changed.
@@ -42,8 +43,8 @@ export async function initCommand(dirArg: string | undefined, opts: InitCommandO
   if (environments && opts.fromLive) {
     throw new ConfigError('--from-live and --environments do not go together: write the layout, then compare each environment with it (`roster export --env ENV --diff roster/`, docs/config.md)');
   }
-  const configFiles = environments ? layoutFiles(environments) : [{ file: CONFIG_FILE, content: '', what: '' }];
-  const conflicts = findConflicts(dir, configFiles.map((f) => f.file));
+  const layout = environments ? layoutFiles(environments) : undefined;
+  const conflicts = findConflicts(dir, layout ? layout.map((f) => f.file) : [CONFIG_FILE]);
   if (conflicts.length > 0 && !opts.force) {
     throw new ConfigError(`roster init would overwrite what exists in ${dir}; nothing was written (--force replaces ${environments ? 'the configuration files' : CONFIG_FILE} and ${WORKFLOW_FILE})`, conflicts);
   }
@@ -55,8 +56,8 @@ export async function initCommand(dirArg: string | undefined, opts: InitCommandO
 
   const writes: Write[] = [];
   const verb = (file: string) => (existsSync(path.join(dir, file)) ? 'replaced' : 'created');
-  if (environments) {
-    for (const f of configFiles) writes.push({ ...f, verb: verb(f.file) });
+  if (environments && layout) {
+    for (const f of layout) writes.push({ ...f, verb: verb(f.file) });
     writes.push({ file: WORKFLOW_FILE, verb: verb(WORKFLOW_FILE), content: environmentsWorkflow(environments), what: 'plans each environment a pull request touches (a comment each), applies each on merge' });
   } else {
     const config = opts.fromLive
