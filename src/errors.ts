@@ -13,6 +13,9 @@ export interface ConfigProblem {
   message: string;
   hint?: string;
   severity?: 'error' | 'warning';
+  /** For a warning that can be acknowledged (docs/config.md, `acknowledge:`): its rule and object. */
+  rule?: string;
+  object?: string;
 }
 
 /** The user fixes their input (configuration files, flags). */

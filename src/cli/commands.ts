@@ -23,6 +23,7 @@ export function registerCommands(program: Command): void {
     .description('check configuration files: schema, then semantic rules (exit 1 when invalid)')
     .argument('[paths...]', 'files or directories (default: roster.yaml or roster/)')
     .option('--format <format>', 'text | json | github', 'text')
+    .option('--env <env>', 'in a directory of several environments (shared/, envs/<env>/): the one to validate (default: each)')
     .action(async (paths: string[], opts) => (await import('./commands/validate.js')).validateCommand(paths, opts));
 
   registerPlanCommands(program);
@@ -31,6 +32,7 @@ export function registerCommands(program: Command): void {
     .argument('[dir]', 'the repository (default: the working directory)')
     .option('--force', 'replace roster/roster.yaml and the workflow when they exist')
     .option('--from-live', 'fill roster/ from the live environment (what `roster export` writes) instead of the starter')
+    .option('--environments <list>', 'several environments (dev,staging,prod): roster/shared/, roster/envs/<env>/ each, and a workflow planning and applying each')
     .action(async (dir: string | undefined, opts) => (await import('./commands/init.js')).initCommand(dir, opts));
 
   // Access requests: `requests` for scripts, CI and chat bots; `review`, the reviewer's terminal UI.
@@ -87,9 +89,16 @@ export function registerCommands(program: Command): void {
     .option('--format <format>', 'text | json', 'text')
     .action(async (user: string, subject: string, instance: string, paths: string[], opts) =>
       (await import('./commands/explain.js')).explainCommand(user, subject, instance, paths, opts));
+  targetFlags(program.command('diff').description('what differs between two environments of a configuration directory (shared/, envs/<env>/): declared, or with --live live'))
+    .argument('<a>', 'an environment (its folder envs/<a>/)').argument('<b>', 'another environment')
+    .argument('[dir]', 'the configuration directory (default: roster/)')
+    .option('--live', 'compare their live states instead of their declared ones')
+    .option('--format <format>', 'text | json', 'text')
+    .option('--detailed-exitcode', 'exit 2 when they differ (0 when not, 1 on error)')
+    .action(async (a: string, b: string, dir: string | undefined, opts) => (await import('./commands/diff.js')).diffCommand(a, b, dir === undefined ? [] : [dir], opts));
   targetFlags(program.command('export').description('write the live environment as configuration (canonical, deterministic)'))
     .option('--out <dir>', 'write <dir>/roster.yaml; - for stdout (default)')
-    .option('--diff <path>', 'print a unified diff from the file (or <dir>/roster.yaml) to the export; exit 1 when they differ')
+    .option('--diff <path>', 'compare with a file (a unified diff) or a configuration directory (the objects that differ); exit 1 when they differ')
     .action(async (opts) => (await import('./commands/export.js')).exportCommand(opts));
 }
 

@@ -13,9 +13,9 @@ import { redactSecrets } from '../secrets.js';
  * The use cases shared by the commands: read the configuration (a config error never reaches the API as
  * a write), read the live state, plan.
  */
-export async function loadDesired(paths: string[], command: string): Promise<{ desired: DesiredState; warnings: ConfigProblem[] }> {
+export async function loadDesired(paths: string[], command: string, env?: string): Promise<{ desired: DesiredState; warnings: ConfigProblem[] }> {
   const { loadConfig } = await import('../config/index.js');
-  const result = await loadConfig(configPaths(paths, command));
+  const result = await loadConfig(configPaths(paths, command, env));
   if (!result.desired || result.errors.length > 0) throw configErrors(result.errors, 'sent');
   return { desired: result.desired, warnings: result.warnings };
 }
@@ -49,7 +49,7 @@ export async function planFromFiles(
 ): Promise<{ desired: DesiredState; warnings: ConfigProblem[]; target: Target; plan: Plan; live: LiveState }> {
   const { readConfigFiles } = await import('../config/read.js');
   const { validateAside } = await import('../config/validate-aside.js');
-  const files = await readConfigFiles(configPaths(paths, command));
+  const files = await readConfigFiles(configPaths(paths, command, opts.env));
   const validating = noUnhandled(validateAside(files.sources).then((r) => ({ ...r, errors: [...files.errors, ...r.errors] })));
   const early = await open(peekScope(files.sources)).then(
     (target) => ({ target, reading: noUnhandled(readLive(target)) }),

@@ -35,7 +35,7 @@ export interface Accepted {
   mentions: string[];
 }
 
-const OTHER_FIELDS = new Set(['version', 'project', 'environment', 'authoritative', 'assertions']);
+const OTHER_FIELDS = new Set(['version', 'project', 'environment', 'authoritative', 'variables', 'acknowledge', 'assertions']);
 
 /** The accepted part of a parsed file (a mapping) that failed the schema. */
 export function acceptedPart(value: Record<string, unknown>): Accepted {

@@ -111,7 +111,8 @@ function objectType(node: SchemaNode, indent: string): string {
   const required = new Set(node.required ?? []);
   for (const [prop, sub] of Object.entries(node.properties ?? {})) {
     lines.push(...docComment(sub.description, inner));
-    lines.push(`${inner}${prop}${required.has(prop) ? '' : '?'}: ${tsType(sub, inner)};`);
+    const name = /^[A-Za-z_$][\w$]*$/.test(prop) ? prop : JSON.stringify(prop);
+    lines.push(`${inner}${name}${required.has(prop) ? '' : '?'}: ${tsType(sub, inner)};`);
   }
   const extra = node.additionalProperties;
   if (extra === undefined || extra === true) {

@@ -5,8 +5,10 @@
  *
  * Left out: what the service makes by itself for groups (a group type's resource when it has no
  * actions, the `member` role when it has no permissions) and, in users' `tenants`, the tenants their
- * roles and memberships already place them in. Every section is written, even empty, so that each is
- * managed and the export says "nothing else".
+ * roles already place them in. A tenant a user is in only through a group is written: a group's
+ * membership does not declare the user's presence in the tenant, so leaving it out would lose that
+ * presence when the export is applied to an empty environment (issue #22). Every section is written,
+ * even empty, so that each is managed and the export says "nothing else".
  */
 import { Document, isMap, isSeq, type Node, type Pair, type YAMLMap } from 'yaml';
 import type { DesiredGroup, DesiredResourceRole } from './desired.js';
@@ -59,9 +61,8 @@ export function buildExport(live: LiveState, options: ExportOptions = {}): strin
     tenants[key] = compact({ name: nameOf(t.name, key), description: t.description, attributes: t.attributes });
   }
 
-  const implied = new Map<string, Set<string>>(); // user → tenants their roles and memberships place them in
+  const implied = new Map<string, Set<string>>(); // user → tenants their roles place them in (normalise.ts adds them back)
   const imply = (user: string, tenant: string) => (implied.get(user) ?? implied.set(user, new Set()).get(user)!).add(tenant);
-  for (const g of live.groups.values()) for (const m of g.members) imply(m, g.tenant);
   const users: Obj = {};
   for (const [key, u] of sorted(live.users)) {
     for (const r of u.roles) imply(key, r.tenant);

@@ -11,6 +11,8 @@ import type { RawConfig } from './raw.generated.js';
 import { readConfigFiles, type SourceText } from './read.js';
 import { runRules } from './rules/index.js';
 import { checkSchema } from './schema.js';
+import { substituteVariables, type ParsedFile } from './variables.js';
+import { withoutAcknowledged } from './acknowledge.js';
 import type { Problem } from './source.js';
 
 export type { DesiredState } from './desired.js';
@@ -41,14 +43,17 @@ export function validateSources(sources: SourceText[]): LoadResult {
   const warnings: Problem[] = [];
   const files: RawFile[] = [];
   let unparsed = false;
+  const parsedFiles: ParsedFile[] = [];
   for (const { file, text } of sources) {
     const parsed = parseSource(file, text);
     errors.push(...parsed.errors);
     warnings.push(...parsed.warnings);
-    if (parsed.errors.length > 0) {
-      unparsed = true;
-      continue;
-    }
+    if (parsed.errors.length > 0) unparsed = true;
+    else parsedFiles.push({ src: parsed.src, value: parsed.value });
+  }
+  // Variables are substituted across every file before the schema sees the values (variables.ts).
+  errors.push(...substituteVariables(parsedFiles));
+  for (const parsed of parsedFiles) {
     const schemaErrors = checkSchema(parsed.src, parsed.value);
     errors.push(...schemaErrors);
     if (schemaErrors.length === 0) files.push({ src: parsed.src, raw: parsed.value as RawConfig });
@@ -62,7 +67,7 @@ export function validateSources(sources: SourceText[]): LoadResult {
   errors.push(...mergeErrors);
   const found = runRules({ desired, index });
   errors.push(...found.errors);
-  warnings.push(...found.warnings);
+  warnings.push(...withoutAcknowledged(found.warnings, files));
   const order = new Map(sources.map((s, i) => [s.file, i]));
   const sorted = (ps: Problem[]) => sortProblems(ps, order);
   if (errors.length > 0) return { errors: sorted(errors), warnings: sorted(warnings) };

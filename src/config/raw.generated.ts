@@ -11,6 +11,17 @@ export interface RawConfig {
   environment?: RawKey;
   /** Deletion as the declared default: `true` (every section the configuration has) or a list of sections whose live objects the configuration does not declare are deleted by `roster plan` and `roster apply` without --prune, within the delete limit. See docs/config.md#authoritative. */
   authoritative?: boolean | ("resources" | "roles" | "tenants" | "users" | "resource_instances" | "groups" | "access_requests")[];
+  /** Values that differ by environment, by name: `${name}` in a string value of any file of the configuration is replaced by the value (`$${` writes a literal `${`). Each variable is declared once, usually in each environment's folder; an unknown variable is an error at its place. Not sent to the service. See docs/config.md. */
+  variables?: {
+    [key: string]: string;
+  };
+  /** Warnings that are meant, by rule and object: an acknowledged warning is not printed. Not sent to the service. See docs/config.md. */
+  acknowledge?: {
+    /** Roles that may be given to nobody (the warning `role "x" is not given to any user or group`). */
+    "unused-role"?: RawKey[];
+    /** Groups that may have no members and no member groups (`type:key`, or `key` for the type `group`). */
+    "empty-group"?: string[];
+  };
   /** Resource types, by key. Each declares the actions that roles can permit on its instances. */
   resources?: {
     [key: string]: RawResource;

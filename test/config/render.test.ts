@@ -72,6 +72,6 @@ describe('github output', () => {
   });
 
   it('warnings become ::warning', () => {
-    expect(renderGithub(validateFixture('empty-group'))).toMatch(/^::warning file=.*line=10,col=3.*::group "team:eng" has no members and no member groups$/m);
+    expect(renderGithub(validateFixture('empty-group'))).toMatch(/^::warning file=.*line=10,col=3.*::group "team:eng" has no members and no member groups \(if that is meant, acknowledge it: `acknowledge: {empty-group: \[team:eng\]}`\)$/m);
   });
 });

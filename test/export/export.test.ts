@@ -88,6 +88,17 @@ access_requests:
     expect(buildExport(live, {})).toContain('default: {name: Default Tenant}');
   });
 
+  it('writes a tenant a user is in only through a group: planned from empty, the export creates that presence', () => {
+    const live = sampleLive();
+    live.users.set('grace', { key: 'grace', email: 'grace@acme.test', attributes: {}, tenants: ['acme'], roles: [] });
+    live.groups.get('team:web')!.members.push('grace');
+    const text = buildExport(live);
+    expect(text).toContain('  grace: {email: grace@acme.test, tenants: [acme]}\n');
+    const desired = validateSources([{ file: 'roster.yaml', text }]).desired!;
+    expect(desired.users.get('grace')!.tenants).toEqual(['acme']);
+    expect(planChanges(desired, live, { project: 'p', environment: 'e', prune: true }).changes).toEqual([]);
+  });
+
   it('keeps a group type with actions and a member role with permissions (someone declared them)', () => {
     const live = sampleLive();
     live.resources.set('team', { key: 'team', name: 'team', actions: ['manage'] });

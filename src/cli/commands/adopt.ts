@@ -28,7 +28,7 @@ export interface FileEdit {
  */
 export async function adoptCommand(paths: string[], opts: AdoptCommandOptions): Promise<void> {
   if (opts.format !== 'text' && opts.format !== 'json') throw new ConfigError(`--format must be text or json, got '${opts.format}'`);
-  const files = configPaths(paths, 'requests adopt');
+  const files = configPaths(paths, 'requests adopt', opts.env);
   const { desired, warnings } = await loadDesired(files, 'requests adopt');
   printWarnings(warnings);
   const target = await openTarget(opts, desired);

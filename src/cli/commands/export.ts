@@ -10,15 +10,17 @@ export interface ExportCommandOptions extends TargetOptions {
 
 /**
  * `roster export [--out DIR|-] [--diff PATH]`: the live environment as configuration (src/config/export.ts).
- * `--out DIR` writes DIR/roster.yaml, `-` (the default) writes to stdout. `--diff PATH` writes nothing:
- * it prints a unified diff from PATH (a file, or a directory's roster.yaml) to the export and exits 1
- * when they differ, 0 when they are the same.
+ * `--out DIR` writes DIR/roster.yaml, `-` (the default) writes to stdout. `--diff PATH` writes nothing and
+ * exits 1 when they differ, 0 when they are the same: for a file, it prints a unified diff from the file
+ * to the export; for a directory (however its configuration is split, in the several-environments
+ * layout the folder of --env), the objects whose declared state differs from the live one.
  */
 export async function exportCommand(opts: ExportCommandOptions): Promise<void> {
   if (opts.out !== undefined && opts.diff !== undefined) throw new ConfigError('--out and --diff do not go together: --diff only compares');
+  if (opts.diff !== undefined && existsSync(opts.diff) && statSync(opts.diff).isDirectory()) return diffDirectory(opts.diff, opts);
   const text = await exportLive(opts);
   if (opts.diff !== undefined) {
-    const file = existsSync(opts.diff) && statSync(opts.diff).isDirectory() ? path.join(opts.diff, 'roster.yaml') : opts.diff;
+    const file = opts.diff;
     const before = existsSync(file) ? readFileSync(file, 'utf8') : '';
     if (before === text) {
       process.stderr.write(`${file} matches the live environment.\n`);
@@ -52,4 +54,28 @@ export async function exportLive(opts: TargetOptions): Promise<string> {
   } finally {
     await target.close();
   }
+}
+
+/**
+ * `export --diff DIR`: the declared state of the configuration in DIR against the live state, object by
+ * object, in the sections the configuration manages (the others are not its concern, as in a plan).
+ */
+async function diffDirectory(dir: string, opts: ExportCommandOptions): Promise<void> {
+  const { loadDesired } = await import('../workflow.js');
+  const { readLiveAsDeclared } = await import('./diff.js');
+  const { diffEnvironments } = await import('../../plan/environments.js');
+  const { renderDiffText } = await import('../render-diff.js');
+  const { SECTIONS } = await import('../../config/desired.js');
+  const { desired } = await loadDesired([dir], 'export', opts.env);
+  const live = await readLiveAsDeclared(opts, desired);
+  const differences = diffEnvironments(desired, live, { sections: desired.sections });
+  const left = SECTIONS.filter((s) => !desired.sections.has(s));
+  const note = left.length > 0 ? `Not compared (${dir} does not manage them): ${left.join(', ')}.` : undefined;
+  if (differences.length === 0) {
+    process.stderr.write(`${dir} matches the live environment.${note ? ` ${note}` : ''}\n`);
+    process.exitCode = 0;
+    return;
+  }
+  process.stdout.write(renderDiffText({ on: 'declared against live', a: dir, b: 'live', differences, note }));
+  process.exitCode = 1;
 }

@@ -4,10 +4,14 @@ import { ConfigError, type ConfigProblem } from '../../errors.js';
 import type { TargetOptions } from '../target.js';
 import { installedFrom, PACKAGE_ROOT } from '../init/installed-from.js';
 import { mergeGitignore, mergePackageJson, packageName, type PackageJson } from '../init/package-json.js';
+import { layoutFiles, parseEnvironments } from '../init/environments.js';
+import { environmentsWorkflow } from '../init/workflow-environments.js';
 
 export interface InitCommandOptions extends TargetOptions {
   force?: boolean;
   fromLive?: boolean;
+  /** `dev,staging,prod`: the several-environments layout (src/cli/init/environments.ts). */
+  environments?: string;
 }
 
 /** The files `roster init` writes whole; package.json and .gitignore are merged instead. */
@@ -23,7 +27,8 @@ interface Write {
 
 /**
  * `roster init [DIR]`: scaffolds a configuration repository (docs/ci.md): a starter configuration (or,
- * with --from-live, what `roster export` writes), the workflow that plans pull requests and applies on
+ * with --from-live, what `roster export` writes; with --environments, a shared folder and one folder per
+ * environment, docs/config.md), the workflow that plans pull requests and applies on
  * merge, `.gitignore` entries, and the package.json entries. Refuses, writing nothing, when the
  * configuration or the workflow exists (--force replaces them); package.json and .gitignore only gain
  * entries, nothing in them is changed.
@@ -34,9 +39,14 @@ export async function initCommand(dirArg: string | undefined, opts: InitCommandO
   if (targetFlags.length > 0 && !opts.fromLive) {
     throw new ConfigError(`${targetFlags.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} only go${targetFlags.length === 1 ? 'es' : ''} with --from-live: without it, roster init reads no service`);
   }
-  const conflicts = findConflicts(dir);
+  const environments = opts.environments === undefined ? undefined : parseEnvironments(opts.environments);
+  if (environments && opts.fromLive) {
+    throw new ConfigError('--from-live and --environments do not go together: write the layout, then compare each environment with it (`roster export --env ENV --diff roster/`, docs/config.md)');
+  }
+  const layout = environments ? layoutFiles(environments) : undefined;
+  const conflicts = findConflicts(dir, layout ? layout.map((f) => f.file) : [CONFIG_FILE]);
   if (conflicts.length > 0 && !opts.force) {
-    throw new ConfigError(`roster init would overwrite what exists in ${dir}; nothing was written (--force replaces ${CONFIG_FILE} and ${WORKFLOW_FILE})`, conflicts);
+    throw new ConfigError(`roster init would overwrite what exists in ${dir}; nothing was written (--force replaces ${environments ? 'the configuration files' : CONFIG_FILE} and ${WORKFLOW_FILE})`, conflicts);
   }
 
   // Everything read, and refused if unreadable, before the live environment is: nothing is written on error.
@@ -46,11 +56,16 @@ export async function initCommand(dirArg: string | undefined, opts: InitCommandO
 
   const writes: Write[] = [];
   const verb = (file: string) => (existsSync(path.join(dir, file)) ? 'replaced' : 'created');
-  const config = opts.fromLive
-    ? { content: authoritative(await (await import('./export.js')).exportLive(opts)), what: 'the live environment, as `roster export` writes it, authoritative' }
-    : { content: template('roster.yaml'), what: 'a starter configuration' };
-  writes.push({ file: CONFIG_FILE, verb: verb(CONFIG_FILE), ...config });
-  writes.push({ file: WORKFLOW_FILE, verb: verb(WORKFLOW_FILE), content: template('workflow.yml'), what: 'plans each pull request (as a comment), applies on merge to main' });
+  if (environments && layout) {
+    for (const f of layout) writes.push({ ...f, verb: verb(f.file) });
+    writes.push({ file: WORKFLOW_FILE, verb: verb(WORKFLOW_FILE), content: environmentsWorkflow(environments), what: 'plans each environment a pull request touches (a comment each), applies each on merge' });
+  } else {
+    const config = opts.fromLive
+      ? { content: authoritative(await (await import('./export.js')).exportLive(opts)), what: 'the live environment, as `roster export` writes it, authoritative' }
+      : { content: template('roster.yaml'), what: 'a starter configuration' };
+    writes.push({ file: CONFIG_FILE, verb: verb(CONFIG_FILE), ...config });
+    writes.push({ file: WORKFLOW_FILE, verb: verb(WORKFLOW_FILE), content: template('workflow.yml'), what: 'plans each pull request (as a comment), applies on merge to main' });
+  }
 
   if (gitignore.added.length > 0) {
     writes.push({ file: '.gitignore', verb: existsSync(path.join(dir, '.gitignore')) ? 'updated' : 'created', content: gitignore.text, what: `+ ${gitignore.added.join(', ')}` });
@@ -64,27 +79,28 @@ export async function initCommand(dirArg: string | undefined, opts: InitCommandO
 
   const width = Math.max(...writes.map((w) => w.file.length));
   const out = [`roster init: ${dir}`, ...writes.map((w) => `  ${w.verb.padEnd(8)} ${w.file.padEnd(width)}  ${w.what}`), ''];
-  out.push(...(await nextSteps(dir, merged.json, merged.denied)));
+  out.push(...(await nextSteps(dir, merged.json, merged.denied, environments)));
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
-/** What exists and would be overwritten: the two files written whole, and a configuration already in roster/. */
-function findConflicts(dir: string): ConfigProblem[] {
+/** What exists and would be overwritten: the files written whole, and a configuration already in roster/. */
+function findConflicts(dir: string, configFiles: string[]): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
-  for (const file of [CONFIG_FILE, WORKFLOW_FILE]) {
+  for (const file of [...configFiles, WORKFLOW_FILE]) {
     if (existsSync(path.join(dir, file))) problems.push({ file: path.join(dir, file), message: 'exists' });
   }
   const rosterDir = path.join(dir, 'roster');
   if (existsSync(rosterDir)) {
-    const others = readdirSync(rosterDir, { recursive: true, encoding: 'utf8' }).filter((f) => /\.ya?ml$/.test(f) && f !== 'roster.yaml');
+    const ours = new Set(configFiles.map((f) => path.relative('roster', f)));
+    const others = readdirSync(rosterDir, { recursive: true, encoding: 'utf8' }).filter((f) => /\.ya?ml$/.test(f) && !ours.has(f));
     if (others.length > 0) {
-      problems.push({ file: rosterDir, message: `holds a configuration already (${others.sort().slice(0, 3).join(', ')}${others.length > 3 ? ', ...' : ''}); ${CONFIG_FILE} would be merged with it` });
+      problems.push({ file: rosterDir, message: `holds a configuration already (${others.sort().slice(0, 3).join(', ')}${others.length > 3 ? ', ...' : ''}); ${configFiles.length === 1 ? configFiles[0] : 'the configuration written'} would be merged with it` });
     }
   }
   return problems;
 }
 
-async function nextSteps(dir: string, pkg: PackageJson, denied: string[]): Promise<string[]> {
+async function nextSteps(dir: string, pkg: PackageJson, denied: string[], environments?: string[]): Promise<string[]> {
   const at = path.relative(process.cwd(), dir);
   const cd = at === '' ? '' : `cd ${/^[\w./-]+$/.test(at) ? at : JSON.stringify(at)} && `;
   const deps = { ...(pkg.dependencies as object), ...(pkg.devDependencies as object) } as Record<string, unknown>;
@@ -102,8 +118,14 @@ async function nextSteps(dir: string, pkg: PackageJson, denied: string[]): Promi
   }
   const broken = await embeddedDefaultProblem();
   if (broken) steps.push(`${cd}npm rebuild better-sqlite3   (its install script has not run, so the embedded default cannot start: ${broken})`);
-  steps.push(`${cd}npx --no roster validate roster/ && npx --no roster plan roster/   (against the embedded default in ./.roster)`);
-  steps.push('on GitHub, Settings > Secrets and variables > Actions: add the variable ROSTER_API_URL and the secret ROSTER_API_KEY (a key scoped to one environment)');
+  if (environments) {
+    steps.push(`${cd}npx --no roster validate roster/ && npx --no roster plan roster/ --env ${environments[0]}   (against the embedded default in ./.roster)`);
+    steps.push('on GitHub, Settings > Secrets and variables > Actions: add the variable ROSTER_API_URL and the secret ROSTER_API_KEY (a key that reads every environment, for the plans)');
+    steps.push(`on GitHub, Settings > Environments: create ${environments.join(', ')}; in each, the secret ROSTER_API_KEY (a key scoped to it, for its apply) and any protection rules (required reviewers for ${environments[environments.length - 1]})`);
+  } else {
+    steps.push(`${cd}npx --no roster validate roster/ && npx --no roster plan roster/   (against the embedded default in ./.roster)`);
+    steps.push('on GitHub, Settings > Secrets and variables > Actions: add the variable ROSTER_API_URL and the secret ROSTER_API_KEY (a key scoped to one environment)');
+  }
   steps.push(`commit (roster/ .github/ .gitignore package.json package-lock.json) and open a pull request: its plan appears as a comment; merging to main applies it (another branch: edit \`branches:\` in ${WORKFLOW_FILE})`);
   return ['Next steps:', ...steps.map((s, i) => `  ${i + 1}. ${s}`), ...notes];
 }

@@ -17,7 +17,12 @@ export function unusedRoles({ desired, index }: RuleContext): Problem[] {
   const out: Problem[] = [];
   for (const key of desired.roles.keys()) {
     if (used.has(key) || index.refused.mentions(key)) continue;
-    out.push(report(index.roles.get(key), [], `role "${key}" is not given to any user or group`, { on: 'key', severity: 'warning' }));
+    out.push({
+      ...report(index.roles.get(key), [], `role "${key}" is not given to any user or group`, {
+        on: 'key', severity: 'warning', hint: `if that is meant, acknowledge it: \`acknowledge: {unused-role: [${key}]}\``,
+      }),
+      rule: 'unused-role', object: key,
+    });
   }
   return out;
 }
@@ -30,7 +35,12 @@ export function emptyGroups({ desired, index }: RuleContext): Problem[] {
   const out: Problem[] = [];
   for (const [id, g] of desired.groups) {
     if (g.members.length > 0 || hasChildren.has(id) || index.refused.mentions(id) || index.refused.isTrimmed('groups', id)) continue;
-    out.push(report(index.groups.get(id), [], `group "${id}" has no members and no member groups`, { on: 'key', severity: 'warning' }));
+    out.push({
+      ...report(index.groups.get(id), [], `group "${id}" has no members and no member groups`, {
+        on: 'key', severity: 'warning', hint: `if that is meant, acknowledge it: \`acknowledge: {empty-group: [${id}]}\``,
+      }),
+      rule: 'empty-group', object: id,
+    });
   }
   return out;
 }

@@ -1,0 +1,38 @@
+/**
+ * The configuration `roster init --environments dev,staging,prod` writes: roster/shared/roster.yaml
+ * (what every environment declares) and roster/envs/<env>/roster.yaml for each (its project,
+ * environment, variables and objects). The layout is described in docs/config.md.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigError } from '../../errors.js';
+import { ENVS_DIR, SHARED_DIR } from '../config-paths.js';
+import { PACKAGE_ROOT } from './installed-from.js';
+import { ENVIRONMENT_NAME } from './workflow-environments.js';
+
+/** `dev,staging,prod` to its environments, in the order given; refused when empty, repeated or not a plain name. */
+export function parseEnvironments(list: string): string[] {
+  const envs = list.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  if (envs.length === 0) throw new ConfigError('--environments needs at least one environment, e.g. --environments dev,staging,prod');
+  const bad = envs.filter((e) => !ENVIRONMENT_NAME.test(e));
+  if (bad.length > 0) {
+    throw new ConfigError(`--environments: ${bad.map((e) => `"${e}"`).join(', ')} cannot name an environment folder and a GitHub job (letters, digits, - and _, starting with a letter or digit, at most 40)`);
+  }
+  const twice = envs.filter((e, i) => envs.indexOf(e) !== i);
+  if (twice.length > 0) throw new ConfigError(`--environments names ${twice[0]} twice`);
+  return envs;
+}
+
+/** The files of the layout, relative to the repository. */
+export function layoutFiles(environments: string[]): { file: string; content: string; what: string }[] {
+  const template = (name: string) => readFileSync(path.join(PACKAGE_ROOT, 'templates', 'environments', name), 'utf8');
+  const envTemplate = template('env.yaml');
+  return [
+    { file: `roster/${SHARED_DIR}/roster.yaml`, content: template('shared.yaml'), what: 'what every environment declares' },
+    ...environments.map((env) => ({
+      file: `roster/${ENVS_DIR}/${env}/roster.yaml`,
+      content: envTemplate.replaceAll('ENVIRONMENT', env),
+      what: `the environment ${env}`,
+    })),
+  ];
+}

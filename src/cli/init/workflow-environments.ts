@@ -1,0 +1,164 @@
+/**
+ * The workflow `roster init --environments A,B` writes (docs/ci.md, "Several environments"): a job that
+ * finds the environments a change touches, then per environment a plan job (its own pull-request
+ * comment, the marker naming the environment) and an apply job bound to the GitHub environment of the
+ * same name (so that prod can require a reviewer, and hold its own key). The steps are those of the
+ * one-environment workflow (templates/workflow.yml), with `--env`; the comment script is that
+ * template's, unchanged, so both comment the same way.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { PACKAGE_ROOT } from './installed-from.js';
+
+/** An environment key usable as a folder, a job id and a GitHub environment name. */
+export const ENVIRONMENT_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/i;
+
+export function environmentsWorkflow(environments: string[]): string {
+  const script = commentScript();
+  const indented = (text: string, by: string) => text.trimEnd().split('\n').map((l) => (l ? by + l : l)).join('\n');
+  const out: string[] = [HEADER, CHANGES(environments.join(' '))];
+  for (const env of environments) out.push(PLAN(env, indented(script, ' '.repeat(12))));
+  for (const env of environments) out.push(APPLY(env));
+  return `${out.join('\n')}`;
+}
+
+/** The comment script of templates/workflow.yml. */
+function commentScript(): string {
+  const wf = parse(readFileSync(path.join(PACKAGE_ROOT, 'templates', 'workflow.yml'), 'utf8')) as { jobs: { plan: { steps: { name: string; with?: { script?: string } }[] } } };
+  const script = wf.jobs.plan.steps.find((s) => s.name === 'comment')?.with?.script;
+  if (!script) throw new Error('templates/workflow.yml has no comment script');
+  return script;
+}
+
+const PATHS = "['roster/**', 'package.json', 'package-lock.json', '.github/workflows/roster.yml']";
+
+const HEADER = `# Roster, several environments: plan each environment a pull request touches (one comment per
+# environment, updated on each push), apply each on merge. Written by \`roster init --environments\`;
+# explained in node_modules/roster/docs/ci.md. Needs the variable ROSTER_API_URL and the secret
+# ROSTER_API_KEY (Settings > Secrets and variables > Actions): the plan jobs use the repository's (a key
+# that reads every environment); each apply job runs in the GitHub environment of its name, whose own
+# variable and secret, when set, take the place of the repository's.
+name: roster
+on:
+  pull_request:
+    paths: ${PATHS}
+  push:
+    branches: [main]
+    paths: ${PATHS}
+
+permissions:
+  contents: read
+  pull-requests: write
+
+jobs:`;
+
+const CHANGES = (environments: string) => `  changes:
+    runs-on: ubuntu-latest
+    outputs:
+      environments: \${{ steps.changes.outputs.environments }}
+    steps:
+      - name: checkout
+        uses: actions/checkout@v4
+        with: { fetch-depth: 0 }
+      - name: changes
+        id: changes
+        env:
+          ROSTER_ENVIRONMENTS: ${environments}
+          ROSTER_PR_BASE: \${{ github.event.pull_request.base.sha }}
+          ROSTER_PUSH_BASE: \${{ github.event.before }}
+        run: |
+          # The environments this change touches: its folder roster/envs/<env>/ touches one; any other
+          # path the workflow watches (roster/shared/, package.json, this file) touches them all.
+          base="\${ROSTER_PR_BASE:-\${ROSTER_PUSH_BASE:-}}"
+          if [ -n "$base" ] && git cat-file -e "$base^{commit}" 2>/dev/null; then
+            changed=$(git diff --name-only "$base" HEAD)
+          else
+            changed=roster/ # a first push, or a base no longer in the history: every environment
+          fi
+          watched=$(printf '%s\\n' "$changed" | grep -E '^(roster/|package\\.json$|package-lock\\.json$|\\.github/workflows/roster\\.yml$)' || true)
+          touched=()
+          for env in $ROSTER_ENVIRONMENTS; do
+            if printf '%s\\n' "$watched" | grep -v -e '^roster/envs/' -e '^$' | grep -q . || printf '%s\\n' "$watched" | grep -q "^roster/envs/$env/"; then
+              touched+=("\\"$env\\"")
+            fi
+          done
+          list=$(IFS=,; echo "\${touched[*]-}")
+          echo "environments=[$list]" >> "$GITHUB_OUTPUT"
+          echo "touched: [$list]"
+`;
+
+const PLAN = (env: string, script: string) => `  plan-${env}:
+    needs: changes
+    if: github.event_name == 'pull_request' && contains(fromJSON(needs.changes.outputs.environments), '${env}')
+    runs-on: ubuntu-latest
+    concurrency:
+      group: roster-plan-${env}-\${{ github.event.pull_request.number }}
+      cancel-in-progress: true
+    steps:
+      - name: checkout
+        uses: actions/checkout@v4
+      - name: node
+        uses: actions/setup-node@v4
+        with: { node-version: 20, cache: npm }
+      - name: install
+        run: npm ci
+      - name: validate
+        run: npx --no roster validate roster/ --env ${env} --format github
+      - name: plan
+        id: plan
+        # The key is given to this step only: never to \`npm ci\`, whose install scripts run third-party code.
+        env:
+          ROSTER_API_URL: \${{ vars.ROSTER_API_URL }}
+          ROSTER_API_KEY: \${{ secrets.ROSTER_API_KEY }}
+        run: |
+          if [ -z "$ROSTER_API_URL" ]; then
+            echo "::error::set the repository variable ROSTER_API_URL and the secret ROSTER_API_KEY (Settings > Secrets and variables > Actions)"
+            exit 1
+          fi
+          set +e
+          npx --no roster plan roster/ --env ${env} --format markdown --detailed-exitcode > plan.md
+          code=$?
+          set -e
+          cat plan.md >> "$GITHUB_STEP_SUMMARY"
+          echo "exitcode=$code" >> "$GITHUB_OUTPUT"
+          if [ "$code" = 2 ]; then echo "has-changes=true"; else echo "has-changes=false"; fi >> "$GITHUB_OUTPUT"
+          if [ "$code" != 0 ] && [ "$code" != 2 ] && [ ! -s plan.md ]; then exit "$code"; fi
+      - name: comment
+        uses: actions/github-script@v7
+        env:
+          ROSTER_PLAN_FILE: plan.md
+          ROSTER_ENVIRONMENT: ${env}
+        with:
+          script: |
+${script}
+      - name: result
+        if: steps.plan.outputs.exitcode != '0' && steps.plan.outputs.exitcode != '2'
+        run: exit 1
+`;
+
+const APPLY = (env: string) => `  apply-${env}:
+    needs: changes
+    if: github.event_name == 'push' && contains(fromJSON(needs.changes.outputs.environments), '${env}')
+    runs-on: ubuntu-latest
+    environment: ${env} # its protection rules (required reviewers) and its own ROSTER_API_KEY apply
+    concurrency: roster-apply-${env} # never two applies of one environment at once
+    steps:
+      - name: checkout
+        uses: actions/checkout@v4
+      - name: node
+        uses: actions/setup-node@v4
+        with: { node-version: 20, cache: npm }
+      - name: install
+        run: npm ci
+      - name: apply
+        env:
+          ROSTER_API_URL: \${{ vars.ROSTER_API_URL }}
+          ROSTER_API_KEY: \${{ secrets.ROSTER_API_KEY }}
+        run: |
+          if [ -z "$ROSTER_API_URL" ]; then
+            echo "::error::set the variable ROSTER_API_URL and the secret ROSTER_API_KEY (repository, or environment ${env})"
+            exit 1
+          fi
+          npx --no roster apply roster/ --env ${env} --yes
+`;
