@@ -37,11 +37,11 @@ export function registerCommands(program: Command): void {
   const requests = program.command('requests').description('access requests: list, get, create, approve, deny, cancel, update; adopt, expire');
   const requestVerb = (verb: string, description: string, withId: boolean) => {
     const cmd = requests.command(verb).description(description);
-    if (withId) cmd.argument('<id>', 'the access request id');
+    if (withId) cmd.argument('<id>', 'the access request id, or a unique prefix of it');
     return targetFlags(cmd)
       .requiredOption('--user <user>', 'the acting user (the requester, or a reviewer)')
       .requiredOption('--tenant <tenant>', 'the tenant the request is in')
-      .option('--config <key>', 'the element configuration naming the reviewers', 'default')
+      .option('--config <key>', withId ? 'the element configuration (default: look in every one)' : 'the element configuration naming the reviewers (default: default)')
       .option('--format <format>', 'text | json', 'text')
       .action(async (...args: unknown[]) => {
         const opts = args[withId ? 1 : 0] as import('./commands/requests.js').RequestsOptions;
