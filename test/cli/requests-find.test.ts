@@ -38,7 +38,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-describe('roster requests for scripts', () => {
+describe('roster requests for scripts', { timeout: 120_000 }, () => {
   it('list --tenant lists that tenant only, with the tenant beside each row in JSON', async () => {
     const [inAcme, inBeta] = await Promise.all([
       cli('requests', 'list', '--user', 'bob', '--tenant', 'acme', '--format', 'json'),

@@ -167,10 +167,10 @@ export function renderText(o: Outcome, now: number): string {
     return head + rows.filter(([, v]) => v !== null && v !== '').map(([k, v]) => `  ${k.padEnd(17)}${v}`).join('\n') + '\n';
   }
   if (o.items.length === 0) return o.page > 1 ? `no access request on page ${o.page}\n` : 'no access request\n';
-  const table = [['ID', 'STATUS', 'REQUESTER', 'ROLE', 'RESOURCE/INSTANCE', 'AGE', 'REASON']];
+  const table = [['ID', 'STATUS', 'REQUESTER', 'TENANT', 'ROLE', 'RESOURCE/INSTANCE', 'AGE', 'REASON']];
   for (const r of o.items) {
     const target = r.resource && r.instance ? `${r.resource}:${r.instance}` : r.resource ?? 'tenant-wide';
-    table.push([r.id, r.status, r.requester, r.role, target, age(r.createdAt, now), (r.reason ?? '').replace(/\s+/g, ' ').slice(0, 60)]);
+    table.push([r.id, r.status, r.requester, r.tenant, r.role, target, age(r.createdAt, now), (r.reason ?? '').replace(/\s+/g, ' ').slice(0, 60)]);
   }
   const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
   const lines = table.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ').trimEnd());
