@@ -41,9 +41,9 @@ interface Mounted {
 
 const KEYS: Record<string, string> = { enter: '\r', esc: '\u001b', down: '\u001b[B', up: '\u001b[A', tab: '\t', backspace: '\u007f' };
 
-async function mount(user: string, o: { readonly?: boolean; perPage?: number; c?: ApiClient } = {}): Promise<Mounted> {
+async function mount(user: string, o: { readonly?: boolean; perPage?: number; c?: ApiClient; order?: 'oldest' | 'newest' } = {}): Promise<Mounted> {
   const source = createReviewSource({ client: o.c ?? client, user, tenant: 'acme' });
-  const controller = createReviewController({ source, user, tenant: 'acme', readonly: o.readonly, perPage: o.perPage });
+  const controller = createReviewController({ source, user, tenant: 'acme', readonly: o.readonly, perPage: o.perPage, order: o.order ?? 'newest' });
   const ui = render(<ReviewApp store={controller} onKey={controller.key} onResize={controller.resize} now={() => NOW} color={false} />);
   controller.dispatch({ type: 'start' });
   const frame = () => ui.lastFrame() ?? '';

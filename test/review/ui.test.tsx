@@ -17,7 +17,7 @@ const ROLES: Action = {
 };
 
 function stateOf(actions: Action[], o: { width?: number; rows?: number; readonly?: boolean } = {}): QueueState {
-  let s = initQueue({ user: 'bob', tenant: 'acme', width: o.width ?? 100, rows: o.rows ?? 24, readonly: o.readonly });
+  let s = initQueue({ user: 'bob', tenant: 'acme', width: o.width ?? 100, rows: o.rows ?? 24, readonly: o.readonly, order: 'newest' });
   for (const a of actions) s = reduce(s, a).state;
   return s;
 }
