@@ -1,12 +1,12 @@
 import { buildFeedSpec, parseFilter, TABS, type Filter, type Tab } from './filter.js';
 import { createFeed, failPage, feedComplete, feedItem, feedLength, planFetches, receivePage, retryFailed, rowState, type Feed, type FeedQuery, type Order, type PageFetch } from './paging.js';
-import {
-  confirmQuestion, conflictText, describeRequest, failureText, isOwnEarlierDecision, refusal, successText, VERB,
-  type DecisionIntent, type DecisionKind, type Prompt,
-} from './decisions.js';
+import { conflictText, failureText, isOwnEarlierDecision, successText, type DecisionIntent, type Prompt } from './decisions.js';
+import { onPromptKey, startDecision, startRoleChange } from './prompts.js';
 import type { KeyPress } from './keys.js';
 import type { AccessRequest } from './request.js';
-import { rolesFor, type RequesterFacts, type RoleInfo } from './impact.js';
+import type { RequesterFacts, RoleInfo } from './impact.js';
+
+export { editLine, findRequest, promptQuestion } from './prompts.js';
 
 /**
  * The review queue as a plain state machine: `reduce(state, action)` returns the next state and the
@@ -279,8 +279,8 @@ export function tabCount(s: QueueState, tab: Tab): number | undefined {
 }
 
 const quit = (s: QueueState): Step => (s.quit ? only(s) : { state: { ...s, quit: true }, effects: [{ type: 'quit' }] });
-const only = (state: QueueState): Step => ({ state, effects: [] });
-const say = (s: QueueState, kind: Message['kind'], text: string): Step => only({ ...s, message: { kind, text } });
+export const only = (state: QueueState): Step => ({ state, effects: [] });
+export const say = (s: QueueState, kind: Message['kind'], text: string): Step => only({ ...s, message: { kind, text } });
 
 /** After every action: keep the cursor in bounds and on screen, read missing pages and people. */
 function settle(s: QueueState, effects: Effect[]): Step {
@@ -306,7 +306,8 @@ function settle(s: QueueState, effects: Effect[]): Step {
   return { state: next, effects: out };
 }
 
-function reload(s: QueueState, changes: Partial<QueueState>): QueueState {
+/** The tab's list read anew (a new generation: answers for the old one are dropped). */
+export function reload(s: QueueState, changes: Partial<QueueState>): QueueState {
   const next = { ...s, ...changes };
   return { ...next, feed: createFeed(buildFeedSpec(next.tab, next.filter, next.user, next.order), next.perPage), gen: s.gen + 1, overlay: {}, gone: [] };
 }
@@ -360,85 +361,4 @@ function refresh(s: QueueState): Step {
   const next = reload(s, { people: {}, message: { kind: 'info', text: 'refreshed' } });
   const effects: Effect[] = s.roles.state === 'failed' ? [{ type: 'loadRoles' }, countsEffect(next)] : [countsEffect(next)];
   return { state: { ...next, roles: s.roles.state === 'failed' ? { state: 'loading' } : s.roles, feed: retryFailed(next.feed) }, effects };
-}
-
-function startDecision(s: QueueState, kind: DecisionKind, role?: string): Step {
-  const r = selected(s);
-  if (!r) return only(s);
-  const why = refusal(kind, r, { readonly: s.readonly, inflight: s.inflight[r.id] !== undefined });
-  if (why) return say(s, 'warning', why);
-  return only({ ...s, message: undefined, prompt: { kind: 'comment', intent: { kind, id: r.id, ...(role ? { role } : {}) }, draft: '' } });
-}
-
-function startRoleChange(s: QueueState): Step {
-  const r = selected(s);
-  if (!r) return only(s);
-  const why = refusal('approve', r, { readonly: s.readonly, inflight: s.inflight[r.id] !== undefined });
-  if (why) return say(s, 'warning', why);
-  if (s.roles.state === 'loading') return say(s, 'info', 'the roles are still loading');
-  if (s.roles.state === 'failed') return say(s, 'error', `could not read the roles (${s.roles.message}): press R to retry`);
-  const choices = rolesFor(r, s.roles.value).map((x) => x.key).sort();
-  if (choices.length === 0) return say(s, 'warning', `no role grants anything on ${r.resource ?? 'this tenant'}`);
-  return only({ ...s, message: undefined, prompt: { kind: 'role', id: r.id, choices, cursor: Math.max(0, choices.indexOf(r.role)) } });
-}
-
-/** A one-line editor: printable input appends, backspace removes, ctrl-u clears. */
-export function editLine(draft: string, k: KeyPress): string {
-  if (k.name === 'backspace') return [...draft].slice(0, -1).join('');
-  if (k.ctrl && k.input === 'u') return '';
-  if (k.ctrl || k.meta || k.name) return draft;
-  // Pasted text may carry line breaks: one line only.
-  return draft + k.input.replace(/[\r\n\t]+/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '');
-}
-
-function onPromptKey(s: QueueState, p: Prompt, k: KeyPress): Step {
-  const close = (extra: Partial<QueueState> = {}) => only({ ...s, prompt: undefined, ...extra });
-  switch (p.kind) {
-    case 'filter':
-      if (k.name === 'escape') return close();
-      if (k.name === 'return') return only(reload(s, { prompt: undefined, filter: parseFilter(p.draft), cursor: 0, top: 0, view: 'list' }));
-      return only({ ...s, prompt: { ...p, draft: editLine(p.draft, k) } });
-    case 'role': {
-      if (k.name === 'escape') return close();
-      const n = p.choices.length;
-      if (k.name === 'down' || k.input === 'j') return only({ ...s, prompt: { ...p, cursor: (p.cursor + 1) % n } });
-      if (k.name === 'up' || k.input === 'k') return only({ ...s, prompt: { ...p, cursor: (p.cursor + n - 1) % n } });
-      if (k.name === 'return') return startDecision({ ...s, prompt: undefined }, 'approve', p.choices[p.cursor]);
-      return only(s);
-    }
-    case 'comment':
-      if (k.name === 'escape') return close({ message: { kind: 'info', text: 'nothing was changed' } });
-      if (k.name === 'return') {
-        const comment = p.draft.trim();
-        return only({ ...s, prompt: { kind: 'confirm', intent: { ...p.intent, ...(comment ? { comment } : {}) } } });
-      }
-      return only({ ...s, prompt: { ...p, draft: editLine(p.draft, k) } });
-    case 'confirm': {
-      // `[y/N]`: no is the default, so Enter answers no; only y decides.
-      if (k.name === 'escape' || k.name === 'return' || k.input === 'n' || k.input === 'N') return close({ message: { kind: 'info', text: 'nothing was changed' } });
-      if (k.input !== 'y' && k.input !== 'Y') return only(s);
-      const r = findRequest(s, p.intent.id);
-      if (!r) return close();
-      return {
-        state: { ...s, prompt: undefined, inflight: { ...s.inflight, [r.id]: p.intent }, message: { kind: 'info', text: `${VERB[p.intent.kind].doing} ${describeRequest(r, p.intent.role)}…` } },
-        effects: [{ type: 'decide', intent: p.intent, request: r }],
-      };
-    }
-  }
-}
-
-/** The request with this id among the loaded rows (the prompt's request, even if the cursor moved). */
-export function findRequest(s: QueueState, id: string): AccessRequest | undefined {
-  if (s.overlay[id]) return s.overlay[id];
-  const r = selected(s);
-  if (r?.id === id) return r;
-  for (let i = 0; i < rowCount(s); i++) if (feedItem(s.feed, i)?.id === id) return requestAt(s, i);
-  return undefined;
-}
-
-/** The text of the confirmation step, for the UI. */
-export function promptQuestion(s: QueueState): string | undefined {
-  if (s.prompt?.kind !== 'confirm') return undefined;
-  const r = findRequest(s, s.prompt.intent.id);
-  return r ? confirmQuestion(s.prompt.intent, r) : undefined;
 }
