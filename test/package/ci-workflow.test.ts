@@ -71,6 +71,8 @@ describe('the Action (action.yml)', () => {
     expect(Object.keys(a.outputs)).toEqual(expect.arrayContaining(['exitcode', 'has-changes']));
     expect(a.inputs.command.default).toBe('plan');
     expect(a.inputs.config.default).toBe('roster/');
+    // command: expire runs the scheduled revocation, with the same config and options.
+    expect(stepNamed(steps, 'run').run).toMatch(/\n {0,}expire\)\n\s+set \+e\n\s+node "\$ROSTER_BIN" requests expire "\$\{config\[@\]\}" \$\{options\[@\]\+"\$\{options\[@\]\}"\}\n/);
   });
 
   it('refers only to declared inputs and step ids; its scripts read inputs from env, never ${{ }}', () => {
