@@ -111,7 +111,10 @@ describe.skipIf(!hasTmux)('roster review in a terminal (tmux)', () => {
     await server.facts('POST', '/tenants', { key: 'beta', name: 'Beta' });
     await server.facts('POST', '/role_assignments', { user: 'bob', role: 'approver', tenant: 'beta' });
     await server.facts('POST', '/tenants/beta/users', { key: 'dave' });
-    await file('dave', 'viewer', 'roadmap', 'a request in beta', 'beta');
+    await server.facts('POST', '/resource_instances', { key: 'plan', resource: 'document', tenant: 'beta' });
+    const inBeta = await file('dave', 'viewer', 'plan', 'a request in beta', 'beta');
+    // bob sees it when he asks for beta.
+    expect((await server.facts('GET', `/access_requests/default/user/bob/tenant/beta/${inBeta}`)).status).toBe(200);
     const reason = 'I need write access to the readme for the release on Friday: the install section still documents the old flags, the upgrade notes are missing and the examples do not run';
     const oldest = await file('alice', 'editor', 'readme', reason);
     await file('dave', 'viewer', 'readme', 'second');
