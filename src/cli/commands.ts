@@ -36,14 +36,14 @@ export function registerCommands(program: Command): void {
     .action(async (dir: string | undefined, opts) => (await import('./commands/init.js')).initCommand(dir, opts));
 
   // Access requests: `requests` for scripts, CI and chat bots; `review`, the reviewer's terminal UI.
-  const requests = program.command('requests').description('access requests: list, get, create, approve, deny, cancel, update; adopt');
+  const requests = program.command('requests').description('access requests: list, get, create, approve, deny, cancel, update; adopt, expire');
   const requestVerb = (verb: string, description: string, withId: boolean) => {
     const cmd = requests.command(verb).description(description);
-    if (withId) cmd.argument('<id>', 'the access request id');
+    if (withId) cmd.argument('<id>', 'the access request id, or a unique prefix of it');
     return targetFlags(cmd)
       .requiredOption('--user <user>', 'the acting user (the requester, or a reviewer)')
       .requiredOption('--tenant <tenant>', 'the tenant the request is in')
-      .option('--config <key>', 'the element configuration naming the reviewers', 'default')
+      .option('--config <key>', withId ? 'the element configuration (default: look in every one)' : 'the element configuration naming the reviewers (default: default)')
       .option('--format <format>', 'text | json', 'text')
       .action(async (...args: unknown[]) => {
         const opts = args[withId ? 1 : 0] as import('./commands/requests.js').RequestsOptions;
@@ -67,7 +67,16 @@ export function registerCommands(program: Command): void {
     .argument('[paths...]', 'configuration files or directories (default: roster.yaml or roster/)')
     .option('--dry-run', 'print the edit as a diff; write nothing')
     .option('--format <format>', 'text | json', 'text')
+    .option('--request <id>', 'only the grant of this request (an id or a unique prefix); repeatable', collect, [])
+    .option('--config <key>', 'only grants approved through this element configuration; repeatable', collect, [])
+    .option('--with-lifetime', 'also adopt grants whose configuration has grant_for (they become permanent)')
     .action(async (paths: string[], opts) => (await import('./commands/adopt.js')).adoptCommand(paths, opts));
+  targetFlags(requests.command('expire').description("revoke the grants of approved access requests whose grant_for is over, and nothing else (for a schedule)"))
+    .argument('[paths...]', 'configuration files or directories (default: roster.yaml or roster/)')
+    .option('--dry-run', 'list what would be revoked; change nothing')
+    .option('--format <format>', 'text | json', 'text')
+    .option('--concurrency <n>', 'revocations in flight at once', '8')
+    .action(async (paths: string[], opts) => (await import('./commands/expire.js')).expireCommand(paths, opts));
   targetFlags(program.command('review').description('review access requests in the terminal (needs a TTY; see `roster requests`)'))
     .requiredOption('--user <user>', 'the reviewer')
     .requiredOption('--tenant <tenant>', 'the tenant to review')

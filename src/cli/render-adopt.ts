@@ -10,7 +10,10 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export async function renderAdoptionText(a: Adoption, edits: FileEdit[], dryRun: boolean): Promise<string> {
   const lines: string[] = [];
-  if (a.adopt.length === 0 && a.skipped.length === 0) return 'No grants of approved access requests outside the configuration: nothing to adopt.\n';
+  const unselected = a.unselected > 0 ? [`${plural(a.unselected, 'other held grant')} not selected (--request, --config).`] : [];
+  if (a.adopt.length === 0 && a.skipped.length === 0) {
+    return unselected.length > 0 ? `Nothing adopted: no held grant matches the selection. ${unselected[0]}\n` : 'No grants of approved access requests outside the configuration: nothing to adopt.\n';
+  }
   if (a.adopt.length > 0) {
     lines.push(`${dryRun ? 'Would adopt' : 'Adopted'} ${plural(a.adopt.length, 'grant')} of approved access requests into ${edits.map((e) => e.file).join(', ')}:`);
     for (const g of a.adopt) {
@@ -21,6 +24,7 @@ export async function renderAdoptionText(a: Adoption, edits: FileEdit[], dryRun:
     lines.push('', `Not adopted (${a.skipped.length}):`);
     for (const s of a.skipped) lines.push(`  ${s.id}: ${s.reason}`, `      ${requestLine(s.request)}`);
   }
+  if (unselected.length > 0) lines.push('', ...unselected);
   if (dryRun && edits.length > 0) {
     const { createTwoFilesPatch } = await import('diff');
     lines.push('', 'The edit (nothing was written; run without --dry-run to write it):', '');
@@ -42,6 +46,7 @@ export function renderAdoptionJson(a: Adoption, edits: FileEdit[], dryRun: boole
         dryRun,
         adopted: a.adopt.map((g) => ({ id: g.id, user: g.user, role: g.role, tenant: g.tenant, ...(g.on ? { on: g.on } : {}), request: g.request })),
         skipped: a.skipped,
+        unselected: a.unselected,
         files: edits.map((e) => ({ file: e.file, ...(dryRun ? { after: e.after } : {}) })),
       },
       null,

@@ -21,21 +21,55 @@ export interface Adoption {
   /** Sorted by identity. */
   adopt: HeldGrant[];
   skipped: SkippedGrant[];
+  /** Held grants the selection (`requests`, `configs`) left out: counted, not listed. */
+  unselected: number;
 }
 
-export function planAdoption(desired: DesiredState, classified: ClassifiedGrants): Adoption {
+export interface AdoptionOptions {
+  /** Only grants of these requests: ids, or unique prefixes of them. */
+  requests?: readonly string[];
+  /** Only grants approved through these element configurations (`access_requests` keys). */
+  configs?: readonly string[];
+  /** Adopt grants that have a lifetime (`grant_for`) too, making them permanent. */
+  withLifetime?: boolean;
+}
+
+/**
+ * Which held grants to declare. A grant with a lifetime is left out unless `withLifetime`: adopting it
+ * would turn access given for hours into access for good, the opposite of what its configuration says.
+ */
+export function planAdoption(desired: DesiredState, classified: ClassifiedGrants, o: AdoptionOptions = {}): Adoption {
   const adopt: HeldGrant[] = [];
   const skipped: SkippedGrant[] = [];
+  const selected = selection(o);
+  let unselected = 0;
   for (const g of classified.held) {
-    const reason = whyNot(desired, g);
+    if (!selected(g.request)) {
+      unselected++;
+      continue;
+    }
+    const reason = whyNot(desired, g) ?? (g.expiresAt && !o.withLifetime ? lifetimeReason(desired, g) : undefined);
     if (reason) skipped.push({ id: g.id, request: g.request, reason });
     else adopt.push(g);
   }
   for (const [id, { expired }] of classified.expired) {
-    skipped.push({ id, request: expired.request, reason: `expired at ${expired.expiredAt} (grant_for ${expired.grantFor} of ${expired.request.config}): roster apply revokes it` });
+    if (!selected(expired.request)) continue;
+    skipped.push({ id, request: expired.request, reason: `expired at ${expired.expiredAt} (grant_for ${expired.grantFor} of ${expired.request.config}): roster requests expire (or roster apply) revokes it` });
   }
   skipped.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return { adopt, skipped };
+  return { adopt, skipped, unselected };
+}
+
+function lifetimeReason(desired: DesiredState, g: HeldGrant): string {
+  const grantFor = desired.accessRequests.get(g.request.config)?.grantFor;
+  return `has a lifetime: expires at ${g.expiresAt} (grant_for ${grantFor} of ${g.request.config}); adopting it would make it permanent (--with-lifetime adopts it anyway)`;
+}
+
+/** The `--request` and `--config` selection as a predicate; a request matches an id or a prefix of it. */
+function selection(o: AdoptionOptions): (r: GrantRequest) => boolean {
+  const requests = o.requests?.map((x) => x.toLowerCase()) ?? [];
+  const configs = o.configs ?? [];
+  return (r) => (requests.length === 0 || requests.some((x) => r.id.toLowerCase().startsWith(x))) && (configs.length === 0 || configs.includes(r.config));
 }
 
 function whyNot(desired: DesiredState, g: HeldGrant): string | undefined {

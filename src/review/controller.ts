@@ -73,6 +73,17 @@ export function createReviewController(o: ControllerOptions): ReviewController {
             (err) => dispatch({ type: 'rolesFailed', message: describeError(err).message }),
           ),
         );
+      case 'loadCounts':
+        return track(
+          Promise.all(e.queries.map(async ({ tab, queries }) => {
+            const totals = await Promise.all(queries.map(async (q) => (await source.listPage(q, 1, 1)).total));
+            return [tab, totals.every((t) => t !== undefined) ? totals.reduce((a, b) => a! + b!, 0) : undefined] as const;
+          })).then(
+            (pairs) => dispatch({ type: 'countsLoaded', gen: e.gen, counts: Object.fromEntries(pairs.filter(([, n]) => n !== undefined)) }),
+            // The counts are a convenience: the tabs show none when they cannot be read.
+            () => undefined,
+          ),
+        );
       case 'loadPerson':
         return track(
           source.readRequester(e.user).then(

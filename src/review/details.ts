@@ -3,7 +3,7 @@ import type { QueueState } from './model.js';
 import { selected } from './model.js';
 import { STATUS_LABEL, targetOf, type AccessRequest } from './request.js';
 import { optimisticStatus } from './decisions.js';
-import { pad, truncate } from './format.js';
+import { pad, truncate, wrapAll } from './format.js';
 
 /** One line of the detail pane, with how loud it is. */
 export interface DetailLine {
@@ -16,6 +16,14 @@ const SHOWN = new Set([
   'id', 'status', 'requesting_user_id', 'access_request_details', 'reason', 'created_at', 'updated_at',
   'reviewer_user_id', 'reviewed_at', 'reviewer_comment',
 ]);
+
+/** Two spellings of one field (the specification's and the public API's; servers may send both): shown once. */
+const ALIASES: Record<string, string> = { org_id: 'organization_id', env_id: 'environment_id' };
+
+/** The read model's other fields, each once: a specification spelling is dropped when its public twin is there. */
+function otherFields(raw: Record<string, unknown>): [string, unknown][] {
+  return Object.entries(raw).filter(([k]) => !SHOWN.has(k) && !(ALIASES[k] !== undefined && ALIASES[k] in raw));
+}
 
 const shown = (v: unknown) => (v === null || v === undefined || v === '' ? '—' : typeof v === 'string' ? v : JSON.stringify(v));
 
@@ -30,7 +38,8 @@ export function buildDetailLines(s: QueueState): DetailLine[] {
   const status = inflight ? optimisticStatus(inflight.kind) : STATUS_LABEL[r.status];
   const lines: DetailLine[] = [
     { text: `${r.own ? 'Your request' : `Request by ${r.requester}`}: ${r.role} on ${targetOf(r)} — ${status}`, tone: 'title' },
-    { text: `reason: ${r.reason ?? '—'}` },
+    // The reason whole, wrapped: it is what the reviewer decides on.
+    ...wrapAll(r.reason ?? '—', s.width - 1, 'reason: ', '  ').map((text) => ({ text })),
   ];
   if (r.status !== 'pending') {
     const by = r.reviewer ? ` by ${r.reviewer}` : '';
@@ -44,7 +53,7 @@ export function buildDetailLines(s: QueueState): DetailLine[] {
     ['created', r.createdAt], ['updated', r.updatedAt], ['reviewer', r.reviewer], ['reviewed', r.reviewedAt],
     ['reviewer comment', r.reviewerComment],
     ['you may review', r.canReview ? 'yes' : r.own ? 'no (your own request)' : 'no'],
-    ...Object.entries(r.raw).filter(([k]) => !SHOWN.has(k)),
+    ...otherFields(r.raw),
   ];
   lines.push(...packFields(fields, s.width - 1));
   return lines;
@@ -89,6 +98,7 @@ function impactLines(s: QueueState, r: AccessRequest): DetailLine[] {
   const impact = buildImpact(r, s.roles.value, person.value, role);
   const out: DetailLine[] = [title];
   for (const line of impact.lines) out.push({ text: `  ${line}`, tone: line.startsWith('+') ? 'gain' : line.startsWith('?') ? 'warning' : undefined });
-  out.push({ text: `  (${impact.note})`, tone: 'dim' });
+  // The caveat whole, wrapped, right under what it qualifies.
+  out.push(...wrapAll(`(${impact.note})`, s.width - 1, '  ', '   ').map((text): DetailLine => ({ text, tone: 'warning' })));
   return out;
 }

@@ -1,5 +1,5 @@
 import type { AccessRequest } from './request.js';
-import type { FeedQuery, FeedSpec } from './paging.js';
+import type { FeedQuery, FeedSpec, Order } from './paging.js';
 
 /**
  * The `/` filter. `role:X`, `resource:X`, `instance:X` (or `resource:type:key`) and `requester:X` (or
@@ -78,16 +78,16 @@ export function clientPredicate(f: Filter): ((r: AccessRequest) => boolean) | un
  * sees (the public list cannot filter by requester). In mine, `@X` for anyone but the user matches
  * nothing: no query at all, an empty, complete list.
  */
-export function buildFeedSpec(tab: Tab, filter: Filter, user: string): FeedSpec {
+export function buildFeedSpec(tab: Tab, filter: Filter, user: string, order: Order = 'newest'): FeedSpec {
   const base = serverQuery(filter);
   const keep = clientPredicate(filter);
   switch (tab) {
     case 'pending':
-      return { queries: [{ ...base, status: 'pending' }], keep };
+      return { queries: [{ ...base, status: 'pending' }], keep, order };
     case 'decided':
-      return { queries: [{ ...base, status: 'approved' }, { ...base, status: 'denied' }], keep };
+      return { queries: [{ ...base, status: 'approved' }, { ...base, status: 'denied' }], keep, order };
     case 'mine':
-      if (filter.requester !== undefined && filter.requester !== user) return { queries: [], keep };
-      return { queries: [base], keep: (r) => r.own && (keep?.(r) ?? true) };
+      if (filter.requester !== undefined && filter.requester !== user) return { queries: [], keep, order };
+      return { queries: [base], keep: (r) => r.own && (keep?.(r) ?? true), order };
   }
 }

@@ -30,6 +30,7 @@ export function age(iso: string, now: number): string {
 
 export interface Columns {
   requester: number;
+  tenant: number;
   role: number;
   target: number;
   age: number;
@@ -40,8 +41,8 @@ export interface Columns {
 /** Column widths for a terminal `width` wide: the reason takes what is left. */
 export function columnsFor(width: number): Columns {
   const narrow = width < 90;
-  const c = { requester: narrow ? 12 : 14, role: narrow ? 10 : 12, target: narrow ? 20 : 24, age: 4, status: 10, reason: 0 };
-  const used = 2 + c.requester + c.role + c.target + c.age + c.status + 5;
+  const c = { requester: narrow ? 11 : 14, tenant: narrow ? 8 : 12, role: narrow ? 9 : 12, target: narrow ? 18 : 24, age: 4, status: 10, reason: 0 };
+  const used = 2 + c.requester + c.tenant + c.role + c.target + c.age + c.status + 6;
   c.reason = Math.max(0, width - used - 1);
   return c;
 }
@@ -54,6 +55,7 @@ export function statusText(r: AccessRequest, inflight?: DecisionIntent): string 
 export function formatRow(r: AccessRequest, c: Columns, now: number, inflight?: DecisionIntent): string {
   return [
     pad(r.own ? `${r.requester} (you)` : r.requester, c.requester),
+    pad(r.tenant, c.tenant),
     pad(r.role, c.role),
     pad(targetOf(r), c.target),
     pad(age(r.createdAt, now), c.age),
@@ -63,7 +65,7 @@ export function formatRow(r: AccessRequest, c: Columns, now: number, inflight?: 
 }
 
 export function formatHeader(c: Columns): string {
-  return [pad('REQUESTER', c.requester), pad('ROLE', c.role), pad('RESOURCE/INSTANCE', c.target), pad('AGE', c.age), pad('STATUS', c.status), truncate('REASON', c.reason)].join(' ');
+  return [pad('REQUESTER', c.requester), pad('TENANT', c.tenant), pad('ROLE', c.role), pad('RESOURCE/INSTANCE', c.target), pad('AGE', c.age), pad('STATUS', c.status), truncate('REASON', c.reason)].join(' ');
 }
 
 const n = (x: number) => x.toLocaleString('en-US');
@@ -72,6 +74,7 @@ const n = (x: number) => x.toLocaleString('en-US');
 export function formatPosition(s: QueueState): string {
   const f = summarizeFeed(s.feed);
   const rows = rowCount(s);
+  const gone = s.gone.length;
   const loading = s.feed.kind === 'exact' ? f.total === undefined : f.scanning !== undefined || (f.total === undefined && rows === 0);
   if (rows === 0) {
     if (f.failed) return 'could not load';
@@ -82,7 +85,7 @@ export function formatPosition(s: QueueState): string {
   const last = Math.min(rows, s.top + listHeight(s));
   const range = `${n(first)}–${n(last)}`;
   if (f.scanning) return `${range} of ${n(rows)} matching · ${n(f.scanning.read)}${f.scanning.of !== undefined ? ` of ${n(f.scanning.of)}` : ''} read`;
-  const total = f.total !== undefined ? ` of ${n(f.total)}` : ` of ${n(rows)}+`;
+  const total = f.total !== undefined ? ` of ${n(f.total - gone)}` : ` of ${n(rows)}+`;
   const pages = f.total !== undefined && s.feed.kind === 'exact' ? ` · page ${Math.floor(s.cursor / s.perPage) + 1}/${Math.max(1, Math.ceil(f.total / s.perPage))}` : '';
   return `${range}${total}${pages}`;
 }
@@ -121,4 +124,37 @@ export function wrapLines(text: string, width: number, max: number): string[] {
     line = words[i];
   }
   return [...lines, truncate(line, width)];
+}
+
+/**
+ * Word-wraps `text` whole into lines of `width` (a word longer than a line is broken), the first line
+ * after `first`, the others indented by `indent`: a reason or a caveat is never cut.
+ */
+export function wrapAll(text: string, width: number, first = '', indent = ''): string[] {
+  const room = Math.max(8, width - [...indent].length);
+  const words = text.replace(/[\r\n\t]+/g, ' ').split(' ').filter((w) => w !== '');
+  const lines: string[] = [];
+  let line = first;
+  let limit = Math.max(8, width);
+  for (let word of words) {
+    for (;;) {
+      const sep = line === first || line === indent ? '' : ' ';
+      if ([...line].length + sep.length + [...word].length <= limit) {
+        line += sep + word;
+        break;
+      }
+      if (line === first || line === indent) {
+        // A word longer than the line: break it.
+        const fit = Math.max(1, limit - [...line].length);
+        line += [...word].slice(0, fit).join('');
+        word = [...word].slice(fit).join('');
+      }
+      lines.push(line);
+      line = indent;
+      limit = indent.length + room;
+      if (word === '') break;
+    }
+  }
+  if (line !== indent || lines.length === 0) lines.push(line);
+  return lines;
 }

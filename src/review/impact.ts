@@ -9,6 +9,17 @@ export interface RoleInfo {
   extends: string[];
 }
 
+/**
+ * The roles a reviewer may grant instead of the one asked (`r`): those that grant some permission on the
+ * request's resource (tenant-wide: any permission), through `extends` too. Never `member`, the
+ * service's group-membership role, which grants nothing by itself.
+ */
+export function rolesFor(request: Pick<AccessRequest, 'resource'>, roles: readonly RoleInfo[]): RoleInfo[] {
+  const graph = buildAccessGraph({ roles: roles.map((r) => ({ key: r.key, permissions: r.permissions, extends: r.extends })), instances: [], tenantRoles: [], instanceRoles: [], memberships: [], links: [], groupGrants: [] });
+  const type = request.resource;
+  return roles.filter((r) => r.key !== 'member' && graph.permissionsOf(r.key).some((p) => !type || p.startsWith(`${type}:`)));
+}
+
 /** What was read about the requester: their role assignments, as the API lists them. */
 export interface RequesterFacts {
   user: string;
@@ -57,7 +68,7 @@ export function buildImpact(request: AccessRequest, roles: RoleInfo[], facts: Re
   const after: AccessFacts = instance
     ? { ...before, instanceRoles: [...before.instanceRoles, { user, role, instance }] }
     : { ...before, tenantRoles: [...before.tenantRoles, { user, role, tenant: request.tenant }] };
-  const note = `partial view: ${user}'s own role assignments and the role definitions; groups are not read`;
+  const note = `partial view: from ${user}'s own role assignments and the role definitions; groups are not read, so ${user} may hold some of this already through a group (roster explain ${user} ROLE ${instance ?? 'INSTANCE'} --live shows every path)`;
   const g0 = buildAccessGraph(before);
   const g1 = buildAccessGraph(after);
   const known = roles.some((r) => r.key === role);

@@ -23,6 +23,7 @@ export const KEYMAP: readonly { keys: string; action: string; decision?: boolean
   { keys: 'enter', action: 'details of the selected request' },
   { keys: 'esc', action: 'back: close details, help, a prompt; clear the filter' },
   { keys: 'tab, shift-tab, 1 2 3', action: 'view: pending / decided / mine' },
+  { keys: 's', action: 'sort: oldest first (default) / newest first' },
   { keys: '/', action: 'filter: role:R resource:T[:K] instance:K @user words' },
   { keys: 'a', action: 'approve (optional comment, then confirm)', decision: true },
   { keys: 'd', action: 'deny (optional comment, then confirm)', decision: true },

@@ -1,12 +1,12 @@
 import { buildFeedSpec, parseFilter, TABS, type Filter, type Tab } from './filter.js';
-import { createFeed, failPage, feedItem, feedLength, planFetches, receivePage, retryFailed, rowState, type Feed, type FeedQuery, type PageFetch } from './paging.js';
-import {
-  confirmQuestion, conflictText, describeRequest, failureText, isOwnEarlierDecision, refusal, successText, VERB,
-  type DecisionIntent, type DecisionKind, type Prompt,
-} from './decisions.js';
+import { createFeed, failPage, feedComplete, feedItem, feedLength, planFetches, receivePage, retryFailed, rowState, type Feed, type FeedQuery, type Order, type PageFetch } from './paging.js';
+import { conflictText, failureText, isOwnEarlierDecision, successText, type DecisionIntent, type Prompt } from './decisions.js';
+import { onPromptKey, startDecision, startRoleChange } from './prompts.js';
 import type { KeyPress } from './keys.js';
 import type { AccessRequest } from './request.js';
 import type { RequesterFacts, RoleInfo } from './impact.js';
+
+export { editLine, findRequest, promptQuestion } from './prompts.js';
 
 /**
  * The review queue as a plain state machine: `reduce(state, action)` returns the next state and the
@@ -34,7 +34,16 @@ export interface QueueState {
   readonly: boolean;
   tab: Tab;
   filter: Filter;
+  /** Oldest first by default: a queue is worked from its oldest request (`s` turns it around). */
+  order: Order;
   feed: Feed;
+  /**
+   * Rows of this feed decided here that no longer belong to the tab (approved or denied under
+   * pending): their indices in the feed, ascending. They leave the list at once, without a reload.
+   */
+  gone: number[];
+  /** Requests in each tab, as the service counts them (mine: once its list has been read whole). */
+  counts: Partial<Record<Tab, number>>;
   /** Generation of the feed: answers for an older one (before a refresh or filter) are dropped. */
   gen: number;
   perPage: number;
@@ -66,6 +75,7 @@ export type Action =
   | { type: 'resize'; width: number; rows: number }
   | { type: 'pageLoaded'; gen: number; fetch: PageFetch; items: AccessRequest[]; total?: number }
   | { type: 'pageFailed'; gen: number; fetch: PageFetch; message: string }
+  | { type: 'countsLoaded'; gen: number; counts: Partial<Record<Tab, number>> }
   | { type: 'rolesLoaded'; roles: RoleInfo[] }
   | { type: 'rolesFailed'; message: string }
   | { type: 'personLoaded'; user: string; facts: RequesterFacts }
@@ -77,6 +87,8 @@ export type Action =
 export type Effect =
   | { type: 'fetchPage'; gen: number; fetch: PageFetch; query: FeedQuery; perPage: number }
   | { type: 'loadRoles' }
+  /** The tabs' totals: one small read per list (page 1 of 1 row). */
+  | { type: 'loadCounts'; gen: number; queries: { tab: Tab; queries: FeedQuery[] }[] }
   | { type: 'loadPerson'; user: string }
   | { type: 'decide'; intent: DecisionIntent; request: AccessRequest }
   | { type: 'quit' };
@@ -101,15 +113,17 @@ export interface QueueOptions {
   rows?: number;
   tab?: Tab;
   filter?: string;
+  order?: Order;
 }
 
 export function initQueue(o: QueueOptions): QueueState {
   const tab = o.tab ?? 'pending';
   const filter = parseFilter(o.filter ?? '');
   const perPage = o.perPage ?? 50;
+  const order = o.order ?? 'oldest';
   return {
-    user: o.user, tenant: o.tenant, readonly: o.readonly ?? false, tab, filter,
-    feed: createFeed(buildFeedSpec(tab, filter, o.user), perPage), gen: 1, perPage,
+    user: o.user, tenant: o.tenant, readonly: o.readonly ?? false, tab, filter, order, gone: [], counts: {},
+    feed: createFeed(buildFeedSpec(tab, filter, o.user, order), perPage), gen: 1, perPage,
     cursor: 0, top: 0, width: o.width ?? 80, rows: o.rows ?? 24,
     view: 'list', detailTop: 0, back: 'list', inflight: {}, overlay: {}, roles: { state: 'loading' }, people: {}, log: [], quit: false,
   };
@@ -121,12 +135,19 @@ export function listHeight(s: Pick<QueueState, 'rows'>): number {
 }
 
 export function rowCount(s: QueueState): number {
-  return feedLength(s.feed);
+  return Math.max(0, feedLength(s.feed) - s.gone.length);
+}
+
+/** The feed's index of the `index`-th row shown: the rows that left (`gone`) are stepped over. */
+export function feedIndex(s: Pick<QueueState, 'gone'>, index: number): number {
+  let at = index;
+  for (const g of s.gone) if (g <= at) at++;
+  return at;
 }
 
 /** The request at `index` as last known (a decision's answer wins over the page it came on). */
 export function requestAt(s: QueueState, index: number): AccessRequest | undefined {
-  const r = feedItem(s.feed, index);
+  const r = feedItem(s.feed, feedIndex(s, index));
   return r && (s.overlay[r.id] ?? r);
 }
 
@@ -148,12 +169,26 @@ export function visibleRows(s: QueueState): VisibleRow[] {
   const end = Math.min(rowCount(s), s.top + listHeight(s));
   for (let i = s.top; i < end; i++) {
     const request = requestAt(s, i);
-    out.push({ index: i, request, state: request ? 'loaded' : rowState(s.feed, i), selected: i === s.cursor, inflight: request && s.inflight[request.id] });
+    out.push({ index: i, request, state: request ? 'loaded' : rowState(s.feed, feedIndex(s, i)), selected: i === s.cursor, inflight: request && s.inflight[request.id] });
   }
   return out;
 }
 
+/** Prompts that take text: their keys are typed, not commands. */
+const typing = (s: QueueState) => s.prompt?.kind === 'filter' || s.prompt?.kind === 'comment';
+
 export function reduce(s: QueueState, a: Action): Step {
+  // Several keys in one read (a fast typist, a paste, a slow link, tmux): each is a key of its own, so
+  // `jj` moves twice. Text prompts keep the chunk whole, as typed text.
+  if (a.type === 'key' && !a.key.name && !a.key.ctrl && !a.key.meta && [...a.key.input].length > 1 && !typing(s)) {
+    let step: Step = { state: s, effects: [] };
+    for (const ch of a.key.input) {
+      const key: KeyPress = ch === '\r' || ch === '\n' ? { input: '', name: 'return' } : { ...a.key, input: ch };
+      const next = reduce(step.state, { type: 'key', key });
+      step = { state: next.state, effects: [...step.effects, ...next.effects] };
+    }
+    return step;
+  }
   // Text typed fast (or pasted, or sent by a terminal multiplexer) can arrive with its Enter in one
   // chunk: "looks good\r". Split it into the text and the key, so the Enter is not typed as text.
   if (a.type === 'key' && !a.key.name && a.key.input.length > 1 && /[\r\n]/.test(a.key.input)) {
@@ -173,7 +208,9 @@ export function reduce(s: QueueState, a: Action): Step {
 function apply(s: QueueState, a: Action): Step {
   switch (a.type) {
     case 'start':
-      return { state: s, effects: [{ type: 'loadRoles' }] };
+      return { state: s, effects: [{ type: 'loadRoles' }, countsEffect(s)] };
+    case 'countsLoaded':
+      return a.gen === s.gen ? only({ ...s, counts: { ...s.counts, ...a.counts } }) : only(s);
     case 'resize':
       return only({ ...s, width: Math.max(20, a.width), rows: Math.max(CHROME_ROWS + 1, a.rows) });
     case 'pageLoaded':
@@ -211,12 +248,39 @@ function finish(s: QueueState, intent: DecisionIntent, request: AccessRequest, m
   // The requester's roles may have changed: read them again when next shown.
   const people = { ...s.people };
   if (intent.kind === 'approve') delete people[request.requester];
-  return only({ ...s, inflight, overlay: { ...s.overlay, [intent.id]: request }, people, message, log });
+  let gone = s.gone;
+  // Under pending, a request that is no longer pending leaves the queue now, not at the next reload.
+  if (s.tab === 'pending' && request.status !== 'pending') {
+    const at = feedIndexOf(s, intent.id);
+    if (at !== undefined && !gone.includes(at)) gone = [...gone, at].sort((x, y) => x - y);
+  }
+  const next = { ...s, inflight, overlay: { ...s.overlay, [intent.id]: request }, people, message, log, gone };
+  // Back to the detail's list when the request shown left it; the counts change with every decision.
+  return { state: next.view === 'detail' && gone !== s.gone && selected(s)?.id === intent.id ? { ...next, view: 'list' } : next, effects: [countsEffect(next)] };
+}
+
+/** The feed index of a loaded request, by id. */
+function feedIndexOf(s: QueueState, id: string): number | undefined {
+  const n = feedLength(s.feed);
+  for (let i = 0; i < n; i++) if (feedItem(s.feed, i)?.id === id) return i;
+  return undefined;
+}
+
+/** The counts to read: pending and decided from the service (with the filter's service part); mine is counted as read. */
+function countsEffect(s: QueueState): Effect {
+  const tabs = (['pending', 'decided'] as const).map((tab) => ({ tab, queries: buildFeedSpec(tab, parseFilter(''), s.user).queries }));
+  return { type: 'loadCounts', gen: s.gen, queries: tabs };
+}
+
+/** The count of a tab to show: the service's, or for the tab on screen once its list is read whole, its rows. */
+export function tabCount(s: QueueState, tab: Tab): number | undefined {
+  if (tab === s.tab && !s.filter.text && feedComplete(s.feed)) return rowCount(s);
+  return s.counts[tab];
 }
 
 const quit = (s: QueueState): Step => (s.quit ? only(s) : { state: { ...s, quit: true }, effects: [{ type: 'quit' }] });
-const only = (state: QueueState): Step => ({ state, effects: [] });
-const say = (s: QueueState, kind: Message['kind'], text: string): Step => only({ ...s, message: { kind, text } });
+export const only = (state: QueueState): Step => ({ state, effects: [] });
+export const say = (s: QueueState, kind: Message['kind'], text: string): Step => only({ ...s, message: { kind, text } });
 
 /** After every action: keep the cursor in bounds and on screen, read missing pages and people. */
 function settle(s: QueueState, effects: Effect[]): Step {
@@ -242,9 +306,10 @@ function settle(s: QueueState, effects: Effect[]): Step {
   return { state: next, effects: out };
 }
 
-function reload(s: QueueState, changes: Partial<QueueState>): QueueState {
+/** The tab's list read anew (a new generation: answers for the old one are dropped). */
+export function reload(s: QueueState, changes: Partial<QueueState>): QueueState {
   const next = { ...s, ...changes };
-  return { ...next, feed: createFeed(buildFeedSpec(next.tab, next.filter, next.user), next.perPage), gen: s.gen + 1, overlay: {} };
+  return { ...next, feed: createFeed(buildFeedSpec(next.tab, next.filter, next.user, next.order), next.perPage), gen: s.gen + 1, overlay: {}, gone: [] };
 }
 
 function onKey(s: QueueState, k: KeyPress): Step {
@@ -276,6 +341,10 @@ function onKey(s: QueueState, k: KeyPress): Step {
     const tab = k.name === 'tab' ? TABS[(i + (k.shift ? TABS.length - 1 : 1)) % TABS.length] : TABS[Number(k.input) - 1];
     return only(reload(s, { tab, cursor: 0, top: 0, view: 'list', message: undefined }));
   }
+  if (k.input === 's') {
+    const order: Order = s.order === 'oldest' ? 'newest' : 'oldest';
+    return only(reload(s, { order, cursor: 0, top: 0, view: 'list', message: { kind: 'info', text: `${order} first` } }));
+  }
   if (k.input === '/') return only({ ...s, prompt: { kind: 'filter', draft: s.filter.text } });
   if (k.input === '?') return only({ ...s, view: 'help', back: s.view === 'detail' ? 'detail' : 'list' });
   if (k.input === 'q') return quit(s);
@@ -290,86 +359,6 @@ function onKey(s: QueueState, k: KeyPress): Step {
 
 function refresh(s: QueueState): Step {
   const next = reload(s, { people: {}, message: { kind: 'info', text: 'refreshed' } });
-  const effects: Effect[] = s.roles.state === 'failed' ? [{ type: 'loadRoles' }] : [];
+  const effects: Effect[] = s.roles.state === 'failed' ? [{ type: 'loadRoles' }, countsEffect(next)] : [countsEffect(next)];
   return { state: { ...next, roles: s.roles.state === 'failed' ? { state: 'loading' } : s.roles, feed: retryFailed(next.feed) }, effects };
-}
-
-function startDecision(s: QueueState, kind: DecisionKind, role?: string): Step {
-  const r = selected(s);
-  if (!r) return only(s);
-  const why = refusal(kind, r, { readonly: s.readonly, inflight: s.inflight[r.id] !== undefined });
-  if (why) return say(s, 'warning', why);
-  return only({ ...s, message: undefined, prompt: { kind: 'comment', intent: { kind, id: r.id, ...(role ? { role } : {}) }, draft: '' } });
-}
-
-function startRoleChange(s: QueueState): Step {
-  const r = selected(s);
-  if (!r) return only(s);
-  const why = refusal('approve', r, { readonly: s.readonly, inflight: s.inflight[r.id] !== undefined });
-  if (why) return say(s, 'warning', why);
-  if (s.roles.state === 'loading') return say(s, 'info', 'the roles are still loading');
-  if (s.roles.state === 'failed') return say(s, 'error', `could not read the roles (${s.roles.message}): press R to retry`);
-  const choices = s.roles.value.map((x) => x.key).sort();
-  if (choices.length === 0) return say(s, 'warning', 'this environment has no roles');
-  return only({ ...s, message: undefined, prompt: { kind: 'role', id: r.id, choices, cursor: Math.max(0, choices.indexOf(r.role)) } });
-}
-
-/** A one-line editor: printable input appends, backspace removes, ctrl-u clears. */
-export function editLine(draft: string, k: KeyPress): string {
-  if (k.name === 'backspace') return [...draft].slice(0, -1).join('');
-  if (k.ctrl && k.input === 'u') return '';
-  if (k.ctrl || k.meta || k.name) return draft;
-  // Pasted text may carry line breaks: one line only.
-  return draft + k.input.replace(/[\r\n\t]+/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '');
-}
-
-function onPromptKey(s: QueueState, p: Prompt, k: KeyPress): Step {
-  const close = (extra: Partial<QueueState> = {}) => only({ ...s, prompt: undefined, ...extra });
-  switch (p.kind) {
-    case 'filter':
-      if (k.name === 'escape') return close();
-      if (k.name === 'return') return only(reload(s, { prompt: undefined, filter: parseFilter(p.draft), cursor: 0, top: 0, view: 'list' }));
-      return only({ ...s, prompt: { ...p, draft: editLine(p.draft, k) } });
-    case 'role': {
-      if (k.name === 'escape') return close();
-      const n = p.choices.length;
-      if (k.name === 'down' || k.input === 'j') return only({ ...s, prompt: { ...p, cursor: (p.cursor + 1) % n } });
-      if (k.name === 'up' || k.input === 'k') return only({ ...s, prompt: { ...p, cursor: (p.cursor + n - 1) % n } });
-      if (k.name === 'return') return startDecision({ ...s, prompt: undefined }, 'approve', p.choices[p.cursor]);
-      return only(s);
-    }
-    case 'comment':
-      if (k.name === 'escape') return close({ message: { kind: 'info', text: 'nothing was changed' } });
-      if (k.name === 'return') {
-        const comment = p.draft.trim();
-        return only({ ...s, prompt: { kind: 'confirm', intent: { ...p.intent, ...(comment ? { comment } : {}) } } });
-      }
-      return only({ ...s, prompt: { ...p, draft: editLine(p.draft, k) } });
-    case 'confirm': {
-      if (k.name === 'escape' || k.input === 'n' || k.input === 'N') return close({ message: { kind: 'info', text: 'nothing was changed' } });
-      if (k.name !== 'return' && k.input !== 'y' && k.input !== 'Y') return only(s);
-      const r = findRequest(s, p.intent.id);
-      if (!r) return close();
-      return {
-        state: { ...s, prompt: undefined, inflight: { ...s.inflight, [r.id]: p.intent }, message: { kind: 'info', text: `${VERB[p.intent.kind].doing} ${describeRequest(r, p.intent.role)}…` } },
-        effects: [{ type: 'decide', intent: p.intent, request: r }],
-      };
-    }
-  }
-}
-
-/** The request with this id among the loaded rows (the prompt's request, even if the cursor moved). */
-export function findRequest(s: QueueState, id: string): AccessRequest | undefined {
-  if (s.overlay[id]) return s.overlay[id];
-  const r = selected(s);
-  if (r?.id === id) return r;
-  for (let i = 0; i < rowCount(s); i++) if (feedItem(s.feed, i)?.id === id) return requestAt(s, i);
-  return undefined;
-}
-
-/** The text of the confirmation step, for the UI. */
-export function promptQuestion(s: QueueState): string | undefined {
-  if (s.prompt?.kind !== 'confirm') return undefined;
-  const r = findRequest(s, s.prompt.intent.id);
-  return r ? confirmQuestion(s.prompt.intent, r) : undefined;
 }

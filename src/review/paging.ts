@@ -1,5 +1,8 @@
 import { compareNewestFirst, type AccessRequest } from './request.js';
 
+/** The queue's order: a queue is worked oldest first; `s` turns it around. The service lists newest first. */
+export type Order = 'oldest' | 'newest';
+
 /**
  * The rows of one tab, loaded page by page as the user scrolls (pure; no I/O). Two kinds:
  *
@@ -26,6 +29,8 @@ export interface FeedQuery {
 
 export interface FeedSpec {
   queries: FeedQuery[];
+  /** Default `newest`, the service's own order; `oldest` reads its pages from the end. */
+  order?: Order;
   /** Client-side filter; undefined keeps everything. */
   keep?: (r: AccessRequest) => boolean;
 }
@@ -57,6 +62,13 @@ export interface ScanSource {
   buffer: AccessRequest[];
   /** Rows read so far. */
   read: number;
+  /**
+   * Oldest first: page 1 (read first, for the total) waits here until the pages after it, read from the
+   * last one down, are merged; without a total every page is collected here and reversed at the end.
+   */
+  held: AccessRequest[];
+  /** Oldest first, the total known: pages are read from the last down to 2. */
+  descending: boolean;
 }
 
 export interface ScanFeed {
@@ -76,7 +88,7 @@ export function createFeed(spec: FeedSpec, perPage: number): Feed {
     kind: 'scan',
     spec,
     perPage,
-    sources: spec.queries.map(() => ({ nextPage: 1, loading: false, done: false, buffer: [], read: 0 })),
+    sources: spec.queries.map(() => ({ nextPage: 1, loading: false, done: false, buffer: [], read: 0, held: [], descending: false })),
     items: [],
   };
 }
@@ -86,17 +98,26 @@ export function feedLength(feed: Feed): number {
   return feed.kind === 'exact' ? feed.total ?? 0 : feed.items.length;
 }
 
+/** The row's place in the service's list (newest first): its own, or counted from the end oldest first. */
+function serviceIndex(feed: ExactFeed, index: number): number | undefined {
+  if (feed.spec.order !== 'oldest') return index;
+  return feed.total === undefined || index >= feed.total ? undefined : feed.total - 1 - index;
+}
+
 export function feedItem(feed: Feed, index: number): AccessRequest | undefined {
   if (feed.kind === 'scan') return feed.items[index];
-  const slot = feed.pages[Math.floor(index / feed.perPage) + 1];
-  return slot?.state === 'loaded' ? slot.items[index % feed.perPage] : undefined;
+  const at = serviceIndex(feed, index);
+  if (at === undefined) return undefined;
+  const slot = feed.pages[Math.floor(at / feed.perPage) + 1];
+  return slot?.state === 'loaded' ? slot.items[at % feed.perPage] : undefined;
 }
 
 /** Whether a row that is not loaded is on its way or failed (for placeholders). */
 export function rowState(feed: Feed, index: number): 'loaded' | 'loading' | 'failed' {
   if (feedItem(feed, index)) return 'loaded';
   if (feed.kind === 'scan') return feed.sources.some((s) => s.failed) ? 'failed' : 'loading';
-  return feed.pages[Math.floor(index / feed.perPage) + 1]?.state === 'failed' ? 'failed' : 'loading';
+  const at = serviceIndex(feed, index);
+  return at !== undefined && feed.pages[Math.floor(at / feed.perPage) + 1]?.state === 'failed' ? 'failed' : 'loading';
 }
 
 /** True when every row is known: nothing more will load. */
@@ -140,8 +161,11 @@ export function planFetches(feed: Feed, from: number, to: number): { feed: Feed;
     const wanted: number[] = [];
     if (feed.total === undefined) wanted.push(1);
     else {
-      const last = Math.min(to, feed.total) - 1;
-      for (let p = Math.floor(Math.max(0, from) / feed.perPage) + 1; p <= Math.floor(last / feed.perPage) + 1 && last >= 0; p++) wanted.push(p);
+      let first = Math.max(0, from);
+      let last = Math.min(to, feed.total) - 1;
+      // Oldest first: rows [from, to) are the service's rows counted from the end.
+      if (feed.spec.order === 'oldest') [first, last] = [feed.total - 1 - last, feed.total - 1 - first];
+      for (let p = Math.floor(first / feed.perPage) + 1; p <= Math.floor(last / feed.perPage) + 1 && last >= 0 && first <= last; p++) wanted.push(p);
     }
     const missing = wanted.filter((p) => feed.pages[p] === undefined);
     if (missing.length === 0) return { feed, fetches };
@@ -168,8 +192,10 @@ export function receivePage(feed: Feed, fetch: PageFetch, items: AccessRequest[]
   const sources = feed.sources.map((s, i) => {
     if (i !== fetch.source || fetch.page !== s.nextPage) return s;
     const read = s.read + items.length;
+    const base = { ...s, loading: false, failed: undefined, total: total ?? s.total, read };
+    if (feed.spec.order === 'oldest') return receiveBackwards(base, fetch.page, items, feed.perPage);
     const done = items.length < feed.perPage || (total !== undefined && read >= total);
-    return { ...s, loading: false, failed: undefined, nextPage: s.nextPage + 1, done, total: total ?? s.total, read, buffer: [...s.buffer, ...items] };
+    return { ...base, nextPage: s.nextPage + 1, done, buffer: [...s.buffer, ...items] };
   });
   return drain({ ...feed, sources });
 }
@@ -188,7 +214,26 @@ export function retryFailed(feed: Feed): Feed {
   return { ...feed, sources: feed.sources.map((s) => (s.failed ? { ...s, failed: undefined } : s)) };
 }
 
-/** Moves buffered rows into `items`, newest first, while every unfinished source has a row to compare. */
+/**
+ * Oldest first over a list the service gives newest first: page 1 tells the total; then the pages are
+ * read from the last down to 2, each reversed, and page 1 comes last. Without a total, every page is
+ * collected and the whole list reversed once it has ended.
+ */
+function receiveBackwards(s: ScanSource, page: number, items: AccessRequest[], perPage: number): ScanSource {
+  const reversed = (xs: AccessRequest[]) => [...xs].reverse();
+  if (s.descending) {
+    const next = page - 1;
+    const buffer = [...s.buffer, ...reversed(items)];
+    return next <= 1 ? { ...s, nextPage: 1, done: true, buffer: [...buffer, ...reversed(s.held)], held: [] } : { ...s, nextPage: next, buffer };
+  }
+  const held = [...s.held, ...items];
+  const last = s.total !== undefined ? Math.max(1, Math.ceil(s.total / perPage)) : undefined;
+  if (page === 1 && last !== undefined && last > 1) return { ...s, held, descending: true, nextPage: last };
+  if (items.length < perPage || (last !== undefined && page >= last)) return { ...s, done: true, held: [], buffer: [...s.buffer, ...reversed(held)] };
+  return { ...s, held, nextPage: page + 1 };
+}
+
+/** Moves buffered rows into `items`, in the feed's order, while every unfinished source has a row to compare. */
 function drain(feed: ScanFeed): ScanFeed {
   const sources = feed.sources.map((s) => ({ ...s, buffer: [...s.buffer] }));
   const items = [...feed.items];
@@ -197,7 +242,8 @@ function drain(feed: ScanFeed): ScanFeed {
     const open = sources.filter((s) => !(s.done && s.buffer.length === 0));
     if (open.length === 0 || open.some((s) => s.buffer.length === 0)) break;
     let best = open[0];
-    for (const s of open) if (compareNewestFirst(s.buffer[0], best.buffer[0]) < 0) best = s;
+    const sign = feed.spec.order === 'oldest' ? -1 : 1;
+    for (const s of open) if (sign * compareNewestFirst(s.buffer[0], best.buffer[0]) < 0) best = s;
     const item = best.buffer.shift()!;
     if (!keep || keep(item)) items.push(item);
   }

@@ -24,6 +24,8 @@ export interface ReviewSource {
   readRoles(): Promise<RoleInfo[]>;
   /** The requester's role assignments (every tenant; callers pick the request's). */
   readRequester(user: string): Promise<RequesterFacts>;
+  /** The configuration's reviewer roles (LEVEL_1, LEVEL_2) and how many users hold one tenant-wide in the tenant. */
+  readReviewers(): Promise<{ roles: string[]; reviewers: number }>;
 }
 
 export interface CreateInput {
@@ -91,6 +93,9 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
     tenant,
     async listPage(q, page, perPage) {
       const raw = await client.get<unknown>(base, {
+        // The public service takes the tenant from the path; the specification's list (and our server)
+        // filters by the `tenant` header. Both: a reviewer of two tenants sees the one asked for.
+        headers: { tenant },
         query: {
           page,
           per_page: perPage,
@@ -126,6 +131,17 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
         permissions: Array.isArray(r.permissions) ? r.permissions.map(String) : [],
         extends: Array.isArray(r.extends) ? r.extends.map(String) : [],
       }));
+    },
+    async readReviewers() {
+      const config = await client.get<{ roles_to_levels?: Record<string, (string | { key: string })[]> }>(pathOf(client.paths.elements, 'config', o.config ?? 'default'));
+      const levels = config.roles_to_levels ?? {};
+      const roles = [...new Set(['LEVEL_1', 'LEVEL_2'].flatMap((l) => levels[l] ?? []).map((r) => (typeof r === 'string' ? r : r.key)))].sort();
+      const holders = new Set<string>();
+      for (const role of roles) {
+        const rows = await client.listAll<Record<string, unknown>>(`${client.paths.facts}/role_assignments`, { perPage: 100, query: { role, tenant } });
+        for (const a of rows) if (!a.resource_instance) holders.add(String(a.user));
+      }
+      return { roles, reviewers: holders.size };
     },
     async readRequester(key) {
       const rows = await client.listAll<Record<string, unknown>>(`${client.paths.facts}/role_assignments`, { perPage: 1000, query: { user: key }, firstPageQuery: { include_total_count: true } });

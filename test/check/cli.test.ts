@@ -121,21 +121,25 @@ describe('roster check and roster explain', () => {
   it('explain: every path, or what is missing; offline and --live', async () => {
     writeFileSync(file(), CONFIG.replace('members: [bob, carol] }', 'members: [bob, carol], member_of: [team:engineering] }'));
     const offline = await cli(['explain', 'carol', 'write', 'document:roadmap']);
+    expect(offline.code).toBe(0);
     expect(offline.stdout).toBe(
       'carol can document:write on document:roadmap\n1 path:\n  carol → team:platform → team:engineering → editor on document:roadmap (editor grants document:write)\n',
     );
     const live = await cli(['explain', 'carol', 'editor', 'document:roadmap', '--live']);
+    // "lacks" and "cannot" exit 1, so a script can test the answer.
+    expect(live.code).toBe(1);
     expect(live.stdout).toBe(
       'carol lacks role editor on document:roadmap\n  carol lacks role editor on document:roadmap; it would take a direct editor on document:roadmap; or a tenant-wide editor in acme; or membership of team:engineering (editor).\n',
     );
     const ghost = await cli(['explain', 'zed', 'read', 'document:nope', '--format', 'json']);
+    expect(ghost.code).toBe(1);
     expect(JSON.parse(ghost.stdout)).toMatchObject({ on: 'desired', allowed: false, notes: ['note: zed is not a user of the configuration.', 'note: document:nope is not a resource instance or group of the configuration.'] });
   });
 
   it('explain: a misspelt user, role or instance gets "did you mean"', async () => {
     writeFileSync(file(), CONFIG);
     const r = await cli(['explain', 'carl', 'editr', 'document:roadmp', '--format', 'json']);
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout).notes).toEqual([
       'note: carl is not a user of the configuration (did you mean "carol"?).',
       'note: document:roadmp is not a resource instance or group of the configuration (did you mean "document:roadmap"?).',

@@ -21,7 +21,7 @@ describe('the workflow roster init writes', () => {
   });
 
   it('is valid YAML with exactly the steps docs/ci.md names, in order', () => {
-    const documented = [...DOCS.matchAll(/^\| (plan|apply) \| `([^`]+)` \|/gm)].map((m) => `${m[1]}:${m[2]}`);
+    const documented = [...DOCS.matchAll(/^\| (plan|apply|expire) \| `([^`]+)` \|/gm)].map((m) => `${m[1]}:${m[2]}`);
     const wf = workflow();
     const actual = Object.entries(wf.jobs).flatMap(([job, j]) => j.steps.map((s) => `${job}:${s.name}`));
     expect(documented.length).toBeGreaterThan(0);
@@ -30,6 +30,12 @@ describe('the workflow roster init writes', () => {
     expect(wf.on.push.branches).toEqual(['main']);
     expect(wf.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' });
     expect(wf.jobs.apply.concurrency).toBe('roster-apply');
+    // The schedule runs the expire job only, never beside an apply.
+    expect(wf.on.schedule).toEqual([{ cron: '*/15 * * * *' }]);
+    expect(wf.jobs.expire.if).toBe("github.event_name == 'schedule'");
+    expect(wf.jobs.expire.concurrency).toBe('roster-apply');
+    expect(stepNamed(wf.jobs.expire.steps, 'expire').run).toContain('npx --no roster requests expire roster/');
+    for (const job of ['plan', 'apply']) expect(wf.jobs[job].if).not.toContain('schedule');
   });
 
   it('gives the key to the plan and apply steps only, and runs Roster with npx --no', () => {
@@ -39,7 +45,7 @@ describe('the workflow roster init writes', () => {
       expect(j.env, job).toBeUndefined();
       for (const step of j.steps) {
         const usesKey = JSON.stringify(step).includes('secrets.ROSTER_API_KEY');
-        expect(usesKey, `${job}:${step.name}`).toBe(step.name === 'plan' || step.name === 'apply');
+        expect(usesKey, `${job}:${step.name}`).toBe(step.name === 'plan' || step.name === 'apply' || step.name === 'expire');
         if (step.run?.includes('roster ')) expect(step.run).not.toMatch(/npx (?!--no )roster/);
       }
     }
@@ -65,6 +71,8 @@ describe('the Action (action.yml)', () => {
     expect(Object.keys(a.outputs)).toEqual(expect.arrayContaining(['exitcode', 'has-changes']));
     expect(a.inputs.command.default).toBe('plan');
     expect(a.inputs.config.default).toBe('roster/');
+    // command: expire runs the scheduled revocation, with the same config and options.
+    expect(stepNamed(steps, 'run').run).toMatch(/\n {0,}expire\)\n\s+set \+e\n\s+node "\$ROSTER_BIN" requests expire "\$\{config\[@\]\}" \$\{options\[@\]\+"\$\{options\[@\]\}"\}\n/);
   });
 
   it('refers only to declared inputs and step ids; its scripts read inputs from env, never ${{ }}', () => {

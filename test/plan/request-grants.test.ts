@@ -229,7 +229,7 @@ describe('adoption', () => {
     expect(a.adopt.map((g) => g.id)).toEqual(['assignment:mindy:admin@acme', 'assignment:mindy:maintainer@repo:web']);
     expect(a.skipped.map((s) => `${s.id}: ${s.reason}`)).toEqual([
       'assignment:mindy:ghost@acme: role "ghost" is not declared in the configuration',
-      `assignment:mindy:reader@repo:api: expired at ${hoursAgo(8)} (grant_for 12h of oncall): roster apply revokes it`,
+      `assignment:mindy:reader@repo:api: expired at ${hoursAgo(8)} (grant_for 12h of oncall): roster requests expire (or roster apply) revokes it`,
       'assignment:mindy:reader@repo:gone: resource instance "repo:gone" is not declared in the configuration',
       'assignment:ursula:reader@repo:api: user "ursula" is not declared in the configuration',
     ]);

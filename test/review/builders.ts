@@ -95,9 +95,13 @@ export function mixedRequests(n: number, who: (i: number) => string, prefix = 'r
   );
 }
 
-/** A queue state driven by a list of actions; returns the last step and every effect on the way. */
+/**
+ * A queue state driven by a list of actions; returns the last step and every effect on the way. Newest
+ * first unless `order` says otherwise: the service's own order, so pages map to rows one to one (the
+ * default, oldest first, has tests of its own).
+ */
 export function run(options: Partial<QueueOptions>, actions: Action[]): Step & { all: Step['effects'] } {
-  let state: QueueState = initQueue({ user: 'bob', tenant: 'acme', ...options });
+  let state: QueueState = initQueue({ user: 'bob', tenant: 'acme', order: 'newest', ...options });
   const all: Step['effects'] = [];
   let last: Step = { state, effects: [] };
   for (const a of actions) {

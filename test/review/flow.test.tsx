@@ -41,9 +41,9 @@ interface Mounted {
 
 const KEYS: Record<string, string> = { enter: '\r', esc: '\u001b', down: '\u001b[B', up: '\u001b[A', tab: '\t', backspace: '\u007f' };
 
-async function mount(user: string, o: { readonly?: boolean; perPage?: number; c?: ApiClient } = {}): Promise<Mounted> {
+async function mount(user: string, o: { readonly?: boolean; perPage?: number; c?: ApiClient; order?: 'oldest' | 'newest' } = {}): Promise<Mounted> {
   const source = createReviewSource({ client: o.c ?? client, user, tenant: 'acme' });
-  const controller = createReviewController({ source, user, tenant: 'acme', readonly: o.readonly, perPage: o.perPage });
+  const controller = createReviewController({ source, user, tenant: 'acme', readonly: o.readonly, perPage: o.perPage, order: o.order ?? 'newest' });
   const ui = render(<ReviewApp store={controller} onKey={controller.key} onResize={controller.resize} now={() => NOW} color={false} />);
   controller.dispatch({ type: 'start' });
   const frame = () => ui.lastFrame() ?? '';
@@ -108,7 +108,7 @@ describe('roster review flows (real server)', () => {
     const ui = await mount('bob');
     expect(stable(await ui.until('1–2 of 2'))).toMatchSnapshot('queue');
     await ui.press('j');
-    expect(ui.frame()).toMatch(/› alice\s+editor\s+document:readme/);
+    expect(ui.frame()).toMatch(/› alice\s+acme\s+editor\s+document:readme/);
     await ui.press('enter');
     const details = await ui.until('new for alice: document:write');
     expect(details).toContain("alice's roles in acme: viewer on document:readme");
@@ -149,8 +149,12 @@ describe('roster review flows (real server)', () => {
     await server.facts('PUT', `/access_requests/default/user/carol/tenant/acme/${id}/deny`, { reviewer_comment: 'too late' });
     await ui.press('a', 'enter', 'y');
     const f = await ui.until('already denied by carol; nothing changed');
-    expect(f).toMatch(/› alice\s+editor\s+document:roadmap\s+\S+\s+denied/);
-    await ui.press('j', 'k', 'enter');
+    // No longer pending: it leaves the pending queue at once; decided lists it, denied by carol.
+    expect(f).not.toMatch(/› alice/);
+    await ui.until('no pending request');
+    await ui.press('2');
+    await ui.until(/› alice\s+acme\s+editor\s+document:roadmap\s+\S+\s+denied/);
+    await ui.press('enter');
     await ui.until('denied by carol');
     expect(ui.frame()).not.toContain('If approved');
   });
@@ -183,14 +187,14 @@ describe('roster review flows (real server)', () => {
     await ui.until('no request matches the filter');
     await ui.press('/', 'e', 'enter');
     f = await ui.until(/^1–1 of 1$/m);
-    expect(f).toContain('dave wants to write');
+    expect(f).toContain('dave wants');
     expect(f).not.toMatch(/alice wants|bob wants/);
     await ui.press('esc');
     await ui.until('1–3 of 3 · page 1/1');
     await ui.press('3');
     f = await ui.until(/^1–1 of 1$/m);
-    expect(f).toContain('[3 mine]');
-    expect(f).toMatch(/› bob \(you\)\s+editor\s+document:readme/);
+    expect(f).toContain('[3 mine (1)]');
+    expect(f).toMatch(/› bob \(you\)\s+acme\s+editor\s+document:readme/);
     expect(f).not.toMatch(/alice wants|dave wants/);
     await ui.press('a');
     expect(ui.frame()).toContain('this is your own request: someone else reviews it (x cancels it)');
@@ -220,7 +224,7 @@ describe('roster review flows (real server)', () => {
     await ui.press('3');
     // Her own are 20 (fewer than two screens): everything she sees is read and her own kept.
     let f = await ui.until(/^1–16 of 20$/m);
-    expect(f).toMatch(/› carol \(you\)\s+viewer\s+document:roadmap.*carol 19$/m);
+    expect(f).toMatch(/› carol \(you\)\s+acme\s+viewer\s+document:roadmap.*carol 19$/m);
     expect(f).not.toContain('dave');
     await ui.press('G');
     f = await ui.until(/^5–20 of 20$/m);
@@ -230,7 +234,7 @@ describe('roster review flows (real server)', () => {
     expect(mine).toEqual(Array.from({ length: Math.ceil(seen / 5) }, (_, i) => ({ page: i + 1, per_page: 5 })));
     await ui.press('1', '/', '@dave', 'enter');
     f = await ui.until(/^1–5 of 5$/m);
-    expect(f).toMatch(/› dave\s+viewer\s+document:readme.*dave 4$/m);
+    expect(f).toMatch(/› dave\s+acme\s+viewer\s+document:readme.*dave 4$/m);
     expect(f).not.toMatch(/carol \d+$/m);
     expect(lists.at(-1)).toEqual({ status: 'pending', page: 5, per_page: 5 });
     // In mine, someone else's @user matches nothing, and nothing is asked.

@@ -28,6 +28,8 @@ describe('queue model: moving', () => {
     const start = run({}, [{ type: 'start' }]);
     expect(start.all).toEqual([
       { type: 'loadRoles' },
+      // The tabs' counts: pending, and decided (approved + denied).
+      { type: 'loadCounts', gen: 1, queries: [{ tab: 'pending', queries: [{ status: 'pending' }] }, { tab: 'decided', queries: [{ status: 'approved' }, { status: 'denied' }] }] },
       { type: 'fetchPage', gen: 1, fetch: { source: 0, page: 1 }, query: { status: 'pending' }, perPage: 50 },
     ]);
     const bottom = run({}, [{ type: 'start' }, pageOf(someRequests(50), 10_000), ...keys('G')]);
@@ -162,8 +164,11 @@ describe('queue model: decisions', () => {
     expect(s3.effects).toEqual([{ type: 'decide', intent: { kind: 'approve', id: 'r1', comment: 'looks fine' }, request: expect.objectContaining({ id: 'r1' }) }]);
     expect(visibleRows(s3.state)[0].inflight).toEqual({ kind: 'approve', id: 'r1', comment: 'looks fine' });
     const done = reduce(s3.state, { type: 'decided', intent: { kind: 'approve', id: 'r1', comment: 'looks fine' }, request: aRequest({ id: 'r1', status: 'approved', reviewer: 'bob' }) });
-    expect(selected(done.state)?.status).toBe('approved');
+    // Approved, it leaves the pending queue at once (no reload): the next request is selected.
+    expect(done.state.overlay.r1.status).toBe('approved');
+    expect(visibleRows(done.state).map((r) => r.request?.id)).not.toContain('r1');
     expect(done.state.inflight).toEqual({});
+    expect(done.effects.map((e) => e.type)).toContain('loadCounts');
     expect(done.state.log).toEqual([{ id: 1, kind: 'success', text: "approved dave's request for editor on document:readme: dave now holds editor on document:readme" }]);
   });
 
@@ -174,6 +179,8 @@ describe('queue model: decisions', () => {
 
   it.each([
     { name: 'n at the confirmation', script: ['d', '<return>', 'n'] },
+    // [y/N]: Enter takes the default, no.
+    { name: 'enter at the confirmation', script: ['a', 'ok', '<return>', '<return>'] },
     { name: 'esc at the comment', script: ['d', 'no', '<escape>'] },
     { name: 'esc at the confirmation', script: ['c', 'x', '<return>', '<escape>'] },
   ])('nothing is sent after $name', ({ script }) => {
@@ -184,9 +191,17 @@ describe('queue model: decisions', () => {
   });
 
   it('r: choose a role, then approve as that role', () => {
-    const s0 = reduce(loaded({ role: 'viewer' }), { type: 'rolesLoaded', roles: ['admin', 'editor', 'viewer'].map((key) => ({ key, permissions: [], extends: [] })) }).state;
+    const roles = [
+      { key: 'admin', permissions: [], extends: [] },
+      { key: 'member', permissions: [], extends: [] },
+      { key: 'editor', permissions: ['document:write'], extends: ['viewer'] },
+      { key: 'viewer', permissions: ['document:read'], extends: [] },
+      { key: 'auditor', permissions: ['sheet:read'], extends: [] },
+    ];
+    const s0 = reduce(loaded({ role: 'viewer' }), { type: 'rolesLoaded', roles }).state;
     const s1 = press(s0, 'r');
-    expect(s1.state.prompt).toEqual({ kind: 'role', id: 'r1', choices: ['admin', 'editor', 'viewer'], cursor: 2 });
+    // Only roles that grant something on document: not admin (nothing), member, nor auditor (another type).
+    expect(s1.state.prompt).toEqual({ kind: 'role', id: 'r1', choices: ['editor', 'viewer'], cursor: 1 });
     const s2 = press(s1.state, 'k', '<return>', '<return>', 'y');
     expect(s2.effects).toEqual([{ type: 'decide', intent: { kind: 'approve', id: 'r1', role: 'editor' }, request: expect.anything() }]);
   });
@@ -210,7 +225,7 @@ describe('queue model: decisions', () => {
   });
 
   it('x cancels your own request, with a reason', () => {
-    const r = press(loaded({ requester: 'bob' }), 'x', 'not needed', '<return>', '<return>');
+    const r = press(loaded({ requester: 'bob' }), 'x', 'not needed', '<return>', 'y');
     expect(r.effects).toEqual([{ type: 'decide', intent: { kind: 'cancel', id: 'r1', comment: 'not needed' }, request: expect.anything() }]);
   });
 
@@ -219,7 +234,8 @@ describe('queue model: decisions', () => {
     const intent = { kind: 'approve' as const, id: 'r1' };
     const other = reduce(s, { type: 'conflict', intent, request: aRequest({ id: 'r1', status: 'deny', reviewer: 'carol' }) });
     expect(other.state.message).toEqual({ kind: 'warning', text: "not approved: dave's request for editor on document:readme was already denied by carol; nothing changed" });
-    expect(selected(other.state)?.status).toBe('denied');
+    expect(other.state.overlay.r1.status).toBe('denied');
+    expect(visibleRows(other.state).map((r) => r.request?.id)).not.toContain('r1');
     const mine = reduce(s, { type: 'conflict', intent, request: aRequest({ id: 'r1', status: 'approved', reviewer: 'bob' }) });
     expect(mine.state.message?.kind).toBe('success');
   });
@@ -278,5 +294,47 @@ describe('queue model: properties', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('queue model: oldest first (the default), keys in one chunk', () => {
+  const h = 24 - 8;
+  it('reads page 1 for the total, then the last page: row 0 is the oldest request', () => {
+    const requests = (page: number) => someRequests(50).map((r, i) => ({ ...r, id: `p${page}-${i}` }));
+    const start = run({ order: 'oldest' }, [{ type: 'start' }, pageOf(requests(1), 120)]);
+    // 120 requests, newest first on the service: rows 0..h-1 oldest first are the service's 119..(120-h).
+    expect(start.all.filter((e) => e.type === 'fetchPage').map((e) => e.type === 'fetchPage' && e.fetch.page)).toEqual([1, 2, 3]);
+    const s = reduce(reduce(start.state, pageOf(requests(3).slice(0, 20), 120, 3)).state, pageOf(requests(2), 120, 2)).state;
+    expect(requestAt(s, 0)?.id).toBe('p3-19');
+    expect(requestAt(s, 19)?.id).toBe('p3-0');
+    expect(requestAt(s, 20)?.id).toBe('p2-49');
+    expect(requestAt(s, 119)?.id).toBe('p1-0');
+    expect(visibleRows(s)).toHaveLength(h);
+  });
+
+  it('s turns the order around (and back), reloading the list', () => {
+    const { state, all } = run({ order: 'oldest' }, [{ type: 'start' }, ...keys('s')]);
+    expect(state.order).toBe('newest');
+    expect(state.gen).toBe(2);
+    expect(state.message?.text).toBe('newest first');
+    expect(all.filter((e) => e.type === 'fetchPage' && e.gen === 2)).toHaveLength(1);
+    expect(run({}, keys('s', 's')).state.order).toBe('newest');
+  });
+
+  it('a merged tab (decided) reads each list from its last page and merges oldest first', () => {
+    const at = (id: string, minute: number, status: 'approved' | 'deny') => aRequest({ id, status, createdAt: `2026-01-01T00:${String(minute).padStart(2, '0')}:00Z` });
+    const approved = [at('a3', 50, 'approved'), at('a2', 30, 'approved'), at('a1', 10, 'approved')];
+    const denied = [at('d2', 40, 'deny'), at('d1', 20, 'deny')];
+    const { state } = run({ order: 'oldest', tab: 'decided' }, [{ type: 'start' }, pageOf(approved, 3, 1, 1, 0), pageOf(denied, 2, 1, 1, 1)]);
+    expect(visibleRows(state).map((r) => r.request?.id)).toEqual(['a1', 'd1', 'a2', 'd2', 'a3']);
+  });
+
+  it('every key of a chunk is handled: jj moves twice; a chunk in a text prompt stays text', () => {
+    const page = pageOf(someRequests(50), 50);
+    expect(run({}, [{ type: 'start' }, page, ...keys('jj')]).state.cursor).toBe(2);
+    expect(run({}, [{ type: 'start' }, page, ...keys('jjjk')]).state.cursor).toBe(2);
+    const typed = run({}, [{ type: 'start' }, page, ...keys('/', 'jj')]).state;
+    expect(typed.prompt).toEqual({ kind: 'filter', draft: 'jj' });
+    expect(typed.cursor).toBe(0);
   });
 });

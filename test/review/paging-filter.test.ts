@@ -33,7 +33,7 @@ describe('parseFilter', () => {
     ).toEqual([true, false, false]);
     // Only service-side parts: one exact list, nothing to match here.
     const exact = buildFeedSpec('pending', parseFilter('role:editor resource:document:readme'), 'bob');
-    expect(exact).toEqual({ queries: [{ status: 'pending', role: 'editor', resource: 'document', resourceInstance: 'document:readme' }], keep: undefined });
+    expect(exact).toEqual({ queries: [{ status: 'pending', role: 'editor', resource: 'document', resourceInstance: 'document:readme' }], keep: undefined, order: 'newest' });
     expect(createFeed(exact, 50).kind).toBe('exact');
   });
 

@@ -17,7 +17,7 @@ const ROLES: Action = {
 };
 
 function stateOf(actions: Action[], o: { width?: number; rows?: number; readonly?: boolean } = {}): QueueState {
-  let s = initQueue({ user: 'bob', tenant: 'acme', width: o.width ?? 100, rows: o.rows ?? 24, readonly: o.readonly });
+  let s = initQueue({ user: 'bob', tenant: 'acme', width: o.width ?? 100, rows: o.rows ?? 24, readonly: o.readonly, order: 'newest' });
   for (const a of actions) s = reduce(s, a).state;
   return s;
 }
@@ -49,7 +49,7 @@ describe('review screen (plain data)', () => {
 
   it('details: every field, the requester roles, what approving would change', () => {
     // Tall enough for every field of the public read model.
-    const s = stateOf([ROLES, pageOf(queue()), ...keys('<return>'), { type: 'personLoaded', user: 'alice', facts: { user: 'alice', assignments: [{ role: 'viewer', tenant: 'acme', resource_instance: 'document:readme' }] } }], { rows: 28 });
+    const s = stateOf([ROLES, pageOf(queue()), ...keys('<return>'), { type: 'personLoaded', user: 'alice', facts: { user: 'alice', assignments: [{ role: 'viewer', tenant: 'acme', resource_instance: 'document:readme' }] } }], { rows: 34 });
     const f = frame(s);
     // The requester by key, with the id the read model names them by.
     expect(f).toContain(`requester        alice (${userId('alice')})`);
@@ -64,7 +64,7 @@ describe('review screen (plain data)', () => {
     const s2 = stateOf([ROLES, pageOf(queue()), ...keys('a', 'ship it', '<return>')]);
     expect(frame(s2)).toContain(`Approve alice's request for editor on document:readme with comment "ship it"? [y/N]`);
     const s3 = stateOf([ROLES, pageOf(queue()), ...keys('a', 'ship it', '<return>', 'y')]);
-    expect(frame(s3)).toMatch(/› alice\s+editor\s+document:readme\s+2m\s+approving…/);
+    expect(frame(s3)).toMatch(/› alice\s+acme\s+editor\s+document:readme\s+2m\s+approving…/);
   });
 
   it('the role picker and help', () => {

@@ -11,6 +11,12 @@ import { loadDesired, printWarnings } from '../workflow.js';
 export interface AdoptCommandOptions extends TargetOptions {
   dryRun?: boolean;
   format: string;
+  /** `--request ID` (repeatable): only these requests' grants; an id or a unique prefix. */
+  request?: string[];
+  /** `--config KEY` (repeatable): only grants approved through these element configurations. */
+  config?: string[];
+  /** Adopt grants with a lifetime too. */
+  withLifetime?: boolean;
 }
 
 export interface FileEdit {
@@ -31,6 +37,13 @@ export async function adoptCommand(paths: string[], opts: AdoptCommandOptions): 
   const files = configPaths(paths, 'requests adopt', opts.env);
   const { desired, warnings } = await loadDesired(files, 'requests adopt');
   printWarnings(warnings);
+  for (const key of opts.config ?? []) {
+    if (!desired.accessRequests.has(key)) {
+      const { didYouMean } = await import('../../config/suggest.js');
+      const hint = didYouMean(key, desired.accessRequests.keys());
+      throw new ConfigError(`--config ${key}: the configuration declares no access_requests configuration "${key}"${hint ? ` (${hint})` : ''}`);
+    }
+  }
   const target = await openTarget(opts, desired);
   let adoption: Adoption;
   try {
@@ -39,7 +52,9 @@ export async function adoptCommand(paths: string[], opts: AdoptCommandOptions): 
     const { classifyRequestGrants } = await import('../../plan/request-grants.js');
     const { planAdoption } = await import('../../plan/adopt.js');
     const [live, grants] = await Promise.all([readLiveState(target.client), readRequestGrants(target.client)]);
-    adoption = planAdoption(desired, classifyRequestGrants(desired, live, grants, new Date()));
+    const classified = classifyRequestGrants(desired, live, grants, new Date());
+    const requests = (opts.request ?? []).map((given) => resolveRequest(given, [...classified.held.map((g) => g.request.id), ...[...classified.expired.values()].map((e) => e.expired.request.id)]));
+    adoption = planAdoption(desired, classified, { requests, configs: opts.config, withLifetime: opts.withLifetime });
   } finally {
     await target.close();
   }
@@ -55,6 +70,14 @@ export async function adoptCommand(paths: string[], opts: AdoptCommandOptions): 
   }
   const { renderAdoptionJson, renderAdoptionText } = await import('../render-adopt.js');
   process.stdout.write(opts.format === 'json' ? renderAdoptionJson(adoption, edits, opts.dryRun === true) : await renderAdoptionText(adoption, edits, opts.dryRun === true));
+}
+
+/** `--request`: the one request id among `ids` that is `given` or starts with it. */
+function resolveRequest(given: string, ids: string[]): string {
+  const matches = [...new Set(ids.filter((id) => id.toLowerCase().startsWith(given.toLowerCase())))];
+  if (matches.length === 1) return matches[0];
+  if (matches.length === 0) throw new ConfigError(`--request ${given}: no grant the configuration does not declare comes from an access request with this id (roster plan lists the held grants)`);
+  throw new ConfigError(`--request ${given} is ambiguous: it starts ${matches.length} request ids (${matches.slice(0, 3).join(', ')}${matches.length > 3 ? ', …' : ''}); give more of the id`);
 }
 
 /**

@@ -12,8 +12,9 @@ const FORMATS = ['text', 'json'] as const;
 
 /**
  * `roster explain USER ACTION|ROLE INSTANCE [PATH...] [--live]`: every path that gives the user the
- * role or permission on the instance, or, when none does, what would. Informational: exit 0 either
- * way (1 only on errors), so scripts use `roster check` to enforce.
+ * role or permission on the instance, or, when none does, what would. Exit 0 for "can"/"has", 1 for
+ * "cannot"/"lacks" (an unknown user, instance or action included: the notes say what was meant), so a
+ * script can test the answer; `roster check` enforces many at once.
  */
 export async function explainCommand(user: string, subject: string, instance: string, paths: string[], opts: ExplainCommandOptions): Promise<void> {
   if (!FORMATS.includes(opts.format as (typeof FORMATS)[number])) throw new ConfigError(`--format must be one of ${FORMATS.join(', ')}, got '${opts.format}'`);
@@ -35,6 +36,7 @@ export async function explainCommand(user: string, subject: string, instance: st
     }
     if (opts.format === 'json') process.stdout.write(JSON.stringify({ on: state.on, ...e, notes }, null, 2) + '\n');
     else process.stdout.write(renderExplanation(e, notes));
+    if (!e.allowed) process.exitCode = 1;
   } finally {
     await closeAccessState(state);
   }

@@ -9,7 +9,8 @@ export type RequestsVerb = 'list' | 'get' | 'create' | 'approve' | 'deny' | 'can
 export interface RequestsOptions extends TargetOptions {
   user: string;
   tenant: string;
-  config: string;
+  /** The element configuration; absent: `default` to list and create, every configuration to find an id. */
+  config?: string;
   format: string;
   status?: string;
   role?: string;
@@ -23,7 +24,7 @@ export interface RequestsOptions extends TargetOptions {
   reason?: string;
 }
 
-type Outcome =
+export type Outcome =
   | { kind: 'list'; items: AccessRequest[]; raw: unknown; total?: number; page: number; perPage: number }
   | { kind: 'one'; verb: RequestsVerb; request: AccessRequest };
 
@@ -37,12 +38,27 @@ const STATUSES: Record<string, ListStatus> = {
  */
 export async function requestsCommand(verb: RequestsVerb, id: string | undefined, opts: RequestsOptions): Promise<void> {
   if (opts.format !== 'text' && opts.format !== 'json') throw new ConfigError(`unknown --format "${opts.format}": use text or json`);
+  if (verb !== 'list' && verb !== 'create' && !id) throw new ConfigError(`roster requests ${verb} needs the request id`);
   const { createReviewSource } = await import('../../review/index.js');
+  const { checkActor } = await import('../../review/actor.js');
   const target = await openTarget(opts);
   try {
-    const source = createReviewSource({ client: target.client, user: opts.user, tenant: opts.tenant, config: opts.config });
+    // An unknown user or tenant is said as such (with the name meant), not as an empty list.
+    const actor = await checkActor(target.client, opts.user, opts.tenant);
+    let source: ReviewSource;
+    let config = opts.config ?? 'default';
+    if (id) {
+      // By id or a unique prefix, in whichever configuration it was filed through.
+      const { locateRequest } = await import('../../review/locate.js');
+      const found = await locateRequest(target.client, { ...actor, config: opts.config }, id);
+      ({ source, id, config } = found);
+    } else source = createReviewSource({ client: target.client, ...actor, config });
     const outcome = await runRequests(source, verb, id, opts);
     process.stdout.write(opts.format === 'json' ? renderJson(outcome) : renderText(outcome, Date.now()));
+    const { readWarnings } = await import('./requests-warnings.js');
+    // The answer is out; a warning that cannot be computed is said, not fatal.
+    const warnings = await readWarnings(source, outcome, config).catch((err: Error) => [`could not check for duplicates, held roles and reviewers (${err.message})`]);
+    for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   } finally {
     await target.close();
   }
@@ -115,8 +131,26 @@ function positive(value: string | undefined, flag: string, fallback: number): nu
   return n;
 }
 
+/**
+ * The read model as the service sent it, with what the text view shows beside it: `status_label`
+ * (`pending` where the service says `null`), and the users' keys beside their ids.
+ */
 export function renderJson(o: Outcome): string {
-  return JSON.stringify(o.kind === 'list' ? o.raw : o.request.raw, null, 2) + '\n';
+  if (o.kind === 'one') return JSON.stringify(labelled(o.request), null, 2) + '\n';
+  const raw = (typeof o.raw === 'object' && o.raw !== null && !Array.isArray(o.raw) ? o.raw : {}) as Record<string, unknown>;
+  return JSON.stringify({ ...raw, data: o.items.map(labelled) }, null, 2) + '\n';
+}
+
+function labelled(r: AccessRequest): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(r.raw)) {
+    out[k] = v;
+    if (k === 'status') out.status_label = r.status;
+    if (k === 'requesting_user_id') out.requesting_user_key = r.requester;
+    if (k === 'reviewer_user_id') out.reviewer_user_key = r.reviewer;
+  }
+  out.status_label ??= r.status;
+  return out;
 }
 
 const DONE: Record<RequestsVerb, string> = { list: '', get: '', create: 'created', approve: 'approved', deny: 'denied', cancel: 'canceled', update: 'updated' };
@@ -133,10 +167,10 @@ export function renderText(o: Outcome, now: number): string {
     return head + rows.filter(([, v]) => v !== null && v !== '').map(([k, v]) => `  ${k.padEnd(17)}${v}`).join('\n') + '\n';
   }
   if (o.items.length === 0) return o.page > 1 ? `no access request on page ${o.page}\n` : 'no access request\n';
-  const table = [['ID', 'STATUS', 'REQUESTER', 'ROLE', 'RESOURCE/INSTANCE', 'AGE', 'REASON']];
+  const table = [['ID', 'STATUS', 'REQUESTER', 'TENANT', 'ROLE', 'RESOURCE/INSTANCE', 'AGE', 'REASON']];
   for (const r of o.items) {
     const target = r.resource && r.instance ? `${r.resource}:${r.instance}` : r.resource ?? 'tenant-wide';
-    table.push([r.id, r.status, r.requester, r.role, target, age(r.createdAt, now), (r.reason ?? '').replace(/\s+/g, ' ').slice(0, 60)]);
+    table.push([r.id, r.status, r.requester, r.tenant, r.role, target, age(r.createdAt, now), (r.reason ?? '').replace(/\s+/g, ' ').slice(0, 60)]);
   }
   const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
   const lines = table.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ').trimEnd());

@@ -3,7 +3,7 @@ import { commentLabel, confirmQuestion, describeRequest, VERB } from '../decisio
 import { buildDetailLines } from '../details.js';
 import { TABS } from '../filter.js';
 import { fitHints, formatPosition, truncate, wrapLines } from '../format.js';
-import { findRequest, listHeight, visibleRows, type LogEntry, type QueueState } from '../model.js';
+import { findRequest, listHeight, tabCount, visibleRows, type LogEntry, type QueueState } from '../model.js';
 import { DetailPane, HelpPane, RolePicker } from './Panes.js';
 import { QueueTable } from './Table.js';
 import { colorOf } from './theme.js';
@@ -52,11 +52,16 @@ function TitleBar({ state: s, color }: { state: QueueState; color: boolean }) {
 function TabBar({ state: s, color }: { state: QueueState; color: boolean }) {
   return (
     <Box>
-      {TABS.map((t, i) => (
-        <Text key={t} bold={t === s.tab} color={colorOf(t === s.tab ? 'accent' : 'dim', color)}>
-          {t === s.tab ? `[${i + 1} ${t}] ` : ` ${i + 1} ${t}  `}
-        </Text>
-      ))}
+      {TABS.map((t, i) => {
+        const n = tabCount(s, t);
+        const label = `${i + 1} ${t}${n === undefined ? '' : ` (${n.toLocaleString('en-US')})`}`;
+        return (
+          <Text key={t} bold={t === s.tab} color={colorOf(t === s.tab ? 'accent' : 'dim', color)}>
+            {t === s.tab ? `[${label}] ` : ` ${label}  `}
+          </Text>
+        );
+      })}
+      <Text color={colorOf('dim', color)}>{` ${s.order} first`}</Text>
       <Text color={colorOf('dim', color)} wrap="truncate-end">{s.filter.text ? ` filter: ${truncate(s.filter.text, Math.max(10, s.width - 44))}` : ''}</Text>
     </Box>
   );
@@ -90,13 +95,13 @@ function hints(s: QueueState): string {
   const w = s.width - 1;
   if (p?.kind === 'filter') return truncate('enter apply · esc cancel · role:R resource:T[:K] instance:K @user words', w);
   if (p?.kind === 'comment') return 'type a comment · enter next · esc cancel';
-  if (p?.kind === 'confirm') return 'y / enter confirm · n / esc cancel';
+  if (p?.kind === 'confirm') return 'y confirm · n / enter / esc cancel';
   if (p?.kind === 'role') return 'j/k choose · enter approve as this role · esc cancel';
   if (s.view === 'help') return 'esc back';
   // Lower numbers win when the line is short: quit and help always, then deciding, then moving.
   const decide: [string, number][] = s.readonly ? [] : [['a approve', 2], ['d deny', 2], ['r role', 4], ['c comment', 5], ['x cancel', 5]];
   const head: [string, number][] = s.view === 'detail' ? [['esc back', 1], ['j/k next', 3], ['ctrl-d scroll', 6]] : [['j/k move', 3], ['enter details', 3]];
-  const tail: [string, number][] = s.view === 'detail' ? [] : [['/ filter', 4], ['tab view', 4], ['R refresh', 6]];
+  const tail: [string, number][] = s.view === 'detail' ? [] : [['/ filter', 4], ['tab view', 4], ['s sort', 6], ['R refresh', 6]];
   return fitHints([...head, ...decide, ...tail, ['? help', 0], ['q quit', 0]], w);
 }
 

@@ -1,0 +1,93 @@
+import { confirmQuestion, describeRequest, refusal, VERB, type DecisionKind, type Prompt } from './decisions.js';
+import { parseFilter } from './filter.js';
+import { rolesFor } from './impact.js';
+import type { KeyPress } from './keys.js';
+import { feedItem } from './paging.js';
+import type { AccessRequest } from './request.js';
+import { only, reload, requestAt, rowCount, say, selected, type QueueState, type Step } from './model.js';
+
+/**
+ * The queue's prompts (pure): the comment line, the confirmation, the role picker and the filter line,
+ * and starting a decision. The model hands every key to `onPromptKey` while a prompt is open.
+ */
+
+export function startDecision(s: QueueState, kind: DecisionKind, role?: string): Step {
+  const r = selected(s);
+  if (!r) return only(s);
+  const why = refusal(kind, r, { readonly: s.readonly, inflight: s.inflight[r.id] !== undefined });
+  if (why) return say(s, 'warning', why);
+  return only({ ...s, message: undefined, prompt: { kind: 'comment', intent: { kind, id: r.id, ...(role ? { role } : {}) }, draft: '' } });
+}
+
+export function startRoleChange(s: QueueState): Step {
+  const r = selected(s);
+  if (!r) return only(s);
+  const why = refusal('approve', r, { readonly: s.readonly, inflight: s.inflight[r.id] !== undefined });
+  if (why) return say(s, 'warning', why);
+  if (s.roles.state === 'loading') return say(s, 'info', 'the roles are still loading');
+  if (s.roles.state === 'failed') return say(s, 'error', `could not read the roles (${s.roles.message}): press R to retry`);
+  const choices = rolesFor(r, s.roles.value).map((x) => x.key).sort();
+  if (choices.length === 0) return say(s, 'warning', `no role grants anything on ${r.resource ?? 'this tenant'}`);
+  return only({ ...s, message: undefined, prompt: { kind: 'role', id: r.id, choices, cursor: Math.max(0, choices.indexOf(r.role)) } });
+}
+
+/** A one-line editor: printable input appends, backspace removes, ctrl-u clears. */
+export function editLine(draft: string, k: KeyPress): string {
+  if (k.name === 'backspace') return [...draft].slice(0, -1).join('');
+  if (k.ctrl && k.input === 'u') return '';
+  if (k.ctrl || k.meta || k.name) return draft;
+  // Pasted text may carry line breaks: one line only.
+  return draft + k.input.replace(/[\r\n\t]+/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '');
+}
+
+export function onPromptKey(s: QueueState, p: Prompt, k: KeyPress): Step {
+  const close = (extra: Partial<QueueState> = {}) => only({ ...s, prompt: undefined, ...extra });
+  switch (p.kind) {
+    case 'filter':
+      if (k.name === 'escape') return close();
+      if (k.name === 'return') return only(reload(s, { prompt: undefined, filter: parseFilter(p.draft), cursor: 0, top: 0, view: 'list' }));
+      return only({ ...s, prompt: { ...p, draft: editLine(p.draft, k) } });
+    case 'role': {
+      if (k.name === 'escape') return close();
+      const n = p.choices.length;
+      if (k.name === 'down' || k.input === 'j') return only({ ...s, prompt: { ...p, cursor: (p.cursor + 1) % n } });
+      if (k.name === 'up' || k.input === 'k') return only({ ...s, prompt: { ...p, cursor: (p.cursor + n - 1) % n } });
+      if (k.name === 'return') return startDecision({ ...s, prompt: undefined }, 'approve', p.choices[p.cursor]);
+      return only(s);
+    }
+    case 'comment':
+      if (k.name === 'escape') return close({ message: { kind: 'info', text: 'nothing was changed' } });
+      if (k.name === 'return') {
+        const comment = p.draft.trim();
+        return only({ ...s, prompt: { kind: 'confirm', intent: { ...p.intent, ...(comment ? { comment } : {}) } } });
+      }
+      return only({ ...s, prompt: { ...p, draft: editLine(p.draft, k) } });
+    case 'confirm': {
+      // `[y/N]`: no is the default, so Enter answers no; only y decides.
+      if (k.name === 'escape' || k.name === 'return' || k.input === 'n' || k.input === 'N') return close({ message: { kind: 'info', text: 'nothing was changed' } });
+      if (k.input !== 'y' && k.input !== 'Y') return only(s);
+      const r = findRequest(s, p.intent.id);
+      if (!r) return close();
+      return {
+        state: { ...s, prompt: undefined, inflight: { ...s.inflight, [r.id]: p.intent }, message: { kind: 'info', text: `${VERB[p.intent.kind].doing} ${describeRequest(r, p.intent.role)}…` } },
+        effects: [{ type: 'decide', intent: p.intent, request: r }],
+      };
+    }
+  }
+}
+
+/** The request with this id among the loaded rows (the prompt's request, even if the cursor moved). */
+export function findRequest(s: QueueState, id: string): AccessRequest | undefined {
+  if (s.overlay[id]) return s.overlay[id];
+  const r = selected(s);
+  if (r?.id === id) return r;
+  for (let i = 0; i < rowCount(s); i++) if (feedItem(s.feed, i)?.id === id) return requestAt(s, i);
+  return undefined;
+}
+
+/** The text of the confirmation step, for the UI. */
+export function promptQuestion(s: QueueState): string | undefined {
+  if (s.prompt?.kind !== 'confirm') return undefined;
+  const r = findRequest(s, s.prompt.intent.id);
+  return r ? confirmQuestion(s.prompt.intent, r) : undefined;
+}
