@@ -14,7 +14,8 @@ export function registerCommands(program: Command): void {
     .option('--data <dir>', 'data directory (SQLite file roster.db inside)', process.env.ROSTER_DATA_DIR ?? './.roster')
     .option('--database <url>', 'PostgreSQL URL postgres://user@host:5432/db[?schema=NAME&pool=N] (or ROSTER_DATABASE_URL); several processes may share it; default: SQLite under --data')
     .option('--api-key <key>', 'organisation-wide API key (or ROSTER_API_KEY)')
-    .option('--env-key <project/env=key>', 'environment-scoped key; repeatable', collect, [])
+    .option('--env-key <project/env=key>', 'environment-scoped key (its environment is created unless it exists); repeatable', collect, [])
+    .option('--create-env <project/env>', 'create this project and environment at start unless they exist; repeatable (otherwise only POST /v2/projects and /v2/projects/{p}/envs create them)', collect, [])
     .option('--quiet', 'no request logs')
     .action(async (opts) => (await import('./commands/serve.js')).serveCommand(opts));
 

@@ -134,4 +134,18 @@ export const migrations: { id: number; name: string; sql: string[] }[] = [
       `CREATE INDEX access_requests_config_status_role ON access_requests (elements_config_id, status, role_key, created_at, id)`,
     ],
   },
+  {
+    id: 6,
+    name: 'names of projects and environments',
+    sql: [
+      // The public read models of projects and environments (GET /v2/projects...) carry a name, an
+      // optional description and updated_at. Rows made before this migration read their key as name.
+      `ALTER TABLE projects ADD COLUMN name TEXT`,
+      `ALTER TABLE projects ADD COLUMN description TEXT`,
+      `ALTER TABLE projects ADD COLUMN updated_at TEXT`,
+      `ALTER TABLE environments ADD COLUMN name TEXT`,
+      `ALTER TABLE environments ADD COLUMN description TEXT`,
+      `ALTER TABLE environments ADD COLUMN updated_at TEXT`,
+    ],
+  },
 ];
