@@ -116,6 +116,8 @@ function registerPlanCommands(program: Command): void {
       .option('--plan <file>', 'apply a plan saved by `plan --out` (refused if the live state changed since)')
       .option('--prune', 'also delete live objects absent from the configuration (in the sections it has)')
       .option('--yes', 'do not ask for confirmation (required when not on a terminal)')
+      .option('--allow-failing-assertions', 'apply although assertions of the configuration fail on the state after the plan (printed loudly)')
+      .option('--access-permissions', 'access changes per permission (document:write) instead of per role')
       .option('--concurrency <n>', 'changes in flight at once', '8')
       .option('--max-deletes <n>', 'refuse a plan deleting more objects (default: 25% of the managed live objects when more than 10)'),
   ).action(async (paths: string[], opts) => (await import('./commands/apply.js')).applyCommand(paths, opts));

@@ -86,6 +86,6 @@ function suggest(word: string, keys: string[]): string {
 function createHint(where: string, project: string, environment: string): string {
   // The embedded default makes what a configuration declares; a `roster serve` needs telling.
   return where.startsWith('the embedded service')
-    ? `; name it in the configuration (project:, environment:) to create it there`
-    : `; Roster never creates one: create it in the service (roster serve --create-env ${project}/${environment}, or POST /v2/projects)`;
+    ? ` (to create it there, name it in the configuration: project:, environment:)`
+    : ` (Roster never creates one: create it in the service, e.g. roster serve --create-env ${project}/${environment}, or POST /v2/projects)`;
 }

@@ -21,7 +21,7 @@ export interface Target {
   kind: 'embedded' | 'remote';
   /** Where requests go; for the embedded default a loopback URL of this process. */
   url: string;
-  /** What the plan header and the confirmation call the target: `embedded ./.roster`, or the host. */
+  /** What the plan header and the confirmation call the target: `the embedded service (./.roster)`, or the host. */
   where: string;
   /** Keys (resolved from ids when the API key gave only ids: scope.ts). */
   project: string;
@@ -101,9 +101,9 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
     await client.close();
     await server.close();
   };
-  const where = `embedded ${dataDir}`;
+  const where = `the embedded service (${dataDir})`;
   try {
-    const keys = await resolveScope(client, p, e, `the embedded service over ${dataDir}`);
+    const keys = await resolveScope(client, p, e, where);
     return { kind: 'embedded', url: server.url, where, project: keys.project, environment: keys.environment, client, close };
   } catch (err) {
     await close();

@@ -8,7 +8,7 @@ export const MARKDOWN_MARKER = '<!-- roster-plan -->';
 
 /** The plan as a pull-request comment. Long plans fold into a <details> block. */
 export function renderPlanMarkdown(plan: Plan): string {
-  const out = [MARKDOWN_MARKER, `### Roster plan for \`${plan.project}/${plan.environment}\``, '', `**${summaryLine(plan)}**`, ''];
+  const out = [MARKDOWN_MARKER, `### Roster plan for \`${plan.project}/${plan.environment}\`${plan.target ? ` on \`${plan.target}\`` : ''}`, '', `**${summaryLine(plan)}**`, ''];
   if (plan.changes.length === 0) out.push(plan.held ? 'No changes.' : 'No changes. The live environment matches the configuration.', '');
   else {
     const rows = plan.changes.map((c) => {

@@ -12,7 +12,7 @@ const paint = (on: boolean, code: number, s: string) => (on ? `\u001b[${code}m${
 /** The plan for a terminal: one line per change, `+` create, `~` update, `-` delete, then the summary. */
 export function renderPlanText(plan: Plan, options: TextOptions = {}): string {
   const color = options.color === true;
-  const lines: string[] = [`Plan for ${plan.project}/${plan.environment}${plan.prune ? ' (with --prune)' : ''}`, ''];
+  const lines: string[] = [`Plan for ${plan.project}/${plan.environment}${plan.target ? ` on ${plan.target}` : ''}${plan.prune ? ' (with --prune)' : ''}`, ''];
   if (plan.changes.length === 0) lines.push(plan.held ? 'No changes.' : 'No changes. The live environment matches the configuration.');
   for (const c of plan.changes) lines.push(...changeLines(c, color));
   if (plan.held) lines.push('', ...heldTextLines(plan.held));
