@@ -83,8 +83,8 @@ describe('roster plan reads while it validates', { timeout: 180_000 }, () => {
     });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    // The key's scope answers the environment by id, which every path takes.
-    expect(JSON.parse(r.stdout)).toMatchObject({ project: expect.stringMatching(/^[0-9a-f-]{36}$/), environment: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    // The key's scope answers the environment by id; the plan names it by key (GET /v2/projects/{id}...).
+    expect(JSON.parse(r.stdout)).toMatchObject({ project: 'p', environment: 'e' });
   });
 
   it('--pacing takes public or none; anything else is refused before any request', async () => {
