@@ -52,17 +52,17 @@ export async function environmentKeys(q: Queryable, projectId: string): Promise<
   return (await q.all<{ key: string }>(`SELECT key FROM environments WHERE project_id = ? ORDER BY key`, [projectId])).map((r) => r.key);
 }
 
-/** One page of projects (all, or only `onlyId`'s), in creation order. */
+/** One page of projects (all, or only `onlyId`'s), in creation order (keys break ties: a project and its initial environments share a time). */
 export async function listProjects(q: Queryable, paging: Paging, onlyId?: string): Promise<ProjectRow[]> {
   const where = onlyId ? 'WHERE id = ?' : '';
-  return q.all<ProjectRow>(`SELECT * FROM projects ${where} ORDER BY created_at, id LIMIT ? OFFSET ?`, [
+  return q.all<ProjectRow>(`SELECT * FROM projects ${where} ORDER BY created_at, key LIMIT ? OFFSET ?`, [
     ...(onlyId ? [onlyId] : []), paging.perPage, paging.offset,
   ]);
 }
 
 export async function listEnvironments(q: Queryable, projectId: string, paging: Paging, onlyId?: string): Promise<EnvironmentRow[]> {
   return q.all<EnvironmentRow>(
-    `SELECT * FROM environments WHERE project_id = ? ${onlyId ? 'AND id = ?' : ''} ORDER BY created_at, id LIMIT ? OFFSET ?`,
+    `SELECT * FROM environments WHERE project_id = ? ${onlyId ? 'AND id = ?' : ''} ORDER BY created_at, key LIMIT ? OFFSET ?`,
     [projectId, ...(onlyId ? [onlyId] : []), paging.perPage, paging.offset],
   );
 }
