@@ -72,3 +72,12 @@ describe('an environment-scoped key', () => {
     expectError(await s.call('POST', '/v2/projects/p/envs', { key: 'e3', name: 'E3' }, { key: ENV_KEY }), 403, 'FORBIDDEN_ACCESS');
   });
 });
+
+describe('roster serve --create-env', () => {
+  it('refuses a value that is not <project>/<env>, in one line', async () => {
+    const { runCli } = await import('../helpers/cli.js');
+    const r = await runCli(['serve', '--api-key', 'k-0123456789', '--port', '0', '--create-env', 'just-a-key']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe("error: --create-env must look like <project>/<env> (keys of letters, digits, - and _), got 'just-a-key'\n");
+  });
+});
