@@ -39,7 +39,13 @@ export function checkScopeAgrees(given: NamedScope & { via: { project: string; e
  * ConfigError naming the closest key (from the public lists). A key that may not read them (403) leaves
  * the names as given: its reads will say whether it may act there.
  */
-export async function resolveScope(client: ApiClient, project: string, environment: string, where: string): Promise<ResolvedScope> {
+export async function resolveScope(
+  client: ApiClient,
+  project: string,
+  environment: string,
+  at: { kind: 'embedded' | 'remote'; where: string },
+): Promise<ResolvedScope> {
+  const { where } = at;
   const [p, e] = await Promise.allSettled([
     client.get<{ key: string; id: string }>(pathOf('/v2/projects', project)),
     client.get<{ key: string; id: string }>(pathOf('/v2/projects', project, 'envs', environment)),
@@ -47,7 +53,7 @@ export async function resolveScope(client: ApiClient, project: string, environme
   if (p.status === 'rejected') {
     if (status(p.reason) === 404) {
       const keys = await keysOf(client, '/v2/projects');
-      throw new ConfigError(`project '${project}' does not exist at ${where}${suggest(project, keys)}${createHint(where, project, environment)}`);
+      throw new ConfigError(`project '${project}' does not exist at ${where}${suggest(project, keys)}${createHint(at.kind, project, environment)}`);
     }
     if (status(p.reason) === 403) return { project, environment };
     throw p.reason;
@@ -55,7 +61,7 @@ export async function resolveScope(client: ApiClient, project: string, environme
   if (e.status === 'rejected') {
     if (status(e.reason) === 404) {
       const keys = await keysOf(client, pathOf('/v2/projects', p.value.key, 'envs'));
-      throw new ConfigError(`environment '${environment}' does not exist in project '${p.value.key}' at ${where}${suggest(environment, keys)}${createHint(where, p.value.key, environment)}`);
+      throw new ConfigError(`environment '${environment}' does not exist in project '${p.value.key}' at ${where}${suggest(environment, keys)}${createHint(at.kind, p.value.key, environment)}`);
     }
     if (status(e.reason) === 403) return { project: p.value.key, environment, projectId: p.value.id };
     throw e.reason;
@@ -83,9 +89,9 @@ function suggest(word: string, keys: string[]): string {
   return keys.length > 0 && keys.length <= 10 ? ` (there: ${keys.join(', ')})` : '';
 }
 
-function createHint(where: string, project: string, environment: string): string {
+function createHint(kind: 'embedded' | 'remote', project: string, environment: string): string {
   // The embedded default makes what a configuration declares; a `roster serve` needs telling.
-  return where.startsWith('the embedded service')
+  return kind === 'embedded'
     ? ` (to create it there, name it in the configuration: project:, environment:)`
     : ` (Roster never creates one: create it in the service, e.g. roster serve --create-env ${project}/${environment}, or POST /v2/projects)`;
 }

@@ -72,7 +72,7 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
     const where = hostOf(apiUrl);
     const client = createClient({ baseUrl: apiUrl, apiKey, project: p, environment: e, concurrency: opts.concurrency, pacing });
     try {
-      const keys = await resolveScope(client, p, e, where);
+      const keys = await resolveScope(client, p, e, { kind: 'remote', where });
       return { kind: 'remote', url: apiUrl, where, project: keys.project, environment: keys.environment, client, close: () => client.close() };
     } catch (err) {
       await client.close();
@@ -103,7 +103,7 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
   };
   const where = `the embedded service (${dataDir})`;
   try {
-    const keys = await resolveScope(client, p, e, where);
+    const keys = await resolveScope(client, p, e, { kind: 'embedded', where });
     return { kind: 'embedded', url: server.url, where, project: keys.project, environment: keys.environment, client, close };
   } catch (err) {
     await close();
