@@ -86,7 +86,7 @@ async function keysOf(client: ApiClient, path: string): Promise<string[]> {
 function suggest(word: string, keys: string[]): string {
   const near = closest(word, keys);
   if (near) return `; did you mean '${near}'?`;
-  return keys.length > 0 && keys.length <= 10 ? `; it has: ${keys.join(', ')}` : '';
+  return keys.length > 0 && keys.length <= 10 ? `; existing: ${keys.join(', ')}` : '';
 }
 
 function createHint(kind: 'embedded' | 'remote', project: string, environment: string): string {
