@@ -70,7 +70,7 @@ async function scenario(raw: RawConfigObject, url: string, configDir: string, ki
   // compile TypeScript first, which no user pays.
   const { planFromFiles } = (await import(pathToFileURL(path.join(ROOT, 'dist/cli/workflow.js')).href)) as typeof import('../src/cli/workflow.js');
   const planOnce = async (client: ApiClient) => {
-    const target: Target = { kind, url, project: 'bench', environment: 'prod', client, close: async () => {} };
+    const target: Target = { kind, url, where: kind === 'embedded' ? 'embedded bench' : url, project: 'bench', environment: 'prod', client, close: async () => {} };
     const { plan, live } = await planFromFiles([file], 'plan', {}, {}, async () => target);
     return { plan, live };
   };
@@ -129,12 +129,12 @@ function countObjects(live: Awaited<ReturnType<typeof readLiveState>>): number {
 /** The embedded default as the CLI starts it: the service on a thread of its own, from the build. */
 async function embedded(dir: string) {
   const { startServerAside } = (await import(pathToFileURL(path.join(ROOT, 'dist/server/aside.js')).href)) as typeof import('../src/server/aside.js');
-  return startServerAside({ dataDir: dir, orgKey: KEY });
+  return startServerAside({ dataDir: dir, orgKey: KEY, environments: [{ project: 'bench', env: 'prod' }] });
 }
 
 export async function serveProcess(dir: string): Promise<{ url: string; close: () => Promise<void> }> {
   const tsx = pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
-  const child: ChildProcess = spawn(process.execPath, ['--import', tsx, path.join(ROOT, 'src/cli/run.ts'), 'serve', '--port', '0', '--data', dir, '--api-key', KEY, '--quiet'], {
+  const child: ChildProcess = spawn(process.execPath, ['--import', tsx, path.join(ROOT, 'src/cli/run.ts'), 'serve', '--port', '0', '--data', dir, '--api-key', KEY, '--create-env', 'bench/prod', '--quiet'], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const url = await new Promise<string>((resolve, reject) => {

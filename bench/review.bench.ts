@@ -94,7 +94,7 @@ async function warmUp(url: string): Promise<void> {
 /** `roster serve` in a child process; resolves with its URL. */
 async function serve(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
   const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/cli/run.ts'), 'serve', '--port', '0', '--data', dataDir, '--api-key', KEY, '--quiet'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/cli/run.ts'), 'serve', '--port', '0', '--data', dataDir, '--api-key', KEY, '--create-env', 'p/e', '--quiet'], {
     cwd: root,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -131,7 +131,7 @@ export async function run(): Promise<BenchResult> {
     } finally {
       await stop(remote.child);
     }
-    const server = await startServer({ dataDir, port: 0, orgKey: KEY, logger: false });
+    const server = await startServer({ dataDir, port: 0, orgKey: KEY, environments: [{ project: 'p', env: 'e' }], logger: false });
     const embedded = [];
     try {
       await warmUp(server.url);

@@ -14,7 +14,8 @@ export function registerCommands(program: Command): void {
     .option('--data <dir>', 'data directory (SQLite file roster.db inside)', process.env.ROSTER_DATA_DIR ?? './.roster')
     .option('--database <url>', 'PostgreSQL URL postgres://user@host:5432/db[?schema=NAME&pool=N] (or ROSTER_DATABASE_URL); several processes may share it; default: SQLite under --data')
     .option('--api-key <key>', 'organisation-wide API key (or ROSTER_API_KEY)')
-    .option('--env-key <project/env=key>', 'environment-scoped key; repeatable', collect, [])
+    .option('--env-key <project/env=key>', 'environment-scoped key (its environment is created unless it exists); repeatable', collect, [])
+    .option('--create-env <project/env>', 'create this project and environment at start unless they exist; repeatable (otherwise only POST /v2/projects and /v2/projects/{p}/envs create them)', collect, [])
     .option('--quiet', 'no request logs')
     .action(async (opts) => (await import('./commands/serve.js')).serveCommand(opts));
 
@@ -133,6 +134,8 @@ function registerPlanCommands(program: Command): void {
       .option('--plan <file>', 'apply a plan saved by `plan --out` (refused if the live state changed since)')
       .option('--prune', 'also delete live objects absent from the configuration (in the sections it has)')
       .option('--yes', 'do not ask for confirmation (required when not on a terminal)')
+      .option('--allow-failing-assertions', 'apply although assertions of the configuration fail on the state after the plan (printed loudly)')
+      .option('--access-permissions', 'access changes per permission (document:write) instead of per role')
       .option('--concurrency <n>', 'changes in flight at once', '8')
       .option('--max-deletes <n>', 'refuse a plan deleting more objects (default: 25% of the managed live objects when more than 10)'),
   ).action(async (paths: string[], opts) => (await import('./commands/apply.js')).applyCommand(paths, opts));

@@ -21,6 +21,9 @@ export interface Target {
   kind: 'embedded' | 'remote';
   /** Where requests go; for the embedded default a loopback URL of this process. */
   url: string;
+  /** What the plan header and the confirmation call the target: `the embedded service (./.roster)`, or the host. */
+  where: string;
+  /** Keys (resolved from ids when the API key gave only ids: scope.ts). */
   project: string;
   environment: string;
   client: ApiClient;
@@ -38,9 +41,17 @@ export const DEFAULT_ENVIRONMENT = 'default';
  */
 export async function openTarget(opts: TargetOptions, fromConfig: { project?: string; environment?: string } = {}): Promise<Target> {
   const { createClient } = await import('../api/index.js');
+  const { checkScopeAgrees, resolveScope } = await import('./scope.js');
   const apiUrl = opts.apiUrl ?? setting('ROSTER_API_URL');
-  const project = opts.project ?? fromConfig.project ?? setting('ROSTER_PROJECT');
-  const environment = opts.env ?? fromConfig.environment ?? setting('ROSTER_ENV');
+  // A flag (or its environment variable) and the configuration naming two environments is an error.
+  const given = {
+    project: opts.project ?? setting('ROSTER_PROJECT'),
+    environment: opts.env ?? setting('ROSTER_ENV'),
+    via: { project: opts.project ? '--project' : 'ROSTER_PROJECT', environment: opts.env ? '--env' : 'ROSTER_ENV' },
+  };
+  checkScopeAgrees(given, fromConfig);
+  const project = given.project ?? fromConfig.project;
+  const environment = given.environment ?? fromConfig.environment;
   if (apiUrl) {
     const pacing = pacingOf(opts.pacing);
     const apiKey = readKey(opts);
@@ -58,34 +69,55 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
       }
       if (!p || !e) throw new ConfigError('this API key is not scoped to one environment: name it with --project and --env (or project/environment in the configuration)');
     }
+    const where = hostOf(apiUrl);
     const client = createClient({ baseUrl: apiUrl, apiKey, project: p, environment: e, concurrency: opts.concurrency, pacing });
-    return { kind: 'remote', url: apiUrl, project: p, environment: e, client, close: () => client.close() };
+    try {
+      const keys = await resolveScope(client, p, e, { kind: 'remote', where });
+      return { kind: 'remote', url: apiUrl, where, project: keys.project, environment: keys.environment, client, close: () => client.close() };
+    } catch (err) {
+      await client.close();
+      throw err;
+    }
   }
   const dataDir = opts.data ?? setting('ROSTER_DATA_DIR') ?? './.roster';
   const apiKey = randomBytes(24).toString('hex');
   registerSecret(apiKey);
+  const p = project ?? DEFAULT_PROJECT;
+  const e = environment ?? DEFAULT_ENVIRONMENT;
+  // The embedded default makes its own default environment and the one the configuration declares,
+  // explicitly at start; an environment named only by a flag must exist already (scope.ts says so).
+  const environments = [{ project: DEFAULT_PROJECT, env: DEFAULT_ENVIRONMENT }];
+  if (fromConfig.project || fromConfig.environment) environments.push({ project: fromConfig.project ?? DEFAULT_PROJECT, env: fromConfig.environment ?? DEFAULT_ENVIRONMENT });
   const { startServerAside } = await import('../server/aside.js');
-  const server = await startServerAside({ dataDir, orgKey: apiKey }).catch((err: NodeJS.ErrnoException) => {
+  const server = await startServerAside({ dataDir, orgKey: apiKey, environments }).catch((err: NodeJS.ErrnoException) => {
     // A data directory that cannot be made or written is the user's to fix, not a bug.
     if (err.code && UNUSABLE_DATA_DIR.has(err.code)) {
       throw new ConfigError(`cannot use the embedded service's data directory ${dataDir} (--data or ROSTER_DATA_DIR): ${err.message}`);
     }
     throw err;
   });
-  const p = project ?? DEFAULT_PROJECT;
-  const e = environment ?? DEFAULT_ENVIRONMENT;
   const client = createClient({ baseUrl: server.url, apiKey, project: p, environment: e, concurrency: opts.concurrency, pacing: 'none' });
-  return {
-    kind: 'embedded',
-    url: server.url,
-    project: p,
-    environment: e,
-    client,
-    async close() {
-      await client.close();
-      await server.close();
-    },
+  const close = async () => {
+    await client.close();
+    await server.close();
   };
+  const where = `the embedded service (${dataDir})`;
+  try {
+    const keys = await resolveScope(client, p, e, { kind: 'embedded', where });
+    return { kind: 'embedded', url: server.url, where, project: keys.project, environment: keys.environment, client, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/** The host a remote target is named by (never a path, a query or credentials in the URL). */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    throw new ConfigError(`--api-url (or ROSTER_API_URL) is not a URL: '${url}'`);
+  }
 }
 
 /** Errors of the file system and SQLite that say the data directory cannot hold the service's store. */

@@ -98,6 +98,7 @@ async function readLive(target: Target): Promise<LiveRead> {
 async function planOf(desired: DesiredState, target: Target, { live, requestGrants }: LiveRead, options: PlanOptions): Promise<{ plan: Plan; live: LiveState }> {
   const { planChanges } = await import('../plan/plan.js');
   const plan = planChanges(desired, live, { project: target.project, environment: target.environment, prune: options.prune, requestGrants });
+  plan.target = target.where;
   // Against a service other than the embedded default, say what applying will cost at the public limits.
   if (target.kind === 'remote' && plan.changes.length > 0) {
     const { estimateApply } = await import('../apply/estimate.js');

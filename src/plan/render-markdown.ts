@@ -9,7 +9,7 @@ export const MARKDOWN_MARKER = '<!-- roster-plan -->';
 
 /** The plan as a pull-request comment. Long plans fold into a <details> block. */
 export function renderPlanMarkdown(plan: Plan): string {
-  const out = [MARKDOWN_MARKER, `### Roster plan for \`${plan.project}/${plan.environment}\`${deletionMode(plan)}`, '', `**${summaryLine(plan)}**`, ''];
+  const out = [MARKDOWN_MARKER, `### Roster plan for \`${plan.project}/${plan.environment}\`${plan.target ? ` on \`${plan.target}\`` : ''}${deletionMode(plan)}`, '', `**${summaryLine(plan)}**`, ''];
   // Said before the table: on a pull request, what the merge's apply will delete.
   const note = deletionNote(plan);
   if (note) out.push(`> ⚠️ ${note}`, '');

@@ -13,7 +13,7 @@ const paint = (on: boolean, code: number, s: string) => (on ? `\u001b[${code}m${
 /** The plan for a terminal: one line per change, `+` create, `~` update, `-` delete, then the summary. */
 export function renderPlanText(plan: Plan, options: TextOptions = {}): string {
   const color = options.color === true;
-  const lines: string[] = [`Plan for ${plan.project}/${plan.environment}${deletionMode(plan)}`, ''];
+  const lines: string[] = [`Plan for ${plan.project}/${plan.environment}${plan.target ? ` on ${plan.target}` : ''}${deletionMode(plan)}`, ''];
   if (plan.changes.length === 0) lines.push(plan.held || plan.undeclared ? 'No changes.' : 'No changes. The live environment matches the configuration.');
   for (const c of plan.changes) lines.push(...changeLines(c, color));
   const note = deletionNote(plan);

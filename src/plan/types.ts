@@ -76,8 +76,15 @@ export type Change = CreateChange | UpdateChange | DeleteChange;
 export interface Plan {
   /** Version of this format (docs/plan-format.md). */
   formatVersion: 1;
+  /** Keys of the project and environment (resolved from ids when the API key gave only ids). */
   project: string;
   environment: string;
+  /**
+   * Where the plan was made: `the embedded service (./.roster)` or the remote host (never a path or a
+   * credential). Shown in the header and the confirmation; not covered by the checksum (apply --plan
+   * compares it with its own target instead).
+   */
+  target?: string;
   prune: boolean;
   /**
    * Sections the configuration declares authoritative (`authoritative:`, docs/config.md): their undeclared

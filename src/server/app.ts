@@ -21,6 +21,12 @@ export interface ServerOptions extends KeyOptions {
   bodyLimit?: number;
   /** How much of a body over the limit is read and discarded before the 413 (./drain.ts). */
   drainBounds?: DrainBounds;
+  /**
+   * Projects and environments (keys) to create at start unless they exist (`roster serve --create-env`,
+   * the embedded default's own). Besides these and the environments of `envKeys`, only the public
+   * `POST /v2/projects` and `POST /v2/projects/{p}/envs` create them.
+   */
+  environments?: { project: string; env: string }[];
 }
 
 /**
@@ -64,7 +70,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   const deps: ServerDeps = { db: options.db, now, orgId: org!.value };
   const keys = buildKeyTable(options);
   const resolver = new EnvResolver(options.db, deps.orgId, now);
-  for (const k of options.envKeys ?? []) await resolver.findOrCreate(k.project, k.env);
+  for (const k of [...(options.envKeys ?? []), ...(options.environments ?? [])]) await resolver.ensure(k.project, k.env);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -5,6 +5,8 @@ export interface AsideOptions {
   dataDir: string;
   /** The organisation key the service accepts. */
   orgKey: string;
+  /** Projects and environments (keys) to create at start unless they exist. */
+  environments?: { project: string; env: string }[];
 }
 
 export interface AsideServer {

@@ -2,9 +2,11 @@ import type { FastifyRequest } from 'fastify';
 import type { Db } from './store/db.js';
 import type { EnvContext, KeyScope } from './context.js';
 import { httpError } from './errors.js';
+import { closest } from '../config/suggest.js';
+import { environmentKeys, ensureEnvironment, findEnvironment, findProject, projectKeys } from './repo/projects.js';
 
 export interface KeyOptions {
-  /** May act on any project/environment; projects and environments are created on first use. */
+  /** May act on any project/environment that exists, and create them (POST /v2/projects...). */
   orgKey?: string;
   /** May act only on their own environment. */
   envKeys?: { project: string; env: string; key: string }[];
@@ -27,12 +29,11 @@ export function authenticate(request: FastifyRequest, keys: Map<string, KeyScope
   return scope;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * Resolves `{proj}/{env}` (each a key or an id) to ids. Projects and environments are never deleted
- * through the API, so resolved contexts are cached for the life of the process; creation on first use
- * is race-free across processes through `ON CONFLICT DO NOTHING`.
+ * through the API, so resolved contexts are cached for the life of the process. An unknown one answers
+ * 404 with the closest key (as the public service does, never creating it: repo/projects.ts); an
+ * environment-scoped key naming another environment answers 403, which says nothing of whether it exists.
  */
 export class EnvResolver {
   private cache = new Map<string, EnvContext>();
@@ -46,10 +47,11 @@ export class EnvResolver {
     const cacheKey = `${proj}\u0000${env}`;
     let ctx = this.cache.get(cacheKey);
     if (!ctx) {
-      ctx = scope.kind === 'org' ? await this.findOrCreate(proj, env) : await this.find(proj, env);
+      ctx = await this.find(proj, env);
       if (!ctx) {
         // An environment-scoped key that names some other environment: say 403, not whether it exists.
-        throw httpError('FORBIDDEN_ACCESS', `this API key may not act on ${proj}/${env}`);
+        if (scope.kind === 'env') throw httpError('FORBIDDEN_ACCESS', `this API key may not act on ${proj}/${env}`);
+        throw await this.notFound(proj, env);
       }
       this.cache.set(cacheKey, ctx);
     }
@@ -60,39 +62,24 @@ export class EnvResolver {
   }
 
   private async find(proj: string, env: string): Promise<EnvContext | undefined> {
-    const row = await this.db.get<{ pid: string; pkey: string; eid: string; ekey: string }>(
-      `SELECT p.id AS pid, p.key AS pkey, e.id AS eid, e.key AS ekey FROM projects p JOIN environments e ON e.project_id = p.id
-       WHERE (p.key = ? OR p.id = ?) AND (e.key = ? OR e.id = ?)`,
-      [proj, proj, env, env],
-    );
-    return row && { orgId: this.orgId, projectId: row.pid, projectKey: row.pkey, envId: row.eid, envKey: row.ekey };
+    const p = await findProject(this.db, proj);
+    const e = p && (await findEnvironment(this.db, p.id, env));
+    return e && { orgId: this.orgId, projectId: p.id, projectKey: p.key, envId: e.id, envKey: e.key };
   }
 
-  async findOrCreate(proj: string, env: string): Promise<EnvContext> {
-    const found = await this.find(proj, env);
-    if (found) return found;
-    if (UUID.test(proj) || UUID.test(env)) {
-      throw httpError('NOT_FOUND', `project or environment id '${UUID.test(proj) ? proj : env}' not found`);
+  /** 404 naming what is missing, the closest key that exists, and how to create it. */
+  private async notFound(proj: string, env: string): Promise<Error> {
+    const p = await findProject(this.db, proj);
+    if (!p) {
+      const near = closest(proj, await projectKeys(this.db));
+      return httpError('NOT_FOUND', `project '${proj}' not found${near ? `; did you mean '${near}'?` : ''} (create it with POST /v2/projects, or roster serve --create-env ${proj}/${env})`);
     }
-    const at = this.now().toISOString();
-    await this.db.run(`INSERT INTO projects (id, key, created_at) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING`, [crypto.randomUUID(), proj, at]);
-    const p = await this.db.get<{ id: string }>(`SELECT id FROM projects WHERE key = ?`, [proj]);
-    // A new environment comes with the tenant `default`, as on the public service (where assignments
-    // without a tenant go). Created with the environment, in one transaction: only the process that
-    // created the environment creates it, and never again once the environment exists (deleting it is
-    // the user's choice).
-    const envId = crypto.randomUUID();
-    await this.db.transaction(async (tx) => {
-      const { changes } = await tx.run(
-        `INSERT INTO environments (id, project_id, key, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (project_id, key) DO NOTHING`,
-        [envId, p!.id, env, at],
-      );
-      if (changes === 0) return;
-      await tx.run(
-        `INSERT INTO tenants (id, env_id, key, name, description, attributes, created_at, updated_at) VALUES (?, ?, 'default', 'Default Tenant', NULL, '{}', ?, ?)`,
-        [crypto.randomUUID(), envId, at, at],
-      );
-    });
-    return (await this.find(proj, env))!;
+    const near = closest(env, await environmentKeys(this.db, p.id));
+    return httpError('NOT_FOUND', `environment '${env}' not found in project '${p.key}'${near ? `; did you mean '${near}'?` : ''} (create it with POST /v2/projects/${p.key}/envs, or roster serve --create-env ${p.key}/${env})`);
+  }
+
+  /** Creates `proj/env` (keys) unless it exists: only for what the server is told to serve at start. */
+  async ensure(proj: string, env: string): Promise<void> {
+    await ensureEnvironment(this.db, proj, env, this.now().toISOString());
   }
 }

@@ -29,7 +29,7 @@ const SCALED: RateLimits = {
 describe('the cost of an apply', { timeout: 120_000 }, () => {
   let env: Env;
   beforeAll(async () => {
-    env = await startEnv();
+    env = await startEnv({ projects: ['dry', 'count', 'paced', 'unpaced'] });
   });
   afterAll(async () => {
     await env?.close();

@@ -22,9 +22,12 @@ export interface Env {
   close(): Promise<void>;
 }
 
-/** `now`: the server's clock (access-request decisions are dated by it). */
-export async function startEnv(options: { now?: () => Date } = {}): Promise<Env> {
-  const server = await startTestServer(options);
+/**
+ * `now`: the server's clock (access-request decisions are dated by it). `projects`: besides `p`, the
+ * projects (each with an environment `e`) that `client(project)` may name; the server creates them at start.
+ */
+export async function startEnv(options: { now?: () => Date; projects?: string[] } = {}): Promise<Env> {
+  const server = await startTestServer({ now: options.now, environments: (options.projects ?? []).map((project) => ({ project, env: 'e' })) });
   const dir = mkdtempSync(path.join(os.tmpdir(), 'roster-apply-'));
   const clients: ApiClient[] = [];
   return {

@@ -28,7 +28,7 @@ const TENANT_USERS = /^\/v2\/facts\/edit\/e\/tenants\/[^/]+\/users$/;
 describe('tenant presence does not follow memberships', { timeout: 180_000 }, () => {
   let env: Env;
   beforeAll(async () => {
-    env = await startEnv();
+    env = await startEnv({ projects: ['edit', 'prune'] });
   });
   afterAll(async () => {
     await env?.close();

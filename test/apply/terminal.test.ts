@@ -144,10 +144,12 @@ describe.skipIf(!hasTmux)('roster apply on a terminal (tmux)', { timeout: 120_00
     return t;
   };
   const tenantStatus = async (key: string) => (await server.facts('GET', `/tenants/${key}`)).status;
+  /** The prompts name the environment by its keys and the target by its host. */
+  const on = () => `p/e on ${new URL(server.url).host}`;
 
   it('shows the plan and asks; n applies nothing, y applies', async () => {
     let t = apply('ask.yaml', tenants('asked1', 'asked2'));
-    let s = await t.until('Apply 2 changes to p/e? [y/N]');
+    let s = await t.until(`Apply 2 changes to ${on()} (nobody's access changes)? [y/N]`);
     expect(s).toContain('+ tenant:asked1');
     expect(s).toContain('+ tenant:asked2');
     t.type('n');
@@ -169,7 +171,7 @@ describe.skipIf(!hasTmux)('roster apply on a terminal (tmux)', { timeout: 120_00
     expect(await tenantStatus('asked1')).toBe(404);
 
     t = apply('ask.yaml', tenants('asked1', 'asked2'));
-    await t.until('Apply 2 changes to p/e? [y/N]');
+    await t.until(`Apply 2 changes to ${on()} (nobody's access changes)? [y/N]`);
     t.type('y');
     t.keys('Enter');
     end = await t.exit();
@@ -179,10 +181,21 @@ describe.skipIf(!hasTmux)('roster apply on a terminal (tmux)', { timeout: 120_00
     expect(await tenantStatus('asked2')).toBe(200);
   });
 
+  it('shows who gains access before asking, and the prompt says how many users it concerns', async () => {
+    const config = `version: 1\nresources:\n  doc: { name: Doc, actions: [read] }\nroles:\n  reader: { name: Reader, permissions: [doc:read] }\ntenants:\n  shown: { name: Shown }\nusers:\n  vera: { tenants: [shown], roles: [reader] }\nresource_instances:\n  doc:d1: { tenant: shown }\n`;
+    const t = apply('access.yaml', config);
+    const s = await t.until(`to ${on()} (1 user gains or loses access: see above)? [y/N]`);
+    expect(s.replace(/\s+/g, ' ')).toMatch(/Access changes: 1 user;.*\+1 user gains reader on .*vera/);
+    t.type('n');
+    t.keys('Enter');
+    expect((await t.exit()).code).toBe(1);
+    expect(await tenantStatus('shown')).toBe(404);
+  });
+
   it('takes Ctrl-D (end of input) or Ctrl-C at the prompt as no: nothing applied, exit 1, not an internal error', async () => {
     for (const key of ['C-d', 'C-c']) {
       const t = apply('eof.yaml', tenants('eof1'));
-      await t.until('Apply 1 changes to p/e? [y/N]');
+      await t.until(`Apply 1 changes to ${on()} (nobody's access changes)? [y/N]`);
       t.keys(key);
       const end = await t.exit();
       expect(end.screen, key).toMatch(/\[y\/N\] *\n+error: not confirmed: nothing was applied/);
@@ -200,7 +213,7 @@ describe.skipIf(!hasTmux)('roster apply on a terminal (tmux)', { timeout: 120_00
     const config = tenants(...keep, 'pruned1');
 
     let t = apply('prune.yaml', config, ['--prune']);
-    let s = await t.until('This plan deletes 2 objects. Type the environment name (e) to apply:');
+    let s = await t.until(`This plan deletes 2 objects in ${on()} (nobody's access changes). Type the environment's key (e) to apply:`);
     expect(s).toContain('- tenant:gone1');
     expect(s).toContain('- tenant:gone2');
     expect(s).toContain('+ tenant:pruned1');
@@ -214,7 +227,7 @@ describe.skipIf(!hasTmux)('roster apply on a terminal (tmux)', { timeout: 120_00
 
     // `y` is not the name either.
     t = apply('prune.yaml', config, ['--prune']);
-    await t.until('Type the environment name (e) to apply:');
+    await t.until("Type the environment's key (e) to apply:");
     t.type('y');
     t.keys('Enter');
     end = await t.exit();
@@ -222,7 +235,7 @@ describe.skipIf(!hasTmux)('roster apply on a terminal (tmux)', { timeout: 120_00
     expect(await tenantStatus('gone1')).toBe(200);
 
     t = apply('prune.yaml', config, ['--prune']);
-    await t.until('Type the environment name (e) to apply:');
+    await t.until("Type the environment's key (e) to apply:");
     t.type('e');
     t.keys('Enter');
     end = await t.exit();

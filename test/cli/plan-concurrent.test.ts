@@ -55,7 +55,9 @@ describe('roster plan reads while it validates', { timeout: 180_000 }, () => {
     expect(out).toMatchObject({ project: 'p', environment: 'e' });
     expect(out.summary.create).toBeGreaterThan(3500);
     expect(proxy.seen.length).toBeGreaterThan(0);
-    expect(proxy.seen.every((x) => x.method === 'GET' && x.path.startsWith('/v2/') && (x.path.includes('/p/e/') || x.path.endsWith('/p/e')))).toBe(true);
+    // The environment's reads, and the two that name it by key (src/cli/scope.ts).
+    const naming = new Set(['/v2/projects/p', '/v2/projects/p/envs/e']);
+    expect(proxy.seen.every((x) => x.method === 'GET' && x.path.startsWith('/v2/') && (x.path.includes('/p/e/') || x.path.endsWith('/p/e') || naming.has(x.path)))).toBe(true);
   });
 
   it('a configuration error in a large file: reported with its place, nothing written', async () => {
@@ -83,8 +85,8 @@ describe('roster plan reads while it validates', { timeout: 180_000 }, () => {
     });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    // The key's scope answers the environment by id, which every path takes.
-    expect(JSON.parse(r.stdout)).toMatchObject({ project: expect.stringMatching(/^[0-9a-f-]{36}$/), environment: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    // The key's scope answers the environment by id; the plan names it by key (GET /v2/projects/{id}...).
+    expect(JSON.parse(r.stdout)).toMatchObject({ project: 'p', environment: 'e' });
   });
 
   it('--pacing takes public or none; anything else is refused before any request', async () => {

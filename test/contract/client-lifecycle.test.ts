@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
-import { ORG_KEY, startTestServer, type TestServer } from '../helpers/server.js';
+import { ENV_KEY, ORG_KEY, startTestServer, type TestServer } from '../helpers/server.js';
 import { checkExchange, findOperation } from './openapi.js';
 
 /**
@@ -103,7 +103,10 @@ describe.sequential('the client speaks the public API: a whole lifecycle, record
     writeFileSync(path.join(dir, 'pruned.yaml'), PRUNED);
   });
   afterAll(async () => {
-    for (const out of outputs) expect(out).not.toContain(ORG_KEY);
+    for (const out of outputs) {
+      expect(out).not.toContain(ORG_KEY);
+      expect(out).not.toContain(ENV_KEY);
+    }
     await server?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -155,6 +158,16 @@ describe.sequential('the client speaks the public API: a whole lifecycle, record
     expect(after.code, after.stdout).toBe(0);
   });
 
+  it('names the environment by key, and answers a mistyped one with the closest key (public project reads)', async () => {
+    const mistyped = await runCli(['plan', 'pruned.yaml', '--api-url', server.url, '--project', 'p', '--env', 'ee'], { cwd: dir, env: { ROSTER_API_KEY: ORG_KEY } });
+    outputs.push(mistyped.stdout, mistyped.stderr);
+    expect(mistyped.code).toBe(1);
+    expect(mistyped.stderr).toContain("did you mean 'e'?");
+    const scoped = await runCli(['plan', 'pruned.yaml', '--api-url', server.url], { cwd: dir, env: { ROSTER_API_KEY: ENV_KEY } });
+    outputs.push(scoped.stdout, scoped.stderr);
+    expect(scoped.stdout.split('\n')[0]).toBe(`Plan for p/e on ${new URL(server.url).host}`);
+  });
+
   it('every request it sent is a public operation with a valid body, and every answer fits the public schema', () => {
     const exchanges = server.exchanges.filter((e) => !PDP_PATHS.has(e.path.split('?')[0]));
     expect(exchanges.length).toBeGreaterThan(50);
@@ -173,6 +186,9 @@ describe.sequential('the client speaks the public API: a whole lifecycle, record
       'DELETE /v2/schema/{proj_id}/{env_id}/groups/{group_instance_key}/assign_group',
       'DELETE /v2/schema/{proj_id}/{env_id}/groups/{group_instance_key}/roles',
       'PUT /v2/facts/{proj_id}/{env_id}/access_requests/{elements_config_id}/user/{user_id}/tenant/{tenant_id}/{access_request_id}/approve',
+      'GET /v2/projects/{proj_id}',
+      'GET /v2/projects/{proj_id}/envs/{env_id}',
+      'GET /v2/projects/{proj_id}/envs',
     ]) {
       expect(used, op).toContain(op);
     }

@@ -68,7 +68,14 @@ export interface Resp {
 
 /** The real server on port 0 over a temporary data directory, with an org key and a key scoped to p/e. */
 export async function startTestServer(
-  options: { dataDir?: string; now?: () => Date; record?: boolean; limits?: Pick<StartOptions, 'bodyLimit' | 'drainBounds'> } = {},
+  options: {
+    dataDir?: string;
+    now?: () => Date;
+    record?: boolean;
+    limits?: Pick<StartOptions, 'bodyLimit' | 'drainBounds'>;
+    /** Projects and environments to create at start besides p/e (`roster serve --create-env`). */
+    environments?: StartOptions['environments'];
+  } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'roster-test-'));
   // On PostgreSQL the data directory only records the server's schema, so that a restart on the same
@@ -86,6 +93,7 @@ export async function startTestServer(
     port: 0,
     orgKey: ORG_KEY,
     envKeys: [{ project: 'p', env: 'e', key: ENV_KEY }],
+    environments: options.environments,
     now: options.now,
     ...options.limits,
     // ROSTER_TEST_LOG=1 prints the server's errors (with their stack) while debugging a 500.

@@ -43,8 +43,7 @@ describe('403: a valid key scoped elsewhere', () => {
 
   it('the environment key may not write elsewhere either, and nothing is created there', async () => {
     expectError(await s.call('POST', '/v2/facts/q/e/tenants', { key: 'x', name: 'x' }, { key: ENV_KEY }), 403, 'FORBIDDEN_ACCESS');
-    // Only the tenant `default` the environment came with (created by the org key's read).
-    expect(ok(await s.call('GET', '/v2/facts/q/e/tenants')).map((t: { key: string }) => t.key)).toEqual(['default']);
+    expectError(await s.call('GET', '/v2/facts/q/e/tenants'), 404, 'NOT_FOUND');
   });
 
   it('403 comes before body validation', async () => {
@@ -59,6 +58,7 @@ describe('403: a valid key scoped elsewhere', () => {
   });
 
   it('environments are separate: the same key in two environments are two objects', async () => {
+    ok(await s.call('POST', '/v2/projects/p/envs', { key: 'e2', name: 'E2' }));
     ok(await s.call('POST', '/v2/facts/p/e2/tenants', { key: 'mine', name: 'Other' }));
     expect(ok(await s.call('GET', '/v2/facts/p/e2/tenants/mine')).name).toBe('Other');
     expect(ok(await s.facts('GET', '/tenants/mine')).name).toBe('Mine');
@@ -66,9 +66,24 @@ describe('403: a valid key scoped elsewhere', () => {
 });
 
 describe('the organisation key', () => {
-  it('acts on any project/environment, creating it on first use', async () => {
+  it('acts on any project/environment once it is created, never creating one on first use', async () => {
+    expectError(await s.call('POST', '/v2/schema/neu/prod/resources', { key: 'doc', name: 'Doc', actions: {} }), 404, 'NOT_FOUND');
+    expect(ok(await s.call('GET', '/v2/projects')).map((p: { key: string }) => p.key)).not.toContain('neu');
+    ok(await s.call('POST', '/v2/projects', { key: 'neu', name: 'Neu', initial_environments: [{ key: 'prod', name: 'Production' }] }));
     ok(await s.call('POST', '/v2/schema/neu/prod/resources', { key: 'doc', name: 'Doc', actions: {} }));
     expect(ok(await s.call('GET', '/v2/schema/neu/prod/resources')).map((r: { key: string }) => r.key)).toEqual(['doc']);
+  });
+
+  it('a mistyped environment or project answers 404 naming the closest key, and creates nothing', async () => {
+    ok(await s.call('POST', '/v2/projects', { key: 'shop', name: 'Shop', initial_environments: [{ key: 'prod', name: 'Production' }, { key: 'staging', name: 'Staging' }] }));
+    const env = await s.call('GET', '/v2/facts/shop/prdo/users');
+    expectError(env, 404, 'NOT_FOUND');
+    expect(env.body.message).toContain("environment 'prdo' not found in project 'shop'; did you mean 'prod'?");
+    const project = await s.call('POST', '/v2/facts/shpo/prod/tenants', { key: 't', name: 'T' });
+    expectError(project, 404, 'NOT_FOUND');
+    expect(project.body.message).toContain("project 'shpo' not found; did you mean 'shop'?");
+    expect(ok(await s.call('GET', '/v2/projects/shop/envs')).map((e: { key: string }) => e.key).sort()).toEqual(['prod', 'staging']);
+    expectError(await s.call('GET', '/v2/projects/shpo'), 404, 'NOT_FOUND');
   });
 
   it('an unknown id (uuid) is 404, not created', async () => {

@@ -54,6 +54,8 @@ export const IN_SCOPE = [
   `GET ${E}/config`, `POST ${E}/config`, `GET ${E}/config/{elements_config_id}`, `PATCH ${E}/config/{elements_config_id}`,
   `DELETE ${E}/{elements_config_id}`,
   `GET /v2/api-key/scope`,
+  `GET /v2/projects`, `POST /v2/projects`, `GET /v2/projects/{proj_id}`,
+  `GET /v2/projects/{proj_id}/envs`, `POST /v2/projects/{proj_id}/envs`, `GET /v2/projects/{proj_id}/envs/{env_id}`,
 ];
 
 /** Deprecated reads the server still answers: their answers are checked, their requests are not public. */
@@ -72,6 +74,20 @@ export async function driveLifecycle(s: TestServer): Promise<void> {
 
   await s.call('GET', '/v2/api-key/scope');
   await s.call('GET', '/v2/api-key/scope', undefined, { key: ENV_KEY });
+
+  // Projects and environments: made only explicitly (as the public service), read by key or id.
+  const made = (await s.call('POST', '/v2/projects', { key: 'shop', name: 'Shop', description: 'the shop', initial_environments: [{ key: 'prod', name: 'Production', description: 'live' }] })).body;
+  await s.call('POST', '/v2/projects', { key: 'lab', name: 'Lab' });
+  await s.call('POST', '/v2/projects/shop/envs', { key: 'staging', name: 'Staging', description: 'before prod' });
+  await s.call('GET', '/v2/projects');
+  await s.call('GET', '/v2/projects?page=1&per_page=2');
+  await s.call('GET', '/v2/projects/shop');
+  await s.call('GET', `/v2/projects/${made?.id}`);
+  await s.call('GET', '/v2/projects/p', undefined, { key: ENV_KEY });
+  await s.call('GET', '/v2/projects/shop/envs');
+  await s.call('GET', '/v2/projects/p/envs?per_page=10', undefined, { key: ENV_KEY });
+  await s.call('GET', '/v2/projects/shop/envs/staging');
+  await s.call('GET', '/v2/projects/p/envs/e', undefined, { key: ENV_KEY });
 
   // Schema: resources (with and without descriptions, actions and attributes), relations, roles.
   await sc('POST', '/resources', { key: 'doc', name: 'Document', actions: { read: {}, write: { name: 'Write', description: 'edit it' } } });

@@ -10,13 +10,17 @@ export interface ApplyCommandOptions extends Omit<TargetOptions, 'concurrency'> 
   plan?: string;
   prune?: boolean;
   yes?: boolean;
+  /** Apply although assertions of the configuration fail on the state after the plan (printed loudly). */
+  allowFailingAssertions?: boolean;
+  accessPermissions?: boolean;
   concurrency?: string;
   maxDeletes?: string;
 }
 
 /**
- * `roster apply`: plan (or read a saved plan and refuse it if the live state moved on), check safety,
- * show, confirm, apply with progress, summarise. Exit 1 when any change failed.
+ * `roster apply`: plan (or read a saved plan and refuse it if the live state moved on), show it with its
+ * access section, enforce the configuration's assertions on the state after it, check safety, confirm,
+ * apply with progress, summarise. Exit 1 when any change failed.
  */
 export async function applyCommand(paths: string[], opts: ApplyCommandOptions): Promise<void> {
   if (opts.plan && paths.length > 0) throw new ConfigError('give configuration paths or --plan FILE, not both');
@@ -27,7 +31,9 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
   if (saved && ((opts.project && opts.project !== saved.project) || (opts.env && opts.env !== saved.environment))) {
     throw new ConfigError(`the plan in ${opts.plan} is for ${saved.project}/${saved.environment}, not ${opts.project ?? saved.project}/${opts.env ?? saved.environment}; run roster plan for that environment`);
   }
-  const fromFiles = saved ? undefined : await planFromFiles(paths, 'apply', { ...opts, concurrency }, { prune: opts.prune });
+  // The access section (who gains and loses access) and the assertions on the state after the plan,
+  // exactly as `roster plan` computes them: what was reviewed on the pull request is what apply checks.
+  const fromFiles = saved ? undefined : await planFromFiles(paths, 'apply', { ...opts, concurrency }, { prune: opts.prune, access: { permissions: opts.accessPermissions } });
   if (fromFiles) printWarnings(fromFiles.warnings);
   const target = fromFiles?.target ?? (await openTarget({ ...opts, concurrency }, { project: saved!.project, environment: saved!.environment }));
   try {
@@ -35,6 +41,9 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
     if (saved) {
       const { readLiveState } = await import('../../api/read-live.js');
       const { fingerprintLive } = await import('../../plan/checksum.js');
+      if (saved.target !== undefined && saved.target !== target.where) {
+        throw new ConfigError(`the plan in ${opts.plan} was made on ${saved.target}, not ${target.where}; run roster plan against ${target.where}`);
+      }
       if (fingerprintLive(await readLiveState(target.client)) !== saved.liveFingerprint) {
         throw new ConfigError(`the plan in ${opts.plan} is stale: the live environment changed since it was made; run roster plan again`);
       }
@@ -44,10 +53,11 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
     }
     // The plan is shown before the safety check: a refusal asks the user to review what it would delete.
     process.stdout.write(renderPlan(plan, 'text'));
+    enforceAssertions(plan, opts);
     const { assertSafe } = await import('../../plan/safety.js');
     assertSafe(plan, { maxDeletes });
     if (plan.changes.length === 0) return;
-    await confirm(plan, opts);
+    await confirm(plan, opts, target.where);
 
     const { applyPlan } = await import('../../apply/apply.js');
     const { eventLine } = await import('../../apply/progress.js');
@@ -80,17 +90,42 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
   }
 }
 
-/** Anything non-interactive needs --yes; pruning on a terminal needs the environment's name typed. */
-async function confirm(plan: Plan, opts: ApplyCommandOptions): Promise<void> {
+/**
+ * Assertions (docs/check.md) failing on the state after the plan refuse it before anything is written,
+ * as they fail `roster plan`. `--allow-failing-assertions` applies anyway, and says so on stderr in a
+ * block no log reader can miss. A saved plan carries the result it was saved with (`plan --out` saves
+ * none that fails, and a saved plan applies only to the live state it was made from).
+ */
+export function enforceAssertions(plan: Plan, opts: Pick<ApplyCommandOptions, 'allowFailingAssertions'>): void {
+  const result = plan.access?.assertions;
+  const failed = result?.failed ?? 0;
+  if (failed === 0) return;
+  const what = `${failed} assertion${failed === 1 ? '' : 's'} of the configuration fail${failed === 1 ? 's' : ''} on the state after this plan`;
+  if (!opts.allowFailingAssertions) {
+    throw new UnsafePlanError(`${what} (see above): nothing was applied; fix the configuration, or pass --allow-failing-assertions to apply anyway`, '--allow-failing-assertions');
+  }
+  const bar = '!'.repeat(78);
+  const names = result!.failures.map((f) => `!!   ${f.place ? `${f.place}: ` : ''}${f.name}`);
+  process.stderr.write(['', bar, `!! WARNING: --allow-failing-assertions: applying although ${what}:`, ...names, bar, ''].join('\n') + '\n');
+}
+
+/**
+ * Anything non-interactive needs --yes; pruning on a terminal needs the environment's key typed. Both
+ * prompts name the project and environment by key and where they are, and who gains and loses access.
+ */
+async function confirm(plan: Plan, opts: ApplyCommandOptions, where: string): Promise<void> {
   if (opts.yes) return;
   if (!isInteractive()) throw new UnsafePlanError('not on a terminal: pass --yes to apply without a confirmation', '--yes');
-  // Deleting what the configuration does not declare (--prune, or its `authoritative:`) needs the name typed.
+  const scope = `${plan.project}/${plan.environment} on ${where}`;
+  const users = plan.access?.users;
+  const access = users === undefined ? '' : users === 0 ? " (nobody's access changes)" : ` (${users} user${users === 1 ? '' : 's'} gain${users === 1 ? 's' : ''} or lose${users === 1 ? 's' : ''} access: see above)`;
+  // Deleting what the configuration does not declare (--prune, or its `authoritative:`) needs the key typed.
   if ((plan.prune || (plan.authoritative?.length ?? 0) > 0) && plan.summary.delete > 0) {
-    const answer = await ask(`This plan deletes ${plan.summary.delete} objects. Type the environment name (${plan.environment}) to apply: `);
+    const answer = await ask(`This plan deletes ${plan.summary.delete} objects in ${scope}${access}. Type the environment's key (${plan.environment}) to apply: `);
     if (answer !== plan.environment) throw new UnsafePlanError('not confirmed: nothing was applied', '--yes');
     return;
   }
-  const answer = await ask(`Apply ${plan.changes.length} changes to ${plan.project}/${plan.environment}? [y/N] `);
+  const answer = await ask(`Apply ${plan.changes.length} changes to ${scope}${access}? [y/N] `);
   if (!/^y(es)?$/i.test(answer)) throw new UnsafePlanError('not confirmed: nothing was applied', '--yes');
 }
 

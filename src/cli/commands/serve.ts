@@ -9,6 +9,8 @@ export interface ServeOptions {
   database?: string;
   apiKey?: string;
   envKey: string[];
+  /** `<project>/<env>`: created at start unless it exists. */
+  createEnv: string[];
   quiet?: boolean;
 }
 
@@ -16,6 +18,9 @@ export interface ServeOptions {
 export async function serveCommand(opts: ServeOptions): Promise<void> {
   const orgKey = opts.apiKey ?? process.env.ROSTER_API_KEY;
   const envKeys = opts.envKey.map(parseEnvKey);
+  // `default/default` is what every command targets when nothing names another (src/cli/target.ts):
+  // made at start, as the embedded default makes it, so `--api-url` against a fresh serve just works.
+  const environments = [{ project: 'default', env: 'default' }, ...(opts.createEnv ?? []).map(parseScope)];
   if (!orgKey && envKeys.length === 0) {
     throw new ConfigError('roster serve needs a key: --api-key KEY (or ROSTER_API_KEY) and/or --env-key <project>/<env>=<key>');
   }
@@ -37,6 +42,7 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
     databaseUrl,
     orgKey,
     envKeys,
+    environments,
     // Request logs (pino JSON lines): method, url, status, time. Headers, and so keys, are never logged.
     logger: opts.quiet ? false : { level: 'info' },
   });
@@ -64,4 +70,10 @@ function parseEnvKey(spec: string): { project: string; env: string; key: string 
   const m = /^([A-Za-z0-9\-_]+)\/([A-Za-z0-9\-_]+)=(.+)$/.exec(spec);
   if (!m) throw new ConfigError(`--env-key must look like <project>/<env>=<key> (got a value of ${spec.length} characters)`);
   return { project: m[1], env: m[2], key: m[3] };
+}
+
+function parseScope(spec: string): { project: string; env: string } {
+  const m = /^([A-Za-z0-9\-_]{1,256})\/([A-Za-z0-9\-_]{1,256})$/.exec(spec);
+  if (!m) throw new ConfigError(`--create-env must look like <project>/<env> (keys of letters, digits, - and _), got '${spec}'`);
+  return { project: m[1], env: m[2] };
 }

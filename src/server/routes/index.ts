@@ -20,6 +20,7 @@ import elementsAccessRequestRoutes from './elements-access-requests.js';
 import accessRequestRoutes from './access-requests.js';
 import bulkRoutes from './bulk.js';
 import bulkRoleRoutes from './bulk-roles.js';
+import projectRoutes from './projects.js';
 
 type RouteModule = (app: FastifyInstance, deps: ServerDeps) => Promise<void>;
 
@@ -63,4 +64,5 @@ export async function registerRoutes(app: FastifyInstance, deps: ServerDeps, res
     return { organization_id: env.orgId, project_id: env.projectId, environment_id: env.envId };
   });
   await app.register(async (scope) => allowedRoutes(scope, deps, resolver));
+  await app.register(async (scope) => projectRoutes(scope, deps));
 }

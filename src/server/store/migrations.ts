@@ -193,4 +193,18 @@ export const migrations: Migration[] = [
       ],
     },
   },
+  {
+    id: 7,
+    name: 'names of projects and environments',
+    sql: [
+      // The public read models of projects and environments (GET /v2/projects...) carry a name, an
+      // optional description and updated_at. Rows made before this migration read their key as name.
+      `ALTER TABLE projects ADD COLUMN name TEXT`,
+      `ALTER TABLE projects ADD COLUMN description TEXT`,
+      `ALTER TABLE projects ADD COLUMN updated_at TEXT`,
+      `ALTER TABLE environments ADD COLUMN name TEXT`,
+      `ALTER TABLE environments ADD COLUMN description TEXT`,
+      `ALTER TABLE environments ADD COLUMN updated_at TEXT`,
+    ],
+  },
 ];
