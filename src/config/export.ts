@@ -25,8 +25,12 @@ type Obj = Record<string, unknown>;
 
 /** A resource role in its shortest form: the list of its permissions when that says everything. */
 function exportResourceRole(r: DesiredResourceRole): unknown {
-  if (r.name === r.key && !r.description && r.extends.length === 0) return [...r.permissions].sort(cmp);
-  return compact({ name: nameOf(r.name, r.key), description: r.description, permissions: [...r.permissions].sort(cmp), extends: r.extends.length > 0 ? [...r.extends].sort(cmp) : undefined });
+  if (r.name === r.key && !r.description && r.extends.length === 0 && r.grantedTo.length === 0) return [...r.permissions].sort(cmp);
+  const grantedTo = r.grantedTo.map((d) => compact({ role: d.role, on: d.on, via: d.via, when: d.noDirectRolesOnObject ? { no_direct_roles_on_object: true } : undefined }));
+  return compact({
+    name: nameOf(r.name, r.key), description: r.description, permissions: [...r.permissions].sort(cmp),
+    extends: r.extends.length > 0 ? [...r.extends].sort(cmp) : undefined, granted_to: grantedTo.length > 0 ? grantedTo : undefined,
+  });
 }
 
 export function buildExport(live: LiveState, options: ExportOptions = {}): string {
@@ -39,9 +43,12 @@ export function buildExport(live: LiveState, options: ExportOptions = {}): strin
     const own = (r.roles ?? []).filter((x) => !(groupTypes.has(key) && x.key === MEMBER_ROLE));
     if (groupTypes.has(key) && r.actions.length === 0 && !r.description && r.name === key && own.length === 0) continue;
     const roles = own.length > 0 ? Object.fromEntries(own.map((x) => [x.key, exportResourceRole(x)])) : undefined;
-    resources[key] = r.name === key && !r.description && !roles
+    const relations = r.relations?.length
+      ? Object.fromEntries(r.relations.map((x) => [x.key, x.name === x.key && !x.description ? x.subject : compact({ subject: x.subject, name: x.name, description: x.description })]))
+      : undefined;
+    resources[key] = r.name === key && !r.description && !roles && !relations
       ? [...r.actions].sort(cmp)
-      : compact({ name: nameOf(r.name, key), description: r.description, actions: [...r.actions].sort(cmp), roles });
+      : compact({ name: nameOf(r.name, key), description: r.description, actions: [...r.actions].sort(cmp), relations, roles });
   }
   const roles: Obj = {};
   for (const [key, r] of sorted(live.roles)) {
@@ -73,7 +80,16 @@ export function buildExport(live: LiveState, options: ExportOptions = {}): strin
     users[key] = compact({ email: u.email, first_name: u.first_name, last_name: u.last_name, attributes: u.attributes, tenants, roles });
   }
   const instances: Obj = {};
-  for (const [ref, i] of sorted(live.resourceInstances)) instances[ref] = isEmpty(i.attributes) ? i.tenant : { tenant: i.tenant, attributes: i.attributes };
+  for (const [ref, i] of sorted(live.resourceInstances)) {
+    // Tuples with the instance as object, by relation: one subject as a scalar, several as a list.
+    const relations: Obj = {};
+    for (const t of i.relations ?? []) {
+      const had = relations[t.relation];
+      relations[t.relation] = had === undefined ? t.subject : [...(Array.isArray(had) ? had : [had]), t.subject];
+    }
+    const hasRelations = Object.keys(relations).length > 0;
+    instances[ref] = isEmpty(i.attributes) && !hasRelations ? i.tenant : compact({ tenant: i.tenant, attributes: i.attributes, relations: hasRelations ? relations : undefined });
+  }
   const groups: Obj = {};
   for (const [ref, g] of sorted(live.groups)) {
     groups[ref] = compact({
@@ -97,7 +113,8 @@ export function buildExport(live: LiveState, options: ExportOptions = {}): strin
 }
 
 /**
- * Layout: one line per resource, role, tenant, user, instance and access-request configuration (flow
+ * Layout: one line per resource (a resource with roles or relations: one line per role and relation), role,
+ * tenant, user, instance and access-request configuration (flow
  * mappings); groups as blocks with one member per line (membership diffs read line by line), each
  * preceded by a comment naming its ancestors and its subgroups.
  */
@@ -110,6 +127,15 @@ function styleSections(doc: Document, groups: Map<string, DesiredGroup>): void {
     if (body.items.length === 0) body.flow = true;
     for (const entry of body.items as Pair<Node, Node>[]) {
       const v = entry.value;
+      // A resource with roles or relations is a block: one line per role and relation.
+      if (section === 'resources' && isMap(v) && v.items.some((f) => ['roles', 'relations'].includes(String((f.key as { value?: unknown }).value)))) {
+        for (const field of v.items as Pair<Node, Node>[]) {
+          const value = field.value;
+          if (isSeq(value)) value.flow = true;
+          else if (isMap(value)) for (const item of value.items as Pair<Node, Node>[]) if (isMap(item.value) || isSeq(item.value)) item.value.flow = true;
+        }
+        continue;
+      }
       if (section !== 'groups') {
         if (isMap(v) || isSeq(v)) v.flow = true;
         continue;
