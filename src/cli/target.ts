@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { ConfigError } from '../errors.js';
 import { registerSecret } from '../secrets.js';
-import type { ApiClient } from '../api/index.js';
+import type { ApiClient, WaitingInfo } from '../api/index.js';
+import { parseDuration } from '../config/duration.js';
 
 /** Options every command that talks to a service accepts. */
 export interface TargetOptions {
@@ -15,6 +16,8 @@ export interface TargetOptions {
   concurrency?: number;
   /** `public` or `none`; default by host (src/api/client.ts). */
   pacing?: string;
+  /** `--timeout`: one request's total time, retries included: seconds (`90`) or a duration (`90s`, `2m`). */
+  timeout?: string;
 }
 
 export interface Target {
@@ -41,6 +44,7 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
   const apiUrl = opts.apiUrl ?? setting('ROSTER_API_URL');
   const project = opts.project ?? fromConfig.project ?? setting('ROSTER_PROJECT');
   const environment = opts.env ?? fromConfig.environment ?? setting('ROSTER_ENV');
+  const transport = transportOptions(opts);
   if (apiUrl) {
     const pacing = pacingOf(opts.pacing);
     const apiKey = readKey(opts);
@@ -48,9 +52,11 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
     let e = environment;
     if (!p || !e) {
       // An environment-scoped key knows its environment: ask the service, as the official SDKs do.
-      const probe = createClient({ baseUrl: apiUrl, apiKey, project: '-', environment: '-' });
+      const probe = createClient({ baseUrl: apiUrl, apiKey, project: '-', environment: '-', ...transport });
       try {
-        const scope = await probe.get<{ project_id: string | null; environment_id: string | null }>('/v2/api-key/scope');
+        // The shape is checked: a truncated answer is retried and reported, not read as "not scoped".
+        const { expectObject } = await import('../api/answer.js');
+        const scope = await probe.get<{ project_id: string | null; environment_id: string | null }>('/v2/api-key/scope', { expect: expectObject });
         p ??= scope.project_id ?? undefined;
         e ??= scope.environment_id ?? undefined;
       } finally {
@@ -58,7 +64,7 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
       }
       if (!p || !e) throw new ConfigError('this API key is not scoped to one environment: name it with --project and --env (or project/environment in the configuration)');
     }
-    const client = createClient({ baseUrl: apiUrl, apiKey, project: p, environment: e, concurrency: opts.concurrency, pacing });
+    const client = createClient({ baseUrl: apiUrl, apiKey, project: p, environment: e, concurrency: opts.concurrency, pacing, ...transport });
     return { kind: 'remote', url: apiUrl, project: p, environment: e, client, close: () => client.close() };
   }
   const dataDir = opts.data ?? setting('ROSTER_DATA_DIR') ?? './.roster';
@@ -74,7 +80,7 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
   });
   const p = project ?? DEFAULT_PROJECT;
   const e = environment ?? DEFAULT_ENVIRONMENT;
-  const client = createClient({ baseUrl: server.url, apiKey, project: p, environment: e, concurrency: opts.concurrency, pacing: 'none' });
+  const client = createClient({ baseUrl: server.url, apiKey, project: p, environment: e, concurrency: opts.concurrency, pacing: 'none', ...transport });
   return {
     kind: 'embedded',
     url: server.url,
@@ -90,6 +96,25 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
 
 /** Errors of the file system and SQLite that say the data directory cannot hold the service's store. */
 const UNUSABLE_DATA_DIR = new Set(['ENOTDIR', 'EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EEXIST', 'EISDIR', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_NOTADB', 'SQLITE_CORRUPT']);
+
+/**
+ * `--timeout` and the line printed while an answer is slow to come. A per-attempt limit of 30 s stays
+ * (a silent attempt is retried), but never past the request's deadline.
+ */
+function transportOptions(opts: TargetOptions): { deadlineMs?: number; onWaiting: (info: WaitingInfo) => void } {
+  let deadlineMs: number | undefined;
+  if (opts.timeout !== undefined) {
+    const text = opts.timeout.trim();
+    const parsed = /^[0-9]+$/.test(text) ? { ok: true as const, ms: Number(text) * 1000 } : parseDuration(text);
+    if (!parsed.ok || parsed.ms < 1000) throw new ConfigError(`--timeout must be a number of seconds or a duration (90, 90s, 2m), at least 1 s, got '${opts.timeout}'`);
+    deadlineMs = parsed.ms;
+  }
+  return {
+    deadlineMs,
+    onWaiting: (w) =>
+      process.stderr.write(`still waiting for ${w.method} ${w.path}: ${Math.round(w.waitedMs / 1000)} s so far (attempt ${w.attempt}, gives up after ${Math.round(w.deadlineMs / 1000)} s; --timeout)\n`),
+  };
+}
 
 /** An environment variable set to '' (as CI does for an unset variable or secret) counts as unset. */
 function setting(name: string): string | undefined {
