@@ -72,6 +72,7 @@ export function createClient(options: ClientOptions): ApiClient {
   // at timeoutMs, so a silent server costs one attempt's worth, not six.
   const deadlineMs = options.deadlineMs ?? 120_000;
   const maxAnswerBytes = options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
+  const noticeMs = options.waitingNoticeMs ?? WAITING_NOTICE_MS;
   const retries = options.retries ?? 5;
   const random = options.random ?? Math.random;
   const now = options.now ?? Date.now;
@@ -133,10 +134,10 @@ export function createClient(options: ClientOptions): ApiClient {
       // A slow or silent service: say what is awaited, at most every few seconds for the whole client.
       const notices = options.onWaiting
         ? setInterval(() => {
-            if (now() - lastNotice < WAITING_NOTICE_MS - 50) return;
+            if (now() - lastNotice < noticeMs - 50) return;
             lastNotice = now();
             options.onWaiting!({ method, path: displayPath(path), waitedMs: now() - started, attempt, deadlineMs });
-          }, WAITING_NOTICE_MS)
+          }, noticeMs)
         : undefined;
       try {
         const res = await pool.request({

@@ -86,6 +86,8 @@ export interface ClientOptions {
   maxSilenceMs?: number;
   /** Called every few seconds while an answer is awaited, for a progress line. */
   onWaiting?: (info: WaitingInfo) => void;
+  /** How often onWaiting is called while an answer is awaited; default 5 s. */
+  waitingNoticeMs?: number;
   /** Default: 'none' for a loopback host, 'public' otherwise. */
   pacing?: 'none' | 'public' | RateLimits;
   /** Jitter source in [0, 1); default Math.random. */
