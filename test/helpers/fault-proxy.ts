@@ -12,12 +12,14 @@ import type { AddressInfo, Socket } from 'node:net';
  * - `endless`: answer 200 and stream bytes without end;
  * - `silent`: never answer (the connection stays open);
  * - `status`: answer `status` (with `retryAfter` when given) without forwarding;
+ * - `hold`: forward only once `until` settles (another client acts in between);
  * - `die`: stop listening and cut every connection: the service is gone for good.
  * `seen` records every request with the fault it got.
  */
 export type Fault =
   | { kind: 'truncate' | 'wrong-shape' | 'html' | 'endless' | 'silent' | 'die' }
   | { kind: 'redirect'; location: string }
+  | { kind: 'hold'; until: Promise<unknown> }
   | { kind: 'status'; status: number; retryAfter?: string; body?: unknown };
 
 export interface FaultRequest {
@@ -71,6 +73,9 @@ export async function startFaultProxy(target: string, decide: (req: FaultRequest
       };
       try {
         switch (fault?.kind) {
+          case 'hold':
+            await fault.until.catch(() => {});
+          // falls through: forwarded once released
           case undefined: {
             const up = await forward(req, Buffer.concat(chunks));
             const headers = { ...up.headers };
