@@ -42,7 +42,8 @@ export async function readConfigFiles(paths: string[]): Promise<ReadResult> {
     for (const file of files) {
       try {
         // The same file under two names (a symlink beside its target) is one file: read it once.
-        const real = await realpath(file);
+        // A pipe's /proc/self/fd link has no real path (`pipe:[123]`): its own name is the key then.
+        const real = await realpath(file).catch(() => path.resolve(file));
         if (seen.has(real)) continue;
         seen.add(real);
         const result = await readOne(file);
@@ -110,14 +111,21 @@ const tooLarge = (file: string, message = 'file is over the 10 MB limit'): Probl
   file, message, hint: 'split the configuration into several files', severity: 'error',
 });
 
+const notAFile = (file: string, kind: string): Problem => ({
+  file, message: `${kind}, not a configuration file`, hint: 'name a regular .yaml file or a directory of them', severity: 'error',
+});
+
 async function readOne(file: string): Promise<string | Problem> {
+  // Judged before opening too: opening a socket (a spawned process's stdin) fails with ENXIO.
+  const before = specialKind(await stat(file));
+  if (before) return notAFile(file, before);
   // O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one. The kind is
   // judged on the open handle, so the file cannot be swapped between the check and the read.
   const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const stats = await handle.stat();
     const kind = specialKind(stats);
-    if (kind) return { file, message: `${kind}, not a configuration file`, hint: 'name a regular .yaml file or a directory of them', severity: 'error' };
+    if (kind) return notAFile(file, kind);
     // A size stat() admits to is refused unread; a smaller claim is not trusted (below).
     if (stats.size > MAX_FILE_BYTES) return tooLarge(file, `file is ${(stats.size / 2 ** 20).toFixed(1)} MB, over the 10 MB limit`);
     // Read at most one byte past the limit: the size is what was read, not what stat() claims.

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig, renderText } from '../../src/config/index.js';
 import { readConfigFiles } from '../../src/config/read.js';
 import { capProblems } from '../../src/config/render.js';
+import { runCli } from '../helpers/cli.js';
 
 const TENANT = 'tenants:\n  acme: {name: Acme}\n';
 const USERS = 'users:\n  ada: {tenants: [acme]}\n';
@@ -48,6 +49,12 @@ describe('reading configuration files', () => {
     execFileSync('mkfifo', [fifo]);
     const r = await loadConfig([dir, fifo]);
     expect(r.errors).toEqual([expect.objectContaining({ file: fifo, message: 'a named pipe (FIFO), not a configuration file' })]);
+  });
+
+  it('refuses what feeds /dev/stdin (a pipe, or the socket a spawned process gets) by name, exit 1', async () => {
+    const r = await runCli(['validate', '/dev/stdin'], { input: TENANT });
+    expect(r.stdout).toMatch(/\/dev\/stdin: error: a (named pipe \(FIFO\)|socket), not a configuration file/);
+    expect(r.code).toBe(1);
   });
 
   it('refuses a device instead of reading it without end', async () => {
