@@ -1,4 +1,4 @@
-import { ConfigError, UnsafePlanError } from '../../errors.js';
+import { ApiError, ConfigError, UnsafePlanError } from '../../errors.js';
 import { openTarget, type TargetOptions } from '../target.js';
 import { planFromFiles, printWarnings } from '../workflow.js';
 import { renderPlan } from '../render-plan.js';
@@ -72,12 +72,22 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
     // Everything applied: read the environment again to catch another apply that ran at the same time
     // (src/apply/verify.ts). A saved plan has no configuration to compare with.
     const { verifyApplied } = await import('../../apply/verify.js');
-    const leftover = fromFiles && result.failed.length === 0 && !result.stopped ? await verifyApplied({ desired: fromFiles.desired, client: target.client, plan }) : undefined;
+    let unchecked: string | undefined;
+    const leftover =
+      fromFiles && result.failed.length === 0 && !result.stopped
+        ? await verifyApplied({ desired: fromFiles.desired, client: target.client, plan }).catch((err: unknown) => {
+            // The writes are done and the summary is due; a failed re-read only costs the check.
+            if (!(err instanceof ApiError)) throw err;
+            unchecked = err.message;
+            return undefined;
+          })
+        : undefined;
     const { applyExitCode, applyJson, renderApplySummary } = await import('../../apply/summary.js');
     const outcome = { total: plan.changes.length, seconds, result, leftover };
     process.stdout.write(format === 'json' ? applyJson(outcome) : '\n' + renderApplySummary(outcome));
     if (format === 'json') process.stderr.write('\n' + renderApplySummary(outcome));
-    process.exitCode = applyExitCode(outcome);
+    if (unchecked) process.stderr.write(`warning: could not read the environment again to check for another apply at the same time: ${unchecked}\n`);
+    process.exitCode = unchecked ? 1 : applyExitCode(outcome);
   } finally {
     await target.close();
   }
