@@ -46,7 +46,10 @@ export function buildApiError(input: {
   const validation = Array.isArray(body.detail) ? validationDetail(body.detail) : undefined;
   const errorCode =
     str(body.error_code) ?? (validation !== undefined ? 'VALIDATION_ERROR' : undefined) ?? str(body.code);
+  // A redirect is not followed (the key would go to another host): say where it points.
+  const location = input.status >= 300 && input.status < 400 ? input.headers.location : undefined;
   const detail =
+    (location !== undefined ? `redirected to ${location}; point --api-url (ROSTER_API_URL) at the service itself` : undefined) ??
     validation ??
     str(body.message) ??
     str(body.detail) ??
@@ -63,18 +66,23 @@ export function buildApiError(input: {
   });
 }
 
+/** Codes of our own making (client.ts, breaker.ts): the error code says it, the detail needs no prefix. */
+const OWN_CODES = new Set(['UNREACHABLE', 'MALFORMED_ANSWER', 'ANSWER_TOO_LARGE']);
+
 const TIMEOUT_CODES = new Set([ATTEMPT_TIMEOUT, 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
 
 /**
  * No answer at all (refused, reset, timed out). Status 0 marks "no HTTP status"; error_code is
  * `TIMEOUT` or `NETWORK_ERROR`, and the detail names the low-level code.
  */
-export function buildNetworkError(input: { method: string; path: string; code: string; message: string }): ApiError {
+export function buildNetworkError(input: { method: string; path: string; code: string; message: string; status?: number }): ApiError {
+  const own = OWN_CODES.has(input.code);
   return new ApiError({
     method: input.method,
     path: redactSecrets(displayPath(input.path)),
-    status: 0,
-    errorCode: TIMEOUT_CODES.has(input.code) ? 'TIMEOUT' : 'NETWORK_ERROR',
-    detail: clean(`${input.code}: ${input.message}`),
+    // A malformed answer had a status (200); the others had none.
+    status: input.status ?? 0,
+    errorCode: own ? input.code : TIMEOUT_CODES.has(input.code) ? 'TIMEOUT' : 'NETWORK_ERROR',
+    detail: clean(own ? input.message : `${input.code}: ${input.message}`),
   });
 }

@@ -2,9 +2,11 @@ import { Pool } from 'undici';
 import { InternalError } from '../errors.js';
 import { registerSecret } from '../secrets.js';
 import { buildApiError, buildNetworkError, displayPath } from './api-error.js';
+import { AnswerTooLarge, expectListPage, malformedRead, MAX_ANSWER_BYTES, parseBody, readBodyText } from './answer.js';
+import { createBreaker } from './breaker.js';
 import { createPacer, PUBLIC_LIMITS, type Pacer } from './pacing.js';
 import { fetchAllPages } from './paging.js';
-import { ATTEMPT_TIMEOUT, IDEMPOTENT_METHODS, judgeAttempt, retryDelay, type AttemptOutcome } from './retry.js';
+import { ATTEMPT_TIMEOUT, IDEMPOTENT_METHODS, judgeAttempt, retryDelay, UNREACHABLE, type AttemptOutcome } from './retry.js';
 import { Semaphore } from './semaphore.js';
 import type {
   ApiClient,
@@ -42,22 +44,18 @@ function flatHeaders(raw: Record<string, string | string[] | undefined>): Record
   return out;
 }
 
-function parseBody(text: string): unknown {
-  if (text === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
 function isLoopback(url: URL): boolean {
   return ['localhost', '127.0.0.1', '[::1]', '::1'].includes(url.hostname) || url.hostname.endsWith('.localhost');
 }
 
 type Exchange =
-  | { kind: 'response'; status: number; headers: Record<string, string>; body: unknown }
-  | { kind: 'network'; code: string; message: string };
+  | { kind: 'response'; status: number; headers: Record<string, string>; body: unknown; json: boolean }
+  | { kind: 'network'; code: string; message: string; status?: number };
+
+/** Our outcome code for a 2xx read answer that was not usable (answer.ts): retried like a 502. */
+const MALFORMED = 'MALFORMED_ANSWER';
+/** How often to say that an answer is still awaited. */
+const WAITING_NOTICE_MS = 5_000;
 
 function networkCode(err: unknown): string {
   const e = err as { code?: unknown; cause?: { code?: unknown }; errors?: Array<{ code?: unknown }> };
@@ -70,6 +68,11 @@ export function createClient(options: ClientOptions): ApiClient {
   const base = new URL(options.baseUrl);
   const basePath = base.pathname.replace(/\/+$/, '');
   const timeoutMs = options.timeoutMs ?? 30_000;
+  // The whole of one request, retries and their waits included (`--timeout`); each attempt also ends
+  // at timeoutMs, so a silent server costs one attempt's worth, not six.
+  const deadlineMs = options.deadlineMs ?? 120_000;
+  const maxAnswerBytes = options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
+  const noticeMs = options.waitingNoticeMs ?? WAITING_NOTICE_MS;
   const retries = options.retries ?? 5;
   const random = options.random ?? Math.random;
   const now = options.now ?? Date.now;
@@ -88,6 +91,8 @@ export function createClient(options: ClientOptions): ApiClient {
   const pacer: Pacer | undefined =
     pacing === 'none' ? undefined : createPacer({ limits: pacing === 'public' ? PUBLIC_LIMITS : pacing, now, sleep });
   const counts: ClientCounters = { requests: 0, retries: 0, byMethod: {}, rateLimited: 0, alreadyExisted: 0 };
+  const breaker = createBreaker({ maxConsecutiveFailures: options.maxConsecutiveFailures, maxSilenceMs: options.maxSilenceMs, now });
+  let lastNotice = 0;
   const enc = encodeURIComponent;
   const scope = `${enc(options.project)}/${enc(options.environment)}`;
   const paths: EnvPaths = { schema: `/v2/schema/${scope}`, facts: `/v2/facts/${scope}`, elements: `/v2/elements/${scope}` };
@@ -112,17 +117,28 @@ export function createClient(options: ClientOptions): ApiClient {
     return { method, path, target: basePath + path + queryString(opts.query), headers, payload };
   }
 
-  async function exchange({ method, path, target, headers, payload }: Prepared, attempt: number): Promise<Exchange> {
+  async function exchange({ method, path, target, headers, payload }: Prepared, attempt: number, clock: { deadlineAt?: number }): Promise<Exchange> {
     return gate.run(async () => {
       await pacer?.acquire(method, displayPath(path));
       const started = now();
+      // The request's deadline runs from its first attempt on the wire, not from its wait for a slot.
+      clock.deadlineAt ??= started + deadlineMs;
+      const attemptMs = Math.max(1, Math.min(timeoutMs, clock.deadlineAt - started));
       counts.requests++;
       counts.byMethod[method] = (counts.byMethod[method] ?? 0) + 1;
       let result: Exchange;
       // undici's own headers/body timers tick at ~1 s resolution; a plain timer gives the attempt an exact
       // deadline covering connect, headers and body.
       const deadline = new AbortController();
-      const timer = setTimeout(() => deadline.abort(), timeoutMs);
+      const timer = setTimeout(() => deadline.abort(), attemptMs);
+      // A slow or silent service: say what is awaited, at most every few seconds for the whole client.
+      const notices = options.onWaiting
+        ? setInterval(() => {
+            if (now() - lastNotice < noticeMs - 50) return;
+            lastNotice = now();
+            options.onWaiting!({ method, path: displayPath(path), waitedMs: now() - started, attempt, deadlineMs });
+          }, noticeMs)
+        : undefined;
       try {
         const res = await pool.request({
           signal: deadline.signal,
@@ -131,18 +147,21 @@ export function createClient(options: ClientOptions): ApiClient {
           path: target,
           headers,
           body: payload,
-          headersTimeout: timeoutMs,
-          bodyTimeout: timeoutMs,
+          headersTimeout: attemptMs,
+          bodyTimeout: attemptMs,
         });
-        const text = await res.body.text();
-        result = { kind: 'response', status: res.statusCode, headers: flatHeaders(res.headers), body: parseBody(text) };
+        const text = await readBodyText(res.body, maxAnswerBytes);
+        result = { kind: 'response', status: res.statusCode, headers: flatHeaders(res.headers), ...parseBody(text) };
       } catch (err) {
-        result = deadline.signal.aborted
-          ? { kind: 'network', code: ATTEMPT_TIMEOUT, message: `no complete answer within ${timeoutMs} ms` }
-          : { kind: 'network', code: networkCode(err), message: err instanceof Error ? err.message : String(err) };
+        if (err instanceof AnswerTooLarge) result = { kind: 'network', code: 'ANSWER_TOO_LARGE', message: err.message };
+        else if (deadline.signal.aborted) result = { kind: 'network', code: ATTEMPT_TIMEOUT, message: `no complete answer within ${attemptMs} ms` };
+        else result = { kind: 'network', code: networkCode(err), message: err instanceof Error ? err.message : String(err) };
       } finally {
         clearTimeout(timer);
+        if (notices) clearInterval(notices);
       }
+      if (result.kind === 'response') breaker.answered();
+      else if (result.code !== 'ANSWER_TOO_LARGE') breaker.failed(`${result.code}: ${result.message}`);
       options.onRequest?.({
         method,
         path: displayPath(path),
@@ -159,8 +178,14 @@ export function createClient(options: ClientOptions): ApiClient {
     const prepared = prepare(method, path, opts);
     const idempotent = IDEMPOTENT_METHODS.has(method) || opts.idempotentCreate === true || opts.idempotent === true;
     let mayHaveApplied = false;
+    const clock: { deadlineAt?: number } = {};
     for (let attempt = 1; ; attempt++) {
-      const got = await exchange(prepared, attempt);
+      const down = breaker.tripped();
+      if (down) throw buildNetworkError({ method, path, code: UNREACHABLE, message: down });
+      let got = await exchange(prepared, attempt, clock);
+      // A read answered 2xx with a body it cannot use: a fault like a 502, retried, then reported.
+      const malformed = got.kind === 'response' && got.status >= 200 && got.status < 300 && got.status !== 204 && method === 'GET' ? malformedRead(got, opts.expect) : undefined;
+      if (malformed && got.kind === 'response') got = { kind: 'network', code: MALFORMED, message: malformed, status: got.status };
       if (got.kind === 'response') {
         const meta = { status: got.status, headers: got.headers, requestId: got.headers['x-request-id'], attempts: attempt };
         if (got.status >= 200 && got.status < 300) return { ...meta, alreadyExisted: false, data: got.body as T };
@@ -176,14 +201,17 @@ export function createClient(options: ClientOptions): ApiClient {
         got.kind === 'response' ? { kind: 'response', status: got.status, retryAfter: got.headers['retry-after'] } : got;
       const judged = judgeAttempt(outcome, idempotent);
       mayHaveApplied ||= judged.mayHaveApplied;
-      const delay =
+      let delay =
         judged.retryable && attempt <= retries
           ? retryDelay({ failedAttempt: attempt, retryAfter: outcome.kind === 'response' ? outcome.retryAfter : undefined, now: now(), random })
           : undefined;
+      // No retry that would start past the request's deadline.
+      if (delay !== undefined && clock.deadlineAt !== undefined && now() + delay >= clock.deadlineAt) delay = undefined;
       if (delay === undefined) {
-        throw got.kind === 'response'
-          ? buildApiError({ method, path, status: got.status, headers: got.headers, body: got.body })
-          : buildNetworkError({ method, path, code: got.code, message: got.message });
+        if (got.kind === 'response') throw buildApiError({ method, path, status: got.status, headers: got.headers, body: got.body });
+        const past = clock.deadlineAt !== undefined && now() >= clock.deadlineAt - 1;
+        const message = past && got.code === ATTEMPT_TIMEOUT ? `no complete answer within the ${Math.round(deadlineMs / 1000)} s deadline (--timeout), ${attempt} attempt${attempt === 1 ? '' : 's'}` : got.message;
+        throw buildNetworkError({ method, path, code: got.code, status: got.status, message: attempt > 1 ? `${message} (after ${attempt} attempts)` : message });
       }
       counts.retries++;
       await sleep(delay);
@@ -209,7 +237,8 @@ export function createClient(options: ClientOptions): ApiClient {
       return fetchAllPages<T>({
         perPage,
         parallel: o.parallel,
-        fetchPage: (page) => data(request('GET', path, { headers: o.headers, query: { ...o.query, ...(page === 1 ? o.firstPageQuery : {}), page, per_page: perPage } })),
+        fetchPage: (page) =>
+          data(request('GET', path, { headers: o.headers, expect: expectListPage, query: { ...o.query, ...(page === 1 ? o.firstPageQuery : {}), page, per_page: perPage } })),
       });
     },
     counters: () => ({ ...counts, byMethod: { ...counts.byMethod } }),

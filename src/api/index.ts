@@ -15,6 +15,7 @@ export type {
   Query,
   ReadOptions,
   RequestOptions,
+  WaitingInfo,
   WriteOptions,
 } from './types.js';
 export { categorize, createPacer, PUBLIC_LIMITS, type Pacer, type PacingCategory, type RateLimit, type RateLimits } from './pacing.js';

@@ -23,10 +23,14 @@ export interface AttemptJudgement {
 const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN']);
 /** Our own per-attempt deadline expired (see client.ts). */
 export const ATTEMPT_TIMEOUT = 'ATTEMPT_TIMEOUT';
+/** The client gave up on the service after attempts in a row without an answer (breaker.ts). */
+export const UNREACHABLE = 'UNREACHABLE';
 
 /** The request may have reached the server: retry only what is safe to repeat. */
 const IN_FLIGHT_ERRORS = new Set([
   ATTEMPT_TIMEOUT,
+  // A 2xx read answer that was truncated or of the wrong shape (client.ts); only reads are judged so.
+  'MALFORMED_ANSWER',
   'ECONNRESET',
   'EPIPE',
   'ETIMEDOUT',

@@ -18,6 +18,11 @@ export interface RequestOptions {
   idempotentCreate?: boolean;
   /** A POST that is safe to repeat (e.g. `/allowed`): retried like GET. */
   idempotent?: boolean;
+  /**
+   * For a GET: what is wrong with a 2xx body's shape, or undefined when it is usable. A wrong shape is
+   * retried like a failed attempt, then reported naming the request (src/api/answer.ts).
+   */
+  expect?: (body: unknown) => string | undefined;
 }
 
 export type ApiResponse<T> = {
@@ -39,6 +44,14 @@ export interface AttemptInfo {
   status?: number;
   errorCode?: string;
   durationMs: number;
+}
+
+export interface WaitingInfo {
+  method: string;
+  path: string;
+  waitedMs: number;
+  attempt: number;
+  deadlineMs: number;
 }
 
 export interface ClientCounters {
@@ -63,6 +76,18 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** Retries after the first attempt; default 5. */
   retries?: number;
+  /** One request's total time, retries included (`--timeout`); default 120 s. */
+  deadlineMs?: number;
+  /** Largest answer body read; default 32 MB (src/api/answer.ts). */
+  maxAnswerBytes?: number;
+  /** Attempts in a row without any answer after which the service counts as gone; default 10 (breaker.ts). */
+  maxConsecutiveFailures?: number;
+  /** Time without any answer (3 failed attempts at least) after which the service counts as gone; default 45 s. */
+  maxSilenceMs?: number;
+  /** Called every few seconds while an answer is awaited, for a progress line. */
+  onWaiting?: (info: WaitingInfo) => void;
+  /** How often onWaiting is called while an answer is awaited; default 5 s. */
+  waitingNoticeMs?: number;
   /** Default: 'none' for a loopback host, 'public' otherwise. */
   pacing?: 'none' | 'public' | RateLimits;
   /** Jitter source in [0, 1); default Math.random. */
@@ -90,7 +115,7 @@ export interface ListOptions {
   parallel?: number;
 }
 
-export type ReadOptions = Pick<RequestOptions, 'query' | 'headers'>;
+export type ReadOptions = Pick<RequestOptions, 'query' | 'headers' | 'expect'>;
 export type WriteOptions = Pick<RequestOptions, 'query' | 'headers' | 'idempotent'>;
 
 export interface ApiClient {

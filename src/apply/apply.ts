@@ -2,7 +2,7 @@ import type { ApiClient } from '../api/index.js';
 import { ApiError } from '../errors.js';
 import type { Change, Kind, Plan } from '../plan/types.js';
 import { KINDS } from '../plan/types.js';
-import { applyOne } from './operations.js';
+import { AlreadyThere, applyOne } from './operations.js';
 import { batchKey, sendBatch } from './batches.js';
 
 export type ApplyEvent =
@@ -13,8 +13,12 @@ export type ApplyEvent =
 
 export interface ApplyResult {
   done: string[];
+  /** Of `done`: creates that found the object already there (another apply made it at the same time). */
+  alreadyThere: string[];
   failed: { id: string; error: string }[];
   skipped: { id: string; because: string }[];
+  /** Set when the apply stopped early (the service stopped answering): why, and what was never tried. */
+  stopped?: { reason: string; notAttempted: string[] };
 }
 
 export interface ApplyOptions {
@@ -33,14 +37,19 @@ const BULK_KINDS = new Set<Kind>(['assignment', 'member']);
  * independent changes of a wave in parallel, and in bulk calls where the API has them (batches.ts). A failed
  * change does not stop independent ones; changes that depend on it are skipped. Everything applied is
  * re-derived from live state on the next plan, so re-running apply after a failure or a kill converges.
+ * A create that finds its object already there is done (another apply of the same configuration made
+ * it); when the client gives up on the service (UNREACHABLE), the apply stops and says what it never tried.
  */
 export async function applyPlan(plan: Plan, client: ApiClient, options: ApplyOptions = {}): Promise<ApplyResult> {
-  const result: ApplyResult = { done: [], failed: [], skipped: [] };
+  const result: ApplyResult = { done: [], alreadyThere: [], failed: [], skipped: [] };
+  const attempted = new Set<string>();
+  let stoppedBy: string | undefined;
   const broken = new Set<string>();
   const emit = options.onEvent ?? (() => {});
   const concurrency = Math.max(1, options.concurrency ?? 8);
 
   for (const wave of waves(plan.changes)) {
+    if (stoppedBy) break;
     const ready: Change[] = [];
     for (const c of wave) {
       const blocker = c.dependsOn.find((d) => broken.has(d));
@@ -55,17 +64,25 @@ export async function applyPlan(plan: Plan, client: ApiClient, options: ApplyOpt
       emit({ type: 'done', change: c });
     };
     const fail = (c: Change, err: unknown) => {
+      // The client gave up on the service (src/api/breaker.ts): nothing more can be applied now.
+      if (err instanceof ApiError && err.info.errorCode === 'UNREACHABLE') stoppedBy ??= err.message;
       const error = err instanceof Error ? err.message : String(err);
       broken.add(c.id);
       result.failed.push({ id: c.id, error });
       emit({ type: 'failed', change: c, error });
     };
     const single = async (c: Change) => {
+      if (stoppedBy) return;
+      attempted.add(c.id);
       emit({ type: 'start', change: c });
       try {
         await applyOne(client, c);
         ok(c);
       } catch (err) {
+        if (err instanceof AlreadyThere) {
+          result.alreadyThere.push(c.id);
+          return ok(c);
+        }
         if (!(err instanceof ApiError)) throw err;
         fail(c, err);
       }
@@ -80,18 +97,27 @@ export async function applyPlan(plan: Plan, client: ApiClient, options: ApplyOpt
     }
     for (const [key, chunk] of [...batched].flatMap(([key, list]) => chunks(list, options.bulkSize ?? 1000).map((c) => [key, c] as const))) {
       tasks.push(async () => {
-        for (const c of chunk) emit({ type: 'start', change: c });
+        if (stoppedBy) return;
+        for (const c of chunk) {
+          attempted.add(c.id);
+          emit({ type: 'start', change: c });
+        }
         try {
           await sendBatch(client, key, chunk);
           chunk.forEach(ok);
         } catch (err) {
           if (!(err instanceof ApiError)) throw err;
+          if (err.info.errorCode === 'UNREACHABLE') return chunk.forEach((c) => fail(c, err));
           // A bulk call is all or nothing: find the failing items one by one, so the others still land.
           for (const c of chunk) await single(c);
         }
       });
     }
     await runLimited(tasks, concurrency);
+  }
+  if (stoppedBy) {
+    const finished = new Set([...result.done, ...result.failed.map((f) => f.id), ...result.skipped.map((s) => s.id)]);
+    result.stopped = { reason: stoppedBy, notAttempted: plan.changes.filter((c) => !attempted.has(c.id) && !finished.has(c.id)).map((c) => c.id) };
   }
   return result;
 }

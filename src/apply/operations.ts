@@ -23,6 +23,23 @@ async function del(client: ApiClient, path: string, body?: unknown): Promise<voi
   }
 }
 
+/**
+ * Creating what already exists is done: another apply of the same configuration running at the same
+ * time (or an earlier one whose answer was lost) created it. Whether it holds what this plan wanted is
+ * checked after the apply (verify.ts), which reports a conflict when it does not.
+ */
+export class AlreadyThere extends Error {}
+
+async function create(send: () => Promise<unknown>): Promise<void> {
+  try {
+    // `client.create` resolves {alreadyExisted} for a 409 that met our own earlier attempt: done too.
+    await send();
+  } catch (err) {
+    if (err instanceof ApiError && err.info.status === 409 && (err.info.errorCode === undefined || err.info.errorCode === 'DUPLICATE_ENTITY')) throw new AlreadyThere();
+    throw err;
+  }
+}
+
 const actions = (list: string[] = []) => Object.fromEntries(list.map((a) => [a, {}]));
 
 /**
@@ -47,14 +64,14 @@ const levelsOf = (f: F) => ({ LEVEL_1: f.reviewer_roles ?? [] });
 
 /**
  * Carries out one change with the public API's forms (plural `/groups`, `/v2/facts/.../resource_instances`).
- * Creates go through `client.create`, so a retried create that meets 409 counts as done.
+ * A create that meets 409 throws AlreadyThere, which the apply counts as done.
  */
 export async function applyOne(client: ApiClient, c: Change): Promise<void> {
   const { schema, facts, elements } = client.paths;
   const f = (c.action === 'delete' ? c.before : c.after) as F;
   switch (c.kind) {
     case 'resource':
-      if (c.action === 'create') return void (await client.create(`${schema}/resources`, { key: f.key, name: f.name, description: f.description, actions: actions(f.actions) }));
+      if (c.action === 'create') return create(() => client.create(`${schema}/resources`, { key: f.key, name: f.name, description: f.description, actions: actions(f.actions) }));
       if (c.action === 'update') return void (await client.patch(pathOf(schema, 'resources', f.key), { name: f.name, description: text(f.description), actions: actions(f.actions) }));
       return del(client, pathOf(schema, 'resources', f.key));
     case 'resource_role': {
@@ -84,11 +101,11 @@ export async function applyOne(client: ApiClient, c: Change): Promise<void> {
       if (c.action === 'create') return void (await client.post(`${facts}/relationship_tuples`, tupleBody(f), { idempotent: true }));
       return del(client, `${facts}/relationship_tuples`, { subject: f.subject, relation: f.relation, object: f.object });
     case 'role':
-      if (c.action === 'create') return void (await client.create(`${schema}/roles`, { key: f.key, name: f.name, description: f.description, permissions: f.permissions ?? [] }));
+      if (c.action === 'create') return create(() => client.create(`${schema}/roles`, { key: f.key, name: f.name, description: f.description, permissions: f.permissions ?? [] }));
       if (c.action === 'update') return void (await client.patch(pathOf(schema, 'roles', f.key), { name: f.name, description: text(f.description), permissions: f.permissions ?? [] }));
       return del(client, pathOf(schema, 'roles', f.key));
     case 'tenant':
-      if (c.action === 'create') return void (await client.create(`${facts}/tenants`, { key: f.key, name: f.name, description: f.description, attributes: f.attributes }));
+      if (c.action === 'create') return create(() => client.create(`${facts}/tenants`, { key: f.key, name: f.name, description: f.description, attributes: f.attributes }));
       if (c.action === 'update') return void (await client.patch(pathOf(facts, 'tenants', f.key), { name: f.name, description: text(f.description), attributes: f.attributes ?? {} }));
       return del(client, pathOf(facts, 'tenants', f.key));
     case 'user':
@@ -97,24 +114,24 @@ export async function applyOne(client: ApiClient, c: Change): Promise<void> {
       if (c.action !== 'delete') return void (await client.put(pathOf(facts, 'users', f.key), userBody(f)));
       return del(client, pathOf(facts, 'users', f.key));
     case 'tenant_user':
-      if (c.action === 'create') return void (await client.post(pathOf(facts, 'tenants', f.tenant, 'users'), { key: f.user }, { idempotent: true }));
+      if (c.action === 'create') return create(() => client.post(pathOf(facts, 'tenants', f.tenant, 'users'), { key: f.user }, { idempotent: true }));
       return del(client, pathOf(facts, 'tenants', f.tenant, 'users', f.user));
     case 'instance':
       if (c.action === 'create') {
         if (c.replaces) await del(client, pathOf(facts, 'resource_instances', `${f.resource}:${f.key}`));
-        return void (await client.create(`${facts}/resource_instances`, { key: f.key, resource: f.resource, tenant: f.tenant, attributes: f.attributes }));
+        return create(() => client.create(`${facts}/resource_instances`, { key: f.key, resource: f.resource, tenant: f.tenant, attributes: f.attributes }));
       }
       if (c.action === 'update') return void (await client.patch(pathOf(facts, 'resource_instances', `${f.resource}:${f.key}`), { attributes: f.attributes ?? {} }));
       return del(client, pathOf(facts, 'resource_instances', `${f.resource}:${f.key}`));
     case 'group':
       if (c.action === 'create') {
         if (c.replaces) await del(client, pathOf(schema, 'groups', `${f.type}:${f.key}`));
-        return void (await client.create(`${schema}/groups`, { group_instance_key: f.key, group_tenant: f.tenant, group_resource_type_key: f.type }));
+        return create(() => client.create(`${schema}/groups`, { group_instance_key: f.key, group_tenant: f.tenant, group_resource_type_key: f.type }));
       }
       return del(client, pathOf(schema, 'groups', `${f.type}:${f.key}`));
     case 'assignment':
     case 'member':
-      if (c.action === 'create') return void (await client.create(`${facts}/role_assignments`, assignmentBody(c)));
+      if (c.action === 'create') return create(() => client.create(`${facts}/role_assignments`, assignmentBody(c)));
       return del(client, `${facts}/role_assignments`, assignmentBody(c));
     case 'link':
       if (c.action === 'create') return void (await client.put(pathOf(schema, 'groups', f.group, 'assign_group'), { group_instance_key: f.parent }));
@@ -122,12 +139,12 @@ export async function applyOne(client: ApiClient, c: Change): Promise<void> {
     case 'grant': {
       const i = (f.on as string).indexOf(':');
       const body = { role: f.role, resource: f.on.slice(0, i), resource_instance: f.on.slice(i + 1), tenant: f.tenant };
-      if (c.action === 'create') return void (await client.post(pathOf(schema, 'groups', f.group, 'roles'), body, { idempotent: true }));
+      if (c.action === 'create') return create(() => client.post(pathOf(schema, 'groups', f.group, 'roles'), body, { idempotent: true }));
       return del(client, pathOf(schema, 'groups', f.group, 'roles'), body);
     }
     case 'access_requests':
       if (c.action === 'create') {
-        return void (await client.create(`${elements}/config`, { key: f.key, name: f.name, elements_type: 'user_management', settings: {}, roles_to_levels: levelsOf(f) }));
+        return create(() => client.create(`${elements}/config`, { key: f.key, name: f.name, elements_type: 'user_management', settings: {}, roles_to_levels: levelsOf(f) }));
       }
       if (c.action === 'update') return void (await client.patch(pathOf(elements, 'config', f.key), { name: f.name, roles_to_levels: levelsOf(f) }));
       // The public delete of an element configuration lives at `/v2/elements/{p}/{e}/{id}` (no `config`

@@ -132,6 +132,7 @@ function registerPlanCommands(program: Command): void {
       .description('make the live service match the configuration (or a saved plan)')
       .argument('[paths...]', 'configuration files or directories (default: roster.yaml or roster/)')
       .option('--plan <file>', 'apply a plan saved by `plan --out` (refused if the live state changed since)')
+      .option('--format <format>', 'text | json: the outcome with every change id on stdout (the plan goes to stderr)', 'text')
       .option('--prune', 'also delete live objects absent from the configuration (in the sections it has)')
       .option('--yes', 'do not ask for confirmation (required when not on a terminal)')
       .option('--allow-failing-assertions', 'apply although assertions of the configuration fail on the state after the plan (printed loudly)')

@@ -5,10 +5,15 @@ import { redactSecrets } from '../secrets.js';
  * The one place where errors become messages and exit codes. Commands and everything below them throw;
  * this prints a message addressed to whoever must act, and never prints a secret.
  */
+const MAX_REPORTED_PROBLEMS = 200;
+
 export function reportError(err: unknown, write: (line: string) => void = (l) => process.stderr.write(l + '\n')): number {
   if (err instanceof ConfigError) {
     write(redactSecrets(`error: ${err.message}`));
-    for (const p of err.problems) write(redactSecrets(`  ${problemLine(p)}`));
+    // Bounded like `roster validate`'s text (src/config/render.ts): the count is in the message above.
+    const shown = err.problems.slice(0, MAX_REPORTED_PROBLEMS);
+    for (const p of shown) write(redactSecrets(`  ${problemLine(p)}`));
+    if (err.problems.length > shown.length) write(`  and ${(err.problems.length - shown.length).toLocaleString('en-US')} more (roster validate --format json lists them all)`);
     return 1;
   }
   if (err instanceof ApiError) {

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { ConfigError } from '../errors.js';
 import { registerSecret } from '../secrets.js';
-import type { ApiClient } from '../api/index.js';
+import type { ApiClient, WaitingInfo } from '../api/index.js';
+import { parseDuration } from '../config/duration.js';
 
 /** Options every command that talks to a service accepts. */
 export interface TargetOptions {
@@ -15,6 +16,8 @@ export interface TargetOptions {
   concurrency?: number;
   /** `public` or `none`; default by host (src/api/client.ts). */
   pacing?: string;
+  /** `--timeout`: one request's total time, retries included: seconds (`90`) or a duration (`90s`, `2m`). */
+  timeout?: string;
 }
 
 export interface Target {
@@ -52,6 +55,7 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
   checkScopeAgrees(given, fromConfig);
   const project = given.project ?? fromConfig.project;
   const environment = given.environment ?? fromConfig.environment;
+  const transport = transportOptions(opts);
   if (apiUrl) {
     const pacing = pacingOf(opts.pacing);
     const apiKey = readKey(opts);
@@ -59,9 +63,11 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
     let e = environment;
     if (!p || !e) {
       // An environment-scoped key knows its environment: ask the service, as the official SDKs do.
-      const probe = createClient({ baseUrl: apiUrl, apiKey, project: '-', environment: '-' });
+      const probe = createClient({ baseUrl: apiUrl, apiKey, project: '-', environment: '-', ...transport });
       try {
-        const scope = await probe.get<{ project_id: string | null; environment_id: string | null }>('/v2/api-key/scope');
+        // The shape is checked: a truncated answer is retried and reported, not read as "not scoped".
+        const { expectObject } = await import('../api/answer.js');
+        const scope = await probe.get<{ project_id: string | null; environment_id: string | null }>('/v2/api-key/scope', { expect: expectObject });
         p ??= scope.project_id ?? undefined;
         e ??= scope.environment_id ?? undefined;
       } finally {
@@ -70,7 +76,7 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
       if (!p || !e) throw new ConfigError('this API key is not scoped to one environment: name it with --project and --env (or project/environment in the configuration)');
     }
     const where = hostOf(apiUrl);
-    const client = createClient({ baseUrl: apiUrl, apiKey, project: p, environment: e, concurrency: opts.concurrency, pacing });
+    const client = createClient({ baseUrl: apiUrl, apiKey, project: p, environment: e, concurrency: opts.concurrency, pacing, ...transport });
     try {
       const keys = await resolveScope(client, p, e, { kind: 'remote', where });
       return { kind: 'remote', url: apiUrl, where, project: keys.project, environment: keys.environment, client, close: () => client.close() };
@@ -96,7 +102,7 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
     }
     throw err;
   });
-  const client = createClient({ baseUrl: server.url, apiKey, project: p, environment: e, concurrency: opts.concurrency, pacing: 'none' });
+  const client = createClient({ baseUrl: server.url, apiKey, project: p, environment: e, concurrency: opts.concurrency, pacing: 'none', ...transport });
   const close = async () => {
     await client.close();
     await server.close();
@@ -122,6 +128,25 @@ function hostOf(url: string): string {
 
 /** Errors of the file system and SQLite that say the data directory cannot hold the service's store. */
 const UNUSABLE_DATA_DIR = new Set(['ENOTDIR', 'EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EEXIST', 'EISDIR', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_NOTADB', 'SQLITE_CORRUPT']);
+
+/**
+ * `--timeout` and the line printed while an answer is slow to come. A per-attempt limit of 30 s stays
+ * (a silent attempt is retried), but never past the request's deadline.
+ */
+function transportOptions(opts: TargetOptions): { deadlineMs?: number; onWaiting: (info: WaitingInfo) => void } {
+  let deadlineMs: number | undefined;
+  if (opts.timeout !== undefined) {
+    const text = opts.timeout.trim();
+    const parsed = /^[0-9]+$/.test(text) ? { ok: true as const, ms: Number(text) * 1000 } : parseDuration(text);
+    if (!parsed.ok || parsed.ms < 1000) throw new ConfigError(`--timeout must be a number of seconds or a duration (90, 90s, 2m), at least 1 s, got '${opts.timeout}'`);
+    deadlineMs = parsed.ms;
+  }
+  return {
+    deadlineMs,
+    onWaiting: (w) =>
+      process.stderr.write(`still waiting for ${w.method} ${w.path}: ${Math.round(w.waitedMs / 1000)} s so far (attempt ${w.attempt}, gives up after ${Math.round(w.deadlineMs / 1000)} s; --timeout)\n`),
+  };
+}
 
 /** An environment variable set to '' (as CI does for an unset variable or secret) counts as unset. */
 function setting(name: string): string | undefined {

@@ -32,7 +32,11 @@ export function parseSource(file: string, text: string): ParsedSource {
   const errors: Problem[] = doc.errors.map((e) =>
     e.code === 'RESOURCE_EXHAUSTION'
       ? problemAtOffset(src, e.pos, `the document is nested too deeply (more than ${MAX_DEPTH} levels)`)
-      : problemAtOffset(src, e.pos, yamlMessage(e.message)),
+      : e.code === 'MULTIPLE_DOCS'
+        ? problemAtOffset(src, e.pos, 'a second YAML document starts here: a configuration file holds one document', {
+            hint: 'remove this --- line (and any ... line before it), or move what follows into a file of its own',
+          })
+        : problemAtOffset(src, e.pos, yamlMessage(e.message)),
   );
   const warnings = doc.warnings.map((w) => problemAtOffset(src, w.pos, yamlMessage(w.message), { severity: 'warning' }));
   if (errors.length > 0) return { src, errors, warnings };
@@ -44,7 +48,7 @@ export function parseSource(file: string, text: string): ParsedSource {
       'a configuration file must be a mapping of sections (resources, roles, tenants, users, ...)'));
     return { src, errors, warnings };
   }
-  errors.push(...checkNodes(src, contents));
+  for (const problem of checkNodes(src, contents)) errors.push(problem); // no spread: the list may be huge
   if (errors.length > 0) return { src, errors, warnings };
   try {
     return { src, value: doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }), errors, warnings };

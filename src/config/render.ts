@@ -21,11 +21,25 @@ export interface TextOptions {
 }
 
 const MAX_SHOWN_LINE = 160;
+/**
+ * Problems shown one by one in text and annotations; the rest are counted ("and 129,800 more"). A
+ * configuration with 130,000 errors has one or two mistakes repeated, and `--format json` lists them all.
+ */
+export const MAX_SHOWN_PROBLEMS = 200;
+
+/** The first problems to show, and a line counting the others (undefined when all are shown). */
+export function capProblems<T>(problems: T[], limit = MAX_SHOWN_PROBLEMS): { shown: T[]; more?: string } {
+  if (problems.length <= limit) return { shown: problems };
+  const rest = problems.length - limit;
+  return { shown: problems.slice(0, limit), more: `and ${rest.toLocaleString('en-US')} more (--format json lists them all)` };
+}
 
 export function renderText(findings: Findings, options: TextOptions = {}): string {
   const paint = painter(options.color ?? false);
   const sourceOf = options.sourceOf ?? cachedReader();
-  const blocks = [...findings.errors, ...findings.warnings].map((p) => textBlock(p, paint, sourceOf));
+  const { shown, more } = capProblems([...findings.errors, ...findings.warnings]);
+  const blocks = shown.map((p) => textBlock(p, paint, sourceOf));
+  if (more) blocks.push(more);
   const summary =
     findings.errors.length === 0
       ? paint.green('configuration is valid') + (findings.warnings.length ? `, ${count(findings.warnings.length, 'warning')}` : '')
@@ -95,7 +109,8 @@ export function renderJson(findings: Findings): string {
 /** `::error file=…,line=…,col=…::message` workflow commands, one per problem. */
 export function renderGithub(findings: Findings): string {
   const out: string[] = [];
-  for (const p of [...findings.errors, ...findings.warnings]) {
+  const { shown, more } = capProblems([...findings.errors, ...findings.warnings]);
+  for (const p of shown) {
     const props: string[] = [];
     if (p.file !== undefined) props.push(`file=${escapeProperty(p.file)}`);
     if (p.line !== undefined) props.push(`line=${p.line}`);
@@ -106,6 +121,7 @@ export function renderGithub(findings: Findings): string {
     const message = p.message + (p.hint ? ` (${p.hint})` : '');
     out.push(`::${p.severity === 'warning' ? 'warning' : 'error'} ${props.join(',')}::${escapeData(message)}`);
   }
+  if (more) out.push(more);
   out.push(findings.errors.length === 0 ? 'configuration is valid' : `${count(findings.errors.length, 'error')}, ${count(findings.warnings.length, 'warning')}`);
   return out.join('\n') + '\n';
 }

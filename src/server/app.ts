@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyError, type FastifyReply, type FastifyServerOptions } from 'fastify';
-import { isForeignKeyViolation, isUniqueViolation, type Db } from './store/db.js';
+import { isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation, type Db } from './store/db.js';
 import { ERROR_CODES, HttpError, ValidationError, invalid } from './errors.js';
 import { installValidators, toDetail } from './validation.js';
 import { authenticate, buildKeyTable, EnvResolver, type KeyOptions } from './auth.js';
@@ -106,6 +106,12 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     // a write): the database's keys decide, and the answer says so rather than 500.
     if (isUniqueViolation(err)) return send(reply, request.id, 'DUPLICATE_ENTITY', 'a concurrent request created the same entity first');
     if (isForeignKeyViolation(err)) return send(reply, request.id, 'CONFLICT', 'a concurrent request deleted an entity this one refers to');
+    if (isDatabaseUnavailable(err)) {
+      // Nothing was done; the database should be back soon (a restart, a failover): ask to retry.
+      request.log.warn({ err }, 'database unavailable');
+      reply.header('retry-after', String(DATABASE_RETRY_AFTER_S));
+      return send(reply, request.id, 'SERVICE_UNAVAILABLE', 'the database is unreachable; nothing was done, try again shortly');
+    }
     request.log.error({ err }, 'unexpected error');
     return send(reply, request.id, 'UNEXPECTED_ERROR', 'unexpected error; the request id identifies it in the server log');
   });
@@ -131,6 +137,9 @@ function routerError(err: FastifyError, id: string, reply: FastifyReply) {
   }
   return send(reply, id, err.code === 'FST_ERR_BAD_URL' ? 'BAD_REQUEST' : 'UNEXPECTED_ERROR', err.message);
 }
+
+/** Seconds a client is asked to wait while the database is away. */
+const DATABASE_RETRY_AFTER_S = 2;
 
 function send(reply: FastifyReply, id: string, code: keyof typeof ERROR_CODES, message: string) {
   return reply.status(ERROR_CODES[code].status).send({ id, title: ERROR_CODES[code].title, error_code: code, message });

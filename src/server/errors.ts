@@ -26,6 +26,7 @@ export const ERROR_CODES = {
   ROUTE_NOT_FOUND: { status: 404, title: 'No such endpoint' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
   UNEXPECTED_ERROR: { status: 500, title: 'Unexpected error' },
+  SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -10,7 +10,7 @@ describe('YAML errors', () => {
   it.each([
     ['yaml-duplicate-key', '4:3 tenants.acme: duplicate key "acme" (first written at line 2, column 3)'],
     ['yaml-syntax-error', '3:1 : Flow map in block collection must be sufficiently indented and end with a }'],
-    ['yaml-multiple-documents', '3:1 : Source contains multiple documents; please use YAML.parseAllDocuments()'],
+    ['yaml-multiple-documents', '3:1 : a second YAML document starts here: a configuration file holds one document'],
     ['yaml-not-a-mapping', '1:1 : a configuration file must be a mapping of sections (resources, roles, tenants, users, ...)'],
   ])('%s', (scenario, expected) => {
     expect(validateFixture(scenario).errors.map(brief)).toEqual([expected]);

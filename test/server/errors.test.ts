@@ -76,6 +76,7 @@ const NOT_TRIGGERED: Partial<Record<ErrorCode, string>> = {
   USER_NOT_IN_TENANT: 'access requests only (test/access-requests)',
   REQUEST_TIMEOUT: "a client that stalls for the server's request timeout (Node's default, 300 s); src/server/client-error.ts",
   UNEXPECTED_ERROR: 'a bug by definition; test/server/fuzz.test.ts checks that no input produces it',
+  SERVICE_UNAVAILABLE: 'the database unreachable; test/server/database-loss.test.ts cuts the link to PostgreSQL',
 };
 
 describe('every error class over HTTP', () => {

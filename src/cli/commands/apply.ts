@@ -1,4 +1,4 @@
-import { ConfigError, UnsafePlanError } from '../../errors.js';
+import { ApiError, ConfigError, UnsafePlanError } from '../../errors.js';
 import { openTarget, type TargetOptions } from '../target.js';
 import { planFromFiles, printWarnings } from '../workflow.js';
 import { renderPlan } from '../render-plan.js';
@@ -15,6 +15,8 @@ export interface ApplyCommandOptions extends Omit<TargetOptions, 'concurrency'> 
   accessPermissions?: boolean;
   concurrency?: string;
   maxDeletes?: string;
+  /** text (default) or json: the outcome with every id, on stdout (the plan then goes to stderr). */
+  format?: string;
 }
 
 /**
@@ -25,6 +27,9 @@ export interface ApplyCommandOptions extends Omit<TargetOptions, 'concurrency'> 
 export async function applyCommand(paths: string[], opts: ApplyCommandOptions): Promise<void> {
   if (opts.plan && paths.length > 0) throw new ConfigError('give configuration paths or --plan FILE, not both');
   const concurrency = opts.concurrency ? positive(opts.concurrency, '--concurrency') : 8;
+  const format = opts.format ?? 'text';
+  if (format !== 'text' && format !== 'json') throw new ConfigError(`--format must be text or json, got '${format}'`);
+  const out = (text: string) => (format === 'json' ? process.stderr : process.stdout).write(text);
   const maxDeletes = opts.maxDeletes !== undefined ? nonNegative(opts.maxDeletes, '--max-deletes') : undefined;
   const saved = opts.plan ? readPlanFile(opts.plan) : undefined;
   // A saved plan names its environment; flags naming another would apply it where it was not reviewed.
@@ -52,7 +57,7 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
       plan = fromFiles!.plan;
     }
     // The plan is shown before the safety check: a refusal asks the user to review what it would delete.
-    process.stdout.write(renderPlan(plan, 'text'));
+    out(renderPlan(plan, 'text'));
     enforceAssertions(plan, opts);
     const { assertSafe } = await import('../../plan/safety.js');
     assertSafe(plan, { maxDeletes });
@@ -60,31 +65,39 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
     await confirm(plan, opts, target.where);
 
     const { applyPlan } = await import('../../apply/apply.js');
-    const { eventLine } = await import('../../apply/progress.js');
+    const { boundedEventLog } = await import('../../apply/progress.js');
     const live = process.stderr.isTTY === true && !process.env.CI ? (await import('../ui/apply-progress.js')).renderApplyProgress(plan.changes.length) : undefined;
     const started = Date.now();
     let result: Awaited<ReturnType<typeof applyPlan>>;
     try {
       result = await applyPlan(plan, target.client, {
         concurrency,
-        onEvent: live?.onEvent ?? ((e) => {
-          const line = eventLine(e);
-          if (line) process.stderr.write(line + '\n');
-        }),
+        onEvent: live?.onEvent ?? boundedEventLog((line) => process.stderr.write(line + '\n')),
       });
     } finally {
       // Unmounted even when applyPlan throws, so that the error is printed below the live view's last frame.
       await live?.finish();
     }
-    const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    process.stdout.write(`\nApplied ${result.done.length} of ${plan.changes.length} changes in ${seconds}s` +
-      `${result.failed.length ? `, ${result.failed.length} failed` : ''}${result.skipped.length ? `, ${result.skipped.length} skipped` : ''}.\n`);
-    for (const f of result.failed) process.stdout.write(`  failed ${f.id}: ${f.error}\n`);
-    for (const s of result.skipped) process.stdout.write(`  skipped ${s.id}: depends on ${s.because}\n`);
-    if (result.failed.length > 0) {
-      process.stdout.write('Fix the failures and run apply again: it re-plans from the live state and converges.\n');
-      process.exitCode = 1;
-    }
+    const seconds = (Date.now() - started) / 1000;
+    // Everything applied: read the environment again to catch another apply that ran at the same time
+    // (src/apply/verify.ts). A saved plan has no configuration to compare with.
+    const { verifyApplied } = await import('../../apply/verify.js');
+    let unchecked: string | undefined;
+    const leftover =
+      fromFiles && result.failed.length === 0 && !result.stopped
+        ? await verifyApplied({ desired: fromFiles.desired, client: target.client, plan }).catch((err: unknown) => {
+            // The writes are done and the summary is due; a failed re-read only costs the check.
+            if (!(err instanceof ApiError)) throw err;
+            unchecked = err.message;
+            return undefined;
+          })
+        : undefined;
+    const { applyExitCode, applyJson, renderApplySummary } = await import('../../apply/summary.js');
+    const outcome = { total: plan.changes.length, seconds, result, leftover };
+    process.stdout.write(format === 'json' ? applyJson(outcome) : '\n' + renderApplySummary(outcome));
+    if (format === 'json') process.stderr.write('\n' + renderApplySummary(outcome));
+    if (unchecked) process.stderr.write(`warning: could not read the environment again to check for another apply at the same time: ${unchecked}\n`);
+    process.exitCode = unchecked ? 1 : applyExitCode(outcome);
   } finally {
     await target.close();
   }

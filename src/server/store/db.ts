@@ -65,3 +65,21 @@ export function isForeignKeyViolation(err: unknown): boolean {
   const e = err as { code?: string };
   return e?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || e?.code === '23503';
 }
+
+/** Socket errors and PostgreSQL's connection-class codes: the database is away, not the request wrong. */
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', '57P01', '57P02', '57P03']);
+/** pg's own messages for a connection that went away or could not be made (they carry no code). */
+const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection terminated due to connection timeout|the database system is (starting up|shutting down|in recovery mode)/i;
+
+/**
+ * The database cannot be reached right now (PostgreSQL restarting, the network to it cut). The request
+ * did nothing (its transaction, if any, died with the connection): the service answers 503 with
+ * Retry-After and clients retry.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown; errors?: unknown };
+  if (typeof e?.code === 'string' && (UNAVAILABLE_CODES.has(e.code) || e.code.startsWith('08'))) return true;
+  if (typeof e?.message === 'string' && UNAVAILABLE_MESSAGES.test(e.message)) return true;
+  // Node's connect error for a host with several addresses (127.0.0.1 and ::1) is an AggregateError.
+  return Array.isArray(e?.errors) && e.errors.some((x) => isDatabaseUnavailable(x));
+}

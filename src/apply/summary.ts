@@ -1,0 +1,70 @@
+import type { ApplyResult } from './apply.js';
+import type { Leftover } from './verify.js';
+
+/**
+ * The end of an apply as text: one summary line, then the first failures and skips, bounded (a run
+ * against a busy environment can fail thousands of changes); `--format json` carries every id. Pure.
+ */
+export const MAX_LISTED = 10;
+
+export interface ApplyOutcome {
+  total: number;
+  seconds: number;
+  result: ApplyResult;
+  /** After the writes, what a new plan would still change (verify.ts); absent when not checked. */
+  leftover?: Leftover;
+}
+
+export function renderApplySummary({ total, seconds, result, leftover }: ApplyOutcome): string {
+  const lines: string[] = [];
+  const parts = [
+    result.failed.length ? `${result.failed.length} failed` : '',
+    result.skipped.length ? `${result.skipped.length} skipped` : '',
+    result.stopped ? `${result.stopped.notAttempted.length} not attempted` : '',
+  ].filter(Boolean);
+  lines.push(`Applied ${result.done.length} of ${total} change${total === 1 ? '' : 's'} in ${seconds.toFixed(1)}s${parts.length ? `, ${parts.join(', ')}` : ''}.`);
+  if (result.alreadyThere.length > 0) {
+    lines.push(`  ${result.alreadyThere.length} of them were already there (another apply of the same configuration made them at the same time?)`);
+  }
+  if (result.stopped) lines.push(`Stopped: ${result.stopped.reason}.`);
+  listed(lines, result.failed.map((f) => `  failed ${f.id}: ${f.error}`), 'failed');
+  listed(lines, result.skipped.map((s) => `  skipped ${s.id}: depends on ${s.because}`), 'skipped');
+  if (result.stopped) {
+    lines.push('Nothing was rolled back. Run apply again when the service answers: it re-plans from the live state and converges.');
+  } else if (result.failed.length > 0) {
+    lines.push('Fix the failures and run apply again: it re-plans from the live state and converges.');
+  } else if (leftover && leftover.ids.length > 0) {
+    lines.push(
+      `Conflict: the environment changed while this apply ran (another apply or a change by hand?): ${leftover.ids.length} ` +
+        `change${leftover.ids.length === 1 ? '' : 's'} would still be needed to match this configuration` +
+        ` (${leftover.ids.slice(0, 3).join(', ')}${leftover.ids.length > 3 ? ', ...' : ''}).`,
+    );
+    lines.push('Run roster plan to see the environment as it is now, decide which configuration wins, and apply it.');
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** The first few of a list, and a count of the rest. */
+function listed(lines: string[], items: string[], what: string): void {
+  lines.push(...items.slice(0, MAX_LISTED));
+  if (items.length > MAX_LISTED) lines.push(`  and ${items.length - MAX_LISTED} more ${what} (--format json lists them all)`);
+}
+
+/** Exit code of an apply: 0 when everything applied and the environment matches, else 1. */
+export function applyExitCode({ result, leftover }: ApplyOutcome): number {
+  return result.failed.length > 0 || result.stopped || (leftover?.ids.length ?? 0) > 0 ? 1 : 0;
+}
+
+/** The same outcome as data, every id included. */
+export function applyJson({ total, seconds, result, leftover }: ApplyOutcome): string {
+  return JSON.stringify({
+    total,
+    seconds,
+    applied: result.done,
+    alreadyThere: result.alreadyThere,
+    failed: result.failed,
+    skipped: result.skipped,
+    ...(result.stopped ? { stopped: result.stopped } : {}),
+    ...(leftover ? { conflict: leftover.ids.length > 0, leftover: leftover.ids } : {}),
+  }, null, 2) + '\n';
+}

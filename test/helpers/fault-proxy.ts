@@ -1,0 +1,143 @@
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/**
+ * An HTTP proxy in front of the real server that injects faults between the CLI (or a client) and the
+ * service. For each request, `decide` returns the fault to inject, or undefined to pass it through:
+ * - `truncate`: forward, then answer with the first half of the body, well framed (Content-Length
+ *   says the cut length), so the client sees a complete answer that is not valid JSON;
+ * - `wrong-shape`: answer 200 with JSON the client cannot use (`{"unexpected": true}`);
+ * - `html`: answer 200 with an HTML page, as a login proxy would;
+ * - `redirect`: answer 307 with a Location;
+ * - `endless`: answer 200 and stream bytes without end;
+ * - `silent`: never answer (the connection stays open);
+ * - `status`: answer `status` (with `retryAfter` when given) without forwarding;
+ * - `hold`: forward only once `until` settles (another client acts in between);
+ * - `die`: stop listening and cut every connection: the service is gone for good.
+ * `seen` records every request with the fault it got.
+ */
+export type Fault =
+  | { kind: 'truncate' | 'wrong-shape' | 'html' | 'endless' | 'silent' | 'die' }
+  | { kind: 'redirect'; location: string }
+  | { kind: 'hold'; until: Promise<unknown> }
+  | { kind: 'status'; status: number; retryAfter?: string; body?: unknown };
+
+export interface FaultRequest {
+  method: string;
+  path: string;
+  /** 0-based index among all requests the proxy received. */
+  index: number;
+}
+
+export interface FaultProxy {
+  url: string;
+  seen: (FaultRequest & { fault?: Fault['kind'] })[];
+  /** True once a `die` fault was injected. */
+  dead(): boolean;
+  close(): Promise<void>;
+}
+
+export async function startFaultProxy(target: string, decide: (req: FaultRequest) => Fault | undefined): Promise<FaultProxy> {
+  const seen: FaultProxy['seen'] = [];
+  const sockets = new Set<Socket>();
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+  let dead = false;
+  const upstream = new URL(target);
+
+  const forward = (req: http.IncomingMessage, body: Buffer): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> =>
+    new Promise((resolve, reject) => {
+      const up = http.request(
+        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host }, agent },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }));
+          res.on('error', reject);
+        },
+      );
+      up.on('error', reject);
+      up.end(body);
+    });
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      const entry: FaultProxy['seen'][number] = { method: req.method ?? '?', path: new URL(req.url ?? '/', 'http://x').pathname, index: seen.length };
+      seen.push(entry);
+      const fault = dead ? { kind: 'die' as const } : decide(entry);
+      entry.fault = fault?.kind;
+      const json = (status: number, value: unknown, headers: Record<string, string> = {}) => {
+        res.writeHead(status, { 'content-type': 'application/json', ...headers });
+        res.end(JSON.stringify(value));
+      };
+      try {
+        switch (fault?.kind) {
+          case 'hold':
+            await fault.until.catch(() => {});
+          // falls through: forwarded once released
+          case undefined: {
+            const up = await forward(req, Buffer.concat(chunks));
+            const headers = { ...up.headers };
+            delete headers['transfer-encoding'];
+            delete headers.connection;
+            res.writeHead(up.status, { ...headers, 'content-length': String(up.body.length) });
+            return void res.end(up.body);
+          }
+          case 'truncate': {
+            const up = await forward(req, Buffer.concat(chunks));
+            const cut = up.body.subarray(0, Math.floor(up.body.length / 2));
+            res.writeHead(up.status, { 'content-type': 'application/json', 'content-length': String(cut.length) });
+            return void res.end(cut);
+          }
+          case 'wrong-shape':
+            return json(200, { unexpected: true });
+          case 'html':
+            res.writeHead(200, { 'content-type': 'text/html' });
+            return void res.end('<html><body>Please sign in</body></html>');
+          case 'redirect':
+            res.writeHead(307, { location: fault.location });
+            return void res.end();
+          case 'status':
+            return json(fault.status, fault.body ?? { error_code: 'UNAVAILABLE', message: 'injected' }, fault.retryAfter ? { 'retry-after': fault.retryAfter } : {});
+          case 'endless': {
+            res.writeHead(200, { 'content-type': 'application/json' });
+            const piece = Buffer.alloc(1 << 16, 0x20);
+            const pump = () => {
+              while (!res.destroyed && res.write(piece));
+              if (!res.destroyed) res.once('drain', pump);
+            };
+            res.write('[');
+            return pump();
+          }
+          case 'silent':
+            return;
+          case 'die':
+            dead = true;
+            server.close();
+            for (const s of sockets) s.destroy();
+            return;
+        }
+      } catch {
+        res.destroy();
+      }
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    dead: () => dead,
+    close: () =>
+      new Promise<void>((r) => {
+        agent.destroy();
+        for (const s of sockets) s.destroy();
+        if (!server.listening) return r();
+        server.close(() => r());
+      }),
+  };
+}
