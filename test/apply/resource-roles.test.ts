@@ -29,11 +29,26 @@ describe.sequential('resource roles, end to end', { timeout: 120_000 }, () => {
     const roles = lines.filter((l) => l.startsWith('+ resource_role:'));
     expect(roles).toEqual([
       '+ resource_role:document#viewer',
+      '+ resource_role:folder#viewer',
       '+ resource_role:document#commenter',
+      '+ resource_role:folder#editor',
       '+ resource_role:document#editor',
       '+ resource_role:document#owner',
     ]);
     expect(lines.indexOf('+ resource:document')).toBeLessThan(lines.indexOf(roles[0]));
+    // Relations before the roles derived through them; derivations after both roles; tuples after the instances.
+    expect(lines.filter((l) => /^\+ (relation|derivation|tuple):/.test(l))).toEqual([
+      '+ relation:document#parent',
+      '+ relation:folder#parent',
+      '+ derivation:document#editor<folder#editor@parent',
+      '+ derivation:document#viewer<folder#viewer@parent',
+      '+ derivation:folder#editor<folder#editor@parent',
+      '+ derivation:folder#viewer<folder#viewer@parent',
+      '+ tuple:folder:company#parent@document:handbook',
+      '+ tuple:folder:company#parent@folder:finance',
+      '+ tuple:folder:finance#parent@folder:reports',
+      '+ tuple:folder:reports#parent@document:budget',
+    ]);
     const applied = await roster('apply', 'roster.yaml', '--yes');
     expect(applied.code).toBe(0);
     expect(applied.stderr).not.toMatch(/failed|error/i);
@@ -62,6 +77,10 @@ describe.sequential('resource roles, end to end', { timeout: 120_000 }, () => {
       { user: 'cleo', action: 'read', key: 'handbook', allow: true },
       { user: 'eve', action: 'comment', key: 'handbook', allow: false },
       { user: 'ben', action: 'read', key: 'roadmap', allow: true },
+      // derived through folders: fay is a viewer of folder:company, three folders above the budget
+      { user: 'fay', action: 'read', key: 'budget', allow: true },
+      { user: 'fay', action: 'write', key: 'budget', allow: false },
+      { user: 'fay', action: 'read', key: 'roadmap', allow: false },
     ];
     const bulk = await env.server.call('POST', '/allowed/bulk', {
       checks: checks.map((c) => ({ user: { key: c.user }, action: c.action, resource: { type: 'document', key: c.key, tenant: 'acme' } })),
@@ -69,6 +88,23 @@ describe.sequential('resource roles, end to end', { timeout: 120_000 }, () => {
     expect(bulk.body.allow.map((a: { allow: boolean }) => a.allow)).toEqual(checks.map((c) => c.allow));
     const live = await roster('check', 'roster.yaml', '--live');
     expect(live.code).toBe(0);
+  });
+
+  it('explain prints a derived path; a tuple added shows who gains write in the access section', async () => {
+    const e = await roster('explain', 'fay', 'read', 'document:budget', 'roster.yaml');
+    expect(e.stdout).toContain('folder#viewer on folder:company (direct); folder#viewer on folder:finance from folder#viewer via parent');
+    expect(e.stdout).toContain('document#viewer on document:budget from folder#viewer via parent');
+    const moved = EXAMPLE.replace('  document:roadmap: acme\n', '  document:roadmap: { tenant: acme, relations: { parent: folder:finance } }\n');
+    env.write('moved.yaml', moved);
+    const plan = await roster('plan', 'moved.yaml', '--access-permissions');
+    expect(changeLines(plan.stdout)).toEqual(['+ tuple:folder:finance#parent@document:roadmap']);
+    // dan edits folder:finance through team:finance: he gains nothing new on the roadmap (team:product
+    // already makes him an editor there); fay gains read (a viewer of the folder above).
+    expect(plan.stdout).toMatch(/fay[^\n]*\n?[^\n]*document:read on document:roadmap|\+1 user gains document:read on document:roadmap/);
+    expect((await roster('apply', 'moved.yaml', '--yes')).code).toBe(0);
+    const r = await env.server.call('POST', '/allowed', { user: 'fay', action: 'read', resource: { type: 'document', key: 'roadmap', tenant: 'acme' } }, { key: ENV_KEY });
+    expect(r.body.allow).toBe(true);
+    expect((await roster('apply', 'roster.yaml', '--yes')).code).toBe(0);
   });
 
   it('export writes the resource roles and plans back to no changes, with --prune too', async () => {
