@@ -83,6 +83,40 @@ export function arbAccessFacts(options: ArbFactsOptions = {}): fc.Arbitrary<Acce
   });
 }
 
+/**
+ * A random environment in the relationship model: roles held on instances are resource roles of the
+ * instance's type (`document#editor`, with the pool role's permissions on that type), and random tuples
+ * (`parent`, `owner`) between listed instances with random derivations between resource roles, with and
+ * without `noDirect`. Tuples may form cycles and chains several levels deep.
+ */
+export function arbRebacFacts(options: ArbFactsOptions = {}): fc.Arbitrary<AccessFacts> {
+  const p = options.pools ?? smallPools;
+  const ts = types(p);
+  const ids = ts.flatMap((t) => p.roles.map((r) => `${t}#${r}`));
+  const relation = fc.constantFrom('parent', 'owner');
+  const instance = fc.constantFrom(...p.instances);
+  return fc
+    .tuple(
+      arbAccessFacts(options),
+      fc.array(fc.record({ subject: instance, relation, object: instance }), { maxLength: 8 }),
+      fc.array(fc.record({ role: fc.constantFrom(...ids), from: fc.constantFrom(...ids), relation, noDirect: fc.boolean() }), { maxLength: 6 }),
+    )
+    .map(([f, relationships, derivations]) => {
+      const qualified = (role: string, inst: string) => `${inst.split(':')[0]}#${role}`;
+      return {
+        ...f,
+        roles: [
+          ...f.roles,
+          ...ts.flatMap((t) => f.roles.map((r) => ({ key: `${t}#${r.key}`, permissions: r.permissions.filter((x) => x.startsWith(`${t}:`)), extends: (r.extends ?? []).map((e) => `${t}#${e}`) }))),
+        ],
+        instanceRoles: f.instanceRoles.map((r) => ({ ...r, role: qualified(r.role, r.instance) })),
+        groupGrants: f.groupGrants.map((g) => ({ ...g, role: qualified(g.role, g.instance) })),
+        relationships,
+        derivations,
+      };
+    });
+}
+
 /** A question to ask of an environment: `action` is bare (`write`) or qualified (`document:write`). */
 export interface AccessQuery {
   user: string;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildAccessGraph, diffAccess, type AccessPath } from '../../src/access/index.js';
-import { arbAccessFacts, arbAccessQuery, arbFactsEdit } from './arbitraries.js';
+import { arbAccessFacts, arbAccessQuery, arbFactsEdit, arbRebacFacts } from './arbitraries.js';
 import {
   naiveCan,
   naiveChains,
@@ -24,6 +24,24 @@ describe('the graph agrees with the naive reference', () => {
           expect(decision.allowed).toBe(naiveCan(f, user, action, instance));
           expect(decision.via.length > 0).toBe(decision.allowed);
           expect(graph.rolesOn(user, instance).map((h) => h.role)).toEqual(naiveRolesOn(f, user, instance));
+        }
+      }),
+      runs,
+    );
+  });
+
+  it('can and rolesOn with resource roles, tuples several levels deep (cycles too) and derivations, with and without noDirect', () => {
+    fc.assert(
+      fc.property(arbRebacFacts(), fc.array(arbAccessQuery(), { minLength: 1, maxLength: 10 }), (f, queries) => {
+        const graph = buildAccessGraph(f);
+        for (const { user, action, instance } of queries) {
+          expect(graph.can(user, action, instance).allowed).toBe(naiveCan(f, user, action, instance));
+          expect(graph.rolesOn(user, instance).map((h) => h.role)).toEqual(naiveRolesOn(f, user, instance));
+        }
+        for (const user of graph.users()) {
+          expect(graph.grantsOf(user).map((g) => `${user}|${g.instance}|${g.role}`).sort()).toEqual(
+            [...naiveGrants(f)].filter((k) => k.startsWith(`${user}|`)).sort(),
+          );
         }
       }),
       runs,

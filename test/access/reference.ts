@@ -40,6 +40,28 @@ export function naiveGrants(f: AccessFacts): Set<string> {
   for (const [user, groups] of naiveGroups(f)) {
     for (const g of f.groupGrants) if (groups.has(g.group)) out.add(`${user}|${g.instance}|${g.role}`);
   }
+  // Derivations: until nothing changes, a role held on a tuple's subject gives the derived role on its
+  // object (of the derived role's type), unless the rule asks for no direct role there and there is one.
+  const direct = new Set(f.instanceRoles.map((r) => `${r.user}|${r.instance}`));
+  let grew = (f.derivations?.length ?? 0) > 0;
+  while (grew) {
+    grew = false;
+    for (const k of [...out]) {
+      const [user, subject, from] = k.split('|');
+      for (const t of f.relationships ?? []) {
+        if (t.subject !== subject) continue;
+        for (const d of f.derivations ?? []) {
+          if (d.from !== from || d.relation !== t.relation || d.role.split('#')[0] !== t.object.split(':')[0]) continue;
+          if (d.noDirect && direct.has(`${user}|${t.object}`)) continue;
+          const held = `${user}|${t.object}|${d.role}`;
+          if (!out.has(held)) {
+            out.add(held);
+            grew = true;
+          }
+        }
+      }
+    }
+  }
   return out;
 }
 
