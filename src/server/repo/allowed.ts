@@ -1,6 +1,7 @@
 import type { Queryable } from '../store/db.js';
 import { parseJson, splitRef } from './common.js';
 import { rolesGrant, type RoleDef } from '../domain/allowed.js';
+import { derivedRolesOn } from './derivations.js';
 
 export interface CheckInput {
   user: string;
@@ -52,7 +53,8 @@ const STEP_POSTGRES = `
     SELECT gg.group_id, ag.id FROM group_grants gg JOIN access_groups ag ON ag.instance_id = gg.resource_instance_id WHERE gg.role_id = ?
   ) e ON e.child = c.id
 )`;
-const ROLES_ON_INSTANCE = { sqlite: CLOSURE_START + STEP_SQLITE + ROLES_FROM_CLOSURE, postgres: CLOSURE_START + STEP_POSTGRES + ROLES_FROM_CLOSURE };
+const CLOSURE = { sqlite: CLOSURE_START + STEP_SQLITE, postgres: CLOSURE_START + STEP_POSTGRES };
+const ROLES_ON_INSTANCE = { sqlite: CLOSURE.sqlite + ROLES_FROM_CLOSURE, postgres: CLOSURE.postgres + ROLES_FROM_CLOSURE };
 
 const TENANT_ROLES = `SELECT role_id FROM role_assignments WHERE user_id = ? AND tenant_id = ? AND resource_instance_id IS NULL`;
 
@@ -79,8 +81,14 @@ export async function decide(q: Queryable & { dialect?: 'sqlite' | 'postgres' },
   // than the tenant-wide roles of whatever tenant the caller named, which would allow on a typo).
   if (c.key && !instance) return false;
   if (instance) {
-    const member = found.member_id;
-    roleIds = await q.all(ROLES_ON_INSTANCE[q.dialect ?? 'sqlite'], [user.id, member ?? '', member ?? '', instance.id, user.id, instance.id, user.id, instance.tenant_id]);
+    const member = found.member_id ?? '';
+    const dialect = q.dialect ?? 'sqlite';
+    // Derivations over tuples (repo/derivations.ts) when some derivation gives a role on this type;
+    // otherwise the one statement below.
+    const derived = await derivedRolesOn(q, envId, { user: user.id, member, instance: { id: instance.id, resource: found.resource_id! }, closure: CLOSURE[dialect] });
+    roleIds = derived
+      ? [...derived.map((role_id) => ({ role_id })), ...(await q.all<{ role_id: string }>(TENANT_ROLES, [user.id, instance.tenant_id]))]
+      : await q.all(ROLES_ON_INSTANCE[dialect], [user.id, member, member, instance.id, user.id, instance.id, user.id, instance.tenant_id]);
   } else {
     // No instance named: what the user holds tenant-wide in the tenant named, or 'default'.
     const tenant = await q.get<{ id: string }>(`SELECT id FROM tenants WHERE env_id = ? AND key = ?`, [envId, c.tenant ?? 'default']);
@@ -92,7 +100,7 @@ export async function decide(q: Queryable & { dialect?: 'sqlite' | 'postgres' },
     (await q.all<{ key: string; resource_id: string | null; permissions: string; extends: string }>(sql, params)).map(
       (r): RoleDef => ({ key: r.key, resource: r.resource_id, permissions: parseJson(r.permissions, []), extends: parseJson(r.extends, []) }),
     );
-  const ids = roleIds.map((r) => r.role_id);
+  const ids = [...new Set(roleIds.map((r) => r.role_id))];
   const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
   const held = await load(`SELECT key, resource_id, permissions, extends FROM roles WHERE id IN (${marks(ids.length)})`, ids);
   // Extended roles: a resource role's are its resource's roles, a top-level role's top-level roles.
