@@ -7,7 +7,7 @@ beforeAll(async () => {
   s = await startTestServer();
   // seedDocs: viewer reads doc; editor writes doc and extends viewer.
   await seedDocs(s);
-  await tenant(s, 'default');
+  // The tenant 'default' comes with the environment.
   await tenant(s, 'u');
   await s.facts('POST', '/resource_instances', { key: 'd9', resource: 'doc', tenant: 'u' }).then(ok);
   await role(s, 'admin', ['doc:delete'], ['editor']);

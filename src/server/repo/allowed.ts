@@ -1,7 +1,7 @@
 import type { Queryable } from '../store/db.js';
 import { parseJson, splitRef } from './common.js';
 import { rolesGrant, type RoleDef } from '../domain/allowed.js';
-import { derivedRolesOn } from './derivations.js';
+import { GROUP_RELATION_SQL, derivedRolesOn } from './derivations.js';
 
 export interface CheckInput {
   user: string;
@@ -58,18 +58,23 @@ const ROLES_ON_INSTANCE = { sqlite: CLOSURE.sqlite + ROLES_FROM_CLOSURE, postgre
 
 const TENANT_ROLES = `SELECT role_id FROM role_assignments WHERE user_id = ? AND tenant_id = ? AND resource_instance_id IS NULL`;
 
-/** The user, the instance (with its tenant) and the `member` role, in one statement. */
+/**
+ * The user, the instance (with its tenant), the `member` role, and whether some derivation over tuples
+ * can give a role on the instance's type (repo/derivations.ts), in one statement.
+ */
 const LOOKUP = `SELECT
   (SELECT id FROM users WHERE env_id = ? AND key = ?) AS user_id,
   (SELECT id FROM roles WHERE env_id = ? AND key = 'member' AND resource_id IS NULL) AS member_id,
-  ri.id AS instance_id, ri.tenant_id AS tenant_id, ri.resource_id AS resource_id
+  ri.id AS instance_id, ri.tenant_id AS tenant_id, ri.resource_id AS resource_id,
+  CASE WHEN EXISTS (SELECT 1 FROM implicit_grants ig JOIN relations rel ON rel.id = ig.relation_id JOIN resources s ON s.id = rel.subject_resource_id
+    WHERE ig.resource_id = ri.resource_id AND NOT ${GROUP_RELATION_SQL}) THEN 1 ELSE 0 END AS derivable
   FROM (SELECT 1 AS one) x LEFT JOIN resource_instances ri ON ri.env_id = ? AND ri.key = ?
     AND ri.resource_id IN (SELECT id FROM resources WHERE env_id = ? AND key = ?)`;
 
 export async function decide(q: Queryable & { dialect?: 'sqlite' | 'postgres' }, envId: string, c: CheckInput): Promise<boolean> {
   // One round trip for the three lookups: each statement costs a round trip on PostgreSQL and a few
   // microseconds of bookkeeping on SQLite, and /allowed is the hottest path (bench: server CPU a check).
-  const found = await q.get<{ user_id: string | null; member_id: string | null; instance_id: string | null; tenant_id: string | null; resource_id: string | null }>(
+  const found = await q.get<{ user_id: string | null; member_id: string | null; instance_id: string | null; tenant_id: string | null; resource_id: string | null; derivable: number | null }>(
     LOOKUP,
     [envId, c.user, envId, envId, c.key ?? '', envId, c.type],
   );
@@ -85,7 +90,9 @@ export async function decide(q: Queryable & { dialect?: 'sqlite' | 'postgres' },
     const dialect = q.dialect ?? 'sqlite';
     // Derivations over tuples (repo/derivations.ts) when some derivation gives a role on this type;
     // otherwise the one statement below.
-    const derived = await derivedRolesOn(q, envId, { user: user.id, member, instance: { id: instance.id, resource: found.resource_id! }, closure: CLOSURE[dialect] });
+    const derived = Number(found.derivable) > 0
+      ? await derivedRolesOn(q, envId, { user: user.id, member, instance: { id: instance.id, resource: found.resource_id! }, closure: CLOSURE[dialect] })
+      : undefined;
     roleIds = derived
       ? [...derived.map((role_id) => ({ role_id })), ...(await q.all<{ role_id: string }>(TENANT_ROLES, [user.id, instance.tenant_id]))]
       : await q.all(ROLES_ON_INSTANCE[dialect], [user.id, member, member, instance.id, user.id, instance.id, user.id, instance.tenant_id]);
