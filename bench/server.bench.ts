@@ -485,7 +485,7 @@ export async function accessRequests(url: string, env: Env): Promise<{ figures: 
   const r = rng(SEED + 3);
   const pick = (n: number) => Math.floor(r() * n);
   const config = 'access';
-  await c.call('POST', '/v2/elements/p/e/config', { key: config, name: 'Access requests', elements_type: 'user_management', roles_to_levels: { LEVEL_1: ['admin'] } });
+  await c.call('POST', '/v2/elements/p/e/config', { key: config, name: 'Access requests', elements_type: 'user_management', roles_to_levels: { LEVEL_1: ['admin'] }, settings: {} });
   const reviewer = env.users[0].key; // tenant t0
   await c.call('POST', `${F}/role_assignments`, { user: reviewer, role: 'admin', tenant: 't0' });
   const requesters = env.users.map((u, i) => ({ ...u, i })).filter((u) => u.tenant === 't0' && u.i !== 0);

@@ -24,6 +24,7 @@ export const IN_SCOPE = [
   `GET ${S}/resources/{resource_id}/relations`, `POST ${S}/resources/{resource_id}/relations`,
   `GET ${S}/resources/{resource_id}/relations/{relation_id}`, `DELETE ${S}/resources/{resource_id}/relations/{relation_id}`,
   `POST ${S}/resources/{resource_id}/roles/{role_id}/implicit_grants`, `DELETE ${S}/resources/{resource_id}/roles/{role_id}/implicit_grants`,
+  `PUT ${S}/resources/{resource_id}/roles/{role_id}/implicit_grants/conditions`,
   `GET ${S}/resources/{resource_id}/roles`, `POST ${S}/resources/{resource_id}/roles`, `GET ${S}/resources/{resource_id}/roles/{role_id}`,
   `PATCH ${S}/resources/{resource_id}/roles/{role_id}`, `DELETE ${S}/resources/{resource_id}/roles/{role_id}`,
   `POST ${S}/resources/{resource_id}/roles/{role_id}/permissions`, `DELETE ${S}/resources/{resource_id}/roles/{role_id}/permissions`,
@@ -130,6 +131,17 @@ export async function driveLifecycle(s: TestServer): Promise<void> {
   await sc('GET', '/resources/repo/roles/contributor/descendants');
   await sc('PATCH', '/resources/repo', { urn: 'urn:example:repository', roles: { reviewer: { name: 'Reviewer', permissions: ['read'] } } });
   await sc('GET', '/resources?search=rep');
+  // Relations inside a resource; a derivation between resource roles, with `when`, and the role's `when`.
+  await sc('POST', '/resources', {
+    key: 'page', name: 'Page', actions: { read: {}, edit: {} }, roles: { reader: { name: 'Reader', permissions: ['read'] } }, relations: { in: 'repo' },
+  });
+  await sc('PATCH', '/resources/page', { relations: { in: 'repo', parent: 'page' } });
+  await sc('PUT', '/resources/page', { name: 'Page', actions: { read: {}, edit: {} }, relations: { in: 'repo', parent: 'page' } });
+  await sc('POST', '/resources/page/roles/reader/implicit_grants', { role: 'contributor', on_resource: 'repo', linked_by_relation: 'in', when: { no_direct_roles_on_object: true } });
+  await sc('POST', '/resources/page/roles/reader/implicit_grants', { role: 'reader', on_resource: 'page', linked_by_relation: 'parent' });
+  await sc('PUT', '/resources/page/roles/reader/implicit_grants/conditions', { no_direct_roles_on_object: false });
+  await sc('GET', '/resources/page');
+  await sc('GET', '/resources/page/relations/in');
   await sc('GET', '/roles?search=view');
 
   // Facts: tenants, users, memberships, instances, assignments, tuples.
@@ -173,6 +185,8 @@ export async function driveLifecycle(s: TestServer): Promise<void> {
   await fa('GET', '/users?search=a&role=viewer');
   await fa('POST', '/relationship_tuples', { subject: 'folder:f1', relation: 'parent', object: 'doc:d1', tenant: 'acme' });
   await fa('POST', '/relationship_tuples/bulk', { operations: [{ subject: 'folder:f1', relation: 'parent', object: 'doc:d2' }] });
+  await fa('POST', '/relationship_tuples', { subject: 'repo:r1', relation: 'in', object: 'page:p1', tenant: 'acme' });
+  await fa('POST', '/relationship_tuples/bulk', { operations: [{ subject: 'page:p1', relation: 'parent', object: 'page:p2', tenant: 'acme' }] });
   // With a tenant, a missing subject or object is created in it.
   await fa('POST', '/relationship_tuples', { subject: 'folder:f2', relation: 'parent', object: 'doc:d3', tenant: 'acme' });
   await fa('POST', '/relationship_tuples/bulk', { operations: [{ subject: 'folder:f3', relation: 'parent', object: 'doc:d4', tenant: 'acme' }] });
@@ -249,6 +263,7 @@ export async function driveLifecycle(s: TestServer): Promise<void> {
   await s.call('DELETE', '/v2/elements/p/e/old');
   await sc('DELETE', '/resources/doc/roles/viewer/implicit_grants', { role: 'viewer', on_resource: 'folder', linked_by_relation: 'parent' });
   await sc('DELETE', '/resources/doc/relations/parent');
+  await sc('DELETE', '/resources/page/roles/reader/implicit_grants', { role: 'contributor', on_resource: 'repo', linked_by_relation: 'in', when: { no_direct_roles_on_object: true } });
   await sc('DELETE', '/roles/temp');
   await sc('DELETE', '/resources/repo/roles/guest');
   await sc('DELETE', '/resources/scratch');

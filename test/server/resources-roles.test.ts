@@ -21,7 +21,7 @@ describe('resources', () => {
   it('create, read, list, patch, put and delete', async () => {
     const created = await resource(s, 'file', ['read'], { description: 'files' });
     expect(created).toEqual({
-      ...READ_MODEL, key: 'file', name: 'file', description: 'files', attributes: {}, roles: {},
+      ...READ_MODEL, key: 'file', name: 'file', description: 'files', attributes: {}, roles: {}, relations: {},
       actions: { read: { id: expect.stringMatching(/^[0-9a-f-]{36}$/), key: 'read', name: 'read' } },
     });
     expect(ok(await s.schema('GET', '/resources/file'))).toEqual(created);
@@ -172,10 +172,10 @@ describe('relations and role derivations', () => {
     const body = { role: 'dirowner', on_resource: 'dir', linked_by_relation: 'in' };
     const ids = { role_id: ok(await s.schema('GET', '/roles/dirowner')).id, resource_id: ok(await s.schema('GET', '/resources/dir')).id, relation_id: ok(await s.schema('GET', '/resources/entry/relations/in')).id };
     // The public DerivedRoleRuleRead: the deriving role, the resource it is held on, the relation.
-    expect(ok(await s.schema('POST', '/resources/entry/roles/entryowner/implicit_grants', body))).toEqual({ ...body, ...ids });
+    expect(ok(await s.schema('POST', '/resources/entry/roles/entryowner/implicit_grants', body))).toEqual({ ...body, ...ids, when: { no_direct_roles_on_object: false } });
     // Idempotent: the same derivation twice is one record.
     ok(await s.schema('POST', '/resources/entry/roles/entryowner/implicit_grants', body));
-    expect(ok(await s.schema('GET', '/resources/entry/roles/entryowner/implicit_grants'))).toEqual([body]);
+    expect(ok(await s.schema('GET', '/resources/entry/roles/entryowner/implicit_grants'))).toEqual([{ ...body, ...ids, when: { no_direct_roles_on_object: false } }]);
     expectError(await s.schema('POST', '/resources/entry/roles/entryowner/implicit_grants', { ...body, linked_by_relation: 'nope' }), 404, 'NOT_FOUND');
     expect((await s.schema('DELETE', '/resources/entry/roles/entryowner/implicit_grants', body)).status).toBe(204);
     expect(ok(await s.schema('GET', '/resources/entry/roles/entryowner/implicit_grants'))).toEqual([]);

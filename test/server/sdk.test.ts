@@ -99,4 +99,37 @@ describe('the permitio Node SDK against roster serve', () => {
     await permit.api.resourceRoles.delete('repo', 'owner');
     expect(await permit.check('dan', 'delete', 'repo:fresh')).toBe(false);
   });
+  it('relations, role derivations and tuples: a derived check through a folder', async () => {
+    const permit = new Permit({ token: ENV_KEY, apiUrl: s.url, pdp: s.url, throwOnError: true, log: { level: 'error' } });
+    const roles = { viewer: { name: 'Viewer', permissions: ['read'] }, editor: { name: 'Editor', permissions: ['read', 'write'] } };
+    await permit.api.resources.create({ key: 'folder', name: 'Folder', actions: { read: {}, write: {} }, roles });
+    await permit.api.resources.create({ key: 'page', name: 'Page', actions: { read: {}, write: {} }, roles });
+    const relation = await permit.api.resourceRelations.create('page', { key: 'parent', name: 'Parent', subject_resource: 'folder' });
+    expect(relation).toMatchObject({ key: 'parent', object_resource: 'page', subject_resource: 'folder' });
+    // This SDK types the list as an array; the public answer (PaginatedResult_RelationRead_) is an envelope, passed through.
+    const listed = (await permit.api.resourceRelations.list({ resourceKey: 'page' })) as unknown as { data: { key: string }[] };
+    expect(listed.data.map((r) => r.key)).toEqual(['parent']);
+    expect(await permit.api.resourceRelations.get('page', 'parent')).toMatchObject({ id: relation.id });
+
+    const rule = await permit.api.resourceRoles.createRoleDerivation('page', 'editor', { role: 'editor', on_resource: 'folder', linked_by_relation: 'parent' });
+    expect(rule).toMatchObject({ role: 'editor', on_resource: 'folder', linked_by_relation: 'parent' });
+    await permit.api.resourceRoles.updateRoleDerivationConditions('page', 'editor', { no_direct_roles_on_object: false });
+
+    await permit.api.tenants.create({ key: 'wiki', name: 'Wiki' });
+    await permit.api.users.sync({ key: 'erin' });
+    // With a tenant, both instances are created.
+    const tuple = await permit.api.relationshipTuples.create({ subject: 'folder:handbook', relation: 'parent', object: 'page:intro', tenant: 'wiki' });
+    expect(tuple).toMatchObject({ subject: 'folder:handbook', relation: 'parent', object: 'page:intro', tenant: 'wiki' });
+    await permit.api.resourceInstances.create({ key: 'orphan', resource: 'page', tenant: 'wiki' });
+    await permit.api.roleAssignments.assign({ user: 'erin', role: 'editor', resource_instance: 'folder:handbook', tenant: 'wiki' });
+
+    expect(await permit.check('erin', 'write', 'page:intro')).toBe(true);
+    expect(await permit.check('erin', 'write', 'page:orphan')).toBe(false);
+    await permit.api.relationshipTuples.delete({ subject: 'folder:handbook', relation: 'parent', object: 'page:intro' });
+    expect(await permit.check('erin', 'write', 'page:intro')).toBe(false);
+    await permit.api.relationshipTuples.bulkRelationshipTuples([{ subject: 'folder:handbook', relation: 'parent', object: 'page:orphan' }]);
+    expect(await permit.check('erin', 'write', 'page:orphan')).toBe(true);
+    await permit.api.resourceRoles.deleteRoleDerivation('page', 'editor', { role: 'editor', on_resource: 'folder', linked_by_relation: 'parent' });
+    expect(await permit.check('erin', 'write', 'page:orphan')).toBe(false);
+  });
 });

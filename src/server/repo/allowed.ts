@@ -1,6 +1,7 @@
 import type { Queryable } from '../store/db.js';
 import { parseJson, splitRef } from './common.js';
 import { rolesGrant, type RoleDef } from '../domain/allowed.js';
+import { GROUP_RELATION_SQL, derivedRolesOn } from './derivations.js';
 
 export interface CheckInput {
   user: string;
@@ -52,22 +53,28 @@ const STEP_POSTGRES = `
     SELECT gg.group_id, ag.id FROM group_grants gg JOIN access_groups ag ON ag.instance_id = gg.resource_instance_id WHERE gg.role_id = ?
   ) e ON e.child = c.id
 )`;
-const ROLES_ON_INSTANCE = { sqlite: CLOSURE_START + STEP_SQLITE + ROLES_FROM_CLOSURE, postgres: CLOSURE_START + STEP_POSTGRES + ROLES_FROM_CLOSURE };
+const CLOSURE = { sqlite: CLOSURE_START + STEP_SQLITE, postgres: CLOSURE_START + STEP_POSTGRES };
+const ROLES_ON_INSTANCE = { sqlite: CLOSURE.sqlite + ROLES_FROM_CLOSURE, postgres: CLOSURE.postgres + ROLES_FROM_CLOSURE };
 
 const TENANT_ROLES = `SELECT role_id FROM role_assignments WHERE user_id = ? AND tenant_id = ? AND resource_instance_id IS NULL`;
 
-/** The user, the instance (with its tenant) and the `member` role, in one statement. */
+/**
+ * The user, the instance (with its tenant), the `member` role, and whether some derivation over tuples
+ * can give a role on the instance's type (repo/derivations.ts), in one statement.
+ */
 const LOOKUP = `SELECT
   (SELECT id FROM users WHERE env_id = ? AND key = ?) AS user_id,
   (SELECT id FROM roles WHERE env_id = ? AND key = 'member' AND resource_id IS NULL) AS member_id,
-  ri.id AS instance_id, ri.tenant_id AS tenant_id, ri.resource_id AS resource_id
+  ri.id AS instance_id, ri.tenant_id AS tenant_id, ri.resource_id AS resource_id,
+  CASE WHEN EXISTS (SELECT 1 FROM implicit_grants ig JOIN relations rel ON rel.id = ig.relation_id JOIN resources s ON s.id = rel.subject_resource_id
+    WHERE ig.resource_id = ri.resource_id AND NOT ${GROUP_RELATION_SQL}) THEN 1 ELSE 0 END AS derivable
   FROM (SELECT 1 AS one) x LEFT JOIN resource_instances ri ON ri.env_id = ? AND ri.key = ?
     AND ri.resource_id IN (SELECT id FROM resources WHERE env_id = ? AND key = ?)`;
 
 export async function decide(q: Queryable & { dialect?: 'sqlite' | 'postgres' }, envId: string, c: CheckInput): Promise<boolean> {
   // One round trip for the three lookups: each statement costs a round trip on PostgreSQL and a few
   // microseconds of bookkeeping on SQLite, and /allowed is the hottest path (bench: server CPU a check).
-  const found = await q.get<{ user_id: string | null; member_id: string | null; instance_id: string | null; tenant_id: string | null; resource_id: string | null }>(
+  const found = await q.get<{ user_id: string | null; member_id: string | null; instance_id: string | null; tenant_id: string | null; resource_id: string | null; derivable: number | null }>(
     LOOKUP,
     [envId, c.user, envId, envId, c.key ?? '', envId, c.type],
   );
@@ -79,8 +86,16 @@ export async function decide(q: Queryable & { dialect?: 'sqlite' | 'postgres' },
   // than the tenant-wide roles of whatever tenant the caller named, which would allow on a typo).
   if (c.key && !instance) return false;
   if (instance) {
-    const member = found.member_id;
-    roleIds = await q.all(ROLES_ON_INSTANCE[q.dialect ?? 'sqlite'], [user.id, member ?? '', member ?? '', instance.id, user.id, instance.id, user.id, instance.tenant_id]);
+    const member = found.member_id ?? '';
+    const dialect = q.dialect ?? 'sqlite';
+    // Derivations over tuples (repo/derivations.ts) when some derivation gives a role on this type;
+    // otherwise the one statement below.
+    const derived = Number(found.derivable) > 0
+      ? await derivedRolesOn(q, envId, { user: user.id, member, instance: { id: instance.id, resource: found.resource_id! }, closure: CLOSURE[dialect] })
+      : undefined;
+    roleIds = derived
+      ? [...derived.map((role_id) => ({ role_id })), ...(await q.all<{ role_id: string }>(TENANT_ROLES, [user.id, instance.tenant_id]))]
+      : await q.all(ROLES_ON_INSTANCE[dialect], [user.id, member, member, instance.id, user.id, instance.id, user.id, instance.tenant_id]);
   } else {
     // No instance named: what the user holds tenant-wide in the tenant named, or 'default'.
     const tenant = await q.get<{ id: string }>(`SELECT id FROM tenants WHERE env_id = ? AND key = ?`, [envId, c.tenant ?? 'default']);
@@ -92,7 +107,7 @@ export async function decide(q: Queryable & { dialect?: 'sqlite' | 'postgres' },
     (await q.all<{ key: string; resource_id: string | null; permissions: string; extends: string }>(sql, params)).map(
       (r): RoleDef => ({ key: r.key, resource: r.resource_id, permissions: parseJson(r.permissions, []), extends: parseJson(r.extends, []) }),
     );
-  const ids = roleIds.map((r) => r.role_id);
+  const ids = [...new Set(roleIds.map((r) => r.role_id))];
   const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
   const held = await load(`SELECT key, resource_id, permissions, extends FROM roles WHERE id IN (${marks(ids.length)})`, ids);
   // Extended roles: a resource role's are its resource's roles, a top-level role's top-level roles.

@@ -1,9 +1,13 @@
 import type { Queryable } from '../store/db.js';
+import { duplicate, httpError } from '../errors.js';
+import { isUniqueViolation } from '../store/db.js';
+import { findKeyed } from './common.js';
 
 /**
- * Relations, role derivations (implicit grants) and relationship tuples: the records the specification
- * says group operations create. They are stored and readable; access through groups is decided from the
- * group records themselves (see domain/allowed.ts), never by evaluating these type-level derivations.
+ * Relations, role derivations (implicit grants) and relationship tuples: written through their public
+ * operations, and by group operations (the records the specification says they create). /allowed
+ * evaluates derivations over tuples (repo/derivations.ts), except the group machinery's: access through
+ * groups is decided from the group records themselves, never from those type-level derivations.
  */
 export async function ensureRelation(q: Queryable, envId: string, objectResourceId: string, key: string, subjectResourceId: string, at: string): Promise<string> {
   await q.run(
@@ -25,6 +29,21 @@ export async function ensureImplicitGrant(
     `INSERT INTO implicit_grants (id, env_id, resource_id, role_id, on_resource_id, linked_role_id, relation_id, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (resource_id, role_id, on_resource_id, linked_role_id, relation_id) DO NOTHING`,
     [crypto.randomUUID(), envId, g.resourceId, g.roleId, g.onResourceId, g.linkedRoleId, g.relationId, at],
+  );
+}
+
+/** A derivation written through the public API: created, or its `when` updated when it is there. */
+export async function writeImplicitGrant(
+  q: Queryable,
+  envId: string,
+  g: { resourceId: string; roleId: string; onResourceId: string; linkedRoleId: string; relationId: string; noDirect: boolean },
+  at: string,
+): Promise<void> {
+  await q.run(
+    `INSERT INTO implicit_grants (id, env_id, resource_id, role_id, on_resource_id, linked_role_id, relation_id, created_at, no_direct_roles)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (resource_id, role_id, on_resource_id, linked_role_id, relation_id)
+     DO UPDATE SET no_direct_roles = excluded.no_direct_roles`,
+    [crypto.randomUUID(), envId, g.resourceId, g.roleId, g.onResourceId, g.linkedRoleId, g.relationId, at, g.noDirect ? 1 : 0],
   );
 }
 
@@ -73,5 +92,70 @@ export async function dropUnderivedGroupGrants(q: Queryable, g: { resourceId: st
     await q.run(`DELETE FROM group_grants WHERE id = ?`, [s.id]);
     const other = await q.get(`SELECT 1 AS x FROM group_grants gg JOIN access_groups g ON g.id = gg.group_id WHERE g.instance_id = ? AND gg.resource_instance_id = ?`, [s.group_instance_id, s.resource_instance_id]);
     if (!other) await q.run(`DELETE FROM relationship_tuples WHERE subject_id = ? AND relation = ? AND object_id = ?`, [s.group_instance_id, s.relation, s.resource_instance_id]);
+  }
+}
+
+/** A relation's key is the group machinery's (repo/derivations.ts): `<subject type>_group`, or `group` from a type to itself. */
+export const isGroupRelation = (key: string, subjectKey: string, sameType: boolean) => key === `${subjectKey}_group` || (key === 'group' && sameType);
+
+/** The public `RelationCreate` on the resource `object`; 409 when the resource has a relation of that key. */
+export async function createRelation(
+  q: Queryable,
+  envId: string,
+  object: { id: string; key: string },
+  b: { key: string; name: string; description?: string | null; subject_resource: string },
+  at: string,
+): Promise<string> {
+  const subject = await findKeyed<{ id: string }>(q, 'resources', envId, b.subject_resource, 'resource');
+  const id = crypto.randomUUID();
+  try {
+    await q.run(
+      `INSERT INTO relations (id, env_id, object_resource_id, key, name, description, subject_resource_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [id, envId, object.id, b.key, b.name, b.description ?? null, subject.id, at, at],
+    );
+  } catch (err) {
+    if (isUniqueViolation(err)) throw duplicate('relation', `${object.key}#${b.key}`);
+    throw err;
+  }
+  return id;
+}
+
+/** Deletes a relation with its tuples (a tuple names its relation by key; its derivations cascade). */
+export async function deleteRelation(q: Queryable, object: { id: string }, key: string): Promise<boolean> {
+  const { changes } = await q.run(`DELETE FROM relations WHERE object_resource_id = ? AND key = ?`, [object.id, key]);
+  if (changes) await q.run(`DELETE FROM relationship_tuples WHERE relation = ? AND object_id IN (SELECT id FROM resource_instances WHERE resource_id = ?)`, [key, object.id]);
+  return changes > 0;
+}
+
+/**
+ * `relations` inside `ResourceCreate` / `ResourceUpdate` / `ResourceReplace` (relation key -> subject
+ * resource key or id): each created when missing (named by its key), kept when it is there with that
+ * subject. One there with another subject is refused: re-pointing it would strand its tuples and
+ * derivations (delete it first). A replace also deletes the resource's relations it does not list,
+ * except the group machinery's, which group operations own.
+ */
+export async function writeResourceRelations(
+  q: Queryable,
+  envId: string,
+  object: { id: string; key: string },
+  relations: Record<string, string>,
+  o: { at: string; replace: boolean },
+): Promise<void> {
+  const live = await q.all<{ key: string; subject_resource_id: string; subject_key: string }>(
+    `SELECT rel.key, rel.subject_resource_id, s.key AS subject_key FROM relations rel JOIN resources s ON s.id = rel.subject_resource_id WHERE rel.object_resource_id = ?`,
+    [object.id],
+  );
+  const byKey = new Map(live.map((r) => [r.key, r]));
+  for (const [key, subjectRef] of Object.entries(relations)) {
+    const subject = await findKeyed<{ id: string; key: string }>(q, 'resources', envId, subjectRef, 'resource');
+    const there = byKey.get(key);
+    if (!there) await createRelation(q, envId, object, { key, name: key, subject_resource: subject.id }, o.at);
+    else if (there.subject_resource_id !== subject.id) {
+      throw httpError('MISMATCH_RELATION_TYPE', `relation ${object.key}#${key} relates '${there.subject_key}' instances, not '${subject.key}': delete the relation (and its tuples) first to re-point it`);
+    }
+  }
+  if (!o.replace) return;
+  for (const r of live) {
+    if (!Object.hasOwn(relations, r.key) && !isGroupRelation(r.key, r.subject_key, r.subject_resource_id === object.id)) await deleteRelation(q, object, r.key);
   }
 }

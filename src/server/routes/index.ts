@@ -11,6 +11,7 @@ import userRoutes from './users.js';
 import roleAssignmentRoutes from './role-assignments.js';
 import resourceInstanceRoutes from './resource-instances.js';
 import relationRoutes from './relations.js';
+import implicitGrantRoutes from './implicit-grants.js';
 import tupleRoutes from './tuples.js';
 import groupRoutes from './groups.js';
 import groupReadRoutes from './group-reads.js';
@@ -42,7 +43,7 @@ export async function registerRoutes(app: FastifyInstance, deps: ServerDeps, res
       { prefix },
     );
 
-  await scoped('/v2/schema/:proj/:env', [resourceRoutes, resourceRoleRoutes, roleRoutes, rolePermissionRoutes, bulkRoleRoutes, relationRoutes, resourceInstanceRoutes, groupRoutes, groupReadRoutes]);
+  await scoped('/v2/schema/:proj/:env', [resourceRoutes, resourceRoleRoutes, roleRoutes, rolePermissionRoutes, bulkRoleRoutes, relationRoutes, implicitGrantRoutes, resourceInstanceRoutes, groupRoutes, groupReadRoutes]);
   await scoped('/v2/facts/:proj/:env', [tenantRoutes, userRoutes, roleAssignmentRoutes, resourceInstanceRoutes, tupleRoutes, accessRequestRoutes, bulkRoutes]);
   await scoped('/v2/elements/:proj/:env', [elementsRoutes, elementsAccessRequestRoutes]);
 

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServerDeps } from '../context.js';
 import { duplicate } from '../errors.js';
+import { writeResourceRelations } from '../repo/relations.js';
 import { parsePaging, schemaList } from '../paging.js';
 import { KEY, NAME, SEARCH_QUERY, TEXT, strictObject } from '../schemas.js';
-import { invalid } from '../errors.js';
 import { ROLE_BLOCK } from './resource-roles.js';
 import { replaceResourceRoles, writeResourceRoles, type ResourceRoleBody } from '../repo/resource-role-writes.js';
 import { findKeyed, pageOf, parseJson, searchClause } from '../repo/common.js';
@@ -27,11 +27,8 @@ const ATTRIBUTES = {
 
 /** `roles`: the resource's own roles by key (the public `RoleBlockEditable`, routes/resource-roles.ts). */
 const ROLES = { type: 'object', maxProperties: 1000, propertyNames: KEY, additionalProperties: ROLE_BLOCK } as const;
-/**
- * `relations` (relation key -> subject resource) is issue 20's; until then it is refused with a message
- * saying where relations are written, rather than with "unknown field".
- */
-const RELATIONS = { type: 'object' } as const;
+/** `relations`: relation key -> subject resource key (the public `ResourceCreate.relations`; repo/relations.ts). */
+const RELATIONS = { type: 'object', maxProperties: 1000, propertyNames: KEY, additionalProperties: KEY } as const;
 const FIELDS = { name: NAME, urn: { type: 'string', maxLength: 2048 }, description: TEXT, actions: ACTIONS, type_attributes: { type: 'object', maxProperties: 1000 }, attributes: ATTRIBUTES, roles: ROLES, relations: RELATIONS };
 const CREATE = strictObject({ key: KEY, ...FIELDS }, ['key', 'name', 'actions']);
 const REPLACE = strictObject(FIELDS, ['name', 'actions']);
@@ -41,12 +38,6 @@ type Body = {
   key?: string; name?: string; urn?: string | null; description?: string | null; actions?: Actions; type_attributes?: Record<string, unknown>;
   attributes?: Attributes; roles?: Record<string, ResourceRoleBody>; relations?: Record<string, string>;
 };
-
-function refuseRelations(b: Body) {
-  if (b.relations !== undefined && Object.keys(b.relations).length > 0) {
-    throw invalid(['body', 'relations'], 'relations inside a resource are not supported by roster serve yet: create each with POST /v2/schema/{proj_id}/{env_id}/resources/{resource_id}/relations');
-  }
-}
 
 /** Resources: `/v2/schema/{p}/{e}/resources[/{key}]`. Deleting one cascades to its instances and strips its permissions from roles. */
 export default async function resourceRoutes(app: FastifyInstance, { db, now }: ServerDeps) {
@@ -60,7 +51,6 @@ export default async function resourceRoutes(app: FastifyInstance, { db, now }: 
   // With `roles`, the resource and its roles are written in one transaction: all or nothing.
   app.post('/resources', { schema: { body: CREATE } }, async (req) => {
     const b = req.body as Body;
-    refuseRelations(b);
     const at = now().toISOString();
     const id = crypto.randomUUID();
     const row = await db.transaction(async (tx) => {
@@ -73,6 +63,7 @@ export default async function resourceRoutes(app: FastifyInstance, { db, now }: 
       if (changes === 0) throw duplicate('resource', b.key!);
       const row = (await tx.get<ResourceRow>(`SELECT * FROM resources WHERE id = ?`, [id]))!;
       if (b.roles) await writeResourceRoles(tx, req.env.envId, row, b.roles, { at, create: true });
+      if (b.relations) await writeResourceRelations(tx, req.env.envId, row, b.relations, { at, replace: false });
       return row;
     });
     return (await resourceReads(db, [row], req.env))[0];
@@ -86,7 +77,6 @@ export default async function resourceRoutes(app: FastifyInstance, { db, now }: 
   const update = (replace: boolean) => async (req: import('fastify').FastifyRequest) => {
     const { key } = req.params as { key: string };
     const b = req.body as Body;
-    refuseRelations(b);
     const at = now().toISOString();
     const row = await db.transaction(async (tx) => {
       const row = await findKeyed<ResourceRow>(tx, 'resources', req.env.envId, key, 'resource');
@@ -109,6 +99,8 @@ export default async function resourceRoutes(app: FastifyInstance, { db, now }: 
       // updates those named. Left out, the roles stay as they are, on a replace too: deleting every role
       // (and with them every assignment on the resource) is never the effect of leaving a field out.
       if (b.roles) await (replace ? replaceResourceRoles(tx, req.env.envId, updated, b.roles, at) : writeResourceRoles(tx, req.env.envId, updated, b.roles, { at }));
+      // `relations` likewise: a replace makes them the resource's relations (the group machinery's kept).
+      if (b.relations) await writeResourceRelations(tx, req.env.envId, updated, b.relations, { at, replace });
       return updated;
     });
     return (await resourceReads(db, [row], req.env))[0];

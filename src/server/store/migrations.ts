@@ -207,4 +207,17 @@ export const migrations: Migration[] = [
       `ALTER TABLE environments ADD COLUMN updated_at TEXT`,
     ],
   },
+  {
+    id: 8,
+    name: 'derivation settings (`when.no_direct_roles_on_object`) and the tuple walk',
+    sql: [
+      // The public `DerivedRoleRuleCreate.when`, per rule (0/1).
+      `ALTER TABLE implicit_grants ADD COLUMN no_direct_roles INTEGER NOT NULL DEFAULT 0`,
+      // The public `DerivedRoleBlock.when` (PUT .../implicit_grants/conditions), per derived role (0/1).
+      `ALTER TABLE roles ADD COLUMN derivation_no_direct_roles INTEGER NOT NULL DEFAULT 0`,
+      // /allowed walks tuples from an object to its subjects (relationship_tuples_object) and reads each
+      // instance's own grants; derivations are looked up by the derived role's resource.
+      `CREATE INDEX implicit_grants_resource ON implicit_grants (resource_id, role_id)`,
+    ],
+  },
 ];
