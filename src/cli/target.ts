@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { ConfigError } from '../errors.js';
+import { parseApiUrl } from './api-url.js';
+import { UNUSABLE_DATA_DIR } from './start-errors.js';
 import { registerSecret } from '../secrets.js';
 import type { ApiClient } from '../api/index.js';
 
@@ -38,7 +40,8 @@ export const DEFAULT_ENVIRONMENT = 'default';
  */
 export async function openTarget(opts: TargetOptions, fromConfig: { project?: string; environment?: string } = {}): Promise<Target> {
   const { createClient } = await import('../api/index.js');
-  const apiUrl = opts.apiUrl ?? setting('ROSTER_API_URL');
+  const given = opts.apiUrl ?? setting('ROSTER_API_URL');
+  const apiUrl = given === undefined ? undefined : parseApiUrl(given, opts.apiUrl !== undefined ? '--api-url' : 'ROSTER_API_URL');
   const project = opts.project ?? fromConfig.project ?? setting('ROSTER_PROJECT');
   const environment = opts.env ?? fromConfig.environment ?? setting('ROSTER_ENV');
   if (apiUrl) {
@@ -88,8 +91,6 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
   };
 }
 
-/** Errors of the file system and SQLite that say the data directory cannot hold the service's store. */
-const UNUSABLE_DATA_DIR = new Set(['ENOTDIR', 'EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EEXIST', 'EISDIR', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_NOTADB', 'SQLITE_CORRUPT']);
 
 /** An environment variable set to '' (as CI does for an unset variable or secret) counts as unset. */
 function setting(name: string): string | undefined {

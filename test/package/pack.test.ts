@@ -128,7 +128,7 @@ describe('installed into an empty project', () => {
     expect(init.code, ok(init)).toBe(0);
     const spec = `file:${path.relative(project, tarball)}`;
     const pkg = JSON.parse(readFileSync(path.join(project, 'package.json'), 'utf8'));
-    expect(pkg.devDependencies).toEqual({ roster: spec });
+    expect(pkg.devDependencies).toEqual({ 'roster-authz': spec });
     expect(pkg.allowScripts).toEqual({ 'better-sqlite3': true, [spec]: true });
     expect(init.stdout).toContain('1. npm install');
     expect(init.stdout).not.toContain('npm rebuild'); // the native module loads
@@ -215,7 +215,7 @@ describe('the workflow and the Action, run as GitHub runs them (real server)', (
     const steps = action().runs.steps;
     const install = await runIn(stepNamed(steps, 'install'), stepEnv(stepNamed(steps, 'install'), actionContext({})));
     expect(install.code, shownLog(install)).toBe(0);
-    expect(install.outputs).toEqual({ bin: path.join(project, 'node_modules/roster/bin/roster.js') });
+    expect(install.outputs).toEqual({ bin: path.join(project, 'node_modules/roster-authz/bin/roster.js') });
 
     const step = stepNamed(steps, 'run');
     const inputs = { 'api-url': server.url, 'api-key': ENV_KEY };

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ConfigError, type ConfigProblem } from '../../errors.js';
 import type { TargetOptions } from '../target.js';
 import { installedFrom, PACKAGE_ROOT } from '../init/installed-from.js';
-import { mergeGitignore, mergePackageJson, packageName, type PackageJson } from '../init/package-json.js';
+import { mergeGitignore, mergePackageJson, PACKAGE_NAME, packageName, type PackageJson } from '../init/package-json.js';
 
 export interface InitCommandOptions extends TargetOptions {
   force?: boolean;
@@ -47,7 +47,7 @@ export async function initCommand(dirArg: string | undefined, opts: InitCommandO
   const writes: Write[] = [];
   const verb = (file: string) => (existsSync(path.join(dir, file)) ? 'replaced' : 'created');
   const config = opts.fromLive
-    ? { content: await (await import('./export.js')).exportLive(opts), what: 'the live environment, as `roster export` writes it' }
+    ? { content: await (await import('./export.js')).exportLive(opts, { refuseEmptyEmbedded: true }), what: 'the live environment, as `roster export` writes it' }
     : { content: template('roster.yaml'), what: 'a starter configuration' };
   writes.push({ file: CONFIG_FILE, verb: verb(CONFIG_FILE), ...config });
   writes.push({ file: WORKFLOW_FILE, verb: verb(WORKFLOW_FILE), content: template('workflow.yml'), what: 'plans each pull request (as a comment), applies on merge to main' });
@@ -88,8 +88,10 @@ async function nextSteps(dir: string, pkg: PackageJson, denied: string[]): Promi
   const at = path.relative(process.cwd(), dir);
   const cd = at === '' ? '' : `cd ${/^[\w./-]+$/.test(at) ? at : JSON.stringify(at)} && `;
   const deps = { ...(pkg.dependencies as object), ...(pkg.devDependencies as object) } as Record<string, unknown>;
-  const spec = typeof deps.roster === 'string' ? deps.roster : undefined;
+  const declared = deps[PACKAGE_NAME];
+  const spec = typeof declared === 'string' ? declared : undefined;
   const steps: string[] = [];
+  const toCommit = ['roster/', '.github/', '.gitignore', 'package.json', 'package-lock.json'];
   const notes: string[] = denied.map((key) => `warning: package.json's allowScripts denies ${key}; the embedded default and \`roster serve\` need its install script`);
   if (spec === undefined) {
     steps.push(`${cd}npm install --save-dev ROSTER   (ROSTER: a git URL, or a tarball in this repository; see Roster's README)`);
@@ -98,13 +100,16 @@ async function nextSteps(dir: string, pkg: PackageJson, denied: string[]): Promi
     const tarball = spec.startsWith('file:') ? path.resolve(dir, spec.slice('file:'.length)) : undefined;
     if (tarball && path.relative(dir, tarball).startsWith('..')) {
       notes.push(`note: package.json installs Roster from ${tarball}, outside this repository, where CI cannot reach it: commit the tarball, or install Roster from a git URL`);
+    } else if (tarball) {
+      // CI installs from the lock file, which names the tarball: it must be in the commit too.
+      toCommit.push(path.relative(dir, tarball).split(path.sep).join('/'));
     }
   }
   const broken = await embeddedDefaultProblem();
   if (broken) steps.push(`${cd}npm rebuild better-sqlite3   (its install script has not run, so the embedded default cannot start: ${broken})`);
   steps.push(`${cd}npx --no roster validate roster/ && npx --no roster plan roster/   (against the embedded default in ./.roster)`);
   steps.push('on GitHub, Settings > Secrets and variables > Actions: add the variable ROSTER_API_URL and the secret ROSTER_API_KEY (a key scoped to one environment)');
-  steps.push(`commit (roster/ .github/ .gitignore package.json package-lock.json) and open a pull request: its plan appears as a comment; merging to main applies it (another branch: edit \`branches:\` in ${WORKFLOW_FILE})`);
+  steps.push(`commit (${toCommit.join(' ')}) and open a pull request: its plan appears as a comment; merging to main applies it (another branch: edit \`branches:\` in ${WORKFLOW_FILE})`);
   return ['Next steps:', ...steps.map((s, i) => `  ${i + 1}. ${s}`), ...notes];
 }
 
