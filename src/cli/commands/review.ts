@@ -19,7 +19,7 @@ export async function reviewCommand(opts: ReviewCommandOptions): Promise<void> {
   }
   const target = await openTarget(opts);
   try {
-    const { log } = await renderReview({ client: target.client, user: opts.user, tenant: opts.tenant, config: opts.config, readonly: opts.readonly });
+    const { log } = await renderReview({ client: target.client, user: opts.user, tenant: opts.tenant, config: opts.config, readonly: opts.readonly, color: (await import('../color.js')).useColor() });
     process.stdout.write(`roster review: ${log.length === 0 ? 'no decision made' : `${log.length} decision${log.length === 1 ? '' : 's'} recorded`}\n`);
   } finally {
     await target.close();

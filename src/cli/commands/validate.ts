@@ -1,6 +1,7 @@
 import { ConfigError } from '../../errors.js';
 import { loadConfig, renderGithub, renderJson, renderText } from '../../config/index.js';
 import { configPaths } from '../config-paths.js';
+import { useColor } from '../color.js';
 
 const FORMATS = ['text', 'json', 'github'] as const;
 
@@ -11,7 +12,7 @@ export async function validateCommand(paths: string[], opts: { format: string })
     throw new ConfigError(`unknown --format "${opts.format}"`, [{ message: `--format must be one of ${FORMATS.join(', ')}` }]);
   }
   const findings = await loadConfig(configPaths(paths, 'validate'));
-  const color = format === 'text' && process.stdout.isTTY === true && !process.env.NO_COLOR;
+  const color = format === 'text' && useColor();
   const output =
     format === 'json' ? renderJson(findings) : format === 'github' ? renderGithub(findings) : renderText(findings, { color });
   process.stdout.write(output);
