@@ -26,6 +26,8 @@ export interface Target {
   project: string;
   environment: string;
   client: ApiClient;
+  /** Whether the client paces its requests to the public service's rate limits (src/api/client.ts); absent: it does. */
+  paced?: boolean;
   close(): Promise<void>;
 }
 
@@ -62,7 +64,8 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
       if (!p || !e) throw new ConfigError('this API key is not scoped to one environment: name it with --project and --env (or project/environment in the configuration)');
     }
     const client = createClient({ baseUrl: apiUrl, apiKey, project: p, environment: e, concurrency: opts.concurrency, pacing });
-    return { kind: 'remote', url: apiUrl, project: p, environment: e, client, close: () => client.close() };
+    const paced = pacing ? pacing === 'public' : !isLoopbackUrl(apiUrl);
+    return { kind: 'remote', url: apiUrl, project: p, environment: e, client, paced, close: () => client.close() };
   }
   const dataDir = opts.data ?? setting('ROSTER_DATA_DIR') ?? './.roster';
   const apiKey = randomBytes(24).toString('hex');
@@ -84,6 +87,7 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
     project: p,
     environment: e,
     client,
+    paced: false,
     async close() {
       await client.close();
       await server.close();
@@ -91,6 +95,12 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
   };
 }
 
+
+/** The client's own rule for its default pacing (src/api/client.ts): none for a loopback host. */
+function isLoopbackUrl(url: string): boolean {
+  const { hostname } = new URL(url);
+  return ['localhost', '127.0.0.1', '[::1]', '::1'].includes(hostname) || hostname.endsWith('.localhost');
+}
 
 /** An environment variable set to '' (as CI does for an unset variable or secret) counts as unset. */
 function setting(name: string): string | undefined {

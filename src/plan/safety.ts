@@ -1,5 +1,6 @@
 import { UnsafePlanError } from '../errors.js';
 import type { Plan } from './types.js';
+import { plural } from './render-common.js';
 
 export interface SafetyLimits {
   /** Most deletions allowed; default 25% of the managed live objects when more than 10 exist. */
@@ -20,8 +21,8 @@ export function assertSafe(plan: Plan, limits: SafetyLimits = {}): void {
   if (max === undefined) return;
   if (plan.summary.delete > max) {
     throw new UnsafePlanError(
-      `the plan deletes ${plan.summary.delete} objects, more than the limit of ${max}` +
-        (limits.maxDeletes === undefined ? ` (25% of the ${plan.managedLiveCount} managed live objects)` : '') +
+      `the plan deletes ${plural(plan.summary.delete, 'object')}, more than the limit of ${max}` +
+        (limits.maxDeletes === undefined ? ` (25% of the ${plural(plan.managedLiveCount, 'managed live object')})` : '') +
         `; review it, then raise the limit with --max-deletes ${plan.summary.delete} if it is intended`,
       '--max-deletes',
     );

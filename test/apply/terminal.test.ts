@@ -182,7 +182,7 @@ describe.skipIf(!hasTmux)('roster apply on a terminal (tmux)', { timeout: 120_00
   it('takes Ctrl-D (end of input) or Ctrl-C at the prompt as no: nothing applied, exit 1, not an internal error', async () => {
     for (const key of ['C-d', 'C-c']) {
       const t = apply('eof.yaml', tenants('eof1'));
-      await t.until('Apply 1 changes to p/e? [y/N]');
+      await t.until('Apply 1 change to p/e? [y/N]');
       t.keys(key);
       const end = await t.exit();
       expect(end.screen, key).toMatch(/\[y\/N\] *\n+error: not confirmed: nothing was applied/);

@@ -22,7 +22,7 @@ export async function openAccessState(paths: string[], opts: AccessStateOptions,
   const { buildAccessGraph } = await import('../../access/index.js');
   const { factsFromState } = await import('../../access/from-state.js');
   if (!opts.live) {
-    const { desired, warnings } = await loadDesired(paths, command);
+    const { desired, warnings } = await loadDesired(paths, command, { offline: true });
     printWarnings(warnings);
     return { on: 'desired', desired, graph: buildAccessGraph(factsFromState(desired)) };
   }

@@ -5,6 +5,7 @@ import { renderPlan } from '../render-plan.js';
 import { readPlanFile } from '../plan-file.js';
 import { ask, isInteractive } from '../prompt.js';
 import type { Plan } from '../../plan/index.js';
+import { plural } from '../../plan/render-common.js';
 
 export interface ApplyCommandOptions extends Omit<TargetOptions, 'concurrency'> {
   plan?: string;
@@ -20,6 +21,8 @@ export interface ApplyCommandOptions extends Omit<TargetOptions, 'concurrency'> 
  */
 export async function applyCommand(paths: string[], opts: ApplyCommandOptions): Promise<void> {
   if (opts.plan && paths.length > 0) throw new ConfigError('give configuration paths or --plan FILE, not both');
+  // A saved plan is applied as it was reviewed: pruning is decided when it is made (roster plan --prune --out).
+  if (opts.plan && opts.prune) throw new ConfigError(`--prune does not go with --plan: the saved plan already says whether it prunes; make it with roster plan --prune --out ${opts.plan}`);
   const concurrency = opts.concurrency ? positive(opts.concurrency, '--concurrency') : 8;
   const maxDeletes = opts.maxDeletes !== undefined ? nonNegative(opts.maxDeletes, '--max-deletes') : undefined;
   const saved = opts.plan ? readPlanFile(opts.plan) : undefined;
@@ -85,11 +88,11 @@ async function confirm(plan: Plan, opts: ApplyCommandOptions): Promise<void> {
   if (opts.yes) return;
   if (!isInteractive()) throw new UnsafePlanError('not on a terminal: pass --yes to apply without a confirmation', '--yes');
   if (plan.prune && plan.summary.delete > 0) {
-    const answer = await ask(`This plan deletes ${plan.summary.delete} objects. Type the environment name (${plan.environment}) to apply: `);
+    const answer = await ask(`This plan deletes ${plural(plan.summary.delete, 'object')}. Type the environment name (${plan.environment}) to apply: `);
     if (answer !== plan.environment) throw new UnsafePlanError('not confirmed: nothing was applied', '--yes');
     return;
   }
-  const answer = await ask(`Apply ${plan.changes.length} changes to ${plan.project}/${plan.environment}? [y/N] `);
+  const answer = await ask(`Apply ${plural(plan.changes.length, 'change')} to ${plan.project}/${plan.environment}? [y/N] `);
   if (!/^y(es)?$/i.test(answer)) throw new UnsafePlanError('not confirmed: nothing was applied', '--yes');
 }
 
