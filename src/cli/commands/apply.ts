@@ -53,24 +53,36 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
     await confirm(plan, opts);
 
     const { applyPlan } = await import('../../apply/apply.js');
-    const { eventLine } = await import('../../apply/progress.js');
+    const { createLogProgress, interruptedLine } = await import('../../apply/progress.js');
     const live = process.stderr.isTTY === true && !process.env.CI ? (await import('../ui/apply-progress.js')).renderApplyProgress(plan.changes.length) : undefined;
+    // Counted here too, whatever shows progress, for the summary of an interrupted apply.
+    const log = createLogProgress(plan.changes.length, live ? () => {} : (line) => process.stderr.write(line + '\n'), Date.now);
+    const onInterrupt = () => {
+      void (live?.finish() ?? Promise.resolve()).finally(() => {
+        process.stdout.write(`\n${interruptedLine(log.state)}\n`);
+        process.exit(130);
+      });
+    };
+    process.once('SIGINT', onInterrupt);
+    process.once('SIGTERM', onInterrupt);
     const started = Date.now();
     let result: Awaited<ReturnType<typeof applyPlan>>;
     try {
       result = await applyPlan(plan, target.client, {
         concurrency,
-        onEvent: live?.onEvent ?? ((e) => {
-          const line = eventLine(e);
-          if (line) process.stderr.write(line + '\n');
-        }),
+        onEvent: (e) => {
+          log.onEvent(e);
+          live?.onEvent(e);
+        },
       });
     } finally {
+      process.off('SIGINT', onInterrupt);
+      process.off('SIGTERM', onInterrupt);
       // Unmounted even when applyPlan throws, so that the error is printed below the live view's last frame.
       await live?.finish();
     }
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    process.stdout.write(`\nApplied ${result.done.length} of ${plan.changes.length} changes in ${seconds}s` +
+    process.stdout.write(`\nApplied ${result.done.length.toLocaleString('en-US')} of ${plural(plan.changes.length, 'change')} in ${seconds}s` +
       `${result.failed.length ? `, ${result.failed.length} failed` : ''}${result.skipped.length ? `, ${result.skipped.length} skipped` : ''}.\n`);
     for (const f of result.failed) process.stdout.write(`  failed ${f.id}: ${f.error}\n`);
     for (const s of result.skipped) process.stdout.write(`  skipped ${s.id}: depends on ${s.because}\n`);
