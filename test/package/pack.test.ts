@@ -105,6 +105,11 @@ beforeAll(async () => {
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('the package (npm pack in a clean clone)', () => {
+  it('is named roster-authz (the registry\'s roster is another package) and installs the command roster', () => {
+    expect(path.basename(tarball)).toMatch(/^roster-authz-\d+\.\d+\.\d+\.tgz$/);
+    expect(JSON.parse(readFileSync(path.join(project, 'node_modules/roster-authz/package.json'), 'utf8'))).toMatchObject({ name: 'roster-authz', bin: { roster: 'bin/roster.js' } });
+  });
+
   it('ships what runs, and nothing the runtime does not need', () => {
     for (const f of ['package.json', 'README.md', 'LICENSE', 'bin/roster.js', 'dist/cli/main.js', 'dist/cli/commands/init.js', 'schemas/roster.schema.json', 'examples/getting-started/roster.yaml', 'docs/ci.md', 'templates/roster.yaml', 'templates/workflow.yml']) {
       expect(files, f).toContain(f);
