@@ -35,7 +35,10 @@ export interface AccessDiff {
  */
 export function diffAccess(before: AccessGraph, after: AccessGraph, opts: AccessDiffOptions = {}): AccessDiff {
   const permissions = opts.permissions === true;
-  const delta = diffFacts(before, after, permissions);
+  // A role's definition matters to the role view too when tenant-wide roles exist: whether the role
+  // grants anything on a type decides whether its tenant-wide holdings are listed (subjectsIn).
+  const definitionsMatter = permissions || before.facts.tenantRoles.length + after.facts.tenantRoles.length > 0;
+  const delta = diffFacts(before, after, definitionsMatter);
   const users = delta.all ? new Set([...before.users(), ...after.users()]) : new Set(delta.users);
   if (!delta.all) {
     for (const g of delta.groups) for (const graph of [before, after]) for (const u of graph.membersOf(g)) users.add(u);
@@ -58,7 +61,9 @@ export function diffAccess(before: AccessGraph, after: AccessGraph, opts: Access
       const j0 = j;
       while (i < was.length && was[i].instance === instance) i++;
       while (j < now.length && now[j].instance === instance) j++;
-      if (!delta.all && sameRoles(was, i0, i, now, j0, j)) continue; // same roles, same definitions
+      // Same roles, same definitions: nothing to compare. Not in the role view with tenant-wide roles,
+      // where the same role can be listed or not by how it is held (subjectsIn).
+      if (!delta.all && !(definitionsMatter && !permissions) && sameRoles(was, i0, i, now, j0, j)) continue;
       const a = subjects.before(was.slice(i0, i));
       const b = subjects.after(now.slice(j0, j));
       const mine: AccessChange[] = [];
@@ -93,7 +98,12 @@ function subjectsIn(graph: AccessGraph, permissions: boolean): (grants: Effectiv
   };
   return (grants) => {
     const out = new Map<string, Via[]>();
-    for (const { instance, role, paths } of grants) {
+    for (const { instance, role, paths: all } of grants) {
+      // A tenant-wide role holds on every instance of its tenant, but says nothing about an instance of a
+      // type it grants nothing on (`security-reviewer on team:product-mgmt`): the role view leaves those
+      // out, as the permission view does by construction. Direct and group grants are named on the instance.
+      const paths = permissions || permissionsOn(role, instance).length > 0 ? all : all.filter((path) => path.kind !== 'tenant');
+      if (paths.length === 0) continue;
       for (const subject of permissions ? permissionsOn(role, instance) : [role]) {
         const via = paths.map((path: AccessPath) => ({ role, path }));
         const known = out.get(subject);

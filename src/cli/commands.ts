@@ -29,11 +29,16 @@ export function registerCommands(program: Command): void {
 
   registerPlanCommands(program);
 
-  targetFlags(program.command('init').description('scaffold a configuration repository: roster/, the CI workflow, .gitignore, package.json (docs/ci.md)'))
-    .argument('[dir]', 'the repository (default: the working directory)')
-    .option('--force', 'replace roster/roster.yaml and the workflow when they exist')
-    .option('--from-live', 'fill roster/ from the live environment (what `roster export` writes) instead of the starter')
-    .option('--environments <list>', 'several environments (dev,staging,prod): roster/shared/, roster/envs/<env>/ each, and a workflow planning and applying each')
+  targetFlags(
+    program
+      .command('init')
+      .description('scaffold a configuration repository: roster/, the CI workflow, .gitignore, package.json (docs/ci.md)')
+      .argument('[dir]', 'the repository (default: the working directory)')
+      .option('--force', 'replace roster/roster.yaml and the workflow when they exist')
+      .option('--from-live', 'fill roster/ from the live environment (what `roster export` writes) instead of the starter')
+      .option('--environments <list>', 'several environments (dev,staging,prod): roster/shared/, roster/envs/<env>/ each, and a workflow planning and applying each'),
+    { only: 'with --from-live: ' },
+  )
     .action(async (dir: string | undefined, opts) => (await import('./commands/init.js')).initCommand(dir, opts));
 
   // Access requests: `requests` for scripts, CI and chat bots; `review`, the reviewer's terminal UI.
@@ -42,8 +47,8 @@ export function registerCommands(program: Command): void {
     const cmd = requests.command(verb).description(description);
     if (withId) cmd.argument('<id>', 'the access request id, or a unique prefix of it');
     return targetFlags(cmd)
-      .requiredOption('--user <user>', 'the acting user (the requester, or a reviewer)')
-      .requiredOption('--tenant <tenant>', 'the tenant the request is in')
+      .requiredOption('--user <user>', 'the acting user (the requester, or a reviewer) (required)')
+      .requiredOption('--tenant <tenant>', 'the tenant the request is in (required)')
       .option('--config <key>', withId ? 'the element configuration (default: look in every one)' : 'the element configuration naming the reviewers (default: default)')
       .option('--format <format>', 'text | json', 'text')
       .action(async (...args: unknown[]) => {
@@ -54,16 +59,19 @@ export function registerCommands(program: Command): void {
   };
   requestVerb('list', 'list the requests the user may see (own and reviewed)', false)
     .option('--status <status>', 'pending | approved | denied | canceled')
-    .option('--role <role>').option('--resource <resource>').option('--instance <key>', 'a key, or type:key')
+    .option('--role <role>', 'only requests for this role').option('--resource <resource>', 'only requests on this resource type').option('--instance <key>', 'only requests on this instance: a key, or type:key')
     .option('--requester <user>', "only this user's requests (a user key)")
     .option('--page <n>', 'page (from 1)').option('--per-page <n>', 'rows a page (up to 100)');
   requestVerb('get', 'show one request', true);
   requestVerb('create', 'ask for a role (on an instance, or tenant-wide)', false)
-    .requiredOption('--role <role>').option('--resource <resource>').option('--instance <key>', 'a key, or type:key').option('--reason <text>');
-  requestVerb('approve', 'approve (grants the role)', true).option('--comment <text>').option('--role <role>', 'grant this role instead');
-  requestVerb('deny', 'deny', true).option('--comment <text>');
-  requestVerb('cancel', 'cancel your own request', true).option('--reason <text>');
-  requestVerb('update', 'comment (or change the role) without deciding', true).option('--comment <text>').option('--role <role>');
+    .requiredOption('--role <role>', 'the role asked for (required)')
+    .option('--resource <resource>', 'the resource type of the instance (with --instance KEY); absent: tenant-wide')
+    .option('--instance <key>', 'the instance: a key (with --resource), or type:key')
+    .option('--reason <text>', 'why, for the reviewers');
+  requestVerb('approve', 'approve (grants the role)', true).option('--comment <text>', 'a note for the requester').option('--role <role>', 'grant this role instead of the one asked');
+  requestVerb('deny', 'deny', true).option('--comment <text>', 'a note for the requester');
+  requestVerb('cancel', 'cancel your own request', true).option('--reason <text>', 'why, for the reviewers');
+  requestVerb('update', 'comment (or change the role) without deciding', true).option('--comment <text>', 'a note on the request').option('--role <role>', 'change the role asked');
   targetFlags(requests.command('adopt').description('declare the grants of approved access requests in the configuration files (docs/plan.md)'))
     .argument('[paths...]', 'configuration files or directories (default: roster.yaml or roster/)')
     .option('--dry-run', 'print the edit as a diff; write nothing')
@@ -79,8 +87,8 @@ export function registerCommands(program: Command): void {
     .option('--concurrency <n>', 'revocations in flight at once', '8')
     .action(async (paths: string[], opts) => (await import('./commands/expire.js')).expireCommand(paths, opts));
   targetFlags(program.command('review').description('review access requests in the terminal (needs a TTY; see `roster requests`)'))
-    .requiredOption('--user <user>', 'the reviewer')
-    .requiredOption('--tenant <tenant>', 'the tenant to review')
+    .requiredOption('--user <user>', 'the reviewer (required)')
+    .requiredOption('--tenant <tenant>', 'the tenant to review (required)')
     .option('--config <key>', 'the element configuration naming the reviewers', 'default')
     .option('--readonly', 'browse only: every decision key is off')
     .action(async (opts) => (await import('./commands/review.js')).reviewCommand(opts));
@@ -93,7 +101,7 @@ export function registerCommands(program: Command): void {
     .option('--verbose', 'print passing assertions too (text, json)')
     .action(async (paths: string[], opts) => (await import('./commands/check.js')).checkCommand(paths, opts));
   targetFlags(program.command('explain').description('why a user has or lacks a permission or role on an instance: every path'))
-    .argument('<user>').argument('<action-or-role>', 'an action (write, document:write) or a role key').argument('<instance>', 'type:key')
+    .argument('<user>', 'the user key').argument('<action-or-role>', 'an action (write, document:write) or a role key').argument('<instance>', 'the resource instance, type:key')
     .argument('[paths...]', 'configuration files or directories (default: roster.yaml or roster/)')
     .option('--live', 'explain from the live service instead of the configuration')
     .option('--format <format>', 'text | json', 'text')

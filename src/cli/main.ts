@@ -1,15 +1,24 @@
 import { Command } from 'commander';
 import { reportError } from './report.js';
 import { registerCommands } from './commands.js';
+import { setColorMode } from './color.js';
+import { ENVIRONMENT_HELP } from './environment-help.js';
 
 /** Entry of the `roster` binary. Commands load their modules lazily so that `--version` stays fast. */
 export async function main(argv: string[]): Promise<void> {
   const program = new Command('roster')
     .description('Authorization environment as code: validate, plan and apply, serve, review.')
     .version(VERSION, '-V, --version')
+    .option('--color <when>', 'auto | always | never (default auto: on a terminal, unless NO_COLOR; FORCE_COLOR forces it)')
+    .option('--no-color', 'the same as --color never')
     .showHelpAfterError()
-    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) })
+    .hook('preAction', () => {
+      const { color } = program.opts<{ color?: string | boolean }>();
+      setColorMode(color === false ? 'never' : color === true ? undefined : color);
+    });
   registerCommands(program);
+  program.addHelpText('after', ENVIRONMENT_HELP);
   try {
     await program.parseAsync(argv);
   } catch (err) {

@@ -4,10 +4,7 @@ import { renderPlanJson, renderPlanMarkdown, renderPlanText } from '../plan/inde
 export const PLAN_FORMATS = ['text', 'json', 'markdown'] as const;
 export type PlanFormat = (typeof PLAN_FORMATS)[number];
 
-/** Colour only on a terminal, and never with NO_COLOR. */
-export function useColor(stream: NodeJS.WriteStream = process.stdout): boolean {
-  return stream.isTTY === true && !process.env.NO_COLOR;
-}
+import { useColor } from './color.js';
 
 export function renderPlan(plan: Plan, format: PlanFormat): string {
   switch (format) {

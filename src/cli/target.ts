@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { ConfigError } from '../errors.js';
+import { parseApiUrl } from './api-url.js';
+import { UNUSABLE_DATA_DIR } from './start-errors.js';
 import { registerSecret } from '../secrets.js';
 import type { ApiClient, WaitingInfo } from '../api/index.js';
 import { parseDuration } from '../config/duration.js';
@@ -30,6 +32,8 @@ export interface Target {
   project: string;
   environment: string;
   client: ApiClient;
+  /** Whether the client paces its requests to the public service's rate limits (src/api/client.ts); absent: it does. */
+  paced?: boolean;
   close(): Promise<void>;
 }
 
@@ -45,7 +49,8 @@ export const DEFAULT_ENVIRONMENT = 'default';
 export async function openTarget(opts: TargetOptions, fromConfig: { project?: string; environment?: string } = {}): Promise<Target> {
   const { createClient } = await import('../api/index.js');
   const { checkScopeAgrees, resolveScope } = await import('./scope.js');
-  const apiUrl = opts.apiUrl ?? setting('ROSTER_API_URL');
+  const rawUrl = opts.apiUrl ?? setting('ROSTER_API_URL');
+  const apiUrl = rawUrl === undefined ? undefined : parseApiUrl(rawUrl, opts.apiUrl !== undefined ? '--api-url' : 'ROSTER_API_URL');
   // A flag (or its environment variable) and the configuration naming two environments is an error.
   const given = {
     project: opts.project ?? setting('ROSTER_PROJECT'),
@@ -77,9 +82,10 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
     }
     const where = hostOf(apiUrl);
     const client = createClient({ baseUrl: apiUrl, apiKey, project: p, environment: e, concurrency: opts.concurrency, pacing, ...transport });
+    const paced = pacing ? pacing === 'public' : !isLoopbackUrl(apiUrl);
     try {
       const keys = await resolveScope(client, p, e, { kind: 'remote', where });
-      return { kind: 'remote', url: apiUrl, where, project: keys.project, environment: keys.environment, client, close: () => client.close() };
+      return { kind: 'remote', url: apiUrl, where, project: keys.project, environment: keys.environment, client, paced, close: () => client.close() };
     } catch (err) {
       await client.close();
       throw err;
@@ -110,7 +116,7 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
   const where = `the embedded service (${dataDir})`;
   try {
     const keys = await resolveScope(client, p, e, { kind: 'embedded', where });
-    return { kind: 'embedded', url: server.url, where, project: keys.project, environment: keys.environment, client, close };
+    return { kind: 'embedded', url: server.url, where, project: keys.project, environment: keys.environment, client, paced: false, close };
   } catch (err) {
     await close();
     throw err;
@@ -126,8 +132,12 @@ function hostOf(url: string): string {
   }
 }
 
-/** Errors of the file system and SQLite that say the data directory cannot hold the service's store. */
-const UNUSABLE_DATA_DIR = new Set(['ENOTDIR', 'EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EEXIST', 'EISDIR', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_NOTADB', 'SQLITE_CORRUPT']);
+
+/** The client's own rule for its default pacing (src/api/client.ts): none for a loopback host. */
+function isLoopbackUrl(url: string): boolean {
+  const { hostname } = new URL(url);
+  return ['localhost', '127.0.0.1', '[::1]', '::1'].includes(hostname) || hostname.endsWith('.localhost');
+}
 
 /**
  * `--timeout` and the line printed while an answer is slow to come. A per-attempt limit of 30 s stays

@@ -13,10 +13,10 @@ import { redactSecrets } from '../secrets.js';
  * The use cases shared by the commands: read the configuration (a config error never reaches the API as
  * a write), read the live state, plan.
  */
-export async function loadDesired(paths: string[], command: string, env?: string): Promise<{ desired: DesiredState; warnings: ConfigProblem[] }> {
+export async function loadDesired(paths: string[], command: string, options: { offline?: boolean; env?: string } = {}): Promise<{ desired: DesiredState; warnings: ConfigProblem[] }> {
   const { loadConfig } = await import('../config/index.js');
-  const result = await loadConfig(configPaths(paths, command, env));
-  if (!result.desired || result.errors.length > 0) throw configErrors(result.errors, 'sent');
+  const result = await loadConfig(configPaths(paths, command, options.env));
+  if (!result.desired || result.errors.length > 0) throw configErrors(result.errors, options.offline ? undefined : 'sent');
   return { desired: result.desired, warnings: result.warnings };
 }
 
@@ -102,7 +102,7 @@ async function planOf(desired: DesiredState, target: Target, { live, requestGran
   // Against a service other than the embedded default, say what applying will cost at the public limits.
   if (target.kind === 'remote' && plan.changes.length > 0) {
     const { estimateApply } = await import('../apply/estimate.js');
-    plan.cost = await estimateApply(plan);
+    plan.cost = { ...(await estimateApply(plan)), paced: target.paced };
   }
   if (options.access) {
     const { planAccess } = await import('../plan/access.js');
@@ -129,9 +129,13 @@ function noUnhandled<T>(p: Promise<T>): Promise<T> {
   return p;
 }
 
-/** `sent`: nothing went to the service; `written`: reads may have started (planFromFiles), no write did. */
-function configErrors(errors: ConfigProblem[], nothing: 'sent' | 'written'): ConfigError {
-  return new ConfigError(`the configuration has ${errors.length} error${errors.length === 1 ? '' : 's'}; nothing was ${nothing} to the service`, errors);
+/**
+ * `sent`: nothing went to the service; `written`: reads may have started (planFromFiles), no write did;
+ * undefined: the command works offline (check, explain without --live), so the service is not mentioned.
+ */
+function configErrors(errors: ConfigProblem[], nothing: 'sent' | 'written' | undefined): ConfigError {
+  const count = `${errors.length} error${errors.length === 1 ? '' : 's'}`;
+  return new ConfigError(nothing ? `the configuration has ${count}; nothing was ${nothing} to the service` : `the configuration has ${count}`, errors);
 }
 
 export function printWarnings(warnings: ConfigProblem[]): void {

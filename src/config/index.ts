@@ -7,6 +7,7 @@ import { acceptedPart } from './accept.js';
 import { sortDesiredState, type DesiredState } from './desired.js';
 import { buildDesiredState, type RawFile } from './normalise.js';
 import { parseSource } from './parse.js';
+import { coverUnparsed } from './unparsed.js';
 import type { RawConfig } from './raw.generated.js';
 import { readConfigFiles, type SourceText } from './read.js';
 import { runRules } from './rules/index.js';
@@ -36,20 +37,25 @@ export async function loadConfig(paths: string[]): Promise<LoadResult> {
 /**
  * The pure part of loading, over texts already read. The semantic rules run on every part that parsed
  * and that the schema accepted (accept.ts), so one run reports every mistake; what did not parse or was
- * refused is known to the rules (`index.refused`), which then report nothing that follows from it.
+ * refused is known to the rules (`index.refused`), which then report nothing that follows from it. A file
+ * that did not parse hides only the sections it declares (unparsed.ts), and says so in a warning.
  */
 export function validateSources(sources: SourceText[]): LoadResult {
   const errors: Problem[] = [];
   const warnings: Problem[] = [];
   const files: RawFile[] = [];
-  let unparsed = false;
+  const unparsed: SourceText[] = [];
   const parsedFiles: ParsedFile[] = [];
-  for (const { file, text } of sources) {
+  for (const source of sources) {
+    const { file, text } = source;
     const parsed = parseSource(file, text);
     append(errors, parsed.errors);
     append(warnings, parsed.warnings);
-    if (parsed.errors.length > 0) unparsed = true;
-    else parsedFiles.push({ src: parsed.src, value: parsed.value });
+    if (parsed.value === undefined) {
+      unparsed.push(source);
+      continue;
+    }
+    parsedFiles.push({ src: parsed.src, value: parsed.value });
   }
   // Variables are substituted across every file before the schema sees the values (variables.ts).
   append(errors, substituteVariables(parsedFiles));
@@ -63,7 +69,7 @@ export function validateSources(sources: SourceText[]): LoadResult {
     }
   }
   const { desired, index, errors: mergeErrors } = buildDesiredState(files);
-  index.refused.everything = unparsed;
+  for (const { file, text } of unparsed) warnings.push(coverUnparsed(file, text, index.refused));
   append(errors, mergeErrors);
   const found = runRules({ desired, index });
   append(errors, found.errors);

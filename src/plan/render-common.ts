@@ -7,15 +7,34 @@ export function summaryLine(plan: Plan): string {
   return `${s.create} to create, ${s.update} to update, ${s.delete} to delete${cascaded > 0 ? ` (and ${cascaded} that go with them)` : ''}.`;
 }
 
-/** `Applying it: 57 requests (30 writes, ...); at least 4 min at the public service's rate limits.` */
+/**
+ * `Applying it: 11 requests, all writes (5 schema writes and 3 bulk calls among them); about 4 min,
+ * paced to the public service's rate limits.` The rate-limit classes overlap (a schema write, a delete
+ * and a bulk call are writes too), so they are said as parts of the writes, not as a sum. Against a
+ * service the apply does not pace (a local `roster serve`), the time is what the public limits would need.
+ */
 export function costLine(plan: Plan): string | undefined {
   const c = plan.cost;
   if (!c || plan.changes.length === 0) return undefined;
-  const classes = ([['write', 'write'], ['schemaWrite', 'schema write'], ['delete', 'delete'], ['bulk', 'bulk call']] as const)
+  const writes = c.byClass.write ?? 0;
+  const among = ([['schemaWrite', 'schema write'], ['delete', 'delete'], ['bulk', 'bulk call']] as const)
     .filter(([k]) => (c.byClass[k] ?? 0) > 0)
-    .map(([k, name]) => `${c.byClass[k]} ${name}${c.byClass[k] === 1 ? '' : 's'}`);
+    .map(([k, name]) => plural(c.byClass[k]!, name));
+  const kinds =
+    writes === 0 ? '' : `, ${writes === c.requests ? (writes === 1 ? 'a write' : 'all writes') : `${writes} of them writes`}` +
+      (among.length ? ` (${andList(among)} among them)` : '');
   const whose = c.limits === 'public' ? "the public service's rate limits" : 'the given rate limits';
-  return `Applying it: ${c.requests} request${c.requests === 1 ? '' : 's'}${classes.length ? ` (${classes.join(', ')})` : ''}; ${duration(c.seconds)} at ${whose}.`;
+  const time = c.paced === false ? `not paced against this service (${duration(c.seconds)} at ${whose})` : `${duration(c.seconds)}, paced to ${whose}`;
+  return `Applying it: ${plural(c.requests, 'request')}${kinds}; ${time}.`;
+}
+
+/** `1 object`, `2 objects`, `9,117 changes`. */
+export function plural(n: number, noun: string): string {
+  return `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+function andList(items: string[]): string {
+  return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
 }
 
 /** `under a second`, `about 40 s`, `about 4 min`, `about 2 h 10 min`. */

@@ -1,6 +1,7 @@
 import { UnsafePlanError } from '../errors.js';
 import type { Plan } from './types.js';
 import { deletionCount } from './cascade.js';
+import { plural } from './render-common.js';
 
 export interface SafetyLimits {
   /** Most deletions allowed; default 25% of the managed live objects when more than 10 exist. */
@@ -33,7 +34,7 @@ export function assertSafe(plan: Plan, limits: SafetyLimits = {}): void {
     const what = d.cascaded > 0 ? `${d.deletes} objects and ${d.cascaded} that go with them (${d.total} in all)` : `${d.total} objects`;
     throw new UnsafePlanError(
       `the plan deletes ${what}, more than the limit of ${max}` +
-        (limits.maxDeletes === undefined ? ` (25% of the ${plan.managedLiveCount} managed live objects)` : '') +
+        (limits.maxDeletes === undefined ? ` (25% of the ${plural(plan.managedLiveCount, 'managed live object')})` : '') +
         `; review it, then raise the limit with --max-deletes ${d.total} if it is intended`,
       '--max-deletes',
     );

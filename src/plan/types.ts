@@ -126,4 +126,9 @@ export interface PlanCost {
   seconds: number;
   /** Whose limits: the public service's published ones, or limits given to the estimate. */
   limits: 'public' | 'given';
+  /**
+   * False when the apply will not be paced (a loopback service such as a local `roster serve`, or
+   * `--pacing none`): the time is then what the public service's limits would need, not what to expect.
+   */
+  paced?: boolean;
 }

@@ -65,6 +65,26 @@ export function naiveGrants(f: AccessFacts): Set<string> {
   return out;
 }
 
+/**
+ * The role view of the plan's access section: naiveGrants without the tenant-wide holdings of a role
+ * that grants nothing on the instance's type (src/access/diff.ts).
+ */
+export function naiveRoleViewGrants(f: AccessFacts): Set<string> {
+  const out = new Set<string>();
+  for (const r of f.instanceRoles) out.add(`${r.user}|${r.instance}|${r.role}`);
+  for (const r of f.tenantRoles) {
+    for (const i of f.instances) {
+      const type = i.id.slice(0, i.id.indexOf(':'));
+      const grantsOnType = [...naivePermissions(f, r.role)].some((p) => p.slice(0, p.indexOf(':')) === type);
+      if (grantsOnType && naiveTenantOf(f, i.id) === r.tenant) out.add(`${r.user}|${i.id}|${r.role}`);
+    }
+  }
+  for (const [user, groups] of naiveGroups(f)) {
+    for (const g of f.groupGrants) if (groups.has(g.group)) out.add(`${user}|${g.instance}|${g.role}`);
+  }
+  return out;
+}
+
 export function naiveRolesOn(f: AccessFacts, user: string, instance: string): string[] {
   return [...naiveGrants(f)]
     .map((k) => k.split('|'))

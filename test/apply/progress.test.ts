@@ -116,7 +116,7 @@ describe('the live view (ink-testing-library)', () => {
     // 1 of 4 in 2 s: 3 left take 6 s.
     v.clock.t += 2_000;
     f = await v.send([done(b)], '1/4');
-    expect(f).toBe(['created tenant:b', '… create tenant:a', '… create tenant:c', '1/4 done · about 6s left'].join('\n'));
+    expect(f).toBe(['created tenant:b', '… create tenant:a', '… create tenant:c', '1/4 done · about 6 s left'].join('\n'));
 
     f = await v.send([failed(a, '500 Internal Server Error'), skipped(d, 'tenant:a')], 'skipped');
     expect(f).toBe(
@@ -125,7 +125,7 @@ describe('the live view (ink-testing-library)', () => {
         'FAILED create tenant:a: 500 Internal Server Error',
         'skipped create tenant:d (depends on tenant:a)',
         '… create tenant:c',
-        '1/4 done, 1 failed, 1 skipped · about 1s left',
+        '1/4 done, 1 failed, 1 skipped · about 1 s left',
       ].join('\n'),
     );
 
@@ -156,9 +156,9 @@ describe('the live view (ink-testing-library)', () => {
     const v = mount(2);
     const [a, b] = ['tenant:a', 'tenant:b'].map(create);
     v.clock.t += 1_000;
-    await v.send([start(a), start(b), done(a)], 'about 1s left');
+    await v.send([start(a), start(b), done(a)], 'about 1 s left');
     // b takes much longer than a did: the estimate grows on its own.
     v.clock.t += 9_000;
-    await vi.waitFor(() => expect(v.frame()).toContain('1/2 done · about 10s left'), { timeout: 5000, interval: 20 });
+    await vi.waitFor(() => expect(v.frame()).toContain('1/2 done · about 10 s left'), { timeout: 5000, interval: 20 });
   });
 });

@@ -9,7 +9,7 @@ import { brief, validateFixture, validateTexts } from './helpers.js';
 describe('YAML errors', () => {
   it.each([
     ['yaml-duplicate-key', '4:3 tenants.acme: duplicate key "acme" (first written at line 2, column 3)'],
-    ['yaml-syntax-error', '3:1 : Flow map in block collection must be sufficiently indented and end with a }'],
+    ['yaml-syntax-error', '3:1 : a { ... } mapping is not closed'],
     ['yaml-multiple-documents', '3:1 : a second YAML document starts here: a configuration file holds one document'],
     ['yaml-not-a-mapping', '1:1 : a configuration file must be a mapping of sections (resources, roles, tenants, users, ...)'],
   ])('%s', (scenario, expected) => {
@@ -22,6 +22,47 @@ describe('YAML errors', () => {
       '4:3 tenants.a: duplicate key "a" (first written at line 2, column 3)',
       '7:3 users.x: duplicate key "x" (first written at line 6, column 3)',
     ]);
+  });
+
+  it.each([
+    ['a tab', 'users:\n  alice:\n\ttenants: [acme]\n', '3:1 : a tab indents this line', 'YAML indents with spaces only: replace the tab with spaces'],
+    ['a dedented key', 'users:\n  alice:\n    tenants: [acme]\n   email: a@b.c\n', '4:4 : this key is out of line with the keys before it', 'indent it with as many spaces'],
+    ['an unclosed list', 'users: { alice: { tenants: [acme }\n', '1:34 : a [ ... ] list is not closed', 'close it with ]'],
+    ['an unclosed quote', 'users:\n  "alice: {}\n', '3:1 : a quoted string is not closed', 'end it with the same quote'],
+    ['a colon in a value', 'users:\n  alice: a: b\n', '2:10 : a second `key: value` on the line of a value', 'quote the value'],
+  ])('%s: the YAML message in the house style, with a hint', (_, text, expected, hint) => {
+    const [error] = validateTexts(text).errors;
+    expect(brief(error)).toBe(expected);
+    expect(error.hint).toContain(hint);
+  });
+
+  it('a duplicate key does not hide the other mistakes of its file (the first entry is checked)', () => {
+    const r = validateTexts('tenants: { acme: {} }\nusers:\n  bob: { tenants: [acme] }\n  bob: { tenants: [acmee] }\n  carol: { tenants: [nope] }\n');
+    expect(r.errors.map(brief)).toEqual([
+      '4:3 users.bob: duplicate key "bob" (first written at line 3, column 3)',
+      '5:22 users.carol.tenants[0]: unknown tenant "nope"',
+    ]);
+  });
+
+  it('a file that does not parse hides only the sections it declares: the other files are checked, and a warning says what was not', () => {
+    const broken = 'users:\n  alice:\n\ttenants: [acme]\n';
+    const other = 'tenants: { acme: {} }\ngroups:\n  team:eng: { tenant: acmee, members: [alice] }\nusers:\n  zed: { tenants: [nope] }\n';
+    const r = validateTexts(broken, other);
+    expect(r.errors.map((e) => `${e.file} ${brief(e)}`)).toEqual([
+      'a.yaml 3:1 : a tab indents this line',
+      'b.yaml 3:23 groups.team:eng.tenant: unknown tenant "acmee"',
+      'b.yaml 5:20 users.zed.tenants[0]: unknown tenant "nope"',
+    ]);
+    // alice may be declared in the broken file: not called unknown; the warning names what was skipped.
+    expect(r.warnings.map((w) => `${w.file} ${w.message}`)).toEqual([
+      'a.yaml did not parse: references to names in users (the sections it declares) were not checked in any file; the other checks ran',
+    ]);
+  });
+
+  it('a file whose sections cannot be told still hides every undeclared-name check, and says so', () => {
+    const r = validateTexts('{ users: { alice: {} }\n', 'users: { bob: { tenants: [nope] } }\n');
+    expect(r.errors.map((e) => e.file)).toEqual(['a.yaml']);
+    expect(r.warnings[0].message).toContain('no reference in any file was checked');
   });
 
   it('an empty file is an empty configuration', () => {

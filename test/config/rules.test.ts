@@ -55,6 +55,7 @@ const cases: { scenario: string; rule: keyof typeof RULES; expected: string[]; h
   { scenario: 'tuple-relation-unknown', rule: 'tuplesResolve', expected: ['11:49 resource_instances.document:budget.relations.parnt: unknown relation "parnt" of "document"'], hint: 'did you mean "parent"?' },
   { scenario: 'unused-role', rule: 'unusedRoles', expected: ['5:3 roles.auditor: role "auditor" is not given to any user or group [warning]'] },
   { scenario: 'empty-group', rule: 'emptyGroups', expected: ['10:3 groups.team:eng: group "team:eng" has no members and no member groups [warning]'] },
+  { scenario: 'member-outside-tenants', rule: 'memberOutsideTenants', expected: ['9:3 users.dennis: user "dennis" is a member of group "team:hq" in tenant "vela-hq", which the user\'s tenants do not list: the membership keeps the user in "vela-hq" [warning]'] },
 ];
 
 describe('semantic rules', () => {

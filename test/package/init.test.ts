@@ -22,7 +22,7 @@ describe('roster init', () => {
     const r = await runCli(['init', dir], { cwd: tmp });
     expect(r.code, r.stderr).toBe(0);
     expect(read(dir, 'roster/roster.yaml')).toBe(read(ROOT, 'templates/roster.yaml'));
-    expect(read(dir, 'roster/roster.yaml').split('\n')[0]).toBe('# yaml-language-server: $schema=../node_modules/roster/schemas/roster.schema.json');
+    expect(read(dir, 'roster/roster.yaml').split('\n')[0]).toBe('# yaml-language-server: $schema=../node_modules/roster-authz/schemas/roster.schema.json');
     expect(read(dir, '.github/workflows/roster.yml')).toBe(read(ROOT, 'templates/workflow.yml'));
     expect(read(dir, '.gitignore').split('\n')).toEqual(expect.arrayContaining(['node_modules/', '.roster/']));
     // Run from a clone, Roster cannot know where the project will get it from: it says so.
@@ -78,7 +78,7 @@ describe('roster init', () => {
   it('merges into an existing package.json and .gitignore: adds entries, changes none, keeps the indentation', async () => {
     const dir = freshDir();
     mkdirSync(dir);
-    const pkg = { name: 'infra', version: '1.0.0', devDependencies: { roster: 'github:acme/roster#v0.1.0' }, allowScripts: { 'better-sqlite3': false } };
+    const pkg = { name: 'infra', version: '1.0.0', devDependencies: { 'roster-authz': 'github:acme/roster#v0.1.0' }, allowScripts: { 'better-sqlite3': false } };
     writeFileSync(path.join(dir, 'package.json'), JSON.stringify(pkg, null, 4));
     writeFileSync(path.join(dir, '.gitignore'), 'dist/\nnode_modules');
     const r = await runCli(['init'], { cwd: dir });
@@ -95,11 +95,20 @@ describe('roster init', () => {
   it('says that a tarball outside the repository cannot be installed by CI', async () => {
     const dir = freshDir();
     mkdirSync(dir);
-    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ devDependencies: { roster: 'file:../roster-0.1.0.tgz' } }));
+    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ devDependencies: { 'roster-authz': 'file:../roster-0.1.0.tgz' } }));
     const r = await runCli(['init'], { cwd: dir });
     expect(r.code).toBe(0);
     expect(JSON.parse(read(dir, 'package.json')).allowScripts).toEqual({ 'better-sqlite3': true, 'file:../roster-0.1.0.tgz': true });
     expect(r.stdout).toContain(`note: package.json installs Roster from ${path.join(tmp, 'roster-0.1.0.tgz')}, outside this repository`);
+  });
+
+  it('names a vendored tarball in the files to commit (CI installs from it)', async () => {
+    const dir = freshDir();
+    mkdirSync(path.join(dir, 'vendor'), { recursive: true });
+    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ devDependencies: { 'roster-authz': 'file:vendor/roster-authz-0.1.0.tgz' } }));
+    const r = await runCli(['init'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('commit (roster/ .github/ .gitignore package.json package-lock.json vendor/roster-authz-0.1.0.tgz)');
   });
 
   it('refuses target flags without --from-live', async () => {

@@ -105,6 +105,11 @@ beforeAll(async () => {
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('the package (npm pack in a clean clone)', () => {
+  it('is named roster-authz (the registry\'s roster is another package) and installs the command roster', () => {
+    expect(path.basename(tarball)).toMatch(/^roster-authz-\d+\.\d+\.\d+\.tgz$/);
+    expect(JSON.parse(readFileSync(path.join(project, 'node_modules/roster-authz/package.json'), 'utf8'))).toMatchObject({ name: 'roster-authz', bin: { roster: 'bin/roster.js' } });
+  });
+
   it('ships what runs, and nothing the runtime does not need', () => {
     for (const f of ['package.json', 'README.md', 'LICENSE', 'bin/roster.js', 'dist/cli/main.js', 'dist/cli/commands/init.js', 'schemas/roster.schema.json', 'examples/getting-started/roster.yaml', 'docs/ci.md', 'templates/roster.yaml', 'templates/workflow.yml']) {
       expect(files, f).toContain(f);
@@ -128,7 +133,7 @@ describe('installed into an empty project', () => {
     expect(init.code, ok(init)).toBe(0);
     const spec = `file:${path.relative(project, tarball)}`;
     const pkg = JSON.parse(readFileSync(path.join(project, 'package.json'), 'utf8'));
-    expect(pkg.devDependencies).toEqual({ roster: spec });
+    expect(pkg.devDependencies).toEqual({ 'roster-authz': spec });
     expect(pkg.allowScripts).toEqual({ 'better-sqlite3': true, [spec]: true });
     expect(init.stdout).toContain('1. npm install');
     expect(init.stdout).not.toContain('npm rebuild'); // the native module loads
@@ -215,7 +220,7 @@ describe('the workflow and the Action, run as GitHub runs them (real server)', (
     const steps = action().runs.steps;
     const install = await runIn(stepNamed(steps, 'install'), stepEnv(stepNamed(steps, 'install'), actionContext({})));
     expect(install.code, shownLog(install)).toBe(0);
-    expect(install.outputs).toEqual({ bin: path.join(project, 'node_modules/roster/bin/roster.js') });
+    expect(install.outputs).toEqual({ bin: path.join(project, 'node_modules/roster-authz/bin/roster.js') });
 
     const step = stepNamed(steps, 'run');
     const inputs = { 'api-url': server.url, 'api-key': ENV_KEY };

@@ -29,8 +29,8 @@ describe('allowScriptsKey', () => {
 describe('mergePackageJson', () => {
   it('creates a private package.json naming Roster and approving the install scripts it needs', () => {
     expect(mergePackageJson(undefined, { name: 'infra', rosterSpec: 'github:acme/roster#v0.1.0' })).toEqual({
-      json: { name: 'infra', private: true, devDependencies: { roster: 'github:acme/roster#v0.1.0' }, allowScripts: { 'better-sqlite3': true, 'github:acme/roster': true } },
-      added: ['name', 'private', 'devDependencies.roster', 'allowScripts.better-sqlite3', 'allowScripts.github:acme/roster'],
+      json: { name: 'infra', private: true, devDependencies: { 'roster-authz': 'github:acme/roster#v0.1.0' }, allowScripts: { 'better-sqlite3': true, 'github:acme/roster': true } },
+      added: ['name', 'private', 'devDependencies.roster-authz', 'allowScripts.better-sqlite3', 'allowScripts.github:acme/roster'],
       denied: [],
     });
   });
@@ -38,7 +38,7 @@ describe('mergePackageJson', () => {
   it('keeps what the project has: its roster spec, its other entries, and a denial (reported)', () => {
     const existing = {
       name: 'x',
-      dependencies: { roster: 'file:vendor/roster-0.1.0.tgz' },
+      dependencies: { 'roster-authz': 'file:vendor/roster-0.1.0.tgz' },
       devDependencies: { typescript: '^5' },
       allowScripts: { 'better-sqlite3': false, esbuild: true },
     };
@@ -50,7 +50,7 @@ describe('mergePackageJson', () => {
   });
 
   it('adds no roster dependency when its spec is unknown, and no key for a registry spec', () => {
-    expect(mergePackageJson({ devDependencies: { roster: '^0.1.0' } }, { name: 'x' }).json.allowScripts).toEqual({ 'better-sqlite3': true });
+    expect(mergePackageJson({ devDependencies: { 'roster-authz': '^0.1.0' } }, { name: 'x' }).json.allowScripts).toEqual({ 'better-sqlite3': true });
     expect(mergePackageJson({}, { name: 'x' }).json).toEqual({ allowScripts: { 'better-sqlite3': true } });
   });
 
@@ -59,7 +59,7 @@ describe('mergePackageJson', () => {
     fc.oneof(
       fc.string(),
       fc.boolean(),
-      fc.dictionary(fc.constantFrom('roster', 'better-sqlite3', 'file:r.tgz', 'left-pad', 'github:a/roster'), fc.oneof(fc.boolean(), fc.string())),
+      fc.dictionary(fc.constantFrom('roster-authz', 'better-sqlite3', 'file:r.tgz', 'left-pad', 'github:a/roster'), fc.oneof(fc.boolean(), fc.string())),
     ),
   );
   const spec = fc.option(fc.constantFrom('file:r.tgz', 'github:a/roster#v1', '^1.0.0', 'a/roster'), { nil: undefined });
@@ -143,13 +143,13 @@ describe('installedFrom', () => {
   };
 
   it('reads the spec from the installing project, a file: path rebased onto the target', () => {
-    const { dir, root } = project('a', { devDependencies: { roster: 'file:vendor/roster-0.1.0.tgz' } });
+    const { dir, root } = project('a', { devDependencies: { 'roster-authz': 'file:vendor/roster-0.1.0.tgz' } });
     expect(installedFrom(dir, root)).toBe('file:vendor/roster-0.1.0.tgz');
     expect(installedFrom(path.join(tmp, 'elsewhere/repo'), root)).toBe('file:../../a/vendor/roster-0.1.0.tgz');
   });
 
   it('keeps other specs; undefined outside node_modules or without a readable spec', () => {
-    expect(installedFrom(tmp, project('b', { dependencies: { roster: 'github:acme/roster#v0.1.0' } }).root)).toBe('github:acme/roster#v0.1.0');
+    expect(installedFrom(tmp, project('b', { dependencies: { 'roster-authz': 'github:acme/roster#v0.1.0' } }).root)).toBe('github:acme/roster#v0.1.0');
     expect(installedFrom(tmp, path.join(tmp, 'clone'))).toBeUndefined();
     expect(installedFrom(tmp, project('c', undefined).root)).toBeUndefined();
     expect(installedFrom(tmp, project('d', '{ not json').root)).toBeUndefined();

@@ -22,13 +22,13 @@ export async function openAccessState(paths: string[], opts: AccessStateOptions,
   const { buildAccessGraph } = await import('../../access/index.js');
   const { factsFromState } = await import('../../access/from-state.js');
   if (!opts.live) {
-    const { desired, warnings } = await loadDesired(paths, command, opts.env);
+    const { desired, warnings } = await loadDesired(paths, command, { offline: true, env: opts.env });
     printWarnings(warnings);
     return { on: 'desired', desired, graph: buildAccessGraph(factsFromState(desired)) };
   }
   let desired: DesiredState | undefined;
   if (needConfig || paths.length > 0) {
-    const loaded = await loadDesired(paths, command, opts.env);
+    const loaded = await loadDesired(paths, command, { env: opts.env });
     printWarnings(loaded.warnings);
     desired = loaded.desired;
   }

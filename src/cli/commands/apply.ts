@@ -5,6 +5,7 @@ import { renderPlan } from '../render-plan.js';
 import { readPlanFile } from '../plan-file.js';
 import { ask, isInteractive } from '../prompt.js';
 import type { Plan } from '../../plan/index.js';
+import { plural } from '../../plan/render-common.js';
 
 export interface ApplyCommandOptions extends Omit<TargetOptions, 'concurrency'> {
   plan?: string;
@@ -26,6 +27,8 @@ export interface ApplyCommandOptions extends Omit<TargetOptions, 'concurrency'> 
  */
 export async function applyCommand(paths: string[], opts: ApplyCommandOptions): Promise<void> {
   if (opts.plan && paths.length > 0) throw new ConfigError('give configuration paths or --plan FILE, not both');
+  // A saved plan is applied as it was reviewed: pruning is decided when it is made (roster plan --prune --out).
+  if (opts.plan && opts.prune) throw new ConfigError(`--prune does not go with --plan: the saved plan already says whether it prunes; make it with roster plan --prune --out ${opts.plan}`);
   const concurrency = opts.concurrency ? positive(opts.concurrency, '--concurrency') : 8;
   const format = opts.format ?? 'text';
   if (format !== 'text' && format !== 'json') throw new ConfigError(`--format must be text or json, got '${format}'`);
@@ -65,16 +68,31 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
     await confirm(plan, opts, target.where);
 
     const { applyPlan } = await import('../../apply/apply.js');
-    const { boundedEventLog } = await import('../../apply/progress.js');
+    const { createLogProgress, interruptedLine } = await import('../../apply/progress.js');
     const live = process.stderr.isTTY === true && !process.env.CI ? (await import('../ui/apply-progress.js')).renderApplyProgress(plan.changes.length) : undefined;
+    // Counted here too, whatever shows progress, for the summary of an interrupted apply.
+    const log = createLogProgress(plan.changes.length, live ? () => {} : (line) => process.stderr.write(line + '\n'), Date.now);
+    const onInterrupt = () => {
+      void (live?.finish() ?? Promise.resolve()).finally(() => {
+        process.stdout.write(`\n${interruptedLine(log.state)}\n`);
+        process.exit(130);
+      });
+    };
+    process.once('SIGINT', onInterrupt);
+    process.once('SIGTERM', onInterrupt);
     const started = Date.now();
     let result: Awaited<ReturnType<typeof applyPlan>>;
     try {
       result = await applyPlan(plan, target.client, {
         concurrency,
-        onEvent: live?.onEvent ?? boundedEventLog((line) => process.stderr.write(line + '\n')),
+        onEvent: (e) => {
+          log.onEvent(e);
+          live?.onEvent(e);
+        },
       });
     } finally {
+      process.off('SIGINT', onInterrupt);
+      process.off('SIGTERM', onInterrupt);
       // Unmounted even when applyPlan throws, so that the error is printed below the live view's last frame.
       await live?.finish();
     }
@@ -134,11 +152,11 @@ async function confirm(plan: Plan, opts: ApplyCommandOptions, where: string): Pr
   const access = users === undefined ? '' : users === 0 ? " (nobody's access changes)" : ` (${users} user${users === 1 ? '' : 's'} gain${users === 1 ? 's' : ''} or lose${users === 1 ? 's' : ''} access: see above)`;
   // Deleting what the configuration does not declare (--prune, or its `authoritative:`) needs the key typed.
   if ((plan.prune || (plan.authoritative?.length ?? 0) > 0) && plan.summary.delete > 0) {
-    const answer = await ask(`This plan deletes ${plan.summary.delete} objects in ${scope}${access}. Type the environment's key (${plan.environment}) to apply: `);
+    const answer = await ask(`This plan deletes ${plural(plan.summary.delete, 'object')} in ${scope}${access}. Type the environment's key (${plan.environment}) to apply: `);
     if (answer !== plan.environment) throw new UnsafePlanError('not confirmed: nothing was applied', '--yes');
     return;
   }
-  const answer = await ask(`Apply ${plan.changes.length} changes to ${scope}${access}? [y/N] `);
+  const answer = await ask(`Apply ${plural(plan.changes.length, 'change')} to ${scope}${access}? [y/N] `);
   if (!/^y(es)?$/i.test(answer)) throw new UnsafePlanError('not confirmed: nothing was applied', '--yes');
 }
 

@@ -25,7 +25,7 @@ export async function diffCommand(a: string, b: string, paths: string[], opts: D
   const { diffEnvironments } = await import('../../plan/environments.js');
   const sides = [];
   for (const env of [a, b]) {
-    const declared = layout && (!opts.live || layoutEnvironments(layout).includes(env)) ? (await loadDesired([layout], 'diff', env)).desired : undefined;
+    const declared = layout && (!opts.live || layoutEnvironments(layout).includes(env)) ? (await loadDesired([layout], 'diff', { env })).desired : undefined;
     sides.push(opts.live ? await readLiveAsDeclared({ ...opts, project: opts.project ?? declared?.project, env: declared?.environment ?? env }) : declared!);
   }
   const report: DiffReport = { on: opts.live ? 'live' : 'declared', a, b, differences: diffEnvironments(sides[0], sides[1]) };

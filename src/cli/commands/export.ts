@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../../errors.js';
+import { LIVE_PARTS } from '../../plan/live.js';
 import { openTarget, type TargetOptions } from '../target.js';
 
 export interface ExportCommandOptions extends TargetOptions {
@@ -44,13 +45,24 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<void> {
   process.stderr.write(`wrote ${file}\n`);
 }
 
-/** The live environment of the target as configuration text (also `roster init --from-live`). */
-export async function exportLive(opts: TargetOptions): Promise<string> {
+/**
+ * The live environment of the target as configuration text (also `roster init --from-live`). With
+ * `refuseEmptyEmbedded`, an empty embedded default is refused: it is what a forgotten ROSTER_API_URL
+ * reads, and its export (every section `{}`) would make every section managed, and empty.
+ */
+export async function exportLive(opts: TargetOptions, options: { refuseEmptyEmbedded?: boolean } = {}): Promise<string> {
   const target = await openTarget(opts);
   try {
     const { readLiveState } = await import('../../api/read-live.js');
     const { buildExport } = await import('../../config/export.js');
-    return buildExport(await readLiveState(target.client), { source: `${target.project}/${target.environment}` });
+    const live = await readLiveState(target.client);
+    if (options.refuseEmptyEmbedded && target.kind === 'embedded' && LIVE_PARTS.every((part) => live[part].size === 0)) {
+      const dataDir = opts.data ?? (process.env.ROSTER_DATA_DIR || './.roster');
+      throw new ConfigError(
+        `--from-live found nothing to export: no --api-url and no ROSTER_API_URL, so it read the embedded default (${dataDir}), which is empty; nothing was written (set ROSTER_API_URL and ROSTER_API_KEY, or pass --api-url, to export a remote service)`,
+      );
+    }
+    return buildExport(live, { source: `${target.project}/${target.environment}` });
   } finally {
     await target.close();
   }
@@ -66,7 +78,7 @@ async function diffDirectory(dir: string, opts: ExportCommandOptions): Promise<v
   const { diffEnvironments } = await import('../../plan/environments.js');
   const { renderDiffText } = await import('../render-diff.js');
   const { SECTIONS } = await import('../../config/desired.js');
-  const { desired } = await loadDesired([dir], 'export', opts.env);
+  const { desired } = await loadDesired([dir], 'export', { env: opts.env });
   const live = await readLiveAsDeclared(opts, desired);
   const differences = diffEnvironments(desired, live, { sections: desired.sections });
   const left = SECTIONS.filter((s) => !desired.sections.has(s));

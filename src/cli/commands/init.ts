@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ConfigError, type ConfigProblem } from '../../errors.js';
 import type { TargetOptions } from '../target.js';
 import { installedFrom, PACKAGE_ROOT } from '../init/installed-from.js';
-import { mergeGitignore, mergePackageJson, packageName, type PackageJson } from '../init/package-json.js';
+import { mergeGitignore, mergePackageJson, PACKAGE_NAME, packageName, type PackageJson } from '../init/package-json.js';
 import { layoutFiles, parseEnvironments } from '../init/environments.js';
 import { environmentsWorkflow } from '../init/workflow-environments.js';
 
@@ -61,7 +61,7 @@ export async function initCommand(dirArg: string | undefined, opts: InitCommandO
     writes.push({ file: WORKFLOW_FILE, verb: verb(WORKFLOW_FILE), content: environmentsWorkflow(environments), what: 'plans each environment a pull request touches (a comment each), applies each on merge' });
   } else {
     const config = opts.fromLive
-      ? { content: authoritative(await (await import('./export.js')).exportLive(opts)), what: 'the live environment, as `roster export` writes it, authoritative' }
+      ? { content: authoritative(await (await import('./export.js')).exportLive(opts, { refuseEmptyEmbedded: true })), what: 'the live environment, as `roster export` writes it, authoritative' }
       : { content: template('roster.yaml'), what: 'a starter configuration' };
     writes.push({ file: CONFIG_FILE, verb: verb(CONFIG_FILE), ...config });
     writes.push({ file: WORKFLOW_FILE, verb: verb(WORKFLOW_FILE), content: template('workflow.yml'), what: 'plans each pull request (as a comment), applies on merge to main' });
@@ -104,8 +104,10 @@ async function nextSteps(dir: string, pkg: PackageJson, denied: string[], enviro
   const at = path.relative(process.cwd(), dir);
   const cd = at === '' ? '' : `cd ${/^[\w./-]+$/.test(at) ? at : JSON.stringify(at)} && `;
   const deps = { ...(pkg.dependencies as object), ...(pkg.devDependencies as object) } as Record<string, unknown>;
-  const spec = typeof deps.roster === 'string' ? deps.roster : undefined;
+  const declared = deps[PACKAGE_NAME];
+  const spec = typeof declared === 'string' ? declared : undefined;
   const steps: string[] = [];
+  const toCommit = ['roster/', '.github/', '.gitignore', 'package.json', 'package-lock.json'];
   const notes: string[] = denied.map((key) => `warning: package.json's allowScripts denies ${key}; the embedded default and \`roster serve\` need its install script`);
   if (spec === undefined) {
     steps.push(`${cd}npm install --save-dev ROSTER   (ROSTER: a git URL, or a tarball in this repository; see Roster's README)`);
@@ -114,6 +116,9 @@ async function nextSteps(dir: string, pkg: PackageJson, denied: string[], enviro
     const tarball = spec.startsWith('file:') ? path.resolve(dir, spec.slice('file:'.length)) : undefined;
     if (tarball && path.relative(dir, tarball).startsWith('..')) {
       notes.push(`note: package.json installs Roster from ${tarball}, outside this repository, where CI cannot reach it: commit the tarball, or install Roster from a git URL`);
+    } else if (tarball) {
+      // CI installs from the lock file, which names the tarball: it must be in the commit too.
+      toCommit.push(path.relative(dir, tarball).split(path.sep).join('/'));
     }
   }
   const broken = await embeddedDefaultProblem();
@@ -126,7 +131,7 @@ async function nextSteps(dir: string, pkg: PackageJson, denied: string[], enviro
     steps.push(`${cd}npx --no roster validate roster/ && npx --no roster plan roster/   (against the embedded default in ./.roster)`);
     steps.push('on GitHub, Settings > Secrets and variables > Actions: add the variable ROSTER_API_URL and the secret ROSTER_API_KEY (a key scoped to one environment)');
   }
-  steps.push(`commit (roster/ .github/ .gitignore package.json package-lock.json) and open a pull request: its plan appears as a comment; merging to main applies it (another branch: edit \`branches:\` in ${WORKFLOW_FILE})`);
+  steps.push(`commit (${toCommit.join(' ')}) and open a pull request: its plan appears as a comment; merging to main applies it (another branch: edit \`branches:\` in ${WORKFLOW_FILE})`);
   return ['Next steps:', ...steps.map((s, i) => `  ${i + 1}. ${s}`), ...notes];
 }
 

@@ -23,7 +23,11 @@ export async function planCommand(paths: string[], opts: PlanCommandOptions): Pr
     // access section, and the plan is not saved.
     const failed = plan.access?.assertions?.failed ?? 0;
     if (failed > 0) throw new ConfigError(`${failed} assertion${failed === 1 ? '' : 's'} of the configuration fail${failed === 1 ? 's' : ''} on the state after this plan (see above)${opts.out ? `; ${opts.out} was not written` : ''}`);
-    if (opts.out) savePlanFile(opts.out, plan);
+    if (opts.out) {
+      savePlanFile(opts.out, plan);
+      // On stderr: stdout holds the plan itself (often redirected to a file or a comment).
+      process.stderr.write(`Saved the plan to ${opts.out}: apply it with roster apply --plan ${opts.out} (refused if the live environment changes before).\n`);
+    }
     process.exitCode = opts.detailedExitcode && plan.changes.length > 0 ? 2 : 0;
   } finally {
     await target.close();

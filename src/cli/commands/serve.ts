@@ -1,5 +1,6 @@
 import { registerSecret } from '../../secrets.js';
 import { ConfigError } from '../../errors.js';
+import { startError } from '../start-errors.js';
 
 export interface ServeOptions {
   host: string;
@@ -35,6 +36,7 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
   }
   if (databaseUrl) registerSecret(passwordOf(databaseUrl));
   const { startServer } = await import('../../server/listen.js');
+  const { redactUrl } = databaseUrl ? await import('../../server/store/postgres.js') : { redactUrl: (u: string) => u };
   const server = await startServer({
     host: opts.host,
     port,
@@ -45,8 +47,10 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
     environments,
     // Request logs (pino JSON lines): method, url, status, time. Headers, and so keys, are never logged.
     logger: opts.quiet ? false : { level: 'info' },
+  }).catch((err: unknown) => {
+    throw startError(err, { host: opts.host, port, database: databaseUrl && redactUrl(databaseUrl), data: databaseUrl ? undefined : opts.data }) ?? err;
   });
-  const store = databaseUrl ? `database: ${(await import('../../server/store/postgres.js')).redactUrl(databaseUrl)}` : `data: ${opts.data}`;
+  const store = databaseUrl ? `database: ${redactUrl(databaseUrl)}` : `data: ${opts.data}`;
   process.stderr.write(`roster serve: listening on ${server.url} (${store})\n`);
   await new Promise<void>((resolve) => {
     const stop = () => {

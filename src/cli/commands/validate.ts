@@ -1,6 +1,7 @@
 import { ConfigError, type ConfigProblem } from '../../errors.js';
 import { loadConfig, renderGithub, renderJson, renderText, type LoadResult } from '../../config/index.js';
 import { configPaths, defaultPaths, isLayout, layoutEnvironments } from '../config-paths.js';
+import { useColor } from '../color.js';
 
 const FORMATS = ['text', 'json', 'github'] as const;
 
@@ -20,7 +21,7 @@ export async function validateCommand(paths: string[], opts: { format: string; e
   const findings = env !== undefined || layouts.length === 0
     ? await loadConfig(configPaths(given, 'validate', env))
     : await validateEach(given, [...new Set(layouts.flatMap(layoutEnvironments))]);
-  const color = format === 'text' && process.stdout.isTTY === true && !process.env.NO_COLOR;
+  const color = format === 'text' && useColor();
   const output =
     format === 'json' ? renderJson(findings) : format === 'github' ? renderGithub(findings) : renderText(findings, { color });
   process.stdout.write(output);

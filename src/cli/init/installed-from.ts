@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PACKAGE_NAME } from './package-json.js';
 
 /** This package's root: src/cli/init/ and dist/cli/init/ are both three levels below it. */
 export const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -20,7 +21,7 @@ export function installedFrom(targetDir: string, root: string = PACKAGE_ROOT): s
   let spec: unknown;
   try {
     const json = JSON.parse(readFileSync(manifest, 'utf8'));
-    spec = json.devDependencies?.roster ?? json.dependencies?.roster;
+    spec = json.devDependencies?.[PACKAGE_NAME] ?? json.dependencies?.[PACKAGE_NAME];
   } catch {
     return undefined;
   }

@@ -13,6 +13,12 @@
  */
 export const SCRIPT_DEPENDENCIES = ['better-sqlite3'] as const;
 
+/**
+ * Roster's package name (the command stays `roster`). Not `roster`: that name on the npm registry is an
+ * unrelated package, which `npx roster` outside a project would download and run.
+ */
+export const PACKAGE_NAME = 'roster-authz';
+
 export type PackageJson = Record<string, unknown>;
 
 export interface MergeResult {
@@ -24,8 +30,8 @@ export interface MergeResult {
 }
 
 /**
- * Adds to `existing` (or a new package.json named `name`): `private`, `devDependencies.roster` (when
- * `rosterSpec` is known and no dependency names roster yet), and an `allowScripts` approval for each of
+ * Adds to `existing` (or a new package.json named `name`): `private`, `devDependencies['roster-authz']`
+ * (when `rosterSpec` is known and no dependency names Roster yet), and an `allowScripts` approval for each of
  * `SCRIPT_DEPENDENCIES` and for Roster itself when it comes from a git URL or a tarball (its `prepare`
  * script builds it in a git install; npm lists it for tarballs too).
  */
@@ -35,11 +41,12 @@ export function mergePackageJson(existing: PackageJson | undefined, needs: { nam
   const denied: string[] = [];
 
   const deps = { ...asRecord(json.dependencies), ...asRecord(json.devDependencies) };
-  let spec = typeof deps.roster === 'string' ? deps.roster : undefined;
-  if (!('roster' in deps) && needs.rosterSpec !== undefined && isRecordOrAbsent(json.devDependencies)) {
+  const declared = deps[PACKAGE_NAME];
+  let spec = typeof declared === 'string' ? declared : undefined;
+  if (!(PACKAGE_NAME in deps) && needs.rosterSpec !== undefined && isRecordOrAbsent(json.devDependencies)) {
     spec = needs.rosterSpec;
-    json.devDependencies = sortedRecord({ ...asRecord(json.devDependencies), roster: spec });
-    added.push('devDependencies.roster');
+    json.devDependencies = sortedRecord({ ...asRecord(json.devDependencies), [PACKAGE_NAME]: spec });
+    added.push(`devDependencies.${PACKAGE_NAME}`);
   }
 
   // An allowScripts that is not an object is npm's to complain about, not ours to replace.

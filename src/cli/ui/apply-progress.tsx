@@ -1,7 +1,7 @@
 import React, { useEffect, useState } from 'react';
 import { Box, Static, Text, render } from 'ink';
 import type { ApplyEvent } from '../../apply/apply.js';
-import { advance, etaSeconds, eventLine, newProgress, type ProgressState } from '../../apply/progress.js';
+import { advance, newProgress, progressLine, shownLine, type ProgressState } from '../../apply/progress.js';
 
 export interface ApplyProgressProps {
   subscribe: (listener: (e: ApplyEvent) => void) => void;
@@ -10,8 +10,13 @@ export interface ApplyProgressProps {
   now?: () => number;
 }
 
+/** The view is drawn at most this often: events only change plain state in between. */
+export const FRAME_MS = 100;
+
 /**
- * Finished changes scroll away in <Static>; in-flight ones stay live below with the counts and ETA.
+ * Finished changes scroll away in <Static> (each one for a small apply, failures only for a big one:
+ * progress.ts); in-flight ones stay live below with the counts and the ETA. Events update plain state;
+ * the view is drawn at most every FRAME_MS, so a 9,117-change apply is not slowed by its own progress.
  * Exported for tests (plain data in, frames out); the command mounts it only through renderApplyProgress.
  */
 export function ApplyProgress({ subscribe, total, now = Date.now }: ApplyProgressProps) {
@@ -20,19 +25,25 @@ export function ApplyProgress({ subscribe, total, now = Date.now }: ApplyProgres
   const [, setTick] = useState(0);
   useEffect(() => {
     let n = 0;
+    let pending: { key: number; line: string; failed: boolean }[] = [];
     subscribe((e) => {
       advance(state, e);
-      const line = eventLine(e);
-      if (line) setFinished((f) => [...f, { key: n++, line, failed: e.type === 'failed' }]);
-      setTick((t) => t + 1);
+      const line = shownLine(e, state);
+      if (line) pending.push({ key: n++, line, failed: e.type === 'failed' });
     });
-    // Re-render every second so the ETA follows the clock while a slow change is in flight (it was only
-    // recomputed on events, so it froze at the last estimate). unref: never what keeps the process up.
-    const timer = setInterval(() => setTick((t) => t + 1), 1000);
+    // Also redrawn when nothing happened, so that the ETA follows the clock while a slow change is in
+    // flight. unref: never what keeps the process up.
+    const timer = setInterval(() => {
+      if (pending.length > 0) {
+        const lines = pending;
+        pending = [];
+        setFinished((f) => [...f, ...lines]);
+      }
+      setTick((t) => t + 1);
+    }, FRAME_MS);
     timer.unref?.();
     return () => clearInterval(timer);
   }, []);
-  const eta = etaSeconds(state, now());
   const live = [...state.inFlight.values()].slice(0, 8);
   return (
     <>
@@ -43,11 +54,7 @@ export function ApplyProgress({ subscribe, total, now = Date.now }: ApplyProgres
             … {c.action} {c.id}
           </Text>
         ))}
-        <Text>
-          {state.done}/{state.total} done{state.failed ? `, ${state.failed} failed` : ''}
-          {state.skipped ? `, ${state.skipped} skipped` : ''}
-          {eta !== undefined && state.done + state.failed + state.skipped < state.total ? ` · about ${eta}s left` : ''}
-        </Text>
+        <Text>{progressLine(state, now())}</Text>
       </Box>
     </>
   );
@@ -66,7 +73,8 @@ export function renderApplyProgress(total: number): { onEvent: (e: ApplyEvent) =
   return {
     onEvent: (e) => (listener ? listener(e) : queued.push(e)),
     finish: async () => {
-      await new Promise((r) => setTimeout(r, 20));
+      // One more frame, so the last one shows every event.
+      await new Promise((r) => setTimeout(r, FRAME_MS + 20));
       app.unmount();
       await app.waitUntilExit();
     },

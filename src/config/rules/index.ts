@@ -4,7 +4,7 @@
  */
 import type { Problem } from '../source.js';
 import type { Rule, RuleContext } from './context.js';
-import { emptyGroups, unusedRoles } from './warnings.js';
+import { emptyGroups, memberOutsideTenants, unusedRoles } from './warnings.js';
 import {
   groupMembersResolve, groupRolesResolve, groupRoleTargetInTenant, groupTenantsResolve, groupTypeCollision,
   memberOfAcyclic, memberOfResolves, memberOfSameTypeAndTenant,
@@ -46,6 +46,7 @@ export const RULES: Readonly<Record<string, Rule>> = {
   unusedRoles,
   topLevelRoleOnInstance,
   emptyGroups,
+  memberOutsideTenants,
 };
 
 export function runRules(ctx: RuleContext): { errors: Problem[]; warnings: Problem[] } {

@@ -56,3 +56,29 @@ function meant(referenced: Set<string>, declaredKeys: Iterable<string>): Set<str
   }
   return out;
 }
+
+/**
+ * A user whose `tenants` (when listed) leave out the tenant of a group the user is still a member of, and
+ * of every role the user holds: the membership
+ * keeps the user in that tenant (on the service, a member holds the group's `member` role there), which
+ * is rarely what taking the tenant out of the list meant.
+ */
+export function memberOutsideTenants({ desired, index }: RuleContext): Problem[] {
+  const out: Problem[] = [];
+  for (const [id, group] of desired.groups) {
+    for (const member of group.members) {
+      const user = desired.users.get(member);
+      // A user who lists no tenants is placed by roles and memberships alone (a machine user): nothing left out.
+      if (!user || user.tenants.length === 0 || index.refused.isTrimmed('users', member)) continue;
+      if (user.tenants.includes(group.tenant) || user.roles.some((r) => r.tenant === group.tenant)) continue;
+      out.push(
+        report(index.users.get(member), [], `user "${member}" is a member of group "${id}" in tenant "${group.tenant}", which the user's tenants do not list: the membership keeps the user in "${group.tenant}"`, {
+          on: 'key',
+          severity: 'warning',
+          hint: `add "${group.tenant}" to the user's tenants, or remove the user from the group's members`,
+        }),
+      );
+    }
+  }
+  return out;
+}
