@@ -4,7 +4,7 @@ import { allowed, assign, expectError, expectInvalid, ok, role, seedDocs, tenant
 
 let s: TestServer;
 beforeAll(async () => {
-  s = await startTestServer();
+  s = await startTestServer({ environments: [{ project: 'p', env: 'e2' }] });
   // seedDocs: viewer reads doc; editor writes doc and extends viewer.
   await seedDocs(s);
   // The environment came with the tenant `default`.
