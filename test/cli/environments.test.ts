@@ -26,7 +26,7 @@ const PROD = 'roster/envs/prod/roster.yaml';
 const STAGING = 'roster/envs/staging/roster.yaml';
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ environments: ['staging', 'prod', 'copy'].map((env) => ({ project: 'default', env })) });
   tmp = mkdtempSync(path.join(os.tmpdir(), 'roster-envs-'));
   dir = path.join(tmp, 'repo');
   const init = await local(['init', '--environments', 'staging,prod', dir], tmp);
