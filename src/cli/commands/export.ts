@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../../errors.js';
-import { LIVE_PARTS } from '../../plan/live.js';
+import { DEFAULT_TENANT, LIVE_PARTS } from '../../plan/live.js';
 import { openTarget, type TargetOptions } from '../target.js';
 
 export interface ExportCommandOptions extends TargetOptions {
@@ -56,7 +56,9 @@ export async function exportLive(opts: TargetOptions, options: { refuseEmptyEmbe
     const { readLiveState } = await import('../../api/read-live.js');
     const { buildExport } = await import('../../config/export.js');
     const live = await readLiveState(target.client);
-    if (options.refuseEmptyEmbedded && target.kind === 'embedded' && LIVE_PARTS.every((part) => live[part].size === 0)) {
+    // Empty: nothing but the tenant `default` every environment comes with (untouched).
+    const onlyDefault = (part: (typeof LIVE_PARTS)[number]) => part === 'tenants' && live.tenants.size === 1 && live.tenants.has(DEFAULT_TENANT);
+    if (options.refuseEmptyEmbedded && target.kind === 'embedded' && LIVE_PARTS.every((part) => live[part].size === 0 || onlyDefault(part))) {
       const dataDir = opts.data ?? (process.env.ROSTER_DATA_DIR || './.roster');
       throw new ConfigError(
         `--from-live found nothing to export: no --api-url and no ROSTER_API_URL, so it read the embedded default (${dataDir}), which is empty; nothing was written (set ROSTER_API_URL and ROSTER_API_KEY, or pass --api-url, to export a remote service)`,
