@@ -45,7 +45,7 @@ describe.skipIf(TEST_STORE !== 'postgres')('PostgreSQL unreachable', { timeout: 
     direct.hostname = '127.0.0.1';
     direct.port = String(link.port);
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'roster-dbloss-'));
-    server = await startServer({ dataDir, databaseUrl: direct.toString(), port: 0, orgKey: ORG_KEY, logger: false });
+    server = await startServer({ dataDir, databaseUrl: direct.toString(), port: 0, orgKey: ORG_KEY, logger: false, environments: [{ project: 'p', env: 'e' }] });
   });
   afterAll(async () => {
     await server?.close();
