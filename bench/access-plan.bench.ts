@@ -17,10 +17,10 @@ import { planChanges } from '../src/plan/plan.js';
 import { planAccess } from '../src/plan/access.js';
 import { time } from './stats.js';
 
-const OPTS = { users: 10_000, groups: 1_000, maxDepth: 8, instances: 2_000, memberships: 20_000, tenants: 5, seed: 7 };
+export const OPTS = { users: 10_000, groups: 1_000, maxDepth: 8, instances: 2_000, memberships: 20_000, tenants: 5, seed: 7 };
 
 /** 1%: 200 memberships moved, 10 groups' grants dropped, 10 links removed, 100 users' roles dropped. */
-function editOnePercent(raw: RawConfigObject): RawConfigObject {
+export function editOnePercent(raw: RawConfigObject): RawConfigObject {
   const out = structuredClone(raw);
   const r = prng(11);
   const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)];
@@ -38,7 +38,7 @@ function editOnePercent(raw: RawConfigObject): RawConfigObject {
   return out;
 }
 
-async function load(dir: string, name: string, raw: RawConfigObject): Promise<DesiredState> {
+export async function load(dir: string, name: string, raw: RawConfigObject): Promise<DesiredState> {
   const file = path.join(dir, name);
   writeFileSync(file, toYaml(raw as unknown as Record<string, unknown>));
   const loaded = await loadConfig([file]);

@@ -23,6 +23,14 @@ export interface GenerateOptions {
    * squads' roles need reading one group at a time (src/api/group-roles.ts).
    */
   groupRoles?: 'any' | 'by-type';
+  /**
+   * Opt-in folder tree (issue 20, "Scale"): a `folder` resource and a `file` resource (the documents in
+   * folders) whose resource roles viewer/editor derive down `parent`, `depth` levels of folders per tenant,
+   * `documents` files each in a folder, teams holding folder#editor on top folders and folder#viewer on
+   * second-level ones, and one user in 100 holding a folder role directly. Drawn from a prng of its own
+   * after everything else, so the rest of the environment is exactly what it is without the option.
+   */
+  folders?: { documents: number; depth: number };
 }
 
 type Entry = Record<string, unknown>;
@@ -30,11 +38,11 @@ type Entry = Record<string, unknown>;
 /** The canonical raw shape (what a user writes), as plain data. */
 export interface RawConfigObject {
   version: 1;
-  resources: Record<string, { name: string; actions: string[] }>;
+  resources: Record<string, { name: string; actions: string[]; relations?: Record<string, string>; roles?: Record<string, Entry> }>;
   roles: Record<string, { name: string; permissions: string[] }>;
   tenants: Record<string, { name: string }>;
-  users: Record<string, { email: string; tenants: string[]; roles?: { role: string; tenant: string }[] }>;
-  resource_instances: Record<string, { tenant: string }>;
+  users: Record<string, { email: string; tenants: string[]; roles?: ({ role: string; tenant: string } | { role: string; on: string })[] }>;
+  resource_instances: Record<string, { tenant: string; relations?: Record<string, string> }>;
   groups: Record<string, { tenant: string; members?: string[]; roles?: { role: string; on: string }[]; member_of?: string[] }>;
   access_requests: Record<string, { name: string; reviewer_roles: string[] }>;
 }
@@ -154,7 +162,68 @@ export function generateEnvironment(opts: GenerateOptions): RawConfigObject {
     placed++;
   }
   for (const [id, set] of members) config.groups[id].members = [...set];
+  if (opts.folders) addFolderTree(config, opts.folders, prng((opts.seed ?? 1) + 1_000_003));
   return config;
+}
+
+/** Children per folder below the top level; two top folders per tenant. */
+const FOLDER_FANOUT = 3;
+const TOP_FOLDERS = 2;
+
+/** See GenerateOptions.folders. Appends to `config`; changes nothing already in it. */
+function addFolderTree(config: RawConfigObject, opts: { documents: number; depth: number }, random: () => number): void {
+  const pick = <T>(items: T[]): T => items[Math.floor(random() * items.length)];
+  const derived = (role: string) => [{ role, on: 'folder', via: 'parent' }];
+  const roles = {
+    viewer: { name: 'Viewer', permissions: ['read'], granted_to: derived('viewer') },
+    editor: { name: 'Editor', permissions: ['write'], extends: ['viewer'], granted_to: derived('editor') },
+  };
+  config.resources.folder = { name: 'Folder', actions: ['read', 'write'], relations: { parent: 'folder' }, roles };
+  config.resources.file = { name: 'File', actions: ['read', 'write'], relations: { parent: 'folder' }, roles };
+
+  const tenants = Object.keys(config.tenants);
+  /** Folders of each tenant by level (0: top). */
+  const levels = new Map<string, string[][]>();
+  let n = 0;
+  for (const tenant of tenants) {
+    const byLevel: string[][] = [];
+    for (let level = 0; level < opts.depth; level++) {
+      const parents = level === 0 ? [undefined] : byLevel[level - 1];
+      const here: string[] = [];
+      for (const parent of parents) {
+        for (let c = 0; c < (level === 0 ? TOP_FOLDERS : FOLDER_FANOUT); c++) {
+          const id = `folder:folder-${String(n++).padStart(4, '0')}`;
+          config.resource_instances[id] = parent ? { tenant, relations: { parent } } : { tenant };
+          here.push(id);
+        }
+      }
+      byLevel.push(here);
+    }
+    levels.set(tenant, byLevel);
+  }
+  // Documents in folders of any level, most in the deepest (where the tree has most folders).
+  for (let i = 0; i < opts.documents; i++) {
+    const tenant = tenants[i % tenants.length];
+    const folder = pick(levels.get(tenant)!.flat());
+    config.resource_instances[`file:file-${String(i).padStart(String(opts.documents - 1).length, '0')}`] = { tenant, relations: { parent: folder } };
+  }
+  // Teams of the tenant: every top folder has an editor team, every second-level folder a viewer team.
+  const teams = new Map<string, string[]>(tenants.map((t) => [t, []]));
+  for (const [id, g] of Object.entries(config.groups)) if (id.startsWith('team:')) teams.get(g.tenant)?.push(id);
+  for (const tenant of tenants) {
+    const candidates = teams.get(tenant)!;
+    if (candidates.length === 0) continue;
+    const [top, second = []] = levels.get(tenant)!;
+    for (const [role, folders] of [['editor', top], ['viewer', second]] as const) {
+      for (const on of folders) (config.groups[pick(candidates)].roles ??= []).push({ role, on });
+    }
+  }
+  // One user in 100 holds viewer or editor on a folder of their tenant directly.
+  const users = Object.entries(config.users);
+  for (let i = 7; i < users.length; i += 100) {
+    const [, user] = users[i];
+    (user.roles ??= []).push({ role: pick(['viewer', 'editor']), on: pick(levels.get(user.tenants[0])!.flat()) });
+  }
 }
 
 /** A 1% membership edit: `count` memberships move to another group of the same tenant and type. */
