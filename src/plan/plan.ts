@@ -279,7 +279,8 @@ function countManaged(live: LiveState, desired: DesiredState): number {
   let n = 0;
   if (s.has('resources')) for (const r of live.resources.values()) n += 1 + (r.roles?.length ?? 0);
   if (s.has('roles')) n += live.roles.size;
-  if (s.has('tenants')) n += live.tenants.size;
+  // The tenant `default` every environment comes with is never deleted unless declared: not counted then.
+  if (s.has('tenants')) n += live.tenants.size - (live.tenants.has(SERVICE_TENANT) && !desired.tenants.has(SERVICE_TENANT) ? 1 : 0);
   // A user's presence in each tenant counts: deleting the user removes it too (cascade.ts).
   if (s.has('users')) for (const u of live.users.values()) n += 1 + u.roles.length + u.tenants.length;
   if (s.has('resource_instances')) n += live.resourceInstances.size;

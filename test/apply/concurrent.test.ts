@@ -14,7 +14,7 @@ const OPTIONS = { project: 'p', environment: 'e' };
 describe('concurrent applies', { timeout: 180_000 }, () => {
   let env: Env;
   beforeAll(async () => {
-    env = await startEnv();
+    env = await startEnv({ projects: ['same', 'race409', 'conflict'] });
   });
   afterAll(async () => env?.close());
 

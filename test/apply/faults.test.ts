@@ -8,7 +8,7 @@ import { ORG_KEY, startEnv, type Env } from './helpers.js';
 describe('plan and apply through faults', { timeout: 180_000 }, () => {
   let env: Env;
   beforeAll(async () => {
-    env = await startEnv();
+    env = await startEnv({ projects: ['trunc', 'dies'] });
     env.write('roster.yaml', SMALL);
   });
   afterAll(async () => env?.close());

@@ -60,7 +60,7 @@ describe('apply enforces what plan checks (case 4) and shows access (case 5)', (
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('!! WARNING: --allow-failing-assertions: applying although 1 assertion of the configuration fails on the state after this plan:');
     expect(r.stderr).toMatch(/!! {3}breaks\.yaml:\d+: carol cannot write on document:billing/);
-    expect(r.stdout).toContain('Applied 1 of 1 changes');
+    expect(r.stdout).toContain('Applied 1 of 1 change in');
     expect(await carolRoles()).toBe(1);
   });
 });
