@@ -90,19 +90,27 @@ describe.sequential('resource roles, end to end', { timeout: 120_000 }, () => {
     expect(live.code).toBe(0);
   });
 
-  it('explain prints a derived path; a tuple added shows who gains write in the access section', async () => {
+  it('explain prints a derived path; a tuple added shows in the access section a user gaining document:write through it', async () => {
     const e = await roster('explain', 'fay', 'read', 'document:budget', 'roster.yaml');
     expect(e.stdout).toContain('folder#viewer on folder:company (direct); folder#viewer on folder:finance from folder#viewer via parent');
     expect(e.stdout).toContain('document#viewer on document:budget from folder#viewer via parent');
-    const moved = EXAMPLE.replace('  document:roadmap: acme\n', '  document:roadmap: { tenant: acme, relations: { parent: folder:finance } }\n');
+    // The handbook is placed in folder:finance as well: team:finance edits that folder, so dan (a member)
+    // gains write on the handbook, where team:product only made him a commenter.
+    const moved = EXAMPLE.replace(
+      '  document:handbook: { tenant: acme, relations: { parent: folder:company } }\n',
+      '  document:handbook: { tenant: acme, relations: { parent: [folder:company, folder:finance] } }\n',
+    );
     env.write('moved.yaml', moved);
-    const plan = await roster('plan', 'moved.yaml', '--access-permissions');
-    expect(changeLines(plan.stdout)).toEqual(['+ tuple:folder:finance#parent@document:roadmap']);
-    // dan edits folder:finance through team:finance: he gains nothing new on the roadmap (team:product
-    // already makes him an editor there); fay gains read (a viewer of the folder above).
-    expect(plan.stdout).toMatch(/fay[^\n]*\n?[^\n]*document:read on document:roadmap|\+1 user gains document:read on document:roadmap/);
+    const plan = await roster('plan', 'moved.yaml', '--access-permissions', '--format', 'json');
+    const value = JSON.parse(plan.stdout);
+    expect(value.changes.map((c: { action: string; id: string }) => `${c.action} ${c.id}`)).toEqual(['create tuple:folder:finance#parent@document:handbook']);
+    const dan = value.access.byUser.find((u: { user: string }) => u.user === 'dan');
+    expect(dan.changes).toContainEqual(expect.objectContaining({ sign: '+', subject: 'document:write', instance: 'document:handbook' }));
+    expect(dan.changes.find((c: { subject: string }) => c.subject === 'document:write').paths[0]).toContain('document#editor on document:handbook from folder#editor via parent');
+    const before = await env.server.call('POST', '/allowed', { user: 'dan', action: 'write', resource: { type: 'document', key: 'handbook', tenant: 'acme' } }, { key: ENV_KEY });
+    expect(before.body.allow).toBe(false);
     expect((await roster('apply', 'moved.yaml', '--yes')).code).toBe(0);
-    const r = await env.server.call('POST', '/allowed', { user: 'fay', action: 'read', resource: { type: 'document', key: 'roadmap', tenant: 'acme' } }, { key: ENV_KEY });
+    const r = await env.server.call('POST', '/allowed', { user: 'dan', action: 'write', resource: { type: 'document', key: 'handbook', tenant: 'acme' } }, { key: ENV_KEY });
     expect(r.body.allow).toBe(true);
     expect((await roster('apply', 'roster.yaml', '--yes')).code).toBe(0);
   });
