@@ -202,14 +202,6 @@ export function splitRef(ref: string): { type: string; key: string } {
   return i < 0 ? { type: 'group', key: ref } : { type: ref.slice(0, i), key: ref.slice(i + 1) };
 }
 
-/**
- * The identity of the role `role` held on an instance of `type`: the resource role `type#role` when the
- * resource declares one, else the top-level role `role` (docs/config.md, "Resource roles").
- */
-export function roleOnInstance(resource: DesiredResource | undefined, role: string): string {
-  return resource?.roles?.some((r) => r.key === role) ? `${resource.key}#${role}` : role;
-}
-
 /** `on#role@via`: a derivation's identity within its role. */
 export const derivationKey = (d: DesiredDerivation) => `${d.on}#${d.role}@${d.via}`;
 const tupleKey = (t: DesiredTuple) => `${t.relation}\0${t.subject}`;

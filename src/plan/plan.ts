@@ -3,7 +3,7 @@ import {
   type DesiredState, type DesiredTuple, type DesiredUser, type Section,
 } from '../config/desired.js';
 import type { LiveState } from './live.js';
-import { MEMBER_ROLE } from './live.js';
+import { DEFAULT_TENANT, MEMBER_ROLE } from './live.js';
 import type { Change, Fields, Kind, Plan } from './types.js';
 import { KINDS } from './types.js';
 import { canonical, defined, diffFields } from './compare.js';
@@ -11,7 +11,7 @@ import { ids } from './identity.js';
 import { checksumPlan, fingerprintLive } from './checksum.js';
 import { classifyRequestGrants, holdRequestGrants, type RequestGrant } from './request-grants.js';
 import { attachCascades } from './cascade.js';
-import { listUndeclared, SERVICE_TENANT } from './undeclared.js';
+import { listUndeclared } from './undeclared.js';
 
 export interface PlanOptions {
   project: string;
@@ -48,7 +48,7 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
   // tenant), the type goes with it, or the next plan would prune it and one apply would not converge.
   const pruned = (ref: string, g: DesiredGroup) =>
     (prunes('groups') && managed.has('groups') && !desired.groups.has(ref)) ||
-    (prunes('tenants') && managed.has('tenants') && !desired.tenants.has(g.tenant) && g.tenant !== SERVICE_TENANT);
+    (prunes('tenants') && managed.has('tenants') && !desired.tenants.has(g.tenant) && g.tenant !== DEFAULT_TENANT);
   const groupTypes = new Set([...desired.groups.values(), ...[...live.groups].filter(([ref, g]) => !pruned(ref, g)).map(([, g]) => g)].map((g) => g.type));
   // Instances and groups whose tenant changes are deleted and created again (a tenant cannot be
   // updated); what hung on them goes with them and is planned anew.
@@ -70,7 +70,7 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
   }
   if (managed.has('tenants')) {
     // The tenant a new environment of the public service comes with is the service's: never deleted unless declared.
-    b.keyed('tenant', desired.tenants, live.tenants, ids.tenant, prunes('tenants'), (t) => ({ key: t.key, name: t.name, description: t.description, attributes: t.attributes }), (k) => k !== SERVICE_TENANT);
+    b.keyed('tenant', desired.tenants, live.tenants, ids.tenant, prunes('tenants'), (t) => ({ key: t.key, name: t.name, description: t.description, attributes: t.attributes }), (k) => k !== DEFAULT_TENANT);
   }
   if (managed.has('users')) {
     b.keyed('user', desired.users, live.users, ids.user, prunes('users'), (u) => ({ key: u.key, email: u.email, first_name: u.first_name, last_name: u.last_name, attributes: u.attributes }));
@@ -280,7 +280,7 @@ function countManaged(live: LiveState, desired: DesiredState): number {
   if (s.has('resources')) for (const r of live.resources.values()) n += 1 + (r.roles?.length ?? 0);
   if (s.has('roles')) n += live.roles.size;
   // The tenant `default` every environment comes with is never deleted unless declared: not counted then.
-  if (s.has('tenants')) n += live.tenants.size - (live.tenants.has(SERVICE_TENANT) && !desired.tenants.has(SERVICE_TENANT) ? 1 : 0);
+  if (s.has('tenants')) n += live.tenants.size - (live.tenants.has(DEFAULT_TENANT) && !desired.tenants.has(DEFAULT_TENANT) ? 1 : 0);
   // A user's presence in each tenant counts: deleting the user removes it too (cascade.ts).
   if (s.has('users')) for (const u of live.users.values()) n += 1 + u.roles.length + u.tenants.length;
   if (s.has('resource_instances')) n += live.resourceInstances.size;

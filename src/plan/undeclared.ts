@@ -18,9 +18,6 @@ import type { PlanHeld, RequestGrant } from './request-grants.js';
  */
 import { DEFAULT_TENANT } from './live.js';
 
-/** The tenant a new environment comes with (the public service's and `roster serve`'s): never listed unless declared. */
-export const SERVICE_TENANT = DEFAULT_TENANT;
-
 export interface UndeclaredObject {
   id: string;
   kind: Kind;
@@ -72,7 +69,7 @@ export function listUndeclared(input: UndeclaredInput): PlanUndeclared | undefin
     switch (section) {
       case 'resources': add(section, 'resource', live.resources.keys(), desired.resources, ids.resource, (k) => groupTypes.has(k)); break;
       case 'roles': add(section, 'role', live.roles.keys(), desired.roles, ids.role, (k) => k === MEMBER_ROLE); break;
-      case 'tenants': add(section, 'tenant', live.tenants.keys(), desired.tenants, ids.tenant, (k) => k === SERVICE_TENANT); break;
+      case 'tenants': add(section, 'tenant', live.tenants.keys(), desired.tenants, ids.tenant, (k) => k === DEFAULT_TENANT); break;
       case 'users': add(section, 'user', live.users.keys(), desired.users, ids.user); break;
       case 'resource_instances': add(section, 'instance', live.resourceInstances.keys(), desired.resourceInstances, ids.instance); break;
       case 'groups': add(section, 'group', live.groups.keys(), desired.groups, ids.group); break;

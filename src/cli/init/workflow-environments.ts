@@ -35,7 +35,7 @@ const PATHS = "['roster/**', 'package.json', 'package-lock.json', '.github/workf
 
 const HEADER = `# Roster, several environments: plan each environment a pull request touches (one comment per
 # environment, updated on each push), apply each on merge. Written by \`roster init --environments\`;
-# explained in node_modules/roster/docs/ci.md. Needs the variable ROSTER_API_URL and the secret
+# explained in node_modules/roster-authz/docs/ci.md. Needs the variable ROSTER_API_URL and the secret
 # ROSTER_API_KEY (Settings > Secrets and variables > Actions): the plan jobs use the repository's (a key
 # that reads every environment); each apply job runs in the GitHub environment of its name, whose own
 # variable and secret, when set, take the place of the repository's.

@@ -1,9 +1,9 @@
 import type { Queryable } from '../store/db.js';
 import type { EnvContext } from '../context.js';
 import { httpError, notFound } from '../errors.js';
-import { envFields, parseJson } from './common.js';
+import { parseJson } from './common.js';
 import type { Actions } from './resources.js';
-import type { RoleRow } from './roles.js';
+import { roleRead, type RoleRow } from './roles.js';
 
 /**
  * Resource roles: roles that belong to a resource (`document#editor`, `roles.resource_id`), beside the
@@ -57,19 +57,7 @@ export async function findRoleOn(q: Queryable, envId: string, resource: { id: st
 
 /** The public `ResourceRoleRead` of a resource's own role (`granted_to` is added where it carries derivations: repo/resource-roles.ts). */
 export function resourceRoleRead(row: RoleRow, resource: { id: string; key: string }, env: EnvContext): Record<string, unknown> {
-  return {
-    id: row.id,
-    key: row.key,
-    name: row.name,
-    ...(row.description !== null ? { description: row.description } : {}),
-    permissions: parseJson<string[]>(row.permissions, []),
-    extends: parseJson<string[]>(row.extends, []),
-    resource_id: resource.id,
-    resource: resource.key,
-    ...envFields(env),
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
+  return { ...roleRead(row, env), resource_id: resource.id, resource: resource.key };
 }
 
 /**
