@@ -5,6 +5,8 @@ import type { AccessGraph } from './graph.js';
 export interface FactsDelta {
   /** A change that can touch anyone: role definitions, in the permission view. */
   all: boolean;
+  /** Some role's definition (permissions, `extends`) differs. */
+  definitions: boolean;
   /** Users whose own facts changed (direct, tenant-wide, membership), or whose tenant-wide roles follow a moved instance. */
   users: Set<string>;
   /** Groups with changed grants, and children of changed links. */
@@ -16,15 +18,29 @@ export interface FactsDelta {
  * changed fact on it is a direct or tenant-wide role (its user), a membership (its user), a link (whose
  * child the user is a member of, in that graph) or a group grant (likewise). Instances that change
  * tenant touch the holders of tenant-wide roles in the old and new tenant.
+ *
+ * Relationship tuples and role derivations: a grant held in one graph only, whose user's own facts are
+ * unchanged, rests on a derivation step there that uses a changed tuple or a changed derivation. Its
+ * user holds a role on that step's subject in that graph, so is among `usersReaching` the subject there:
+ * the subject of a changed tuple, or of any tuple whose relation a changed derivation follows.
  */
 export function diffFacts(before: AccessGraph, after: AccessGraph, permissions: boolean): FactsDelta {
   const a = before.facts;
   const b = after.facts;
   const users = new Set<string>();
   const groups = new Set<string>();
-  // A tuple or a derivation can change what anyone holds anywhere below it: compare everyone.
-  const rebac = !sameKeys(keysOf(a.relationships), keysOf(b.relationships)) || !sameKeys(keysOf(a.derivations), keysOf(b.derivations));
-  const all = rebac || (permissions && !sameKeys(roleKeys(a), roleKeys(b)));
+  const definitions = !sameKeys(roleKeys(a), roleKeys(b));
+  const all = permissions && definitions;
+
+  const subjects = new Set<string>();
+  const tuples = [a.relationships ?? [], b.relationships ?? []] as const;
+  for (const t of changed(...tuples, (t) => [t.subject, t.relation, t.object])) subjects.add(t.subject);
+  const rederived = changed(a.derivations ?? [], b.derivations ?? [], (d) => [d.role, d.from, d.relation, String(d.noDirect === true)]);
+  if (rederived.length > 0) {
+    const relations = new Set(rederived.map((d) => d.relation));
+    for (const t of [...tuples[0], ...tuples[1]]) if (relations.has(t.relation)) subjects.add(t.subject);
+  }
+  if (subjects.size > 0) for (const graph of [before, after]) for (const u of graph.usersReaching(subjects)) users.add(u);
 
   for (const r of changed(a.instanceRoles, b.instanceRoles, (r) => [r.user, r.role, r.instance])) users.add(r.user);
   for (const r of changed(a.tenantRoles, b.tenantRoles, (r) => [r.user, r.role, r.tenant])) users.add(r.user);
@@ -43,7 +59,7 @@ export function diffFacts(before: AccessGraph, after: AccessGraph, permissions: 
   if (tenants.size > 0) {
     for (const r of [...a.tenantRoles, ...b.tenantRoles]) if (tenants.has(r.tenant)) users.add(r.user);
   }
-  return { all, users, groups };
+  return { all, definitions, users, groups };
 }
 
 /** Facts present in one list and not the other (either way). */
@@ -64,10 +80,6 @@ function roleKeys(facts: AccessFacts): Set<string> {
     out.add(JSON.stringify([r.key, [...new Set(r.permissions)].sort(), [...new Set(r.extends ?? [])].sort()]));
   }
   return out;
-}
-
-function keysOf(list: readonly object[] | undefined): Set<string> {
-  return new Set((list ?? []).map((x) => JSON.stringify(x)));
 }
 
 function sameKeys(x: Set<string>, y: Set<string>): boolean {

@@ -1,11 +1,17 @@
 /**
  * Role derivations over relationship tuples (api-notes, "Roles on instances"): a user holding `from`
  * (`folder#editor`) on a subject related by `relation` to an object holds `role` (`document#editor`) on
- * the object, transitively (a folder in a folder in a folder). Pure; one user at a time.
+ * the object, transitively (a folder in a folder in a folder). Pure.
  *
  * Groups are not evaluated here: the group machinery's tuples and derivations never reach the facts
  * (the groups section and the group grants say who holds what through groups). Roles held through
  * groups are a source like any other: a team's editor on a folder derives the document role.
+ *
+ * Derivation distributes over sources: what a user derives from their direct roles, their tenant-wide
+ * roles and each group is the union of what each derives alone, because every derivation step rests on
+ * one held role. The one exception is `no_direct_roles_on_object`, which depends on the user's own direct
+ * roles: `derive` reports the objects such a rule derived into, so that the graph can derive a group's
+ * holdings once for all its members and fall back to one user at a time only where that matters.
  */
 import type { AccessFacts, AccessPath } from './facts.js';
 import { getOrSet } from './groups.js';
@@ -18,43 +24,66 @@ const MAX_DERIVED_PATHS = 4;
 export interface DerivationIndex {
   /** subject → its tuples. */
   bySubject: Map<string, { relation: string; object: string }[]>;
+  /** object → its tuples whose relation some derivation follows (to walk derivations backwards). */
+  byObject: Map<string, { relation: string; subject: string }[]>;
   /** `from\0relation` → the roles it derives. */
   byFrom: Map<string, { role: string; noDirect: boolean }[]>;
 }
 
 export function buildDerivationIndex(facts: AccessFacts): DerivationIndex | undefined {
   if (!facts.derivations?.length || !facts.relationships?.length) return undefined;
-  const bySubject = new Map<string, { relation: string; object: string }[]>();
-  for (const t of facts.relationships) getOrSet(bySubject, t.subject, () => []).push({ relation: t.relation, object: t.object });
   const byFrom = new Map<string, { role: string; noDirect: boolean }[]>();
-  for (const d of facts.derivations) getOrSet(byFrom, `${d.from}\u0000${d.relation}`, () => []).push({ role: d.role, noDirect: d.noDirect === true });
-  return { bySubject, byFrom };
+  const followed = new Set<string>();
+  for (const d of facts.derivations) {
+    getOrSet(byFrom, `${d.from}\u0000${d.relation}`, () => []).push({ role: d.role, noDirect: d.noDirect === true });
+    followed.add(d.relation);
+  }
+  const bySubject = new Map<string, { relation: string; object: string }[]>();
+  const byObject = new Map<string, { relation: string; subject: string }[]>();
+  for (const t of facts.relationships) {
+    getOrSet(bySubject, t.subject, () => []).push({ relation: t.relation, object: t.object });
+    if (followed.has(t.relation)) getOrSet(byObject, t.object, () => []).push({ relation: t.relation, subject: t.subject });
+  }
+  return { bySubject, byFrom, byObject };
+}
+
+export interface Derived {
+  /** The holdings with what they derive, sorted by (instance, role). */
+  held: Held[];
+  /** Objects a `no_direct_roles_on_object` rule derived a role into (whether or not it was new). */
+  noDirectTargets: ReadonlySet<string>;
 }
 
 /**
- * The user's holdings with what they derive, sorted by (instance, role). Breadth first from the
- * holdings, so a role is first reached by its shortest derivation; a role reached again gains a path
- * (up to a bound) but is not walked again, so cycles of tuples end.
+ * `base` with what it derives. Breadth first from the holdings, so a role is first reached by its
+ * shortest derivation; a role reached again gains a path (up to a bound) but is not walked again, so
+ * cycles of tuples end. `direct`: the instances the user holds a role on directly, where
+ * `no_direct_roles_on_object` rules derive nothing (empty when deriving a group's or tenant's holdings).
  */
-export function deriveHeld(base: readonly Held[], index: DerivationIndex): Held[] {
+export function derive(base: readonly Held[], index: DerivationIndex, direct: ReadonlySet<string>): Derived {
   const held = new Map<string, Map<string, AccessPath[]>>();
   for (const h of base) getOrSet(held, h.instance, () => new Map()).set(h.role, [...h.paths]);
-  // "Direct": a role assigned to the user on the object itself (`no_direct_roles_on_object`).
-  const direct = new Set(base.filter((h) => h.paths.some((p) => p.kind === 'direct')).map((h) => h.instance));
+  const noDirectTargets = new Set<string>();
   const queue: { instance: string; role: string; path: AccessPath }[] = base.map((h) => ({ instance: h.instance, role: h.role, path: h.paths[0] }));
   for (let i = 0; i < queue.length; i++) {
     const { instance: subject, role: from, path } = queue[i];
     for (const { relation, object } of index.bySubject.get(subject) ?? []) {
+      const rules = index.byFrom.get(`${from}\u0000${relation}`);
+      if (!rules) continue;
       const type = object.slice(0, Math.max(0, object.indexOf(':')));
-      for (const { role, noDirect } of index.byFrom.get(`${from}\u0000${relation}`) ?? []) {
-        if (!role.startsWith(`${type}#`) || (noDirect && direct.has(object))) continue;
+      for (const { role, noDirect } of rules) {
+        if (!role.startsWith(`${type}#`)) continue;
+        if (noDirect) {
+          noDirectTargets.add(object);
+          if (direct.has(object)) continue;
+        }
         const derived: AccessPath = { kind: 'derived', relation, subject, role: from, path };
         const roles = getOrSet(held, object, () => new Map<string, AccessPath[]>());
         const paths = roles.get(role);
         if (!paths) {
           roles.set(role, [derived]);
           queue.push({ instance: object, role, path: derived });
-        } else if (paths.length < MAX_DERIVED_PATHS + 1 && !paths.some((p) => p.kind === 'derived' && p.subject === subject && p.relation === relation && p.role === from)) {
+        } else if (paths.length < MAX_DERIVED_PATHS + 1 && !paths.some((p) => sameStep(p, derived))) {
           paths.push(derived);
         }
       }
@@ -62,5 +91,46 @@ export function deriveHeld(base: readonly Held[], index: DerivationIndex): Held[
   }
   const out: Held[] = [];
   for (const [instance, roles] of held) for (const [role, paths] of roles) out.push({ instance, role, paths: paths.sort(comparePaths) });
-  return out.sort(compareHeld);
+  return { held: out.sort(compareHeld), noDirectTargets };
+}
+
+/**
+ * The paths of one (instance, role) held from two sources, sorted: one derived path per derivation step
+ * (the shortest), at most as many as one source keeps. Used when merging sources derived separately.
+ */
+export function joinDerivedPaths(a: readonly AccessPath[], b: readonly AccessPath[]): AccessPath[] {
+  const all = [...a, ...b].sort(comparePaths);
+  if (!all.some((p) => p.kind === 'derived')) return all;
+  const out: AccessPath[] = [];
+  let derivedKept = 0;
+  for (const p of all) {
+    if (p.kind !== 'derived') out.push(p);
+    else if (derivedKept < MAX_DERIVED_PATHS + 1 && !out.some((q) => sameStep(q, p))) {
+      out.push(p);
+      derivedKept++;
+    }
+  }
+  return out;
+}
+
+/**
+ * Instances from which a derivation can reach `instance` (itself included): walked backwards over the
+ * tuples whose relation some derivation follows. Whoever holds a role on `instance`, directly, tenant-wide,
+ * through a group or by derivation, holds a role on one of these without derivation.
+ */
+export function upstreamOf(instances: Iterable<string>, index: DerivationIndex): Set<string> {
+  const seen = new Set<string>(instances);
+  const queue = [...seen];
+  for (let i = 0; i < queue.length; i++) {
+    for (const { subject } of index.byObject.get(queue[i]) ?? []) {
+      if (seen.has(subject)) continue;
+      seen.add(subject);
+      queue.push(subject);
+    }
+  }
+  return seen;
+}
+
+function sameStep(p: AccessPath, q: AccessPath & { kind: 'derived' }): boolean {
+  return p.kind === 'derived' && p.subject === q.subject && p.relation === q.relation && p.role === q.role;
 }

@@ -1,5 +1,6 @@
-import type { AccessPath, EffectiveGrant, Via } from './facts.js';
-import type { AccessGraph } from './graph.js';
+import type { AccessPath, RoleHolding, Via } from './facts.js';
+import type { AccessGraph, HeldSource } from './graph.js';
+import { compareHeld, type Held } from './held.js';
 import { diffFacts } from './delta.js';
 import { cmp, compareVia, typeOf } from './paths.js';
 import { summarise, type AccessSummaryEntry } from './summary.js';
@@ -31,7 +32,9 @@ export interface AccessDiff {
 
 /**
  * Roles (or permissions) gained and lost per user and instance. Only users whose access can differ are
- * compared (see `diffFacts`), each by one walk over both graphs' sorted grants.
+ * compared (see `diffFacts`), and for each only the instances where one of their sources (direct roles,
+ * a tenant's roles, a group, with what each derives) differs between the graphs: a shared source is
+ * compared once for all its users.
  */
 export function diffAccess(before: AccessGraph, after: AccessGraph, opts: AccessDiffOptions = {}): AccessDiff {
   const permissions = opts.permissions === true;
@@ -43,29 +46,21 @@ export function diffAccess(before: AccessGraph, after: AccessGraph, opts: Access
   if (!delta.all) {
     for (const g of delta.groups) for (const graph of [before, after]) for (const u of graph.membersOf(g)) users.add(u);
   }
+  // Same definitions: an instance where every source holds the same roles, listed the same way, has no change.
+  const everywhere = delta.all || (definitionsMatter && delta.definitions);
+  const differing = sourceDiffer();
   const subjects = {
     before: subjectsIn(before, permissions),
     after: subjectsIn(after, permissions),
   };
   const changes: AccessChange[] = [];
   for (const user of [...users].sort(cmp)) {
-    const was = before.grantsOf(user);
-    const now = after.grantsOf(user);
-    let i = 0;
-    let j = 0;
-    // Both lists are sorted by instance then role: walk them one instance at a time.
-    while (i < was.length || j < now.length) {
-      const instance =
-        j >= now.length || (i < was.length && was[i].instance < now[j].instance) ? was[i].instance : now[j].instance;
-      const i0 = i;
-      const j0 = j;
-      while (i < was.length && was[i].instance === instance) i++;
-      while (j < now.length && now[j].instance === instance) j++;
-      // Same roles, same definitions: nothing to compare. Not in the role view with tenant-wide roles,
-      // where the same role can be listed or not by how it is held (subjectsIn).
-      if (!delta.all && !(definitionsMatter && !permissions) && sameRoles(was, i0, i, now, j0, j)) continue;
-      const a = subjects.before(was.slice(i0, i));
-      const b = subjects.after(now.slice(j0, j));
+    const instances = everywhere
+      ? new Set([...before.grantsOf(user), ...after.grantsOf(user)].map((g) => g.instance))
+      : differing(before.sourcesOf(user), after.sourcesOf(user));
+    for (const instance of [...instances].sort(cmp)) {
+      const a = subjects.before(instance, before.rolesOn(user, instance));
+      const b = subjects.after(instance, after.rolesOn(user, instance));
       const mine: AccessChange[] = [];
       for (const [subject, via] of b) if (!a.has(subject)) mine.push({ sign: '+', user, instance, subject, via });
       for (const [subject, via] of a) if (!b.has(subject)) mine.push({ sign: '-', user, instance, subject, via });
@@ -80,14 +75,58 @@ export function diffAccess(before: AccessGraph, after: AccessGraph, opts: Access
   };
 }
 
-function sameRoles(a: EffectiveGrant[], a0: number, a1: number, b: EffectiveGrant[], b0: number, b1: number): boolean {
-  if (a1 - a0 !== b1 - b0) return false;
-  for (let k = 0; k < a1 - a0; k++) if (a[a0 + k].role !== b[b0 + k].role) return false;
-  return true;
+/**
+ * The instances where a user's sources differ between the graphs: a (role, listed-as-held-otherwise-than-
+ * tenant-wide) pair held in one and not the other. Shared sources are compared once per key.
+ */
+function sourceDiffer(): (was: readonly HeldSource[], now: readonly HeldSource[]) => Set<string> {
+  const shared = new Map<string, readonly string[]>();
+  return (was, now) => {
+    const out = new Set<string>();
+    const before = new Map(was.map((s) => [s.key, s]));
+    const after = new Map(now.map((s) => [s.key, s]));
+    for (const key of new Set([...before.keys(), ...after.keys()])) {
+      const a = before.get(key);
+      const b = after.get(key);
+      let found: readonly string[];
+      if (a?.shared && b?.shared) {
+        const known = shared.get(key);
+        if (known) found = known;
+        else shared.set(key, (found = differingInstances(a.held, b.held)));
+      } else {
+        found = differingInstances(a?.held ?? [], b?.held ?? []);
+      }
+      for (const i of found) out.add(i);
+    }
+    return out;
+  };
 }
 
-/** The grants of one user on one instance → subject (role, or permission on the instance's type) → why. */
-function subjectsIn(graph: AccessGraph, permissions: boolean): (grants: EffectiveGrant[]) => Map<string, Via[]> {
+function differingInstances(a: readonly Held[], b: readonly Held[]): string[] {
+  if (a === b) return [];
+  const out: string[] = [];
+  const add = (instance: string) => {
+    if (out[out.length - 1] !== instance) out.push(instance);
+  };
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const c = i >= a.length ? 1 : j >= b.length ? -1 : compareHeld(a[i], b[j]);
+    if (c < 0) add(a[i++].instance);
+    else if (c > 0) add(b[j++].instance);
+    else {
+      if (beyondTenant(a[i].paths) !== beyondTenant(b[j].paths)) add(a[i].instance);
+      i++;
+      j++;
+    }
+  }
+  return out;
+}
+
+const beyondTenant = (paths: readonly AccessPath[]) => paths.some((p) => p.kind !== 'tenant');
+
+/** The roles one user holds on one instance → subject (role, or permission on the instance's type) → why. */
+function subjectsIn(graph: AccessGraph, permissions: boolean): (instance: string, held: readonly RoleHolding[]) => Map<string, Via[]> {
   const perms = new Map<string, string[]>(); // role NUL type → permissions on that type
   const permissionsOn = (role: string, instance: string) => {
     const type = typeOf(instance);
@@ -96,9 +135,9 @@ function subjectsIn(graph: AccessGraph, permissions: boolean): (grants: Effectiv
     if (!found) perms.set(key, (found = graph.permissionsOf(role).filter((p) => typeOf(p) === type)));
     return found;
   };
-  return (grants) => {
+  return (instance, held) => {
     const out = new Map<string, Via[]>();
-    for (const { instance, role, paths: all } of grants) {
+    for (const { role, paths: all } of held) {
       // A tenant-wide role holds on every instance of its tenant, but says nothing about an instance of a
       // type it grants nothing on (`security-reviewer on team:product-mgmt`): the role view leaves those
       // out, as the permission view does by construction. Direct and group grants are named on the instance.

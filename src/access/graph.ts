@@ -3,8 +3,20 @@ import { buildGroupIndex, getOrSet } from './groups.js';
 import { explainAccess } from './explain.js';
 import { cmp, comparePaths, compareVia, DIRECT, qualify, typeOf } from './paths.js';
 import { buildRoleIndex } from './roles.js';
-import { buildDerivationIndex, deriveHeld } from './derive.js';
-import { compareHeld, mergeHeld, type Held } from './held.js';
+import { buildDerivationIndex, derive, joinDerivedPaths, upstreamOf, type Derived } from './derive.js';
+import { compareHeld, mergeHeld, rangeOf, type Held } from './held.js';
+
+/**
+ * One source of a user's holdings, with what it derives: the user's direct roles, their tenant-wide roles
+ * in one tenant, or one group they are a direct member of. `shared` sources are the same list for every
+ * user who has them (so `key` names the same holdings for all); the others are the user's own.
+ */
+export interface HeldSource {
+  key: string;
+  shared: boolean;
+  /** Sorted by (instance, role). */
+  held: readonly Held[];
+}
 
 export interface AccessGraph {
   /** The facts the graph was built from (read-only; `diffAccess` uses them to find what changed). */
@@ -18,11 +30,19 @@ export interface AccessGraph {
   /** A known role key is explained as a role, anything else as an action (see `can`). */
   explain(user: string, actionOrRole: string, instance: string): Explanation;
   /** Everything one user holds, sorted by instance then role. */
-  grantsOf(user: string): EffectiveGrant[];
+  grantsOf(user: string): readonly EffectiveGrant[];
+  /** The user's holdings by source (their merge is `grantsOf`), sorted by key. */
+  sourcesOf(user: string): readonly HeldSource[];
   /** Every (user, instance, role), sorted by user, instance, role. Lazy: consume it once per need. */
   effectiveGrants(): IterableIterator<EffectiveGrant>;
   /** Users holding the role (or, when it contains a colon, the permission) on the instance, sorted. */
   usersWith(roleOrPermission: string, instance: string): string[];
+  /**
+   * Users who may hold a role on any of the instances: those holding one on them, or on an instance from
+   * which a role derivation can reach them (directly, tenant-wide or through a group). A superset of
+   * the holders; sorted.
+   */
+  usersReaching(instances: Iterable<string>): string[];
   /** Members of the group, directly or through nested groups, sorted. */
   membersOf(group: string): string[];
   /** Groups whose members are members of `group` through links (itself included), sorted. */
@@ -92,47 +112,98 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
     throughGroup.set(group, list.sort(compareHeld));
     return list;
   }
-  const tenantLists = new Map<string, readonly Held[]>();
-  function heldTenantWide(tenant: string, rs: ReadonlySet<string>): readonly Held[] {
-    const key = `${tenant}\u0000${[...rs].sort(cmp).join('\u0000')}`;
-    let list = tenantLists.get(key);
-    if (!list) {
+  const tenantLists = new Map<string, HeldSource>();
+  function tenantSource(tenant: string, rs: ReadonlySet<string>): HeldSource {
+    const key = `tenant\u0000${tenant}\u0000${[...rs].sort(cmp).join('\u0000')}`;
+    let source = tenantLists.get(key);
+    if (!source) {
       const paths = [{ kind: 'tenant', tenant } as const];
-      list = (instancesOfTenant.get(tenant) ?? [])
+      const held = (instancesOfTenant.get(tenant) ?? [])
         .flatMap((instance) => [...rs].map((role) => ({ instance, role, paths })))
         .sort(compareHeld);
-      tenantLists.set(key, list);
+      tenantLists.set(key, (source = { key, shared: true, held }));
     }
-    return list;
+    return source;
   }
 
-  function baseGrantsOf(user: string): EffectiveGrant[] {
-    const lists: (readonly Held[])[] = [];
+  function baseSources(user: string): HeldSource[] {
+    const out: HeldSource[] = [];
     const mine = direct.get(user);
     if (mine) {
       const paths = [DIRECT];
-      lists.push([...mine].flatMap(([instance, rs]) => [...rs].map((role) => ({ instance, role, paths }))).sort(compareHeld));
+      const held = [...mine].flatMap(([instance, rs]) => [...rs].map((role) => ({ instance, role, paths }))).sort(compareHeld);
+      out.push({ key: 'direct', shared: false, held });
     }
-    for (const [tenant, rs] of tenantWide.get(user) ?? []) lists.push(heldTenantWide(tenant, rs));
-    for (const g of groups.directGroupsOf(user)) lists.push(heldThrough(g));
-    return mergeHeld(lists).map(({ instance, role, paths }) => ({ user, instance, role, paths }));
+    for (const [tenant, rs] of tenantWide.get(user) ?? []) out.push(tenantSource(tenant, rs));
+    for (const g of groups.directGroupsOf(user)) out.push({ key: `group\u0000${g}`, shared: true, held: heldThrough(g) });
+    return out.sort((a, b) => cmp(a.key, b.key));
   }
 
-  // Role derivations over tuples, when the facts have both: each user's holdings are derived once, on first need.
+  // Role derivations over tuples, when the facts have both. A shared source is derived once for all
+  // the users who have it; a user's own direct roles, with `no_direct_roles_on_object` blocking where
+  // they are. A user whose direct roles block a rule a shared source used is derived whole (derive.ts).
   const derivations = buildDerivationIndex(facts);
-  const derivedOf = new Map<string, EffectiveGrant[]>();
-  function grantsOf(user: string): EffectiveGrant[] {
-    if (!derivations) return baseGrantsOf(user);
-    let list = derivedOf.get(user);
-    if (!list) {
-      list = deriveHeld(baseGrantsOf(user), derivations).map(({ instance, role, paths }) => ({ user, instance, role, paths }));
-      derivedOf.set(user, list);
+  const derivedShared = new Map<string, Derived>();
+  const sourcesMemo = new Map<string, readonly HeldSource[]>();
+  const NONE: ReadonlySet<string> = new Set();
+  function sourcesOf(user: string): readonly HeldSource[] {
+    if (!derivations) return baseSources(user);
+    const known = sourcesMemo.get(user);
+    if (known) return known;
+    const base = baseSources(user);
+    const blocked: ReadonlySet<string> = new Set(direct.get(user)?.keys() ?? []);
+    let out: HeldSource[] = [];
+    for (const s of base) {
+      if (!s.shared) {
+        out.push({ ...s, held: derive(s.held, derivations, blocked).held });
+        continue;
+      }
+      const d = getOrSet(derivedShared, s.key, () => derive(s.held, derivations, NONE));
+      if ([...blocked].some((i) => d.noDirectTargets.has(i))) {
+        out = [{ key: 'user', shared: false, held: derive(mergeHeld(base.map((b) => b.held)), derivations, blocked).held }];
+        break;
+      }
+      out.push({ ...s, held: d.held });
     }
-    return [...list];
+    sourcesMemo.set(user, out);
+    return out;
   }
+
+  const grantsMemo = new Map<string, readonly EffectiveGrant[]>();
+  function grantsOf(user: string): readonly EffectiveGrant[] {
+    const known = grantsMemo.get(user);
+    if (known) return known;
+    const merged = mergeHeld(
+      sourcesOf(user).map((s) => s.held),
+      derivations ? joinDerivedPaths : undefined,
+    ).map(({ instance, role, paths }) => ({ user, instance, role, paths }));
+    // Without derivations a user's grants are cheap to merge again; with them, keep them.
+    if (derivations) grantsMemo.set(user, merged);
+    return merged;
+  }
+
   function rolesOn(user: string, instance: string): RoleHolding[] {
     if (!derivations) return baseRolesOn(user, instance);
-    return grantsOf(user).filter((g) => g.instance === instance).map(({ role, paths }) => ({ role, paths }));
+    const parts: Held[][] = [];
+    for (const s of sourcesOf(user)) {
+      const [from, to] = rangeOf(s.held, instance);
+      if (to > from) parts.push(s.held.slice(from, to));
+    }
+    return mergeHeld(parts, joinDerivedPaths).map(({ role, paths }) => ({ role, paths }));
+  }
+
+  function usersReaching(instances: Iterable<string>): string[] {
+    const from = derivations ? upstreamOf(instances, derivations) : new Set(instances);
+    const users = new Set<string>();
+    const tenants = new Set<string>();
+    for (const instance of from) {
+      for (const holders of directHolders.get(instance)?.values() ?? []) for (const u of holders) users.add(u);
+      const tenant = tenantOfInstance.get(instance);
+      if (tenant !== undefined) tenants.add(tenant);
+      for (const { group } of grantsOn.get(instance) ?? []) for (const u of groups.membersOf(group)) users.add(u);
+    }
+    for (const tenant of tenants) for (const holders of tenantHolders.get(tenant)?.values() ?? []) for (const u of holders) users.add(u);
+    return [...users].sort(cmp);
   }
 
   function can(user: string, action: string, instance: string): Decision {
@@ -152,12 +223,9 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
         ? roles.rolesGranting(roleOrPermission)
         : []
       : [roleOn(roleOrPermission, instance)];
+    // Derived holders are found among the users who hold a role upstream (a role on a related instance may derive it).
+    if (derivations) return usersReaching([instance]).filter((u) => rolesOn(u, instance).some((h) => wanted.includes(h.role)));
     const users = new Set<string>();
-    // Derived holders are found per user (a role on any related instance may derive it).
-    if (derivations) {
-      for (const u of allUsers) if (rolesOn(u, instance).some((h) => wanted.includes(h.role))) users.add(u);
-      return [...users];
-    }
     const tenant = tenantOfInstance.get(instance);
     for (const role of wanted) {
       for (const u of directHolders.get(instance)?.get(role) ?? []) users.add(u);
@@ -177,6 +245,8 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
     explain: (user, subject, instance) =>
       explainAccess({ graph, roles, grantsOn: grantsOn.get(instance) ?? [], user, subject, instance }),
     grantsOf,
+    sourcesOf,
+    usersReaching,
     *effectiveGrants() {
       for (const user of allUsers) yield* grantsOf(user);
     },

@@ -185,7 +185,11 @@ function onInstance(graph: AccessGraph, live: LiveState, ref: string, isGroup: b
     if (through.length === 0 && members.length > 0) lines.push(`${count(members.length, 'member')} (${names(members)}), no roles through it`);
     for (const g of through) lines.push(`${g.role} on ${g.instance} to ${users(members)}`);
   }
-  const roles = [...new Set([...live.roles.keys(), MEMBER_ROLE])].sort(cmp);
+  // Every role that can be held on it, by identity: the top-level roles, as they resolve on the
+  // instance, and the resource roles of its type (which may have no top-level namesake).
+  const type = ref.slice(0, Math.max(0, ref.indexOf(':')));
+  const ofType = graph.facts.roles.filter((r) => r.key.startsWith(`${type}#`)).map((r) => r.key);
+  const roles = [...new Set([...live.roles.keys(), MEMBER_ROLE, ...ofType].map((r) => (r === MEMBER_ROLE ? r : graph.roleOn(r, ref))))].sort(cmp);
   for (const role of roles) {
     if (isGroup && role === MEMBER_ROLE) continue; // its members, above
     const holders = graph.usersWith(role, ref);

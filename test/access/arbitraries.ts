@@ -156,3 +156,28 @@ export function arbFactsEdit(options: ArbFactsOptions = {}): fc.Arbitrary<[Acces
     },
   );
 }
+
+/**
+ * Two relationship-model environments, the second an edit of the first: each fact list (tuples and
+ * derivations included) keeps a random part of the first's and gains up to two of another's; sometimes
+ * the instances (and their tenants) change too. Role definitions stay: an edit of those compares everyone.
+ */
+export function arbRebacFactsEdit(options: ArbFactsOptions = {}): fc.Arbitrary<[AccessFacts, AccessFacts]> {
+  return fc.tuple(arbRebacFacts(options), arbRebacFacts(options), fc.boolean()).chain(([before, extra, newInstances]) => {
+    const keep = <T>(xs: readonly T[] = [], add: readonly T[] = []) =>
+      fc.tuple(fc.subarray([...xs]), fc.subarray([...add], { maxLength: Math.min(2, add.length) })).map(([a, b]) => [...a, ...b]);
+    return fc
+      .record({
+        roles: fc.constant(before.roles),
+        instances: fc.constant(newInstances ? extra.instances : before.instances),
+        tenantRoles: keep(before.tenantRoles, extra.tenantRoles),
+        instanceRoles: keep(before.instanceRoles, extra.instanceRoles),
+        memberships: keep(before.memberships, extra.memberships),
+        links: keep(before.links, extra.links),
+        groupGrants: keep(before.groupGrants, extra.groupGrants),
+        relationships: keep(before.relationships, extra.relationships),
+        derivations: keep(before.derivations, extra.derivations),
+      })
+      .map((after): [AccessFacts, AccessFacts] => [before, after]);
+  });
+}

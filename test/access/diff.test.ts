@@ -108,3 +108,49 @@ describe('diffAccess', () => {
     ]);
   });
 });
+
+describe('diffAccess with role derivations over tuples', () => {
+  const rebac = (input: FactsInput, tuples: [string, string, string][], derivations: AccessFacts['derivations']): AccessFacts => ({
+    ...facts(input),
+    relationships: tuples.map(([subject, relation, object]) => ({ subject, relation, object })),
+    derivations,
+  });
+  const parentDerives = [{ role: 'folder#viewer', from: 'folder#viewer', relation: 'parent' }];
+
+  it('a tuple added: the holders of a role on its subject gain what it derives, and nobody else is compared', () => {
+    const input: FactsInput = {
+      roles: { 'folder#viewer': ['folder:read'] },
+      instances: [['folder:a', 't'], ['folder:b', 't']],
+      instanceRoles: [['alice', 'folder#viewer', 'folder:a'], ['bob', 'folder#viewer', 'folder:b']],
+    };
+    const before = buildAccessGraph(rebac(input, [], parentDerives));
+    const after = buildAccessGraph(rebac(input, [['folder:a', 'parent', 'folder:b']], parentDerives));
+    expect(after.usersReaching(['folder:a'])).toEqual(['alice']);
+    const d = diffAccess(before, after);
+    expect(d.changes.map((c) => `${c.sign}${c.user} ${c.subject} ${c.instance}`)).toEqual(['+alice folder#viewer folder:b']);
+    expect(d.changes[0].via[0].path).toMatchObject({ kind: 'derived', subject: 'folder:a', relation: 'parent' });
+  });
+
+  it('a role held tenant-wide that grants nothing on the type is listed once it is also derived there', () => {
+    // The same (instance, role) in the same tenant-wide source before and after: only how it is held changes.
+    const input: FactsInput = {
+      roles: { 'folder#viewer': [] },
+      instances: [['folder:a', 't'], ['folder:b', 't']],
+      tenantRoles: [['alice', 'folder#viewer', 't']],
+    };
+    const d = diffAccess(buildAccessGraph(rebac(input, [], parentDerives)), buildAccessGraph(rebac(input, [['folder:a', 'parent', 'folder:b']], parentDerives)));
+    expect(d.changes.map((c) => `${c.sign}${c.user} ${c.subject} ${c.instance}`)).toEqual(['+alice folder#viewer folder:b']);
+  });
+
+  it('a derivation removed: everyone who derived through it loses, a group\'s members alike', () => {
+    const input: FactsInput = {
+      roles: { 'folder#viewer': ['folder:read'] },
+      instances: [['folder:a', 't'], ['folder:b', 't']],
+      memberships: [['carol', 'team:x'], ['dan', 'team:x']],
+      groupGrants: [['team:x', 'folder#viewer', 'folder:a']],
+    };
+    const tuples: [string, string, string][] = [['folder:a', 'parent', 'folder:b']];
+    const d = diffAccess(buildAccessGraph(rebac(input, tuples, parentDerives)), buildAccessGraph(rebac(input, tuples, [])));
+    expect(d.changes.map((c) => `${c.sign}${c.user} ${c.subject} ${c.instance}`)).toEqual(['-carol folder#viewer folder:b', '-dan folder#viewer folder:b']);
+  });
+});

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildAccessGraph, diffAccess, type AccessPath } from '../../src/access/index.js';
-import { arbAccessFacts, arbAccessQuery, arbFactsEdit, arbRebacFacts } from './arbitraries.js';
+import { arbAccessFacts, arbAccessQuery, arbFactsEdit, arbRebacFacts, arbRebacFactsEdit } from './arbitraries.js';
 import {
   naiveCan,
   naiveChains,
@@ -43,6 +43,32 @@ describe('the graph agrees with the naive reference', () => {
           expect(graph.grantsOf(user).map((g) => `${user}|${g.instance}|${g.role}`).sort()).toEqual(
             [...naiveGrants(f)].filter((k) => k.startsWith(`${user}|`)).sort(),
           );
+        }
+      }),
+      runs,
+    );
+  });
+
+  it('with derivations: grantsOf, rolesOn and sourcesOf agree; usersWith and usersReaching find every holder', () => {
+    fc.assert(
+      fc.property(arbRebacFacts(), (f) => {
+        const graph = buildAccessGraph(f);
+        const held = [...naiveGrants(f)].map((k) => k.split('|'));
+        for (const user of graph.users()) {
+          const grants = graph.grantsOf(user);
+          for (const g of grants) expect(graph.rolesOn(user, g.instance).find((h) => h.role === g.role)?.paths).toEqual(g.paths);
+          const fromSources = new Set(graph.sourcesOf(user).flatMap((s) => s.held.map((h) => `${h.instance}|${h.role}`)));
+          expect(fromSources).toEqual(new Set(grants.map((g) => `${g.instance}|${g.role}`)));
+        }
+        for (const instance of new Set(held.map(([, i]) => i))) {
+          const holders = [...new Set(held.filter(([, i]) => i === instance).map(([u]) => u))].sort();
+          expect(holders.every((u) => graph.usersReaching([instance]).includes(u))).toBe(true);
+          for (const role of new Set(held.filter(([, i]) => i === instance).map(([, , r]) => r))) {
+            // A top-level role held tenant-wide: usersWith names it by identity (the resource role of the same key).
+            if (graph.roleOn(role, instance) !== role) continue;
+            const want = [...new Set(held.filter(([, i, r]) => i === instance && r === role).map(([u]) => u))].sort();
+            expect(graph.usersWith(role, instance)).toEqual(want);
+          }
         }
       }),
       runs,
@@ -154,6 +180,19 @@ describe('diffAccess is the set difference of the naive effective grants', () =>
         expect(d.summary.reduce((n, e) => n + e.users.length, 0)).toBe(d.changes.length);
       }),
       runs,
+    );
+  });
+
+  it.each([false, true])('with tuples and derivations edited too, permissions: %s', (permissions) => {
+    fc.assert(
+      fc.property(arbRebacFactsEdit(), ([before, after]) => {
+        const d = diffAccess(buildAccessGraph(before), buildAccessGraph(after), { permissions });
+        const held = permissions ? naivePermissionGrants : naiveRoleViewGrants;
+        expect(asKeys(d.changes, '+')).toEqual(minus(held(after), held(before)));
+        expect(asKeys(d.changes, '-')).toEqual(minus(held(before), held(after)));
+        expect(d.changes.every((c) => c.via.length > 0)).toBe(true);
+      }),
+      { numRuns: 500 },
     );
   });
 });

@@ -32,7 +32,13 @@ export function naiveTenantOf(f: AccessFacts, instance: string): string | undefi
 
 /** Every held (user, instance, role), as `user|instance|role`. */
 export function naiveGrants(f: AccessFacts): Set<string> {
+  return naiveGrantsAndDerived(f).held;
+}
+
+/** naiveGrants, and the grants some derivation step gives (whether or not they are also held otherwise). */
+export function naiveGrantsAndDerived(f: AccessFacts): { held: Set<string>; derived: Set<string> } {
   const out = new Set<string>();
+  const derived = new Set<string>();
   for (const r of f.instanceRoles) out.add(`${r.user}|${r.instance}|${r.role}`);
   for (const r of f.tenantRoles) {
     for (const i of f.instances) if (naiveTenantOf(f, i.id) === r.tenant) out.add(`${r.user}|${i.id}|${r.role}`);
@@ -54,6 +60,7 @@ export function naiveGrants(f: AccessFacts): Set<string> {
           if (d.from !== from || d.relation !== t.relation || d.role.split('#')[0] !== t.object.split(':')[0]) continue;
           if (d.noDirect && direct.has(`${user}|${t.object}`)) continue;
           const held = `${user}|${t.object}|${d.role}`;
+          derived.add(held);
           if (!out.has(held)) {
             out.add(held);
             grew = true;
@@ -62,15 +69,16 @@ export function naiveGrants(f: AccessFacts): Set<string> {
       }
     }
   }
-  return out;
+  return { held: out, derived };
 }
 
 /**
  * The role view of the plan's access section: naiveGrants without the tenant-wide holdings of a role
- * that grants nothing on the instance's type (src/access/diff.ts).
+ * that grants nothing on the instance's type (src/access/diff.ts). A derived holding is listed, whatever
+ * it was derived from.
  */
 export function naiveRoleViewGrants(f: AccessFacts): Set<string> {
-  const out = new Set<string>();
+  const out = new Set<string>(naiveGrantsAndDerived(f).derived);
   for (const r of f.instanceRoles) out.add(`${r.user}|${r.instance}|${r.role}`);
   for (const r of f.tenantRoles) {
     for (const i of f.instances) {
