@@ -18,6 +18,8 @@ import { getOrSet } from './groups.js';
 import { compareHeld, type Held } from './held.js';
 import { comparePaths } from './paths.js';
 
+const NOTHING: ReadonlySet<string> = new Set();
+
 /** Derived paths kept per (instance, role): the shortest first; enough to explain, bounded for cycles. */
 const MAX_DERIVED_PATHS = 4;
 
@@ -49,7 +51,7 @@ export function buildDerivationIndex(facts: AccessFacts): DerivationIndex | unde
 
 export interface Derived {
   /** The holdings with what they derive, sorted by (instance, role). */
-  held: Held[];
+  held: readonly Held[];
   /** Objects a `no_direct_roles_on_object` rule derived a role into (whether or not it was new). */
   noDirectTargets: ReadonlySet<string>;
 }
@@ -61,6 +63,8 @@ export interface Derived {
  * `no_direct_roles_on_object` rules derive nothing (empty when deriving a group's or tenant's holdings).
  */
 export function derive(base: readonly Held[], index: DerivationIndex, direct: ReadonlySet<string>): Derived {
+  // Most holdings are on instances no tuple starts from: nothing to derive, nothing to copy.
+  if (!base.some((h) => index.bySubject.has(h.instance))) return { held: base, noDirectTargets: NOTHING };
   const held = new Map<string, Map<string, AccessPath[]>>();
   for (const h of base) getOrSet(held, h.instance, () => new Map()).set(h.role, [...h.paths]);
   const noDirectTargets = new Set<string>();
@@ -129,6 +133,71 @@ export function upstreamOf(instances: Iterable<string>, index: DerivationIndex):
     }
   }
   return seen;
+}
+
+/**
+ * What shared sources derive, kept across the graphs built with the cache (a plan's before and after): a
+ * source with the same holdings (paths included) derives the same in another graph when the two have the
+ * same derivations and no instance it reaches has different tuples from it there. The after graph then
+ * gets the very same list, which `diffAccess` skips at once.
+ */
+export interface DerivationCache {
+  derive(key: string, base: readonly Held[], index: DerivationIndex): Derived;
+}
+
+export function derivationCache(): DerivationCache {
+  const byKey = new Map<string, { base: readonly Held[]; index: DerivationIndex; derived: Derived }[]>();
+  const between = new Map<DerivationIndex, Map<DerivationIndex, ReadonlySet<string> | null>>();
+  const changedSubjects = (x: DerivationIndex, y: DerivationIndex) => {
+    const known = between.get(x);
+    if (known?.has(y)) return known.get(y)!;
+    const found = subjectsChanged(x, y);
+    getOrSet(between, x, () => new Map()).set(y, found);
+    return found;
+  };
+  return {
+    derive(key, base, index) {
+      const entries = getOrSet(byKey, key, () => []);
+      const mine = entries.find((e) => e.index === index);
+      if (mine) return mine.derived;
+      for (const e of entries) {
+        const changed = changedSubjects(e.index, index);
+        if (changed === null || !sameHeld(e.base, base)) continue;
+        if (changed.size > 0 && e.derived.held.some((h) => changed.has(h.instance))) continue;
+        entries.push({ base, index, derived: e.derived });
+        return e.derived;
+      }
+      const derived = derive(base, index, NOTHING);
+      entries.push({ base, index, derived });
+      return derived;
+    },
+  };
+}
+
+/** Subjects whose tuples differ between two indexes; null when their derivations differ. */
+function subjectsChanged(x: DerivationIndex, y: DerivationIndex): ReadonlySet<string> | null {
+  const rules = (i: DerivationIndex) => new Set([...i.byFrom].flatMap(([from, rs]) => rs.map((r) => `${from}\u0000${r.role}\u0000${r.noDirect}`)));
+  const rx = rules(x);
+  const ry = rules(y);
+  if (rx.size !== ry.size || [...rx].some((r) => !ry.has(r))) return null;
+  const out = new Set<string>();
+  for (const subject of new Set([...x.bySubject.keys(), ...y.bySubject.keys()])) {
+    const tx = new Set((x.bySubject.get(subject) ?? []).map((t) => `${t.relation}\u0000${t.object}`));
+    const ty = new Set((y.bySubject.get(subject) ?? []).map((t) => `${t.relation}\u0000${t.object}`));
+    if (tx.size !== ty.size || [...tx].some((t) => !ty.has(t))) out.add(subject);
+  }
+  return out;
+}
+
+function sameHeld(a: readonly Held[], b: readonly Held[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const [p, q] = [a[i], b[i]];
+    if (p.instance !== q.instance || p.role !== q.role || p.paths.length !== q.paths.length) return false;
+    for (let k = 0; k < p.paths.length; k++) if (comparePaths(p.paths[k], q.paths[k]) !== 0) return false;
+  }
+  return true;
 }
 
 function sameStep(p: AccessPath, q: AccessPath & { kind: 'derived' }): boolean {

@@ -3,7 +3,7 @@ import { buildGroupIndex, getOrSet } from './groups.js';
 import { explainAccess } from './explain.js';
 import { cmp, comparePaths, compareVia, DIRECT, qualify, typeOf } from './paths.js';
 import { buildRoleIndex } from './roles.js';
-import { buildDerivationIndex, derive, joinDerivedPaths, upstreamOf, type Derived } from './derive.js';
+import { buildDerivationIndex, derivationCache, derive, joinDerivedPaths, upstreamOf, type DerivationCache } from './derive.js';
 import { compareHeld, mergeHeld, rangeOf, type Held } from './held.js';
 
 /**
@@ -60,6 +60,8 @@ export interface AccessGraph {
 export interface AccessGraphOptions {
   /** Alternative group chains kept per (group, granting group) pair. The shortest is always kept. */
   maxChains?: number;
+  /** Shared by graphs built for comparison (a plan's before and after): what shared sources derive is reused. */
+  derivations?: DerivationCache;
 }
 
 /** Builds the graph. Cheap: group closures are computed on first use and memoised. */
@@ -143,9 +145,8 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
   // the users who have it; a user's own direct roles, with `no_direct_roles_on_object` blocking where
   // they are. A user whose direct roles block a rule a shared source used is derived whole (derive.ts).
   const derivations = buildDerivationIndex(facts);
-  const derivedShared = new Map<string, Derived>();
+  const derivedShared = options.derivations ?? derivationCache();
   const sourcesMemo = new Map<string, readonly HeldSource[]>();
-  const NONE: ReadonlySet<string> = new Set();
   function sourcesOf(user: string): readonly HeldSource[] {
     if (!derivations) return baseSources(user);
     const known = sourcesMemo.get(user);
@@ -158,7 +159,7 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
         out.push({ ...s, held: derive(s.held, derivations, blocked).held });
         continue;
       }
-      const d = getOrSet(derivedShared, s.key, () => derive(s.held, derivations, NONE));
+      const d = derivedShared.derive(s.key, s.held, derivations);
       if ([...blocked].some((i) => d.noDirectTargets.has(i))) {
         out = [{ key: 'user', shared: false, held: derive(mergeHeld(base.map((b) => b.held)), derivations, blocked).held }];
         break;

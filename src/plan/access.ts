@@ -7,6 +7,7 @@
 import type { DesiredAssertion } from '../config/desired.js';
 import { buildAccessGraph, diffAccess, formatPath, formatSummaryEntry, type AccessGraph } from '../access/index.js';
 import { factsFromState } from '../access/from-state.js';
+import { derivationCache } from '../access/derive.js';
 import { evaluateAssertions } from '../access/assertions.js';
 import { failureLines, placeOf } from '../access/check-report.js';
 import { diffRoleDefinitions } from '../access/definition-diff.js';
@@ -82,7 +83,11 @@ export interface PlanAccessInput {
 
 /** The graphs before and after the changes: exported for the bench and `check`'s use of a plan. */
 export function accessGraphs(live: LiveState, changes: readonly Change[]): { before: AccessGraph; after: AccessGraph } {
-  return { before: buildAccessGraph(factsFromState(live)), after: buildAccessGraph(factsFromState(liveAfter(live, changes))) };
+  const derivations = derivationCache();
+  return {
+    before: buildAccessGraph(factsFromState(live), { derivations }),
+    after: buildAccessGraph(factsFromState(liveAfter(live, changes)), { derivations }),
+  };
 }
 
 export function planAccess(input: PlanAccessInput): PlanAccess {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildAccessGraph, diffAccess, type AccessPath } from '../../src/access/index.js';
+import { derivationCache } from '../../src/access/derive.js';
 import { arbAccessFacts, arbAccessQuery, arbFactsEdit, arbRebacFacts, arbRebacFactsEdit } from './arbitraries.js';
 import {
   naiveCan,
@@ -183,10 +184,20 @@ describe('diffAccess is the set difference of the naive effective grants', () =>
     );
   });
 
-  it.each([false, true])('with tuples and derivations edited too, permissions: %s', (permissions) => {
+  it.each([
+    [false, 'graphs of their own'],
+    [true, 'graphs of their own'],
+    [false, 'graphs sharing what sources derive'],
+    [true, 'graphs sharing what sources derive'],
+  ])('with tuples and derivations edited too, permissions: %s, %s', (permissions, how) => {
     fc.assert(
       fc.property(arbRebacFactsEdit(), ([before, after]) => {
-        const d = diffAccess(buildAccessGraph(before), buildAccessGraph(after), { permissions });
+        const options = how === 'graphs of their own' ? [{}, {}] : [{ derivations: derivationCache() }].flatMap((o) => [o, o]);
+        const [g0, g1] = [buildAccessGraph(before, options[0]), buildAccessGraph(after, options[1])];
+        const d = diffAccess(g0, g1, { permissions });
+        for (const user of g1.users()) {
+          expect(g1.grantsOf(user).map((g) => `${user}|${g.instance}|${g.role}`).sort()).toEqual([...naiveGrants(after)].filter((k) => k.startsWith(`${user}|`)).sort());
+        }
         const held = permissions ? naivePermissionGrants : naiveRoleViewGrants;
         expect(asKeys(d.changes, '+')).toEqual(minus(held(after), held(before)));
         expect(asKeys(d.changes, '-')).toEqual(minus(held(before), held(after)));
