@@ -24,27 +24,37 @@ const NOTHING: ReadonlySet<string> = new Set();
 const MAX_DERIVED_PATHS = 4;
 
 export interface DerivationIndex {
-  /** subject → its tuples. */
-  bySubject: Map<string, { relation: string; object: string }[]>;
-  /** object → its tuples whose relation some derivation follows (to walk derivations backwards). */
+  /** subject → its tuples whose relation some derivation follows, with the object's type. */
+  bySubject: Map<string, { relation: string; object: string; type: string }[]>;
+  /** object → the same tuples (to walk derivations backwards). */
   byObject: Map<string, { relation: string; subject: string }[]>;
-  /** `from\0relation` → the roles it derives. */
-  byFrom: Map<string, { role: string; noDirect: boolean }[]>;
+  /** from → relation → the roles it derives, with the derived role's type. */
+  byFrom: Map<string, Map<string, DerivedRule[]>>;
+}
+
+interface DerivedRule {
+  role: string;
+  noDirect: boolean;
+  /** The derived role's type (`document` for `document#editor`); null for a role of no type, which derives nothing. */
+  type: string | null;
 }
 
 export function buildDerivationIndex(facts: AccessFacts): DerivationIndex | undefined {
   if (!facts.derivations?.length || !facts.relationships?.length) return undefined;
-  const byFrom = new Map<string, { role: string; noDirect: boolean }[]>();
-  const followed = new Set<string>();
+  const byFrom = new Map<string, Map<string, DerivedRule[]>>();
   for (const d of facts.derivations) {
-    getOrSet(byFrom, `${d.from}\u0000${d.relation}`, () => []).push({ role: d.role, noDirect: d.noDirect === true });
-    followed.add(d.relation);
+    const hash = d.role.indexOf('#');
+    const rule = { role: d.role, noDirect: d.noDirect === true, type: hash < 0 ? null : d.role.slice(0, hash) };
+    getOrSet(getOrSet(byFrom, d.from, () => new Map()), d.relation, () => []).push(rule);
   }
-  const bySubject = new Map<string, { relation: string; object: string }[]>();
+  const followed = new Set(facts.derivations.map((d) => d.relation));
+  const bySubject = new Map<string, { relation: string; object: string; type: string }[]>();
   const byObject = new Map<string, { relation: string; subject: string }[]>();
   for (const t of facts.relationships) {
-    getOrSet(bySubject, t.subject, () => []).push({ relation: t.relation, object: t.object });
-    if (followed.has(t.relation)) getOrSet(byObject, t.object, () => []).push({ relation: t.relation, subject: t.subject });
+    if (!followed.has(t.relation)) continue;
+    const type = t.object.slice(0, Math.max(0, t.object.indexOf(':')));
+    getOrSet(bySubject, t.subject, () => []).push({ relation: t.relation, object: t.object, type });
+    getOrSet(byObject, t.object, () => []).push({ relation: t.relation, subject: t.subject });
   }
   return { bySubject, byFrom, byObject };
 }
@@ -71,12 +81,14 @@ export function derive(base: readonly Held[], index: DerivationIndex, direct: Re
   const queue: { instance: string; role: string; path: AccessPath }[] = base.map((h) => ({ instance: h.instance, role: h.role, path: h.paths[0] }));
   for (let i = 0; i < queue.length; i++) {
     const { instance: subject, role: from, path } = queue[i];
-    for (const { relation, object } of index.bySubject.get(subject) ?? []) {
-      const rules = index.byFrom.get(`${from}\u0000${relation}`);
+    const tuples = index.bySubject.get(subject);
+    const fromRules = tuples && index.byFrom.get(from);
+    if (!fromRules) continue;
+    for (const { relation, object, type } of tuples) {
+      const rules = fromRules.get(relation);
       if (!rules) continue;
-      const type = object.slice(0, Math.max(0, object.indexOf(':')));
-      for (const { role, noDirect } of rules) {
-        if (!role.startsWith(`${type}#`)) continue;
+      for (const { role, noDirect, type: derivedType } of rules) {
+        if (derivedType !== type) continue;
         if (noDirect) {
           noDirectTargets.add(object);
           if (direct.has(object)) continue;
@@ -176,7 +188,8 @@ export function derivationCache(): DerivationCache {
 
 /** Subjects whose tuples differ between two indexes; null when their derivations differ. */
 function subjectsChanged(x: DerivationIndex, y: DerivationIndex): ReadonlySet<string> | null {
-  const rules = (i: DerivationIndex) => new Set([...i.byFrom].flatMap(([from, rs]) => rs.map((r) => `${from}\u0000${r.role}\u0000${r.noDirect}`)));
+  const rules = (i: DerivationIndex) =>
+    new Set([...i.byFrom].flatMap(([from, byRelation]) => [...byRelation].flatMap(([relation, rs]) => rs.map((r) => `${from}\u0000${relation}\u0000${r.role}\u0000${r.noDirect}`))));
   const rx = rules(x);
   const ry = rules(y);
   if (rx.size !== ry.size || [...rx].some((r) => !ry.has(r))) return null;
