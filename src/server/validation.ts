@@ -31,10 +31,18 @@ export interface Detail {
   type: string;
 }
 
-/** ajv errors in the public API's 422 shape: `{loc: ['body', 'key'], msg, type}`. */
-export function toDetail(errors: ErrorObject[], context: string): Detail[] {
+/**
+ * Where a problem is, in the public service's words: FastAPI starts `loc` with `body`, `query`, `path`
+ * or `header` (its parameter kinds, the OpenAPI `in`), where fastify names the request parts `body`,
+ * `querystring`, `params` and `headers`. Hand-written checks (nul.ts, the routes) use FastAPI's words.
+ */
+const LOC_OF_PART: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
+
+/** ajv errors in the public API's 422 shape: `{loc: ['body', 'key'], msg, type}`; `part` is fastify's validation context. */
+export function toDetail(errors: ErrorObject[], part: string): Detail[] {
+  const where = LOC_OF_PART[part] ?? part;
   return errors.map((e) => {
-    const loc: (string | number)[] = [context, ...e.instancePath.split('/').filter(Boolean).map(unescape)];
+    const loc: (string | number)[] = [where, ...e.instancePath.split('/').filter(Boolean).map(unescape)];
     if (e.keyword === 'additionalProperties') loc.push(String(e.params.additionalProperty));
     if (e.keyword === 'required') loc.push(String(e.params.missingProperty));
     const msg =

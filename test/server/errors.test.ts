@@ -128,6 +128,19 @@ describe('invalid input answers 422 {detail: [{loc, msg, type}]}', () => {
     expectInvalid(await s.call('POST', p, body), loc);
   });
 
+  // FastAPI (the public service) names where with `body`, `query`, `path`, `header` (its ParamTypes, one
+  // per OpenAPI `in`), whichever check found the problem: the route's schema or a rule checked by hand.
+  it.each([
+    ['a query parameter', 'GET', '/v2/facts/p/e/resource_instances/detailed?page=0', undefined, {}, ['query', 'page']],
+    ['a path parameter', 'PUT', '/v2/facts/p/e/users/a%20b', { key: 'a b' }, {}, ['path', 'key']],
+    ['a header', 'POST', '/allowed', { user: 'alice', action: 'read', resource: 'doc:d1' }, { 'x-roster-project': 'not a key!', 'x-roster-environment': 'e' }, ['header', 'x-roster-project']],
+    ['a body field', 'POST', '/v2/facts/p/e/tenants', { key: 'a', name: 'a', colour: 'red' }, {}, ['body', 'colour']],
+  ])('loc starts as FastAPI does for %s', async (_, method, p, body, headers, loc) => {
+    const r = await s.call(method, p, body, { headers });
+    expectInvalid(r, loc);
+    for (const d of r.body.detail) expect(['body', 'query', 'path', 'header']).toContain(d.loc[0]);
+  });
+
   it('reports every problem at once', async () => {
     const r = await s.facts('POST', '/tenants', { key: 'a b', colour: 'red' });
     expectInvalid(r);

@@ -114,6 +114,6 @@ describe('GET /resource_instances/detailed', () => {
     expect(page).toMatchObject({ total_count: 4, page_count: 2 });
     expect(keysOf(page)).toEqual(['folder:f2']);
     expectError(await s.facts('GET', '/resource_instances/detailed?per_page=101'), 422, 'PAGINATION_SIZE_OVERREACHED');
-    expectInvalid(await s.facts('GET', '/resource_instances/detailed?page=0'), ['querystring', 'page']);
+    expectInvalid(await s.facts('GET', '/resource_instances/detailed?page=0'), ['query', 'page']);
   });
 });

@@ -80,6 +80,32 @@ describe('users', () => {
     expect(replaced.body).not.toHaveProperty('email');
   });
 
+  it('PUT names one user: a body key that differs from it is 422 at body.key and changes nothing', async () => {
+    const erin = ok(await s.facts('PUT', '/users/erin', { key: 'erin', email: 'e@x.io' }));
+    // Neither renamed, nor replaced under the path's key with the body's key dropped, nor a new user.
+    const refused = await s.facts('PUT', '/users/erin', { key: 'frank', first_name: 'Frank' });
+    expectInvalid(refused, ['body', 'key']);
+    expect(refused.body.detail[0].msg).toContain("'frank'");
+    expect(refused.body.detail[0].msg).toContain("'erin'");
+    expect(ok(await s.facts('GET', '/users/erin'))).toEqual(erin);
+    expectError(await s.facts('GET', '/users/frank'), 404, 'NOT_FOUND');
+    // Nothing is created when the path's user does not exist either.
+    expectInvalid(await s.facts('PUT', '/users/gina', { key: 'gino' }), ['body', 'key']);
+    expectError(await s.facts('GET', '/users/gina'), 404, 'NOT_FOUND');
+    expectError(await s.facts('GET', '/users/gino'), 404, 'NOT_FOUND');
+  });
+
+  it('PUT by the user id (the public user_id is a key or an id) replaces that user, never makes a user keyed by the id', async () => {
+    const hal = ok(await s.facts('PUT', '/users/hal', { key: 'hal', email: 'h@x.io' }));
+    const replaced = await s.facts('PUT', `/users/${hal.id}`, { key: 'hal', first_name: 'Hal' });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body).toMatchObject({ id: hal.id, key: 'hal', first_name: 'Hal' });
+    expect(ok(await s.facts('GET', `/users?search=${hal.id}`)).data).toEqual([]);
+    // By id, the body still names the user's own key.
+    expectInvalid(await s.facts('PUT', `/users/${hal.id}`, { key: 'hal2' }), ['body', 'key']);
+    expect(ok(await s.facts('GET', '/users/hal'))).toMatchObject({ id: hal.id, first_name: 'Hal' });
+  });
+
   it.each([['a|b'], ['a@b.c'], ['a+b'], ['a.b-c_d']])('user keys may contain | @ + . (%s)', async (key) => {
     expect((await user(s, key)).key).toBe(key);
     expect(ok(await s.facts('GET', `/users/${encodeURIComponent(key)}`)).key).toBe(key);

@@ -1,5 +1,5 @@
 import type { Queryable } from '../store/db.js';
-import { duplicate, httpError } from '../errors.js';
+import { duplicate, httpError, invalid } from '../errors.js';
 import { isUniqueViolation } from '../store/db.js';
 import { findKeyed } from './common.js';
 
@@ -9,13 +9,28 @@ import { findKeyed } from './common.js';
  * evaluates derivations over tuples (repo/derivations.ts), except the group machinery's: access through
  * groups is decided from the group records themselves, never from those type-level derivations.
  */
+/**
+ * The group machinery's relation `key` (`<type>_group`, `group`) on the object resource, created when
+ * missing. One of that name relating another subject was made through the public routes before those
+ * names were refused there (refuseGroupRelationKey): using it would evaluate the group's derivation over
+ * every tuple of it and over-grant, so the group write is refused until it is deleted.
+ */
 export async function ensureRelation(q: Queryable, envId: string, objectResourceId: string, key: string, subjectResourceId: string, at: string): Promise<string> {
   await q.run(
     `INSERT INTO relations (id, env_id, object_resource_id, key, name, description, subject_resource_id, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?) ON CONFLICT (object_resource_id, key) DO NOTHING`,
     [crypto.randomUUID(), envId, objectResourceId, key, key, subjectResourceId, at, at],
   );
-  return (await q.get<{ id: string }>(`SELECT id FROM relations WHERE object_resource_id = ? AND key = ?`, [objectResourceId, key]))!.id;
+  const there = (await q.get<{ id: string; subject_resource_id: string; object_key: string; subject_key: string }>(
+    `SELECT rel.id, rel.subject_resource_id, o.key AS object_key, s.key AS subject_key
+     FROM relations rel JOIN resources o ON o.id = rel.object_resource_id JOIN resources s ON s.id = rel.subject_resource_id
+     WHERE rel.object_resource_id = ? AND rel.key = ?`,
+    [objectResourceId, key],
+  ))!;
+  if (there.subject_resource_id !== subjectResourceId) {
+    throw httpError('MISMATCH_RELATION_TYPE', `relation ${there.object_key}#${key} relates '${there.subject_key}' instances: the name is the group machinery's, but this relation was made through the relation routes; delete it (DELETE .../resources/${there.object_key}/relations/${key}, with its tuples) so that groups can use the name here`);
+  }
+  return there.id;
 }
 
 /** "A user with `linkedRole` on an `onResource` instance related by `relation` gets `role` on the `resource` instance." */
@@ -98,6 +113,19 @@ export async function dropUnderivedGroupGrants(q: Queryable, g: { resourceId: st
 /** A relation's key is the group machinery's (repo/derivations.ts): `<subject type>_group`, or `group` from a type to itself. */
 export const isGroupRelation = (key: string, subjectKey: string, sameType: boolean) => key === `${subjectKey}_group` || (key === 'group' && sameType);
 
+/**
+ * Refuses, at `loc`, a relation key the group machinery writes: `<type>_group` (on any resource, for any
+ * type: every resource may become a group type) and `group`. A relation of such a name made through the
+ * public routes would be taken for the machinery's (its derivations never evaluated, repo/derivations.ts),
+ * or be reused by the machinery for a group type's grants (ensureRelation keeps the one there, whatever its
+ * subject) and then evaluated over the groups' tuples, which over-grants. Roster's configuration refuses
+ * the same names (src/config/rules/relations.ts).
+ */
+export function refuseGroupRelationKey(key: string, loc: (string | number)[]): void {
+  if (key !== 'group' && !key.endsWith('_group')) return;
+  throw invalid(loc, `relation key '${key}' is kept for groups: the service writes '<type>_group' (a group type's roles on a resource) and 'group' (groups inside groups) itself and decides access through them from the group records; choose another key`);
+}
+
 /** The public `RelationCreate` on the resource `object`; 409 when the resource has a relation of that key. */
 export async function createRelation(
   q: Queryable,
@@ -131,8 +159,9 @@ export async function deleteRelation(q: Queryable, object: { id: string }, key: 
  * `relations` inside `ResourceCreate` / `ResourceUpdate` / `ResourceReplace` (relation key -> subject
  * resource key or id): each created when missing (named by its key), kept when it is there with that
  * subject. One there with another subject is refused: re-pointing it would strand its tuples and
- * derivations (delete it first). A replace also deletes the resource's relations it does not list,
- * except the group machinery's, which group operations own.
+ * derivations (delete it first). A name the group machinery writes is kept when it is there (a resource
+ * read written back) and refused when it is not. A replace also deletes the resource's relations it does
+ * not list, except the group machinery's, which group operations own.
  */
 export async function writeResourceRelations(
   q: Queryable,
@@ -149,8 +178,10 @@ export async function writeResourceRelations(
   for (const [key, subjectRef] of Object.entries(relations)) {
     const subject = await findKeyed<{ id: string; key: string }>(q, 'resources', envId, subjectRef, 'resource');
     const there = byKey.get(key);
-    if (!there) await createRelation(q, envId, object, { key, name: key, subject_resource: subject.id }, o.at);
-    else if (there.subject_resource_id !== subject.id) {
+    if (!there) {
+      refuseGroupRelationKey(key, ['body', 'relations', key]);
+      await createRelation(q, envId, object, { key, name: key, subject_resource: subject.id }, o.at);
+    } else if (there.subject_resource_id !== subject.id) {
       throw httpError('MISMATCH_RELATION_TYPE', `relation ${object.key}#${key} relates '${there.subject_key}' instances, not '${subject.key}': delete the relation (and its tuples) first to re-point it`);
     }
   }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServerDeps, EnvContext } from '../context.js';
 import { notFound } from '../errors.js';
-import { createRelation, deleteRelation } from '../repo/relations.js';
+import { createRelation, deleteRelation, refuseGroupRelationKey } from '../repo/relations.js';
 import { envelope, parsePaging } from '../paging.js';
 import { KEY, NAME, TEXT, PAGING_QUERY, strictObject } from '../schemas.js';
 import { envFields, findKeyed, pageOf } from '../repo/common.js';
@@ -32,6 +32,7 @@ export default async function relationRoutes(app: FastifyInstance, { db, now }: 
     schema: { body: strictObject({ key: KEY, name: NAME, description: TEXT, subject_resource: KEY }, ['key', 'name', 'subject_resource']) },
   }, async (req) => {
     const { resource } = req.params as { resource: string };
+    refuseGroupRelationKey((req.body as { key: string }).key, ['body', 'key']);
     const id = await db.transaction(async (tx) => {
       const obj = await findKeyed<{ id: string; key: string }>(tx, 'resources', req.env.envId, resource, 'resource');
       return createRelation(tx, req.env.envId, obj, req.body as { key: string; name: string; description?: string | null; subject_resource: string }, now().toISOString());

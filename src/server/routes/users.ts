@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServerDeps } from '../context.js';
-import { duplicate, notFound } from '../errors.js';
+import { duplicate, invalid, notFound } from '../errors.js';
 import { parsePaging, envelope } from '../paging.js';
 import { ATTRIBUTES, EMAIL, PERSON_NAME, INSTANCE_REF, KEY, PAGING_QUERY, USER_KEY, strictObject } from '../schemas.js';
-import { containsPattern, findKeyed, pageOf, whereOf } from '../repo/common.js';
+import { containsPattern, findKeyed, findKeyedOrNull, pageOf, whereOf } from '../repo/common.js';
+import type { Queryable } from '../store/db.js';
 import { userReads, upsertUser, type UserFields, type UserRow } from '../repo/users.js';
 import { ASSIGNMENT_FROM, ASSIGNMENT_SELECT, assignRole, assignmentRead, unassignRole, type AssignmentInput, type AssignmentRow } from '../repo/assignments.js';
 
@@ -41,10 +42,11 @@ export default async function userRoutes(app: FastifyInstance, { db, now }: Serv
   // the SDK reports `created` from the status.
   const create = (replace: boolean, fromPath: boolean) => async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
     const b = req.body as Body;
-    const key = fromPath ? (req.params as { key: string }).key : b.key;
+    const key = b.key;
     const at = now().toISOString();
     const { id, created } = await db.transaction(async (tx) => {
-      const { id, created } = await upsertUser(tx, req.env.envId, { ...b, key }, at, replace);
+      if (fromPath) await checkPathNamesBodyKey(tx, req.env.envId, (req.params as { key: string }).key, key);
+      const { id, created } = await upsertUser(tx, req.env.envId, b, at, replace);
       if (!created && !replace) throw duplicate('user', key);
       for (const ra of b.role_assignments ?? []) await assignRole(tx, req.env.envId, { ...ra, user: key }, at, { ignoreDuplicate: true });
       return { id, created };
@@ -54,7 +56,7 @@ export default async function userRoutes(app: FastifyInstance, { db, now }: Serv
   };
   app.post('/users', { schema: { body: CREATE } }, create(false, false));
   // The path names the user, so its key is checked like a body key (PUT creates the user when missing).
-  // The body names it too (the public `UserCreate` requires `key`); the path's key is the one used.
+  // The body names it too (the public `UserCreate` requires `key`): the two must agree.
   app.put('/users/:key', { schema: { body: CREATE, params: { type: 'object', properties: { key: USER_KEY } } } }, create(true, true));
 
   app.get('/users/:key', async (req) => {
@@ -139,4 +141,17 @@ export default async function userRoutes(app: FastifyInstance, { db, now }: Serv
     });
     return reply.status(204).send();
   });
+}
+
+/**
+ * `PUT /users/{user_id}`: the path names the user by key or id (the public `user_id`), or, when no user
+ * has that key or id, the key of the user to create; the body's `key` must be that user's key. A body
+ * naming another user is refused (422 at `body.key`) rather than guessed at: taking the path's key would
+ * drop the body's, taking the body's would rename a user (keys never change here) or replace another one.
+ */
+async function checkPathNamesBodyKey(q: Queryable, envId: string, ref: string, bodyKey: string): Promise<void> {
+  const named = (await findKeyedOrNull<UserRow>(q, 'users', envId, ref))?.key ?? ref;
+  if (bodyKey !== named) {
+    throw invalid(['body', 'key'], `the body's key '${bodyKey}' is not the user the path names ('${named}'): a user's key never changes; send key '${named}', or create '${bodyKey}' with its own PUT or POST`);
+  }
 }
