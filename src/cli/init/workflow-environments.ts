@@ -88,6 +88,16 @@ const CHANGES = (environments: string) => `  changes:
           echo "touched: [$list]"
 `;
 
+/** The steps every job starts with: the repository, Node and the locked install. */
+const SETUP = `      - name: checkout
+        uses: actions/checkout@v4
+      - name: node
+        uses: actions/setup-node@v4
+        with: { node-version: 20, cache: npm }
+      - name: install
+        run: npm ci
+`;
+
 const PLAN = (env: string, script: string) => `  plan-${env}:
     needs: changes
     if: github.event_name == 'pull_request' && contains(fromJSON(needs.changes.outputs.environments), '${env}')
@@ -96,14 +106,7 @@ const PLAN = (env: string, script: string) => `  plan-${env}:
       group: roster-plan-${env}-\${{ github.event.pull_request.number }}
       cancel-in-progress: true
     steps:
-      - name: checkout
-        uses: actions/checkout@v4
-      - name: node
-        uses: actions/setup-node@v4
-        with: { node-version: 20, cache: npm }
-      - name: install
-        run: npm ci
-      - name: validate
+${SETUP}      - name: validate
         run: npx --no roster validate roster/ --env ${env} --format github
       - name: plan
         id: plan
@@ -144,14 +147,7 @@ const APPLY = (env: string) => `  apply-${env}:
     environment: ${env} # its protection rules (required reviewers) and its own ROSTER_API_KEY apply
     concurrency: roster-apply-${env} # never two applies of one environment at once
     steps:
-      - name: checkout
-        uses: actions/checkout@v4
-      - name: node
-        uses: actions/setup-node@v4
-        with: { node-version: 20, cache: npm }
-      - name: install
-        run: npm ci
-      - name: apply
+${SETUP}      - name: apply
         env:
           ROSTER_API_URL: \${{ vars.ROSTER_API_URL }}
           ROSTER_API_KEY: \${{ secrets.ROSTER_API_KEY }}
