@@ -1,4 +1,4 @@
-import type { AccessPath, RoleHolding, Via } from './facts.js';
+import type { AccessPath, EffectiveGrant, RoleHolding, Via } from './facts.js';
 import type { AccessGraph, HeldSource } from './graph.js';
 import { compareHeld, type Held } from './held.js';
 import { diffFacts } from './delta.js';
@@ -54,17 +54,21 @@ export function diffAccess(before: AccessGraph, after: AccessGraph, opts: Access
     after: subjectsIn(after, permissions),
   };
   const changes: AccessChange[] = [];
+  const compare = (user: string, instance: string, was: readonly RoleHolding[], now: readonly RoleHolding[]) => {
+    const a = subjects.before(instance, was);
+    const b = subjects.after(instance, now);
+    const mine: AccessChange[] = [];
+    for (const [subject, via] of b) if (!a.has(subject)) mine.push({ sign: '+', user, instance, subject, via });
+    for (const [subject, via] of a) if (!b.has(subject)) mine.push({ sign: '-', user, instance, subject, via });
+    changes.push(...mine.sort(compareChanges));
+  };
   for (const user of [...users].sort(cmp)) {
-    const instances = everywhere
-      ? new Set([...before.grantsOf(user), ...after.grantsOf(user)].map((g) => g.instance))
-      : differing(before.sourcesOf(user), after.sourcesOf(user));
-    for (const instance of [...instances].sort(cmp)) {
-      const a = subjects.before(instance, before.rolesOn(user, instance));
-      const b = subjects.after(instance, after.rolesOn(user, instance));
-      const mine: AccessChange[] = [];
-      for (const [subject, via] of b) if (!a.has(subject)) mine.push({ sign: '+', user, instance, subject, via });
-      for (const [subject, via] of a) if (!b.has(subject)) mine.push({ sign: '-', user, instance, subject, via });
-      changes.push(...mine.sort(compareChanges));
+    if (everywhere) {
+      compareEverywhere(before.grantsOf(user), after.grantsOf(user), (instance, was, now) => compare(user, instance, was, now));
+      continue;
+    }
+    for (const instance of [...differing(before.sourcesOf(user), after.sourcesOf(user))].sort(cmp)) {
+      compare(user, instance, before.rolesOn(user, instance), after.rolesOn(user, instance));
     }
   }
   return {
@@ -73,6 +77,24 @@ export function diffAccess(before: AccessGraph, after: AccessGraph, opts: Access
     summary: summarise(changes),
     users: [...new Set(changes.map((c) => c.user))],
   };
+}
+
+/** Both lists are sorted by instance then role: one walk, one instance at a time. */
+function compareEverywhere(
+  was: readonly EffectiveGrant[],
+  now: readonly EffectiveGrant[],
+  each: (instance: string, was: readonly EffectiveGrant[], now: readonly EffectiveGrant[]) => void,
+): void {
+  let i = 0;
+  let j = 0;
+  while (i < was.length || j < now.length) {
+    const instance = j >= now.length || (i < was.length && was[i].instance < now[j].instance) ? was[i].instance : now[j].instance;
+    const i0 = i;
+    const j0 = j;
+    while (i < was.length && was[i].instance === instance) i++;
+    while (j < now.length && now[j].instance === instance) j++;
+    each(instance, was.slice(i0, i), now.slice(j0, j));
+  }
 }
 
 /**
