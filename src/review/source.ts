@@ -1,6 +1,7 @@
 import { pathOf, type ApiClient } from '../api/index.js';
 import { ApiError } from '../errors.js';
 import { isEnvelope } from '../api/paging.js';
+import { reviewerRolesOf, type LevelsRead } from '../api/levels.js';
 import { readAccessRequest, type AccessRequest } from './request.js';
 import type { FeedQuery } from './paging.js';
 import type { RequesterFacts, RoleInfo } from './impact.js';
@@ -133,9 +134,8 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
       }));
     },
     async readReviewers() {
-      const config = await client.get<{ roles_to_levels?: Record<string, (string | { key: string })[]> }>(pathOf(client.paths.elements, 'config', o.config ?? 'default'));
-      const levels = config.roles_to_levels ?? {};
-      const roles = [...new Set(['LEVEL_1', 'LEVEL_2'].flatMap((l) => levels[l] ?? []).map((r) => (typeof r === 'string' ? r : r.key)))].sort();
+      const config = await client.get<{ roles_to_levels?: LevelsRead }>(pathOf(client.paths.elements, 'config', o.config ?? 'default'));
+      const roles = reviewerRolesOf(config.roles_to_levels);
       const holders = new Set<string>();
       for (const role of roles) {
         const rows = await client.listAll<Record<string, unknown>>(`${client.paths.facts}/role_assignments`, { perPage: 100, query: { role, tenant } });
