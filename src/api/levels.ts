@@ -4,11 +4,25 @@
  * "Who reviews"): `reviewer_roles` is that set, whichever of the two levels a role sits at. Pure.
  */
 
+import type { FieldRule, Shape } from './answer.js';
+
 /** The levels whose roles review. LEVEL_3 and LEVEL_4 do not: Roster reads them only to write them back. */
 export const REVIEWER_LEVELS = ['LEVEL_1', 'LEVEL_2'] as const;
 
 /** `roles_to_levels` as read: role keys (as written) or the public `{id, key, name, resource_id}`. */
 export type LevelsRead = Record<string, readonly (string | { key: string })[] | null | undefined>;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isRoleRef = (r: unknown) => typeof r === 'string' || (isObject(r) && typeof r.key === 'string');
+
+/** `roles_to_levels` as a read may carry it: levels of role keys or `{key, ...}` (a level may be null). */
+export const LEVELS: FieldRule = {
+  expected: 'an object of levels, each a list of role keys or {key}',
+  fits: (v) => isObject(v) && Object.values(v).every((l) => l === null || (Array.isArray(l) && l.every(isRoleRef))),
+};
+
+/** What a read of one element configuration must hold for its levels to be used (`expectFields`). */
+export const CONFIG_SHAPE: Shape = { roles_to_levels: LEVELS };
 
 const keyOf = (r: string | { key: string }) => (typeof r === 'string' ? r : r.key);
 const keysAt = (levels: LevelsRead | null | undefined, level: string) => (levels?.[level] ?? []).map(keyOf);

@@ -1,6 +1,7 @@
 import type { ApiClient } from '../api/index.js';
 import { pathOf } from '../api/index.js';
-import { levelsToWrite, type LevelsRead } from '../api/levels.js';
+import { expectFields } from '../api/answer.js';
+import { CONFIG_SHAPE, levelsToWrite, type LevelsRead } from '../api/levels.js';
 import { ApiError } from '../errors.js';
 import type { Change } from '../plan/types.js';
 import { MEMBER_ROLE } from '../plan/live.js';
@@ -66,7 +67,7 @@ export const tupleBody = (f: F) => ({ subject: f.subject, relation: f.relation, 
  * (levels.ts: a LEVEL_2 reviewer stays at LEVEL_2, LEVEL_3 and LEVEL_4 are kept).
  */
 async function levelsAfterUpdate(client: ApiClient, path: string, f: F): Promise<Record<string, string[]>> {
-  const live = await client.get<{ roles_to_levels?: LevelsRead | null }>(path);
+  const live = await client.get<{ roles_to_levels?: LevelsRead | null }>(path, { expect: expectFields(CONFIG_SHAPE) });
   return levelsToWrite(live.roles_to_levels, f.reviewer_roles ?? []);
 }
 

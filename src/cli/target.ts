@@ -71,8 +71,9 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
       const probe = createClient({ baseUrl: apiUrl, apiKey, project: '-', environment: '-', ...transport });
       try {
         // The shape is checked: a truncated answer is retried and reported, not read as "not scoped".
-        const { expectObject } = await import('../api/answer.js');
-        const scope = await probe.get<{ project_id: string | null; environment_id: string | null }>('/v2/api-key/scope', { expect: expectObject });
+        const { expectFields, optional, STRING } = await import('../api/answer.js');
+        const shape = expectFields({ project_id: optional(STRING), environment_id: optional(STRING) });
+        const scope = await probe.get<{ project_id?: string | null; environment_id?: string | null }>('/v2/api-key/scope', { expect: shape });
         p ??= scope.project_id ?? undefined;
         e ??= scope.environment_id ?? undefined;
       } finally {
