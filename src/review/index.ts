@@ -6,6 +6,7 @@ import type { ApiClient } from '../api/index.js';
 import { createReviewController, type ReviewController } from './controller.js';
 import type { LogEntry } from './model.js';
 import { createReviewSource, type ReviewSource } from './source.js';
+import { isCi } from '../ci.js';
 
 export { createReviewSource, type ReviewSource } from './source.js';
 export { createReviewController, type ReviewController } from './controller.js';
@@ -35,7 +36,7 @@ export interface ReviewSummary {
  * so and points to `roster requests`.
  */
 export function whyNotInteractive(env: NodeJS.ProcessEnv = process.env, stdin = process.stdin, stdout = process.stdout): string | undefined {
-  if (env.CI && env.CI !== 'false' && env.CI !== '0') return 'CI is set';
+  if (isCi(env)) return 'CI is set';
   if (!stdin.isTTY) return 'standard input is not a terminal';
   if (!stdout.isTTY) return 'standard output is not a terminal';
   return undefined;
