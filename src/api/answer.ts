@@ -68,6 +68,60 @@ export function expectObject(body: unknown): string | undefined {
   return `JSON of the wrong shape (${describeJson(body)}, where an object was expected)`;
 }
 
+/**
+ * What one field of a single-object answer must be: `expected` says it in the error ("a string"). Only
+ * the fields the caller uses are checked; others (and unknown ones) are left alone, as both dialects
+ * add fields of their own.
+ */
+export interface FieldRule {
+  expected: string;
+  fits(value: unknown): boolean;
+}
+
+/** The fields a single-object read uses, by name; a nested shape is an object holding those fields. */
+export interface Shape {
+  [field: string]: FieldRule | Shape;
+}
+
+export const STRING: FieldRule = { expected: 'a string', fits: (v) => typeof v === 'string' };
+/** An id: the public service sends strings; numbers are read too (readers turn them into strings). */
+export const ID: FieldRule = { expected: 'a string or number', fits: (v) => typeof v === 'string' || typeof v === 'number' };
+/** A field that may be absent or null, or else fits `rule`. */
+export const optional = (rule: FieldRule): FieldRule => ({ expected: `${rule.expected}, null or nothing`, fits: (v) => v === undefined || v === null || rule.fits(v) });
+
+/**
+ * An object with the fields of `shape` (src/api/README.md, "Malformed read answers"): a single-object
+ * GET passes it as `expect`, so an answer it cannot use is retried and then reported as
+ * MALFORMED_ANSWER naming the request, never read into a TypeError.
+ */
+export function expectFields(shape: Shape): (body: unknown) => string | undefined {
+  const wanted = `an object with ${Object.keys(shape).join(', ')}`;
+  return (body) => {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return `JSON of the wrong shape (${describeJson(body)}, where ${wanted} was expected)`;
+    const wrong = fieldProblem(body as Record<string, unknown>, shape, '');
+    return wrong && `JSON of the wrong shape (${wrong})`;
+  };
+}
+
+function fieldProblem(body: Record<string, unknown>, shape: Shape, prefix: string): string | undefined {
+  for (const [name, rule] of Object.entries(shape)) {
+    const value = body[name];
+    const at = prefix + name;
+    if (isRule(rule)) {
+      if (!rule.fits(value)) return `${at} is ${value === undefined ? 'missing' : describeJson(value)}, where ${rule.expected} was expected`;
+      continue;
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      return `${at} is ${value === undefined ? 'missing' : describeJson(value)}, where an object with ${Object.keys(rule).join(', ')} was expected`;
+    }
+    const inner = fieldProblem(value as Record<string, unknown>, rule, `${at}.`);
+    if (inner) return inner;
+  }
+  return undefined;
+}
+
+const isRule = (r: FieldRule | Shape): r is FieldRule => typeof (r as FieldRule).fits === 'function';
+
 function describeJson(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';

@@ -1,6 +1,7 @@
 import type { ApiClient } from './types.js';
 import { pathOf } from './client.js';
 import { inferGroupRoles, type Derivation } from './group-roles.js';
+import { reviewerRolesOf, type LevelsRead } from './levels.js';
 import { emptyLiveState, MEMBER_ROLE, type LiveState } from '../plan/live.js';
 import { derivationKey, type DesiredDerivation, type DesiredRelation, type DesiredGroup, type DesiredResourceRole, type DesiredUser } from '../config/desired.js';
 
@@ -27,7 +28,7 @@ interface InstanceRead { key: string; resource: string; tenant: string; attribut
 interface GroupRead { group_instance_key: string; group_tenant: string; group_resource_type_key?: string }
 interface TupleRead { subject: string; relation: string; object: string }
 /** `roles_to_levels` values are written as role keys and read as `{id, key, name, resource_id}`. */
-interface ConfigRead { key: string; name: string; elements_type?: string; roles_to_levels?: Record<string, (string | { key: string })[]> }
+interface ConfigRead { key: string; name: string; elements_type?: string; roles_to_levels?: LevelsRead }
 interface GroupRoleRead { key: string; resource: { key: string }; resource_instance: { key: string } }
 
 /** Page sizes: the public maxima (role assignments allow 1000). */
@@ -152,7 +153,8 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
   }
   for (const c of configs) {
     if (c.elements_type && c.elements_type !== 'user_management') continue;
-    live.accessRequests.set(c.key, { key: c.key, name: c.name, reviewerRoles: (c.roles_to_levels?.LEVEL_1 ?? []).map(roleKeyOf).sort() });
+    // Both reviewer levels: a role at LEVEL_2 reviews as one at LEVEL_1 does (levels.ts).
+    live.accessRequests.set(c.key, { key: c.key, name: c.name, reviewerRoles: reviewerRolesOf(c.roles_to_levels) });
   }
   return live;
 }
@@ -233,8 +235,6 @@ function relationsOf(r: ResourceRead): DesiredRelation[] {
 }
 
 const isGroupDerivation = (d: DerivationRead) => d.role === MEMBER_ROLE && (d.linked_by_relation === `${d.on_resource}_group` || d.linked_by_relation === 'group');
-
-const roleKeyOf = (r: string | { key: string }) => (typeof r === 'string' ? r : r.key);
 
 function sortGroup(g: DesiredGroup): void {
   g.members.sort(cmp);

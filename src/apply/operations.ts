@@ -1,5 +1,7 @@
 import type { ApiClient } from '../api/index.js';
 import { pathOf } from '../api/index.js';
+import { expectFields } from '../api/answer.js';
+import { CONFIG_SHAPE, levelsToWrite, type LevelsRead } from '../api/levels.js';
 import { ApiError } from '../errors.js';
 import type { Change } from '../plan/types.js';
 import { MEMBER_ROLE } from '../plan/live.js';
@@ -59,8 +61,15 @@ export function userBody(f: F): F {
 /** A relationship tuple as the public `RelationshipTupleCreate`: the tenant lets the service create a missing instance. */
 export const tupleBody = (f: F) => ({ subject: f.subject, relation: f.relation, object: f.object, tenant: f.tenant });
 
-/** An element configuration's reviewer levels; `LEVEL_1` holds the reviewer roles (api-notes, "Who reviews"). */
-const levelsOf = (f: F) => ({ LEVEL_1: f.reviewer_roles ?? [] });
+/**
+ * A configuration's levels after an update to `f.reviewer_roles`: the public PATCH replaces
+ * `roles_to_levels` whole, so the configuration is read first and only its reviewer roles change
+ * (levels.ts: a LEVEL_2 reviewer stays at LEVEL_2, LEVEL_3 and LEVEL_4 are kept).
+ */
+async function levelsAfterUpdate(client: ApiClient, path: string, f: F): Promise<Record<string, string[]>> {
+  const live = await client.get<{ roles_to_levels?: LevelsRead | null }>(path, { expect: expectFields(CONFIG_SHAPE) });
+  return levelsToWrite(live.roles_to_levels, f.reviewer_roles ?? []);
+}
 
 /**
  * Carries out one change with the public API's forms (plural `/groups`, `/v2/facts/.../resource_instances`).
@@ -144,9 +153,12 @@ export async function applyOne(client: ApiClient, c: Change): Promise<void> {
     }
     case 'access_requests':
       if (c.action === 'create') {
-        return create(() => client.create(`${elements}/config`, { key: f.key, name: f.name, elements_type: 'user_management', settings: {}, roles_to_levels: levelsOf(f) }));
+        return create(() => client.create(`${elements}/config`, { key: f.key, name: f.name, elements_type: 'user_management', settings: {}, roles_to_levels: { LEVEL_1: f.reviewer_roles ?? [] } }));
       }
-      if (c.action === 'update') return void (await client.patch(pathOf(elements, 'config', f.key), { name: f.name, roles_to_levels: levelsOf(f) }));
+      if (c.action === 'update') {
+        const path = pathOf(elements, 'config', f.key);
+        return void (await client.patch(path, { name: f.name, roles_to_levels: await levelsAfterUpdate(client, path, f) }));
+      }
       // The public delete of an element configuration lives at `/v2/elements/{p}/{e}/{id}` (no `config`
       // segment); `/config/{id}` has GET and PATCH only.
       return del(client, pathOf(elements, f.key));

@@ -10,7 +10,8 @@ Environment:
   ROSTER_DATABASE_URL  \`roster serve\` on PostgreSQL: postgres://user@host:5432/db (as --database)
   NO_COLOR             any non-empty value: no colour (https://no-color.org)
   FORCE_COLOR          colour even without a terminal, e.g. in CI logs; 0 or false: no colour
-  CI                   set: never prompt (apply needs --yes), no live progress line, no review TUI
+  CI                   set (not empty, false or 0): never prompt (apply needs --yes), no live
+                       progress line, no review TUI
 
 Exit codes: 0 success; 1 an error to fix (configuration, flags, the service's answer, an unsafe plan);
 2 changes planned (plan --detailed-exitcode only); 70 a bug in Roster. Documentation: README.md and docs/.

@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline/promises';
+import { isCi } from '../ci.js';
 
 /**
  * Asks on the terminal; resolves to the trimmed answer. Only called when stdin and stderr are TTYs.
@@ -20,5 +21,5 @@ export async function ask(question: string): Promise<string> {
 }
 
 export function isInteractive(): boolean {
-  return process.stdin.isTTY === true && process.stderr.isTTY === true && !process.env.CI;
+  return process.stdin.isTTY === true && process.stderr.isTTY === true && !isCi();
 }

@@ -18,7 +18,8 @@ export function reportError(err: unknown, write: (line: string) => void = (l) =>
   }
   if (err instanceof ApiError) {
     // Status 0: no HTTP answer at all (refused, reset, timed out) after the client's retries.
-    const lead = err.info.status === 0 ? 'could not reach the service' : 'the service refused a request';
+    // A 2xx here is an answer the client could not use (MALFORMED_ANSWER, ANSWER_TOO_LARGE): not a refusal.
+    const lead = err.info.status === 0 ? 'could not reach the service' : err.info.status < 300 ? 'the service gave an answer Roster cannot use' : 'the service refused a request';
     write(redactSecrets(`error: ${lead}: ${err.message}`));
     return 1;
   }

@@ -2,6 +2,10 @@ import { ApiError, ConfigError } from '../errors.js';
 import { closest } from '../config/suggest.js';
 import type { ApiClient } from '../api/index.js';
 import { pathOf } from '../api/client.js';
+import { expectFields, STRING } from '../api/answer.js';
+
+/** A project or environment read is used for its key and id (answer.ts: any other answer is MALFORMED_ANSWER). */
+const KEYED_WITH_ID = expectFields({ key: STRING, id: STRING });
 
 /** Where a command acts: the project and environment by their keys, and their ids when known. */
 export interface ResolvedScope {
@@ -47,8 +51,8 @@ export async function resolveScope(
 ): Promise<ResolvedScope> {
   const { where } = at;
   const [p, e] = await Promise.allSettled([
-    client.get<{ key: string; id: string }>(pathOf('/v2/projects', project)),
-    client.get<{ key: string; id: string }>(pathOf('/v2/projects', project, 'envs', environment)),
+    client.get<{ key: string; id: string }>(pathOf('/v2/projects', project), { expect: KEYED_WITH_ID }),
+    client.get<{ key: string; id: string }>(pathOf('/v2/projects', project, 'envs', environment), { expect: KEYED_WITH_ID }),
   ]);
   if (p.status === 'rejected') {
     if (status(p.reason) === 404) {

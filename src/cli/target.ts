@@ -6,6 +6,7 @@ import { UNUSABLE_DATA_DIR } from './start-errors.js';
 import { registerSecret } from '../secrets.js';
 import type { ApiClient, WaitingInfo } from '../api/index.js';
 import { parseDuration } from '../config/duration.js';
+import { createWaitingNotices, type WaitingNotices } from './waiting.js';
 
 /** Options every command that talks to a service accepts. */
 export interface TargetOptions {
@@ -34,6 +35,8 @@ export interface Target {
   client: ApiClient;
   /** Whether the client paces its requests to the public service's rate limits (src/api/client.ts); absent: it does. */
   paced?: boolean;
+  /** Sends the client's "still waiting for …" notices to `sink` instead of stderr until undone (waiting.ts); absent: always stderr. */
+  routeWaiting?: WaitingNotices['route'];
   close(): Promise<void>;
 }
 
@@ -60,7 +63,9 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
   checkScopeAgrees(given, fromConfig);
   const project = given.project ?? fromConfig.project;
   const environment = given.environment ?? fromConfig.environment;
-  const transport = transportOptions(opts);
+  const notices = createWaitingNotices();
+  const transport = transportOptions(opts, notices);
+  const routeWaiting = notices.route;
   if (apiUrl) {
     const pacing = pacingOf(opts.pacing);
     const apiKey = readKey(opts);
@@ -71,8 +76,9 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
       const probe = createClient({ baseUrl: apiUrl, apiKey, project: '-', environment: '-', ...transport });
       try {
         // The shape is checked: a truncated answer is retried and reported, not read as "not scoped".
-        const { expectObject } = await import('../api/answer.js');
-        const scope = await probe.get<{ project_id: string | null; environment_id: string | null }>('/v2/api-key/scope', { expect: expectObject });
+        const { expectFields, optional, STRING } = await import('../api/answer.js');
+        const shape = expectFields({ project_id: optional(STRING), environment_id: optional(STRING) });
+        const scope = await probe.get<{ project_id?: string | null; environment_id?: string | null }>('/v2/api-key/scope', { expect: shape });
         p ??= scope.project_id ?? undefined;
         e ??= scope.environment_id ?? undefined;
       } finally {
@@ -85,7 +91,7 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
     const paced = pacing ? pacing === 'public' : !isLoopbackUrl(apiUrl);
     try {
       const keys = await resolveScope(client, p, e, { kind: 'remote', where });
-      return { kind: 'remote', url: apiUrl, where, project: keys.project, environment: keys.environment, client, paced, close: () => client.close() };
+      return { kind: 'remote', url: apiUrl, where, project: keys.project, environment: keys.environment, client, paced, routeWaiting, close: () => client.close() };
     } catch (err) {
       await client.close();
       throw err;
@@ -116,7 +122,7 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
   const where = `the embedded service (${dataDir})`;
   try {
     const keys = await resolveScope(client, p, e, { kind: 'embedded', where });
-    return { kind: 'embedded', url: server.url, where, project: keys.project, environment: keys.environment, client, paced: false, close };
+    return { kind: 'embedded', url: server.url, where, project: keys.project, environment: keys.environment, client, paced: false, routeWaiting, close };
   } catch (err) {
     await close();
     throw err;
@@ -140,10 +146,10 @@ function isLoopbackUrl(url: string): boolean {
 }
 
 /**
- * `--timeout` and the line printed while an answer is slow to come. A per-attempt limit of 30 s stays
- * (a silent attempt is retried), but never past the request's deadline.
+ * `--timeout` and the notices while an answer is slow to come (waiting.ts). A per-attempt limit of 30 s
+ * stays (a silent attempt is retried), but never past the request's deadline.
  */
-function transportOptions(opts: TargetOptions): { deadlineMs?: number; onWaiting: (info: WaitingInfo) => void } {
+function transportOptions(opts: TargetOptions, notices: WaitingNotices): { deadlineMs?: number; onWaiting: (info: WaitingInfo) => void } {
   let deadlineMs: number | undefined;
   if (opts.timeout !== undefined) {
     const text = opts.timeout.trim();
@@ -153,8 +159,7 @@ function transportOptions(opts: TargetOptions): { deadlineMs?: number; onWaiting
   }
   return {
     deadlineMs,
-    onWaiting: (w) =>
-      process.stderr.write(`still waiting for ${w.method} ${w.path}: ${Math.round(w.waitedMs / 1000)} s so far (attempt ${w.attempt}, gives up after ${Math.round(w.deadlineMs / 1000)} s; --timeout)\n`),
+    onWaiting: notices.onWaiting,
   };
 }
 

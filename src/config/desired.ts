@@ -132,7 +132,7 @@ export interface DesiredGroup {
 export interface DesiredAccessRequestConfig {
   key: string;
   name: string;
-  /** Roles mapped to LEVEL_1 of the element configuration, sorted. */
+  /** Roles mapped to LEVEL_1 or LEVEL_2 of the element configuration (both review; src/api/levels.ts), sorted. */
   reviewerRoles: string[];
   /**
    * `grant_for` as written (`12h`; src/config/duration.ts): the lifetime of grants of requests approved

@@ -1,4 +1,5 @@
 import { pathOf, type ApiClient } from '../api/index.js';
+import { expectFields, STRING } from '../api/answer.js';
 import { ApiError, ConfigError } from '../errors.js';
 import { didYouMean } from '../config/suggest.js';
 
@@ -17,9 +18,12 @@ export async function checkActor(client: ApiClient, user: string, tenant: string
   return { user: u!.key, tenant: t!.key };
 }
 
+/** A user or tenant read is used for its key (answer.ts): any other answer is MALFORMED_ANSWER, not a TypeError. */
+const KEYED = expectFields({ key: STRING });
+
 async function readKeyed(client: ApiClient, list: 'users' | 'tenants', key: string): Promise<{ key: string } | undefined> {
   try {
-    return await client.get<{ key: string }>(pathOf(client.paths.facts, list, key));
+    return await client.get<{ key: string }>(pathOf(client.paths.facts, list, key), { expect: KEYED });
   } catch (err) {
     if (err instanceof ApiError && err.info.status === 404) return undefined;
     throw err;

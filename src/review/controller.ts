@@ -3,6 +3,7 @@ import { redactSecrets } from '../secrets.js';
 import { initQueue, reduce, type Action, type Effect, type QueueOptions, type QueueState } from './model.js';
 import type { KeyPress } from './keys.js';
 import type { ReviewSource } from './source.js';
+import type { WaitingInfo } from '../api/index.js';
 
 /**
  * Runs the queue model against a source: dispatches actions, carries out the effects the model asks
@@ -14,6 +15,8 @@ export interface ReviewController {
   dispatch(action: Action): void;
   key(press: KeyPress): void;
   resize(width: number, rows: number): void;
+  /** The client's notice that an answer is slow to come (`onWaiting`): shown until nothing is in flight. */
+  waiting(info: WaitingInfo): void;
   /** Resolves when every effect started so far has answered (tests and benches). */
   idle(): Promise<void>;
 }
@@ -51,7 +54,11 @@ export function createReviewController(o: ControllerOptions): ReviewController {
 
   const track = (p: Promise<void>) => {
     running.add(p);
-    void p.finally(() => running.delete(p));
+    void p.finally(() => {
+      running.delete(p);
+      // The notice named one request of those in flight; once none is, it is stale.
+      if (running.size === 0 && state.waiting) dispatch({ type: 'waited' });
+    });
   };
 
   function run(e: Effect): void {
@@ -128,6 +135,7 @@ export function createReviewController(o: ControllerOptions): ReviewController {
     dispatch,
     key: (press) => dispatch({ type: 'key', key: press }),
     resize: (width, rows) => dispatch({ type: 'resize', width, rows }),
+    waiting: (info) => dispatch({ type: 'waiting', info }),
     async idle() {
       while (running.size > 0) await Promise.allSettled([...running]);
     },

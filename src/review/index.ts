@@ -2,10 +2,12 @@
  * `roster review`: the reviewer's terminal UI. The CLI calls `renderReview` only; everything else here
  * is plain TypeScript (model, paging, filter, decisions, source) that never imports Ink, except ui/.
  */
-import type { ApiClient } from '../api/index.js';
+import type { ReactElement } from 'react';
+import type { ApiClient, WaitingInfo } from '../api/index.js';
 import { createReviewController, type ReviewController } from './controller.js';
 import type { LogEntry } from './model.js';
 import { createReviewSource, type ReviewSource } from './source.js';
+import { isCi } from '../ci.js';
 
 export { createReviewSource, type ReviewSource } from './source.js';
 export { createReviewController, type ReviewController } from './controller.js';
@@ -23,6 +25,14 @@ export interface ReviewOptions {
   /** Default: on unless NO_COLOR is set or stdout is not a terminal. */
   color?: boolean;
   now?: () => number;
+  /**
+   * Sends the client's "still waiting for …" notices to the given sink instead of stderr until undone
+   * (src/cli/waiting.ts): while the UI is mounted they show on its status line, since a line written
+   * to stderr would land in the middle of the frame.
+   */
+  routeWaiting?: (sink: (info: WaitingInfo) => void) => () => void;
+  /** Draws the app; default Ink's `render` on stdout and stdin. Tests pass ink-testing-library's. */
+  mount?: (app: ReactElement) => { unmount(): void; waitUntilExit?(): Promise<unknown> };
 }
 
 export interface ReviewSummary {
@@ -35,7 +45,7 @@ export interface ReviewSummary {
  * so and points to `roster requests`.
  */
 export function whyNotInteractive(env: NodeJS.ProcessEnv = process.env, stdin = process.stdin, stdout = process.stdout): string | undefined {
-  if (env.CI && env.CI !== 'false' && env.CI !== '0') return 'CI is set';
+  if (isCi(env)) return 'CI is set';
   if (!stdin.isTTY) return 'standard input is not a terminal';
   if (!stdout.isTTY) return 'standard output is not a terminal';
   return undefined;
@@ -56,14 +66,18 @@ export async function renderReview(o: ReviewOptions): Promise<ReviewSummary> {
     source, user: o.user, tenant: o.tenant, readonly: o.readonly,
     width: stdout.columns || 80, rows: stdout.rows || 24, onQuit: () => quit(),
   });
-  // The first page is asked for before the first render, so the two overlap.
-  controller.dispatch({ type: 'start' });
-  const app = render(
-    React.createElement(ReviewApp, { store: controller, onKey: controller.key, onResize: controller.resize, now, color }),
-    { stdout, stdin: o.stdin ?? process.stdin, exitOnCtrlC: false },
-  );
-  await Promise.race([done, app.waitUntilExit()]);
-  app.unmount();
+  const unroute = o.routeWaiting?.(controller.waiting);
+  try {
+    // The first page is asked for before the first render, so the two overlap.
+    controller.dispatch({ type: 'start' });
+    const element = React.createElement(ReviewApp, { store: controller, onKey: controller.key, onResize: controller.resize, now, color });
+    const app = o.mount ? o.mount(element) : render(element, { stdout, stdin: o.stdin ?? process.stdin, exitOnCtrlC: false });
+    await Promise.race([done, ...(app.waitUntilExit ? [app.waitUntilExit()] : [])]);
+    app.unmount();
+  } finally {
+    // Unmounted: what is still in flight says it is slow on stderr again.
+    unroute?.();
+  }
   return { log: controller.getState().log };
 }
 

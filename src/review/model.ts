@@ -5,6 +5,7 @@ import { onPromptKey, startDecision, startRoleChange } from './prompts.js';
 import type { KeyPress } from './keys.js';
 import type { AccessRequest } from './request.js';
 import type { RequesterFacts, RoleInfo } from './impact.js';
+import type { WaitingInfo } from '../api/index.js';
 
 export { editLine, findRequest, promptQuestion } from './prompts.js';
 
@@ -65,6 +66,11 @@ export interface QueueState {
   roles: Loadable<RoleInfo[]>;
   people: Readonly<Record<string, Loadable<RequesterFacts>>>;
   message?: Message;
+  /**
+   * The client's latest "still waiting for …" notice while a read or decision is slow to come: shown on
+   * the status line (a line on stderr would tear the frame), cleared once nothing is in flight.
+   */
+  waiting?: WaitingInfo;
   log: LogEntry[];
   quit: boolean;
 }
@@ -82,7 +88,9 @@ export type Action =
   | { type: 'personFailed'; user: string; message: string }
   | { type: 'decided'; intent: DecisionIntent; request: AccessRequest }
   | { type: 'conflict'; intent: DecisionIntent; request: AccessRequest }
-  | { type: 'decisionFailed'; intent: DecisionIntent; message: string; network: boolean };
+  | { type: 'decisionFailed'; intent: DecisionIntent; message: string; network: boolean }
+  | { type: 'waiting'; info: WaitingInfo }
+  | { type: 'waited' };
 
 export type Effect =
   | { type: 'fetchPage'; gen: number; fetch: PageFetch; query: FeedQuery; perPage: number }
@@ -213,6 +221,13 @@ function apply(s: QueueState, a: Action): Step {
       return a.gen === s.gen ? only({ ...s, counts: { ...s.counts, ...a.counts } }) : only(s);
     case 'resize':
       return only({ ...s, width: Math.max(20, a.width), rows: Math.max(CHROME_ROWS + 1, a.rows) });
+    case 'waiting':
+      return only({ ...s, waiting: a.info });
+    case 'waited': {
+      if (!s.waiting) return only(s);
+      const { waiting: _, ...rest } = s;
+      return only(rest);
+    }
     case 'pageLoaded':
       return a.gen === s.gen ? only({ ...s, feed: receivePage(s.feed, a.fetch, a.items, a.total) }) : only(s);
     case 'pageFailed':

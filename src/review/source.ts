@@ -1,6 +1,8 @@
 import { pathOf, type ApiClient } from '../api/index.js';
 import { ApiError } from '../errors.js';
 import { isEnvelope } from '../api/paging.js';
+import { CONFIG_SHAPE, reviewerRolesOf, type LevelsRead } from '../api/levels.js';
+import { expectFields, ID, optional, STRING } from '../api/answer.js';
 import { readAccessRequest, type AccessRequest } from './request.js';
 import type { FeedQuery } from './paging.js';
 import type { RequesterFacts, RoleInfo } from './impact.js';
@@ -44,6 +46,13 @@ export interface SourceOptions {
   config?: string;
 }
 
+/**
+ * What single-object reads must hold (answer.ts `expectFields`): a user read is used for its key; an access
+ * request for its id, role, date and status (readAccessRequest reads the rest leniently).
+ */
+const KEYED = expectFields({ key: STRING });
+const ACCESS_REQUEST = expectFields({ id: ID, access_request_details: { role: STRING }, created_at: STRING, status: optional(STRING) });
+
 /** The API's status filter, in the public spelling (our server accepts both). */
 const STATUS_QUERY = { pending: 'pending', approved: 'approved', denied: 'denied', canceled: 'canceled' } as const;
 
@@ -58,7 +67,7 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
   const lookUp = (id: string) => {
     let pending = lookups.get(id);
     if (!pending) {
-      pending = client.get<{ key: string }>(pathOf(client.paths.facts, 'users', id)).then(
+      pending = client.get<{ key: string }>(pathOf(client.paths.facts, 'users', id), { expect: KEYED }).then(
         (u) => void keys.set(id, u.key),
         (err) => {
           // A user deleted since: shown by id. Anything else fails this read (and may be retried).
@@ -111,7 +120,7 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
       const total = isEnvelope(raw) && typeof raw.total_count === 'number' ? raw.total_count : undefined;
       return { items, total, raw };
     },
-    get: async (id) => read(await client.get(one(id))),
+    get: async (id) => read(await client.get(one(id), { expect: ACCESS_REQUEST })),
     async create(input) {
       const details: Record<string, string> = { tenant, role: input.role };
       if (input.resource) details.resource = input.resource;
@@ -133,9 +142,8 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
       }));
     },
     async readReviewers() {
-      const config = await client.get<{ roles_to_levels?: Record<string, (string | { key: string })[]> }>(pathOf(client.paths.elements, 'config', o.config ?? 'default'));
-      const levels = config.roles_to_levels ?? {};
-      const roles = [...new Set(['LEVEL_1', 'LEVEL_2'].flatMap((l) => levels[l] ?? []).map((r) => (typeof r === 'string' ? r : r.key)))].sort();
+      const config = await client.get<{ roles_to_levels?: LevelsRead }>(pathOf(client.paths.elements, 'config', o.config ?? 'default'), { expect: expectFields(CONFIG_SHAPE) });
+      const roles = reviewerRolesOf(config.roles_to_levels);
       const holders = new Set<string>();
       for (const role of roles) {
         const rows = await client.listAll<Record<string, unknown>>(`${client.paths.facts}/role_assignments`, { perPage: 100, query: { role, tenant } });

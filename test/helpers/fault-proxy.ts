@@ -7,6 +7,7 @@ import type { AddressInfo, Socket } from 'node:net';
  * - `truncate`: forward, then answer with the first half of the body, well framed (Content-Length
  *   says the cut length), so the client sees a complete answer that is not valid JSON;
  * - `wrong-shape`: answer 200 with JSON the client cannot use (`{"unexpected": true}`);
+ * - `json`: answer 200 with `body` as JSON (any value, `null` included);
  * - `html`: answer 200 with an HTML page, as a login proxy would;
  * - `redirect`: answer 307 with a Location;
  * - `endless`: answer 200 and stream bytes without end;
@@ -19,6 +20,7 @@ import type { AddressInfo, Socket } from 'node:net';
 export type Fault =
   | { kind: 'truncate' | 'wrong-shape' | 'html' | 'endless' | 'silent' | 'die' }
   | { kind: 'redirect'; location: string }
+  | { kind: 'json'; body: unknown }
   | { kind: 'hold'; until: Promise<unknown> }
   | { kind: 'status'; status: number; retryAfter?: string; body?: unknown };
 
@@ -92,6 +94,8 @@ export async function startFaultProxy(target: string, decide: (req: FaultRequest
           }
           case 'wrong-shape':
             return json(200, { unexpected: true });
+          case 'json':
+            return json(200, fault.body);
           case 'html':
             res.writeHead(200, { 'content-type': 'text/html' });
             return void res.end('<html><body>Please sign in</body></html>');

@@ -338,3 +338,19 @@ describe('queue model: oldest first (the default), keys in one chunk', () => {
     expect(typed.cursor).toBe(0);
   });
 });
+
+describe('queue model: a slow answer', () => {
+  const info = { method: 'GET', path: '/v2/facts/p/e/access_requests/default/user/bob/tenant/acme', waitedMs: 10_200, attempt: 1, deadlineMs: 120_000 };
+  it('a notice is kept until nothing is in flight, and asks for nothing', () => {
+    const waiting = run({}, [{ type: 'start' }, { type: 'waiting', info }]);
+    expect(waiting.state.waiting).toEqual(info);
+    expect(waiting.effects).toEqual([]);
+    const later = reduce(waiting.state, { type: 'waiting', info: { ...info, waitedMs: 15_300 } });
+    expect(later.state.waiting?.waitedMs).toBe(15_300);
+    const over = reduce(later.state, { type: 'waited' });
+    expect(over.state.waiting).toBeUndefined();
+    expect(over.effects).toEqual([]);
+    // Nothing awaited: nothing changes.
+    expect(reduce(over.state, { type: 'waited' }).state).toBe(over.state);
+  });
+});

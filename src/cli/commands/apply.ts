@@ -4,6 +4,7 @@ import { planFromFiles, printWarnings } from '../workflow.js';
 import { renderPlan } from '../render-plan.js';
 import { readPlanFile } from '../plan-file.js';
 import { ask, isInteractive } from '../prompt.js';
+import { isCi } from '../../ci.js';
 import type { Plan } from '../../plan/index.js';
 import { plural } from '../../plan/render-common.js';
 
@@ -69,7 +70,7 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
 
     const { applyPlan } = await import('../../apply/apply.js');
     const { createLogProgress, interruptedLine } = await import('../../apply/progress.js');
-    const live = process.stderr.isTTY === true && !process.env.CI ? (await import('../ui/apply-progress.js')).renderApplyProgress(plan.changes.length) : undefined;
+    const live = process.stderr.isTTY === true && !isCi() ? (await import('../ui/apply-progress.js')).renderApplyProgress(plan.changes.length) : undefined;
     // Counted here too, whatever shows progress, for the summary of an interrupted apply.
     const log = createLogProgress(plan.changes.length, live ? () => {} : (line) => process.stderr.write(line + '\n'), Date.now);
     const onInterrupt = () => {

@@ -22,7 +22,9 @@ export async function reviewCommand(opts: ReviewCommandOptions): Promise<void> {
     // Before the UI starts: an unknown user or tenant is an error with the name meant, not an empty queue.
     const { checkActor } = await import('../../review/actor.js');
     const actor = await checkActor(target.client, opts.user, opts.tenant);
-    const { log } = await renderReview({ client: target.client, ...actor, config: opts.config, readonly: opts.readonly, color: (await import('../color.js')).useColor() });
+    const { log } = await renderReview({
+      client: target.client, ...actor, config: opts.config, readonly: opts.readonly, color: (await import('../color.js')).useColor(), routeWaiting: target.routeWaiting,
+    });
     process.stdout.write(`roster review: ${log.length === 0 ? 'no decision made' : `${log.length} decision${log.length === 1 ? '' : 's'} recorded`}\n`);
   } finally {
     await target.close();

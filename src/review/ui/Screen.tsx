@@ -2,7 +2,7 @@ import { Box, Static, Text } from 'ink';
 import { commentLabel, confirmQuestion, describeRequest, VERB } from '../decisions.js';
 import { buildDetailLines } from '../details.js';
 import { TABS } from '../filter.js';
-import { fitHints, formatPosition, truncate, wrapLines } from '../format.js';
+import { fitHints, formatPosition, formatWaiting, truncate, wrapLines } from '../format.js';
 import { findRequest, listHeight, tabCount, visibleRows, type LogEntry, type QueueState } from '../model.js';
 import { DetailPane, HelpPane, RolePicker } from './Panes.js';
 import { QueueTable } from './Table.js';
@@ -31,7 +31,11 @@ export function ReviewScreen({ state: s, now, color }: ScreenProps) {
       <TitleBar state={s} color={color} />
       <TabBar state={s} color={color} />
       {main}
-      <Text color={colorOf('dim', color)} wrap="truncate-end">{truncate(formatPosition(s), width - 1)}</Text>
+      {s.waiting ? (
+        <Text color={colorOf('warning', color)} wrap="truncate-end">{truncate(formatWaiting(s.waiting), width - 1)}</Text>
+      ) : (
+        <Text color={colorOf('dim', color)} wrap="truncate-end">{truncate(formatPosition(s), width - 1)}</Text>
+      )}
       <Box height={2} flexDirection="column">
         <MessageLine state={s} color={color} />
       </Box>
