@@ -53,7 +53,7 @@ export async function run(): Promise<BenchResult> {
       `The folder tree adds ${treePlan.instances - flatPlan.instances} instances and ${treePlan.tuples} \`parent\` tuples. ` +
         `Relationship tuple list pages of a no-op plan by relation, without the tree: ${pages(flatPlan)}; with it: ${pages(treePlan)} ` +
         `(the \`team_group\` tuples grow with the teams' folder roles). ${treePlan.requests - flatPlan.requests} requests more in all: ${more}. ` +
-        'No-op plan times: medians of 3, each a fresh client; the machine was running a full test suite alongside (the plan bench measures 0.64 s for the flat environment on a quiet machine).',
+        'No-op plan times: medians of 3, each a fresh client (the plan bench measures 0.64 s for the flat environment on a quiet machine).',
     );
 
     // (b) The access section of a 1% edit, without and with the folder tree.
@@ -75,8 +75,9 @@ export async function run(): Promise<BenchResult> {
     const what = (r: typeof flat) => `${r.changes} changes, ${r.users} users with changes, ${r.gains} gained, ${r.losses} lost`;
     notes.push(
       "Access section (liveAfter + both graphs + diff + caps), median of 7 (the three cases interleaved), on the access-plan bench's environment (group roles 'any'), " +
-        "with that bench's 1% edit (with the tree, some groups whose roles it drops hold folder roles, so it loses more). Moving files changes tuples, " +
-        `after which every user is compared (src/access/delta.ts). Without the tree: ${what(flat)}; with it: ${what(tree)}; with 20 files moved too: ${what(moved)}.`,
+        "with that bench's 1% edit (with the tree, some groups whose roles it drops hold folder roles, so it loses more). Moving files changes tuples: " +
+        'the users reaching the moved files\' old and new folders are compared too (src/access/delta.ts). ' +
+        `Without the tree: ${what(flat)}; with it: ${what(tree)}; with 20 files moved too: ${what(moved)}.`,
     );
   } finally {
     rmSync(work, { recursive: true, force: true });
