@@ -1,5 +1,6 @@
 import { buildFeedSpec, parseFilter, TABS, type Filter, type Tab } from './filter.js';
-import { createFeed, failPage, feedComplete, feedItem, feedLength, planFetches, receivePage, retryFailed, rowState, type Feed, type FeedQuery, type Order, type PageFetch } from './paging.js';
+import { createFeed, feedComplete, feedItem, feedLength, rowState, type Feed, type FeedQuery, type Order } from './paging.js';
+import { failPage, planFetches, receivePage, retryFailed, type PageFetch } from './fetches.js';
 import { conflictText, failureText, isOwnEarlierDecision, successText, type DecisionIntent, type Prompt } from './decisions.js';
 import { onPromptKey, startDecision, startRoleChange } from './prompts.js';
 import type { KeyPress } from './keys.js';
