@@ -1,187 +1,18 @@
-import { buildFeedSpec, parseFilter, TABS, type Filter, type Tab } from './filter.js';
-import { createFeed, feedComplete, feedItem, feedLength, rowState, type Feed, type FeedQuery, type Order } from './paging.js';
-import { failPage, planFetches, receivePage, retryFailed, type PageFetch } from './fetches.js';
-import { conflictText, failureText, isOwnEarlierDecision, successText, type DecisionIntent, type Prompt } from './decisions.js';
+import { failPage, planFetches, receivePage, retryFailed } from './fetches.js';
+import { parseFilter, TABS } from './filter.js';
+import { conflictText, failureText, isOwnEarlierDecision, successText, type DecisionIntent } from './decisions.js';
 import { onPromptKey, startDecision, startRoleChange } from './prompts.js';
 import type { KeyPress } from './keys.js';
+import type { Order } from './paging.js';
 import type { AccessRequest } from './request.js';
-import type { RequesterFacts, RoleInfo } from './impact.js';
-import type { WaitingInfo } from '../api/index.js';
-
-export { editLine, findRequest, promptQuestion } from './prompts.js';
+import { feedIndexOf, listHeight, rowCount, selected } from './rows.js';
+import { CHROME_ROWS, countsEffect, only, quit, reload, type Action, type Effect, type Message, type QueueState, type Step } from './state.js';
 
 /**
  * The review queue as a plain state machine: `reduce(state, action)` returns the next state and the
  * effects to run (page reads, decisions, ...). No I/O, no Ink: the controller runs the effects and feeds
  * their answers back as actions; the components render the state.
  */
-
-export type Loadable<T> = { state: 'loading' } | { state: 'loaded'; value: T } | { state: 'failed'; message: string };
-
-export interface Message {
-  kind: 'info' | 'success' | 'warning' | 'error';
-  text: string;
-}
-
-/** A finished decision, printed once above the live screen. */
-export interface LogEntry {
-  id: number;
-  kind: 'success' | 'warning';
-  text: string;
-}
-
-export interface QueueState {
-  user: string;
-  tenant: string;
-  readonly: boolean;
-  tab: Tab;
-  filter: Filter;
-  /** Oldest first by default: a queue is worked from its oldest request (`s` turns it around). */
-  order: Order;
-  feed: Feed;
-  /**
-   * Rows of this feed decided here that no longer belong to the tab (approved or denied under
-   * pending): their indices in the feed, ascending. They leave the list at once, without a reload.
-   */
-  gone: number[];
-  /** Requests in each tab, as the service counts them (mine: once its list has been read whole). */
-  counts: Partial<Record<Tab, number>>;
-  /** Generation of the feed: answers for an older one (before a refresh or filter) are dropped. */
-  gen: number;
-  perPage: number;
-  cursor: number;
-  /** Index of the first visible row. */
-  top: number;
-  width: number;
-  rows: number;
-  view: 'list' | 'detail' | 'help';
-  /** First line of the detail pane shown (ctrl-d / ctrl-u scroll it). */
-  detailTop: number;
-  /** Where `esc` returns from help. */
-  back: 'list' | 'detail';
-  prompt?: Prompt;
-  /** Decisions sent and not yet answered, by request id (shown optimistically). */
-  inflight: Readonly<Record<string, DecisionIntent>>;
-  /** Requests as the service last returned them after a decision, by id; cleared on refresh. */
-  overlay: Readonly<Record<string, AccessRequest>>;
-  roles: Loadable<RoleInfo[]>;
-  people: Readonly<Record<string, Loadable<RequesterFacts>>>;
-  message?: Message;
-  /**
-   * The client's latest "still waiting for …" notice while a read or decision is slow to come: shown on
-   * the status line (a line on stderr would tear the frame), cleared once nothing is in flight.
-   */
-  waiting?: WaitingInfo;
-  log: LogEntry[];
-  quit: boolean;
-}
-
-export type Action =
-  | { type: 'start' }
-  | { type: 'key'; key: KeyPress }
-  | { type: 'resize'; width: number; rows: number }
-  | { type: 'pageLoaded'; gen: number; fetch: PageFetch; items: AccessRequest[]; total?: number }
-  | { type: 'pageFailed'; gen: number; fetch: PageFetch; message: string }
-  | { type: 'countsLoaded'; gen: number; counts: Partial<Record<Tab, number>> }
-  | { type: 'rolesLoaded'; roles: RoleInfo[] }
-  | { type: 'rolesFailed'; message: string }
-  | { type: 'personLoaded'; user: string; facts: RequesterFacts }
-  | { type: 'personFailed'; user: string; message: string }
-  | { type: 'decided'; intent: DecisionIntent; request: AccessRequest }
-  | { type: 'conflict'; intent: DecisionIntent; request: AccessRequest }
-  | { type: 'decisionFailed'; intent: DecisionIntent; message: string; network: boolean }
-  | { type: 'waiting'; info: WaitingInfo }
-  | { type: 'waited' };
-
-export type Effect =
-  | { type: 'fetchPage'; gen: number; fetch: PageFetch; query: FeedQuery; perPage: number }
-  | { type: 'loadRoles' }
-  /** The tabs' totals: one small read per list (page 1 of 1 row). */
-  | { type: 'loadCounts'; gen: number; queries: { tab: Tab; queries: FeedQuery[] }[] }
-  | { type: 'loadPerson'; user: string }
-  | { type: 'decide'; intent: DecisionIntent; request: AccessRequest }
-  | { type: 'quit' };
-
-export interface Step {
-  state: QueueState;
-  effects: Effect[];
-}
-
-/**
- * Rows around the list: title, tabs, column header, status line, two for a message or prompt, key hints,
- * and one spare: Ink clears the whole terminal on every frame as tall as the terminal.
- */
-export const CHROME_ROWS = 8;
-
-export interface QueueOptions {
-  user: string;
-  tenant: string;
-  readonly?: boolean;
-  perPage?: number;
-  width?: number;
-  rows?: number;
-  tab?: Tab;
-  filter?: string;
-  order?: Order;
-}
-
-export function initQueue(o: QueueOptions): QueueState {
-  const tab = o.tab ?? 'pending';
-  const filter = parseFilter(o.filter ?? '');
-  const perPage = o.perPage ?? 50;
-  const order = o.order ?? 'oldest';
-  return {
-    user: o.user, tenant: o.tenant, readonly: o.readonly ?? false, tab, filter, order, gone: [], counts: {},
-    feed: createFeed(buildFeedSpec(tab, filter, o.user, order), perPage), gen: 1, perPage,
-    cursor: 0, top: 0, width: o.width ?? 80, rows: o.rows ?? 24,
-    view: 'list', detailTop: 0, back: 'list', inflight: {}, overlay: {}, roles: { state: 'loading' }, people: {}, log: [], quit: false,
-  };
-}
-
-/** Rows of the list area at the current terminal size. */
-export function listHeight(s: Pick<QueueState, 'rows'>): number {
-  return Math.max(1, s.rows - CHROME_ROWS);
-}
-
-export function rowCount(s: QueueState): number {
-  return Math.max(0, feedLength(s.feed) - s.gone.length);
-}
-
-/** The feed's index of the `index`-th row shown: the rows that left (`gone`) are stepped over. */
-export function feedIndex(s: Pick<QueueState, 'gone'>, index: number): number {
-  let at = index;
-  for (const g of s.gone) if (g <= at) at++;
-  return at;
-}
-
-/** The request at `index` as last known (a decision's answer wins over the page it came on). */
-export function requestAt(s: QueueState, index: number): AccessRequest | undefined {
-  const r = feedItem(s.feed, feedIndex(s, index));
-  return r && (s.overlay[r.id] ?? r);
-}
-
-export function selected(s: QueueState): AccessRequest | undefined {
-  return requestAt(s, s.cursor);
-}
-
-export interface VisibleRow {
-  index: number;
-  request?: AccessRequest;
-  state: 'loaded' | 'loading' | 'failed';
-  selected: boolean;
-  inflight?: DecisionIntent;
-}
-
-/** Only the rows on screen: a queue of 10,000 renders `listHeight` rows. */
-export function visibleRows(s: QueueState): VisibleRow[] {
-  const out: VisibleRow[] = [];
-  const end = Math.min(rowCount(s), s.top + listHeight(s));
-  for (let i = s.top; i < end; i++) {
-    const request = requestAt(s, i);
-    out.push({ index: i, request, state: request ? 'loaded' : rowState(s.feed, feedIndex(s, i)), selected: i === s.cursor, inflight: request && s.inflight[request.id] });
-  }
-  return out;
-}
 
 /** Prompts that take text: their keys are typed, not commands. */
 const typing = (s: QueueState) => s.prompt?.kind === 'filter' || s.prompt?.kind === 'comment';
@@ -275,29 +106,6 @@ function finish(s: QueueState, intent: DecisionIntent, request: AccessRequest, m
   return { state: next.view === 'detail' && gone !== s.gone && selected(s)?.id === intent.id ? { ...next, view: 'list' } : next, effects: [countsEffect(next)] };
 }
 
-/** The feed index of a loaded request, by id. */
-function feedIndexOf(s: QueueState, id: string): number | undefined {
-  const n = feedLength(s.feed);
-  for (let i = 0; i < n; i++) if (feedItem(s.feed, i)?.id === id) return i;
-  return undefined;
-}
-
-/** The counts to read: pending and decided from the service (with the filter's service part); mine is counted as read. */
-function countsEffect(s: QueueState): Effect {
-  const tabs = (['pending', 'decided'] as const).map((tab) => ({ tab, queries: buildFeedSpec(tab, parseFilter(''), s.user).queries }));
-  return { type: 'loadCounts', gen: s.gen, queries: tabs };
-}
-
-/** The count of a tab to show: the service's, or for the tab on screen once its list is read whole, its rows. */
-export function tabCount(s: QueueState, tab: Tab): number | undefined {
-  if (tab === s.tab && !s.filter.text && feedComplete(s.feed)) return rowCount(s);
-  return s.counts[tab];
-}
-
-const quit = (s: QueueState): Step => (s.quit ? only(s) : { state: { ...s, quit: true }, effects: [{ type: 'quit' }] });
-export const only = (state: QueueState): Step => ({ state, effects: [] });
-export const say = (s: QueueState, kind: Message['kind'], text: string): Step => only({ ...s, message: { kind, text } });
-
 /** After every action: keep the cursor in bounds and on screen, read missing pages and people. */
 function settle(s: QueueState, effects: Effect[]): Step {
   const n = rowCount(s);
@@ -320,12 +128,6 @@ function settle(s: QueueState, effects: Effect[]): Step {
     out.push({ type: 'loadPerson', user: r.requester });
   }
   return { state: next, effects: out };
-}
-
-/** The tab's list read anew (a new generation: answers for the old one are dropped). */
-export function reload(s: QueueState, changes: Partial<QueueState>): QueueState {
-  const next = { ...s, ...changes };
-  return { ...next, feed: createFeed(buildFeedSpec(next.tab, next.filter, next.user, next.order), next.perPage), gen: s.gen + 1, overlay: {}, gone: [] };
 }
 
 function onKey(s: QueueState, k: KeyPress): Step {
