@@ -3,8 +3,8 @@ import { feedComplete, type Feed, type ScanFeed, type ScanSource } from './pagin
 
 /**
  * A feed's page reads, pure: which pages to ask for next (`planFetches`, marking them loading), and each
- * answer or failure folded back in. The controller does the reading (source.ts `listPage`) and the model
- * (model.ts) passes the answers here.
+ * answer or failure folded back in. The controller does the reading (source.ts `listPage`); the reducer
+ * plans in `settle` (model.ts) and folds the answers in (answers.ts).
  */
 
 /** One page to read: of query `source`, page number `page` (1-based). */
