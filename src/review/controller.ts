@@ -1,6 +1,7 @@
 import { ApiError } from '../errors.js';
 import { redactSecrets } from '../secrets.js';
-import { initQueue, reduce, type Action, type Effect, type QueueOptions, type QueueState } from './model.js';
+import { reduce } from './model.js';
+import { initQueue, type Action, type Effect, type QueueOptions, type QueueState } from './state.js';
 import type { KeyPress } from './keys.js';
 import type { ReviewSource } from './source.js';
 import type { WaitingInfo } from '../api/index.js';

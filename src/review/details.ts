@@ -1,6 +1,6 @@
 import { buildImpact, rolesInTenant } from './impact.js';
-import type { QueueState } from './model.js';
-import { selected } from './model.js';
+import { selected } from './rows.js';
+import type { QueueState } from './state.js';
 import { STATUS_LABEL, targetOf, type AccessRequest } from './request.js';
 import { optimisticStatus } from './decisions.js';
 import { pad, truncate, wrapAll } from './format.js';

@@ -1,7 +1,8 @@
 import { optimisticStatus, type DecisionIntent } from './decisions.js';
 import { summarizeFeed } from './paging.js';
 import { targetOf, type AccessRequest } from './request.js';
-import { listHeight, rowCount, type QueueState } from './model.js';
+import { listHeight, rowCount } from './rows.js';
+import type { QueueState } from './state.js';
 import type { WaitingInfo } from '../api/index.js';
 
 /** Pure text helpers for the screen: truncation, ages, columns, the status line. */

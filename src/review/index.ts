@@ -5,7 +5,7 @@
 import type { ReactElement } from 'react';
 import type { ApiClient, WaitingInfo } from '../api/index.js';
 import { createReviewController, type ReviewController } from './controller.js';
-import type { LogEntry } from './model.js';
+import type { LogEntry } from './state.js';
 import { createReviewSource, type ReviewSource } from './source.js';
 import { isCi } from '../ci.js';
 

@@ -2,9 +2,8 @@ import { confirmQuestion, describeRequest, refusal, VERB, type DecisionKind, typ
 import { parseFilter } from './filter.js';
 import { rolesFor } from './impact.js';
 import type { KeyPress } from './keys.js';
-import { feedItem } from './paging.js';
-import type { AccessRequest } from './request.js';
-import { only, reload, requestAt, rowCount, say, selected, type QueueState, type Step } from './model.js';
+import { findRequest, selected } from './rows.js';
+import { only, reload, say, type QueueState, type Step } from './state.js';
 
 /**
  * The queue's prompts (pure): the comment line, the confirmation, the role picker and the filter line,
@@ -74,15 +73,6 @@ export function onPromptKey(s: QueueState, p: Prompt, k: KeyPress): Step {
       };
     }
   }
-}
-
-/** The request with this id among the loaded rows (the prompt's request, even if the cursor moved). */
-export function findRequest(s: QueueState, id: string): AccessRequest | undefined {
-  if (s.overlay[id]) return s.overlay[id];
-  const r = selected(s);
-  if (r?.id === id) return r;
-  for (let i = 0; i < rowCount(s); i++) if (feedItem(s.feed, i)?.id === id) return requestAt(s, i);
-  return undefined;
 }
 
 /** The text of the confirmation step, for the UI. */

@@ -1,5 +1,6 @@
 import { readAccessRequest, type AccessRequest } from '../../src/review/request.js';
-import { initQueue, reduce, type Action, type QueueOptions, type QueueState, type Step } from '../../src/review/model.js';
+import { reduce } from '../../src/review/model.js';
+import { initQueue, type Action, type QueueOptions, type QueueState, type Step } from '../../src/review/state.js';
 import { key, named, type KeyName, type KeyPress } from '../../src/review/keys.js';
 
 /** Small builders for the pure review tests: only what matters in each test is named. */

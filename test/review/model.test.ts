@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { initQueue, listHeight, reduce, requestAt, selected, visibleRows, type Action, type QueueState } from '../../src/review/model.js';
+import { reduce } from '../../src/review/model.js';
+import { listHeight, requestAt, selected, visibleRows } from '../../src/review/rows.js';
+import { initQueue, type Action, type QueueState } from '../../src/review/state.js';
 import { formatPosition } from '../../src/review/format.js';
 import { summarizeFeed } from '../../src/review/paging.js';
 import { aRequest, keys, mixedRequests, pageOf, run, someRequests } from './builders.js';

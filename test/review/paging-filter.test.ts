@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { buildFeedSpec, parseFilter, type Tab } from '../../src/review/filter.js';
-import { createFeed, failPage, feedComplete, feedItem, feedLength, planFetches, receivePage, retryFailed, summarizeFeed } from '../../src/review/paging.js';
+import { createFeed, feedComplete, feedItem, feedLength, summarizeFeed } from '../../src/review/paging.js';
+import { failPage, planFetches, receivePage, retryFailed } from '../../src/review/fetches.js';
 import { buildImpact, rolesInTenant } from '../../src/review/impact.js';
 import { aRequest, mixedRequests, someRequests } from './builders.js';
 

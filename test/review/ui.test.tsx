@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
 import { ReviewScreen } from '../../src/review/ui/Screen.js';
-import { initQueue, reduce, type Action, type QueueState } from '../../src/review/model.js';
+import { reduce } from '../../src/review/model.js';
+import { initQueue, type Action, type QueueState } from '../../src/review/state.js';
 import { aRequest, keys, pageOf, someRequests, userId } from './builders.js';
 
 /** Components get plain data: a queue state built by the reducer from made-up pages. No server here. */

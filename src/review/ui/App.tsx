@@ -1,7 +1,7 @@
 import { useEffect, useSyncExternalStore } from 'react';
 import { useInput, useStdout, type Key } from 'ink';
 import type { KeyPress } from '../keys.js';
-import type { QueueState } from '../model.js';
+import type { QueueState } from '../state.js';
 import { DecisionLog, ReviewScreen } from './Screen.js';
 
 export interface ReviewAppProps {

@@ -3,7 +3,8 @@ import { commentLabel, confirmQuestion, describeRequest, VERB } from '../decisio
 import { buildDetailLines } from '../details.js';
 import { TABS } from '../filter.js';
 import { fitHints, formatPosition, formatWaiting, truncate, wrapLines } from '../format.js';
-import { findRequest, listHeight, tabCount, visibleRows, type LogEntry, type QueueState } from '../model.js';
+import { findRequest, listHeight, tabCount, visibleRows } from '../rows.js';
+import type { LogEntry, QueueState } from '../state.js';
 import { DetailPane, HelpPane, RolePicker } from './Panes.js';
 import { QueueTable } from './Table.js';
 import { colorOf } from './theme.js';

@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink';
 import { columnsFor, formatHeader, formatRow } from '../format.js';
-import type { VisibleRow } from '../model.js';
+import type { VisibleRow } from '../rows.js';
 import { colorOf } from './theme.js';
 
 export interface QueueTableProps {

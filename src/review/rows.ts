@@ -1,0 +1,78 @@
+import type { DecisionIntent } from './decisions.js';
+import type { Tab } from './filter.js';
+import { feedComplete, feedItem, feedLength, rowState } from './paging.js';
+import type { AccessRequest } from './request.js';
+import { CHROME_ROWS, type QueueState } from './state.js';
+
+/**
+ * The queue's rows as the screen and the reducer read them (pure selectors over the state): the list's
+ * height, which request each row shows (rows decided away are stepped over, a decision's answer wins over
+ * its page), the rows on screen, a tab's count, and a request by id.
+ */
+
+/** Rows of the list area at the current terminal size. */
+export function listHeight(s: Pick<QueueState, 'rows'>): number {
+  return Math.max(1, s.rows - CHROME_ROWS);
+}
+
+export function rowCount(s: QueueState): number {
+  return Math.max(0, feedLength(s.feed) - s.gone.length);
+}
+
+/** The feed's index of the `index`-th row shown: the rows that left (`gone`) are stepped over. */
+export function feedIndex(s: Pick<QueueState, 'gone'>, index: number): number {
+  let at = index;
+  for (const g of s.gone) if (g <= at) at++;
+  return at;
+}
+
+/** The request at `index` as last known (a decision's answer wins over the page it came on). */
+export function requestAt(s: QueueState, index: number): AccessRequest | undefined {
+  const r = feedItem(s.feed, feedIndex(s, index));
+  return r && (s.overlay[r.id] ?? r);
+}
+
+export function selected(s: QueueState): AccessRequest | undefined {
+  return requestAt(s, s.cursor);
+}
+
+export interface VisibleRow {
+  index: number;
+  request?: AccessRequest;
+  state: 'loaded' | 'loading' | 'failed';
+  selected: boolean;
+  inflight?: DecisionIntent;
+}
+
+/** Only the rows on screen: a queue of 10,000 renders `listHeight` rows. */
+export function visibleRows(s: QueueState): VisibleRow[] {
+  const out: VisibleRow[] = [];
+  const end = Math.min(rowCount(s), s.top + listHeight(s));
+  for (let i = s.top; i < end; i++) {
+    const request = requestAt(s, i);
+    out.push({ index: i, request, state: request ? 'loaded' : rowState(s.feed, feedIndex(s, i)), selected: i === s.cursor, inflight: request && s.inflight[request.id] });
+  }
+  return out;
+}
+
+/** The count of a tab to show: the service's, or for the tab on screen once its list is read whole, its rows. */
+export function tabCount(s: QueueState, tab: Tab): number | undefined {
+  if (tab === s.tab && !s.filter.text && feedComplete(s.feed)) return rowCount(s);
+  return s.counts[tab];
+}
+
+/** The feed index of a loaded request, by id. */
+export function feedIndexOf(s: QueueState, id: string): number | undefined {
+  const n = feedLength(s.feed);
+  for (let i = 0; i < n; i++) if (feedItem(s.feed, i)?.id === id) return i;
+  return undefined;
+}
+
+/** The request with this id among the loaded rows (the prompt's request, even if the cursor moved). */
+export function findRequest(s: QueueState, id: string): AccessRequest | undefined {
+  if (s.overlay[id]) return s.overlay[id];
+  const r = selected(s);
+  if (r?.id === id) return r;
+  for (let i = 0; i < rowCount(s); i++) if (feedItem(s.feed, i)?.id === id) return requestAt(s, i);
+  return undefined;
+}
