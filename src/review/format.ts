@@ -72,7 +72,6 @@ export function formatHeader(c: Columns): string {
 
 const n = (x: number) => x.toLocaleString('en-US');
 
-/** "1–17 of 10,000 · page 1/200" and friends. */
 /**
  * The status line while an answer is slow to come: the CLI's "still waiting for …" line (src/cli/waiting.ts)
  * with the times first, so a narrow terminal cuts the path, not the seconds.
@@ -81,6 +80,7 @@ export function formatWaiting(w: WaitingInfo): string {
   return `still waiting for the service: ${Math.round(w.waitedMs / 1000)} s so far (attempt ${w.attempt}, gives up after ${Math.round(w.deadlineMs / 1000)} s; --timeout) · ${w.method} ${w.path}`;
 }
 
+/** "1–17 of 10,000 · page 1/200" and friends. */
 export function formatPosition(s: QueueState): string {
   const f = summarizeFeed(s.feed);
   const rows = rowCount(s);

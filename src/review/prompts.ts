@@ -1,4 +1,4 @@
-import { confirmQuestion, describeRequest, refusal, VERB, type DecisionKind, type Prompt } from './decisions.js';
+import { describeRequest, refusal, VERB, type DecisionKind, type Prompt } from './decisions.js';
 import { parseFilter } from './filter.js';
 import { rolesFor } from './impact.js';
 import type { KeyPress } from './keys.js';
@@ -31,7 +31,7 @@ export function startRoleChange(s: QueueState): Step {
 }
 
 /** A one-line editor: printable input appends, backspace removes, ctrl-u clears. */
-export function editLine(draft: string, k: KeyPress): string {
+function editLine(draft: string, k: KeyPress): string {
   if (k.name === 'backspace') return [...draft].slice(0, -1).join('');
   if (k.ctrl && k.input === 'u') return '';
   if (k.ctrl || k.meta || k.name) return draft;
@@ -73,11 +73,4 @@ export function onPromptKey(s: QueueState, p: Prompt, k: KeyPress): Step {
       };
     }
   }
-}
-
-/** The text of the confirmation step, for the UI. */
-export function promptQuestion(s: QueueState): string | undefined {
-  if (s.prompt?.kind !== 'confirm') return undefined;
-  const r = findRequest(s, s.prompt.intent.id);
-  return r ? confirmQuestion(s.prompt.intent, r) : undefined;
 }

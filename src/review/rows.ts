@@ -71,8 +71,7 @@ export function feedIndexOf(s: QueueState, id: string): number | undefined {
 /** The request with this id among the loaded rows (the prompt's request, even if the cursor moved). */
 export function findRequest(s: QueueState, id: string): AccessRequest | undefined {
   if (s.overlay[id]) return s.overlay[id];
-  const r = selected(s);
-  if (r?.id === id) return r;
-  for (let i = 0; i < rowCount(s); i++) if (feedItem(s.feed, i)?.id === id) return requestAt(s, i);
-  return undefined;
+  // By feed position, not by row: rows shift up when a decided request leaves the queue.
+  const at = feedIndexOf(s, id);
+  return at === undefined ? undefined : feedItem(s.feed, at);
 }

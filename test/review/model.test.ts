@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { reduce } from '../../src/review/model.js';
-import { listHeight, requestAt, selected, visibleRows } from '../../src/review/rows.js';
+import { findRequest, listHeight, requestAt, selected, visibleRows } from '../../src/review/rows.js';
 import { initQueue, type Action, type QueueState } from '../../src/review/state.js';
 import { formatPosition } from '../../src/review/format.js';
 import { summarizeFeed } from '../../src/review/paging.js';
@@ -172,6 +172,20 @@ describe('queue model: decisions', () => {
     expect(done.state.inflight).toEqual({});
     expect(done.effects.map((e) => e.type)).toContain('loadCounts');
     expect(done.state.log).toEqual([{ id: 1, kind: 'success', text: "approved dave's request for editor on document:readme: dave now holds editor on document:readme" }]);
+  });
+
+  it("a decision's answer arriving while another request's prompt is open: the prompt still names and decides that request", () => {
+    const four = ['a', 'b', 'c', 'd'].map((id) => aRequest({ id, requester: `user-${id}` }));
+    let s = run({}, [{ type: 'start' }, pageOf(four)]).state;
+    s = press(s, 'a', '<return>', 'y').state; // approve a (in flight)
+    s = press(s, 'j', 'j', 'a', '<return>').state; // c's confirmation is open
+    expect(s.prompt).toMatchObject({ kind: 'confirm', intent: { id: 'c' } });
+    // a's answer: a leaves the queue, so every row below it moves up one.
+    s = reduce(s, { type: 'decided', intent: { kind: 'approve', id: 'a' }, request: aRequest({ id: 'a', status: 'approved', reviewer: 'bob' }) }).state;
+    expect(findRequest(s, 'c')?.id).toBe('c');
+    const sent = press(s, 'y');
+    expect(sent.effects).toEqual([{ type: 'decide', intent: { kind: 'approve', id: 'c' }, request: expect.objectContaining({ id: 'c' }) }]);
+    expect(sent.state.inflight).toEqual({ c: { kind: 'approve', id: 'c' } });
   });
 
   it('text that arrives with its Enter in one chunk submits the comment', () => {
