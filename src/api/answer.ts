@@ -58,27 +58,49 @@ export function malformedRead(parsed: { body: unknown; json: boolean }, expect?:
 /** A list page: an array, or the envelope `{data: [...]}`. */
 export function expectListPage(body: unknown): string | undefined {
   if (Array.isArray(body)) return undefined;
-  if (typeof body === 'object' && body !== null && Array.isArray((body as { data?: unknown }).data)) return undefined;
+  if (isObject(body) && Array.isArray(body.data)) return undefined;
   return `JSON of the wrong shape (${describeJson(body)}, where a list page, an array or {data: [...]}, was expected)`;
+}
+
+/**
+ * A list page (`page`, for the message) whose every item has the fields of `item`: `listAll` passes it as
+ * `expect` for each page, so a page with an item Roster cannot use (`null`, `{}`, a `key` that is a number)
+ * is retried and then reported as MALFORMED_ANSWER naming the item (`data[3].key`), never read into a
+ * TypeError further on.
+ */
+export function expectListItems(item: Shape, page: number): (body: unknown) => string | undefined {
+  const rule = ruleOf(item);
+  return (body) => {
+    const wrong = expectListPage(body);
+    if (wrong) return wrong;
+    const [items, at] = Array.isArray(body) ? [body, ''] : [(body as { data: unknown[] }).data, 'data'];
+    for (let i = 0; i < items.length; i++) {
+      const problem = problemOf(items[i], rule, `${at}[${i}]`);
+      if (problem) return `JSON of the wrong shape (page ${page}: ${problem})`;
+    }
+    return undefined;
+  };
 }
 
 /** An object (a single resource). */
 export function expectObject(body: unknown): string | undefined {
-  if (typeof body === 'object' && body !== null && !Array.isArray(body)) return undefined;
+  if (isObject(body)) return undefined;
   return `JSON of the wrong shape (${describeJson(body)}, where an object was expected)`;
 }
 
 /**
- * What one field of a single-object answer must be: `expected` says it in the error ("a string"). Only
- * the fields the caller uses are checked; others (and unknown ones) are left alone, as both dialects
- * add fields of their own.
+ * What one field of an answer must be: `expected` says it in the error ("a string"). Only the fields the
+ * caller uses are checked; others (and unknown ones) are left alone, as both dialects add fields of their
+ * own. A container (a list, an object of named entries) also says what inside it is wrong (`within`,
+ * called once `fits` holds), naming the place from `at` (`roles.editor.permissions[1]`).
  */
 export interface FieldRule {
   expected: string;
   fits(value: unknown): boolean;
+  within?(value: unknown, at: string): string | undefined;
 }
 
-/** The fields a single-object read uses, by name; a nested shape is an object holding those fields. */
+/** The fields an answer (one object, or each item of a list) uses, by name; a nested shape is an object holding those fields. */
 export interface Shape {
   [field: string]: FieldRule | Shape;
 }
@@ -86,8 +108,48 @@ export interface Shape {
 export const STRING: FieldRule = { expected: 'a string', fits: (v) => typeof v === 'string' };
 /** An id: the public service sends strings; numbers are read too (readers turn them into strings). */
 export const ID: FieldRule = { expected: 'a string or number', fits: (v) => typeof v === 'string' || typeof v === 'number' };
+export const BOOLEAN: FieldRule = { expected: 'true or false', fits: (v) => typeof v === 'boolean' };
+/** Any object (attributes, whose values Roster keeps as they are). */
+export const OBJECT: FieldRule = { expected: 'an object', fits: isObject };
+
 /** A field that may be absent or null, or else fits `rule`. */
-export const optional = (rule: FieldRule): FieldRule => ({ expected: `${rule.expected}, null or nothing`, fits: (v) => v === undefined || v === null || rule.fits(v) });
+export function optional(rule: FieldRule | Shape): FieldRule {
+  const r = ruleOf(rule);
+  return { expected: `${r.expected}, null or nothing`, fits: (v) => v === undefined || v === null || r.fits(v), within: (v, at) => (v === undefined || v === null ? undefined : r.within?.(v, at)) };
+}
+
+/** A list whose every element fits `rule`. */
+export function listOf(rule: FieldRule | Shape): FieldRule {
+  const r = ruleOf(rule);
+  return {
+    expected: 'a list',
+    fits: Array.isArray,
+    within: (v, at) => {
+      const list = v as unknown[];
+      for (let i = 0; i < list.length; i++) {
+        const problem = problemOf(list[i], r, `${at}[${i}]`);
+        if (problem) return problem;
+      }
+      return undefined;
+    },
+  };
+}
+
+/** An object of named entries (a resource's `roles` by key), every value fitting `rule`. */
+export function recordOf(rule: FieldRule | Shape): FieldRule {
+  const r = ruleOf(rule);
+  return {
+    expected: 'an object of named entries',
+    fits: isObject,
+    within: (v, at) => {
+      for (const [name, value] of Object.entries(v as Record<string, unknown>)) {
+        const problem = problemOf(value, r, `${at}.${name}`);
+        if (problem) return problem;
+      }
+      return undefined;
+    },
+  };
+}
 
 /**
  * An object with the fields of `shape` (src/api/README.md, "Malformed read answers"): a single-object
@@ -95,32 +157,40 @@ export const optional = (rule: FieldRule): FieldRule => ({ expected: `${rule.exp
  * MALFORMED_ANSWER naming the request, never read into a TypeError.
  */
 export function expectFields(shape: Shape): (body: unknown) => string | undefined {
-  const wanted = `an object with ${Object.keys(shape).join(', ')}`;
+  const wanted = objectWith(shape);
   return (body) => {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) return `JSON of the wrong shape (${describeJson(body)}, where ${wanted} was expected)`;
-    const wrong = fieldProblem(body as Record<string, unknown>, shape, '');
+    if (!isObject(body)) return `JSON of the wrong shape (${describeJson(body)}, where ${wanted} was expected)`;
+    const wrong = fieldProblem(body, shape, '');
     return wrong && `JSON of the wrong shape (${wrong})`;
   };
 }
 
+/** What is wrong with `value` at `at` for `rule`, naming the innermost place. */
+function problemOf(value: unknown, rule: FieldRule, at: string): string | undefined {
+  if (!rule.fits(value)) return `${at} is ${value === undefined ? 'missing' : describeJson(value)}, where ${rule.expected} was expected`;
+  return rule.within?.(value, at);
+}
+
 function fieldProblem(body: Record<string, unknown>, shape: Shape, prefix: string): string | undefined {
   for (const [name, rule] of Object.entries(shape)) {
-    const value = body[name];
-    const at = prefix + name;
-    if (isRule(rule)) {
-      if (!rule.fits(value)) return `${at} is ${value === undefined ? 'missing' : describeJson(value)}, where ${rule.expected} was expected`;
-      continue;
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      return `${at} is ${value === undefined ? 'missing' : describeJson(value)}, where an object with ${Object.keys(rule).join(', ')} was expected`;
-    }
-    const inner = fieldProblem(value as Record<string, unknown>, rule, `${at}.`);
-    if (inner) return inner;
+    const problem = problemOf(body[name], ruleOf(rule), prefix ? `${prefix}.${name}` : name);
+    if (problem) return problem;
   }
   return undefined;
 }
 
+/** A nested shape as a rule: an object holding its fields. */
+function ruleOf(rule: FieldRule | Shape): FieldRule {
+  if (isRule(rule)) return rule;
+  return { expected: objectWith(rule), fits: isObject, within: (v, at) => fieldProblem(v as Record<string, unknown>, rule, at) };
+}
+
 const isRule = (r: FieldRule | Shape): r is FieldRule => typeof (r as FieldRule).fits === 'function';
+const objectWith = (shape: Shape) => `an object with ${Object.keys(shape).join(', ')}`;
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
 
 function describeJson(value: unknown): string {
   if (value === null) return 'null';

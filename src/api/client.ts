@@ -2,7 +2,7 @@ import { Pool } from 'undici';
 import { InternalError } from '../errors.js';
 import { registerSecret } from '../secrets.js';
 import { buildApiError, buildNetworkError, displayPath } from './api-error.js';
-import { AnswerTooLarge, expectListPage, malformedRead, MAX_ANSWER_BYTES, parseBody, readBodyText } from './answer.js';
+import { AnswerTooLarge, expectListItems, expectListPage, malformedRead, MAX_ANSWER_BYTES, parseBody, readBodyText } from './answer.js';
 import { createBreaker } from './breaker.js';
 import { createPacer, PUBLIC_LIMITS, type Pacer } from './pacing.js';
 import { fetchAllPages } from './paging.js';
@@ -238,7 +238,7 @@ export function createClient(options: ClientOptions): ApiClient {
         perPage,
         parallel: o.parallel,
         fetchPage: (page) =>
-          data(request('GET', path, { headers: o.headers, expect: expectListPage, query: { ...o.query, ...(page === 1 ? o.firstPageQuery : {}), page, per_page: perPage } })),
+          data(request('GET', path, { headers: o.headers, expect: o.item ? expectListItems(o.item, page) : expectListPage, query: { ...o.query, ...(page === 1 ? o.firstPageQuery : {}), page, per_page: perPage } })),
       });
     },
     counters: () => ({ ...counts, byMethod: { ...counts.byMethod } }),

@@ -1,4 +1,6 @@
 import type { ApiClient } from './types.js';
+import type { Shape } from './answer.js';
+import { ASSIGNMENT_ITEM, CONFIG_ITEM, GROUP_ITEM, GROUP_ROLE_ITEM, INSTANCE_ITEM, RESOURCE_ITEM, ROLE_ITEM, TENANT_ITEM, TUPLE_ITEM, USER_ITEM } from './shapes.js';
 import { pathOf } from './client.js';
 import { inferGroupRoles, type Derivation } from './group-roles.js';
 import { reviewerRolesOf, type LevelsRead } from './levels.js';
@@ -43,10 +45,12 @@ const ASSIGNMENT_PAGE = 1000;
  */
 export async function readLiveState(client: ApiClient): Promise<LiveState> {
   const { schema, facts, elements } = client.paths;
-  const all = <T>(path: string, perPage = PAGE, query: Record<string, string> = {}) => client.listAll<T>(path, { perPage, query });
+  // Every item is checked against its list's shape (shapes.ts) as its page arrives: an item this reads
+  // into a TypeError is a MALFORMED_ANSWER naming the request and the item instead.
+  const all = <T>(path: string, item: Shape, perPage = PAGE, query: Record<string, string> = {}) => client.listAll<T>(path, { perPage, query, item });
   // The count is asked with the first page only: it gives the page count, and counting costs the service.
-  const counted = <T>(path: string, perPage = PAGE, query: Record<string, string> = {}) =>
-    client.listAll<T>(path, { perPage, query, firstPageQuery: { include_total_count: 'true' } });
+  const counted = <T>(path: string, item: Shape, perPage = PAGE, query: Record<string, string> = {}) =>
+    client.listAll<T>(path, { perPage, query, item, firstPageQuery: { include_total_count: 'true' } });
   // The public group list carries no roles. The tuples and derivations the specification records for
   // group roles fix most groups' roles (group-roles.ts); only the others are read, one `roles` list each.
   // A group type's tuples are read as soon as the resources show the type (its `member` role, or a
@@ -55,7 +59,7 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
   const tuplesOfType = (type: string) => {
     let read = typeTuples.get(type);
     if (!read) {
-      read = counted<TupleRead>(`${facts}/relationship_tuples`, PAGE, { relation: `${type}_group` });
+      read = counted<TupleRead>(`${facts}/relationship_tuples`, TUPLE_ITEM, PAGE, { relation: `${type}_group` });
       read.catch(() => {}); // awaited below when a group has the type; a failure then fails the read
       typeTuples.set(type, read);
     }
@@ -70,25 +74,25 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
     unresolved.forEach((id, i) => known.set(id, read[i]));
     return refs.map((r, i) => ({ ...r, tenant: list[i].group_tenant, roles: known.get(r.id)! }));
   };
-  const resourcesRead = counted<ResourceRead>(`${schema}/resources`);
+  const resourcesRead = counted<ResourceRead>(`${schema}/resources`, RESOURCE_ITEM);
   resourcesRead.then((rs) => groupTypesShown(rs).forEach(tuplesOfType), () => {});
-  const groupsRead = all<GroupRead>(`${schema}/groups/direct`);
+  const groupsRead = all<GroupRead>(`${schema}/groups/direct`, GROUP_ITEM);
   // Relationship tuples of the resources' own relations (not the group machinery's): one list per relation
   // key, read as soon as the resources name them.
   const relationTuples = resourcesRead.then((rs) => {
     const keys = [...new Set(rs.flatMap((r) => relationsOf(r).map((x) => x.key)))].sort(cmp);
-    return Promise.all(keys.map((k) => counted<TupleRead>(`${facts}/relationship_tuples`, PAGE, { relation: k }))).then((lists) => lists.flat());
+    return Promise.all(keys.map((k) => counted<TupleRead>(`${facts}/relationship_tuples`, TUPLE_ITEM, PAGE, { relation: k }))).then((lists) => lists.flat());
   });
   const [resources, roles, tenants, users, assignments, instances, groups, links, configs, tuples] = await Promise.all([
     resourcesRead,
-    counted<RoleRead>(`${schema}/roles`),
-    counted<TenantRead>(`${facts}/tenants`),
-    all<UserRead>(`${facts}/users`),
-    counted<AssignmentRead>(`${facts}/role_assignments`, ASSIGNMENT_PAGE),
-    counted<InstanceRead>(`${facts}/resource_instances`),
+    counted<RoleRead>(`${schema}/roles`, ROLE_ITEM),
+    counted<TenantRead>(`${facts}/tenants`, TENANT_ITEM),
+    all<UserRead>(`${facts}/users`, USER_ITEM),
+    counted<AssignmentRead>(`${facts}/role_assignments`, ASSIGNMENT_ITEM, ASSIGNMENT_PAGE),
+    counted<InstanceRead>(`${facts}/resource_instances`, INSTANCE_ITEM),
     groupsRead.then(readGroups),
-    counted<TupleRead>(`${facts}/relationship_tuples`, PAGE, { relation: 'group' }),
-    all<ConfigRead>(`${elements}/config`),
+    counted<TupleRead>(`${facts}/relationship_tuples`, TUPLE_ITEM, PAGE, { relation: 'group' }),
+    all<ConfigRead>(`${elements}/config`, CONFIG_ITEM),
     relationTuples,
   ]);
 
@@ -167,7 +171,7 @@ function groupIdOf(g: GroupRead): { type: string; key: string; id: string } {
 }
 
 async function readGroupRoles(client: ApiClient, group: string): Promise<{ role: string; on: string }[]> {
-  const items = await client.listAll<GroupRoleRead>(pathOf(client.paths.schema, 'groups', group, 'roles'), { perPage: PAGE });
+  const items = await client.listAll<GroupRoleRead>(pathOf(client.paths.schema, 'groups', group, 'roles'), { perPage: PAGE, item: GROUP_ROLE_ITEM });
   return items.map((r) => ({ role: r.key, on: `${r.resource.key}:${r.resource_instance.key}` }));
 }
 

@@ -1,6 +1,8 @@
 import type { ApiClient } from './types.js';
 import { pathOf } from './client.js';
 import { normalizeStatus } from './tolerance.js';
+import type { Shape } from './answer.js';
+import { ACCESS_REQUEST_ITEM, CONFIG_ITEM, INSTANCE_ITEM, RESOURCE_ITEM, ROLE_ITEM, TENANT_ITEM, USER_ITEM } from './shapes.js';
 import type { RequestGrant } from '../plan/request-grants.js';
 
 /** The public answers this reads; only fields the public schemas list. */
@@ -31,12 +33,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 export async function readRequestGrants(client: ApiClient): Promise<RequestGrant[]> {
   const { elements, facts, schema } = client.paths;
-  const configs = (await client.listAll<ConfigRead>(`${elements}/config`, { perPage: PAGE })).filter(
+  const configs = (await client.listAll<ConfigRead>(`${elements}/config`, { perPage: PAGE, item: CONFIG_ITEM })).filter(
     (c) => !c.elements_type || c.elements_type === 'user_management',
   );
   const perConfig = await Promise.all(
     configs.map(async (c) => {
-      const requests = await client.listAll<AccessRequestRead>(pathOf(elements, 'config', c.key, 'access_requests'), { perPage: PAGE, query: { status: 'approved' } });
+      const requests = await client.listAll<AccessRequestRead>(pathOf(elements, 'config', c.key, 'access_requests'), { perPage: PAGE, query: { status: 'approved' }, item: ACCESS_REQUEST_ITEM });
       // A service that ignored the filter would list every request: keep the approved ones.
       return requests.filter((r) => normalizeStatus(r.status) === 'approved').map((r) => ({ config: c.key, r }));
     }),
@@ -44,14 +46,16 @@ export async function readRequestGrants(client: ApiClient): Promise<RequestGrant
   const approved = perConfig.flat();
   if (approved.length === 0) return [];
 
-  const byId = async <T extends Keyed>(path: string, needed: boolean) => (needed ? new Map((await client.listAll<T>(path, { perPage: PAGE })).map((o) => [o.id, o])) : new Map<string, T>());
+  // The same shapes as read-live.ts: a plan reads each of these lists once for both (shared-reads.ts).
+  const byId = async <T extends Keyed>(path: string, item: Shape, needed: boolean) =>
+    needed ? new Map((await client.listAll<T>(path, { perPage: PAGE, item })).map((o) => [o.id, o])) : new Map<string, T>();
   const anyId = (pick: (d: AccessRequestRead['access_request_details']) => string | null | undefined) => approved.some(({ r }) => UUID.test(pick(r.access_request_details) ?? ''));
   const [users, tenants, roles, resources, instances] = await Promise.all([
-    byId<Keyed>(`${facts}/users`, true),
-    byId<Keyed>(`${facts}/tenants`, anyId((d) => d.tenant)),
-    byId<Keyed>(`${schema}/roles`, anyId((d) => d.role)),
-    byId<Keyed>(`${schema}/resources`, anyId((d) => d.resource)),
-    byId<InstanceRead>(`${facts}/resource_instances`, anyId((d) => d.resource_instance)),
+    byId<Keyed>(`${facts}/users`, USER_ITEM, true),
+    byId<Keyed>(`${facts}/tenants`, TENANT_ITEM, anyId((d) => d.tenant)),
+    byId<Keyed>(`${schema}/roles`, ROLE_ITEM, anyId((d) => d.role)),
+    byId<Keyed>(`${schema}/resources`, RESOURCE_ITEM, anyId((d) => d.resource)),
+    byId<InstanceRead>(`${facts}/resource_instances`, INSTANCE_ITEM, anyId((d) => d.resource_instance)),
   ]);
   return buildRequestGrants(approved, { users, tenants, roles, resources, instances });
 }

@@ -1,3 +1,4 @@
+import type { Shape } from './answer.js';
 import type { RateLimits } from './pacing.js';
 
 /** The client's public shapes; the behaviour is in client.ts. */
@@ -113,6 +114,11 @@ export interface ListOptions {
   headers?: Record<string, string>;
   /** Pages fetched at once once the count is known; default 4. */
   parallel?: number;
+  /**
+   * The fields each item must hold (the ones the caller reads, src/api/shapes.ts): every page is checked
+   * where its shape is, so a page with an item the caller cannot use is retried, then MALFORMED_ANSWER.
+   */
+  item?: Shape;
 }
 
 export type ReadOptions = Pick<RequestOptions, 'query' | 'headers' | 'expect'>;

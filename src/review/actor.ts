@@ -1,5 +1,5 @@
 import { pathOf, type ApiClient } from '../api/index.js';
-import { expectFields, STRING } from '../api/answer.js';
+import { expectFields, STRING, type Shape } from '../api/answer.js';
 import { ApiError, ConfigError } from '../errors.js';
 import { didYouMean } from '../config/suggest.js';
 
@@ -18,8 +18,9 @@ export async function checkActor(client: ApiClient, user: string, tenant: string
   return { user: u!.key, tenant: t!.key };
 }
 
-/** A user or tenant read is used for its key (answer.ts): any other answer is MALFORMED_ANSWER, not a TypeError. */
-const KEYED = expectFields({ key: STRING });
+/** A user or tenant, read alone or listed, is used for its key (answer.ts): any other answer is MALFORMED_ANSWER, not a TypeError. */
+const KEY_SHAPE: Shape = { key: STRING };
+const KEYED = expectFields(KEY_SHAPE);
 
 async function readKeyed(client: ApiClient, list: 'users' | 'tenants', key: string): Promise<{ key: string } | undefined> {
   try {
@@ -31,7 +32,7 @@ async function readKeyed(client: ApiClient, list: 'users' | 'tenants', key: stri
 }
 
 async function unknown(client: ApiClient, list: 'users' | 'tenants', noun: string, flag: string, given: string): Promise<{ message: string; hint?: string }> {
-  const known = (await client.listAll<{ key: string }>(`${client.paths.facts}/${list}`, { perPage: 100 })).map((x) => x.key);
+  const known = (await client.listAll<{ key: string }>(`${client.paths.facts}/${list}`, { perPage: 100, item: KEY_SHAPE })).map((x) => x.key);
   const hint = didYouMean(given, known);
   return { message: `${flag} ${given}: no ${noun} "${given}" in ${client.paths.facts.split('/').slice(-2).join('/')}${hint ? ` (${hint})` : ''}`, ...(hint ? {} : { hint: `${list} there: ${known.slice(0, 8).join(', ')}${known.length > 8 ? ', …' : ''}` }) };
 }

@@ -1,4 +1,5 @@
 import type { ApiClient } from '../api/index.js';
+import { optional, STRING } from '../api/answer.js';
 import { ApiError, ConfigError } from '../errors.js';
 import { createReviewSource, type ReviewSource } from './source.js';
 
@@ -14,7 +15,8 @@ export interface Located {
 
 /** The keys of the user-management element configurations (`GET /v2/elements/{p}/{e}/config`). */
 export async function readConfigKeys(client: ApiClient): Promise<string[]> {
-  const configs = await client.listAll<{ key: string; elements_type?: string }>(`${client.paths.elements}/config`, { perPage: 100 });
+  const item = { key: STRING, elements_type: optional(STRING) };
+  const configs = await client.listAll<{ key: string; elements_type?: string | null }>(`${client.paths.elements}/config`, { perPage: 100, item });
   return configs.filter((c) => !c.elements_type || c.elements_type === 'user_management').map((c) => c.key);
 }
 

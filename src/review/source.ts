@@ -2,7 +2,7 @@ import { pathOf, type ApiClient } from '../api/index.js';
 import { ApiError } from '../errors.js';
 import { isEnvelope } from '../api/paging.js';
 import { CONFIG_SHAPE, reviewerRolesOf, type LevelsRead } from '../api/levels.js';
-import { expectFields, ID, optional, STRING } from '../api/answer.js';
+import { expectFields, expectListItems, ID, listOf, optional, STRING, type Shape } from '../api/answer.js';
 import { readAccessRequest, type AccessRequest } from './request.js';
 import type { FeedQuery } from './paging.js';
 import type { RequesterFacts, RoleInfo } from './impact.js';
@@ -47,11 +47,15 @@ export interface SourceOptions {
 }
 
 /**
- * What single-object reads must hold (answer.ts `expectFields`): a user read is used for its key; an access
- * request for its id, role, date and status (readAccessRequest reads the rest leniently).
+ * What reads must hold (answer.ts): a user read is used for its key; an access request, read alone or as
+ * an item of a page, for its id, role, date and status (readAccessRequest reads the rest leniently); a
+ * role of the environment for its key and lists; a role assignment for its user, role and place.
  */
 const KEYED = expectFields({ key: STRING });
-const ACCESS_REQUEST = expectFields({ id: ID, access_request_details: { role: STRING }, created_at: STRING, status: optional(STRING) });
+const ACCESS_REQUEST_SHAPE: Shape = { id: ID, access_request_details: { role: STRING }, created_at: STRING, status: optional(STRING) };
+const ACCESS_REQUEST = expectFields(ACCESS_REQUEST_SHAPE);
+const ROLE_ITEM: Shape = { key: STRING, name: optional(STRING), permissions: optional(listOf(STRING)), extends: optional(listOf(STRING)) };
+const ASSIGNMENT_ITEM: Shape = { user: STRING, role: STRING, tenant: optional(STRING), resource_instance: optional(STRING) };
 
 /** The API's status filter, in the public spelling (our server accepts both). */
 const STATUS_QUERY = { pending: 'pending', approved: 'approved', denied: 'denied', canceled: 'canceled' } as const;
@@ -102,6 +106,8 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
     tenant,
     async listPage(q, page, perPage) {
       const raw = await client.get<unknown>(base, {
+        // A page with an item it cannot read is retried, then MALFORMED_ANSWER naming the item.
+        expect: expectListItems(ACCESS_REQUEST_SHAPE, page),
         // The public service takes the tenant from the path; the specification's list (and our server)
         // filters by the `tenant` header. Both: a reviewer of two tenants sees the one asked for.
         headers: { tenant },
@@ -114,7 +120,7 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
           resource_instance_id: q.resourceInstance,
         },
       });
-      const list = isEnvelope(raw) ? raw.data : Array.isArray(raw) ? raw : [];
+      const list = isEnvelope(raw) ? raw.data : (raw as unknown[]);
       await learnKeys(list);
       const items = list.map((r) => readAccessRequest(r, user, (id) => keys.get(id)));
       const total = isEnvelope(raw) && typeof raw.total_count === 'number' ? raw.total_count : undefined;
@@ -133,7 +139,7 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
     update: async (id, b) => read(await client.patch(one(id, 'reviewer'), compact({ reviewer_comment: b.comment, role: b.role }))),
     cancel: async (id, b = {}) => read(await client.put(one(id, 'cancel'), compact({ reason: b.reason }))),
     async readRoles() {
-      const roles = await client.listAll<Record<string, unknown>>(`${client.paths.schema}/roles`, { firstPageQuery: { include_total_count: true } });
+      const roles = await client.listAll<Record<string, unknown>>(`${client.paths.schema}/roles`, { firstPageQuery: { include_total_count: true }, item: ROLE_ITEM });
       return roles.map((r) => ({
         key: String(r.key),
         name: typeof r.name === 'string' ? r.name : undefined,
@@ -146,13 +152,13 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
       const roles = reviewerRolesOf(config.roles_to_levels);
       const holders = new Set<string>();
       for (const role of roles) {
-        const rows = await client.listAll<Record<string, unknown>>(`${client.paths.facts}/role_assignments`, { perPage: 100, query: { role, tenant } });
+        const rows = await client.listAll<Record<string, unknown>>(`${client.paths.facts}/role_assignments`, { perPage: 100, query: { role, tenant }, item: ASSIGNMENT_ITEM });
         for (const a of rows) if (!a.resource_instance) holders.add(String(a.user));
       }
       return { roles, reviewers: holders.size };
     },
     async readRequester(key) {
-      const rows = await client.listAll<Record<string, unknown>>(`${client.paths.facts}/role_assignments`, { perPage: 1000, query: { user: key }, firstPageQuery: { include_total_count: true } });
+      const rows = await client.listAll<Record<string, unknown>>(`${client.paths.facts}/role_assignments`, { perPage: 1000, query: { user: key }, firstPageQuery: { include_total_count: true }, item: ASSIGNMENT_ITEM });
       return {
         user: key,
         assignments: rows.map((a) => ({

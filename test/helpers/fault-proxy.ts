@@ -8,6 +8,9 @@ import type { AddressInfo, Socket } from 'node:net';
  *   says the cut length), so the client sees a complete answer that is not valid JSON;
  * - `wrong-shape`: answer 200 with JSON the client cannot use (`{"unexpected": true}`);
  * - `json`: answer 200 with `body` as JSON (any value, `null` included);
+ * - `item`: forward, then replace item `index` of the list page answered (a bare array or `{data}`) with
+ *   `change(item)`, keeping the rest of the page as the server sent it; a page without that item, or an
+ *   answer that is not a list page, passes unchanged (`seen` then records no fault);
  * - `html`: answer 200 with an HTML page, as a login proxy would;
  * - `redirect`: answer 307 with a Location;
  * - `endless`: answer 200 and stream bytes without end;
@@ -21,12 +24,15 @@ export type Fault =
   | { kind: 'truncate' | 'wrong-shape' | 'html' | 'endless' | 'silent' | 'die' }
   | { kind: 'redirect'; location: string }
   | { kind: 'json'; body: unknown }
+  | { kind: 'item'; index: number; change: (item: unknown) => unknown }
   | { kind: 'hold'; until: Promise<unknown> }
   | { kind: 'status'; status: number; retryAfter?: string; body?: unknown };
 
 export interface FaultRequest {
   method: string;
   path: string;
+  /** The query, without `?` (empty when none). */
+  query: string;
   /** 0-based index among all requests the proxy received. */
   index: number;
 }
@@ -65,10 +71,18 @@ export async function startFaultProxy(target: string, decide: (req: FaultRequest
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
-      const entry: FaultProxy['seen'][number] = { method: req.method ?? '?', path: new URL(req.url ?? '/', 'http://x').pathname, index: seen.length };
+      const url = new URL(req.url ?? '/', 'http://x');
+      const entry: FaultProxy['seen'][number] = { method: req.method ?? '?', path: url.pathname, query: url.search.slice(1), index: seen.length };
       seen.push(entry);
       const fault = dead ? { kind: 'die' as const } : decide(entry);
       entry.fault = fault?.kind;
+      const relay = (up: { status: number; headers: http.IncomingHttpHeaders; body: Buffer }) => {
+        const headers = { ...up.headers };
+        delete headers['transfer-encoding'];
+        delete headers.connection;
+        res.writeHead(up.status, { ...headers, 'content-length': String(up.body.length) });
+        res.end(up.body);
+      };
       const json = (status: number, value: unknown, headers: Record<string, string> = {}) => {
         res.writeHead(status, { 'content-type': 'application/json', ...headers });
         res.end(JSON.stringify(value));
@@ -78,14 +92,8 @@ export async function startFaultProxy(target: string, decide: (req: FaultRequest
           case 'hold':
             await fault.until.catch(() => {});
           // falls through: forwarded once released
-          case undefined: {
-            const up = await forward(req, Buffer.concat(chunks));
-            const headers = { ...up.headers };
-            delete headers['transfer-encoding'];
-            delete headers.connection;
-            res.writeHead(up.status, { ...headers, 'content-length': String(up.body.length) });
-            return void res.end(up.body);
-          }
+          case undefined:
+            return relay(await forward(req, Buffer.concat(chunks)));
           case 'truncate': {
             const up = await forward(req, Buffer.concat(chunks));
             const cut = up.body.subarray(0, Math.floor(up.body.length / 2));
@@ -96,6 +104,17 @@ export async function startFaultProxy(target: string, decide: (req: FaultRequest
             return json(200, { unexpected: true });
           case 'json':
             return json(200, fault.body);
+          case 'item': {
+            const up = await forward(req, Buffer.concat(chunks));
+            const page: unknown = up.status === 200 ? JSON.parse(up.body.toString('utf8')) : undefined;
+            const items = Array.isArray(page) ? page : (page as { data?: unknown } | undefined)?.data;
+            if (!Array.isArray(items) || items.length <= fault.index) {
+              entry.fault = undefined;
+              return relay(up);
+            }
+            items[fault.index] = fault.change(items[fault.index]);
+            return json(200, page);
+          }
           case 'html':
             res.writeHead(200, { 'content-type': 'text/html' });
             return void res.end('<html><body>Please sign in</body></html>');
