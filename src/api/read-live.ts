@@ -2,6 +2,7 @@ import type { ApiClient } from './types.js';
 import type { Shape } from './answer.js';
 import { ASSIGNMENT_ITEM, CONFIG_ITEM, GROUP_ITEM, GROUP_ROLE_ITEM, INSTANCE_ITEM, RESOURCE_ITEM, ROLE_ITEM, TENANT_ITEM, TUPLE_ITEM, USER_ITEM } from './shapes.js';
 import { pathOf } from './client.js';
+import { ApiError } from '../errors.js';
 import { inferGroupRoles, type Derivation } from './group-roles.js';
 import { reviewerRolesOf, type LevelsRead } from './levels.js';
 import { emptyLiveState, MEMBER_ROLE, type LiveState } from '../plan/live.js';
@@ -20,12 +21,12 @@ interface ResourceRoleRead {
   granted_to?: { users_with_role?: DerivationRead[] } | null;
 }
 interface RoleRead { id?: string; key: string; name: string; description?: string | null; permissions?: string[] }
-interface TenantRead { key: string; name: string; description?: string | null; attributes?: Record<string, unknown> }
+interface TenantRead { id?: string | number; key: string; name: string; description?: string | null; attributes?: Record<string, unknown> }
 interface UserRead {
   key: string; email?: string | null; first_name?: string | null; last_name?: string | null; attributes?: Record<string, unknown>;
   associated_tenants?: { tenant: string }[];
 }
-interface AssignmentRead { user: string; role: string; tenant: string; resource_instance?: string | null }
+interface AssignmentRead { user: string; role: string; tenant?: string | null; tenant_id?: string | number | null; resource_instance?: string | null }
 interface InstanceRead { key: string; resource: string; tenant: string; attributes?: Record<string, unknown> }
 interface GroupRead { group_instance_key: string; group_tenant: string; group_resource_type_key?: string }
 interface TupleRead { subject: string; relation: string; object: string }
@@ -137,7 +138,10 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
     if (object) (object.relations ??= []).push({ relation: t.relation, subject: t.subject });
   }
   for (const i of live.resourceInstances.values()) i.relations?.sort((a, b) => cmp(a.relation, b.relation) || cmp(a.subject, b.subject));
+  const tenantKeyById = new Map(tenants.flatMap((t) => (t.id !== undefined && t.id !== null ? [[String(t.id), t.key] as const] : [])));
   for (const a of assignments) {
+    const tenant = a.tenant ?? (a.tenant_id !== undefined && a.tenant_id !== null ? tenantKeyById.get(String(a.tenant_id)) : undefined);
+    if (tenant === undefined) throw unnamedTenant(client, a);
     const on = a.resource_instance ?? undefined;
     const group = on ? live.groups.get(on) : undefined;
     if (group && a.role === MEMBER_ROLE) {
@@ -145,7 +149,7 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
       continue;
     }
     const user = live.users.get(a.user);
-    if (user) user.roles.push({ role: a.role, tenant: a.tenant, ...(on ? { on } : {}) });
+    if (user) user.roles.push({ role: a.role, tenant, ...(on ? { on } : {}) });
   }
   for (const t of links) {
     const child = live.groups.get(t.subject);
@@ -246,3 +250,15 @@ function sortGroup(g: DesiredGroup): void {
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** A role assignment whose tenant is neither named nor one of the tenants read: the plan cannot place it. */
+function unnamedTenant(client: ApiClient, a: AssignmentRead): ApiError {
+  const tenant = a.tenant_id === undefined || a.tenant_id === null ? 'no tenant' : `tenant id ${String(a.tenant_id)}, not among the tenants listed`;
+  return new ApiError({
+    method: 'GET',
+    path: `${client.paths.facts}/role_assignments`,
+    status: 200,
+    errorCode: 'MALFORMED_ANSWER',
+    detail: `the assignment of ${a.role} to ${a.user}${a.resource_instance ? ` on ${a.resource_instance}` : ''} names ${tenant}`,
+  });
+}

@@ -65,8 +65,12 @@ export const RESOURCE_ITEM: Shape = {
 /** `GET /v2/facts/{p}/{e}/resource_instances`. */
 export const INSTANCE_ITEM: Shape = { id: ID, key: STRING, resource: STRING, tenant: STRING, attributes: optional(OBJECT) };
 
-/** `GET /v2/facts/{p}/{e}/role_assignments`: `resource_instance` is `type:key`, absent for a tenant-wide role. */
-export const ASSIGNMENT_ITEM: Shape = { user: STRING, role: STRING, tenant: STRING, resource_instance: TEXT };
+/**
+ * `GET /v2/facts/{p}/{e}/role_assignments`: `resource_instance` is `type:key`, absent for a tenant-wide role.
+ * The public schema requires `tenant_id` and lets `tenant` (the key) out: the reader takes the key, or
+ * finds it from the id among the tenants it read, and refuses an assignment that gives neither.
+ */
+export const ASSIGNMENT_ITEM: Shape = { user: STRING, role: STRING, tenant: TEXT, tenant_id: optional(ID), resource_instance: TEXT };
 
 /** `GET /v2/facts/{p}/{e}/relationship_tuples`: subject and object are `type:key`. */
 export const TUPLE_ITEM: Shape = { subject: STRING, relation: STRING, object: STRING };

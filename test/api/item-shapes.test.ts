@@ -54,12 +54,8 @@ const LISTS: [string, string, Shape, string, string[]][] = [
   ['access requests', '/v2/elements/p/e/config/default/access_requests', ACCESS_REQUEST_ITEM, 'AccessRequestRead', ['requesting_user_id', 'reviewer_user_id', 'reviewed_at', 'reason', 'access_request_details.resource_instance']],
 ];
 
-/**
- * Fields Roster requires though the public schema lets them out, each with the reason. A role assignment
- * names its tenant: every assignment the service makes has one (an instance's is the instance's tenant),
- * and the plan keys a user's roles by it, so one without it cannot be compared, only misread.
- */
-const REQUIRED_BEYOND_PUBLIC = new Set(['RoleAssignmentRead:tenant']);
+/** Fields Roster requires though the public schema lets them out: none (a role assignment's tenant is found from `tenant_id` when `tenant` is missing). */
+const REQUIRED_BEYOND_PUBLIC = new Set<string>();
 
 const doc = JSON.parse(readFileSync(SPEC_FILE, 'utf8')) as { components: { schemas: Record<string, any> } };
 const resolve = (s: any): any => (s?.$ref ? resolve(doc.components.schemas[s.$ref.split('/').pop()]) : s?.allOf?.length === 1 ? resolve(s.allOf[0]) : s);

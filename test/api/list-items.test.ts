@@ -51,7 +51,6 @@ interface ListCase {
 
 const live = (c: ApiClient) => readLiveState(c);
 const review = (c: ApiClient) => createReviewSource({ client: c, user: 'ada', tenant: 'acme' });
-const firstRole = (item: Item) => Object.keys(item.roles)[0];
 
 const LISTS: Record<string, ListCase> = {
   resources: {
@@ -59,7 +58,7 @@ const LISTS: Record<string, ListCase> = {
     fields: [
       ['key: 5', (i) => ({ ...i, key: 5 }), '.key is a number, where a string was expected'],
       ['relations: 3', (i) => ({ ...i, relations: 3 }), '.relations is a number, where an object of named entries, null or nothing was expected'],
-      ['a role whose permissions hold a number', (i) => ({ ...i, roles: { ...i.roles, [firstRole(i)]: { ...i.roles[firstRole(i)], permissions: [5] } } }), '.roles.viewer.permissions[0] is a number, where a string was expected'],
+      ['a role whose permissions hold a number', (i) => ({ ...i, roles: { ...i.roles, viewer: { ...i.roles.viewer, permissions: [5] } } }), '.roles.viewer.permissions[0] is a number, where a string was expected'],
       ['a derivation without on_resource', (i) => ({ ...i, roles: { viewer: { ...i.roles.viewer, granted_to: { users_with_role: [{ role: 'viewer', linked_by_relation: 'parent' }] } } } }), '.roles.viewer.granted_to.users_with_role[0].on_resource is missing, where a string was expected'],
     ],
   },
@@ -139,5 +138,30 @@ describe('the page is named, and a good retry is used', () => {
     expect(await readLiveState(client)).toEqual(expected);
     expect(proxy!.seen.filter((r) => r.fault === 'item')).toHaveLength(1);
     expect(client.counters().retries).toBe(1);
+  });
+});
+
+describe('a role assignment named by tenant id only (the public schema requires tenant_id, not tenant)', () => {
+  const assignments = LISTS['role assignments'];
+  const direct = async () => {
+    const c = createClient({ baseUrl: server.url, apiKey: ORG_KEY, project: 'p', environment: 'e' });
+    clients.push(c);
+    return readLiveState(c);
+  };
+
+  it('without `tenant`, the tenant is found from `tenant_id` among the tenants read: the same live state', async () => {
+    const want = await direct();
+    const client = await breaking(assignments, (i) => ({ ...i, tenant: undefined }));
+    const got = await readLiveState(client);
+    expect([...got.users.values()]).toEqual([...want.users.values()]);
+    expect([...got.groups.values()]).toEqual([...want.groups.values()]);
+  });
+
+  it('with neither a `tenant` nor a known `tenant_id`: MALFORMED_ANSWER naming the assignment', async () => {
+    const client = await breaking(assignments, (i) => ({ ...i, tenant: null, tenant_id: 'no-such-tenant-id' }));
+    const error = await readLiveState(client).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).info).toMatchObject({ errorCode: 'MALFORMED_ANSWER', path: '/v2/facts/p/e/role_assignments' });
+    expect((error as Error).message).toMatch(/names tenant id no-such-tenant-id, not among the tenants listed/);
   });
 });
