@@ -16,7 +16,7 @@
 import type { AccessFacts, AccessPath } from './facts.js';
 import { getOrSet } from './groups.js';
 import { compareHeld, type Held } from './held.js';
-import { comparePaths } from './paths.js';
+import { comparePaths, typeOf } from './paths.js';
 
 const NOTHING: ReadonlySet<string> = new Set();
 
@@ -52,8 +52,7 @@ export function buildDerivationIndex(facts: AccessFacts): DerivationIndex | unde
   const byObject = new Map<string, { relation: string; subject: string }[]>();
   for (const t of facts.relationships) {
     if (!followed.has(t.relation)) continue;
-    const type = t.object.slice(0, Math.max(0, t.object.indexOf(':')));
-    getOrSet(bySubject, t.subject, () => []).push({ relation: t.relation, object: t.object, type });
+    getOrSet(bySubject, t.subject, () => []).push({ relation: t.relation, object: t.object, type: typeOf(t.object) });
     getOrSet(byObject, t.object, () => []).push({ relation: t.relation, subject: t.subject });
   }
   return { bySubject, byFrom, byObject };

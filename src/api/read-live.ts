@@ -2,7 +2,8 @@ import type { ApiClient } from './types.js';
 import type { Shape } from './answer.js';
 import { ASSIGNMENT_ITEM, CONFIG_ITEM, GROUP_ITEM, GROUP_ROLE_ITEM, INSTANCE_ITEM, RESOURCE_ITEM, ROLE_ITEM, TENANT_ITEM, TUPLE_ITEM, USER_ITEM } from './shapes.js';
 import { pathOf } from './client.js';
-import { ApiError } from '../errors.js';
+import type { ApiError } from '../errors.js';
+import { buildNetworkError } from './api-error.js';
 import { inferGroupRoles, type Derivation } from './group-roles.js';
 import { reviewerRolesOf, type LevelsRead } from './levels.js';
 import { emptyLiveState, MEMBER_ROLE, type LiveState } from '../plan/live.js';
@@ -254,11 +255,6 @@ const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 /** A role assignment whose tenant is neither named nor one of the tenants read: the plan cannot place it. */
 function unnamedTenant(client: ApiClient, a: AssignmentRead): ApiError {
   const tenant = a.tenant_id === undefined || a.tenant_id === null ? 'no tenant' : `tenant id ${String(a.tenant_id)}, not among the tenants listed`;
-  return new ApiError({
-    method: 'GET',
-    path: `${client.paths.facts}/role_assignments`,
-    status: 200,
-    errorCode: 'MALFORMED_ANSWER',
-    detail: `the assignment of ${a.role} to ${a.user}${a.resource_instance ? ` on ${a.resource_instance}` : ''} names ${tenant}`,
-  });
+  const message = `the assignment of ${a.role} to ${a.user}${a.resource_instance ? ` on ${a.resource_instance}` : ''} names ${tenant}`;
+  return buildNetworkError({ method: 'GET', path: `${client.paths.facts}/role_assignments`, code: 'MALFORMED_ANSWER', status: 200, message });
 }

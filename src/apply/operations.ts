@@ -86,7 +86,7 @@ export async function applyOne(client: ApiClient, c: Change): Promise<void> {
     case 'resource_role': {
       // The public resource-role operations (`/resources/{r}/roles`): permissions are the resource's actions.
       const body = { name: f.name, description: f.description, permissions: f.permissions ?? [], extends: f.extends ?? [] };
-      if (c.action === 'create') return void (await client.create(pathOf(schema, 'resources', f.resource, 'roles'), { key: f.key, ...body }));
+      if (c.action === 'create') return create(() => client.create(pathOf(schema, 'resources', f.resource, 'roles'), { key: f.key, ...body }));
       if (c.action === 'update') return void (await client.patch(pathOf(schema, 'resources', f.resource, 'roles', f.key), { ...body, description: text(f.description) }));
       return del(client, pathOf(schema, 'resources', f.resource, 'roles', f.key));
     }
@@ -95,7 +95,7 @@ export async function applyOne(client: ApiClient, c: Change): Promise<void> {
       const path = pathOf(schema, 'resources', f.resource, 'relations');
       if (c.action === 'delete') return del(client, pathOf(schema, 'resources', f.resource, 'relations', f.key));
       if (c.action === 'create' && c.replaces) await del(client, pathOf(schema, 'resources', f.resource, 'relations', f.key));
-      return void (await client.create(path, { key: f.key, name: f.name, subject_resource: f.subject, ...(f.description ? { description: f.description } : {}) }));
+      return create(() => client.create(path, { key: f.key, name: f.name, subject_resource: f.subject, ...(f.description ? { description: f.description } : {}) }));
     }
     case 'derivation': {
       const path = pathOf(schema, 'resources', f.resource, 'roles', f.role, 'implicit_grants');

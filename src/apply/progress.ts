@@ -57,24 +57,6 @@ export function eventLine(e: ApplyEvent): string | undefined {
   }
 }
 
-/**
- * The per-change log for logs and CI, bounded: every change done is a line, but failures and skips stop
- * being listed one by one after `max` of each (the summary counts them; `--format json` lists them).
- */
-export function boundedEventLog(write: (line: string) => void, max = 20): (e: ApplyEvent) => void {
-  const shown = { failed: 0, skipped: 0 };
-  return (e) => {
-    const line = eventLine(e);
-    if (!line) return;
-    if (e.type === 'failed' || e.type === 'skipped') {
-      const n = ++shown[e.type];
-      if (n > max) return;
-      if (n === max) return write(`${line}\n(further ${e.type === 'failed' ? 'failures' : 'skips'} are counted in the summary, not listed here)`);
-    }
-    write(line);
-  };
-}
-
 /** `6/9,117 done, 1 failed · about 15 min left`: the ETA in the plan's own wording (render-common.ts). */
 export function progressLine(state: ProgressState, now: number): string {
   const n = (x: number) => x.toLocaleString('en-US');

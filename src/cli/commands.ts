@@ -34,7 +34,7 @@ export function registerCommands(program: Command): void {
       .command('init')
       .description('scaffold a configuration repository: roster/, the CI workflow, .gitignore, package.json (docs/ci.md)')
       .argument('[dir]', 'the repository (default: the working directory)')
-      .option('--force', 'replace roster/roster.yaml and the workflow when they exist')
+      .option('--force', 'replace the configuration (roster/roster.yaml, or with --environments the layout\'s files) and the workflow when they exist')
       .option('--from-live', 'fill roster/ from the live environment (what `roster export` writes) instead of the starter')
       .option('--environments <list>', 'several environments (dev,staging,prod): roster/shared/, roster/envs/<env>/ each, and a workflow planning and applying each'),
     { only: 'with --from-live: ' },

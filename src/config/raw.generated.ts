@@ -5,9 +5,9 @@
 export interface RawConfig {
   /** Format version. Optional; when present it must be 1. */
   version?: 1;
-  /** Project key or id the configuration applies to. The --project flag overrides it. */
+  /** Project key or id the configuration applies to. A --project flag (or ROSTER_PROJECT) that names another is refused. */
   project?: RawKey;
-  /** Environment key or id the configuration applies to. The --environment flag overrides it. */
+  /** Environment key or id the configuration applies to. An --env flag (or ROSTER_ENV) that names another is refused. */
   environment?: RawKey;
   /** Deletion as the declared default: `true` (every section the configuration has) or a list of sections whose live objects the configuration does not declare are deleted by `roster plan` and `roster apply` without --prune, within the delete limit. See docs/config.md#authoritative. */
   authoritative?: boolean | ("resources" | "roles" | "tenants" | "users" | "resource_instances" | "groups" | "access_requests")[];

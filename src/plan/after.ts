@@ -8,6 +8,7 @@
 import type { DesiredGroup, DesiredUser } from '../config/desired.js';
 import type { LiveState } from './live.js';
 import type { Change } from './types.js';
+import { typeOf } from '../access/paths.js';
 
 type F = Record<string, any>;
 
@@ -59,7 +60,7 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
     );
   };
   const isResourceRole = (role: string, on: string) =>
-    s.resources.get(on.slice(0, Math.max(0, on.indexOf(':'))))?.roles?.some((r) => r.key === role) === true;
+    s.resources.get(typeOf(on))?.roles?.some((r) => r.key === role) === true;
   const instancesWhere = (pred: (type: string, tenant: string) => boolean) => [
     ...[...s.resourceInstances].filter(([, i]) => pred(i.resource, i.tenant)).map(([ref]) => ref),
     ...[...s.groups].filter(([, g]) => pred(g.type, g.tenant)).map(([ref]) => ref),
@@ -71,8 +72,9 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
     switch (c.kind) {
       case 'resource':
         if (put) {
-          const roles = s.resources.get(f.key)?.roles;
-          s.resources.set(f.key, { key: f.key, name: f.name, description: f.description, actions: f.actions ?? [], ...(roles ? { roles } : {}) });
+          // Its roles and relations are changes of their own (kinds resource_role, relation): kept as they are.
+          const { roles, relations } = s.resources.get(f.key) ?? {};
+          s.resources.set(f.key, { key: f.key, name: f.name, description: f.description, actions: f.actions ?? [], ...(roles ? { roles } : {}), ...(relations ? { relations } : {}) });
         }
         else {
           s.resources.delete(f.key);

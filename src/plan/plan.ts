@@ -12,6 +12,7 @@ import { checksumPlan, fingerprintLive } from './checksum.js';
 import { classifyRequestGrants, holdRequestGrants, type RequestGrant } from './request-grants.js';
 import { attachCascades } from './cascade.js';
 import { listUndeclared } from './undeclared.js';
+import { typeOf } from '../access/paths.js';
 
 export interface PlanOptions {
   project: string;
@@ -345,10 +346,8 @@ function prerequisites(c: Change): string[] {
       return [ids.resource(f.resource as string), ids.resource(f.subject as string)];
     case 'derivation':
       return [ids.resourceRole(f.resource as string, f.role as string), ids.resourceRole(f.on as string, f.from as string), ids.relation(f.resource as string, f.via as string)];
-    case 'tuple': {
-      const type = (ref: string) => ref.slice(0, Math.max(0, ref.indexOf(':')));
-      return [ids.instance(f.subject as string), ids.group(f.subject as string), ids.instance(f.object as string), ids.relation(type(f.object as string), f.relation as string)];
-    }
+    case 'tuple':
+      return [ids.instance(f.subject as string), ids.group(f.subject as string), ids.instance(f.object as string), ids.relation(typeOf(f.object as string), f.relation as string)];
     case 'role':
       return ((f.permissions as string[]) ?? []).map((p) => ids.resource(p.split(':')[0]));
     case 'tenant_user':
@@ -371,7 +370,7 @@ function prerequisites(c: Change): string[] {
 }
 
 /** The resource role a role named on an instance would be, when the plan creates it. */
-const roleOn = (role: string, on: string) => ids.resourceRole(on.slice(0, Math.max(0, on.indexOf(':'))), role);
+const roleOn = (role: string, on: string) => ids.resourceRole(typeOf(on), role);
 
 /**
  * Creates and updates of resource roles ordered so that a role comes after the roles it extends that this

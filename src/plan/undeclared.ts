@@ -7,7 +7,8 @@
 import { SECTIONS, type DesiredState, type Section } from '../config/desired.js';
 import { buildAccessGraph, type AccessGraph } from '../access/index.js';
 import { factsFromState } from '../access/from-state.js';
-import { MEMBER_ROLE, type LiveState } from './live.js';
+import { typeOf } from '../access/paths.js';
+import { DEFAULT_TENANT, MEMBER_ROLE, type LiveState } from './live.js';
 import { ids } from './identity.js';
 import { KINDS, type Change, type Kind } from './types.js';
 import type { PlanHeld, RequestGrant } from './request-grants.js';
@@ -16,7 +17,6 @@ import type { PlanHeld, RequestGrant } from './request-grants.js';
  * The tenant a new environment of the public service comes with: the service's, like the `member` role
  * and the resource of each group type. Never deleted, nor listed, unless the configuration declares it.
  */
-import { DEFAULT_TENANT } from './live.js';
 
 export interface UndeclaredObject {
   id: string;
@@ -187,8 +187,7 @@ function onInstance(graph: AccessGraph, live: LiveState, ref: string, isGroup: b
   }
   // Every role that can be held on it, by identity: the top-level roles, as they resolve on the
   // instance, and the resource roles of its type (which may have no top-level namesake).
-  const type = ref.slice(0, Math.max(0, ref.indexOf(':')));
-  const ofType = graph.facts.roles.filter((r) => r.key.startsWith(`${type}#`)).map((r) => r.key);
+  const ofType = graph.facts.roles.filter((r) => r.key.startsWith(`${typeOf(ref)}#`)).map((r) => r.key);
   const roles = [...new Set([...live.roles.keys(), MEMBER_ROLE, ...ofType].map((r) => (r === MEMBER_ROLE ? r : graph.roleOn(r, ref))))].sort(cmp);
   for (const role of roles) {
     if (isGroup && role === MEMBER_ROLE) continue; // its members, above

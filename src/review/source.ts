@@ -3,6 +3,7 @@ import { ApiError } from '../errors.js';
 import { isEnvelope } from '../api/paging.js';
 import { CONFIG_SHAPE, reviewerRolesOf, type LevelsRead } from '../api/levels.js';
 import { expectFields, expectListItems, ID, listOf, optional, STRING, type Shape } from '../api/answer.js';
+import { ASSIGNMENT_ITEM } from '../api/shapes.js';
 import { readAccessRequest, type AccessRequest } from './request.js';
 import type { FeedQuery } from './paging.js';
 import type { RequesterFacts, RoleInfo } from './impact.js';
@@ -55,7 +56,6 @@ const KEYED = expectFields({ key: STRING });
 const ACCESS_REQUEST_SHAPE: Shape = { id: ID, access_request_details: { role: STRING }, created_at: STRING, status: optional(STRING) };
 const ACCESS_REQUEST = expectFields(ACCESS_REQUEST_SHAPE);
 const ROLE_ITEM: Shape = { key: STRING, name: optional(STRING), permissions: optional(listOf(STRING)), extends: optional(listOf(STRING)) };
-const ASSIGNMENT_ITEM: Shape = { user: STRING, role: STRING, tenant: optional(STRING), resource_instance: optional(STRING) };
 
 /** The API's status filter, in the public spelling (our server accepts both). */
 const STATUS_QUERY = { pending: 'pending', approved: 'approved', denied: 'denied', canceled: 'canceled' } as const;

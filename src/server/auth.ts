@@ -80,6 +80,7 @@ export class EnvResolver {
 
   /** Creates `proj/env` (keys) unless it exists: only for what the server is told to serve at start. */
   async ensure(proj: string, env: string): Promise<void> {
-    await ensureEnvironment(this.db, proj, env, this.now().toISOString());
+    // One transaction: the environment and its tenant `default` are made together or not at all.
+    await this.db.transaction((tx) => ensureEnvironment(tx, proj, env, this.now().toISOString()));
   }
 }

@@ -133,27 +133,30 @@ export function arbAccessQuery(p: EnvPools = smallPools): fc.Arbitrary<AccessQue
   });
 }
 
+/** A random part of `xs` and up to two of `add`. */
+const keep = <T>(xs: readonly T[] = [], add: readonly T[] = []) =>
+  fc.tuple(fc.subarray([...xs]), fc.subarray([...add], { maxLength: Math.min(2, add.length) })).map(([a, b]) => [...a, ...b]);
+
+/** The fact lists an edit changes, each kept in part from `before` and gaining a few of `extra`'s. */
+const keptFacts = (before: AccessFacts, extra: AccessFacts) =>
+  fc.record({
+    tenantRoles: keep(before.tenantRoles, extra.tenantRoles),
+    instanceRoles: keep(before.instanceRoles, extra.instanceRoles),
+    memberships: keep(before.memberships, extra.memberships),
+    links: keep(before.links, extra.links),
+    groupGrants: keep(before.groupGrants, extra.groupGrants),
+  });
+
 /**
  * An environment and an edit of it: each fact list keeps a random subset of its facts and gains a few
  * new ones; role definitions change only sometimes (they force a full comparison in the permission view).
  */
 export function arbFactsEdit(options: ArbFactsOptions = {}): fc.Arbitrary<[AccessFacts, AccessFacts]> {
-  return fc.tuple(arbAccessFacts(options), arbAccessFacts(options), fc.boolean(), fc.boolean()).chain(
-    ([before, extra, newRoles, newInstances]) => {
-      const keep = <T>(xs: T[], add: T[]) =>
-        fc.tuple(fc.subarray(xs), fc.subarray(add, { maxLength: Math.min(2, add.length) })).map(([a, b]) => [...a, ...b]);
-      return fc
-        .record({
-          roles: fc.constant(newRoles ? extra.roles : before.roles),
-          instances: fc.constant(newInstances ? extra.instances : before.instances),
-          tenantRoles: keep(before.tenantRoles, extra.tenantRoles),
-          instanceRoles: keep(before.instanceRoles, extra.instanceRoles),
-          memberships: keep(before.memberships, extra.memberships),
-          links: keep(before.links, extra.links),
-          groupGrants: keep(before.groupGrants, extra.groupGrants),
-        })
-        .map((after): [AccessFacts, AccessFacts] => [before, after]);
-    },
+  return fc.tuple(arbAccessFacts(options), arbAccessFacts(options), fc.boolean(), fc.boolean()).chain(([before, extra, newRoles, newInstances]) =>
+    keptFacts(before, extra).map((kept): [AccessFacts, AccessFacts] => [
+      before,
+      { ...kept, roles: newRoles ? extra.roles : before.roles, instances: newInstances ? extra.instances : before.instances },
+    ]),
   );
 }
 
@@ -163,21 +166,12 @@ export function arbFactsEdit(options: ArbFactsOptions = {}): fc.Arbitrary<[Acces
  * the instances (and their tenants) change too. Role definitions stay: an edit of those compares everyone.
  */
 export function arbRebacFactsEdit(options: ArbFactsOptions = {}): fc.Arbitrary<[AccessFacts, AccessFacts]> {
-  return fc.tuple(arbRebacFacts(options), arbRebacFacts(options), fc.boolean()).chain(([before, extra, newInstances]) => {
-    const keep = <T>(xs: readonly T[] = [], add: readonly T[] = []) =>
-      fc.tuple(fc.subarray([...xs]), fc.subarray([...add], { maxLength: Math.min(2, add.length) })).map(([a, b]) => [...a, ...b]);
-    return fc
-      .record({
-        roles: fc.constant(before.roles),
-        instances: fc.constant(newInstances ? extra.instances : before.instances),
-        tenantRoles: keep(before.tenantRoles, extra.tenantRoles),
-        instanceRoles: keep(before.instanceRoles, extra.instanceRoles),
-        memberships: keep(before.memberships, extra.memberships),
-        links: keep(before.links, extra.links),
-        groupGrants: keep(before.groupGrants, extra.groupGrants),
-        relationships: keep(before.relationships, extra.relationships),
-        derivations: keep(before.derivations, extra.derivations),
-      })
-      .map((after): [AccessFacts, AccessFacts] => [before, after]);
-  });
+  return fc.tuple(arbRebacFacts(options), arbRebacFacts(options), fc.boolean()).chain(([before, extra, newInstances]) =>
+    fc
+      .tuple(keptFacts(before, extra), keep(before.relationships, extra.relationships), keep(before.derivations, extra.derivations))
+      .map(([kept, relationships, derivations]): [AccessFacts, AccessFacts] => [
+        before,
+        { ...kept, roles: before.roles, instances: newInstances ? extra.instances : before.instances, relationships, derivations },
+      ]),
+  );
 }

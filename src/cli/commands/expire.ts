@@ -35,9 +35,14 @@ export async function expireCommand(paths: string[], opts: ExpireCommandOptions)
       const { applyPlan } = await import('../../apply/apply.js');
       const result = await applyPlan(expiryPlan(plan, expired), target.client, { concurrency });
       done = result.done;
-      failed.push(...result.failed, ...result.skipped.map((s) => ({ id: s.id, error: `depends on ${s.because}` })));
+      failed.push(
+        ...result.failed,
+        ...result.skipped.map((s) => ({ id: s.id, error: `depends on ${s.because}` })),
+        // The service stopped answering: what was never tried is not revoked either.
+        ...(result.stopped?.notAttempted ?? []).map((id) => ({ id, error: `not attempted: ${result.stopped!.reason}` })),
+      );
     }
-    process.stdout.write(opts.format === 'json' ? renderExpiryJson(expired, done, failed, opts.dryRun === true) : renderExpiryText(expired, failed, opts.dryRun === true));
+    process.stdout.write(opts.format === 'json' ? renderExpiryJson(expired, done, failed, opts.dryRun === true) : renderExpiryText(expired, done, failed, opts.dryRun === true));
     if (failed.length > 0) process.exitCode = 1;
   } finally {
     await target.close();
@@ -54,11 +59,9 @@ function expiryPlan(plan: Plan, expired: ExpiredChange[]): Plan {
   return { ...plan, changes: expired, summary: { create: 0, update: 0, delete: expired.length }, held: undefined, access: undefined };
 }
 
-export function renderExpiryText(expired: ExpiredChange[], failed: { id: string; error: string }[], dryRun: boolean): string {
+export function renderExpiryText(expired: ExpiredChange[], done: string[], failed: { id: string; error: string }[], dryRun: boolean): string {
   if (expired.length === 0) return 'No grant of an approved access request has outlived its grant_for: nothing to revoke.\n';
-  const failedIds = new Set(failed.map((f) => f.id));
-  const revoked = expired.length - failedIds.size;
-  const lines = [dryRun ? `Would revoke ${plural(expired.length)} (nothing was changed; run without --dry-run to revoke):` : `Revoked ${revoked} of ${plural(expired.length)}:`];
+  const lines = [dryRun ? `Would revoke ${plural(expired.length)} (nothing was changed; run without --dry-run to revoke):` : `Revoked ${done.length} of ${plural(expired.length)}:`];
   for (const c of expired) lines.push(`  - ${c.id}`, `      ${expiredNote(c.expired)}`);
   for (const f of failed) lines.push(`  failed ${f.id}: ${f.error}`);
   if (failed.length > 0) lines.push('Run roster requests expire again: it reads the live state anew and revokes what is left.');

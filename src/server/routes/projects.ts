@@ -91,7 +91,8 @@ export default async function projectRoutes(app: FastifyInstance, { db, now, org
   app.post('/v2/projects/:proj/envs', { schema: { body: ENVIRONMENT_CREATE } }, async (req) => {
     orgOnly(req.keyScope);
     const p = await project(req);
-    return environmentRead(await createEnvironment(db, p.id, req.body as NewScope, now().toISOString()));
+    // One transaction with its tenant `default`, as POST /v2/projects does.
+    return environmentRead(await db.transaction((tx) => createEnvironment(tx, p.id, req.body as NewScope, now().toISOString())));
   });
 
   app.get('/v2/projects/:proj/envs/:env', async (req) => {
