@@ -5,7 +5,7 @@
  */
 import type { Plan } from './types.js';
 import type { PlanUndeclared, UndeclaredObject } from './undeclared.js';
-import { defaultMaxDeletes, deletesOf } from './safety.js';
+import { defaultMaxDeletes, deletesOf, describeDeletes } from './safety.js';
 
 export const UNDECLARED_TITLE = 'Live, not in the configuration';
 
@@ -58,7 +58,7 @@ export function deletionMode(plan: Plan): string {
 export function deletionNote(plan: Plan): string | undefined {
   const d = deletesOf(plan);
   if (d.total === 0) return undefined;
-  const what = d.cascaded > 0 ? `${d.deletes} object${d.deletes === 1 ? '' : 's'} and ${d.cascaded} that go with them (${d.total} in all)` : `${d.total} object${d.total === 1 ? '' : 's'}`;
+  const what = describeDeletes(d);
   const max = defaultMaxDeletes(plan);
   if (max === undefined) return `Applying this plan deletes ${what}.`;
   const limit = d.total <= max

@@ -22,6 +22,11 @@ export function deletesOf(plan: Plan): { deletes: number; cascaded: number; tota
   return { deletes, cascaded, total: deletes + cascaded };
 }
 
+/** "3 objects and 4 that go with them (7 in all)", or "1 object": what a plan deletes, in words. */
+export function describeDeletes(d: ReturnType<typeof deletesOf>): string {
+  return d.cascaded > 0 ? `${plural(d.deletes, 'object')} and ${d.cascaded} that go with them (${d.total} in all)` : plural(d.total, 'object');
+}
+
 /**
  * Safety lives on the plan, not in the UI: a plan that deletes more than the limit (counting what goes
  * with each deletion) is refused with a message that names the flag overriding it.
@@ -31,7 +36,7 @@ export function assertSafe(plan: Plan, limits: SafetyLimits = {}): void {
   if (max === undefined) return;
   const d = deletesOf(plan);
   if (d.total > max) {
-    const what = d.cascaded > 0 ? `${d.deletes} objects and ${d.cascaded} that go with them (${d.total} in all)` : `${d.total} objects`;
+    const what = describeDeletes(d);
     throw new UnsafePlanError(
       `the plan deletes ${what}, more than the limit of ${max}` +
         (limits.maxDeletes === undefined ? ` (25% of the ${plural(plan.managedLiveCount, 'managed live object')})` : '') +

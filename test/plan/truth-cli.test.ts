@@ -154,7 +154,7 @@ describe.sequential('the plan is the truth about access (real server)', { timeou
     // One deletion listed, seven objects removed: a limit of 6 refuses it, naming the total.
     const refused = await roster('apply', 'finance.yaml', '--yes', '--max-deletes', '6');
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('the plan deletes 1 objects and 6 that go with them (7 in all), more than the limit of 6');
+    expect(refused.stderr).toContain('the plan deletes 1 object and 6 that go with them (7 in all), more than the limit of 6');
     expect(refused.stderr).toContain('--max-deletes 7');
     const { client } = env.client();
     expect((await readLiveState(client)).groups.get('team:finance')?.members).toEqual(['ann', 'dee', 'eve']);

@@ -147,7 +147,7 @@ describe('cascades', () => {
     const plan = planChanges(config(noFinance, ['groups']), LIVE, OPTIONS);
     expect(deletesOf(plan)).toEqual({ deletes: 1, cascaded: 4, total: 5 });
     expect(() => assertSafe(plan, { maxDeletes: 4 })).toThrow(UnsafePlanError);
-    expect(() => assertSafe(plan, { maxDeletes: 4 })).toThrow('the plan deletes 1 objects and 4 that go with them (5 in all), more than the limit of 4; review it, then raise the limit with --max-deletes 5 if it is intended');
+    expect(() => assertSafe(plan, { maxDeletes: 4 })).toThrow('the plan deletes 1 object and 4 that go with them (5 in all), more than the limit of 4; review it, then raise the limit with --max-deletes 5 if it is intended');
     expect(() => assertSafe(plan, { maxDeletes: 5 })).not.toThrow();
     expect(renderPlanText(plan)).toContain('  - group:team:finance\n      with it: 2 memberships, 1 group grant, 1 group link\n        grant:team:finance:editor@document:budget');
     expect(renderPlanText(plan)).toContain('0 to create, 0 to update, 1 to delete (and 4 that go with them).');
