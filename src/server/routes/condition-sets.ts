@@ -50,6 +50,8 @@ export default async function conditionSetRoutes(app: FastifyInstance, { db, now
     const at = now().toISOString();
     const id = crypto.randomUUID();
     const row = await db.transaction(async (tx) => {
+      // Parent checks read then write: serialised per environment across processes (PostgreSQL).
+      await tx.lock?.(`condition-sets:${req.env.envId}`);
       let resource: ResourceRow | undefined;
       if (type === 'resourceset') {
         if (b.resource_id === undefined) throw httpError('INVALID_INPUT', 'a resource set needs resource_id: the resource whose instances it holds');
@@ -85,6 +87,7 @@ export default async function conditionSetRoutes(app: FastifyInstance, { db, now
     const b = req.body as UpdateBody;
     const at = now().toISOString();
     const row = await db.transaction(async (tx) => {
+      await tx.lock?.(`condition-sets:${req.env.envId}`);
       const row = await findStoredSet(tx, req.env.envId, (req.params as { key: string }).key);
       const resource = row.resource_id ? await tx.get<{ key: string }>(`SELECT key FROM resources WHERE id = ?`, [row.resource_id]) : undefined;
       if (b.conditions !== undefined) await checkConditions(tx, req.env.envId, b.conditions, { type: row.type, resourceKey: resource?.key });
@@ -101,6 +104,7 @@ export default async function conditionSetRoutes(app: FastifyInstance, { db, now
   // Deletes the set and its rules; a set that is some set's parent: 409 (delete or re-parent the children first).
   app.delete('/condition_sets/:key', async (req, reply: FastifyReply) => {
     await db.transaction(async (tx) => {
+      await tx.lock?.(`condition-sets:${req.env.envId}`);
       const row = await findStoredSet(tx, req.env.envId, (req.params as { key: string }).key);
       const children = await tx.all<{ key: string }>(`SELECT key FROM condition_sets WHERE parent_id = ? ORDER BY key`, [row.id]);
       if (children.length > 0) throw httpError('CONFLICT', `condition set '${row.key}' is the parent of ${children.map((c) => `'${c.key}'`).join(', ')}: delete or re-parent them first`);
