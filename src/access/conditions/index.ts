@@ -6,3 +6,4 @@ export { applyOperator } from './operators.js';
 export { evaluate, resolve, type Bags, type EvaluateOptions } from './evaluate.js';
 export { checkAttributes, mergeAll, asJsonObject, BUILT_IN_USER_ATTRIBUTES, GENERATED, type CheckFacts } from './attributes.js';
 export { autogenSets, setChain, setMatches, decideAbac, AUTOGEN_PREFIX, type SetDef, type RuleDef, type AbacModel, type AbacDecision } from './sets.js';
+export { traceCondition, traceSet, decidingLeaves, type Trace } from './trace.js';
