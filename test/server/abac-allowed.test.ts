@@ -64,6 +64,21 @@ describe('S1: users_over_thirty × document:sign × private_docs', () => {
     expect(await check({ user: 'A', action: 'sign', resource: 'document:d1' })).toBe(true);
   });
 
+  it('#30 /user-permissions: ABAC only with context.enable_abac_user_permissions, for the listed resource types', async () => {
+    const up = async (body: object) => ok<Record<string, { permissions: string[]; tenant: { key: string }; resource?: { key: string } }>>(await s.call('POST', '/user-permissions', body, { key: ENV_KEY }));
+    const without = await up({ user: { key: 'A' }, resource_types: ['document', '__tenant'] });
+    expect(without['__tenant:tesla']).toMatchObject({ tenant: { key: 'tesla' }, permissions: ['document:create', 'document:read'] });
+    expect(without['document:d1']).toBeUndefined();
+    const withAbac = await up({ user: { key: 'A' }, resource_types: ['document', '__tenant'], context: { enable_abac_user_permissions: true } });
+    expect(withAbac['document:d1']).toMatchObject({ resource: { key: 'd1', type: 'document' }, permissions: ['document:sign'] });
+    expect(withAbac['__tenant:tesla'].permissions).toEqual(['document:create', 'document:read']);
+    // Without __tenant among the types, the tenant entries are left out; B (27) gains nothing from the set.
+    expect(Object.keys(await up({ user: 'A', resource_types: ['document'], context: { enable_abac_user_permissions: true } }))).toEqual(['document:d1']);
+    expect(Object.keys(await up({ user: 'B', resource_types: ['document'], context: { enable_abac_user_permissions: true } }))).toEqual([]);
+    expect(await up({ user: 'nobody' })).toEqual({});
+    expect((await s.call('POST', '/user-permissions', { user: 'A', tenants: 'tesla' }, { key: ENV_KEY })).status).toBe(422);
+  });
+
   it('#26 an RBAC grant allows whatever the sets say; a stored value without a definition does not count', async () => {
     expect(await check({ user: { key: 'B', attributes: { age: 1 } }, action: 'read', resource: doc() })).toBe(true);
     ok(await s.facts('POST', '/users', { key: 'C', attributes: { age: 50, mood: 'x' } }));

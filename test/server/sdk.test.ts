@@ -48,6 +48,9 @@ describe('the permitio Node SDK against roster serve', () => {
       ]),
     ).toEqual([true, false]);
 
+    // getUserPermissions (the PDP's /user-permissions): tenant-level permissions by tenant.
+    expect(await permit.getUserPermissions('alice')).toEqual({ '__tenant:acme': { tenant: { key: 'acme', attributes: {} }, permissions: ['doc:read', 'doc:write'] } });
+
     // What the SDK wrote is what the API reads.
     // `sync` replaces the user: the first name it did not send is gone (absent, as the public API answers).
     const alice = ok(await s.facts('GET', '/users/alice'));

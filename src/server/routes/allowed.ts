@@ -4,6 +4,7 @@ import type { EnvResolver } from '../auth.js';
 import { httpError } from '../errors.js';
 import { decide, toCheckInput } from '../repo/allowed.js';
 import { abacAllows, type CheckBody } from '../repo/abac-allowed.js';
+import { userPermissionRoutes } from './user-permissions.js';
 
 /** Attributes and context passed in a check (ABAC, repo/abac-allowed.ts): JSON objects when present. */
 const PASSED = { type: ['object', 'null'] } as const;
@@ -68,4 +69,6 @@ export default async function allowedRoutes(app: FastifyInstance, { db }: Server
     }
     return { allow };
   });
+
+  await userPermissionRoutes(app, db, envOf, { querystring: QUERY, headers: HEADERS });
 }
