@@ -45,6 +45,7 @@ const ENDPOINTS: [string, string][] = [
   ['PATCH', '/v2/elements/p/e/config/um'],
   ['POST', '/allowed'],
   ['POST', '/allowed/bulk'],
+  ['POST', '/user-permissions'],
   ['POST', '/v2/schema/p/e/users/attributes'],
   ['PATCH', '/v2/schema/p/e/resources/doc/attributes/x'],
   ['POST', '/v2/schema/p/e/condition_sets'],
