@@ -49,7 +49,7 @@ const ROLES = [
 ];
 const ROLE_KEYS = ROLES.map((r) => r.key);
 
-interface Env {
+export interface Env {
   tenants: string[];
   users: { key: string; tenant: string }[];
   instances: { ref: string; type: string; key: string; tenant: string }[];
@@ -151,7 +151,7 @@ export function generateEnv(seed = SEED): Env {
 }
 
 /** The expected decision, computed from the generated data (a check that the figures measure real work). */
-function referenceDecider(env: Env) {
+export function referenceDecider(env: Env) {
   const parents = new Map<number, number[]>();
   for (const l of env.links) (parents.get(l.child) ?? parents.set(l.child, []).get(l.child)!).push(l.parent);
   const groupsOfUser = new Map<number, number[]>();
@@ -304,14 +304,14 @@ export async function load(c: Client, env: Env): Promise<void> {
 // ---------------------------------------------------------------------------------------------------
 // /allowed.
 
-interface Check {
+export interface Check {
   user: number;
   action: string;
   instance: number;
 }
 
 /** Half uniformly random triples, half drawn through a membership and one of its groups' grants (mostly allowed). */
-function checks(env: Env, ref: ReturnType<typeof referenceDecider>, n: number, seed: number): Check[] {
+export function checks(env: Env, ref: ReturnType<typeof referenceDecider>, n: number, seed: number): Check[] {
   const r = rng(seed);
   const pick = (k: number) => Math.floor(r() * k);
   const out: Check[] = [];

@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   BAD_REQUEST: { status: 400, title: 'Bad request' },
+  MISSING_RESOURCE_ATTRIBUTE: { status: 400, title: 'Missing resource attribute' },
   HEADERS_TOO_LARGE: { status: 431, title: 'Request headers too large' },
   ROUTE_NOT_FOUND: { status: 404, title: 'No such endpoint' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },

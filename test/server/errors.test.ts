@@ -55,6 +55,7 @@ const TRIGGERS: Partial<Record<ErrorCode, () => Promise<Resp>>> = {
   MISMATCH_RESOURCE_INSTANCES_TENANTS: () => s.schema('PUT', '/groups/team:a/assign_group', { group_instance_key: 'team:far' }),
   MISMATCH_RELATION_TYPE: () => s.facts('POST', '/relationship_tuples', { subject: 'doc:d2', relation: 'parent', object: 'doc:d1' }),
   PAGINATION_SIZE_OVERREACHED: () => s.facts('GET', '/tenants?per_page=101'),
+  MISSING_RESOURCE_ATTRIBUTE: () => s.schema('POST', '/condition_sets', { key: 'cleared', name: 'cleared', conditions: { 'user.clearance': { equals: 'top' } } }),
   ENVIRONMENT_REQUIRED: () => s.call('POST', '/allowed', { user: 'alice', action: 'read', resource: 'doc:d1' }),
   PAYLOAD_TOO_LARGE: () => s.facts('POST', '/tenants', { key: 'big', name: 'x'.repeat(5 * 1024 * 1024) }),
   UNSUPPORTED_MEDIA_TYPE: () => raw('POST', '/v2/facts/p/e/tenants', 'key=x', 'application/x-www-form-urlencoded'),

@@ -45,12 +45,19 @@ const ENDPOINTS: [string, string][] = [
   ['PATCH', '/v2/elements/p/e/config/um'],
   ['POST', '/allowed'],
   ['POST', '/allowed/bulk'],
+  ['POST', '/user-permissions'],
+  ['POST', '/v2/schema/p/e/users/attributes'],
+  ['PATCH', '/v2/schema/p/e/resources/doc/attributes/x'],
+  ['POST', '/v2/schema/p/e/condition_sets'],
+  ['PATCH', '/v2/schema/p/e/condition_sets/fz'],
+  ['POST', '/v2/facts/p/e/set_rules'],
+  ['DELETE', '/v2/facts/p/e/set_rules'],
 ];
 
 /** Values near what the endpoints expect: right field names, wrong or odd values, and plain noise. */
 const FIELD = fc.constantFrom('key', 'name', 'tenant', 'user', 'role', 'resource', 'resource_instance', 'actions', 'permissions', 'extends',
   'group_instance_key', 'group_tenant', 'subject', 'relation', 'object', 'operations', 'idents', 'action', 'attributes', 'settings', 'roles_to_levels',
-  'role_assignments', '__proto__', 'constructor');
+  'role_assignments', '__proto__', 'constructor', 'conditions', 'user_set', 'resource_set', 'permission', 'type', 'parent_id', 'resource_id', 'context');
 /** A string with a NUL (U+0000) somewhere: PostgreSQL text cannot hold one, so every store must refuse it first. */
 const WITH_NUL = fc.tuple(fc.string({ maxLength: 6 }), fc.string({ maxLength: 6 })).map(([a, b]) => `${a}\u0000${b}`);
 const ODD_STRING = fc.oneof(
@@ -100,6 +107,26 @@ describe('no input produces a 5xx or stops the server', () => {
     );
   });
 
+  it('random conditions trees, and checks with random attributes and context against them', async () => {
+    ok(await s.schema('POST', '/condition_sets', { key: 'fz', name: 'fz' }));
+    ok(await s.schema('POST', '/condition_sets', { key: 'fz_docs', name: 'fz', type: 'resourceset', resource_id: 'doc' }));
+    ok(await s.facts('POST', '/set_rules', { user_set: 'fz', permission: 'doc:write', resource_set: 'fz_docs' }));
+    const OP = fc.constantFrom('equals', 'not-equals', 'greater-than', 'less-than-equals', 'contains', 'array_contains', 'array_subset', 'in', 'object_match', 'any_match', 'between');
+    const ATTR = fc.constantFrom('user.email', 'user.roles', 'resource.type', 'tenant.key', 'role.x', 'context.x', 'nobody.x', 'user', 'user.');
+    const LEAF = fc.tuple(ATTR, OP, VALUE).map(([a, o, v]) => ({ [a]: { [o]: v } }));
+    const TREE = fc.letrec((tie) => ({
+      t: fc.oneof({ depthSize: 'small' }, LEAF, VALUE, fc.array(tie('t'), { maxLength: 3 }).map((c) => ({ allOf: c })), fc.array(tie('t'), { maxLength: 3 }).map((c) => ({ anyOf: c })), tie('t').map((c) => ({ not: c }))),
+    })).t;
+    await fc.assert(
+      fc.asyncProperty(TREE, VALUE, VALUE, async (conditions, attributes, context) => {
+        expectHandled(await send('PATCH', '/v2/schema/p/e/condition_sets/fz', JSON.stringify({ conditions }), ORG_KEY), `PATCH conditions ${JSON.stringify(conditions)}`);
+        const check = { user: { key: 'bob', attributes }, action: 'write', resource: { type: 'doc', key: 'd1', attributes }, context };
+        expectHandled(await send('POST', '/allowed', JSON.stringify(check), ENV_KEY), `POST /allowed ${JSON.stringify(check)}`);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
   it('random paths, methods and query strings', async () => {
     const segment = fc.oneof(fc.constantFrom('v2', 'schema', 'facts', 'p', 'e', 'groups', 'direct', 'users', 'roles', 'team:a', 'doc:d1', 'resources', 'relations', '%zz', '%00', 'a%00b', 'team%3Aa%00', '..', '', 'x'.repeat(1100)), fc.webSegment(), fc.string({ maxLength: 8 }).map(encodeURIComponent), WITH_NUL.map(encodeURIComponent));
     const query = fc.dictionary(fc.oneof(fc.constantFrom('page', 'per_page', 'include_total_count', 'tenant', 'user', 'resource_instance', 'search', 'nested', 'project', 'environment'), WITH_NUL.map(encodeURIComponent)), ODD_STRING.map(encodeURIComponent), { maxKeys: 3 });
@@ -117,7 +144,8 @@ describe('no input produces a 5xx or stops the server', () => {
     const lists = [
       '/v2/facts/p/e/users', '/v2/facts/p/e/role_assignments', '/v2/facts/p/e/role_assignments/detailed', '/v2/facts/p/e/relationship_tuples',
       '/v2/facts/p/e/relationship_tuples/detailed', '/v2/schema/p/e/groups/direct', '/v2/schema/p/e/groups/team:a/users', '/v2/facts/p/e/resource_instances',
-      '/v2/schema/p/e/groups', '/v2/elements/p/e/config',
+      '/v2/schema/p/e/groups', '/v2/elements/p/e/config', '/v2/schema/p/e/condition_sets', '/v2/facts/p/e/set_rules', '/v2/schema/p/e/users/attributes',
+      '/v2/schema/p/e/condition_sets/fz/descendants',
     ];
     const param = fc.oneof(fc.integer().map(String), fc.constantFrom('1e3', '0x10', ' 2', '-0', '1.0', 'NaN', 'Infinity', '99999999999999999999', 'true'), fc.string({ maxLength: 6 }));
     await fc.assert(

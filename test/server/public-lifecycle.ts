@@ -54,6 +54,15 @@ export const IN_SCOPE = [
   `PUT ${AR}/{access_request_id}/approve`, `PUT ${AR}/{access_request_id}/deny`, `PUT ${AR}/{access_request_id}/cancel`,
   `GET ${E}/config`, `POST ${E}/config`, `GET ${E}/config/{elements_config_id}`, `PATCH ${E}/config/{elements_config_id}`,
   `DELETE ${E}/{elements_config_id}`,
+  `GET ${S}/users/attributes`, `POST ${S}/users/attributes`, `GET ${S}/users/attributes/{attribute_id}`,
+  `PATCH ${S}/users/attributes/{attribute_id}`, `DELETE ${S}/users/attributes/{attribute_id}`,
+  `GET ${S}/resources/{resource_id}/attributes`, `POST ${S}/resources/{resource_id}/attributes`,
+  `GET ${S}/resources/{resource_id}/attributes/{attribute_id}`, `PATCH ${S}/resources/{resource_id}/attributes/{attribute_id}`,
+  `DELETE ${S}/resources/{resource_id}/attributes/{attribute_id}`,
+  `GET ${S}/condition_sets`, `POST ${S}/condition_sets`, `GET ${S}/condition_sets/{condition_set_id}`,
+  `PATCH ${S}/condition_sets/{condition_set_id}`, `DELETE ${S}/condition_sets/{condition_set_id}`,
+  `GET ${S}/condition_sets/{condition_set_id}/ancestors`, `GET ${S}/condition_sets/{condition_set_id}/descendants`,
+  `GET ${F}/set_rules`, `POST ${F}/set_rules`, `DELETE ${F}/set_rules`,
   `GET /v2/api-key/scope`,
   `GET /v2/projects`, `POST /v2/projects`, `GET /v2/projects/{proj_id}`,
   `GET /v2/projects/{proj_id}/envs`, `POST /v2/projects/{proj_id}/envs`, `GET /v2/projects/{proj_id}/envs/{env_id}`,
@@ -245,6 +254,41 @@ export async function driveLifecycle(s: TestServer): Promise<void> {
   await fa('DELETE', '/bulk/resource_instances', { idents: ['doc:g1'] });
   await fa('DELETE', '/bulk/users', { idents: ['erin', 'frank'] });
   await fa('DELETE', '/bulk/tenants', { idents: ['initech'] });
+
+  // Attribute-based access: definitions (users, a resource, tenants on __tenant), sets, rules.
+  await sc('GET', '/users/attributes');
+  await sc('POST', '/users/attributes', { key: 'level', type: 'number', description: 'seniority' });
+  await sc('POST', '/resources/__user/attributes', { key: 'department', type: 'string' });
+  await sc('POST', '/users/attributes?resource_id=__user', { key: 'scratch_attr', type: 'json' });
+  await sc('GET', '/users/attributes/level');
+  await sc('GET', '/users/attributes?page=1&per_page=10');
+  await sc('PATCH', '/users/attributes/department', { description: 'where they work' });
+  await sc('DELETE', '/users/attributes/scratch_attr');
+  await sc('POST', '/resources/doc/attributes', { key: 'amount', type: 'number' });
+  await sc('POST', '/resources/__tenant/attributes', { key: 'region', type: 'string' });
+  await sc('GET', '/resources/doc/attributes');
+  await sc('GET', '/resources/folder/attributes/private');
+  await sc('PATCH', '/resources/doc/attributes/amount', { type: 'number', description: 'in euros' });
+  await sc('POST', '/condition_sets', { key: 'seniors', name: 'Seniors', description: 'level 3 and up', conditions: { allOf: [{ allOf: [{ 'user.level': { 'greater-than-equals': 3 } }] }] } });
+  await sc('POST', '/condition_sets', { key: 'senior_finance', name: 'Senior finance', type: 'userset', parent_id: 'seniors', conditions: { allOf: [{ 'user.department': { equals: 'finance' } }] } });
+  await sc('POST', '/condition_sets', { key: 'small_docs', name: 'Small', type: 'resourceset', resource_id: 'doc', conditions: { allOf: [{ anyOf: [{ 'resource.amount': { 'less-than': { ref: 'user.level' } } }, { 'tenant.region': { in: ['eu', 'us'] } }] }] } });
+  await sc('GET', '/condition_sets');
+  await sc('GET', '/condition_sets?type=resourceset&search=small&include_total_count=true&page=1&per_page=10');
+  await sc('GET', '/condition_sets/seniors');
+  await sc('GET', '/condition_sets/__autogen_admin');
+  await sc('GET', '/condition_sets/__autogen_doc');
+  await sc('PATCH', '/condition_sets/seniors', { name: 'Senior staff', conditions: { allOf: [{ 'user.level': { 'greater-than': 2 } }] } });
+  await sc('GET', '/condition_sets/senior_finance/ancestors');
+  await sc('GET', '/condition_sets/seniors/descendants?page=1&per_page=10');
+  await fa('POST', '/set_rules', { user_set: 'senior_finance', permission: 'doc:write', resource_set: 'small_docs' });
+  await fa('POST', '/set_rules', { user_set: 'senior_finance', permission: 'doc:write', resource_set: 'small_docs' });
+  await fa('POST', '/set_rules', { user_set: 'admin', permission: 'doc:read', resource_set: 'small_docs', is_role: true, is_resource: false });
+  await fa('POST', '/set_rules', { user_set: 'seniors', permission: 'doc:read', resource_set: 'doc', is_resource: true });
+  await fa('GET', '/set_rules');
+  await fa('GET', '/set_rules?user_set=senior_finance&permission=write&resource_set=small_docs&page=1&per_page=10');
+  await fa('DELETE', '/set_rules', { user_set: 'seniors', permission: 'doc:read', resource_set: 'doc', is_resource: true });
+  await sc('DELETE', '/condition_sets/senior_finance');
+  await sc('DELETE', '/resources/doc/attributes/amount');
 
   // Removals, most specific first.
   await fa('DELETE', '/relationship_tuples/bulk', { idents: [{ subject: 'folder:f1', relation: 'parent', object: 'doc:d2' }] });

@@ -48,6 +48,9 @@ describe('the permitio Node SDK against roster serve', () => {
       ]),
     ).toEqual([true, false]);
 
+    // getUserPermissions (the PDP's /user-permissions): tenant-level permissions by tenant.
+    expect(await permit.getUserPermissions('alice')).toEqual({ '__tenant:acme': { tenant: { key: 'acme', attributes: {} }, permissions: ['doc:read', 'doc:write'] } });
+
     // What the SDK wrote is what the API reads.
     // `sync` replaces the user: the first name it did not send is gone (absent, as the public API answers).
     const alice = ok(await s.facts('GET', '/users/alice'));
@@ -131,5 +134,54 @@ describe('the permitio Node SDK against roster serve', () => {
     expect(await permit.check('erin', 'write', 'page:orphan')).toBe(true);
     await permit.api.resourceRoles.deleteRoleDerivation('page', 'editor', { role: 'editor', on_resource: 'folder', linked_by_relation: 'parent' });
     expect(await permit.check('erin', 'write', 'page:orphan')).toBe(false);
+  });
+  // permit-node's own ABAC end-to-end spec (src/tests/e2e/condition-sets.e2e.spec.ts), against roster serve.
+  it('ABAC: resource attributes, user attributes, condition sets, set rules and permit.check with attributes', async () => {
+    const permit = new Permit({ token: ENV_KEY, apiUrl: s.url, pdp: s.url, throwOnError: true, log: { level: 'error' } });
+    const resource = await permit.api.resources.create({
+      key: 'secret', name: 'secret', actions: { read: {} }, attributes: { confidential: { type: 'bool', description: 'whether the document is confidential' } },
+    });
+    expect(resource.attributes).toMatchObject({ confidential: { type: 'bool' } });
+    // A user-set condition on an undefined user attribute is refused (400 MISSING_RESOURCE_ATTRIBUTE, as the live service).
+    await expect(permit.api.conditionSets.create({ key: 'cleared', name: 'cleared', type: 'userset', conditions: { allOf: [{ 'user.clearance': { equals: 'top_secret' } }] } })).rejects.toThrow();
+    const attribute = await permit.api.resourceAttributes.create('__user', { key: 'clearance', type: 'string' });
+    expect(attribute).toMatchObject({ key: 'clearance', resource_key: '__user', built_in: false });
+    expect((await permit.api.resourceAttributes.list({ resourceKey: '__user' })).map((a) => a.key)).toContain('clearance');
+    expect(await permit.api.resourceAttributes.get('secret', 'confidential')).toMatchObject({ type: 'bool' });
+    await permit.api.resourceAttributes.create('secret', { key: 'level', type: 'number' });
+    expect(await permit.api.resourceAttributes.update('secret', 'level', { type: 'string' })).toMatchObject({ type: 'string' });
+    await permit.api.resourceAttributes.delete('secret', 'level');
+
+    const userSet = await permit.api.conditionSets.create({ key: 'cleared', name: 'cleared', type: 'userset', conditions: { allOf: [{ 'user.clearance': { equals: 'top_secret' } }] } });
+    expect(userSet).toMatchObject({ key: 'cleared', type: 'userset' });
+    const resourceSet = await permit.api.conditionSets.create({
+      key: 'confidential_secrets', name: 'confidential', type: 'resourceset', resource_id: 'secret', conditions: { allOf: [{ 'resource.confidential': { equals: true } }] },
+    });
+    expect(resourceSet).toMatchObject({ key: 'confidential_secrets', type: 'resourceset' });
+    expect(await permit.api.conditionSets.get('cleared')).toMatchObject({ id: userSet.id });
+    expect(await permit.api.conditionSets.update('cleared', { name: 'Cleared users' })).toMatchObject({ name: 'Cleared users' });
+    expect((await permit.api.conditionSets.list()).map((c) => c.key)).toEqual(expect.arrayContaining(['cleared', 'confidential_secrets']));
+
+    const rule = await permit.api.conditionSetRules.create({ user_set: 'cleared', permission: 'secret:read', resource_set: 'confidential_secrets' });
+    expect(rule).toMatchObject({ user_set: 'cleared', resource_set: 'confidential_secrets', permission: 'secret:read' });
+    expect(await permit.api.conditionSetRules.list({ userSetKey: 'cleared', permissionKey: 'read', resourceSetKey: 'confidential_secrets' })).toHaveLength(1);
+
+    const { user } = await permit.api.users.sync({ key: 'matching', attributes: { clearance: 'top_secret' } });
+    expect((user.attributes as Record<string, unknown>).clearance).toBe('top_secret');
+    await permit.api.users.sync({ key: 'other', attributes: { clearance: 'public' } });
+    const confidential = { type: 'secret', tenant: 'default', attributes: { confidential: true } };
+    expect(await permit.check('matching', 'read', confidential)).toBe(true);
+    expect(await permit.check('other', 'read', confidential)).toBe(false);
+    expect(await permit.check('matching', 'read', { ...confidential, attributes: { confidential: false } })).toBe(false);
+    // Attributes passed in the check win over the stored ones.
+    expect(await permit.check({ key: 'other', attributes: { clearance: 'top_secret' } }, 'read', confidential)).toBe(true);
+
+    await permit.api.conditionSetRules.delete({ user_set: 'cleared', permission: 'secret:read', resource_set: 'confidential_secrets' });
+    expect(await permit.check('matching', 'read', confidential)).toBe(false);
+    await permit.api.conditionSets.delete('cleared');
+    await permit.api.conditionSets.delete('confidential_secrets');
+    await permit.api.resourceAttributes.delete('__user', 'clearance');
+    const sets = await permit.api.conditionSets.list();
+    expect(sets.some((c) => c.key === 'cleared' || c.key === 'confidential_secrets')).toBe(false);
   });
 });

@@ -11,6 +11,8 @@ export interface RoleRow {
   description: string | null;
   permissions: string;
   extends: string;
+  /** JSON; null when never given. */
+  attributes?: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -23,6 +25,7 @@ export function roleRead(row: RoleRow, env: EnvContext) {
     ...(row.description !== null ? { description: row.description } : {}),
     permissions: parseJson<string[]>(row.permissions, []),
     extends: parseJson<string[]>(row.extends, []),
+    ...(row.attributes ? { attributes: parseJson<Record<string, unknown>>(row.attributes, {}) } : {}),
     ...envFields(env),
     created_at: row.created_at,
     updated_at: row.updated_at,

@@ -3,16 +3,20 @@ import type { ServerDeps, EnvContext } from '../context.js';
 import type { EnvResolver } from '../auth.js';
 import { httpError } from '../errors.js';
 import { decide, toCheckInput } from '../repo/allowed.js';
+import { abacAllows, type CheckBody } from '../repo/abac-allowed.js';
+import { userPermissionRoutes } from './user-permissions.js';
 
-const USER = { anyOf: [{ type: 'string', minLength: 1, maxLength: 256 }, { type: 'object', properties: { key: { type: 'string', minLength: 1, maxLength: 256 } }, required: ['key'] }] };
+/** Attributes and context passed in a check (ABAC, repo/abac-allowed.ts): JSON objects when present. */
+const PASSED = { type: ['object', 'null'] } as const;
+const USER = { anyOf: [{ type: 'string', minLength: 1, maxLength: 256 }, { type: 'object', properties: { key: { type: 'string', minLength: 1, maxLength: 256 }, attributes: PASSED }, required: ['key'] }] };
 const RESOURCE = {
   anyOf: [
     { type: 'string', minLength: 1, maxLength: 513 },
-    { type: 'object', properties: { type: { type: 'string', minLength: 1, maxLength: 256 }, key: { type: ['string', 'null'], maxLength: 256 }, tenant: { type: ['string', 'null'], maxLength: 256 } }, required: ['type'] },
+    { type: 'object', properties: { type: { type: 'string', minLength: 1, maxLength: 256 }, key: { type: ['string', 'null'], maxLength: 256 }, tenant: { type: ['string', 'null'], maxLength: 256 }, attributes: PASSED }, required: ['type'] },
   ],
 };
-// The SDKs send extra fields (attributes, context, sdk metadata): accepted and ignored, as the PDP does.
-const CHECK = { type: 'object', properties: { user: USER, action: { type: 'string', minLength: 1, maxLength: 256 }, resource: RESOURCE }, required: ['user', 'action', 'resource'] } as const;
+// The SDKs send extra fields (sdk metadata): accepted and ignored, as the PDP does; attributes and context feed ABAC.
+const CHECK = { type: 'object', properties: { user: USER, action: { type: 'string', minLength: 1, maxLength: 256 }, resource: RESOURCE, context: PASSED }, required: ['user', 'action', 'resource'] } as const;
 const BULK_MAX = 1000;
 // An org key names its environment here; like path segments, a key or an id, never anything else
 // (a repeated parameter or a free-form string would otherwise reach the store).
@@ -49,7 +53,8 @@ export default async function allowedRoutes(app: FastifyInstance, { db }: Server
   const ANSWER = { 200: { type: 'object', properties: { allow: { type: 'boolean' }, result: { type: 'boolean' } }, required: ['allow', 'result'] } };
   app.post('/allowed', { schema: { body: CHECK, querystring: QUERY, headers: HEADERS, response: ANSWER } }, async (req) => {
     const env = await envOf(req);
-    const allow = await decide(db, env.envId, toCheckInput(req.body as never));
+    // RBAC/ReBAC first (the fast path); ABAC only when they deny: allowed = RBAC ∨ ReBAC ∨ ABAC.
+    const allow = (await decide(db, env.envId, toCheckInput(req.body as never))) || (await abacAllows(db, env.envId, req.body as CheckBody));
     return { allow, result: allow };
   });
 
@@ -59,9 +64,11 @@ export default async function allowedRoutes(app: FastifyInstance, { db }: Server
     const checks = Array.isArray(body) ? body : body.checks;
     const allow = [];
     for (const c of checks) {
-      const a = await decide(db, env.envId, toCheckInput(c as never));
+      const a = (await decide(db, env.envId, toCheckInput(c as never))) || (await abacAllows(db, env.envId, c as CheckBody));
       allow.push({ allow: a, result: a });
     }
     return { allow };
   });
+
+  await userPermissionRoutes(app, db, envOf, { querystring: QUERY, headers: HEADERS });
 }

@@ -22,6 +22,9 @@ import accessRequestRoutes from './access-requests.js';
 import bulkRoutes from './bulk.js';
 import bulkRoleRoutes from './bulk-roles.js';
 import projectRoutes from './projects.js';
+import attributeRoutes from './attributes.js';
+import conditionSetRoutes from './condition-sets.js';
+import setRuleRoutes from './set-rules.js';
 
 type RouteModule = (app: FastifyInstance, deps: ServerDeps) => Promise<void>;
 
@@ -43,8 +46,8 @@ export async function registerRoutes(app: FastifyInstance, deps: ServerDeps, res
       { prefix },
     );
 
-  await scoped('/v2/schema/:proj/:env', [resourceRoutes, resourceRoleRoutes, roleRoutes, rolePermissionRoutes, bulkRoleRoutes, relationRoutes, implicitGrantRoutes, resourceInstanceRoutes, groupRoutes, groupReadRoutes]);
-  await scoped('/v2/facts/:proj/:env', [tenantRoutes, userRoutes, roleAssignmentRoutes, resourceInstanceRoutes, tupleRoutes, accessRequestRoutes, bulkRoutes]);
+  await scoped('/v2/schema/:proj/:env', [resourceRoutes, resourceRoleRoutes, roleRoutes, rolePermissionRoutes, bulkRoleRoutes, relationRoutes, implicitGrantRoutes, resourceInstanceRoutes, groupRoutes, groupReadRoutes, attributeRoutes, conditionSetRoutes]);
+  await scoped('/v2/facts/:proj/:env', [tenantRoutes, userRoutes, roleAssignmentRoutes, resourceInstanceRoutes, tupleRoutes, accessRequestRoutes, bulkRoutes, setRuleRoutes]);
   await scoped('/v2/elements/:proj/:env', [elementsRoutes, elementsAccessRequestRoutes]);
 
   // A replica whose database is unreachable must leave the load balancer's pool: check the store itself.

@@ -8,6 +8,8 @@ import { ROLE_BLOCK } from './resource-roles.js';
 import { replaceResourceRoles, writeResourceRoles, type ResourceRoleBody } from '../repo/resource-role-writes.js';
 import { findKeyed, pageOf, parseJson, searchClause } from '../repo/common.js';
 import { resourceReads } from '../repo/resource-roles.js';
+import { pruneSetRules } from '../repo/set-rules.js';
+import { bumpAbacStamp } from '../repo/abac-stamp.js';
 import { pruneRolePermissions, withIds, type Actions, type Attributes, type ResourceRow } from '../repo/resources.js';
 
 const ACTIONS = {
@@ -17,7 +19,7 @@ const ACTIONS = {
   additionalProperties: strictObject({ name: { type: 'string', maxLength: 1024 }, description: TEXT, attributes: { type: 'object' } }),
 } as const;
 /** The public `AttributeBlockEditable`: each attribute a resource's instances may carry, with its type. */
-const ATTRIBUTE_TYPES = ['bool', 'number', 'string', 'time', 'array', 'json', 'object', 'object_array'];
+export const ATTRIBUTE_TYPES = ['bool', 'number', 'string', 'time', 'array', 'json', 'object', 'object_array'];
 const ATTRIBUTES = {
   type: 'object',
   maxProperties: 1000,
@@ -94,6 +96,9 @@ export default async function resourceRoutes(app: FastifyInstance, { db, now }: 
         row.id,
       ]);
       await pruneRolePermissions(tx, req.env.envId, row.key, (a) => Object.hasOwn(actions, a), at);
+      // Set rules on removed actions go too; attribute definitions may have changed (/allowed's ABAC model).
+      await pruneSetRules(tx, row.id, Object.keys(actions));
+      await bumpAbacStamp(tx, req.env.envId);
       const updated = (await tx.get<ResourceRow>(`SELECT * FROM resources WHERE id = ?`, [row.id]))!;
       // `roles` given: a replace makes them the resource's roles (others deleted), a patch creates or
       // updates those named. Left out, the roles stay as they are, on a replace too: deleting every role
@@ -114,6 +119,7 @@ export default async function resourceRoutes(app: FastifyInstance, { db, now }: 
       const row = await findKeyed<ResourceRow>(tx, 'resources', req.env.envId, key, 'resource');
       await tx.run(`DELETE FROM resources WHERE id = ?`, [row.id]);
       await pruneRolePermissions(tx, req.env.envId, row.key, () => false, now().toISOString());
+      await bumpAbacStamp(tx, req.env.envId);
     });
     return reply.status(204).send();
   });

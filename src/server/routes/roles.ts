@@ -14,7 +14,7 @@ const FIELDS = { name: NAME, description: TEXT, permissions: LIST(PERMISSION), e
 const CREATE = strictObject({ key: KEY, ...FIELDS }, ['key', 'name']);
 const UPDATE = strictObject(FIELDS);
 
-type Body = { key?: string; name?: string; description?: string | null; permissions?: string[]; extends?: string[] };
+type Body = { key?: string; name?: string; description?: string | null; permissions?: string[]; extends?: string[]; attributes?: Record<string, unknown> };
 
 /** Roles: `/v2/schema/{p}/{e}/roles[/{key}]`, with permissions as `resource:action` strings. */
 export default async function roleRoutes(app: FastifyInstance, { db, now }: ServerDeps) {
@@ -34,8 +34,8 @@ export default async function roleRoutes(app: FastifyInstance, { db, now }: Serv
       const ext = await checkExtends(tx, req.env.envId, b.key!, b.extends ?? []);
       try {
         await tx.run(
-          `INSERT INTO roles (id, env_id, key, name, description, permissions, extends, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          [id, req.env.envId, b.key!, b.name!, b.description ?? null, JSON.stringify(permissions), JSON.stringify(ext), at, at],
+          `INSERT INTO roles (id, env_id, key, name, description, permissions, extends, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          [id, req.env.envId, b.key!, b.name!, b.description ?? null, JSON.stringify(permissions), JSON.stringify(ext), b.attributes ? JSON.stringify(b.attributes) : null, at, at],
         );
       } catch (err) {
         if (isUniqueViolation(err)) throw duplicate('role', b.key!);
@@ -59,11 +59,13 @@ export default async function roleRoutes(app: FastifyInstance, { db, now }: Serv
       const row = await findKeyed<RoleRow>(tx, 'roles', req.env.envId, key, 'role');
       const permissions = b.permissions ? await checkPermissions(tx, req.env.envId, b.permissions) : parseJson<string[]>(row.permissions, []);
       const ext = b.extends ? await checkExtends(tx, req.env.envId, row.key, b.extends) : parseJson<string[]>(row.extends, []);
-      await tx.run(`UPDATE roles SET name = ?, description = ?, permissions = ?, extends = ?, updated_at = ? WHERE id = ?`, [
+      // `attributes` (seen by conditions as role.<attribute>): replaced when given.
+      await tx.run(`UPDATE roles SET name = ?, description = ?, permissions = ?, extends = ?, attributes = ?, updated_at = ? WHERE id = ?`, [
         b.name ?? row.name,
         b.description !== undefined ? b.description : row.description,
         JSON.stringify(permissions),
         JSON.stringify(ext),
+        b.attributes !== undefined ? JSON.stringify(b.attributes) : (row.attributes ?? null),
         at,
         row.id,
       ]);
