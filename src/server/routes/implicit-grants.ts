@@ -5,7 +5,7 @@ import { KEY, strictObject } from '../schemas.js';
 import type { Queryable } from '../store/db.js';
 import { findKeyed } from '../repo/common.js';
 import { findRoleOn } from '../repo/role-scope.js';
-import { dropUnderivedGroupGrants, writeImplicitGrant } from '../repo/relations.js';
+import { dropUnderivedGroupGrants, writeConditions, writeImplicitGrant } from '../repo/relations.js';
 
 /** The public `DerivationSettings` (`when`): `no_direct_roles_on_object`, false by default. */
 const WHEN = strictObject({ no_direct_roles_on_object: { type: 'boolean' } });
@@ -99,8 +99,8 @@ export default async function implicitGrantRoutes(app: FastifyInstance, { db, no
   app.put('/resources/:resource/roles/:role/implicit_grants/conditions', { schema: { body: WHEN } }, async (req) => {
     const noDirect = (req.body as { no_direct_roles_on_object?: boolean }).no_direct_roles_on_object === true;
     await db.transaction(async (tx) => {
-      const { role } = await target(tx, req);
-      await tx.run(`UPDATE roles SET derivation_no_direct_roles = ?, updated_at = ? WHERE id = ?`, [noDirect ? 1 : 0, now().toISOString(), role.id]);
+      const { res, role } = await target(tx, req);
+      await writeConditions(tx, res.id, role.id, noDirect);
     });
     return { no_direct_roles_on_object: noDirect };
   });
