@@ -1,3 +1,4 @@
+import { dashed, isDashless } from './ids.js';
 import type { FastifyRequest } from 'fastify';
 import type { Db } from './store/db.js';
 import type { EnvContext, KeyScope } from './context.js';
@@ -62,8 +63,9 @@ export class EnvResolver {
   }
 
   private async find(proj: string, env: string): Promise<EnvContext | undefined> {
-    const p = await findProject(this.db, proj);
-    const e = p && (await findEnvironment(this.db, p.id, env));
+    // A project or environment id may come without its dashes (ids.ts); a key is looked up first.
+    const p = (await findProject(this.db, proj)) ?? (isDashless(proj) ? await findProject(this.db, dashed(proj)) : undefined);
+    const e = p && ((await findEnvironment(this.db, p.id, env)) ?? (isDashless(env) ? await findEnvironment(this.db, p.id, dashed(env)) : undefined));
     return e && { orgId: this.orgId, projectId: p.id, projectKey: p.key, envId: e.id, envKey: e.key };
   }
 

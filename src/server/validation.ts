@@ -16,6 +16,7 @@ export function installValidators(app: FastifyInstance): void {
     let compiled: ValidateFunction | undefined;
     const validate = (data: unknown): boolean => {
       compiled ??= (httpPart === 'body' ? bodyAjv : otherAjv).compile(schema);
+      if (httpPart === 'body') dropNullOptionals(schema, data);
       const ok = compiled(data) as boolean;
       validate.errors = compiled.errors;
       return ok;
@@ -23,6 +24,51 @@ export function installValidators(app: FastifyInstance): void {
     validate.errors = undefined as ValidateFunction['errors'];
     return validate;
   });
+}
+
+type SchemaNode = {
+  type?: string | string[];
+  properties?: Record<string, SchemaNode>;
+  required?: readonly string[];
+  items?: SchemaNode;
+  anyOf?: readonly SchemaNode[];
+  additionalProperties?: boolean | SchemaNode;
+  /** The object is a map whose entries are declared (`roles_to_levels`): its entries are no fields. */
+  'x-map'?: boolean;
+};
+
+const allowsNull = (s: SchemaNode | undefined): boolean =>
+  !!s && (s.type === 'null' || (Array.isArray(s.type) && s.type.includes('null')) || !!s.anyOf?.some(allowsNull));
+
+/**
+ * `null` for an optional body field means "not given" (api-notes, "Conventions": the public service is a
+ * pydantic app, and its SDKs send explicit nulls, e.g. the Python SDK's `resource_instance: null`). Every
+ * optional property whose value is `null`, at any depth the schema describes (objects, array items,
+ * `anyOf` branches), is removed before the schema runs, so every route sees it as absent; a required
+ * property keeps its `null`, which the schema refuses. A property whose own schema takes `null` keeps it.
+ * Free-form objects (attributes, settings: no `properties`) are data and are left as they are.
+ */
+export function dropNullOptionals(schema: unknown, data: unknown): void {
+  const s = schema as SchemaNode | undefined;
+  if (!s || data === null || typeof data !== 'object') return;
+  for (const branch of s.anyOf ?? []) dropNullOptionals(branch, data);
+  if (Array.isArray(data)) {
+    if (s.items) for (const item of data) dropNullOptionals(s.items, item);
+    return;
+  }
+  const object = data as Record<string, unknown>;
+  // A map's values (`roles: {key: RoleBlock}`) are objects of their own; the map's entries are not fields.
+  const entries = typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined;
+  for (const [name, value] of Object.entries(object)) {
+    const sub = s.properties && Object.hasOwn(s.properties, name) ? s.properties[name] : undefined;
+    if (!sub) {
+      if (entries) dropNullOptionals(entries, value);
+      continue;
+    }
+    if (value === null) {
+      if (!s.required?.includes(name) && !allowsNull(sub) && !s['x-map']) delete object[name];
+    } else dropNullOptionals(sub, value);
+  }
 }
 
 export interface Detail {

@@ -275,11 +275,11 @@ describe('update reviewer details (PATCH .../reviewer)', () => {
     expect(await assignmentsOf(s, { user: u })).toEqual([`${u} viewer t -`]);
   });
 
-  it("comment alone, role alone; a comment is cleared with '', never null (the public schema's string)", async () => {
+  it("comment alone, role alone; a comment is cleared with '': null is \"not given\" (api-notes, Conventions)", async () => {
     const r = await aRequest(s, 'alice', { role: 'editor' });
     expect(ok(await as(s, 'mod').review(r.id, { reviewer_comment: 'hm' }))).toMatchObject({ reviewer_comment: 'hm', access_request_details: { role: 'editor' } });
     expect(ok(await as(s, 'mod').review(r.id, { role: 'viewer' }))).toMatchObject({ reviewer_comment: 'hm', access_request_details: { role: 'viewer' } });
-    expectInvalid(await as(s, 'mod').review(r.id, { reviewer_comment: null }), ['body', 'reviewer_comment']);
+    expect(ok(await as(s, 'mod').review(r.id, { reviewer_comment: null })).reviewer_comment).toBe('hm');
     expect(ok(await as(s, 'mod').review(r.id, { reviewer_comment: '' })).reviewer_comment).toBe('');
   });
 

@@ -62,7 +62,8 @@ const LISTS: Record<string, ListCase> = {
       ['a derivation without on_resource', (i) => ({ ...i, roles: { viewer: { ...i.roles.viewer, granted_to: { users_with_role: [{ role: 'viewer', linked_by_relation: 'parent' }] } } } }), '.roles.viewer.granted_to.users_with_role[0].on_resource is missing, where a string was expected'],
     ],
   },
-  roles: { path: '/v2/schema/p/e/roles', index: 1, at: 'data[1]', first: 'id', read: live, fields: [['permissions: "x"', (i) => ({ ...i, permissions: 'x' }), '.permissions is a string, where a list, null or nothing was expected']] },
+  // The environment's one top-level role (membership is the group types' resource role `member` now).
+  roles: { path: '/v2/schema/p/e/roles', index: 0, at: 'data[0]', first: 'id', read: live, fields: [['permissions: "x"', (i) => ({ ...i, permissions: 'x' }), '.permissions is a string, where a list, null or nothing was expected']] },
   tenants: { path: '/v2/facts/p/e/tenants', index: 1, at: 'data[1]', first: 'id', read: live, fields: [['key: 5', (i) => ({ ...i, key: 5 }), '.key is a number, where a string was expected']] },
   users: {
     path: '/v2/facts/p/e/users', index: 1, at: 'data[1]', first: 'id', read: live,
@@ -85,7 +86,7 @@ const LISTS: Record<string, ListCase> = {
     path: '/v2/facts/p/e/access_requests/default/user/ada/tenant/acme', index: 1, at: 'data[1]', first: 'id', read: (c) => review(c).listPage({}, 1, 10),
     fields: [['status: 5', (i) => ({ ...i, status: 5 }), '.status is a number, where a string, null or nothing was expected']],
   },
-  'roles (review impact)': { path: '/v2/schema/p/e/roles', index: 1, at: 'data[1]', first: 'key', read: (c) => review(c).readRoles(), fields: [['extends: [1]', (i) => ({ ...i, extends: [1] }), '.extends[0] is a number, where a string was expected']] },
+  'roles (review impact)': { path: '/v2/schema/p/e/roles', index: 0, at: 'data[0]', first: 'key', read: (c) => review(c).readRoles(), fields: [['extends: [1]', (i) => ({ ...i, extends: [1] }), '.extends[0] is a number, where a string was expected']] },
   "role assignments (a requester's)": { path: '/v2/facts/p/e/role_assignments', index: 0, at: 'data[0]', first: 'user', read: (c) => review(c).readRequester('ben'), fields: [['role: 1', (i) => ({ ...i, role: 1 }), '.role is a number, where a string was expected']] },
   'element configurations (requests, all configurations)': { path: '/v2/elements/p/e/config', index: 0, at: '[0]', first: 'key', read: readConfigKeys, fields: [['elements_type: 1', (i) => ({ ...i, elements_type: 1 }), '.elements_type is a number, where a string, null or nothing was expected']] },
   'users (an unknown --user, names to suggest)': { path: '/v2/facts/p/e/users', index: 1, at: 'data[1]', first: 'key', read: (c) => checkActor(c, 'nobody', 'acme'), fields: [['key: []', (i) => ({ ...i, key: [] }), '.key is an array, where a string was expected']] },

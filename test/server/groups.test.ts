@@ -102,12 +102,17 @@ describe('roles on groups', () => {
     ]);
     const tuples = ok(await s.facts('GET', `/relationship_tuples?subject=grteam:a&object=${x.d2}`));
     expect(tuples).toEqual([expect.objectContaining({ subject: 'grteam:a', relation: 'grteam_group', object: x.d2, tenant: x.tenant })]);
-    // The `member` role exists, and membership is that role on the group's instance.
-    expect(ok(await s.schema('GET', '/roles/member')).key).toBe('member');
+    // The group type's resource role `member` exists (as on the public service: `grteam#member`), no
+    // top-level one; membership is that resource role on the group's instance.
+    const member = ok(await s.schema('GET', '/resources/grteam/roles/member'));
+    expect(member).toMatchObject({ key: 'member', resource: 'grteam' });
+    expect((await s.schema('GET', '/roles/member')).status).toBe(404);
     await addMember(s, 'grteam:a', x.alice, x.tenant);
     expect(ok(await s.facts('GET', `/role_assignments?user=${x.alice}&resource_instance=grteam:a`))).toEqual([
-      expect.objectContaining({ role: 'member', resource_instance: 'grteam:a' }),
+      expect.objectContaining({ role: 'member', role_id: member.id, resource_instance: 'grteam:a' }),
     ]);
+    // The derivation a group grant creates is from that resource role.
+    expect(ok(await s.schema('GET', `/resources/${x.doc}/roles/${x.editor}/implicit_grants`))[0].role_id).toBe(member.id);
   });
 
   it('lists the derivations on the resource read, as the public ResourceRead.roles[R].granted_to', async () => {
@@ -196,7 +201,7 @@ describe('membership', () => {
   });
 });
 
-describe('the role member', () => {
+describe('the role member (the group type\'s resource role)', () => {
   it('deleting it ends every membership; the next membership brings it back', async () => {
     const srv = await startTestServer();
     try {
@@ -204,11 +209,11 @@ describe('the role member', () => {
       await group(srv, 'team:a', x.tenant);
       await grantGroup(srv, 'team:a', { role: x.viewer, resource: x.doc, resource_instance: 'd1', tenant: x.tenant });
       await addMember(srv, 'team:a', x.alice, x.tenant);
-      ok(await srv.schema('DELETE', '/roles/member'));
+      ok(await srv.schema('DELETE', '/resources/team/roles/member'));
       expect(ok(await srv.schema('GET', '/groups/team:a/users')).total_count).toBe(0);
       expect(await allowed(srv, x.alice, 'read', { type: x.doc, key: 'd1' })).toBe(false);
       await addMember(srv, 'team:a', x.bob, x.tenant);
-      expect(ok(await srv.schema('GET', '/roles/member')).key).toBe('member');
+      expect(ok(await srv.schema('GET', '/resources/team/roles/member')).key).toBe('member');
       expect(await allowed(srv, x.bob, 'read', { type: x.doc, key: 'd1' })).toBe(true);
     } finally {
       await srv.close();

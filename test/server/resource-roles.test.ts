@@ -78,7 +78,8 @@ describe('resource roles: the public operations', () => {
     // A top-level role is not a role of the resource, so it cannot be extended from one.
     await role(s, 'toplevel');
     expectError(await rrole('bad', 'r2', { extends: ['toplevel'] }), 404, 'NOT_FOUND');
-    expectInvalid(await rrole('bad', 'r3', { granted_to: { users_with_role: [] } }));
+    // `granted_to` is served (test/server/granted-to.test.ts): a malformed one is 422.
+    expectInvalid(await rrole('bad', 'r3', { granted_to: { users_with_role: [{ role: 'a' }] } }), ['body', 'granted_to', 'users_with_role', 0, 'on_resource']);
     expectInvalid(await s.schema('POST', '/resources/bad/roles', { name: 'no key' }), ['body', 'key']);
     expectInvalid(await rrole('bad', 'r4', { permissions: ['a:b:c'] }));
   });

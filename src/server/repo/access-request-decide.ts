@@ -4,7 +4,7 @@
  * the public `/v2/elements/.../config/{config}/access_requests` (the API key acts as the environment's
  * administrator). The rules are those of domain/access-requests.ts; here they meet the store.
  */
-import { findRoleOn } from './role-scope.js';
+import { findRoleNamed } from './role-scope.js';
 import type { Queryable } from '../store/db.js';
 import { httpError, notFound } from '../errors.js';
 import { findKeyed } from './common.js';
@@ -91,7 +91,7 @@ export async function decideAccessRequest(
  * resource role of that key, else the top-level one (repo/role-scope.ts); the request records its key.
  */
 async function reviewerRole(tx: Queryable, envId: string, row: AccessRequestRow, given: string): Promise<string> {
-  if (row.instance_key === null || row.resource_key === null) return (await findKeyed<{ id: string; key: string }>(tx, 'roles', envId, given, 'role')).key;
-  const resource = await findKeyed<{ id: string; key: string }>(tx, 'resources', envId, row.resource_key, 'resource');
-  return (await findRoleOn(tx, envId, resource, given)).key;
+  const onInstance = row.instance_key !== null && row.resource_key !== null;
+  const resource = onInstance ? await findKeyed<{ id: string; key: string }>(tx, 'resources', envId, row.resource_key!, 'resource') : undefined;
+  return (await findRoleNamed(tx, envId, resource, given)).key;
 }

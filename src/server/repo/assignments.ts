@@ -2,7 +2,7 @@ import type { Queryable } from '../store/db.js';
 import type { EnvContext } from '../context.js';
 import { duplicate, httpError, notFound } from '../errors.js';
 import { findKeyed, splitRef } from './common.js';
-import { findRoleOn } from './role-scope.js';
+import { findRoleNamed } from './role-scope.js';
 
 export interface AssignmentInput {
   user: string;
@@ -114,7 +114,7 @@ export async function resolveAssignment(q: Queryable, envId: string, a: Assignme
   let role: { id: string };
   if (a.resource_instance) {
     const inst = createAt ? await findOrCreateInstance(q, envId, a.resource_instance, a.tenant, createAt) : await findInstance(q, envId, a.resource_instance);
-    role = await findRoleOn(q, envId, { id: inst.resource_id, key: inst.resource_key }, a.role);
+    role = await findRoleNamed(q, envId, { id: inst.resource_id, key: inst.resource_key }, a.role);
     // The tenant may be named by key or id: compare ids (an unknown one is 404, not a mismatch).
     if (a.tenant && (await findKeyed<{ id: string }>(q, 'tenants', envId, a.tenant, 'tenant')).id !== inst.tenant_id) {
       throw httpError('MISMATCH_RESOURCE_INSTANCES_TENANTS', `resource instance '${a.resource_instance}' is in tenant '${inst.tenant_key}', not '${a.tenant}'`);
@@ -122,7 +122,7 @@ export async function resolveAssignment(q: Queryable, envId: string, a: Assignme
     tenantId = inst.tenant_id;
     instanceId = inst.id;
   } else {
-    role = await findKeyed<{ id: string }>(q, 'roles', envId, a.role, 'role');
+    role = await findRoleNamed(q, envId, undefined, a.role);
     // Without a tenant, an assignment is in the tenant 'default', as on the public service.
     tenantId = (await findKeyed<{ id: string }>(q, 'tenants', envId, a.tenant ?? 'default', 'tenant')).id;
   }

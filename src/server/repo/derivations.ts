@@ -1,6 +1,7 @@
 import type { Queryable } from '../store/db.js';
 import { deriveHeld, indexRules, rulesFor, type DerivationRule, type InstanceFacts, type TupleEdge } from '../domain/derivations.js';
 import { versionMemo } from './version-memo.js';
+import { rolesOnInstancesSql } from './held-roles.js';
 
 /**
  * Where the general mechanism and the group decision meet (docs/server.md, "Relations, derivations and
@@ -14,9 +15,9 @@ import { versionMemo } from './version-memo.js';
 export const GROUP_RELATION_SQL = `(rel.key = s.key || '_group' OR (rel.key = 'group' AND rel.subject_resource_id = rel.object_resource_id))`;
 
 const RULES = `SELECT ig.resource_id, ig.role_id, ig.on_resource_id, ig.linked_role_id, rel.key AS relation,
-    ig.no_direct_roles + r.derivation_no_direct_roles AS no_direct
+    ig.no_direct_roles + COALESCE(dc.no_direct_roles, 0) AS no_direct
   FROM implicit_grants ig JOIN relations rel ON rel.id = ig.relation_id JOIN resources s ON s.id = rel.subject_resource_id
-    JOIN roles r ON r.id = ig.role_id
+    LEFT JOIN derivation_conditions dc ON dc.resource_id = ig.resource_id AND dc.role_id = ig.role_id
   WHERE ig.env_id = ? AND NOT ${GROUP_RELATION_SQL}`;
 
 interface Rules {
@@ -73,32 +74,25 @@ async function walkUp(q: Queryable, rules: Rules, start: { id: string; resource:
 }
 
 /**
- * The roles the user holds on the instances of the walk without derivations: assigned there (direct),
- * or group grants there through the user's groups (`closure`, the CTE of repo/allowed.ts). Tenant-wide
- * roles are no role on an instance: they do not feed derivations (the caller adds them on the object).
- */
-const INSTANCE_ROLES = (closure: string, n: number) => `${closure}
-SELECT gg.resource_instance_id AS instance_id, gg.role_id, 0 AS direct FROM group_grants gg
-  WHERE gg.resource_instance_id IN (${marks(n)}) AND gg.group_id IN (SELECT id FROM closure)
-UNION
-SELECT resource_instance_id AS instance_id, role_id, 1 AS direct FROM role_assignments WHERE user_id = ? AND resource_instance_id IN (${marks(n)})`;
-
-/**
- * The roles the user holds on `instance`, derivations over tuples included, or undefined when no
- * derivation can give a role on the instance's type (the caller's cheaper path then holds).
+ * The roles the user holds on `instance`, derivations over tuples included. The caller asks only when
+ * some derivation gives a role on the instance's type (its lookup says so: repo/allowed.ts). The walk's
+ * facts are the roles held on each instance without derivations (repo/held-roles.ts): assigned there
+ * (direct), through the user's groups, or a group's membership role where the user is a member (a
+ * member of a linked group included). Tenant-wide roles are no role on an instance: they do not feed
+ * derivations (the caller adds them on the object).
  */
 export async function derivedRolesOn(
   q: Queryable,
   envId: string,
-  a: { user: string; member: string; instance: { id: string; resource: string }; closure: string },
-): Promise<string[] | undefined> {
+  dialect: 'sqlite' | 'postgres',
+  a: { user: string; instance: { id: string; resource: string } },
+): Promise<string[]> {
   const rules = await readRules(q, envId);
-  if (!rules.targets.has(a.instance.resource)) return undefined;
   const { resources, tuples } = await walkUp(q, rules, a.instance);
   const ids = [...resources.keys()];
   const rows = await q.all<{ instance_id: string; role_id: string; direct: number | string }>(
-    INSTANCE_ROLES(a.closure, ids.length),
-    [a.user, a.member, a.member, ...ids, a.user, ...ids],
+    rolesOnInstancesSql(dialect, ids.length, false),
+    [a.user, ...ids, ...ids, a.user, ...ids],
   );
   const facts = new Map<string, InstanceFacts>(ids.map((id) => [id, { resource: resources.get(id)!, roles: new Set<string>(), direct: false }]));
   for (const r of rows) {

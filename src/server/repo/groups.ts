@@ -53,9 +53,9 @@ export async function groupReads(q: Queryable, rows: GroupRow[]) {
   const users = new Map<string, string[]>();
   for (const r of rows) {
     const members = await q.all<{ id: string }>(
-      `SELECT u.id FROM role_assignments ra JOIN roles ro ON ro.id = ra.role_id AND ro.key = 'member' AND ro.resource_id IS NULL JOIN users u ON u.id = ra.user_id
+      `SELECT u.id FROM role_assignments ra JOIN roles ro ON ro.id = ra.role_id AND ro.resource_id = ? AND ro.key = 'member' JOIN users u ON u.id = ra.user_id
        WHERE ra.resource_instance_id = ? ORDER BY u.key LIMIT ${USERS_IN_READ}`,
-      [r.instance_id],
+      [r.type_resource_id, r.instance_id],
     );
     users.set(r.id, members.map((m) => m.id));
   }
@@ -68,9 +68,36 @@ export async function groupReads(q: Queryable, rows: GroupRow[]) {
   }));
 }
 
-/** Members are users holding the role `member` on the group's resource instance. */
-export async function memberRoleId(q: Queryable, envId: string): Promise<string> {
-  const row = await q.get<{ id: string }>(`SELECT id FROM roles WHERE env_id = ? AND key = 'member' AND resource_id IS NULL`, [envId]);
-  if (!row) throw httpError('NOT_FOUND', `role 'member' not found (it is created with the first group)`);
-  return row.id;
+/**
+ * Membership, as on the public service: a group type is a resource, and its members hold that type's
+ * **resource role** `member` (`team#member`) on the group's instance. Every group write creates the role
+ * when it is missing; a client assigning the role key `member` on a group's instance names it too (a role
+ * named on an instance is the resource role of the instance's type: repo/role-scope.ts).
+ *
+ * In SQL, a role row `alias` is a membership role when it is a resource role keyed `member`: on a group's
+ * instance a resource role is always of the instance's type (role-scope.ts), so no join to the instance
+ * is needed to know it is that type's.
+ */
+export const IS_MEMBER_ROLE = (alias: string) => `${alias}.key = 'member' AND ${alias}.resource_id IS NOT NULL`;
+
+/** The membership role of groups of the type `typeResourceId` (`<type>#member`), or undefined. */
+export async function memberRoleOf(q: Queryable, typeResourceId: string): Promise<string | undefined> {
+  return (await q.get<{ id: string }>(`SELECT id FROM roles WHERE resource_id = ? AND key = 'member'`, [typeResourceId]))?.id;
+}
+
+/** The same, or 404 (removing a membership needs it). */
+export async function findMemberRole(q: Queryable, group: GroupRow): Promise<string> {
+  const id = await memberRoleOf(q, group.type_resource_id);
+  if (!id) throw httpError('NOT_FOUND', `role '${group.type}#member' not found (it is created with the first group of type '${group.type}')`);
+  return id;
+}
+
+/** The membership role of a group type, created when missing (a group write, or a member added after it was deleted). */
+export async function ensureMemberRole(q: Queryable, envId: string, typeResourceId: string, at: string): Promise<string> {
+  await q.run(
+    `INSERT INTO roles (id, env_id, resource_id, key, name, description, permissions, extends, created_at, updated_at)
+     VALUES (?, ?, ?, 'member', 'Member', 'Membership of a group', '[]', '[]', ?, ?) ON CONFLICT (resource_id, key) WHERE resource_id IS NOT NULL DO NOTHING`,
+    [crypto.randomUUID(), envId, typeResourceId, at, at],
+  );
+  return (await memberRoleOf(q, typeResourceId))!;
 }

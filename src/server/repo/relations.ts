@@ -62,6 +62,20 @@ export async function writeImplicitGrant(
   );
 }
 
+/**
+ * The derived role's `when` (the public `DerivedRoleBlock.when`, `PUT .../implicit_grants/conditions`),
+ * kept per (resource, role): a top-level role derived onto two resources has a block on each, and the
+ * role named on a resource that has no resource role of that key is the top-level one (role-scope.ts),
+ * so a condition kept on the role would reach its derivations on every resource.
+ */
+export async function writeConditions(q: Queryable, resourceId: string, roleId: string, noDirect: boolean): Promise<void> {
+  await q.run(
+    `INSERT INTO derivation_conditions (resource_id, role_id, no_direct_roles) VALUES (?, ?, ?)
+     ON CONFLICT (resource_id, role_id) DO UPDATE SET no_direct_roles = excluded.no_direct_roles`,
+    [resourceId, roleId, noDirect ? 1 : 0],
+  );
+}
+
 export async function ensureTuple(q: Queryable, envId: string, subjectId: string, relation: string, objectId: string, tenantId: string, at: string) {
   await q.run(
     `INSERT INTO relationship_tuples (id, env_id, subject_id, relation, object_id, tenant_id, created_at)

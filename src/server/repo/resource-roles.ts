@@ -23,9 +23,10 @@ export async function resourceReads(q: Queryable, rows: ResourceRow[], env: EnvC
     `SELECT g.resource_id, res.key AS resource_key, r.id AS role_id, r.key AS role_key, r.name AS role_name, r.description AS role_description,
        r.created_at AS role_created_at, r.updated_at AS role_updated_at, lr.id AS linked_role_id, lr.key AS linked_role,
        onr.id AS on_resource_id, onr.key AS on_resource, rel.id AS relation_id, rel.key AS relation,
-       g.no_direct_roles AS no_direct, r.derivation_no_direct_roles AS role_no_direct
+       g.no_direct_roles AS no_direct, COALESCE(dc.no_direct_roles, 0) AS role_no_direct
      FROM implicit_grants g JOIN resources res ON res.id = g.resource_id JOIN roles r ON r.id = g.role_id JOIN roles lr ON lr.id = g.linked_role_id
        JOIN resources onr ON onr.id = g.on_resource_id JOIN relations rel ON rel.id = g.relation_id
+       LEFT JOIN derivation_conditions dc ON dc.resource_id = g.resource_id AND dc.role_id = g.role_id
      WHERE g.resource_id IN (${rows.map(() => '?').join(', ')}) ORDER BY g.created_at, g.id`,
     rows.map((r) => r.id),
   );

@@ -1,7 +1,7 @@
 import type { Queryable } from '../store/db.js';
 import type { EnvContext } from '../context.js';
 import { httpError, notFound } from '../errors.js';
-import { parseJson } from './common.js';
+import { findKeyed, parseJson } from './common.js';
 import type { Actions } from './resources.js';
 import { roleRead, type RoleRow } from './roles.js';
 
@@ -53,6 +53,15 @@ export async function findRoleOn(q: Queryable, envId: string, resource: { id: st
   );
   if (!row) throw httpError('NOT_FOUND', `role '${keyOrId}' not found: neither a role of resource '${resource.key}' nor a top-level role`);
   return row;
+}
+
+/**
+ * The role a write names, with or without an instance: on an instance of `resource`, the rule above
+ * (findRoleOn); with none (tenant-wide), a top-level role only. The one place role assignments, access
+ * requests and a reviewer's role change resolve a role key.
+ */
+export async function findRoleNamed(q: Queryable, envId: string, resource: { id: string; key: string } | undefined, keyOrId: string): Promise<ScopedRoleRow> {
+  return resource ? findRoleOn(q, envId, resource, keyOrId) : findKeyed<ScopedRoleRow>(q, 'roles', envId, keyOrId, 'role');
 }
 
 /** The public `ResourceRoleRead` of a resource's own role (`granted_to` is added where it carries derivations: repo/resource-roles.ts). */

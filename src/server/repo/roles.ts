@@ -76,13 +76,3 @@ export async function checkExtendsAll(q: Queryable, envId: string, changes: Map<
   }
   return new Map([...changes].map(([k, ext]) => [k, [...new Set(ext)].sort()]));
 }
-
-/** The role `member` that makes a user a member of a group; created with the first group. */
-export async function ensureMemberRole(q: Queryable, envId: string, at: string): Promise<string> {
-  await q.run(
-    `INSERT INTO roles (id, env_id, key, name, description, permissions, extends, created_at, updated_at)
-     VALUES (?, ?, 'member', 'Member', 'Membership of a group', '[]', '[]', ?, ?) ON CONFLICT (env_id, key) WHERE resource_id IS NULL DO NOTHING`,
-    [crypto.randomUUID(), envId, at, at],
-  );
-  return (await q.get<{ id: string }>(`SELECT id FROM roles WHERE env_id = ? AND key = 'member' AND resource_id IS NULL`, [envId]))!.id;
-}

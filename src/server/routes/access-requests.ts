@@ -1,4 +1,4 @@
-import { findRoleOn } from '../repo/role-scope.js';
+import { findRoleNamed } from '../repo/role-scope.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerDeps } from '../context.js';
 import { httpError, invalid } from '../errors.js';
@@ -96,7 +96,7 @@ export default async function accessRequestRoutes(app: FastifyInstance, { db, no
         on = { id: inst.resource_id, key: inst.resource_key };
       }
       // On an instance: its type's resource role of that key, else the top-level one (repo/role-scope.ts).
-      const role = (on ? await findRoleOn(tx, req.env.envId, on, d.role) : await findKeyed<{ id: string; key: string }>(tx, 'roles', req.env.envId, d.role, 'role')).key;
+      const role = (await findRoleNamed(tx, req.env.envId, on, d.role)).key;
       if (!(await isUserInTenant(tx, ctx.actorId, ctx.tenant.id))) {
         throw httpError('USER_NOT_IN_TENANT', `user '${ctx.actorKey}' is not in tenant '${ctx.tenant.key}' and so may not request access there`);
       }

@@ -9,7 +9,9 @@ import { elementsConfigReads, findElementsConfig, resolveLevels, type ElementsCo
 
 // Roles by key or id (an id is 36 characters; keys are checked for existing roles).
 const ROLE_REF = { type: 'string', minLength: 1, maxLength: 256 } as const;
-const LEVELS = strictObject(Object.fromEntries(['LEVEL_1', 'LEVEL_2', 'LEVEL_3', 'LEVEL_4'].map((l) => [l, { type: 'array', items: ROLE_REF, maxItems: 1000 }])));
+// The public `roles_to_levels` is a map (level → roles): its entries are no optional fields, so `null`
+// for one is refused as the public schema refuses it (validation.ts, `x-map`).
+const LEVELS = { ...strictObject(Object.fromEntries(['LEVEL_1', 'LEVEL_2', 'LEVEL_3', 'LEVEL_4'].map((l) => [l, { type: 'array', items: ROLE_REF, maxItems: 1000 }]))), 'x-map': true };
 const TYPE = { type: 'string', enum: ['user_management', 'audit_log', 'approval_flow', 'operation_approval', 'approval_management'] } as const;
 /** The public settings: a flat map of numbers, strings and booleans. */
 const SETTINGS = { type: 'object', maxProperties: 1000, additionalProperties: { anyOf: [{ type: 'integer' }, { type: 'string', maxLength: 10_000 }, { type: 'boolean' }] } } as const;

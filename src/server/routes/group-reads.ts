@@ -3,7 +3,7 @@ import type { ServerDeps } from '../context.js';
 import { envelope, parsePaging } from '../paging.js';
 import { PAGING_QUERY } from '../schemas.js';
 import { containsPattern, pageOf, whereOf } from '../repo/common.js';
-import { findGroup, groupDirectRead, groupReads, GROUP_FROM, GROUP_SELECT, type GroupRow } from '../repo/groups.js';
+import { findGroup, groupDirectRead, groupReads, memberRoleOf, GROUP_FROM, GROUP_SELECT, IS_MEMBER_ROLE, type GroupRow } from '../repo/groups.js';
 
 const LIST_QUERY = {
   ...PAGING_QUERY,
@@ -64,27 +64,29 @@ export default async function groupReadRoutes(app: FastifyInstance, { db }: Serv
     const paging = parsePaging(query);
     const g = await findGroup(db, req.env.envId, (req.params as { group: string }).group);
     const nested = query.nested === true;
-    // Membership is the role `member` on the group's instance. Filtering on its id (not joining roles by
-    // key per row) lets (resource_instance_id, role_id, user_id) answer from the index alone; the
-    // direct case needs no DISTINCT, since a user holds a role on an instance at most once.
-    const member = await db.get<{ id: string }>(`SELECT id FROM roles WHERE env_id = ? AND key = 'member' AND resource_id IS NULL`, [req.env.envId]);
+    // Membership is the group type's resource role `member` on the group's instance (repo/groups.ts).
+    // Directly: filtering on its id lets (resource_instance_id, role_id, user_id) answer from the index
+    // alone, with no DISTINCT (a user holds a role on an instance at most once).
+    const member = await memberRoleOf(db, g.type_resource_id);
     if (!member) return envelope([], 0, paging);
     const from = nested
-      ? // Descendants are what /allowed climbs, downwards: linked child groups, and groups given the role
-        // `member` on a descendant's instance (both make their members members here).
-        `users u JOIN (SELECT DISTINCT ra.user_id FROM role_assignments ra WHERE ra.role_id = ? AND ra.resource_instance_id IN (
+      ? // Descendants are what /allowed climbs, downwards: linked child groups, and groups given a
+        // membership role (`<type>#member`) on a descendant's instance (both make their members members
+        // here); each descendant's members hold its own type's `member`.
+        `users u JOIN (SELECT DISTINCT ra.user_id FROM role_assignments ra JOIN roles mr ON mr.id = ra.role_id WHERE ${IS_MEMBER_ROLE('mr')} AND ra.resource_instance_id IN (
            WITH RECURSIVE sub(id) AS (
              SELECT ? AS id
              UNION
              SELECT e.child FROM sub JOIN (
                SELECT l.child_id AS child, l.parent_id AS parent FROM group_links l
                UNION ALL
-               SELECT gg.group_id AS child, ag.id AS parent FROM group_grants gg JOIN access_groups ag ON ag.instance_id = gg.resource_instance_id
-               WHERE gg.role_id = ?
+               SELECT gg.group_id AS child, ag.id AS parent FROM group_grants gg JOIN roles gr ON gr.id = gg.role_id
+                 JOIN access_groups ag ON ag.instance_id = gg.resource_instance_id
+               WHERE ${IS_MEMBER_ROLE('gr')}
              ) e ON e.parent = sub.id)
            SELECT ag.instance_id FROM access_groups ag JOIN sub ON sub.id = ag.id)) m ON m.user_id = u.id`
       : `role_assignments ra JOIN users u ON u.id = ra.user_id`;
-    const [where, params] = nested ? ['1 = 1', [member.id, g.id, member.id]] : ['ra.resource_instance_id = ? AND ra.role_id = ?', [g.instance_id, member.id]];
+    const [where, params] = nested ? ['1 = 1', [g.id]] : ['ra.resource_instance_id = ? AND ra.role_id = ?', [g.instance_id, member]];
     const { rows, total } = await pageOf<{ id: string; key: string }>(db, from, where, params, paging, 'u.id, u.key', 'u.key, u.id');
     return envelope(rows, total, paging);
   });

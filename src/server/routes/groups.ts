@@ -6,9 +6,8 @@ import { INSTANCE_REF, KEY, USER_KEY, strictObject } from '../schemas.js';
 import type { Queryable } from '../store/db.js';
 import { findKeyed } from '../repo/common.js';
 import { ensureResource } from '../repo/resources.js';
-import { ensureMemberRole } from '../repo/roles.js';
 import { findInstance } from '../repo/assignments.js';
-import { findGroup, groupReads, memberRoleId, GROUP_FROM, GROUP_SELECT, type GroupRow } from '../repo/groups.js';
+import { ensureMemberRole, findGroup, findMemberRole, groupReads, GROUP_FROM, GROUP_SELECT, type GroupRow } from '../repo/groups.js';
 import { ensureImplicitGrant, ensureRelation, ensureTuple, removeTuple } from '../repo/relations.js';
 import { findCycle } from '../domain/groups.js';
 
@@ -40,7 +39,7 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
     const id = await db.transaction(async (tx) => {
       const tenant = await findKeyed<{ id: string }>(tx, 'tenants', envId, b.group_tenant, 'tenant');
       const typeId = await ensureResource(tx, envId, type, at);
-      await ensureMemberRole(tx, envId, at);
+      await ensureMemberRole(tx, envId, typeId, at);
       let instance = await tx.get<{ id: string; tenant_id: string }>(`SELECT id, tenant_id FROM resource_instances WHERE resource_id = ? AND key = ?`, [typeId, key]);
       if (instance) {
         if (await tx.get(`SELECT 1 AS x FROM access_groups WHERE instance_id = ?`, [instance.id])) throw duplicate('group', `${type}:${key}`);
@@ -102,7 +101,7 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
       );
       const objectResourceId = (await findKeyed<{ id: string }>(tx, 'resources', envId, inst.resource_key, 'resource')).id;
       const relationId = await ensureRelation(tx, envId, objectResourceId, relation, g.type_resource_id, at);
-      const memberId = await ensureMemberRole(tx, envId, at);
+      const memberId = await ensureMemberRole(tx, envId, g.type_resource_id, at);
       await ensureImplicitGrant(tx, envId, { resourceId: objectResourceId, roleId: role.id, onResourceId: g.type_resource_id, linkedRoleId: memberId, relationId }, at);
       await ensureTuple(tx, envId, g.instance_id, relation, inst.id, inst.tenant_id, at);
       return g.id;
@@ -124,9 +123,9 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
       const u = await findKeyed<{ id: string }>(tx, 'users', envId, user, 'user');
       // By key or id: compare ids.
       if ((await findKeyed<{ id: string }>(tx, 'tenants', envId, tenant, 'tenant')).id !== g.tenant_id) throw httpError('MISMATCH_RESOURCE_INSTANCES_TENANTS', `group ${g.type}:${g.key} is in tenant '${g.tenant_key}', not '${tenant}'`);
-      // Adding recreates the role `member` if someone deleted it (which ended every membership);
-      // removing needs it to exist.
-      const member = remove ? await memberRoleId(tx, envId) : await ensureMemberRole(tx, envId, at);
+      // Membership is the group type's resource role `member` (repo/groups.ts). Adding recreates it if
+      // someone deleted it (which ended every membership); removing needs it to exist.
+      const member = remove ? await findMemberRole(tx, g) : await ensureMemberRole(tx, envId, g.type_resource_id, at);
       if (remove) {
         const { changes } = await tx.run(`DELETE FROM role_assignments WHERE user_id = ? AND role_id = ? AND resource_instance_id = ?`, [u.id, member, g.instance_id]);
         if (!changes) throw notFound('member', `${user} in ${g.type}:${g.key}`);
@@ -168,7 +167,7 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
       await checkNoCycle(tx, child, parent);
       await tx.run(`INSERT INTO group_links (child_id, parent_id, created_at) VALUES (?, ?, ?) ON CONFLICT (child_id, parent_id) DO NOTHING`, [child.id, parent.id, at]);
       const relationId = await ensureRelation(tx, envId, child.type_resource_id, 'group', child.type_resource_id, at);
-      const memberId = await ensureMemberRole(tx, envId, at);
+      const memberId = await ensureMemberRole(tx, envId, child.type_resource_id, at);
       await ensureImplicitGrant(tx, envId, { resourceId: child.type_resource_id, roleId: memberId, onResourceId: child.type_resource_id, linkedRoleId: memberId, relationId }, at);
       await ensureTuple(tx, envId, child.instance_id, 'group', parent.instance_id, child.tenant_id, at);
       return child.id;

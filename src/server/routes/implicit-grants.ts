@@ -1,18 +1,21 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerDeps } from '../context.js';
-import { httpError, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
 import { KEY, strictObject } from '../schemas.js';
 import type { Queryable } from '../store/db.js';
 import { findKeyed } from '../repo/common.js';
 import { findRoleOn } from '../repo/role-scope.js';
-import { dropUnderivedGroupGrants, writeImplicitGrant } from '../repo/relations.js';
+import { dropUnderivedGroupGrants, writeConditions, writeImplicitGrant } from '../repo/relations.js';
+import { resolveRule, type RuleInput } from '../repo/derivation-writes.js';
 
 /** The public `DerivationSettings` (`when`): `no_direct_roles_on_object`, false by default. */
-const WHEN = strictObject({ no_direct_roles_on_object: { type: 'boolean' } });
+export const WHEN = strictObject({ no_direct_roles_on_object: { type: 'boolean' } });
 /** The public `DerivedRoleRuleCreate` / `DerivedRoleRuleDelete`. */
-const RULE = strictObject({ role: KEY, on_resource: KEY, linked_by_relation: KEY, when: WHEN }, ['role', 'on_resource', 'linked_by_relation']);
+export const RULE = strictObject({ role: KEY, on_resource: KEY, linked_by_relation: KEY, when: WHEN }, ['role', 'on_resource', 'linked_by_relation']);
+/** The public `DerivedRoleBlockEdit`: a role's `granted_to` in `RoleCreate`, `RoleUpdate`, `ResourceRoleCreate`, `ResourceRoleUpdate`. */
+export const GRANTED_TO = strictObject({ users_with_role: { type: 'array', items: RULE, maxItems: 1000 }, when: WHEN });
 
-type RuleBody = { role: string; on_resource: string; linked_by_relation: string; when?: { no_direct_roles_on_object?: boolean } };
+type RuleBody = RuleInput;
 
 const whenOf = (noDirect: number | string | boolean) => ({ no_direct_roles_on_object: Number(noDirect) > 0 });
 
@@ -29,30 +32,11 @@ export default async function implicitGrantRoutes(app: FastifyInstance, { db, no
     return { res, role: await findRoleOn(q, req.env.envId, res, role) };
   };
 
-  /**
-   * Both roles are named on a resource: each its resource's own role of that key, else the top-level one.
-   * The relation must be one of the derived role's resource whose subjects are `on_resource` instances:
-   * otherwise no tuple could ever carry the derivation (MISMATCH_RELATION_TYPE, as for a tuple).
-   */
-  const resolveRule = async (q: Queryable, req: FastifyRequest) => {
-    const b = req.body as RuleBody;
-    const envId = req.env.envId;
+  // The rule's roles, resource and relation, checked as every route that writes derivations checks them
+  // (repo/derivation-writes.ts).
+  const resolve = async (q: Queryable, req: FastifyRequest) => {
     const { res, role } = await target(q, req);
-    const onRes = await findKeyed<{ id: string; key: string }>(q, 'resources', envId, b.on_resource, 'resource');
-    const linked = await findRoleOn(q, envId, onRes, b.role);
-    const rel = await q.get<{ id: string; subject_resource_id: string; subject_key: string }>(
-      `SELECT rel.id, rel.subject_resource_id, s.key AS subject_key FROM relations rel JOIN resources s ON s.id = rel.subject_resource_id
-       WHERE rel.object_resource_id = ? AND rel.key = ?`,
-      [res.id, b.linked_by_relation],
-    );
-    if (!rel) throw notFound('relation', `${res.key}#${b.linked_by_relation}`);
-    if (rel.subject_resource_id !== onRes.id) {
-      throw httpError(
-        'MISMATCH_RELATION_TYPE',
-        `relation ${res.key}#${b.linked_by_relation} links '${rel.subject_key}' instances to '${res.key}' instances, not '${onRes.key}': a derivation from ${onRes.key}#${b.role} needs a relation of '${res.key}' whose subject resource is '${onRes.key}'`,
-      );
-    }
-    return { resourceId: res.id, roleId: role.id, onResourceId: onRes.id, linkedRoleId: linked.id, relationId: rel.id, body: b, keys: { on_resource: onRes.key, relation: b.linked_by_relation, role: b.role } };
+    return { ...(await resolveRule(q, req.env.envId, res, role, req.body as RuleBody)), body: req.body as RuleBody };
   };
 
   app.get('/resources/:resource/roles/:role/implicit_grants', async (req) => {
@@ -69,9 +53,9 @@ export default async function implicitGrantRoutes(app: FastifyInstance, { db, no
 
   app.post('/resources/:resource/roles/:role/implicit_grants', { schema: { body: RULE } }, async (req) => {
     const g = await db.transaction(async (tx) => {
-      const g = await resolveRule(tx, req);
+      const g = await resolve(tx, req);
       // Posting a rule again updates its `when` (the rule is named by its role, resource and relation).
-      await writeImplicitGrant(tx, req.env.envId, { ...g, noDirect: g.body.when?.no_direct_roles_on_object === true }, now().toISOString());
+      await writeImplicitGrant(tx, req.env.envId, g, now().toISOString());
       return g;
     });
     // The public `DerivedRoleRuleRead`: the deriving role, its resource and the relation, by id and key.
@@ -85,7 +69,7 @@ export default async function implicitGrantRoutes(app: FastifyInstance, { db, no
   // `when` in the body is accepted (public `DerivedRoleRuleDelete`) and does not narrow what is deleted.
   app.delete('/resources/:resource/roles/:role/implicit_grants', { schema: { body: RULE } }, async (req, reply) => {
     await db.transaction(async (tx) => {
-      const g = await resolveRule(tx, req);
+      const g = await resolve(tx, req);
       const { changes } = await tx.run(
         `DELETE FROM implicit_grants WHERE resource_id = ? AND role_id = ? AND on_resource_id = ? AND linked_role_id = ? AND relation_id = ?`,
         [g.resourceId, g.roleId, g.onResourceId, g.linkedRoleId, g.relationId],
@@ -99,8 +83,8 @@ export default async function implicitGrantRoutes(app: FastifyInstance, { db, no
   app.put('/resources/:resource/roles/:role/implicit_grants/conditions', { schema: { body: WHEN } }, async (req) => {
     const noDirect = (req.body as { no_direct_roles_on_object?: boolean }).no_direct_roles_on_object === true;
     await db.transaction(async (tx) => {
-      const { role } = await target(tx, req);
-      await tx.run(`UPDATE roles SET derivation_no_direct_roles = ?, updated_at = ? WHERE id = ?`, [noDirect ? 1 : 0, now().toISOString(), role.id]);
+      const { res, role } = await target(tx, req);
+      await writeConditions(tx, res.id, role.id, noDirect);
     });
     return { no_direct_roles_on_object: noDirect };
   });

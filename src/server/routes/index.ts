@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ServerDeps } from '../context.js';
 import type { EnvResolver } from '../auth.js';
 import { invalid } from '../errors.js';
+import { installCanonicalIds } from '../ids.js';
 import resourceRoutes from './resources.js';
 import roleRoutes from './roles.js';
 import resourceRoleRoutes from './resource-roles.js';
@@ -41,6 +42,7 @@ export async function registerRoutes(app: FastifyInstance, deps: ServerDeps, res
           if (!SEGMENT.test(env)) throw invalid(['path', 'env_id'], 'not an environment key or id');
           req.env = await resolver.resolve(proj, env, req.keyScope);
         });
+        installCanonicalIds(scope, deps.db);
         for (const m of modules) await m(scope, deps);
       },
       { prefix },

@@ -8,6 +8,15 @@ import type { ResourceRow } from '../repo/resources.js';
 import type { RoleRow } from '../repo/roles.js';
 import { findResourceRole, relatedResourceRoles, resourceRolePermissions, resourceRoleRead } from '../repo/role-scope.js';
 import { deleteResourceRoles, writeResourceRoles, type ResourceRoleBody } from '../repo/resource-role-writes.js';
+import { grantedToReads, replaceGrantedTo, type GrantedToInput } from '../repo/derivation-writes.js';
+import type { EnvContext } from '../context.js';
+import { GRANTED_TO } from './implicit-grants.js';
+
+/** Resource role reads with `granted_to` where the role carries derivations (the public `ResourceRoleRead`). */
+async function reads(q: Queryable, rows: RoleRow[], res: { id: string; key: string }, env: EnvContext) {
+  const blocks = await grantedToReads(q, rows.map((r) => r.id), res.id);
+  return rows.map((r) => ({ ...resourceRoleRead(r, res, env), ...(blocks.has(r.id) ? { granted_to: blocks.get(r.id) } : {}) }));
+}
 
 /** A resource role's permission: an action key (`read`) or `{resource}:{action}` of its own resource. */
 export const ROLE_PERMISSION = { type: 'string', pattern: '^[A-Za-z0-9\\-_]+(:[A-Za-z0-9\\-_]+)?$', maxLength: 513 } as const;
@@ -20,8 +29,8 @@ const LIST = (item: object) => ({ type: 'array', items: item, maxItems: 1000 }) 
 export const ROLE_BLOCK_FIELDS = { name: NAME, description: TEXT, permissions: LIST(ROLE_PERMISSION), extends: LIST(KEY), attributes: ATTRIBUTES };
 export const ROLE_BLOCK = strictObject(ROLE_BLOCK_FIELDS, ['name']);
 /** The public `ResourceRoleUpdate`: every field optional. */
-const UPDATE = strictObject(ROLE_BLOCK_FIELDS);
-const CREATE = strictObject({ key: KEY, ...ROLE_BLOCK_FIELDS }, ['key', 'name']);
+const UPDATE = strictObject({ ...ROLE_BLOCK_FIELDS, granted_to: GRANTED_TO });
+const CREATE = strictObject({ key: KEY, ...ROLE_BLOCK_FIELDS, granted_to: GRANTED_TO }, ['key', 'name']);
 const PERMISSIONS = strictObject({ permissions: LIST(ROLE_PERMISSION) }, ['permissions']);
 
 /**
@@ -37,32 +46,37 @@ export default async function resourceRoleRoutes(app: FastifyInstance, { db, now
     const paging = parsePaging(req.query as Record<string, unknown>);
     const res = await resourceOf(db, req);
     const rows = await db.all<RoleRow>(`SELECT * FROM roles WHERE resource_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?`, [res.id, paging.perPage, paging.offset]);
-    return rows.map((r) => resourceRoleRead(r, res, req.env));
+    return reads(db, rows, res, req.env);
   });
 
   app.post('/resources/:resource/roles', { schema: { body: CREATE } }, async (req) => {
-    const { key, ...b } = req.body as ResourceRoleBody & { key: string };
-    const { res, row } = await db.transaction(async (tx) => {
+    const { key, granted_to, ...b } = req.body as ResourceRoleBody & { key: string; granted_to?: GrantedToInput };
+    return db.transaction(async (tx) => {
       const res = await resourceOf(tx, req);
-      await writeResourceRoles(tx, req.env.envId, res, { [key]: b }, { at: now().toISOString(), create: true });
-      return { res, row: await findResourceRole(tx, res, key) };
+      const at = now().toISOString();
+      await writeResourceRoles(tx, req.env.envId, res, { [key]: b }, { at, create: true });
+      const row = await findResourceRole(tx, res, key);
+      if (granted_to) await replaceGrantedTo(tx, req.env.envId, row, res, granted_to, at);
+      return (await reads(tx, [row], res, req.env))[0];
     });
-    return resourceRoleRead(row, res, req.env);
   });
 
   app.get('/resources/:resource/roles/:role', async (req) => {
     const res = await resourceOf(db, req);
-    return resourceRoleRead(await findResourceRole(db, res, roleParam(req)), res, req.env);
+    return (await reads(db, [await findResourceRole(db, res, roleParam(req))], res, req.env))[0];
   });
 
   app.patch('/resources/:resource/roles/:role', { schema: { body: UPDATE } }, async (req) => {
-    const { res, row } = await db.transaction(async (tx) => {
+    const { granted_to, ...b } = req.body as ResourceRoleBody & { granted_to?: GrantedToInput };
+    return db.transaction(async (tx) => {
       const res = await resourceOf(tx, req);
       const role = await findResourceRole(tx, res, roleParam(req));
-      await writeResourceRoles(tx, req.env.envId, res, { [role.key]: req.body as ResourceRoleBody }, { at: now().toISOString() });
-      return { res, row: await findResourceRole(tx, res, role.key) };
+      const at = now().toISOString();
+      await writeResourceRoles(tx, req.env.envId, res, { [role.key]: b }, { at });
+      // Given, it replaces the role's derivations (replaceGrantedTo); left out, they stay.
+      if (granted_to) await replaceGrantedTo(tx, req.env.envId, role, res, granted_to, at);
+      return (await reads(tx, [await findResourceRole(tx, res, role.key)], res, req.env))[0];
     });
-    return resourceRoleRead(row, res, req.env);
   });
 
   // Deleting a resource role removes its assignments, group grants and derivations (cascade), and its key

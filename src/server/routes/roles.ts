@@ -7,14 +7,26 @@ import { isUniqueViolation } from '../store/db.js';
 import { findKeyed, pageOf, parseJson, searchClause } from '../repo/common.js';
 import { checkExtends, checkPermissions, roleRead, type RoleRow } from '../repo/roles.js';
 import { pruneRoleFromConfigs } from '../repo/elements.js';
+import { grantedToReads, replaceGrantedTo, type GrantedToInput } from '../repo/derivation-writes.js';
+import type { Queryable } from '../store/db.js';
+import type { EnvContext } from '../context.js';
+import { GRANTED_TO } from './implicit-grants.js';
 
 const PERMISSION = { type: 'string', pattern: '^[A-Za-z0-9\\-_]+:[A-Za-z0-9\\-_]+$', maxLength: 513 } as const;
 const LIST = (item: object) => ({ type: 'array', items: item, maxItems: 1000 }) as const;
 const FIELDS = { name: NAME, description: TEXT, permissions: LIST(PERMISSION), extends: LIST(KEY), attributes: ATTRIBUTES };
-const CREATE = strictObject({ key: KEY, ...FIELDS }, ['key', 'name']);
-const UPDATE = strictObject(FIELDS);
+const CREATE = strictObject({ key: KEY, ...FIELDS, granted_to: GRANTED_TO }, ['key', 'name']);
+const UPDATE = strictObject({ ...FIELDS, granted_to: GRANTED_TO });
 
-type Body = { key?: string; name?: string; description?: string | null; permissions?: string[]; extends?: string[]; attributes?: Record<string, unknown> };
+type Body = {
+  key?: string; name?: string; description?: string | null; permissions?: string[]; extends?: string[]; attributes?: Record<string, unknown>; granted_to?: GrantedToInput;
+};
+
+/** Role reads with `granted_to` where the role carries derivations (the public `RoleRead`; on every resource, each rule once). */
+async function reads(q: Queryable, rows: RoleRow[], env: EnvContext) {
+  const blocks = await grantedToReads(q, rows.map((r) => r.id));
+  return rows.map((r) => ({ ...roleRead(r, env), ...(blocks.has(r.id) ? { granted_to: blocks.get(r.id) } : {}) }));
+}
 
 /** Roles: `/v2/schema/{p}/{e}/roles[/{key}]`, with permissions as `resource:action` strings. */
 export default async function roleRoutes(app: FastifyInstance, { db, now }: ServerDeps) {
@@ -22,14 +34,14 @@ export default async function roleRoutes(app: FastifyInstance, { db, now }: Serv
     const paging = parsePaging(req.query as Record<string, unknown>);
     const search = searchClause((req.query as { search?: string }).search);
     const { rows, total } = await pageOf<RoleRow>(db, 'roles', `env_id = ? AND resource_id IS NULL${search.where}`, [req.env.envId, ...search.params], paging);
-    return schemaList(rows.map((r) => roleRead(r, req.env)), total, paging, req.query as Record<string, unknown>);
+    return schemaList(await reads(db, rows, req.env), total, paging, req.query as Record<string, unknown>);
   });
 
   app.post('/roles', { schema: { body: CREATE } }, async (req) => {
     const b = req.body as Body;
     const at = now().toISOString();
     const id = crypto.randomUUID();
-    const row = await db.transaction(async (tx) => {
+    return db.transaction(async (tx) => {
       const permissions = await checkPermissions(tx, req.env.envId, b.permissions ?? []);
       const ext = await checkExtends(tx, req.env.envId, b.key!, b.extends ?? []);
       try {
@@ -41,21 +53,21 @@ export default async function roleRoutes(app: FastifyInstance, { db, now }: Serv
         if (isUniqueViolation(err)) throw duplicate('role', b.key!);
         throw err;
       }
-      return (await tx.get<RoleRow>(`SELECT * FROM roles WHERE id = ?`, [id]))!;
+      if (b.granted_to) await replaceGrantedTo(tx, req.env.envId, { id }, undefined, b.granted_to, at);
+      return (await reads(tx, [(await tx.get<RoleRow>(`SELECT * FROM roles WHERE id = ?`, [id]))!], req.env))[0];
     });
-    return roleRead(row, req.env);
   });
 
   app.get('/roles/:key', async (req) => {
     const { key } = req.params as { key: string };
-    return roleRead(await findKeyed<RoleRow>(db, 'roles', req.env.envId, key, 'role'), req.env);
+    return (await reads(db, [await findKeyed<RoleRow>(db, 'roles', req.env.envId, key, 'role')], req.env))[0];
   });
 
   const update = async (req: FastifyRequest) => {
     const { key } = req.params as { key: string };
     const b = req.body as Body;
     const at = now().toISOString();
-    const row = await db.transaction(async (tx) => {
+    return db.transaction(async (tx) => {
       const row = await findKeyed<RoleRow>(tx, 'roles', req.env.envId, key, 'role');
       const permissions = b.permissions ? await checkPermissions(tx, req.env.envId, b.permissions) : parseJson<string[]>(row.permissions, []);
       const ext = b.extends ? await checkExtends(tx, req.env.envId, row.key, b.extends) : parseJson<string[]>(row.extends, []);
@@ -69,9 +81,10 @@ export default async function roleRoutes(app: FastifyInstance, { db, now }: Serv
         at,
         row.id,
       ]);
-      return (await tx.get<RoleRow>(`SELECT * FROM roles WHERE id = ?`, [row.id]))!;
+      // Given, it replaces the role's derivations (replaceGrantedTo); left out, they stay.
+      if (b.granted_to) await replaceGrantedTo(tx, req.env.envId, row, undefined, b.granted_to, at);
+      return (await reads(tx, [(await tx.get<RoleRow>(`SELECT * FROM roles WHERE id = ?`, [row.id]))!], req.env))[0];
     });
-    return roleRead(row, req.env);
   };
   app.patch('/roles/:key', { schema: { body: UPDATE } }, update);
 

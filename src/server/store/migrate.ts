@@ -21,6 +21,7 @@ async function applyMigrations(db: Db): Promise<void> {
     const apply = () =>
       db.transaction(async (tx) => {
         for (const statement of statements) await tx.run(statement);
+        if (m.run) await m.run(tx, db.dialect);
         if (m.foreignKeysOff && db.dialect === 'sqlite') {
           const dangling = await tx.all(`PRAGMA foreign_key_check`);
           if (dangling.length > 0) throw new Error(`migration ${m.id} would leave ${dangling.length} dangling reference(s): ${JSON.stringify(dangling.slice(0, 5))}`);

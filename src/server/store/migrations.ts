@@ -4,6 +4,9 @@
  * Foreign keys cascade so that nothing dangles: deleting a user removes their memberships and role
  * assignments, deleting an instance its assignments, tuples and group grants, and so on.
  */
+import type { Queryable } from './db.js';
+import { migrateMembership } from './migration-membership.js';
+
 /** Migration 6's keys: unique among top-level roles, and among each resource's roles; a resource's roles listed in order. */
 const ROLE_KEYS = [
   `CREATE UNIQUE INDEX roles_top_key ON roles (env_id, key) WHERE resource_id IS NULL`,
@@ -26,6 +29,8 @@ export interface Migration {
    * `PRAGMA foreign_key_check` before committing.
    */
   foreignKeysOff?: boolean;
+  /** Data moved by code after the statements, in the same transaction (rows that need new ids, per group type). */
+  run?: (tx: Queryable, dialect: 'sqlite' | 'postgres') => Promise<void>;
 }
 
 export const migrations: Migration[] = [
@@ -219,6 +224,18 @@ export const migrations: Migration[] = [
       // instance's own grants; derivations are looked up by the derived role's resource.
       `CREATE INDEX implicit_grants_resource ON implicit_grants (resource_id, role_id)`,
     ],
+  },
+  {
+    id: 9,
+    name: 'membership as the group type\'s resource role `member`; derivation conditions per (resource, role)',
+    sql: [
+      // The public `DerivedRoleBlock.when` belongs to a role's derivations on one resource: a top-level
+      // role derived onto two resources has a block on each. Migration 8 kept it on the role row.
+      `CREATE TABLE derivation_conditions (resource_id TEXT NOT NULL REFERENCES resources(id) ON DELETE CASCADE,
+        role_id TEXT NOT NULL REFERENCES roles(id) ON DELETE CASCADE, no_direct_roles INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (resource_id, role_id))`,
+    ],
+    run: migrateMembership,
   },
   {
     id: 10,
