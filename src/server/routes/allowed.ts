@@ -31,7 +31,7 @@ const BULK = {
  * key's environment. An organisation-wide key names no environment, so it must name one: query
  * `?project=P&environment=E` or headers `x-roster-project` / `x-roster-environment`; otherwise 400.
  */
-export default async function allowedRoutes(app: FastifyInstance, { db }: ServerDeps, resolver: EnvResolver) {
+export default async function allowedRoutes(app: FastifyInstance, { db, decisionLog }: ServerDeps, resolver: EnvResolver) {
   const envOf = async (req: FastifyRequest): Promise<EnvContext> => {
     const scope = req.keyScope;
     const q = req.query as Record<string, string | undefined>;
@@ -50,6 +50,7 @@ export default async function allowedRoutes(app: FastifyInstance, { db }: Server
   app.post('/allowed', { schema: { body: CHECK, querystring: QUERY, headers: HEADERS, response: ANSWER } }, async (req) => {
     const env = await envOf(req);
     const allow = await decide(db, env.envId, toCheckInput(req.body as never));
+    decisionLog?.record(env.envId, 'permit/root', req.body, allow);
     return { allow, result: allow };
   });
 
@@ -60,6 +61,7 @@ export default async function allowedRoutes(app: FastifyInstance, { db }: Server
     const allow = [];
     for (const c of checks) {
       const a = await decide(db, env.envId, toCheckInput(c as never));
+      decisionLog?.record(env.envId, 'permit/bulk', c, a);
       allow.push({ allow: a, result: a });
     }
     return { allow };

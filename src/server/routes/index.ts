@@ -22,6 +22,7 @@ import accessRequestRoutes from './access-requests.js';
 import bulkRoutes from './bulk.js';
 import bulkRoleRoutes from './bulk-roles.js';
 import projectRoutes from './projects.js';
+import auditLogRoutes from './audit-logs.js';
 
 type RouteModule = (app: FastifyInstance, deps: ServerDeps) => Promise<void>;
 
@@ -46,6 +47,7 @@ export async function registerRoutes(app: FastifyInstance, deps: ServerDeps, res
   await scoped('/v2/schema/:proj/:env', [resourceRoutes, resourceRoleRoutes, roleRoutes, rolePermissionRoutes, bulkRoleRoutes, relationRoutes, implicitGrantRoutes, resourceInstanceRoutes, groupRoutes, groupReadRoutes]);
   await scoped('/v2/facts/:proj/:env', [tenantRoutes, userRoutes, roleAssignmentRoutes, resourceInstanceRoutes, tupleRoutes, accessRequestRoutes, bulkRoutes]);
   await scoped('/v2/elements/:proj/:env', [elementsRoutes, elementsAccessRequestRoutes]);
+  await scoped('/v2/pdps/:proj/:env', [auditLogRoutes]);
 
   // A replica whose database is unreachable must leave the load balancer's pool: check the store itself.
   app.get('/healthz', async (_req, reply) => {
