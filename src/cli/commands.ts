@@ -97,6 +97,7 @@ export function registerCommands(program: Command): void {
   targetFlags(program.command('check').description('evaluate the configuration\'s assertions (exit 1 when one fails)'))
     .argument('[paths...]', 'configuration files or directories (default: roster.yaml or roster/)')
     .option('--live', 'on the live service (POST /allowed/bulk) instead of the configuration')
+    .option('--pdp-url <url>', PDP_URL)
     .option('--format <format>', 'text | json | junit', 'text')
     .option('--verbose', 'print passing assertions too (text, json)')
     .action(async (paths: string[], opts) => (await import('./commands/check.js')).checkCommand(paths, opts));
@@ -146,9 +147,14 @@ function registerPlanCommands(program: Command): void {
       .option('--allow-failing-assertions', 'apply although assertions of the configuration fail on the state after the plan (printed loudly)')
       .option('--access-permissions', 'access changes per permission (document:write) instead of per role')
       .option('--concurrency <n>', 'changes in flight at once', '8')
-      .option('--max-deletes <n>', 'refuse a plan deleting more objects (default: 25% of the managed live objects when more than 10)'),
+      .option('--max-deletes <n>', 'refuse a plan deleting more objects (default: 25% of the managed live objects when more than 10)')
+      .option('--pdp-url <url>', PDP_URL)
+      .option('--no-verify-decisions', 'do not ask the decision point, after the writes, whether it decides what the plan announced')
+      .option('--decision-wait <duration>', 'how long the decision point may take to agree after the writes (default 15s)'),
   ).action(async (paths: string[], opts) => (await import('./commands/apply.js')).applyCommand(paths, opts));
 }
+
+const PDP_URL = 'the policy decision point that answers POST /allowed/bulk (or ROSTER_PDP_URL); default: the API URL, as roster serve and the embedded service answer decisions';
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
