@@ -132,7 +132,8 @@ function registerPlanCommands(program: Command): void {
       .option('--out <file>', 'save the plan (with a fingerprint of the live state) for `apply --plan`')
       .option('--format <format>', 'text | json | markdown', 'text')
       .option('--detailed-exitcode', 'exit 2 when there are changes (0 none, 1 error)')
-      .option('--access-permissions', 'access changes per permission (document:write) instead of per role'),
+      .option('--access-permissions', 'access changes per permission (document:write) instead of per role')
+      .option('--replay [since]', 'decide the recent decisions of the audit log again after the plan and list those that change: since a duration (7d, 12h) or a date; default 7d, the newest 10,000'),
   ).action(async (paths: string[], opts) => (await import('./commands/plan.js')).planCommand(paths, opts));
 
   targetFlags(
