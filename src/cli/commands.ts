@@ -17,6 +17,9 @@ export function registerCommands(program: Command): void {
     .option('--env-key <project/env=key>', 'environment-scoped key (its environment is created unless it exists); repeatable', collect, [])
     .option('--create-env <project/env>', 'create this project and environment at start unless they exist; repeatable (otherwise only POST /v2/projects and /v2/projects/{p}/envs create them)', collect, [])
     .option('--quiet', 'no request logs')
+    .option('--decision-log-max-age <duration>', 'keep logged decisions this long (docs/server.md, "Decision log")', '30d')
+    .option('--decision-log-max-count <n>', 'keep at most this many logged decisions, the newest', '1000000')
+    .option('--no-decision-log', 'log no decisions (the audit logs stay empty)')
     .action(async (opts) => (await import('./commands/serve.js')).serveCommand(opts));
 
   program
