@@ -66,6 +66,7 @@ export function createDecisionLog(db: Db, now: () => Date, options: DecisionLogO
   let writing: Promise<void> | undefined;
   let lastPrune = 0;
   let dropped = 0;
+  let closed = false;
   const ids = monotonicIds();
 
   const schedule = () => {
@@ -114,6 +115,8 @@ export function createDecisionLog(db: Db, now: () => Date, options: DecisionLogO
 
   return {
     record(envId, query, body, decision) {
+      // After close (the store is closing; fastify has finished the requests in flight): nothing to write to.
+      if (closed) return;
       const at = now();
       queue.push({ id: ids.next(at.getTime()), envId, ts: at.toISOString(), query, body, decision });
       if (queue.length >= o.flushAt && !writing) void flush().catch(() => {});
@@ -122,7 +125,13 @@ export function createDecisionLog(db: Db, now: () => Date, options: DecisionLogO
     flush,
     prune,
     async close() {
-      await flush();
+      try {
+        await flush();
+      } finally {
+        closed = true;
+        if (timer) clearTimeout(timer);
+        timer = undefined;
+      }
     },
   };
 }
