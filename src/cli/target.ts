@@ -174,7 +174,14 @@ async function decisionPoint(
   const url = parseApiUrl(raw, via);
   if (url === api.url) return api;
   const { createClient } = await import('../api/index.js');
-  return { client: createClient({ baseUrl: url, apiKey: key(), concurrency: opts.concurrency, ...rest }), url, via };
+  let apiKey: string;
+  try {
+    apiKey = key();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    throw new ConfigError(`the decision point at ${via} needs a key: set ROSTER_API_KEY or pass --api-key-file FILE`);
+  }
+  return { client: createClient({ baseUrl: url, apiKey, concurrency: opts.concurrency, ...rest }), url, via };
 }
 
 /** The host a remote target is named by (never a path, a query or credentials in the URL). */
