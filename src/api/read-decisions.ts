@@ -1,5 +1,12 @@
 import type { ApiClient } from './types.js';
 import { checkKey, type AccessCheck } from '../access/assertions.js';
+import { ApiError, ConfigError } from '../errors.js';
+
+/** Where the decisions are asked, for the message when that host serves none. */
+export interface DecisionPointName {
+  url: string;
+  via?: '--pdp-url' | 'ROSTER_PDP_URL';
+}
 
 /** The service's limit on checks per POST /allowed/bulk. */
 const BULK_MAX = 1000;
@@ -13,6 +20,7 @@ export async function readDecisions(
   client: ApiClient,
   scope: { project: string; environment: string },
   checks: readonly AccessCheck[],
+  pdp?: DecisionPointName,
 ): Promise<Map<string, boolean>> {
   const chunks: AccessCheck[][] = [];
   for (let i = 0; i < checks.length; i += BULK_MAX) chunks.push(checks.slice(i, i + BULK_MAX));
@@ -27,10 +35,24 @@ export async function readDecisions(
           }),
         },
         { query: { project: scope.project, environment: scope.environment }, idempotent: true },
-      ),
+      ).catch((err: unknown) => {
+        throw pdp ? noDecisionPoint(err, pdp) : err;
+      }),
     ),
   );
   const out = new Map<string, boolean>();
   chunks.forEach((chunk, k) => chunk.forEach((c, j) => out.set(checkKey(c), answers[k].allow[j]?.allow === true)));
   return out;
+}
+
+/**
+ * A host that answers 404 (or 405) to POST /allowed/bulk serves no decisions: the public API is such a
+ * host (its PDP is another). One line naming the option, instead of the bare 404.
+ */
+export function noDecisionPoint(err: unknown, pdp: DecisionPointName): unknown {
+  if (!(err instanceof ApiError) || (err.info.status !== 404 && err.info.status !== 405)) return err;
+  const host = new URL(pdp.url).host;
+  return pdp.via
+    ? new ConfigError(`the decision point ${host} (${pdp.via}) does not serve POST /allowed/bulk (${err.info.status}): give the URL of your policy decision point (PDP)`)
+    : new ConfigError(`${host} does not serve decisions (POST /allowed/bulk answered ${err.info.status}): name your policy decision point with --pdp-url URL (or ROSTER_PDP_URL), e.g. https://cloudpdp.api.permit.io or your PDP container`);
 }

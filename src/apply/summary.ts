@@ -1,5 +1,6 @@
 import type { ApplyResult } from './apply.js';
 import type { Leftover } from './verify.js';
+import type { DecisionVerification } from './verify-decisions.js';
 
 /**
  * The end of an apply as text: one summary line, then the first failures and skips, bounded (a run
@@ -13,6 +14,8 @@ export interface ApplyOutcome {
   result: ApplyResult;
   /** After the writes, what a new plan would still change (verify.ts); absent when not checked. */
   leftover?: Leftover;
+  /** After the writes, what the decision point decides of the access the plan changed (verify-decisions.ts). */
+  decisions?: DecisionVerification;
 }
 
 export function renderApplySummary({ total, seconds, result, leftover }: ApplyOutcome): string {
@@ -56,7 +59,7 @@ export function applyExitCode({ result, leftover }: ApplyOutcome): number {
 }
 
 /** The same outcome as data, every id included. */
-export function applyJson({ total, seconds, result, leftover }: ApplyOutcome): string {
+export function applyJson({ total, seconds, result, leftover, decisions }: ApplyOutcome): string {
   return JSON.stringify({
     total,
     seconds,
@@ -66,5 +69,6 @@ export function applyJson({ total, seconds, result, leftover }: ApplyOutcome): s
     skipped: result.skipped,
     ...(result.stopped ? { stopped: result.stopped } : {}),
     ...(leftover ? { conflict: leftover.ids.length > 0, leftover: leftover.ids } : {}),
+    ...(decisions ? { decisions } : {}),
   }, null, 2) + '\n';
 }

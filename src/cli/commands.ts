@@ -17,6 +17,9 @@ export function registerCommands(program: Command): void {
     .option('--env-key <project/env=key>', 'environment-scoped key (its environment is created unless it exists); repeatable', collect, [])
     .option('--create-env <project/env>', 'create this project and environment at start unless they exist; repeatable (otherwise only POST /v2/projects and /v2/projects/{p}/envs create them)', collect, [])
     .option('--quiet', 'no request logs')
+    .option('--decision-log-max-age <duration>', 'keep logged decisions this long (docs/server.md, "Decision log")', '30d')
+    .option('--decision-log-max-count <n>', 'keep at most this many logged decisions, the newest', '1000000')
+    .option('--no-decision-log', 'log no decisions (the audit logs stay empty)')
     .action(async (opts) => (await import('./commands/serve.js')).serveCommand(opts));
 
   program
@@ -97,6 +100,7 @@ export function registerCommands(program: Command): void {
   targetFlags(program.command('check').description('evaluate the configuration\'s assertions (exit 1 when one fails)'))
     .argument('[paths...]', 'configuration files or directories (default: roster.yaml or roster/)')
     .option('--live', 'on the live service (POST /allowed/bulk) instead of the configuration')
+    .option('--pdp-url <url>', PDP_URL)
     .option('--format <format>', 'text | json | junit', 'text')
     .option('--verbose', 'print passing assertions too (text, json)')
     .action(async (paths: string[], opts) => (await import('./commands/check.js')).checkCommand(paths, opts));
@@ -131,7 +135,8 @@ function registerPlanCommands(program: Command): void {
       .option('--out <file>', 'save the plan (with a fingerprint of the live state) for `apply --plan`')
       .option('--format <format>', 'text | json | markdown', 'text')
       .option('--detailed-exitcode', 'exit 2 when there are changes (0 none, 1 error)')
-      .option('--access-permissions', 'access changes per permission (document:write) instead of per role'),
+      .option('--access-permissions', 'access changes per permission (document:write) instead of per role')
+      .option('--replay [since]', 'decide the recent decisions of the audit log again after the plan and list those that change: since a duration (7d, 12h) or a date; default 7d, the newest 10,000'),
   ).action(async (paths: string[], opts) => (await import('./commands/plan.js')).planCommand(paths, opts));
 
   targetFlags(
@@ -146,9 +151,14 @@ function registerPlanCommands(program: Command): void {
       .option('--allow-failing-assertions', 'apply although assertions of the configuration fail on the state after the plan (printed loudly)')
       .option('--access-permissions', 'access changes per permission (document:write) instead of per role')
       .option('--concurrency <n>', 'changes in flight at once', '8')
-      .option('--max-deletes <n>', 'refuse a plan deleting more objects (default: 25% of the managed live objects when more than 10)'),
+      .option('--max-deletes <n>', 'refuse a plan deleting more objects (default: 25% of the managed live objects when more than 10)')
+      .option('--pdp-url <url>', PDP_URL)
+      .option('--no-verify-decisions', 'do not ask the decision point, after the writes, whether it decides what the plan announced')
+      .option('--decision-wait <duration>', 'how long the decision point may take to agree after the writes (default 15s)'),
   ).action(async (paths: string[], opts) => (await import('./commands/apply.js')).applyCommand(paths, opts));
 }
+
+const PDP_URL = 'the policy decision point that answers POST /allowed/bulk (or ROSTER_PDP_URL); default: the API URL, as roster serve and the embedded service answer decisions';
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];

@@ -4,6 +4,8 @@ Environment:
   ROSTER_API_URL       the service to plan and apply against, e.g. https://api.example.com (as --api-url);
                        unset or empty: the embedded default over ./.roster
   ROSTER_API_KEY       the key for ROSTER_API_URL (or --api-key-file); for \`roster serve\`, its organisation key
+  ROSTER_PDP_URL       the policy decision point (PDP) answering POST /allowed for check --live and apply's
+                       decision check (as --pdp-url); unset: the API URL (roster serve answers decisions)
   ROSTER_PROJECT       project key when neither --project nor the configuration names one
   ROSTER_ENV           environment key when neither --env nor the configuration names one
   ROSTER_DATA_DIR      data directory of the embedded default and of \`roster serve\` (as --data)
@@ -14,5 +16,6 @@ Environment:
                        progress line, no review TUI
 
 Exit codes: 0 success; 1 an error to fix (configuration, flags, the service's answer, an unsafe plan);
-2 changes planned (plan --detailed-exitcode only); 70 a bug in Roster. Documentation: README.md and docs/.
+2 changes planned (plan --detailed-exitcode only); 3 applied, but the decision point disagrees with the plan
+(apply only); 70 a bug in Roster. Documentation: README.md and docs/.
 `;

@@ -21,6 +21,21 @@ export interface TargetOptions {
   pacing?: string;
   /** `--timeout`: one request's total time, retries included: seconds (`90`) or a duration (`90s`, `2m`). */
   timeout?: string;
+  /** `--pdp-url` (or ROSTER_PDP_URL): where decisions are asked; default the API's own URL. */
+  pdpUrl?: string;
+}
+
+/**
+ * The policy decision point: where `POST /allowed/bulk` goes (`check --live`, apply's decision check).
+ * On the public service it is a host of its own (the cloud PDP or the team's PDP container); `roster
+ * serve` and the embedded default answer decisions on the API's port.
+ */
+export interface DecisionPoint {
+  client: ApiClient;
+  /** The base URL, for messages. */
+  url: string;
+  /** How it was named; absent: it is the API's URL (the default). */
+  via?: '--pdp-url' | 'ROSTER_PDP_URL';
 }
 
 export interface Target {
@@ -37,6 +52,8 @@ export interface Target {
   paced?: boolean;
   /** Sends the client's "still waiting for …" notices to `sink` instead of stderr until undone (waiting.ts); absent: always stderr. */
   routeWaiting?: WaitingNotices['route'];
+  /** Where decisions are asked; absent (a target made by hand, the benches'): the API's client (`pdpOf`). */
+  pdp?: DecisionPoint;
   close(): Promise<void>;
 }
 
@@ -89,9 +106,15 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
     const where = hostOf(apiUrl);
     const client = createClient({ baseUrl: apiUrl, apiKey, project: p, environment: e, concurrency: opts.concurrency, pacing, ...transport });
     const paced = pacing ? pacing === 'public' : !isLoopbackUrl(apiUrl);
+    let pdp: DecisionPoint = { client, url: apiUrl };
     try {
       const keys = await resolveScope(client, p, e, { kind: 'remote', where });
-      return { kind: 'remote', url: apiUrl, where, project: keys.project, environment: keys.environment, client, paced, routeWaiting, close: () => client.close() };
+      pdp = await decisionPoint(opts, { client, url: apiUrl }, () => apiKey, { project: keys.project, environment: keys.environment, pacing, ...transport });
+      const close = async () => {
+        await client.close();
+        if (pdp.client !== client) await pdp.client.close();
+      };
+      return { kind: 'remote', url: apiUrl, where, project: keys.project, environment: keys.environment, client, paced, routeWaiting, pdp, close };
     } catch (err) {
       await client.close();
       throw err;
@@ -115,18 +138,50 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
     throw err;
   });
   const client = createClient({ baseUrl: server.url, apiKey, project: p, environment: e, concurrency: opts.concurrency, pacing: 'none', ...transport });
+  let pdp: DecisionPoint = { client, url: server.url };
   const close = async () => {
     await client.close();
+    if (pdp.client !== client) await pdp.client.close();
     await server.close();
   };
   const where = `the embedded service (${dataDir})`;
   try {
     const keys = await resolveScope(client, p, e, { kind: 'embedded', where });
-    return { kind: 'embedded', url: server.url, where, project: keys.project, environment: keys.environment, client, paced: false, routeWaiting, close };
+    // A decision point elsewhere does not know the embedded service's own key: it takes the remote key.
+    pdp = await decisionPoint(opts, { client, url: server.url }, () => readKey(opts), { project: keys.project, environment: keys.environment, ...transport });
+    return { kind: 'embedded', url: server.url, where, project: keys.project, environment: keys.environment, client, paced: false, routeWaiting, pdp, close };
   } catch (err) {
     await close();
     throw err;
   }
+}
+
+export const pdpOf = (target: Pick<Target, 'pdp' | 'client' | 'url'>): DecisionPoint => target.pdp ?? { client: target.client, url: target.url };
+
+/**
+ * `--pdp-url` (or ROSTER_PDP_URL): a client of its own, with the same key and transport; otherwise the
+ * API's client, which `roster serve` and the embedded default answer decisions on.
+ */
+async function decisionPoint(
+  opts: TargetOptions,
+  api: { client: ApiClient; url: string },
+  key: () => string,
+  rest: { project: string; environment: string; pacing?: 'public' | 'none'; deadlineMs?: number; onWaiting: (info: WaitingInfo) => void },
+): Promise<DecisionPoint> {
+  const raw = opts.pdpUrl ?? setting('ROSTER_PDP_URL');
+  if (raw === undefined) return api;
+  const via = opts.pdpUrl !== undefined ? '--pdp-url' : 'ROSTER_PDP_URL';
+  const url = parseApiUrl(raw, via);
+  if (url === api.url) return api;
+  const { createClient } = await import('../api/index.js');
+  let apiKey: string;
+  try {
+    apiKey = key();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    throw new ConfigError(`the decision point at ${via} needs a key: set ROSTER_API_KEY or pass --api-key-file FILE`);
+  }
+  return { client: createClient({ baseUrl: url, apiKey, concurrency: opts.concurrency, ...rest }), url, via };
 }
 
 /** The host a remote target is named by (never a path, a query or credentials in the URL). */

@@ -1,6 +1,7 @@
 import type { Plan } from './types.js';
 import { costLine, describeFields, summaryLine } from './render-common.js';
 import { accessMarkdownLines } from './access.js';
+import { replayMarkdownLines } from './render-replay.js';
 import { expiredNote, heldMarkdownLines } from './render-held.js';
 import { describeCascade, deletionMode, deletionNote, undeclaredMarkdownLines } from './render-undeclared.js';
 
@@ -32,6 +33,7 @@ export function renderPlanMarkdown(plan: Plan): string {
   if (plan.undeclared) out.push(...undeclaredMarkdownLines(plan.undeclared), '');
   if (plan.held) out.push(...heldMarkdownLines(plan.held), '');
   if (plan.access) out.push(...accessMarkdownLines(plan.access), '');
+  if (plan.replay) out.push(...replayMarkdownLines(plan.replay), '');
   const cost = costLine(plan);
   if (cost) out.push(cost, '');
   out.push(`<sub>checksum \`${plan.checksum}\`</sub>`);

@@ -1,6 +1,7 @@
 import type { Change, Plan } from './types.js';
 import { costLine, summaryLine, describeFields } from './render-common.js';
 import { accessTextLines } from './access.js';
+import { replayTextLines } from './render-replay.js';
 import { expiredNote, heldTextLines } from './render-held.js';
 import { cascadeTextLines, deletionMode, deletionNote, undeclaredTextLines } from './render-undeclared.js';
 
@@ -21,6 +22,7 @@ export function renderPlanText(plan: Plan, options: TextOptions = {}): string {
   if (plan.undeclared) lines.push('', ...undeclaredTextLines(plan.undeclared));
   if (plan.held) lines.push('', ...heldTextLines(plan.held));
   if (plan.access) lines.push('', ...accessTextLines(plan.access));
+  if (plan.replay) lines.push('', ...replayTextLines(plan.replay));
   lines.push('', summaryLine(plan));
   const cost = costLine(plan);
   if (cost) lines.push(cost);

@@ -4,6 +4,7 @@
  */
 
 import type { PlanAccess } from './access.js';
+import type { PlanReplay } from './replay.js';
 import type { ExpiredGrant, PlanHeld } from './request-grants.js';
 import type { PlanUndeclared } from './undeclared.js';
 
@@ -113,6 +114,8 @@ export interface Plan {
   undeclared?: PlanUndeclared;
   /** Access changes (who gains and loses which role), when computed. */
   access?: PlanAccess;
+  /** Recent decisions decided again after the plan (`plan --replay`, replay.ts). Derived: outside the checksum. */
+  replay?: PlanReplay;
   /** What applying the plan costs against the public service, when computed (src/apply/estimate.ts). */
   cost?: PlanCost;
 }

@@ -11,6 +11,7 @@ import { refuseNul } from './nul.js';
 import { refuseDeepBodies } from './depth.js';
 import { answerClientError } from './client-error.js';
 import { drainBody, type DrainBounds } from './drain.js';
+import { createDecisionLog, type DecisionLogOptions } from './decision-log.js';
 
 export interface ServerOptions extends KeyOptions {
   db: Db;
@@ -27,6 +28,8 @@ export interface ServerOptions extends KeyOptions {
    * `POST /v2/projects` and `POST /v2/projects/{p}/envs` create them.
    */
   environments?: { project: string; env: string }[];
+  /** The decision log's retention and batching (decision-log.ts); false: no log. Default: on, with its defaults. */
+  decisionLog?: DecisionLogOptions | false;
 }
 
 /**
@@ -68,6 +71,12 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   const now = options.now ?? (() => new Date());
   const org = await options.db.get<{ value: string }>(`SELECT value FROM meta WHERE key = 'organization_id'`);
   const deps: ServerDeps = { db: options.db, now, orgId: org!.value };
+  if (options.decisionLog !== false) {
+    const log = createDecisionLog(options.db, now, options.decisionLog ?? {}, (message) => app.log.warn(message));
+    deps.decisionLog = log;
+    // Before the store closes (listen.ts closes the app first): what is queued is written.
+    app.addHook('onClose', async () => log.close().catch((err: unknown) => app.log.error({ err }, 'decision log: final write failed')));
+  }
   const keys = buildKeyTable(options);
   const resolver = new EnvResolver(options.db, deps.orgId, now);
   for (const k of [...(options.envKeys ?? []), ...(options.environments ?? [])]) await resolver.ensure(k.project, k.env);

@@ -1,4 +1,5 @@
 import type { Db } from './store/db.js';
+import type { DecisionLog } from './decision-log.js';
 
 /** Where a request acts: resolved from the path's project/environment (key or id) and the caller's key. */
 export interface EnvContext {
@@ -14,6 +15,8 @@ export interface ServerDeps {
   db: Db;
   now: () => Date;
   orgId: string;
+  /** Where /allowed records its decisions (decision-log.ts); absent when the log is off. */
+  decisionLog?: DecisionLog;
 }
 
 export const newId = (): string => crypto.randomUUID();

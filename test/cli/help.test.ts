@@ -38,7 +38,7 @@ describe('roster --help', () => {
     const r = await runCli(['--help']);
     expect(r.code).toBe(0);
     const section = r.stdout.slice(r.stdout.indexOf('Environment:'));
-    for (const v of ['ROSTER_API_URL', 'ROSTER_API_KEY', 'ROSTER_PROJECT', 'ROSTER_ENV', 'ROSTER_DATA_DIR', 'ROSTER_DATABASE_URL', 'NO_COLOR', 'FORCE_COLOR', 'CI']) {
+    for (const v of ['ROSTER_API_URL', 'ROSTER_API_KEY', 'ROSTER_PDP_URL', 'ROSTER_PROJECT', 'ROSTER_ENV', 'ROSTER_DATA_DIR', 'ROSTER_DATABASE_URL', 'NO_COLOR', 'FORCE_COLOR', 'CI']) {
       expect(section).toMatch(new RegExp(`^  ${v} `, 'm'));
     }
     expect(r.stdout).toContain('--color <when>');

@@ -9,7 +9,7 @@ import { checkExchange, findOperation } from './openapi.js';
 /**
  * The client's side of the public contract: a whole lifecycle through the CLI, as a user runs it (plan,
  * apply from empty, an edit, `apply --prune` deleting one object of every kind, export, `check --live`,
- * `explain --live`, every `roster requests` verb), against the real server with its recorder on. Every
+ * `explain --live`, `plan --replay`, every `roster requests` verb), against the real server with its recorder on. Every
  * request the CLI sent and every answer it got is then held against permit-openapi.json: a request or an
  * answer outside the public contract fails the test.
  *
@@ -129,6 +129,9 @@ describe.sequential('the client speaks the public API: a whole lifecycle, record
     const exported = await ok('export', '--out', '-');
     expect(exported.stdout).toContain('team:platform');
     await ok('check', 'edited.yaml', '--live');
+    // The decisions check --live and apply asked are in the decision log: the replay reads them back.
+    const replayed = await ok('plan', 'edited.yaml', '--replay=1d');
+    expect(replayed.stdout).toMatch(/Recent decisions: \d+ of \d+ recent decisions change/);
     const explained = await ok('explain', 'dave', 'editor', 'document:readme', '--live', 'edited.yaml');
     expect(explained.stdout).toContain('team:eng');
   });
@@ -189,6 +192,7 @@ describe.sequential('the client speaks the public API: a whole lifecycle, record
       'GET /v2/projects/{proj_id}',
       'GET /v2/projects/{proj_id}/envs/{env_id}',
       'GET /v2/projects/{proj_id}/envs',
+      'GET /v2/pdps/{proj_id}/{env_id}/audit_logs',
     ]) {
       expect(used, op).toContain(op);
     }

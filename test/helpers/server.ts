@@ -75,6 +75,8 @@ export async function startTestServer(
     limits?: Pick<StartOptions, 'bodyLimit' | 'drainBounds'>;
     /** Projects and environments to create at start besides p/e (`roster serve --create-env`). */
     environments?: StartOptions['environments'];
+    /** The decision log's retention and batching, or false for none (src/server/decision-log.ts). */
+    decisionLog?: StartOptions['decisionLog'];
   } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'roster-test-'));
@@ -94,6 +96,7 @@ export async function startTestServer(
     orgKey: ORG_KEY,
     envKeys: [{ project: 'p', env: 'e', key: ENV_KEY }],
     environments: options.environments,
+    decisionLog: options.decisionLog,
     now: options.now,
     ...options.limits,
     // ROSTER_TEST_LOG=1 prints the server's errors (with their stack) while debugging a 500.

@@ -39,7 +39,7 @@ describe('the workflow roster init --environments writes', () => {
       expect(plan.if).toBe(`github.event_name == 'pull_request' && contains(fromJSON(needs.changes.outputs.environments), '${env}')`);
       expect(plan.environment).toBeUndefined(); // a plan needs no approval
       expect(stepNamed(plan.steps, 'validate').run).toBe(`npx --no roster validate roster/ --env ${env} --format github`);
-      expect(stepNamed(plan.steps, 'plan').run).toContain(`npx --no roster plan roster/ --env ${env} --format markdown --detailed-exitcode > plan.md`);
+      expect(stepNamed(plan.steps, 'plan').run).toContain(`npx --no roster plan roster/ --env ${env} --format markdown --detailed-exitcode \${replay[@]+"\${replay[@]}"} > plan.md`);
       expect(stepNamed(plan.steps, 'comment').env).toEqual({ ROSTER_PLAN_FILE: 'plan.md', ROSTER_ENVIRONMENT: env });
       expect(apply.environment).toBe(env);
       expect(apply.if).toBe(`github.event_name == 'push' && contains(fromJSON(needs.changes.outputs.environments), '${env}')`);

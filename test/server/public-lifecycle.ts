@@ -66,6 +66,7 @@ export const IN_SCOPE = [
   `GET /v2/api-key/scope`,
   `GET /v2/projects`, `POST /v2/projects`, `GET /v2/projects/{proj_id}`,
   `GET /v2/projects/{proj_id}/envs`, `POST /v2/projects/{proj_id}/envs`, `GET /v2/projects/{proj_id}/envs/{env_id}`,
+  `GET /v2/pdps/{proj_id}/{env_id}/audit_logs`, `GET /v2/pdps/{proj_id}/{env_id}/audit_logs/{log_id}`,
 ];
 
 /** Deprecated reads the server still answers: their answers are checked, their requests are not public. */
@@ -289,6 +290,15 @@ export async function driveLifecycle(s: TestServer): Promise<void> {
   await fa('DELETE', '/set_rules', { user_set: 'seniors', permission: 'doc:read', resource_set: 'doc', is_resource: true });
   await sc('DELETE', '/condition_sets/senior_finance');
   await sc('DELETE', '/resources/doc/attributes/amount');
+  // The decision log, read as the public audit logs. The decisions themselves come from the PDP's
+  // POST /allowed, which this document does not describe: their exchanges are left out.
+  const mark = s.exchanges.length;
+  await s.call('POST', '/allowed', { user: { key: 'alice' }, action: 'read', resource: { type: 'doc', key: 'd1' } }, { key: ENV_KEY });
+  await s.call('POST', '/allowed/bulk', [{ user: 'carol', action: 'write', resource: 'doc:d1', context: { ip: '10.0.0.1' } }, { user: 'alice', action: 'read', resource: { type: 'doc', tenant: 'acme' } }], { key: ENV_KEY });
+  s.exchanges.splice(mark);
+  const logs = (await s.call('GET', '/v2/pdps/p/e/audit_logs')).body as { data: { id: string }[] };
+  await s.call('GET', '/v2/pdps/p/e/audit_logs?users=alice&users=carol&decision=false&resources=doc&tenant=acme&action=read&timestamp_from=0&timestamp_to=4102444800&sort_by=timestamp&query=check&page=1&per_page=100');
+  await s.call('GET', `/v2/pdps/p/e/audit_logs/${logs.data[0]?.id}`);
 
   // Removals, most specific first.
   await fa('DELETE', '/relationship_tuples/bulk', { idents: [{ subject: 'folder:f1', relation: 'parent', object: 'doc:d2' }] });

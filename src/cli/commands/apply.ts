@@ -1,5 +1,7 @@
 import { ApiError, ConfigError, UnsafePlanError } from '../../errors.js';
-import { openTarget, type TargetOptions } from '../target.js';
+import { openTarget, pdpOf, type Target, type TargetOptions } from '../target.js';
+import type { LiveState } from '../../plan/live.js';
+import { parseDuration } from '../../config/duration.js';
 import { planFromFiles, printWarnings } from '../workflow.js';
 import { renderPlan } from '../render-plan.js';
 import { readPlanFile } from '../plan-file.js';
@@ -19,6 +21,10 @@ export interface ApplyCommandOptions extends Omit<TargetOptions, 'concurrency'> 
   maxDeletes?: string;
   /** text (default) or json: the outcome with every id, on stdout (the plan then goes to stderr). */
   format?: string;
+  /** false with --no-verify-decisions: do not ask the decision point after the writes. */
+  verifyDecisions?: boolean;
+  /** `--decision-wait`: how long the decision point may take to agree (a duration); default 15s. */
+  decisionWait?: string;
 }
 
 /**
@@ -35,6 +41,7 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
   if (format !== 'text' && format !== 'json') throw new ConfigError(`--format must be text or json, got '${format}'`);
   const out = (text: string) => (format === 'json' ? process.stderr : process.stdout).write(text);
   const maxDeletes = opts.maxDeletes !== undefined ? nonNegative(opts.maxDeletes, '--max-deletes') : undefined;
+  const decisionWaitMs = opts.decisionWait !== undefined ? waitOf(opts.decisionWait) : undefined;
   const saved = opts.plan ? readPlanFile(opts.plan) : undefined;
   // A saved plan names its environment; flags naming another would apply it where it was not reviewed.
   if (saved && ((opts.project && opts.project !== saved.project) || (opts.env && opts.env !== saved.environment))) {
@@ -47,13 +54,16 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
   const target = fromFiles?.target ?? (await openTarget({ ...opts, concurrency }, { project: saved!.project, environment: saved!.environment }));
   try {
     let plan: Plan;
+    // The live state the plan starts from: the decision check compares before and after it.
+    let liveBefore = fromFiles?.live;
     if (saved) {
       const { readLiveState } = await import('../../api/read-live.js');
       const { fingerprintLive } = await import('../../plan/checksum.js');
       if (saved.target !== undefined && saved.target !== target.where) {
         throw new ConfigError(`the plan in ${opts.plan} was made on ${saved.target}, not ${target.where}; run roster plan against ${target.where}`);
       }
-      if (fingerprintLive(await readLiveState(target.client)) !== saved.liveFingerprint) {
+      liveBefore = await readLiveState(target.client);
+      if (fingerprintLive(liveBefore) !== saved.liveFingerprint) {
         throw new ConfigError(`the plan in ${opts.plan} is stale: the live environment changed since it was made; run roster plan again`);
       }
       plan = saved;
@@ -112,14 +122,52 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
           })
         : undefined;
     const { applyExitCode, applyJson, renderApplySummary } = await import('../../apply/summary.js');
-    const outcome = { total: plan.changes.length, seconds, result, leftover };
+    const checked = opts.verifyDecisions !== false && liveBefore && result.failed.length === 0 && !result.stopped
+      ? await checkDecisions(target, plan, liveBefore, decisionWaitMs)
+      : undefined;
+    const outcome = { total: plan.changes.length, seconds, result, leftover, decisions: checked?.verification };
     process.stdout.write(format === 'json' ? applyJson(outcome) : '\n' + renderApplySummary(outcome));
     if (format === 'json') process.stderr.write('\n' + renderApplySummary(outcome));
+    if (checked?.lines.length) out(checked.lines.join('\n') + '\n');
     if (unchecked) process.stderr.write(`warning: could not read the environment again to check for another apply at the same time: ${unchecked}\n`);
-    process.exitCode = unchecked ? 1 : applyExitCode(outcome);
+    if (checked?.error) process.stderr.write(`error: the writes are done, but the decision point could not be asked: ${checked.error}\n`);
+    const disagreed = (checked?.verification?.disagreements.length ?? 0) > 0;
+    process.exitCode = unchecked || checked?.error ? 1 : applyExitCode(outcome) || (disagreed ? DECISIONS_DISAGREE : 0);
   } finally {
     await target.close();
   }
+}
+
+/** Exit code when everything applied but the decision point disagrees with the plan (docs/plan.md). */
+export const DECISIONS_DISAGREE = 3;
+
+/**
+ * Asks the decision point about the access the plan changed (src/apply/verify-decisions.ts). Its own
+ * failure (no decision point at that URL, the PDP unreachable) is reported after the summary, never
+ * instead of it: the writes are done.
+ */
+async function checkDecisions(target: Target, plan: Plan, live: LiveState, waitMs: number | undefined) {
+  const { accessGraphs } = await import('../../plan/access.js');
+  const { planDecisionChecks, verifyDecisions, decisionReportLines } = await import('../../apply/verify-decisions.js');
+  const { readDecisions } = await import('../../api/read-decisions.js');
+  const { before, after } = accessGraphs(live, plan.changes);
+  const { checks, total } = planDecisionChecks(before, after);
+  if (total === 0) return undefined;
+  const pdp = pdpOf(target);
+  try {
+    const verification = await verifyDecisions({ checks, total, waitMs, ask: (c) => readDecisions(pdp.client, target, c, pdp) });
+    return { verification, lines: decisionReportLines(verification, new URL(pdp.url).host) };
+  } catch (err) {
+    if (!(err instanceof ApiError) && !(err instanceof ConfigError)) throw err;
+    return { error: err.message, lines: [] };
+  }
+}
+
+function waitOf(text: string): number {
+  const trimmed = text.trim();
+  const parsed = /^[0-9]+$/.test(trimmed) ? { ok: true as const, ms: Number(trimmed) * 1000 } : parseDuration(trimmed);
+  if (!parsed.ok || parsed.ms > 600_000) throw new ConfigError(`--decision-wait must be seconds or a duration up to 10m (0, 15s, 2m), got '${text}'`);
+  return parsed.ms;
 }
 
 /**

@@ -22,7 +22,9 @@ export async function checkCommand(paths: string[], opts: CheckCommandOptions): 
     let decisions: Map<string, boolean> | undefined;
     if (state.on === 'live') {
       const { readDecisions } = await import('../../api/read-decisions.js');
-      decisions = await readDecisions(state.target.client, state.target, checksNeeded(assertions, state.graph));
+      const { pdpOf } = await import('../target.js');
+      const pdp = pdpOf(state.target);
+      decisions = await readDecisions(pdp.client, state.target, checksNeeded(assertions, state.graph), pdp);
     }
     const report = evaluateAssertions(assertions, state.graph, { decisions });
     process.stdout.write(renderCheck(report, opts.format as CheckFormat, { verbose: opts.verbose, on: state.on }));

@@ -10,14 +10,19 @@ export interface PlanCommandOptions extends TargetOptions {
   format: string;
   detailedExitcode?: boolean;
   accessPermissions?: boolean;
+  /** `--replay[=SINCE]`: true for the default window. */
+  replay?: string | boolean;
 }
 
 /** `roster plan`: exit 0 with no changes, 2 with changes under --detailed-exitcode, 1 on error. */
 export async function planCommand(paths: string[], opts: PlanCommandOptions): Promise<void> {
   if (!PLAN_FORMATS.includes(opts.format as PlanFormat)) throw new ConfigError(`--format must be one of ${PLAN_FORMATS.join(', ')}, got '${opts.format}'`);
-  const { warnings, target, plan } = await planFromFiles(paths, 'plan', opts, { prune: opts.prune, access: { permissions: opts.accessPermissions } });
+  const now = new Date();
+  const since = opts.replay ? (await import('../replay.js')).parseReplaySince(opts.replay, now) : undefined;
+  const { warnings, target, plan, live } = await planFromFiles(paths, 'plan', opts, { prune: opts.prune, access: { permissions: opts.accessPermissions } });
   printWarnings(warnings);
   try {
+    if (since) plan.replay = await (await import('../replay.js')).replayPlan({ target, live, plan, since, now });
     process.stdout.write(renderPlan(plan, opts.format as PlanFormat));
     // Assertions (docs/check.md) failing on the state after this plan fail it: printed in the plan's
     // access section, and the plan is not saved.

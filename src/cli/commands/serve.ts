@@ -1,5 +1,6 @@
 import { registerSecret } from '../../secrets.js';
 import { ConfigError } from '../../errors.js';
+import { parseDuration } from '../../config/duration.js';
 import { startError } from '../start-errors.js';
 
 export interface ServeOptions {
@@ -13,6 +14,10 @@ export interface ServeOptions {
   /** `<project>/<env>`: created at start unless it exists. */
   createEnv: string[];
   quiet?: boolean;
+  decisionLogMaxAge: string;
+  decisionLogMaxCount: string;
+  /** false with --no-decision-log. */
+  decisionLog: boolean;
 }
 
 /** `roster serve`: the local /v2 service until SIGTERM/SIGINT, then a graceful shutdown. */
@@ -30,6 +35,7 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
   const port = Number(opts.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`--port must be a port number, got '${opts.port}'`);
 
+  const decisionLog = decisionLogOptions(opts);
   const databaseUrl = opts.database ?? (process.env.ROSTER_DATABASE_URL || undefined);
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('--database (or ROSTER_DATABASE_URL) must be a postgres:// or postgresql:// URL');
@@ -45,6 +51,7 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
     orgKey,
     envKeys,
     environments,
+    decisionLog,
     // Request logs (pino JSON lines): method, url, status, time. Headers, and so keys, are never logged.
     logger: opts.quiet ? false : { level: 'info' },
   }).catch((err: unknown) => {
@@ -60,6 +67,16 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
   });
+}
+
+/** The decision log's retention (src/server/decision-log.ts), or false for none. */
+function decisionLogOptions(opts: Pick<ServeOptions, 'decisionLog' | 'decisionLogMaxAge' | 'decisionLogMaxCount'>): { maxAgeMs: number; maxCount: number } | false {
+  if (opts.decisionLog === false) return false;
+  const age = parseDuration(String(opts.decisionLogMaxAge ?? '30d').trim());
+  if (!age.ok) throw new ConfigError(`--decision-log-max-age must be a duration (30d, 12h), got '${opts.decisionLogMaxAge}'`);
+  const count = Number(opts.decisionLogMaxCount ?? '1000000');
+  if (!Number.isInteger(count) || count < 1) throw new ConfigError(`--decision-log-max-count must be a whole number of at least 1, got '${opts.decisionLogMaxCount}'`);
+  return { maxAgeMs: age.ms, maxCount: count };
 }
 
 function passwordOf(url: string): string | undefined {

@@ -114,13 +114,17 @@ ${SETUP}      - name: validate
         env:
           ROSTER_API_URL: \${{ vars.ROSTER_API_URL }}
           ROSTER_API_KEY: \${{ secrets.ROSTER_API_KEY }}
+          ROSTER_PDP_URL: \${{ vars.ROSTER_PDP_URL }}
+          ROSTER_REPLAY: \${{ vars.ROSTER_REPLAY }}
         run: |
           if [ -z "$ROSTER_API_URL" ]; then
             echo "::error::set the repository variable ROSTER_API_URL and the secret ROSTER_API_KEY (Settings > Secrets and variables > Actions)"
             exit 1
           fi
+          replay=()
+          if [ -n "$ROSTER_REPLAY" ]; then replay=("--replay=$ROSTER_REPLAY"); fi
           set +e
-          npx --no roster plan roster/ --env ${env} --format markdown --detailed-exitcode > plan.md
+          npx --no roster plan roster/ --env ${env} --format markdown --detailed-exitcode \${replay[@]+"\${replay[@]}"} > plan.md
           code=$?
           set -e
           cat plan.md >> "$GITHUB_STEP_SUMMARY"
@@ -151,6 +155,7 @@ ${SETUP}      - name: apply
         env:
           ROSTER_API_URL: \${{ vars.ROSTER_API_URL }}
           ROSTER_API_KEY: \${{ secrets.ROSTER_API_KEY }}
+          ROSTER_PDP_URL: \${{ vars.ROSTER_PDP_URL }}
         run: |
           if [ -z "$ROSTER_API_URL" ]; then
             echo "::error::set the variable ROSTER_API_URL and the secret ROSTER_API_KEY (repository, or environment ${env})"

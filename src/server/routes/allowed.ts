@@ -35,7 +35,7 @@ const BULK = {
  * key's environment. An organisation-wide key names no environment, so it must name one: query
  * `?project=P&environment=E` or headers `x-roster-project` / `x-roster-environment`; otherwise 400.
  */
-export default async function allowedRoutes(app: FastifyInstance, { db }: ServerDeps, resolver: EnvResolver) {
+export default async function allowedRoutes(app: FastifyInstance, { db, decisionLog }: ServerDeps, resolver: EnvResolver) {
   const envOf = async (req: FastifyRequest): Promise<EnvContext> => {
     const scope = req.keyScope;
     const q = req.query as Record<string, string | undefined>;
@@ -55,6 +55,7 @@ export default async function allowedRoutes(app: FastifyInstance, { db }: Server
     const env = await envOf(req);
     // RBAC/ReBAC first (the fast path); ABAC only when they deny: allowed = RBAC ∨ ReBAC ∨ ABAC.
     const allow = (await decide(db, env.envId, toCheckInput(req.body as never))) || (await abacAllows(db, env.envId, req.body as CheckBody));
+    decisionLog?.record(env.envId, 'permit/root', req.body, allow);
     return { allow, result: allow };
   });
 
@@ -65,6 +66,7 @@ export default async function allowedRoutes(app: FastifyInstance, { db }: Server
     const allow = [];
     for (const c of checks) {
       const a = (await decide(db, env.envId, toCheckInput(c as never))) || (await abacAllows(db, env.envId, c as CheckBody));
+      decisionLog?.record(env.envId, 'permit/bulk', c, a);
       allow.push({ allow: a, result: a });
     }
     return { allow };

@@ -26,6 +26,7 @@ import projectRoutes from './projects.js';
 import attributeRoutes from './attributes.js';
 import conditionSetRoutes from './condition-sets.js';
 import setRuleRoutes from './set-rules.js';
+import auditLogRoutes from './audit-logs.js';
 
 type RouteModule = (app: FastifyInstance, deps: ServerDeps) => Promise<void>;
 
@@ -51,6 +52,7 @@ export async function registerRoutes(app: FastifyInstance, deps: ServerDeps, res
   await scoped('/v2/schema/:proj/:env', [resourceRoutes, resourceRoleRoutes, roleRoutes, rolePermissionRoutes, bulkRoleRoutes, relationRoutes, implicitGrantRoutes, resourceInstanceRoutes, groupRoutes, groupReadRoutes, attributeRoutes, conditionSetRoutes]);
   await scoped('/v2/facts/:proj/:env', [tenantRoutes, userRoutes, roleAssignmentRoutes, resourceInstanceRoutes, tupleRoutes, accessRequestRoutes, bulkRoutes, setRuleRoutes]);
   await scoped('/v2/elements/:proj/:env', [elementsRoutes, elementsAccessRequestRoutes]);
+  await scoped('/v2/pdps/:proj/:env', [auditLogRoutes]);
 
   // A replica whose database is unreachable must leave the load balancer's pool: check the store itself.
   app.get('/healthz', async (_req, reply) => {

@@ -276,4 +276,19 @@ export const migrations: Migration[] = [
       `ALTER TABLE roles ADD COLUMN attributes TEXT`,
     ],
   },
+  {
+    id: 11,
+    name: 'decision log (every /allowed decision, served as the public audit logs)',
+    sql: [
+      // One row per decision (src/server/decision-log.ts). `ts` is ISO 8601 UTC with milliseconds, so
+      // text order is time order; (ts, id) orders rows totally, for paging and the count bound.
+      // `input` is the check as the caller sent it (JSON), `decision` 0/1.
+      `CREATE TABLE decision_log (id TEXT PRIMARY KEY, env_id TEXT NOT NULL REFERENCES environments(id) ON DELETE CASCADE,
+        ts TEXT NOT NULL, query TEXT NOT NULL, user_key TEXT NOT NULL, action TEXT NOT NULL, resource_type TEXT NOT NULL,
+        resource_key TEXT, tenant TEXT, decision INTEGER NOT NULL, input TEXT NOT NULL)`,
+      `CREATE INDEX decision_log_env_ts ON decision_log (env_id, ts, id)`,
+      // The retention's count bound walks the whole log newest first.
+      `CREATE INDEX decision_log_ts ON decision_log (ts, id)`,
+    ],
+  },
 ];

@@ -1,0 +1,115 @@
+/**
+ * After apply's writes: does the policy decision point decide what the plan announced? For each change
+ * of access the plan makes (per permission: alice gains `document:write` on `document:readme`), ask
+ * `POST /allowed/bulk` and compare. Catches a decision point answering from stale data (a PDP that has
+ * not received the writes, or kept derived data from before them: permitio/PDP issue 341), and a model
+ * that does not match the decision point's. docs/plan.md, "Decisions after apply".
+ */
+import type { AccessGraph } from '../access/index.js';
+import { diffAccess } from '../access/index.js';
+import { bareAction, checkKey, type AccessCheck } from '../access/assertions.js';
+
+/** Checks asked at most: one bulk request. Beyond, an even sample of this many. */
+export const VERIFY_BOUND = 1000;
+/** Waits between rounds for the disagreeing checks, while the decision point catches up (then 8 s, 8 s ...). */
+const WAITS_MS = [1000, 2000, 4000, 8000];
+/** Default total wait (`--decision-wait`). */
+export const DEFAULT_DECISION_WAIT_MS = 15_000;
+
+export interface DecisionExpectation extends AccessCheck {
+  /** `document:write`. */
+  permission: string;
+  sign: '+' | '-';
+  /** What the plan says the decision is now. */
+  expected: boolean;
+}
+
+/**
+ * The checks for a plan: every permission gained or lost (the permission view of the access diff
+ * between the state before and after it), or, beyond `bound`, every n-th of them in their sorted order
+ * (users, then instances, then permissions), so that the sample spreads over users and instances.
+ */
+export function planDecisionChecks(before: AccessGraph, after: AccessGraph, bound = VERIFY_BOUND): { checks: DecisionExpectation[]; total: number } {
+  const all = diffAccess(before, after, { permissions: true }).changes.map(
+    (c): DecisionExpectation => ({ user: c.user, action: bareAction(c.subject), instance: c.instance, permission: c.subject, sign: c.sign, expected: c.sign === '+' }),
+  );
+  return { checks: sample(all, bound), total: all.length };
+}
+
+export function sample<T>(items: readonly T[], bound: number): T[] {
+  if (items.length <= bound) return [...items];
+  const step = items.length / bound;
+  return Array.from({ length: bound }, (_, i) => items[Math.floor(i * step)]);
+}
+
+export interface DecisionVerification {
+  total: number;
+  checked: number;
+  /** Rounds asked (1 when everything agreed at once). */
+  rounds: number;
+  waitedMs: number;
+  requests: number;
+  disagreements: (DecisionExpectation & { decided: boolean })[];
+}
+
+/**
+ * Asks, then asks again only the checks that disagree, after each wait, until they agree or `waitMs`
+ * is spent. `ask` is POST /allowed/bulk (src/api/read-decisions.ts).
+ */
+export async function verifyDecisions(options: {
+  checks: DecisionExpectation[];
+  total: number;
+  ask: (checks: AccessCheck[]) => Promise<Map<string, boolean>>;
+  waitMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}): Promise<DecisionVerification> {
+  const { checks, ask } = options;
+  const budget = options.waitMs ?? DEFAULT_DECISION_WAIT_MS;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  let pending = checks;
+  let rounds = 0;
+  let waitedMs = 0;
+  let requests = 0;
+  let decided = new Map<string, boolean>();
+  while (pending.length > 0) {
+    decided = await ask(pending);
+    requests += Math.ceil(pending.length / VERIFY_BOUND);
+    rounds++;
+    pending = pending.filter((c) => decided.get(checkKey(c)) !== c.expected);
+    const wait = Math.min(WAITS_MS[Math.min(rounds - 1, WAITS_MS.length - 1)], budget - waitedMs);
+    if (pending.length === 0 || wait <= 0) break;
+    await sleep(wait);
+    waitedMs += wait;
+  }
+  return {
+    total: options.total,
+    checked: checks.length,
+    rounds,
+    waitedMs,
+    requests,
+    disagreements: pending.map((c) => ({ ...c, decided: decided.get(checkKey(c)) === true })),
+  };
+}
+
+/** "the plan says alice gains document:write on document:readme; the decision point still denies it". */
+export function disagreementLine(d: DecisionExpectation & { decided: boolean }): string {
+  return `the plan says ${d.user} ${d.sign === '+' ? 'gains' : 'loses'} ${d.permission} on ${d.instance}; the decision point still ${d.decided ? 'allows' : 'denies'} it`;
+}
+
+/** The report apply prints after its summary. */
+export function decisionReportLines(v: DecisionVerification, where: string): string[] {
+  const scope = v.checked < v.total ? `${v.checked} (an even sample) of ${v.total}` : `${v.checked}`;
+  const asked = `${v.requests} request${v.requests === 1 ? '' : 's'} to ${where}`;
+  if (v.total === 0) return [];
+  if (v.disagreements.length === 0) {
+    const waited = v.waitedMs > 0 ? ` after ${(v.waitedMs / 1000).toFixed(0)}s` : '';
+    return [`Decisions: the decision point agrees with the plan on ${scope} changed decision${v.checked === 1 ? '' : 's'}${waited} (${asked}).`];
+  }
+  const shown = v.disagreements.slice(0, 20);
+  return [
+    `Decisions: the decision point disagrees with the plan on ${v.disagreements.length} of ${scope} changed decisions after waiting ${(v.waitedMs / 1000).toFixed(0)}s (${asked}):`,
+    ...shown.map((d) => `  ${disagreementLine(d)}`),
+    ...(v.disagreements.length > shown.length ? [`  … and ${v.disagreements.length - shown.length} more (--format json lists them all)`] : []),
+    'The writes are done. The decision point may answer from stale data (restart or resync it), or decide otherwise than Roster models; check again with roster check --live.',
+  ];
+}
