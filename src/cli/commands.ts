@@ -42,7 +42,7 @@ export function registerCommands(program: Command): void {
     .action(async (dir: string | undefined, opts) => (await import('./commands/init.js')).initCommand(dir, opts));
 
   // Access requests: `requests` for scripts, CI and chat bots; `review`, the reviewer's terminal UI.
-  const requests = program.command('requests').description('access requests: list, get, create, approve, deny, cancel, update; adopt, expire');
+  const requests = program.command('requests').description('access requests: list, get, create, approve, deny, cancel, update, revoke; adopt, expire');
   const requestVerb = (verb: string, description: string, withId: boolean) => {
     const cmd = requests.command(verb).description(description);
     if (withId) cmd.argument('<id>', 'the access request id, or a unique prefix of it');
@@ -72,6 +72,7 @@ export function registerCommands(program: Command): void {
   requestVerb('deny', 'deny', true).option('--comment <text>', 'a note for the requester');
   requestVerb('cancel', 'cancel your own request', true).option('--reason <text>', 'why, for the reviewers');
   requestVerb('update', 'comment (or change the role) without deciding', true).option('--comment <text>', 'a note on the request').option('--role <role>', 'change the role asked');
+  requestVerb('revoke', "remove the role assignment an approved request made (the request stays approved)", true);
   targetFlags(requests.command('adopt').description('declare the grants of approved access requests in the configuration files (docs/plan.md)'))
     .argument('[paths...]', 'configuration files or directories (default: roster.yaml or roster/)')
     .option('--dry-run', 'print the edit as a diff; write nothing')

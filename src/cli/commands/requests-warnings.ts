@@ -9,7 +9,7 @@ import type { Outcome } from './requests.js';
  * `list` looks at the page shown; `create` at the new request and its requester's other pending ones.
  */
 export async function readWarnings(source: ReviewSource, o: Outcome, config: string): Promise<string[]> {
-  if (o.kind === 'one' && o.verb !== 'create') return [];
+  if (o.kind === 'revoked' || (o.kind === 'one' && o.verb !== 'create')) return [];
   let items = o.kind === 'list' ? o.items : [o.request];
   if (o.kind === 'one') {
     const r = o.request;

@@ -3,8 +3,9 @@ import { openTarget, type TargetOptions } from '../target.js';
 import type { AccessRequest, ReviewSource } from '../../review/index.js';
 import type { FeedQuery, ListStatus } from '../../review/paging.js';
 import { age } from '../../review/format.js';
+import { renderRevokedText } from '../../review/revoke.js';
 
-export type RequestsVerb = 'list' | 'get' | 'create' | 'approve' | 'deny' | 'cancel' | 'update';
+export type RequestsVerb = 'list' | 'get' | 'create' | 'approve' | 'deny' | 'cancel' | 'update' | 'revoke';
 
 export interface RequestsOptions extends TargetOptions {
   user: string;
@@ -26,7 +27,8 @@ export interface RequestsOptions extends TargetOptions {
 
 export type Outcome =
   | { kind: 'list'; items: AccessRequest[]; raw: unknown; total?: number; page: number; perPage: number }
-  | { kind: 'one'; verb: RequestsVerb; request: AccessRequest };
+  | { kind: 'one'; verb: RequestsVerb; request: AccessRequest }
+  | { kind: 'revoked'; revoked: import('../../review/revoke.js').Revoked };
 
 const STATUSES: Record<string, ListStatus> = {
   pending: 'pending', null: 'pending', approved: 'approved', denied: 'denied', deny: 'denied', canceled: 'canceled', cancelled: 'canceled', cancel: 'canceled',
@@ -53,7 +55,10 @@ export async function requestsCommand(verb: RequestsVerb, id: string | undefined
       const found = await locateRequest(target.client, { ...actor, config: opts.config }, id);
       ({ source, id, config } = found);
     } else source = createReviewSource({ client: target.client, ...actor, config });
-    const outcome = await runRequests(source, verb, id, opts);
+    const outcome: Outcome =
+      verb === 'revoke'
+        ? { kind: 'revoked', revoked: await (await import('../../review/revoke.js')).revokeRequestGrant(target.client, source, id!, config) }
+        : await runRequests(source, verb, id, opts);
     process.stdout.write(opts.format === 'json' ? renderJson(outcome) : renderText(outcome, Date.now()));
     const { readWarnings } = await import('./requests-warnings.js');
     // The answer is out; a warning that cannot be computed is said, not fatal.
@@ -95,6 +100,9 @@ export async function runRequests(source: ReviewSource, verb: RequestsVerb, id: 
       return { kind: 'one', verb, request: await source.update(need(), { comment: o.comment, role: o.role }) };
     case 'cancel':
       return { kind: 'one', verb, request: await source.cancel(need(), { reason: o.reason ?? o.comment }) };
+    case 'revoke':
+      // Not the source's: it removes a role assignment (requestsCommand).
+      throw new ConfigError('roster requests revoke needs the service client');
   }
 }
 
@@ -136,6 +144,7 @@ function positive(value: string | undefined, flag: string, fallback: number): nu
  * (`pending` where the service says `null`), and the users' keys beside their ids.
  */
 export function renderJson(o: Outcome): string {
+  if (o.kind === 'revoked') return JSON.stringify({ revoked: true, grant: o.revoked.grant, elements_config: o.revoked.config, request: labelled(o.revoked.request) }, null, 2) + '\n';
   if (o.kind === 'one') return JSON.stringify(labelled(o.request), null, 2) + '\n';
   const raw = (typeof o.raw === 'object' && o.raw !== null && !Array.isArray(o.raw) ? o.raw : {}) as Record<string, unknown>;
   return JSON.stringify({ ...raw, data: o.items.map(labelled) }, null, 2) + '\n';
@@ -153,9 +162,10 @@ function labelled(r: AccessRequest): Record<string, unknown> {
   return out;
 }
 
-const DONE: Record<RequestsVerb, string> = { list: '', get: '', create: 'created', approve: 'approved', deny: 'denied', cancel: 'canceled', update: 'updated' };
+const DONE: Record<RequestsVerb, string> = { list: '', get: '', create: 'created', approve: 'approved', deny: 'denied', cancel: 'canceled', update: 'updated', revoke: 'revoked' };
 
 export function renderText(o: Outcome, now: number): string {
+  if (o.kind === 'revoked') return renderRevokedText(o.revoked);
   if (o.kind === 'one') {
     const r = o.request;
     const head = DONE[o.verb] ? `${DONE[o.verb]} access request ${r.id}\n` : '';
