@@ -49,7 +49,7 @@ export function registerCommands(program: Command): void {
     return targetFlags(cmd)
       .requiredOption('--user <user>', 'the acting user (the requester, or a reviewer) (required)')
       .requiredOption('--tenant <tenant>', 'the tenant the request is in (required)')
-      .option('--config <key>', withId ? 'the element configuration (default: look in every one)' : 'the element configuration naming the reviewers (default: default)')
+      .option('--config <key>', withId ? 'the element configuration (default: look in every one)' : verb === 'list' ? 'only this element configuration (default: every one, merged)' : 'the element configuration naming the reviewers (default: default)')
       .option('--format <format>', 'text | json', 'text')
       .action(async (...args: unknown[]) => {
         const opts = args[withId ? 1 : 0] as import('./commands/requests.js').RequestsOptions;
@@ -90,7 +90,7 @@ export function registerCommands(program: Command): void {
   targetFlags(program.command('review').description('review access requests in the terminal (needs a TTY; see `roster requests`)'))
     .requiredOption('--user <user>', 'the reviewer (required)')
     .requiredOption('--tenant <tenant>', 'the tenant to review (required)')
-    .option('--config <key>', 'the element configuration naming the reviewers', 'default')
+    .option('--config <key>', 'only this element configuration (default: every user-management one, in one queue)')
     .option('--readonly', 'browse only: every decision key is off')
     .action(async (opts) => (await import('./commands/review.js')).reviewCommand(opts));
 
