@@ -49,6 +49,10 @@ export function buildDetailLines(s: QueueState): DetailLine[] {
     const life = s.lifetimes[r.config];
     lines.push({ text: `configuration: ${r.config}${life ? ` (grant_for ${life}: an approval lasts ${life})` : ''}` });
   }
+  const config = r.config ?? s.configs[0] ?? 'default';
+  if (r.own && r.status === 'pending' && s.reviewing.state === 'loaded' && s.reviewing.value.alone?.includes(config)) {
+    lines.push(...wrap(s, `nobody can decide this request: you are the only user holding a reviewer role of configuration ${config} tenant-wide in ${r.tenant}, and nobody may review their own request; it stays pending until someone else reviews there (x cancels it)`, 'warning'));
+  }
   const same = r.status === 'pending' ? pendingByKey(s).get(duplicateKey(r)) ?? [] : [];
   if (same.length > 1) {
     lines.push(...wrap(s, `duplicates: ${same.length} pending requests by ${r.requester} for ${r.role} ${placeOf(r)} among the rows read (${same.map((x) => x.id.slice(0, 8)).join(', ')}): deny or cancel all but one`, 'warning'));

@@ -33,7 +33,7 @@ export interface ReviewSource {
    */
   readReviewers(config?: string): Promise<Reviewers>;
   /** Whether the acting user holds a reviewer role of `configs` (default: the source's) tenant-wide in the tenant. */
-  readReviewing(configs?: readonly string[]): Promise<{ roles: string[]; reviews: boolean }>;
+  readReviewing(configs?: readonly string[]): Promise<{ roles: string[]; reviews: boolean; alone?: string[] }>;
 }
 
 export interface Reviewers {
@@ -173,8 +173,20 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
         Promise.all(configs.map((c) => client.get<{ roles_to_levels?: LevelsRead }>(pathOf(client.paths.elements, 'config', c), { expect: expectFields(CONFIG_SHAPE) }))),
         this.readRequester(user, { tenant }),
       ]);
-      const roles = [...new Set(levels.flatMap((l) => reviewerRolesOf(l.roles_to_levels)))].sort();
-      return { roles, reviews: mine.assignments.some((a) => a.tenant === tenant && a.resource_instance === null && roles.includes(a.role)) };
+      const holds = (roles: string[]) => mine.assignments.some((a) => a.tenant === tenant && a.resource_instance === null && roles.includes(a.role));
+      const perConfig = levels.map((l) => reviewerRolesOf(l.roles_to_levels));
+      const roles = [...new Set(perConfig.flat())].sort();
+      // Where the user reviews, whether anyone else does: if not, nobody can decide the user's own requests
+      // there. Read only for a reviewer, and only until a second holder is found (readReviewers).
+      const alone: string[] = [];
+      await Promise.all(
+        configs.map(async (c, i) => {
+          if (!holds(perConfig[i])) return;
+          const r = await this.readReviewers(c);
+          if (r.complete && r.holders.length === 1 && r.holders[0] === user) alone.push(c);
+        }),
+      );
+      return { roles, reviews: holds(roles), ...(alone.length > 0 ? { alone: alone.sort() } : {}) };
     },
     async readReviewers(configKey = own) {
       const config = await client.get<{ roles_to_levels?: LevelsRead }>(pathOf(client.paths.elements, 'config', configKey), { expect: expectFields(CONFIG_SHAPE) });

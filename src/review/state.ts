@@ -18,6 +18,8 @@ export interface Reviewing {
   roles: string[];
   /** The user holds one of them tenant-wide in the tenant. */
   reviews: boolean;
+  /** The configurations where the user is the only one who does: nobody can decide the user's own requests there. */
+  alone?: string[];
 }
 
 export type Loadable<T> = { state: 'loading' } | { state: 'loaded'; value: T } | { state: 'failed'; message: string };

@@ -85,6 +85,20 @@ describe('one review queue across element configurations', { timeout: 120_000 },
     await ui.until('you review no requests in acme (reviewer roles: approver)');
   });
 
+  it("where the user is a tenant's only reviewer, the user's own requests are said to be undecidable", async () => {
+    const ok = async (p: Promise<{ status: number; body: unknown }>) => {
+      const r = await p;
+      if (r.status >= 300) throw new Error(JSON.stringify(r.body));
+    };
+    await ok(server.facts('POST', '/tenants', { key: 'solo', name: 'Solo' }));
+    await ok(server.facts('POST', '/role_assignments', { user: 'carol', role: 'approver', tenant: 'solo' }));
+    const alone = await createReviewSource({ client, user: 'carol', tenant: 'solo' }).readReviewing(['default', 'oncall']);
+    expect(alone).toEqual({ roles: ['approver'], reviews: true, alone: ['default', 'oncall'] });
+    expect(await createReviewSource({ client, user: 'bob', tenant: 'acme' }).readReviewing(['default', 'oncall'])).toEqual({ roles: ['approver'], reviews: true });
+    // Not a reviewer: nothing more is read.
+    expect(await createReviewSource({ client, user: 'dave', tenant: 'acme' }).readReviewing(['default'])).toEqual({ roles: ['approver'], reviews: false });
+  });
+
   it('roster requests list: one list across the configurations, with --config to narrow it', async () => {
     const cli = (args: string[]) => runCli([...args, '--api-url', world.recorder.url, '--project', 'p', '--env', 'e'], { env: { ROSTER_API_KEY: ORG_KEY } });
     const text = await cli(['requests', 'list', '--user', 'bob', '--tenant', 'acme']);

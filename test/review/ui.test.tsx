@@ -162,6 +162,14 @@ describe('review screen: issue 31', () => {
     expect(frame(reviewer)).toContain('no pending request');
   });
 
+  it("the details of one's own request, where one is the tenant's only reviewer, say nobody can decide it", () => {
+    const own = aRequest({ id: 'b1', requester: 'bob', role: 'viewer' });
+    const s = at({ rows: 40 }, [ROLES, pageOf([{ ...own, config: 'default' }]), { type: 'reviewingLoaded', reviewing: { roles: ['approver'], reviews: true, alone: ['default'] } }, ...keys('<return>')]);
+    expect(frame(s).replace(/\s+/g, ' ')).toContain('nobody can decide this request: you are the only user holding a reviewer role of configuration default tenant-wide in acme, and nobody may review their own request; it stays pending until someone else reviews there (x cancels it)');
+    const other = at({ rows: 40 }, [ROLES, pageOf([{ ...own, config: 'default' }]), { type: 'reviewingLoaded', reviewing: { roles: ['approver'], reviews: true } }, ...keys('<return>')]);
+    expect(frame(other)).not.toContain('nobody can decide');
+  });
+
   it('duplicate pending requests (same requester, role and instance) are marked, in the row and the details', () => {
     const dupes = [
       aRequest({ id: 'd3', requester: 'dave', role: 'viewer', instance: 'roadmap', createdAt: '2026-01-01T01:50:00Z' }),
