@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
 import { ReviewApp } from '../../src/review/ui/App.js';
@@ -114,5 +117,21 @@ describe('one review queue across element configurations', { timeout: 120_000 },
     expect(json).toMatchObject({ total_count: 2, page_count: 2, data: [{ elements_config: expect.stringMatching(/^(default|oncall)$/) }] });
     const narrow = JSON.parse((await cli(['requests', 'list', '--user', 'bob', '--tenant', 'acme', '--config', 'oncall', '--format', 'json'])).stdout);
     expect(narrow.data.map((r: { id: string }) => r.id)).toEqual([onOncall]);
+  });
+
+  it("the lifetime comes from the repository's configuration of that environment (grant_for is not on the service)", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'roster-queue-'));
+    const yaml = (env: string) => `project: p\nenvironment: ${env}\nroles:\n  approver: {}\naccess_requests:\n  default: { reviewer_roles: [approver] }\n  oncall: { reviewer_roles: [approver], grant_for: 12h }\n`;
+    const list = (...extra: string[]) => runCli(['requests', 'list', '--user', 'bob', '--tenant', 'acme', '--api-url', world.recorder.url, '--project', 'p', '--env', 'e', ...extra], { cwd: dir, env: { ROSTER_API_KEY: ORG_KEY } });
+    writeFileSync(path.join(dir, 'roster.yaml'), yaml('e'));
+    const text = await list();
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(new RegExp(`^${onOncall}\\s+approved\\s+alice\\s+acme\\s+editor\\s+document:readme\\s+oncall \\(12h\\)\\s`, 'm'));
+    const json = JSON.parse((await list('--format', 'json')).stdout);
+    expect(json.data.find((r: { id: string }) => r.id === onOncall)).toMatchObject({ elements_config: 'oncall', grant_for: '12h' });
+    expect(json.data.find((r: { id: string }) => r.id === onDefault)).not.toHaveProperty('grant_for');
+    // A configuration of another environment says nothing about this one's lifetimes.
+    writeFileSync(path.join(dir, 'roster.yaml'), yaml('prod'));
+    expect(JSON.parse((await list('--format', 'json')).stdout).data.some((r: object) => 'grant_for' in r)).toBe(false);
   });
 });

@@ -26,13 +26,15 @@ export async function queueConfigs(client: ApiClient, only: string | undefined):
 
 /**
  * `grant_for` of each configuration, from the repository's configuration (roster.yaml or roster/ in the
- * working directory) when there is one that loads: the service does not know it (docs/config.md). Best
- * effort: no configuration, or one that does not load, is no lifetime shown, never an error here.
+ * working directory) when there is one that loads and names the environment the queue is read from (or
+ * names none): the service does not know it (docs/config.md). Best effort: no configuration, one that
+ * does not load, or one of another environment is no lifetime shown, never an error here.
  */
-export async function readLifetimes(env?: string): Promise<Record<string, string>> {
+export async function readLifetimes(target: { project: string; environment: string }, env?: string): Promise<Record<string, string>> {
   try {
     const { loadDesired } = await import('../workflow.js');
     const { desired } = await loadDesired([], 'review', { offline: true, env });
+    if ((desired.project !== undefined && desired.project !== target.project) || (desired.environment !== undefined && desired.environment !== target.environment)) return {};
     return Object.fromEntries([...desired.accessRequests.values()].filter((a) => a.grantFor !== undefined).map((a) => [a.key, a.grantFor!]));
   } catch {
     return {};

@@ -52,7 +52,7 @@ export async function requestsCommand(verb: RequestsVerb, id: string | undefined
     if (verb === 'list' && !opts.config) {
       // One list across every element configuration the user may see requests in.
       const { queueConfigs, readLifetimes } = await import('./requests-queue.js');
-      const [configs, lifetimes] = await Promise.all([queueConfigs(target.client, undefined), readLifetimes(opts.env)]);
+      const [configs, lifetimes] = await Promise.all([queueConfigs(target.client, undefined), readLifetimes(target, opts.env)]);
       if (configs.length > 1 || Object.keys(lifetimes).length > 0) {
         const sources = configs.map((c) => createReviewSource({ client: target.client, ...actor, config: c }));
         const outcome: Outcome = { ...(await listAcross(sources, opts)), configs: { lifetimes } };

@@ -24,7 +24,7 @@ export async function reviewCommand(opts: ReviewCommandOptions): Promise<void> {
     const { checkActor } = await import('../../review/actor.js');
     const actor = await checkActor(target.client, opts.user, opts.tenant);
     const { queueConfigs, readLifetimes } = await import('./requests-queue.js');
-    const [configs, lifetimes] = await Promise.all([queueConfigs(target.client, opts.config), readLifetimes(opts.env)]);
+    const [configs, lifetimes] = await Promise.all([queueConfigs(target.client, opts.config), readLifetimes(target, opts.env)]);
     const { log } = await renderReview({
       client: target.client, ...actor, configs, lifetimes, readonly: opts.readonly, color: (await import('../color.js')).useColor(), routeWaiting: target.routeWaiting,
     });
