@@ -5,6 +5,7 @@
  */
 import type { DesiredAssertion } from '../config/desired.js';
 import type { AccessGraph } from './graph.js';
+import type { AccessPath } from './facts.js';
 import { formatPath, typeOf } from './paths.js';
 
 /** An assertion's fields without its place: what evaluation needs. */
@@ -16,7 +17,28 @@ export interface AssertionFailure {
   message: string;
   /** The granting paths that break a `cannot` (or that a `has_role`/`can` lacks: empty). */
   paths: string[];
+  /** The approved access requests whose grants some of those paths start from (`cannot` only), each once. */
+  heldThrough?: HeldThrough[];
 }
+
+/**
+ * An approved access request whose grant (a role assignment, or a group membership) the configuration
+ * does not declare, as the plan reads it (src/plan/request-grants.ts `GrantRequest`). A `cannot` that
+ * fails through it fails on every plan, whatever the pull request changes: the failure names it.
+ */
+export interface HeldThrough {
+  id: string;
+  /** The element configuration it was approved through. */
+  config: string;
+  /** Null: approved with an API key (no user recorded). */
+  reviewer: string | null;
+  approvedAt: string;
+  /** Set when its `grant_for` is over and it is not revoked yet. */
+  expiredAt?: string;
+}
+
+/** The request that holds the grant `role` of `user` on `on` (an instance, a group, or a tenant for a tenant-wide role), if any. */
+export type HeldLookup = (user: string, role: string, on: string) => HeldThrough | undefined;
 
 export interface AssertionResult {
   assertion: AssertionSpec;
@@ -81,6 +103,8 @@ export interface EvaluateOptions {
    * only supplies paths); without them the graph decides.
    */
   decisions?: ReadonlyMap<string, boolean>;
+  /** Grants of approved access requests the configuration does not declare: failing paths that start from one name it. */
+  held?: HeldLookup;
 }
 
 export function evaluateAssertions(assertions: readonly AssertionSpec[], graph: AccessGraph, options: EvaluateOptions = {}): AssertionReport {
@@ -93,7 +117,7 @@ function evaluateOne(a: AssertionSpec, graph: AccessGraph, options: EvaluateOpti
   const users = usersOf(a, graph);
   const failures: AssertionFailure[] = [];
   for (const user of users) {
-    const failure = a.check === 'has_role' ? checkRole(user, a, graph) : checkPermission(user, a, graph, options.decisions);
+    const failure = a.check === 'has_role' ? checkRole(user, a, graph) : checkPermission(user, a, graph, options);
     if (failure) failures.push(failure);
   }
   return { assertion: a, name: describeAssertion(a), passed: failures.length === 0, users, failures };
@@ -105,7 +129,7 @@ function checkRole(user: string, a: AssertionSpec, graph: AccessGraph): Assertio
   return { user, message: e.missing?.message ?? `${user} lacks role ${a.subject} on ${a.on}.`, paths: [] };
 }
 
-function checkPermission(user: string, a: AssertionSpec, graph: AccessGraph, decisions?: ReadonlyMap<string, boolean>): AssertionFailure | undefined {
+function checkPermission(user: string, a: AssertionSpec, graph: AccessGraph, { decisions, held }: EvaluateOptions): AssertionFailure | undefined {
   const permission = `${typeOf(a.on)}:${bareAction(a.subject)}`;
   const decision = graph.can(user, permission, a.on);
   const allowed = decisions?.get(checkKey({ user, action: bareAction(a.subject), instance: a.on })) ?? decision.allowed;
@@ -118,9 +142,43 @@ function checkPermission(user: string, a: AssertionSpec, graph: AccessGraph, dec
     return { user, message, paths: [] };
   }
   if (!allowed) return undefined;
-  const paths = decision.via.map((v) => `${formatPath(user, v.path, v.role, a.on)} (${v.role} grants ${permission})`);
+  const through: HeldThrough[] = [];
+  const paths = decision.via.map((v) => {
+    const line = `${formatPath(user, v.path, v.role, a.on)} (${v.role} grants ${permission})`;
+    const [role, on] = rootGrant(v.path, v.role, a.on);
+    const request = held?.(user, role, on);
+    if (!request) return line;
+    if (!through.some((t) => t.id === request.id)) through.push(request);
+    return `${line}; ${heldNote(request)}`;
+  });
   const message = paths.length > 0
-    ? `${user} can ${bareAction(a.subject)} on ${a.on}: ${paths.length === 1 ? 'one path grants' : `${paths.length} paths grant`} it.`
+    ? `${user} can ${bareAction(a.subject)} on ${a.on}: ${paths.length === 1 ? 'one path grants' : `${paths.length} paths grant`} it${through.length > 0 ? `, held through access request ${through.map((t) => short(t.id)).join(', ')} (not in the configuration)` : ''}.`
     : `the service allows ${user} ${permission} on ${a.on}, though the live state shows no path granting it.`;
-  return { user, message, paths };
+  return { user, message, paths, ...(through.length > 0 ? { heldThrough: through } : {}) };
+}
+
+const short = (id: string) => `${id.slice(0, 8)}…`;
+
+/** "held through access request 4b76c2e1…, approved by bob at …; roster requests revoke 4b76c2e1 removes it". */
+export function heldNote(t: HeldThrough): string {
+  const by = t.reviewer ?? 'an administrator (API key)';
+  const expired = t.expiredAt ? `, expired ${t.expiredAt} (grant_for of ${t.config}; roster requests expire revokes it)` : '';
+  return `held through access request ${short(t.id)}, approved by ${by} at ${t.approvedAt} (${t.config})${expired}; roster requests revoke ${t.id.slice(0, 8)} removes it`;
+}
+
+/**
+ * The grant a path starts from: a role held directly on an instance or tenant-wide, or the membership of
+ * the user's first group (the `member` role on it, as approving a request for a group makes it).
+ */
+function rootGrant(path: AccessPath, role: string, instance: string): [role: string, on: string] {
+  switch (path.kind) {
+    case 'direct':
+      return [role, instance];
+    case 'tenant':
+      return [role, path.tenant];
+    case 'group':
+      return ['member', path.chain[0]];
+    case 'derived':
+      return rootGrant(path.path, path.role, path.subject);
+  }
 }

@@ -45,14 +45,14 @@ export function registerCommands(program: Command): void {
     .action(async (dir: string | undefined, opts) => (await import('./commands/init.js')).initCommand(dir, opts));
 
   // Access requests: `requests` for scripts, CI and chat bots; `review`, the reviewer's terminal UI.
-  const requests = program.command('requests').description('access requests: list, get, create, approve, deny, cancel, update; adopt, expire');
+  const requests = program.command('requests').description('access requests: list, get, create, approve, deny, cancel, update, revoke; adopt, expire');
   const requestVerb = (verb: string, description: string, withId: boolean) => {
     const cmd = requests.command(verb).description(description);
     if (withId) cmd.argument('<id>', 'the access request id, or a unique prefix of it');
     return targetFlags(cmd)
       .requiredOption('--user <user>', 'the acting user (the requester, or a reviewer) (required)')
       .requiredOption('--tenant <tenant>', 'the tenant the request is in (required)')
-      .option('--config <key>', withId ? 'the element configuration (default: look in every one)' : 'the element configuration naming the reviewers (default: default)')
+      .option('--config <key>', withId ? 'the element configuration (default: look in every one)' : verb === 'list' ? 'only this element configuration (default: every one, merged)' : 'the element configuration naming the reviewers (default: default)')
       .option('--format <format>', 'text | json', 'text')
       .action(async (...args: unknown[]) => {
         const opts = args[withId ? 1 : 0] as import('./commands/requests.js').RequestsOptions;
@@ -75,6 +75,7 @@ export function registerCommands(program: Command): void {
   requestVerb('deny', 'deny', true).option('--comment <text>', 'a note for the requester');
   requestVerb('cancel', 'cancel your own request', true).option('--reason <text>', 'why, for the reviewers');
   requestVerb('update', 'comment (or change the role) without deciding', true).option('--comment <text>', 'a note on the request').option('--role <role>', 'change the role asked');
+  requestVerb('revoke', "remove the role assignment an approved request made (the request stays approved)", true);
   targetFlags(requests.command('adopt').description('declare the grants of approved access requests in the configuration files (docs/plan.md)'))
     .argument('[paths...]', 'configuration files or directories (default: roster.yaml or roster/)')
     .option('--dry-run', 'print the edit as a diff; write nothing')
@@ -92,7 +93,7 @@ export function registerCommands(program: Command): void {
   targetFlags(program.command('review').description('review access requests in the terminal (needs a TTY; see `roster requests`)'))
     .requiredOption('--user <user>', 'the reviewer (required)')
     .requiredOption('--tenant <tenant>', 'the tenant to review (required)')
-    .option('--config <key>', 'the element configuration naming the reviewers', 'default')
+    .option('--config <key>', 'only this element configuration (default: every user-management one, in one queue)')
     .option('--readonly', 'browse only: every decision key is off')
     .action(async (opts) => (await import('./commands/review.js')).reviewCommand(opts));
 

@@ -106,7 +106,8 @@ async function planOf(desired: DesiredState, target: Target, { live, requestGran
   }
   if (options.access) {
     const { planAccess } = await import('../plan/access.js');
-    plan.access = planAccess({ live, changes: plan.changes, permissions: options.access.permissions, assertions: desired.assertions });
+    const { heldLookup } = await import('../plan/render-held.js');
+    plan.access = planAccess({ live, changes: plan.changes, permissions: options.access.permissions, assertions: desired.assertions, held: heldLookup(plan.held?.grants ?? []) });
   }
   return { plan, live };
 }

@@ -8,7 +8,7 @@ import type { DesiredAssertion } from '../config/desired.js';
 import { buildAccessGraph, diffAccess, formatPath, formatSummaryEntry, type AccessGraph } from '../access/index.js';
 import { factsFromState } from '../access/from-state.js';
 import { derivationCache } from '../access/derive.js';
-import { evaluateAssertions } from '../access/assertions.js';
+import { evaluateAssertions, type HeldLookup } from '../access/assertions.js';
 import { failureLines, placeOf } from '../access/check-report.js';
 import { diffRoleDefinitions } from '../access/definition-diff.js';
 import { summarise } from '../access/summary.js';
@@ -78,6 +78,8 @@ export interface PlanAccessInput {
   permissions?: boolean;
   /** Evaluated on the state after the plan. */
   assertions?: readonly DesiredAssertion[];
+  /** The plan's held grants (render-held.ts `heldLookup`): a failing `cannot` names the request behind it. */
+  held?: HeldLookup;
   limits?: Partial<PlanAccessLimits>;
 }
 
@@ -127,7 +129,7 @@ export function planAccess(input: PlanAccessInput): PlanAccess {
     omittedChanges: Math.max(0, diff.changes.length - limits.changes),
   };
   if (input.assertions && input.assertions.length > 0) {
-    const report = evaluateAssertions(input.assertions, after);
+    const report = evaluateAssertions(input.assertions, after, { held: input.held });
     out.assertions = {
       total: report.total,
       failed: report.failed,

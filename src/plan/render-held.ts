@@ -1,5 +1,7 @@
 /** How the renderers show grants of approved access requests: the held section, and expired deletions. */
 import type { ExpiredGrant, GrantRequest, HeldGrant, PlanHeld } from './request-grants.js';
+import type { HeldLookup, HeldThrough } from '../access/assertions.js';
+import { ids } from './identity.js';
 
 export const HELD_TITLE = 'Held through approved access requests';
 
@@ -20,7 +22,7 @@ function heldDetail(g: HeldGrant): string {
 
 function heading(h: PlanHeld): string {
   const n = h.grants.length;
-  return `${n} grant${n === 1 ? '' : 's'} the configuration does not declare; not changes: kept until declared (roster requests adopt) or expired (grant_for)`;
+  return `${n} grant${n === 1 ? '' : 's'} the configuration does not declare; not changes: kept until declared (roster requests adopt), revoked (roster requests revoke) or expired (grant_for)`;
 }
 
 /** The section as text lines (after the changes). `=` marks a held grant, `!` a deletion withheld for it. */
@@ -40,4 +42,15 @@ export function heldMarkdownLines(h: PlanHeld): string[] {
   if (h.kept.length > 0) out.push('');
   for (const k of h.kept) out.push(`- \`${k.id}\` is not deleted: it would remove ${k.because.map((b) => `\`${b}\``).join(', ')}`);
   return out;
+}
+
+/**
+ * The lookup assertions use to name the request behind a failing path (src/access/assertions.ts): held
+ * grants, and expired ones not revoked yet (they still grant), by user, role and instance or tenant.
+ */
+export function heldLookup(held: readonly Pick<HeldGrant, 'user' | 'role' | 'tenant' | 'on' | 'request'>[], expired: readonly { user: string; role: string; on: string; expired: ExpiredGrant }[] = []): HeldLookup {
+  const by = new Map<string, HeldThrough>();
+  for (const g of held) by.set(ids.assignment(g.user, g.role, g.on ?? g.tenant), { ...g.request });
+  for (const e of expired) by.set(ids.assignment(e.user, e.role, e.on), { ...e.expired.request, expiredAt: e.expired.expiredAt });
+  return (user, role, on) => by.get(ids.assignment(user, role, on));
 }

@@ -25,6 +25,8 @@ export function onAnswer(s: QueueState, a: Answer): Step {
       return only({ ...s, roles: { state: 'failed', message: a.message } });
     case 'personLoaded':
       return only({ ...s, people: { ...s.people, [a.user]: { state: 'loaded', value: a.facts } } });
+    case 'reviewingLoaded':
+      return only({ ...s, reviewing: { state: 'loaded', value: a.reviewing } });
     case 'personFailed':
       return only({ ...s, people: { ...s.people, [a.user]: { state: 'failed', message: a.message } } });
     case 'decided':

@@ -99,6 +99,14 @@ export function createReviewController(o: ControllerOptions): ReviewController {
             (err) => dispatch({ type: 'personFailed', user: e.user, message: describeError(err).message }),
           ),
         );
+      case 'loadReviewing':
+        return track(
+          source.readReviewing(o.configs).then(
+            (reviewing) => dispatch({ type: 'reviewingLoaded', reviewing }),
+            // What an empty queue says is a convenience: without it, it says "no pending request".
+            () => undefined,
+          ),
+        );
       case 'decide':
         return track(decide(e.intent));
     }

@@ -1,4 +1,4 @@
-import { targetOf, type AccessRequest } from './request.js';
+import { placeOf, type AccessRequest } from './request.js';
 
 /**
  * Decisions on one request, as plain data: what may be started, the prompts on the way (comment,
@@ -31,7 +31,7 @@ export const VERB: Record<DecisionKind, { doing: string; done: string; key: stri
 
 /** "bob's request for editor on document:readme" (or "your request …"). */
 export function describeRequest(r: AccessRequest, role = r.role): string {
-  return `${r.own ? 'your' : `${r.requester}'s`} request for ${role} on ${targetOf(r)}`;
+  return `${r.own ? 'your' : `${r.requester}'s`} request for ${role} ${placeOf(r)}`;
 }
 
 /**
@@ -74,7 +74,7 @@ export function commentLabel(kind: DecisionKind): string {
 export function successText(intent: DecisionIntent, r: AccessRequest): string {
   const role = intent.role ?? r.role;
   const base = `${VERB[intent.kind].done} ${describeRequest(r, role)}`;
-  return intent.kind === 'approve' ? `${base}: ${r.requester} now holds ${role} on ${targetOf(r)}` : base;
+  return intent.kind === 'approve' ? `${base}: ${r.requester} now holds ${role} ${placeOf(r)}` : base;
 }
 
 /** Someone else decided first (409): the request as it is now. */

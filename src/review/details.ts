@@ -1,7 +1,7 @@
 import { buildImpact, rolesInTenant } from './impact.js';
-import { selected } from './rows.js';
+import { duplicateKey, pendingByKey, selected } from './rows.js';
 import type { QueueState } from './state.js';
-import { STATUS_LABEL, targetOf, type AccessRequest } from './request.js';
+import { placeOf, STATUS_LABEL, type AccessRequest } from './request.js';
 import { optimisticStatus } from './decisions.js';
 import { pad, truncate, wrapAll } from './format.js';
 
@@ -37,13 +37,25 @@ export function buildDetailLines(s: QueueState): DetailLine[] {
   const inflight = s.inflight[r.id];
   const status = inflight ? optimisticStatus(inflight.kind) : STATUS_LABEL[r.status];
   const lines: DetailLine[] = [
-    { text: `${r.own ? 'Your request' : `Request by ${r.requester}`}: ${r.role} on ${targetOf(r)} — ${status}`, tone: 'title' },
+    { text: `${r.own ? 'Your request' : `Request by ${r.requester}`}: ${r.role} ${placeOf(r)} — ${status}`, tone: 'title' },
     // The reason whole, wrapped: it is what the reviewer decides on.
     ...wrapAll(r.reason ?? '—', s.width - 1, 'reason: ', '  ').map((text) => ({ text })),
   ];
   if (r.status !== 'pending') {
     const by = r.reviewer ? ` by ${r.reviewer}` : '';
-    lines.push({ text: `${r.status}${by}${r.reviewedAt ? ` at ${r.reviewedAt}` : ''}${r.reviewerComment ? `: "${r.reviewerComment}"` : ''}` });
+    lines.push(...wrap(s, `${r.status}${by}${r.reviewedAt ? ` at ${r.reviewedAt}` : ''}${r.reviewerComment ? `: "${r.reviewerComment}"` : ''}`));
+  }
+  if (s.configs.length > 1 && r.config) {
+    const life = s.lifetimes[r.config];
+    lines.push({ text: `configuration: ${r.config}${life ? ` (grant_for ${life}: an approval lasts ${life})` : ''}` });
+  }
+  const config = r.config ?? s.configs[0] ?? 'default';
+  if (r.own && r.status === 'pending' && s.reviewing.state === 'loaded' && s.reviewing.value.alone?.includes(config)) {
+    lines.push(...wrap(s, `nobody can decide this request: you are the only user holding a reviewer role of configuration ${config} tenant-wide in ${r.tenant}, and nobody may review their own request; it stays pending until someone else reviews there (x cancels it)`, 'warning'));
+  }
+  const same = r.status === 'pending' ? pendingByKey(s).get(duplicateKey(r)) ?? [] : [];
+  if (same.length > 1) {
+    lines.push(...wrap(s, `duplicates: ${same.length} pending requests by ${r.requester} for ${r.role} ${placeOf(r)} among the rows read (${same.map((x) => x.id.slice(0, 8)).join(', ')}): deny or cancel all but one`, 'warning'));
   }
   lines.push(...impactLines(s, r), ...requesterLines(s, r), { text: 'Fields', tone: 'title' });
   const fields: [string, unknown][] = [
@@ -59,10 +71,16 @@ export function buildDetailLines(s: QueueState): DetailLine[] {
   return lines;
 }
 
-/** `name value` cells, two a line when the terminal is wide enough. */
+/** A line wrapped at the pane's width, never cut; continuation lines indented under it. */
+function wrap(s: QueueState, text: string, tone?: DetailLine['tone'], indent = ''): DetailLine[] {
+  return wrapAll(text, s.width - 1, indent, `${indent}  `).map((t) => ({ text: t, ...(tone ? { tone } : {}) }));
+}
+
+/** `name value` cells, two a line when the terminal is wide enough; a value too long for its line is wrapped, never cut. */
 function packFields(fields: [string, unknown][], width: number): DetailLine[] {
   const cell = (name: string, value: unknown, w: number) => truncate(`${name.padEnd(16)} ${shown(value)}`, w);
-  if (width < 76) return fields.map(([k, v]) => ({ text: `  ${cell(k, v, width - 2)}` }));
+  const whole = (name: string, value: unknown): DetailLine[] => wrapAll(shown(value), width, `  ${name.padEnd(16)} `, ' '.repeat(19)).map((text) => ({ text }));
+  if (width < 76) return fields.flatMap(([k, v]) => whole(k, v));
   const half = Math.floor((width - 2) / 2);
   const fits = (f: [string, unknown]) => 17 + [...shown(f[1])].length <= half - 1;
   const out: DetailLine[] = [];
@@ -72,7 +90,7 @@ function packFields(fields: [string, unknown][], width: number): DetailLine[] {
     if (fits(fields[i]) && fields[i + 1] && fits(fields[i + 1])) {
       out.push({ text: `  ${pad(cell(k, v, half - 1), half)}${cell(fields[i + 1][0], fields[i + 1][1], half - 1)}`.trimEnd() });
       i++;
-    } else out.push({ text: `  ${cell(k, v, width - 2)}` });
+    } else out.push(...whole(k, v));
   }
   return out;
 }
@@ -83,7 +101,7 @@ function requesterLines(s: QueueState, r: AccessRequest): DetailLine[] {
   if (!person || person.state === 'loading') return [{ text: `${title}reading…`, tone: 'dim' }];
   if (person.state === 'failed') return [{ text: `${title}could not read them (${person.message}): R retries`, tone: 'error' }];
   const roles = rolesInTenant(person.value, r.tenant);
-  return [{ text: `${title}${roles.length > 0 ? roles.join(', ') : 'none'}` }];
+  return wrap(s, `${title}${roles.length > 0 ? roles.join(', ') : 'none'}`);
 }
 
 function impactLines(s: QueueState, r: AccessRequest): DetailLine[] {
@@ -97,7 +115,12 @@ function impactLines(s: QueueState, r: AccessRequest): DetailLine[] {
   if (s.roles.state === 'loading' || !person || person.state === 'loading') return [title, { text: '  reading…', tone: 'dim' }];
   const impact = buildImpact(r, s.roles.value, person.value, role);
   const out: DetailLine[] = [title];
-  for (const line of impact.lines) out.push({ text: `  ${line}`, tone: line.startsWith('+') ? 'gain' : line.startsWith('?') ? 'warning' : undefined });
+  // Each line whole, wrapped under itself: a role granting many permissions lists them all.
+  for (const line of impact.lines) {
+    const lead = /^ */.exec(line)![0];
+    const tone = line.startsWith('+') ? 'gain' : line.startsWith('?') ? 'warning' : undefined;
+    out.push(...wrapAll(line.slice(lead.length), s.width - 1, `  ${lead}`, `  ${lead}    `).map((text): DetailLine => ({ text, ...(tone ? { tone } : {}) })));
+  }
   // The caveat whole, wrapped, right under what it qualifies.
   out.push(...wrapAll(`(${impact.note})`, s.width - 1, '  ', '   ').map((text): DetailLine => ({ text, tone: 'warning' })));
   return out;

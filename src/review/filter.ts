@@ -76,9 +76,17 @@ export function clientPredicate(f: Filter): ((r: AccessRequest) => boolean) | un
  * and own); decided: approved and denied, merged from two lists (the API filters on one status at a
  * time); mine: the user's own requests in any status, picked on the client from everything the user
  * sees (the public list cannot filter by requester). In mine, `@X` for anyone but the user matches
- * nothing: no query at all, an empty, complete list.
+ * nothing: no query at all, an empty, complete list. With `configs`, every list is read in each of them
+ * (the queries carry their configuration).
  */
-export function buildFeedSpec(tab: Tab, filter: Filter, user: string, order: Order = 'newest'): FeedSpec {
+export function buildFeedSpec(tab: Tab, filter: Filter, user: string, order: Order = 'newest', configs?: readonly string[]): FeedSpec {
+  const spec = tabSpec(tab, filter, user, order);
+  // One queue across element configurations: each list read in each, merged in order (paging.ts scan).
+  if (!configs || configs.length === 0) return spec;
+  return { ...spec, queries: configs.flatMap((config) => spec.queries.map((q) => ({ ...q, config }))) };
+}
+
+function tabSpec(tab: Tab, filter: Filter, user: string, order: Order): FeedSpec {
   const base = serverQuery(filter);
   const keep = clientPredicate(filter);
   switch (tab) {

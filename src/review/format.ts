@@ -4,6 +4,7 @@ import { targetOf, type AccessRequest } from './request.js';
 import { listHeight, rowCount } from './rows.js';
 import type { QueueState } from './state.js';
 import type { WaitingInfo } from '../api/index.js';
+import type { Tab } from './filter.js';
 
 /** Pure text helpers for the screen: truncation, ages, columns, the status line. */
 
@@ -32,42 +33,73 @@ export function age(iso: string, now: number): string {
 
 export interface Columns {
   requester: number;
-  tenant: number;
   role: number;
   target: number;
+  /** The element configuration (and its lifetime); 0 when the queue has one configuration. */
+  config: number;
   age: number;
   status: number;
   reason: number;
 }
 
-/** Column widths for a terminal `width` wide: the reason takes what is left. */
-export function columnsFor(width: number): Columns {
-  const narrow = width < 90;
-  const c = { requester: narrow ? 11 : 14, tenant: narrow ? 8 : 12, role: narrow ? 9 : 12, target: narrow ? 18 : 24, age: 4, status: 10, reason: 0 };
-  const used = 2 + c.requester + c.tenant + c.role + c.target + c.age + c.status + 6;
+/**
+ * Column widths for a terminal `width` wide. No TENANT column: the queue is one tenant's, named in the
+ * title. CONFIG only when the queue spans several element configurations. The reason, what a reviewer
+ * decides on, takes what is left, and the fixed columns are sized so that it is the widest at 80 and
+ * 120 columns.
+ */
+export function columnsFor(width: number, o: { config?: boolean } = {}): Columns {
+  const narrow = width < (o.config ? 120 : 100);
+  const c: Columns = o.config
+    ? { requester: narrow ? 9 : 14, role: narrow ? 8 : 12, target: narrow ? 16 : 22, config: narrow ? 8 : 12, age: 4, status: 10, reason: 0 }
+    : { requester: narrow ? 10 : 14, role: narrow ? 9 : 12, target: narrow ? 17 : 24, config: 0, age: 4, status: 10, reason: 0 };
+  const columns = o.config ? 7 : 6;
+  const used = 2 + c.requester + c.role + c.target + c.config + c.age + c.status + (columns - 1);
   c.reason = Math.max(0, width - used - 1);
   return c;
 }
 
-export function statusText(r: AccessRequest, inflight?: DecisionIntent): string {
-  return inflight ? optimisticStatus(inflight.kind) : r.status;
+export function statusText(r: AccessRequest, inflight?: DecisionIntent, duplicates = 0): string {
+  if (inflight) return optimisticStatus(inflight.kind);
+  // Several pending requests by one requester for one role on one place: marked, so all but one go.
+  return duplicates > 1 && r.status === 'pending' ? `dup ×${duplicates}` : r.status;
+}
+
+/** When a row's AGE counts from: the decision on the decided tab (what a reviewer looks back at), the request elsewhere. */
+export function ageFrom(r: AccessRequest, tab: Tab): string {
+  return tab === 'decided' && r.status !== 'pending' ? (r.reviewedAt ?? r.updatedAt) : r.createdAt;
+}
+
+export interface RowOptions {
+  inflight?: DecisionIntent;
+  tab?: Tab;
+  /** Pending requests among the rows read with this one's requester, role and place (this one included). */
+  duplicates?: number;
+  /** The configuration cell: `oncall 12h`. */
+  config?: string;
 }
 
 /** One row of the queue, without the selection marker. */
-export function formatRow(r: AccessRequest, c: Columns, now: number, inflight?: DecisionIntent): string {
+export function formatRow(r: AccessRequest, c: Columns, now: number, o: RowOptions = {}): string {
   return [
     pad(r.own ? `${r.requester} (you)` : r.requester, c.requester),
-    pad(r.tenant, c.tenant),
     pad(r.role, c.role),
     pad(targetOf(r), c.target),
-    pad(age(r.createdAt, now), c.age),
-    pad(statusText(r, inflight), c.status),
+    // The lifetime only when it fits: a cut `oncall …` says less than `oncall` (the details say it whole).
+    ...(c.config > 0 ? [pad(o.config !== undefined && [...o.config].length <= c.config ? o.config : (r.config ?? o.config ?? ''), c.config)] : []),
+    pad(age(ageFrom(r, o.tab ?? 'pending'), now), c.age),
+    pad(statusText(r, o.inflight, o.duplicates), c.status),
     truncate(r.reason ?? '', c.reason),
   ].join(' ');
 }
 
-export function formatHeader(c: Columns): string {
-  return [pad('REQUESTER', c.requester), pad('TENANT', c.tenant), pad('ROLE', c.role), pad('RESOURCE/INSTANCE', c.target), pad('AGE', c.age), pad('STATUS', c.status), truncate('REASON', c.reason)].join(' ');
+export function formatHeader(c: Columns, tab: Tab = 'pending'): string {
+  return [
+    pad('REQUESTER', c.requester), pad('ROLE', c.role), pad('RESOURCE/INSTANCE', c.target),
+    ...(c.config > 0 ? [pad('CONFIG', c.config)] : []),
+    // On the decided tab the age is the decision's.
+    pad(tab === 'decided' ? 'DONE' : 'AGE', c.age), pad('STATUS', c.status), truncate('REASON', c.reason),
+  ].join(' ');
 }
 
 const n = (x: number) => x.toLocaleString('en-US');
@@ -80,6 +112,13 @@ export function formatWaiting(w: WaitingInfo): string {
   return `still waiting for the service: ${Math.round(w.waitedMs / 1000)} s so far (attempt ${w.attempt}, gives up after ${Math.round(w.deadlineMs / 1000)} s; --timeout) · ${w.method} ${w.path}`;
 }
 
+/** A row's configuration and, when the repository's configuration gives it one, its lifetime: `oncall 12h`. */
+export function configLabel(s: Pick<QueueState, 'lifetimes'>, config: string | undefined): string {
+  if (config === undefined) return '';
+  const life = s.lifetimes[config];
+  return life ? `${config} ${life}` : config;
+}
+
 /** "1–17 of 10,000 · page 1/200" and friends. */
 export function formatPosition(s: QueueState): string {
   const f = summarizeFeed(s.feed);
@@ -89,7 +128,13 @@ export function formatPosition(s: QueueState): string {
   if (rows === 0) {
     if (f.failed) return 'could not load';
     if (loading) return f.scanning ? `scanning… ${n(f.scanning.read)}${f.scanning.of !== undefined ? ` of ${n(f.scanning.of)}` : ''} read` : 'loading…';
-    return s.filter.text ? 'no request matches the filter' : `no ${s.tab === 'mine' ? 'request of yours' : `${s.tab} request`}`;
+    if (s.filter.text) return 'no request matches the filter';
+    // An empty queue of a user who reviews nothing says so, and which roles would make them a reviewer.
+    if (s.tab === 'pending' && s.reviewing.state === 'loaded' && !s.reviewing.value.reviews) {
+      const roles = s.reviewing.value.roles;
+      return `you review no requests in ${s.tenant} (reviewer roles: ${roles.length > 0 ? roles.join(', ') : 'none: the configuration names none'})`;
+    }
+    return `no ${s.tab === 'mine' ? 'request of yours' : `${s.tab} request`}`;
   }
   const first = s.top + 1;
   const last = Math.min(rows, s.top + listHeight(s));

@@ -19,6 +19,10 @@ export interface ReviewOptions {
   tenant: string;
   /** Element configuration key or id; default `default`. */
   config?: string;
+  /** One queue across these element configurations (each row names its own); default: `config` alone. */
+  configs?: readonly string[];
+  /** `grant_for` by configuration, when the repository's configuration declares them. */
+  lifetimes?: Readonly<Record<string, string>>;
   readonly?: boolean;
   stdin?: NodeJS.ReadStream;
   stdout?: NodeJS.WriteStream;
@@ -59,11 +63,11 @@ export async function renderReview(o: ReviewOptions): Promise<ReviewSummary> {
   const stdout = o.stdout ?? process.stdout;
   const color = o.color ?? (!process.env.NO_COLOR && stdout.isTTY === true);
   const now = o.now ?? Date.now;
-  const source = createReviewSource({ client: o.client, user: o.user, tenant: o.tenant, config: o.config });
+  const source = createReviewSource({ client: o.client, user: o.user, tenant: o.tenant, config: o.config ?? o.configs?.[0] });
   let quit!: () => void;
   const done = new Promise<void>((resolve) => (quit = resolve));
   const controller = createReviewController({
-    source, user: o.user, tenant: o.tenant, readonly: o.readonly,
+    source, user: o.user, tenant: o.tenant, readonly: o.readonly, configs: o.configs, lifetimes: o.lifetimes,
     width: stdout.columns || 80, rows: stdout.rows || 24, onQuit: () => quit(),
   });
   const unroute = o.routeWaiting?.(controller.waiting);
@@ -82,7 +86,7 @@ export async function renderReview(o: ReviewOptions): Promise<ReviewSummary> {
 }
 
 /** For tests and the bench: the controller alone, over a source. */
-export function startQueue(source: ReviewSource, o: { readonly?: boolean; width?: number; rows?: number; perPage?: number } = {}): ReviewController {
+export function startQueue(source: ReviewSource, o: { readonly?: boolean; width?: number; rows?: number; perPage?: number; configs?: readonly string[] } = {}): ReviewController {
   const c = createReviewController({ source, user: source.user, tenant: source.tenant, ...o });
   c.dispatch({ type: 'start' });
   return c;

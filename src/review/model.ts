@@ -50,7 +50,7 @@ export function reduce(s: QueueState, a: Action): Step {
 function apply(s: QueueState, a: Action): Step {
   switch (a.type) {
     case 'start':
-      return { state: s, effects: [{ type: 'loadRoles' }, countsEffect(s)] };
+      return { state: s, effects: [{ type: 'loadRoles' }, countsEffect(s), { type: 'loadReviewing' }] };
     case 'resize':
       return only({ ...s, width: Math.max(20, a.width), rows: Math.max(CHROME_ROWS + 1, a.rows) });
     case 'key':

@@ -28,6 +28,8 @@ export interface FeedQuery {
   resource?: string;
   /** `type:key` or a bare key. */
   resourceInstance?: string;
+  /** The element configuration to list in; absent: the source's own. */
+  config?: string;
 }
 
 export interface FeedSpec {

@@ -24,6 +24,8 @@ export interface AccessRequest {
   canReview: boolean;
   /** The acting user asked for it. */
   own: boolean;
+  /** The element configuration it was read through (set by the source; absent in pure tests). */
+  config?: string;
   raw: Record<string, unknown>;
 }
 
@@ -81,6 +83,14 @@ export function targetOf(r: Pick<AccessRequest, 'resource' | 'instance'>): strin
   if (r.resource && r.instance) return `${r.resource}:${r.instance}`;
   if (r.resource) return r.resource;
   return 'tenant-wide';
+}
+
+/**
+ * Where a request asks for its role, as a sentence reads it: `on document:readme`, `on document`, or
+ * `in acme (tenant-wide)` (never `on tenant-wide`).
+ */
+export function placeOf(r: Pick<AccessRequest, 'resource' | 'instance' | 'tenant'>): string {
+  return r.resource ? `on ${targetOf(r)}` : `in ${r.tenant} (tenant-wide)`;
 }
 
 /** The organisation/environment ids under either spelling, for the detail pane. */

@@ -42,15 +42,43 @@ export interface VisibleRow {
   state: 'loaded' | 'loading' | 'failed';
   selected: boolean;
   inflight?: DecisionIntent;
+  /** Pending requests among the rows read with this one's requester, role and place (2 or more: duplicates). */
+  duplicates?: number;
+}
+
+/** The requester, role and place a duplicate shares (the configuration aside: the grant would be the same). */
+export const duplicateKey = (r: AccessRequest) => `${r.requester}\u0000${r.role}\u0000${r.resource ?? ''}\u0000${r.instance ?? ''}\u0000${r.tenant}`;
+
+/** Every row read so far, as last known (pure). */
+export function loadedRequests(s: QueueState): AccessRequest[] {
+  const f = s.feed;
+  const rows = f.kind === 'scan' ? f.items : Object.values(f.pages).flatMap((p) => (p.state === 'loaded' ? p.items : []));
+  return rows.map((r) => s.overlay[r.id] ?? r);
+}
+
+/** The pending requests read so far, by duplicate key: which rows are duplicates of each other. */
+export function pendingByKey(s: QueueState): Map<string, AccessRequest[]> {
+  const out = new Map<string, AccessRequest[]>();
+  for (const r of loadedRequests(s)) {
+    if (r.status !== 'pending' || s.inflight[r.id]) continue;
+    const k = duplicateKey(r);
+    const same = out.get(k);
+    if (same) {
+      if (!same.some((x) => x.id === r.id)) same.push(r);
+    } else out.set(k, [r]);
+  }
+  return out;
 }
 
 /** Only the rows on screen: a queue of 10,000 renders `listHeight` rows. */
 export function visibleRows(s: QueueState): VisibleRow[] {
   const out: VisibleRow[] = [];
   const end = Math.min(rowCount(s), s.top + listHeight(s));
+  const same = pendingByKey(s);
   for (let i = s.top; i < end; i++) {
     const request = requestAt(s, i);
-    out.push({ index: i, request, state: request ? 'loaded' : rowState(s.feed, feedIndex(s, i)), selected: i === s.cursor, inflight: request && s.inflight[request.id] });
+    const duplicates = request ? (same.get(duplicateKey(request))?.length ?? 0) : 0;
+    out.push({ index: i, request, state: request ? 'loaded' : rowState(s.feed, feedIndex(s, i)), selected: i === s.cursor, inflight: request && s.inflight[request.id], ...(duplicates > 1 ? { duplicates } : {}) });
   }
   return out;
 }

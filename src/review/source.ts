@@ -25,11 +25,26 @@ export interface ReviewSource {
   cancel(id: string, body?: { reason?: string }): Promise<AccessRequest>;
   /** Every role of the environment, with its permissions. */
   readRoles(): Promise<RoleInfo[]>;
-  /** The requester's role assignments (every tenant; callers pick the request's). */
-  readRequester(user: string): Promise<RequesterFacts>;
-  /** The configuration's reviewer roles (LEVEL_1, LEVEL_2) and how many users hold one tenant-wide in the tenant. */
-  readReviewers(): Promise<{ roles: string[]; reviewers: number }>;
+  /** The requester's role assignments (every tenant, or only `tenant`'s; callers pick the request's). */
+  readRequester(user: string, o?: { tenant?: string }): Promise<RequesterFacts>;
+  /**
+   * The configuration's reviewer roles (LEVEL_1, LEVEL_2) and users who hold one tenant-wide in the
+   * tenant: read until two are found, which is all a warning needs (nobody, or only the requester).
+   */
+  readReviewers(config?: string): Promise<Reviewers>;
+  /** Whether the acting user holds a reviewer role of `configs` (default: the source's) tenant-wide in the tenant. */
+  readReviewing(configs?: readonly string[]): Promise<{ roles: string[]; reviews: boolean; alone?: string[] }>;
 }
+
+export interface Reviewers {
+  roles: string[];
+  /** Tenant-wide holders of a reviewer role, at most two (`complete`: every one). */
+  holders: string[];
+  complete: boolean;
+}
+
+/** Reviewers looked for until this many are found: enough to tell "nobody" and "only the requester" apart from "someone else". */
+const ENOUGH_REVIEWERS = 2;
 
 export interface CreateInput {
   role: string;
@@ -62,8 +77,11 @@ const STATUS_QUERY = { pending: 'pending', approved: 'approved', denied: 'denied
 
 export function createReviewSource(o: SourceOptions): ReviewSource {
   const { client, user, tenant } = o;
-  const base = pathOf(client.paths.facts, 'access_requests', o.config ?? 'default', 'user', user, 'tenant', tenant);
-  const one = (id: string, ...rest: string[]) => pathOf(base, id, ...rest);
+  const own = o.config ?? 'default';
+  const baseOf = (config: string) => pathOf(client.paths.facts, 'access_requests', config, 'user', user, 'tenant', tenant);
+  // A queue across configurations: each request is decided through the configuration it was listed in.
+  const configOf = new Map<string, string>();
+  const one = (id: string, ...rest: string[]) => pathOf(baseOf(configOf.get(id) ?? own), id, ...rest);
   // The public read model names users by id: each id is looked up once (`GET /users/{id}`); the lookup
   // itself is kept, so lists read at the same time (read-ahead, the two lists of `decided`) share it.
   const keys = new Map<string, string>();
@@ -94,9 +112,10 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
     }
     await Promise.all([...ids].map(lookUp));
   };
-  const read = async (raw: unknown) => {
+  const read = async (raw: unknown, config = own) => {
     await learnKeys([raw]);
-    return readAccessRequest(raw, user, (id) => keys.get(id));
+    const r = readAccessRequest(raw, user, (id) => keys.get(id));
+    return { ...r, config: configOf.get(r.id) ?? config };
   };
   // Empty strings are not sent: a comment typed as nothing is no comment.
   const compact = (b: Record<string, string | undefined>) => Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined && v !== ''));
@@ -105,7 +124,8 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
     user,
     tenant,
     async listPage(q, page, perPage) {
-      const raw = await client.get<unknown>(base, {
+      const config = q.config ?? own;
+      const raw = await client.get<unknown>(baseOf(config), {
         // A page with an item it cannot read is retried, then MALFORMED_ANSWER naming the item.
         expect: expectListItems(ACCESS_REQUEST_SHAPE, page),
         // The public service takes the tenant from the path; the specification's list (and our server)
@@ -122,7 +142,8 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
       });
       const list = isEnvelope(raw) ? raw.data : (raw as unknown[]);
       await learnKeys(list);
-      const items = list.map((r) => readAccessRequest(r, user, (id) => keys.get(id)));
+      const items = list.map((r) => ({ ...readAccessRequest(r, user, (id) => keys.get(id)), config }));
+      for (const r of items) configOf.set(r.id, config);
       const total = isEnvelope(raw) && typeof raw.total_count === 'number' ? raw.total_count : undefined;
       return { items, total, raw };
     },
@@ -132,7 +153,7 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
       if (input.resource) details.resource = input.resource;
       if (input.instance) details.resource_instance = input.instance;
       // A plain POST: a retried create could file the request twice, so the client does not retry it.
-      return read(await client.post(base, { access_request_details: details, ...compact({ reason: input.reason }) }));
+      return read(await client.post(baseOf(own), { access_request_details: details, ...compact({ reason: input.reason }) }));
     },
     approve: async (id, b = {}) => read(await client.put(one(id, 'approve'), compact({ reviewer_comment: b.comment, role: b.role }))),
     deny: async (id, b = {}) => read(await client.put(one(id, 'deny'), compact({ reviewer_comment: b.comment }))),
@@ -147,18 +168,45 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
         extends: Array.isArray(r.extends) ? r.extends.map(String) : [],
       }));
     },
-    async readReviewers() {
-      const config = await client.get<{ roles_to_levels?: LevelsRead }>(pathOf(client.paths.elements, 'config', o.config ?? 'default'), { expect: expectFields(CONFIG_SHAPE) });
+    async readReviewing(configs = [own]) {
+      const [levels, mine] = await Promise.all([
+        Promise.all(configs.map((c) => client.get<{ roles_to_levels?: LevelsRead }>(pathOf(client.paths.elements, 'config', c), { expect: expectFields(CONFIG_SHAPE) }))),
+        this.readRequester(user, { tenant }),
+      ]);
+      const holds = (roles: string[]) => mine.assignments.some((a) => a.tenant === tenant && a.resource_instance === null && roles.includes(a.role));
+      const perConfig = levels.map((l) => reviewerRolesOf(l.roles_to_levels));
+      const roles = [...new Set(perConfig.flat())].sort();
+      // Where the user reviews, whether anyone else does: if not, nobody can decide the user's own requests
+      // there. Read only for a reviewer, and only until a second holder is found (readReviewers).
+      const alone: string[] = [];
+      await Promise.all(
+        configs.map(async (c, i) => {
+          if (!holds(perConfig[i])) return;
+          const r = await this.readReviewers(c);
+          if (r.complete && r.holders.length === 1 && r.holders[0] === user) alone.push(c);
+        }),
+      );
+      return { roles, reviews: holds(roles), ...(alone.length > 0 ? { alone: alone.sort() } : {}) };
+    },
+    async readReviewers(configKey = own) {
+      const config = await client.get<{ roles_to_levels?: LevelsRead }>(pathOf(client.paths.elements, 'config', configKey), { expect: expectFields(CONFIG_SHAPE) });
       const roles = reviewerRolesOf(config.roles_to_levels);
       const holders = new Set<string>();
+      // Page by page, stopping once enough holders are known: a tenant with 5,000 admins costs one read.
       for (const role of roles) {
-        const rows = await client.listAll<Record<string, unknown>>(`${client.paths.facts}/role_assignments`, { perPage: 100, query: { role, tenant }, item: ASSIGNMENT_ITEM });
-        for (const a of rows) if (!a.resource_instance) holders.add(String(a.user));
+        for (let page = 1; holders.size < ENOUGH_REVIEWERS; page++) {
+          const raw = await client.get<unknown>(`${client.paths.facts}/role_assignments`, { query: { role, tenant, page, per_page: 100 }, expect: expectListItems(ASSIGNMENT_ITEM, page) });
+          const rows = (isEnvelope(raw) ? raw.data : (raw as unknown[])) as Record<string, unknown>[];
+          for (const a of rows) if (!a.resource_instance && holders.size < ENOUGH_REVIEWERS) holders.add(String(a.user));
+          if (rows.length < 100) break;
+        }
+        if (holders.size >= ENOUGH_REVIEWERS) return { roles, holders: [...holders], complete: false };
       }
-      return { roles, reviewers: holders.size };
+      return { roles, holders: [...holders], complete: true };
     },
-    async readRequester(key) {
-      const rows = await client.listAll<Record<string, unknown>>(`${client.paths.facts}/role_assignments`, { perPage: 1000, query: { user: key }, firstPageQuery: { include_total_count: true }, item: ASSIGNMENT_ITEM });
+    async readRequester(key, only = {}) {
+      const query = { user: key, ...(only.tenant ? { tenant: only.tenant } : {}) };
+      const rows = await client.listAll<Record<string, unknown>>(`${client.paths.facts}/role_assignments`, { perPage: 1000, query, firstPageQuery: { include_total_count: true }, item: ASSIGNMENT_ITEM });
       return {
         user: key,
         assignments: rows.map((a) => ({

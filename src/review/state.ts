@@ -13,6 +13,15 @@ import type { WaitingInfo } from '../api/index.js';
  * shares: a new queue, its list read anew, the tabs' counts to read, a step. Plain data: no I/O, no Ink.
  */
 
+export interface Reviewing {
+  /** The reviewer roles (LEVEL_1, LEVEL_2) of the queue's configurations. */
+  roles: string[];
+  /** The user holds one of them tenant-wide in the tenant. */
+  reviews: boolean;
+  /** The configurations where the user is the only one who does: nobody can decide the user's own requests there. */
+  alone?: string[];
+}
+
 export type Loadable<T> = { state: 'loading' } | { state: 'loaded'; value: T } | { state: 'failed'; message: string };
 
 export interface Message {
@@ -63,6 +72,12 @@ export interface QueueState {
   overlay: Readonly<Record<string, AccessRequest>>;
   roles: Loadable<RoleInfo[]>;
   people: Readonly<Record<string, Loadable<RequesterFacts>>>;
+  /** The element configurations the queue spans (one queue across them); each row names its own when several. */
+  configs: readonly string[];
+  /** `grant_for` of a configuration, when the repository's configuration declares one (it is not on the service). */
+  lifetimes: Readonly<Record<string, string>>;
+  /** Whether the user reviews anything in the tenant, and the reviewer roles: what an empty pending tab says. */
+  reviewing: Loadable<Reviewing>;
   message?: Message;
   /**
    * The client's latest "still waiting for …" notice while a read or decision is slow to come: shown on
@@ -82,6 +97,7 @@ export type Answer =
   | { type: 'rolesFailed'; message: string }
   | { type: 'personLoaded'; user: string; facts: RequesterFacts }
   | { type: 'personFailed'; user: string; message: string }
+  | { type: 'reviewingLoaded'; reviewing: Reviewing }
   | { type: 'decided'; intent: DecisionIntent; request: AccessRequest }
   | { type: 'conflict'; intent: DecisionIntent; request: AccessRequest }
   | { type: 'decisionFailed'; intent: DecisionIntent; message: string; network: boolean }
@@ -96,6 +112,8 @@ export type Effect =
   /** The tabs' totals: one small read per list (page 1 of 1 row). */
   | { type: 'loadCounts'; gen: number; queries: { tab: Tab; queries: FeedQuery[] }[] }
   | { type: 'loadPerson'; user: string }
+  /** Whether the user reviews: the configurations' reviewer roles and the user's roles in the tenant. */
+  | { type: 'loadReviewing' }
   | { type: 'decide'; intent: DecisionIntent; request: AccessRequest }
   | { type: 'quit' };
 
@@ -120,6 +138,9 @@ export interface QueueOptions {
   tab?: Tab;
   filter?: string;
   order?: Order;
+  /** The element configurations of the queue; absent: the source's one. */
+  configs?: readonly string[];
+  lifetimes?: Readonly<Record<string, string>>;
 }
 
 export function initQueue(o: QueueOptions): QueueState {
@@ -127,10 +148,11 @@ export function initQueue(o: QueueOptions): QueueState {
   const filter = parseFilter(o.filter ?? '');
   const perPage = o.perPage ?? 50;
   const order = o.order ?? 'oldest';
+  const configs = o.configs ?? [];
   return {
     user: o.user, tenant: o.tenant, readonly: o.readonly ?? false, tab, filter, order, gone: [], counts: {},
-    feed: createFeed(buildFeedSpec(tab, filter, o.user, order), perPage), gen: 1, perPage,
-    cursor: 0, top: 0, width: o.width ?? 80, rows: o.rows ?? 24,
+    feed: createFeed(buildFeedSpec(tab, filter, o.user, order, configs), perPage), gen: 1, perPage,
+    cursor: 0, top: 0, width: o.width ?? 80, rows: o.rows ?? 24, configs, lifetimes: o.lifetimes ?? {}, reviewing: { state: 'loading' },
     view: 'list', detailTop: 0, back: 'list', inflight: {}, overlay: {}, roles: { state: 'loading' }, people: {}, log: [], quit: false,
   };
 }
@@ -138,12 +160,12 @@ export function initQueue(o: QueueOptions): QueueState {
 /** The tab's list read anew (a new generation: answers for the old one are dropped). */
 export function reload(s: QueueState, changes: Partial<QueueState>): QueueState {
   const next = { ...s, ...changes };
-  return { ...next, feed: createFeed(buildFeedSpec(next.tab, next.filter, next.user, next.order), next.perPage), gen: s.gen + 1, overlay: {}, gone: [] };
+  return { ...next, feed: createFeed(buildFeedSpec(next.tab, next.filter, next.user, next.order, next.configs), next.perPage), gen: s.gen + 1, overlay: {}, gone: [] };
 }
 
 /** The counts to read: pending and decided from the service (with the filter's service part); mine is counted as read. */
 export function countsEffect(s: QueueState): Effect {
-  const tabs = (['pending', 'decided'] as const).map((tab) => ({ tab, queries: buildFeedSpec(tab, parseFilter(''), s.user).queries }));
+  const tabs = (['pending', 'decided'] as const).map((tab) => ({ tab, queries: buildFeedSpec(tab, parseFilter(''), s.user, 'newest', s.configs).queries }));
   return { type: 'loadCounts', gen: s.gen, queries: tabs };
 }
 

@@ -1,5 +1,5 @@
 import type { AccessRequest } from './request.js';
-import { targetOf } from './request.js';
+import { placeOf, targetOf } from './request.js';
 import type { RequesterFacts } from './impact.js';
 
 /**
@@ -44,4 +44,17 @@ export function unreviewableWarning(tenant: string, config: string, reviewerRole
   if (reviewers > 0) return undefined;
   const roles = reviewerRoles.length > 0 ? `a reviewer role of configuration ${config} (${reviewerRoles.join(', ')})` : `a reviewer role: configuration ${config} names none (roles_to_levels LEVEL_1, LEVEL_2)`;
   return `nobody can review requests in tenant ${tenant}: no user holds ${roles} tenant-wide there; they stay pending`;
+}
+
+/**
+ * Pending requests whose requester is the only user holding a reviewer role tenant-wide in the tenant:
+ * a requester may not review their own request, so nobody can decide it. `holders` are the holders read
+ * (at most two are looked for: source.ts `readReviewers`).
+ */
+export function onlyReviewerWarnings(items: readonly AccessRequest[], config: string, reviewerRoles: readonly string[], holders: readonly string[]): string[] {
+  if (holders.length !== 1) return [];
+  const [only] = holders;
+  return items
+    .filter((r) => r.status === 'pending' && r.requester === only)
+    .map((r) => `nobody can decide request ${r.id.slice(0, 8)} (${r.role} ${placeOf(r)}): ${only} asked for it and is the only user holding a reviewer role of configuration ${config} (${reviewerRoles.join(', ')}) tenant-wide in ${r.tenant}, and nobody may review their own request; it stays pending until someone else reviews there`);
 }

@@ -144,7 +144,7 @@ describe('every reader reads the populated environment through the checked lists
     expect(page.items.map((r) => `${r.requester} ${r.role} ${r.status}`).sort()).toEqual(['cleo viewer approved', 'dan admin denied', 'eve commenter pending']);
     expect((await source.readRoles()).map((r) => r.key)).toContain('admin');
     expect((await source.readRequester('ben')).assignments).toEqual([{ role: 'owner', tenant: 'acme', resource_instance: 'document:roadmap' }]);
-    expect(await source.readReviewers()).toEqual({ roles: ['admin'], reviewers: 1 });
+    expect(await source.readReviewers()).toEqual({ roles: ['admin'], holders: ['ada'], complete: true });
     expect(await readConfigKeys(c)).toEqual(['default']);
     await expect(checkActor(c, 'nobody', 'acme')).rejects.toThrow('no user "nobody"');
   });

@@ -133,6 +133,21 @@ describe.sequential('grants of approved access requests, end to end', { timeout:
     expect(offline.code).toBe(1);
   });
 
+  it('a `cannot` that fails through a held grant names the request, in the plan and in check --live', async () => {
+    env.write('cannot.yaml', `${config()}assertions:\n  - { user: mindy, cannot: write, on: repo:web-app }\n`);
+    const note = `held through access request ${first.id.slice(0, 8)}…, approved by bob at ${first.reviewed_at} (default); roster requests revoke ${first.id.slice(0, 8)} removes it`;
+    const [plan, json, live] = await Promise.all([roster('plan', 'cannot.yaml'), roster('plan', 'cannot.yaml', '--format', 'json'), roster('check', 'cannot.yaml', '--live', '--format', 'json')]);
+    expect(plan.stdout).toContain(`mindy can write on repo:web-app: one path grants it, held through access request ${first.id.slice(0, 8)}… (not in the configuration).`);
+    expect(plan.stdout).toContain(`mindy → maintainer on repo:web-app (direct) (maintainer grants repo:write); ${note}`);
+    expect(JSON.parse(json.stdout).access.assertions.failures[0].lines).toContain(`  mindy → maintainer on repo:web-app (direct) (maintainer grants repo:write); ${note}`);
+    expect(live.code).toBe(1);
+    const failure = JSON.parse(live.stdout).results[0].failures[0];
+    expect(failure.paths).toEqual([`mindy → maintainer on repo:web-app (direct) (maintainer grants repo:write); ${note}`]);
+    expect(failure.heldThrough).toEqual([{ id: first.id, config: 'default', reviewer: 'bob', approvedAt: first.reviewed_at }]);
+    // Offline, the configuration alone grants nothing of the kind: it passes, with no request read.
+    expect((await roster('check', 'cannot.yaml')).code).toBe(0);
+  });
+
   it('requests adopt --dry-run prints the edit and writes nothing', async () => {
     const before = config();
     const r = await roster('requests', 'adopt', '--dry-run');

@@ -44,7 +44,8 @@ describe('roster requests for scripts', { timeout: 120_000 }, () => {
       cli('requests', 'list', '--user', 'bob', '--tenant', 'acme', '--format', 'json'),
       cli('requests', 'list', '--user', 'bob', '--tenant', 'beta', '--format', 'json'),
     ]);
-    expect(JSON.parse(inAcme.stdout).data.map((r: { id: string }) => r.id)).toEqual([acme]);
+    // One list across the configurations (default and oncall), newest first, each row naming its own.
+    expect(JSON.parse(inAcme.stdout).data.map((r: { id: string; elements_config: string }) => `${r.id} ${r.elements_config}`)).toEqual([`${oncall} oncall`, `${acme} default`]);
     expect(JSON.parse(inBeta.stdout).data.map((r: { id: string }) => r.id)).toEqual([beta]);
     expect(JSON.parse(inBeta.stdout)).toMatchObject({ total_count: 1 });
   });

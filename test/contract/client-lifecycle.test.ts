@@ -147,6 +147,8 @@ describe.sequential('the client speaks the public API: a whole lifecycle, record
     await ok(...as('alice', 'get', created.id));
     await ok(...as('alice', 'update', created.id, '--comment', 'looking'));
     await ok(...as('alice', 'approve', created.id, '--comment', 'go'));
+    // The grant removed again, through the public role-assignment removal.
+    expect(JSON.parse((await ok(...as('alice', 'revoke', created.id))).stdout)).toMatchObject({ revoked: true, grant: { user: 'carol', role: 'viewer', tenant: 'acme', resource_instance: 'document:roadmap' } });
     await ok(...as('carol', 'deny', second.id, '--comment', 'no'));
     await ok(...as('carol', 'cancel', third.id, '--reason', 'not needed'));
   });
@@ -185,6 +187,7 @@ describe.sequential('the client speaks the public API: a whole lifecycle, record
       'PUT /v2/facts/{proj_id}/{env_id}/bulk/resource_instances',
       'POST /v2/facts/{proj_id}/{env_id}/role_assignments/bulk',
       'DELETE /v2/facts/{proj_id}/{env_id}/role_assignments/bulk',
+      'DELETE /v2/facts/{proj_id}/{env_id}/role_assignments',
       'DELETE /v2/elements/{proj_id}/{env_id}/{elements_config_id}',
       'DELETE /v2/schema/{proj_id}/{env_id}/groups/{group_instance_key}/assign_group',
       'DELETE /v2/schema/{proj_id}/{env_id}/groups/{group_instance_key}/roles',

@@ -70,7 +70,7 @@ describe.skipIf(!hasTmux)('roster review in a terminal (tmux)', () => {
 
     // Oldest first: alice's request, then dave's.
     let s = await until('1–2 of 2');
-    expect(s).toMatch(/› alice\s+acme\s+editor\s+document:readme/);
+    expect(s).toMatch(/› alice\s+editor\s+document:readme/);
     keys('j');
     await until('› dave');
     keys('a');
@@ -140,17 +140,17 @@ describe.skipIf(!hasTmux)('roster review in a terminal (tmux)', () => {
     expect(f).not.toContain('in beta');
     f = await seen('1–3 of 3');
     const rows = f.split('\n').filter((l) => /^[› ] (alice|dave)/.test(l));
-    // Oldest first: requester, tenant, role, instance of each row, in the order filed.
-    expect(rows.map((l) => l.slice(2).trim().split(/\s+/).slice(0, 4).join(' '))).toEqual([
-      'alice acme editor document:readme', 'dave acme viewer document:readme', 'alice acme viewer document:roadmap',
+    // Oldest first: requester, role, instance of each row, in the order filed (the title names the tenant).
+    expect(rows.map((l) => l.slice(2).trim().split(/\s+/).slice(0, 3).join(' '))).toEqual([
+      'alice editor document:readme', 'dave viewer document:readme', 'alice viewer document:roadmap',
     ]);
     expect(f.split('\n').every((l) => l.length <= 80)).toBe(true);
 
     // Two keys in one write: the cursor moves twice.
     type('jj');
-    await seen(/› alice\s+acme\s+viewer\s+document:roadmap/);
+    await seen(/› alice\s+viewer\s+document:roadmap/);
     keys('g');
-    await seen(/› alice\s+acme\s+editor\s+document:readme/);
+    await seen(/› alice\s+editor\s+document:readme/);
 
     // The details: the whole reason, wrapped at 80 columns.
     keys('Enter');

@@ -108,7 +108,7 @@ describe('roster review flows (real server)', () => {
     const ui = await mount('bob');
     expect(stable(await ui.until('1–2 of 2'))).toMatchSnapshot('queue');
     await ui.press('j');
-    expect(ui.frame()).toMatch(/› alice\s+acme\s+editor\s+document:readme/);
+    expect(ui.frame()).toMatch(/› alice\s+editor\s+document:readme/);
     await ui.press('enter');
     const details = await ui.until('new for alice: document:write');
     expect(details).toContain("alice's roles in acme: viewer on document:readme");
@@ -153,7 +153,7 @@ describe('roster review flows (real server)', () => {
     expect(f).not.toMatch(/› alice/);
     await ui.until('no pending request');
     await ui.press('2');
-    await ui.until(/› alice\s+acme\s+editor\s+document:roadmap\s+\S+\s+denied/);
+    await ui.until(/› alice\s+editor\s+document:roadmap\s+\S+\s+denied/);
     await ui.press('enter');
     await ui.until('denied by carol');
     expect(ui.frame()).not.toContain('If approved');
@@ -194,7 +194,7 @@ describe('roster review flows (real server)', () => {
     await ui.press('3');
     f = await ui.until(/^1–1 of 1$/m);
     expect(f).toContain('[3 mine (1)]');
-    expect(f).toMatch(/› bob \(you\)\s+acme\s+editor\s+document:readme/);
+    expect(f).toMatch(/› bob \(you\)\s+editor\s+document:readme/);
     expect(f).not.toMatch(/alice wants|dave wants/);
     await ui.press('a');
     expect(ui.frame()).toContain('this is your own request: someone else reviews it (x cancels it)');
@@ -224,7 +224,7 @@ describe('roster review flows (real server)', () => {
     await ui.press('3');
     // Her own are 20 (fewer than two screens): everything she sees is read and her own kept.
     let f = await ui.until(/^1–16 of 20$/m);
-    expect(f).toMatch(/› carol \(you\)\s+acme\s+viewer\s+document:roadmap.*carol 19$/m);
+    expect(f).toMatch(/› carol \(you\)\s+viewer\s+document:roadmap.*carol 19$/m);
     expect(f).not.toContain('dave');
     await ui.press('G');
     f = await ui.until(/^5–20 of 20$/m);
@@ -234,7 +234,7 @@ describe('roster review flows (real server)', () => {
     expect(mine).toEqual(Array.from({ length: Math.ceil(seen / 5) }, (_, i) => ({ page: i + 1, per_page: 5 })));
     await ui.press('1', '/', '@dave', 'enter');
     f = await ui.until(/^1–5 of 5$/m);
-    expect(f).toMatch(/› dave\s+acme\s+viewer\s+document:readme.*dave 4$/m);
+    expect(f).toMatch(/› dave\s+viewer\s+document:readme.*dave 4$/m);
     expect(f).not.toMatch(/carol \d+$/m);
     expect(lists.at(-1)).toEqual({ status: 'pending', page: 5, per_page: 5 });
     // In mine, someone else's @user matches nothing, and nothing is asked.

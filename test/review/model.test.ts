@@ -32,6 +32,8 @@ describe('queue model: moving', () => {
       { type: 'loadRoles' },
       // The tabs' counts: pending, and decided (approved + denied).
       { type: 'loadCounts', gen: 1, queries: [{ tab: 'pending', queries: [{ status: 'pending' }] }, { tab: 'decided', queries: [{ status: 'approved' }, { status: 'denied' }] }] },
+      // Whether the user reviews anything: what an empty pending tab says.
+      { type: 'loadReviewing' },
       { type: 'fetchPage', gen: 1, fetch: { source: 0, page: 1 }, query: { status: 'pending' }, perPage: 50 },
     ]);
     const bottom = run({}, [{ type: 'start' }, pageOf(someRequests(50), 10_000), ...keys('G')]);

@@ -4,6 +4,7 @@ import { ReviewScreen } from '../../src/review/ui/Screen.js';
 import { reduce } from '../../src/review/model.js';
 import { initQueue, type Action, type QueueState } from '../../src/review/state.js';
 import { aRequest, keys, pageOf, someRequests, userId } from './builders.js';
+import { columnsFor } from '../../src/review/format.js';
 
 /** Components get plain data: a queue state built by the reducer from made-up pages. No server here. */
 
@@ -65,7 +66,7 @@ describe('review screen (plain data)', () => {
     const s2 = stateOf([ROLES, pageOf(queue()), ...keys('a', 'ship it', '<return>')]);
     expect(frame(s2)).toContain(`Approve alice's request for editor on document:readme with comment "ship it"? [y/N]`);
     const s3 = stateOf([ROLES, pageOf(queue()), ...keys('a', 'ship it', '<return>', 'y')]);
-    expect(frame(s3)).toMatch(/› alice\s+acme\s+editor\s+document:readme\s+2m\s+approving…/);
+    expect(frame(s3)).toMatch(/› alice\s+editor\s+document:readme\s+2m\s+approving…/);
   });
 
   it('the role picker and help', () => {
@@ -97,5 +98,104 @@ describe('review screen (plain data)', () => {
     const lines = frame(small).split('\n');
     expect(lines).toHaveLength(11);
     expect(lines.every((l) => l.length <= 60)).toBe(true);
+  });
+});
+
+describe('review screen: issue 31', () => {
+  const at = (o: { tab?: 'pending' | 'decided' | 'mine'; width?: number; rows?: number; configs?: string[]; lifetimes?: Record<string, string> }, actions: Action[]) => {
+    let s = initQueue({ user: 'bob', tenant: 'acme', width: o.width ?? 100, rows: o.rows ?? 24, order: 'newest', tab: o.tab, configs: o.configs, lifetimes: o.lifetimes });
+    for (const a of actions) s = reduce(s, a).state;
+    return s;
+  };
+
+  it('the details of a tenant-wide request say where: "viewer in acme (tenant-wide)", never "on tenant-wide"', () => {
+    const f = frame(stateOf([ROLES, pageOf(queue()), ...keys('j', 'j', '<return>')]));
+    expect(f).toContain('Request by dave: viewer in acme (tenant-wide) — pending');
+    expect(f).not.toContain('on tenant-wide');
+    const confirm = frame(stateOf([ROLES, pageOf(queue()), ...keys('j', 'j', 'a', '<return>')]));
+    expect(confirm).toContain("Approve dave's request for viewer in acme (tenant-wide)?");
+  });
+
+  it('the permissions of a role that grants many are wrapped in the details, never cut', () => {
+    const permissions = Array.from({ length: 14 }, (_, i) => `document:permission-${String(i).padStart(2, '0')}`);
+    const roles: Action = { type: 'rolesLoaded', roles: [{ key: 'owner', permissions, extends: [] }] };
+    const request = aRequest({ id: 'r9', requester: 'alice', role: 'owner', instance: 'readme' });
+    for (const width of [80, 120]) {
+      const s = at({ width, rows: 60 }, [roles, pageOf([request]), ...keys('<return>'), { type: 'personLoaded', user: 'alice', facts: { user: 'alice', assignments: [] } }]);
+      const f = frame(s);
+      const text = f.replace(/\s+/g, ' ');
+      for (const p of permissions) expect(text).toContain(p);
+      expect(f.split('\n').every((l) => l.length <= width)).toBe(true);
+      expect(f).not.toMatch(/document:permission-\d*…/);
+    }
+  });
+
+  it('REASON gets the widest column at 80 and 120 columns, with and without the configuration column', () => {
+    for (const width of [80, 120]) {
+      for (const config of [false, true]) {
+        const { reason, ...rest } = columnsFor(width, { config });
+        expect(reason, `${width} ${config}`).toBeGreaterThanOrEqual(Math.max(...Object.values(rest)));
+        const used = Object.values(rest).filter((w) => w > 0).length + 2 + reason + Object.values(rest).reduce((a, b) => a + b, 0);
+        expect(used, `${width} ${config}`).toBeLessThanOrEqual(width);
+      }
+    }
+    const f = frame(stateOf([ROLES, pageOf(queue())], { width: 80 }));
+    expect(f).toContain('I need to fix the rel');
+  });
+
+  it('on the decided tab AGE counts from the decision, not the request', () => {
+    const decided = aRequest({ id: 'r7', requester: 'alice', reviewer: 'carol', status: 'approved', createdAt: '2025-12-20T02:00:00Z' });
+    const r = { ...decided, reviewedAt: '2026-01-01T01:55:00Z' };
+    const s = at({ tab: 'decided' }, [{ type: 'pageLoaded', gen: 1, fetch: { source: 0, page: 1 }, items: [r], total: 1 }, { type: 'pageLoaded', gen: 1, fetch: { source: 1, page: 1 }, items: [], total: 0 }]);
+    const f = frame(s);
+    expect(f).toMatch(/REQUESTER\s+ROLE\s+RESOURCE\/INSTANCE\s+DONE\s+STATUS/);
+    expect(f).toMatch(/› alice\s+editor\s+document:readme\s+5m\s+approved/);
+    // Pending: from the request.
+    expect(frame(stateOf([ROLES, pageOf(queue())]))).toMatch(/dave\s+viewer\s+tenant-wide\s+2d\s+pending/);
+  });
+
+  it('a user who reviews nothing is told so, with the reviewer roles, instead of "no pending request"', () => {
+    const empty = { type: 'pageLoaded', gen: 1, fetch: { source: 0, page: 1 }, items: [], total: 0 } as Action;
+    const none = at({}, [empty, { type: 'reviewingLoaded', reviewing: { roles: ['admin'], reviews: false } }]);
+    expect(frame(none)).toContain('you review no requests in acme (reviewer roles: admin)');
+    const reviewer = at({}, [empty, { type: 'reviewingLoaded', reviewing: { roles: ['admin'], reviews: true } }]);
+    expect(frame(reviewer)).toContain('no pending request');
+  });
+
+  it("the details of one's own request, where one is the tenant's only reviewer, say nobody can decide it", () => {
+    const own = aRequest({ id: 'b1', requester: 'bob', role: 'viewer' });
+    const s = at({ rows: 40 }, [ROLES, pageOf([{ ...own, config: 'default' }]), { type: 'reviewingLoaded', reviewing: { roles: ['approver'], reviews: true, alone: ['default'] } }, ...keys('<return>')]);
+    expect(frame(s).replace(/\s+/g, ' ')).toContain('nobody can decide this request: you are the only user holding a reviewer role of configuration default tenant-wide in acme, and nobody may review their own request; it stays pending until someone else reviews there (x cancels it)');
+    const other = at({ rows: 40 }, [ROLES, pageOf([{ ...own, config: 'default' }]), { type: 'reviewingLoaded', reviewing: { roles: ['approver'], reviews: true } }, ...keys('<return>')]);
+    expect(frame(other)).not.toContain('nobody can decide');
+  });
+
+  it('duplicate pending requests (same requester, role and instance) are marked, in the row and the details', () => {
+    const dupes = [
+      aRequest({ id: 'd3', requester: 'dave', role: 'viewer', instance: 'roadmap', createdAt: '2026-01-01T01:50:00Z' }),
+      aRequest({ id: 'd2', requester: 'alice', role: 'viewer', instance: 'roadmap', createdAt: '2026-01-01T01:40:00Z' }),
+      aRequest({ id: 'd1', requester: 'dave', role: 'viewer', instance: 'roadmap', createdAt: '2026-01-01T01:30:00Z' }),
+    ];
+    const f = frame(stateOf([ROLES, pageOf(dupes)]));
+    expect(f).toMatch(/› dave\s+viewer\s+document:roadmap\s+10m\s+dup ×2/);
+    expect(f).toMatch(/ {2}alice\s+viewer\s+document:roadmap\s+20m\s+pending/);
+    expect(f).toMatch(/ {2}dave\s+viewer\s+document:roadmap\s+30m\s+dup ×2/);
+    const details = frame(stateOf([ROLES, pageOf(dupes), ...keys('<return>')])).replace(/\s+/g, ' ');
+    expect(details).toContain('duplicates: 2 pending requests by dave for viewer on document:roadmap among the rows read (d3, d1): deny or cancel all but one');
+  });
+
+  it('one queue across configurations: each row names its configuration and lifetime', () => {
+    const rows = [aRequest({ id: 'o1', requester: 'alice', reason: 'pager duty tonight' }), aRequest({ id: 'd1', requester: 'dave', role: 'viewer', reason: 'onboarding' })];
+    const tagged = [{ ...rows[0], config: 'oncall' }, { ...rows[1], config: 'default' }];
+    const s = at({ width: 80, configs: ['default', 'oncall'], lifetimes: { oncall: '12h' } }, [ROLES, pageOf([tagged[1]], 1, 1, 1, 0), pageOf([tagged[0]], 1, 1, 1, 1)]);
+    const f = frame(s);
+    expect(f).toMatch(/REQUESTER\s+ROLE\s+RESOURCE\/\S*\s+CONFIG\s+AGE\s+STATUS\s+REASON/);
+    expect(f).toMatch(/alice\s+editor\s+document:readme\s+oncall\s+\S+\s+pending\s+pager duty/);
+    expect(f).toMatch(/dave\s+viewer\s+document:readme\s+default\s+\S+\s+pending\s+onboarding/);
+    expect(f.split('\n').every((l) => l.length <= 80)).toBe(true);
+    const wide = frame(reduce(s, { type: 'resize', width: 120, rows: 24 }).state);
+    expect(wide).toMatch(/alice\s+editor\s+document:readme\s+oncall 12h\s+/);
+    const details = frame(reduce(s, keys('<return>')[0]).state);
+    expect(details).toMatch(/configuration: (oncall \(grant_for 12h|default)/);
   });
 });

@@ -12,6 +12,19 @@ export interface CheckCommandOptions extends AccessStateOptions {
  * (offline), or on the live service (POST /allowed/bulk decides `can`/`cannot`; `has_role` and the
  * paths come from the live state). Exit 1 when any assertion fails.
  */
+/** The grants of approved requests the configuration does not declare, held or expired (an expired one grants until revoked). */
+async function readHeldLookup(client: import('../../api/index.js').ApiClient, desired: import('../../config/desired.js').DesiredState, live: import('../../plan/live.js').LiveState) {
+  const { readRequestGrants } = await import('../../api/read-request-grants.js');
+  const { classifyRequestGrants } = await import('../../plan/request-grants.js');
+  const { heldLookup } = await import('../../plan/render-held.js');
+  const grants = classifyRequestGrants(desired, live, await readRequestGrants(client), new Date());
+  const expired = [...grants.expired.values()].map(({ kind, before, expired: e }) => {
+    const f = before as Record<string, string>;
+    return kind === 'member' ? { user: f.user, role: 'member', on: f.group, expired: e } : { user: f.user, role: f.role, on: f.on ?? f.tenant, expired: e };
+  });
+  return heldLookup(grants.held, expired);
+}
+
 export async function checkCommand(paths: string[], opts: CheckCommandOptions): Promise<void> {
   if (!CHECK_FORMATS.includes(opts.format as CheckFormat)) throw new ConfigError(`--format must be one of ${CHECK_FORMATS.join(', ')}, got '${opts.format}'`);
   const { evaluateAssertions, checksNeeded } = await import('../../access/assertions.js');
@@ -26,7 +39,13 @@ export async function checkCommand(paths: string[], opts: CheckCommandOptions): 
       const pdp = pdpOf(state.target);
       decisions = await readDecisions(pdp.client, state.target, checksNeeded(assertions, state.graph), pdp);
     }
-    const report = evaluateAssertions(assertions, state.graph, { decisions });
+    let report = evaluateAssertions(assertions, state.graph, { decisions });
+    // A `cannot` that fails on the live service may fail through an approved access request's grant:
+    // only then are the requests read (one list per element configuration), to name it.
+    if (state.on === 'live' && state.desired && report.results.some((r) => r.failures.some((f) => f.paths.length > 0))) {
+      const held = await readHeldLookup(state.target.client, state.desired, state.live);
+      report = evaluateAssertions(assertions, state.graph, { decisions, held });
+    }
     process.stdout.write(renderCheck(report, opts.format as CheckFormat, { verbose: opts.verbose, on: state.on }));
     process.exitCode = report.passed ? 0 : 1;
   } finally {

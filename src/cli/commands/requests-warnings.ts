@@ -1,15 +1,18 @@
 import type { ReviewSource } from '../../review/index.js';
 import type { RequesterFacts } from '../../review/impact.js';
-import { duplicateWarnings, heldWarnings, unreviewableWarning } from '../../review/warnings.js';
+import { duplicateWarnings, heldWarnings, onlyReviewerWarnings, unreviewableWarning } from '../../review/warnings.js';
 import type { Outcome } from './requests.js';
 
 /**
- * What `roster requests` warns about after its answer (on stderr, so JSON on stdout stays whole):
- * duplicate pending requests, requests for a role already held, and a tenant nobody can review.
- * `list` looks at the page shown; `create` at the new request and its requester's other pending ones.
+ * What `roster requests` warns about after its answer (on stderr; text output only, so `--format json`
+ * costs no read for them): duplicate pending requests, requests for a role already held, a tenant nobody
+ * can review, and a request whose requester is the only reviewer there. `list` looks at the page shown;
+ * `create` at the new request and its requester's other pending ones. Only what the warnings need is
+ * read: nothing unless something is pending; each pending requester's assignments in the tenant (not in
+ * every tenant); the configuration, and its reviewer roles' holders in the tenant until two are found.
  */
 export async function readWarnings(source: ReviewSource, o: Outcome, config: string): Promise<string[]> {
-  if (o.kind === 'one' && o.verb !== 'create') return [];
+  if (o.kind === 'revoked' || (o.kind === 'one' && o.verb !== 'create')) return [];
   let items = o.kind === 'list' ? o.items : [o.request];
   if (o.kind === 'one') {
     const r = o.request;
@@ -20,9 +23,12 @@ export async function readWarnings(source: ReviewSource, o: Outcome, config: str
   const pending = items.filter((r) => r.status === 'pending');
   if (pending.length === 0) return [];
   const people = new Map<string, RequesterFacts>();
-  await Promise.all([...new Set(pending.map((r) => r.requester))].map(async (u) => people.set(u, await source.readRequester(u))));
-  const reviewers = await source.readReviewers();
+  const [reviewers] = await Promise.all([
+    source.readReviewers(config),
+    ...[...new Set(pending.map((r) => r.requester))].map(async (u) => people.set(u, await source.readRequester(u, { tenant: source.tenant }))),
+  ]);
   const held = heldWarnings(o.kind === 'one' ? [o.request] : pending, people);
-  const unreviewable = unreviewableWarning(source.tenant, config, reviewers.roles, reviewers.reviewers);
-  return [...duplicateWarnings(pending), ...held, ...(unreviewable ? [unreviewable] : [])];
+  const unreviewable = unreviewableWarning(source.tenant, config, reviewers.roles, reviewers.holders.length);
+  const only = reviewers.complete ? onlyReviewerWarnings(pending, config, reviewers.roles, reviewers.holders) : [];
+  return [...duplicateWarnings(pending), ...held, ...(unreviewable ? [unreviewable] : []), ...only];
 }

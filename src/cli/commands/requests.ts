@@ -3,8 +3,9 @@ import { openTarget, type TargetOptions } from '../target.js';
 import type { AccessRequest, ReviewSource } from '../../review/index.js';
 import type { FeedQuery, ListStatus } from '../../review/paging.js';
 import { age } from '../../review/format.js';
+import { renderRevokedText } from '../../review/revoke.js';
 
-export type RequestsVerb = 'list' | 'get' | 'create' | 'approve' | 'deny' | 'cancel' | 'update';
+export type RequestsVerb = 'list' | 'get' | 'create' | 'approve' | 'deny' | 'cancel' | 'update' | 'revoke';
 
 export interface RequestsOptions extends TargetOptions {
   user: string;
@@ -25,8 +26,9 @@ export interface RequestsOptions extends TargetOptions {
 }
 
 export type Outcome =
-  | { kind: 'list'; items: AccessRequest[]; raw: unknown; total?: number; page: number; perPage: number }
-  | { kind: 'one'; verb: RequestsVerb; request: AccessRequest };
+  | { kind: 'list'; items: AccessRequest[]; raw: unknown; total?: number; page: number; perPage: number; configs?: { lifetimes: Record<string, string> } }
+  | { kind: 'one'; verb: RequestsVerb; request: AccessRequest }
+  | { kind: 'revoked'; revoked: import('../../review/revoke.js').Revoked };
 
 const STATUSES: Record<string, ListStatus> = {
   pending: 'pending', null: 'pending', approved: 'approved', denied: 'denied', deny: 'denied', canceled: 'canceled', cancelled: 'canceled', cancel: 'canceled',
@@ -47,14 +49,36 @@ export async function requestsCommand(verb: RequestsVerb, id: string | undefined
     const actor = await checkActor(target.client, opts.user, opts.tenant);
     let source: ReviewSource;
     let config = opts.config ?? 'default';
+    if (verb === 'list' && !opts.config) {
+      // One list across every element configuration the user may see requests in.
+      const { queueConfigs, readLifetimes } = await import('./requests-queue.js');
+      const [configs, lifetimes] = await Promise.all([queueConfigs(target.client, undefined), readLifetimes(target, opts.env)]);
+      if (configs.length > 1 || Object.keys(lifetimes).length > 0) {
+        const sources = configs.map((c) => createReviewSource({ client: target.client, ...actor, config: c }));
+        const outcome: Outcome = { ...(await listAcross(sources, opts)), configs: { lifetimes } };
+        process.stdout.write(opts.format === 'json' ? renderJson(outcome) : renderText(outcome, Date.now()));
+        if (opts.format === 'json') return;
+        const { readWarnings } = await import('./requests-warnings.js');
+        // Per configuration: its reviewers are its own.
+        const warnings = (await Promise.all(sources.map((s, i) => readWarnings(s, { ...outcome, items: outcome.items.filter((r) => r.config === configs[i]) }, configs[i])))).flat();
+        for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+        return;
+      }
+      config = configs[0];
+    }
     if (id) {
       // By id or a unique prefix, in whichever configuration it was filed through.
       const { locateRequest } = await import('../../review/locate.js');
       const found = await locateRequest(target.client, { ...actor, config: opts.config }, id);
       ({ source, id, config } = found);
     } else source = createReviewSource({ client: target.client, ...actor, config });
-    const outcome = await runRequests(source, verb, id, opts);
+    const outcome: Outcome =
+      verb === 'revoke'
+        ? { kind: 'revoked', revoked: await (await import('../../review/revoke.js')).revokeRequestGrant(target.client, source, id!, config) }
+        : await runRequests(source, verb, id, opts);
     process.stdout.write(opts.format === 'json' ? renderJson(outcome) : renderText(outcome, Date.now()));
+    // Warnings are for a person reading text: JSON is for scripts, which pay for no read they do not print.
+    if (opts.format === 'json') return;
     const { readWarnings } = await import('./requests-warnings.js');
     // The answer is out; a warning that cannot be computed is said, not fatal.
     const warnings = await readWarnings(source, outcome, config).catch((err: Error) => [`could not check for duplicates, held roles and reviewers (${err.message})`]);
@@ -72,12 +96,7 @@ export async function runRequests(source: ReviewSource, verb: RequestsVerb, id: 
   };
   switch (verb) {
     case 'list': {
-      const page = positive(o.page, '--page', 1);
-      const perPage = positive(o.perPage, '--per-page', 30);
-      const status = o.status === undefined ? undefined : STATUSES[o.status.toLowerCase()];
-      if (o.status !== undefined && !status) throw new ConfigError(`unknown --status "${o.status}": use pending, approved, denied or canceled`);
-      const instance = o.instance && o.resource && !o.instance.includes(':') ? `${o.resource}:${o.instance}` : o.instance;
-      const query = { status, role: o.role, resource: o.resource, resourceInstance: instance };
+      const { page, perPage, query } = listQuery(o);
       if (o.requester) return { kind: 'list', ...(await listByRequester(source, query, o.requester, page, perPage)), page, perPage };
       const got = await source.listPage(query, page, perPage);
       return { kind: 'list', items: got.items, raw: got.raw, total: got.total, page, perPage };
@@ -95,11 +114,54 @@ export async function runRequests(source: ReviewSource, verb: RequestsVerb, id: 
       return { kind: 'one', verb, request: await source.update(need(), { comment: o.comment, role: o.role }) };
     case 'cancel':
       return { kind: 'one', verb, request: await source.cancel(need(), { reason: o.reason ?? o.comment }) };
+    case 'revoke':
+      // Not the source's: it removes a role assignment (requestsCommand).
+      throw new ConfigError('roster requests revoke needs the service client');
   }
 }
 
 /** Pages of the service's list read to find one requester's requests (100 each, the public maximum). */
 const SCAN_PAGE = 100;
+
+/**
+ * `list` across element configurations: the asked page of the lists merged newest first. Each list is
+ * read from its start until it holds `page × per-page` rows (in pages of that many, up to 100) or ends,
+ * which is all the merged page can need; the total is the lists' totals summed (with `--requester`, once
+ * every list has ended). Each row names its configuration.
+ */
+async function listAcross(sources: ReviewSource[], o: RequestsOptions): Promise<Extract<Outcome, { kind: 'list' }>> {
+  const { page, perPage, query } = listQuery(o);
+  const want = page * perPage;
+  const size = Math.min(SCAN_PAGE, want);
+  const keep = o.requester ? (r: AccessRequest) => r.requester === o.requester : undefined;
+  const per = await Promise.all(
+    sources.map(async (source) => {
+      const matched: AccessRequest[] = [];
+      let total: number | undefined;
+      for (let p = 1; ; p++) {
+        const got = await source.listPage(query, p, size);
+        total = got.total;
+        matched.push(...(keep ? got.items.filter(keep) : got.items));
+        if (got.items.length < size || (got.total !== undefined && p * size >= got.total)) return { matched, total: keep ? matched.length : (total ?? matched.length) };
+        if (matched.length >= want) return { matched, total: keep ? undefined : total };
+      }
+    }),
+  );
+  const { compareNewestFirst } = await import('../../review/request.js');
+  const items = per.flatMap((x) => x.matched).sort(compareNewestFirst).slice((page - 1) * perPage, want);
+  const total = per.every((x) => x.total !== undefined) ? per.reduce((a, x) => a + x.total!, 0) : undefined;
+  const raw = { data: items.map((r) => r.raw), ...(total === undefined ? {} : { total_count: total, page_count: Math.ceil(total / perPage) }) };
+  return { kind: 'list', items, raw, total, page, perPage };
+}
+
+function listQuery(o: RequestsOptions): { page: number; perPage: number; query: FeedQuery } {
+  const page = positive(o.page, '--page', 1);
+  const perPage = positive(o.perPage, '--per-page', 30);
+  const status = o.status === undefined ? undefined : STATUSES[o.status.toLowerCase()];
+  if (o.status !== undefined && !status) throw new ConfigError(`unknown --status "${o.status}": use pending, approved, denied or canceled`);
+  const instance = o.instance && o.resource && !o.instance.includes(':') ? `${o.resource}:${o.instance}` : o.instance;
+  return { page, perPage, query: { status, role: o.role, resource: o.resource, resourceInstance: instance } };
+}
 
 /**
  * `--requester`: the public list has no requester filter (it ignores filters it does not declare), so the
@@ -136,12 +198,13 @@ function positive(value: string | undefined, flag: string, fallback: number): nu
  * (`pending` where the service says `null`), and the users' keys beside their ids.
  */
 export function renderJson(o: Outcome): string {
+  if (o.kind === 'revoked') return JSON.stringify({ revoked: true, grant: o.revoked.grant, elements_config: o.revoked.config, request: labelled(o.revoked.request) }, null, 2) + '\n';
   if (o.kind === 'one') return JSON.stringify(labelled(o.request), null, 2) + '\n';
   const raw = (typeof o.raw === 'object' && o.raw !== null && !Array.isArray(o.raw) ? o.raw : {}) as Record<string, unknown>;
-  return JSON.stringify({ ...raw, data: o.items.map(labelled) }, null, 2) + '\n';
+  return JSON.stringify({ ...raw, data: o.items.map((r) => labelled(r, o.configs?.lifetimes)) }, null, 2) + '\n';
 }
 
-function labelled(r: AccessRequest): Record<string, unknown> {
+function labelled(r: AccessRequest, lifetimes?: Record<string, string>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(r.raw)) {
     out[k] = v;
@@ -150,12 +213,15 @@ function labelled(r: AccessRequest): Record<string, unknown> {
     if (k === 'reviewer_user_id') out.reviewer_user_key = r.reviewer;
   }
   out.status_label ??= r.status;
+  if (r.config !== undefined) out.elements_config = r.config;
+  if (r.config !== undefined && lifetimes?.[r.config]) out.grant_for = lifetimes[r.config];
   return out;
 }
 
-const DONE: Record<RequestsVerb, string> = { list: '', get: '', create: 'created', approve: 'approved', deny: 'denied', cancel: 'canceled', update: 'updated' };
+const DONE: Record<RequestsVerb, string> = { list: '', get: '', create: 'created', approve: 'approved', deny: 'denied', cancel: 'canceled', update: 'updated', revoke: 'revoked' };
 
 export function renderText(o: Outcome, now: number): string {
+  if (o.kind === 'revoked') return renderRevokedText(o.revoked);
   if (o.kind === 'one') {
     const r = o.request;
     const head = DONE[o.verb] ? `${DONE[o.verb]} access request ${r.id}\n` : '';
@@ -167,10 +233,14 @@ export function renderText(o: Outcome, now: number): string {
     return head + rows.filter(([, v]) => v !== null && v !== '').map(([k, v]) => `  ${k.padEnd(17)}${v}`).join('\n') + '\n';
   }
   if (o.items.length === 0) return o.page > 1 ? `no access request on page ${o.page}\n` : 'no access request\n';
-  const table = [['ID', 'STATUS', 'REQUESTER', 'TENANT', 'ROLE', 'RESOURCE/INSTANCE', 'AGE', 'REASON']];
+  // Across several configurations, each row names its own, with its lifetime when the repository gives one.
+  const across = o.configs !== undefined;
+  const table = [['ID', 'STATUS', 'REQUESTER', 'TENANT', 'ROLE', 'RESOURCE/INSTANCE', ...(across ? ['CONFIG'] : []), 'AGE', 'REASON']];
   for (const r of o.items) {
     const target = r.resource && r.instance ? `${r.resource}:${r.instance}` : r.resource ?? 'tenant-wide';
-    table.push([r.id, r.status, r.requester, r.tenant, r.role, target, age(r.createdAt, now), (r.reason ?? '').replace(/\s+/g, ' ').slice(0, 60)]);
+    const life = r.config !== undefined ? o.configs?.lifetimes[r.config] : undefined;
+    const config = across ? [`${r.config ?? ''}${life ? ` (${life})` : ''}`] : [];
+    table.push([r.id, r.status, r.requester, r.tenant, r.role, target, ...config, age(r.createdAt, now), (r.reason ?? '').replace(/\s+/g, ' ').slice(0, 60)]);
   }
   const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
   const lines = table.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ').trimEnd());

@@ -4,7 +4,8 @@ import { openTarget, type TargetOptions } from '../target.js';
 export interface ReviewCommandOptions extends TargetOptions {
   user: string;
   tenant: string;
-  config: string;
+  /** Only this element configuration; absent: every user-management one, in one queue. */
+  config?: string;
   readonly?: boolean;
 }
 
@@ -22,8 +23,10 @@ export async function reviewCommand(opts: ReviewCommandOptions): Promise<void> {
     // Before the UI starts: an unknown user or tenant is an error with the name meant, not an empty queue.
     const { checkActor } = await import('../../review/actor.js');
     const actor = await checkActor(target.client, opts.user, opts.tenant);
+    const { queueConfigs, readLifetimes } = await import('./requests-queue.js');
+    const [configs, lifetimes] = await Promise.all([queueConfigs(target.client, opts.config), readLifetimes(target, opts.env)]);
     const { log } = await renderReview({
-      client: target.client, ...actor, config: opts.config, readonly: opts.readonly, color: (await import('../color.js')).useColor(), routeWaiting: target.routeWaiting,
+      client: target.client, ...actor, configs, lifetimes, readonly: opts.readonly, color: (await import('../color.js')).useColor(), routeWaiting: target.routeWaiting,
     });
     process.stdout.write(`roster review: ${log.length === 0 ? 'no decision made' : `${log.length} decision${log.length === 1 ? '' : 's'} recorded`}\n`);
   } finally {

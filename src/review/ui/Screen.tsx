@@ -2,7 +2,7 @@ import { Box, Static, Text } from 'ink';
 import { commentLabel, confirmQuestion, describeRequest, VERB } from '../decisions.js';
 import { buildDetailLines } from '../details.js';
 import { TABS } from '../filter.js';
-import { fitHints, formatPosition, formatWaiting, truncate, wrapLines } from '../format.js';
+import { configLabel, fitHints, formatPosition, formatWaiting, truncate, wrapLines } from '../format.js';
 import { findRequest, listHeight, tabCount, visibleRows } from '../rows.js';
 import type { LogEntry, QueueState } from '../state.js';
 import { DetailPane, HelpPane, RolePicker } from './Panes.js';
@@ -26,7 +26,7 @@ export function ReviewScreen({ state: s, now, color }: ScreenProps) {
     main = <RolePicker choices={s.prompt.choices} cursor={s.prompt.cursor} asked={r?.role ?? '?'} height={body} color={color} />;
   } else if (s.view === 'help') main = <HelpPane readonly={s.readonly} height={body} color={color} />;
   else if (s.view === 'detail') main = <DetailPane lines={buildDetailLines(s)} top={s.detailTop} width={width} height={body} color={color} />;
-  else main = <QueueTable rows={visibleRows(s)} width={width} height={listHeight(s)} now={now} color={color} />;
+  else main = <QueueTable rows={visibleRows(s)} width={width} height={listHeight(s)} now={now} color={color} tab={s.tab} configOf={s.configs.length > 1 ? (c) => configLabel(s, c) : undefined} />;
   return (
     <Box flexDirection="column" width={width}>
       <TitleBar state={s} color={color} />

@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink';
 import { columnsFor, formatHeader, formatRow } from '../format.js';
+import type { Tab } from '../filter.js';
 import type { VisibleRow } from '../rows.js';
 import { colorOf } from './theme.js';
 
@@ -10,15 +11,18 @@ export interface QueueTableProps {
   height: number;
   now: number;
   color: boolean;
+  tab: Tab;
+  /** The configuration cell of a row (`oncall 12h`); absent when the queue has one configuration (no column). */
+  configOf?: (config: string | undefined) => string;
 }
 
 /** The queue: a column header and only the visible rows. */
-export function QueueTable({ rows, width, height, now, color }: QueueTableProps) {
-  const c = columnsFor(width);
+export function QueueTable({ rows, width, height, now, color, tab, configOf }: QueueTableProps) {
+  const c = columnsFor(width, { config: configOf !== undefined });
   const filler = Array.from({ length: Math.max(0, height - rows.length) }, (_, i) => <Text key={`empty-${i}`}> </Text>);
   return (
     <Box flexDirection="column">
-      <Text bold color={colorOf('dim', color)} wrap="truncate-end">{'  ' + formatHeader(c)}</Text>
+      <Text bold color={colorOf('dim', color)} wrap="truncate-end">{'  ' + formatHeader(c, tab)}</Text>
       {rows.map((row) => {
         const marker = row.selected ? '› ' : '  ';
         if (!row.request) {
@@ -30,7 +34,7 @@ export function QueueTable({ rows, width, height, now, color }: QueueTableProps)
         const tone = row.inflight ? 'info' : r.status === 'approved' ? 'success' : r.status === 'denied' ? 'error' : decided || r.own ? 'dim' : undefined;
         return (
           <Text key={`row-${row.index}`} inverse={row.selected && color} bold={row.selected} color={colorOf(tone, color)} wrap="truncate-end">
-            {marker + formatRow(r, c, now, row.inflight)}
+            {marker + formatRow(r, c, now, { inflight: row.inflight, tab, duplicates: row.duplicates, config: configOf?.(r.config) })}
           </Text>
         );
       })}

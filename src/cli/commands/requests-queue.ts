@@ -1,0 +1,42 @@
+import type { ApiClient } from '../../api/index.js';
+import { ConfigError } from '../../errors.js';
+
+/**
+ * One queue across element configurations, for `roster review` and `roster requests list`: which
+ * configurations it spans, and their lifetimes.
+ */
+
+/**
+ * `--config` alone, or every user-management element configuration (`GET /v2/elements/{p}/{e}/config`,
+ * paged): the service shows in each only the requests the user made or moderates, so listing each is
+ * "everything the user may decide" (moderators are recorded when a request is made, so the current
+ * reviewer roles alone would miss some). None at all is said, not shown as an empty queue.
+ */
+export async function queueConfigs(client: ApiClient, only: string | undefined): Promise<string[]> {
+  if (only) return [only];
+  const { readConfigKeys } = await import('../../review/locate.js');
+  const keys = await readConfigKeys(client);
+  if (keys.length === 0) {
+    throw new ConfigError(`no user-management element configuration in ${client.paths.facts.split('/').slice(-2).join('/')}: nobody can file an access request there`, [
+      { message: 'declare one under access_requests in the configuration (docs/config.md) and apply it' },
+    ]);
+  }
+  return keys;
+}
+
+/**
+ * `grant_for` of each configuration, from the repository's configuration (roster.yaml or roster/ in the
+ * working directory) when there is one that loads and names the environment the queue is read from (or
+ * names none): the service does not know it (docs/config.md). Best effort: no configuration, one that
+ * does not load, or one of another environment is no lifetime shown, never an error here.
+ */
+export async function readLifetimes(target: { project: string; environment: string }, env?: string): Promise<Record<string, string>> {
+  try {
+    const { loadDesired } = await import('../workflow.js');
+    const { desired } = await loadDesired([], 'review', { offline: true, env });
+    if ((desired.project !== undefined && desired.project !== target.project) || (desired.environment !== undefined && desired.environment !== target.environment)) return {};
+    return Object.fromEntries([...desired.accessRequests.values()].filter((a) => a.grantFor !== undefined).map((a) => [a.key, a.grantFor!]));
+  } catch {
+    return {};
+  }
+}
