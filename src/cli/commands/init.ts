@@ -6,6 +6,7 @@ import { installedFrom, PACKAGE_ROOT } from '../init/installed-from.js';
 import { mergeGitignore, mergePackageJson, PACKAGE_NAME, packageName, type PackageJson } from '../init/package-json.js';
 import { layoutFiles, parseEnvironments } from '../init/environments.js';
 import { environmentsWorkflow } from '../init/workflow-environments.js';
+import { planAddition } from '../init/add-environment.js';
 
 export interface InitCommandOptions extends TargetOptions {
   force?: boolean;
@@ -43,8 +44,10 @@ export async function initCommand(dirArg: string | undefined, opts: InitCommandO
   if (environments && opts.fromLive) {
     throw new ConfigError('--from-live and --environments do not go together: write the layout, then compare each environment with it (`roster export --env ENV --diff roster/`, docs/config.md)');
   }
-  const layout = environments ? layoutFiles(environments) : undefined;
-  const conflicts = findConflicts(dir, layout ? layout.map((f) => f.file) : [CONFIG_FILE]);
+  // An environment added to an existing layout: its folder and jobs, nothing else rewritten.
+  const addition = environments && !opts.force ? planAddition(dir, environments, WORKFLOW_FILE) : undefined;
+  const layout = environments ? (addition ? addition.files : layoutFiles(environments)) : undefined;
+  const conflicts = addition ? [] : findConflicts(dir, layout ? layout.map((f) => f.file) : [CONFIG_FILE]);
   if (conflicts.length > 0 && !opts.force) {
     throw new ConfigError(`roster init would overwrite what exists in ${dir}; nothing was written (--force replaces ${environments ? 'the configuration files' : CONFIG_FILE} and ${WORKFLOW_FILE})`, conflicts);
   }
@@ -56,9 +59,12 @@ export async function initCommand(dirArg: string | undefined, opts: InitCommandO
 
   const writes: Write[] = [];
   const verb = (file: string) => (existsSync(path.join(dir, file)) ? 'replaced' : 'created');
-  if (environments && layout) {
+  if (addition && layout) {
     for (const f of layout) writes.push({ ...f, verb: verb(f.file) });
-    writes.push({ file: WORKFLOW_FILE, verb: verb(WORKFLOW_FILE), content: environmentsWorkflow(environments), what: 'plans each environment a pull request touches (a comment each), applies each on merge' });
+    writes.push({ file: WORKFLOW_FILE, verb: existsSync(path.join(dir, WORKFLOW_FILE)) ? 'updated' : 'created', ...addition.workflow });
+  } else if (environments && layout) {
+    for (const f of layout) writes.push({ ...f, verb: verb(f.file) });
+    writes.push({ file: WORKFLOW_FILE, verb: verb(WORKFLOW_FILE), content: environmentsWorkflow(environments), what: 'plans each environment a pull request touches (a comment each), applies each on merge, expires grants on a schedule' });
   } else {
     const config = opts.fromLive
       ? { content: authoritative(await (await import('./export.js')).exportLive(opts, { refuseEmptyEmbedded: true })), what: 'the live environment, as `roster export` writes it, authoritative' }
@@ -79,7 +85,7 @@ export async function initCommand(dirArg: string | undefined, opts: InitCommandO
 
   const width = Math.max(...writes.map((w) => w.file.length));
   const out = [`roster init: ${dir}`, ...writes.map((w) => `  ${w.verb.padEnd(8)} ${w.file.padEnd(width)}  ${w.what}`), ''];
-  out.push(...(await nextSteps(dir, merged.json, merged.denied, environments)));
+  out.push(...(await nextSteps(dir, merged.json, merged.denied, environments, addition?.existing)));
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
@@ -100,7 +106,7 @@ function findConflicts(dir: string, configFiles: string[]): ConfigProblem[] {
   return problems;
 }
 
-async function nextSteps(dir: string, pkg: PackageJson, denied: string[], environments?: string[]): Promise<string[]> {
+async function nextSteps(dir: string, pkg: PackageJson, denied: string[], environments?: string[], existing?: string[]): Promise<string[]> {
   const at = path.relative(process.cwd(), dir);
   const cd = at === '' ? '' : `cd ${/^[\w./-]+$/.test(at) ? at : JSON.stringify(at)} && `;
   const deps = { ...(pkg.dependencies as object), ...(pkg.devDependencies as object) } as Record<string, unknown>;
@@ -123,10 +129,13 @@ async function nextSteps(dir: string, pkg: PackageJson, denied: string[], enviro
   }
   const broken = await embeddedDefaultProblem();
   if (broken) steps.push(`${cd}npm rebuild better-sqlite3   (its install script has not run, so the embedded default cannot start: ${broken})`);
-  if (environments) {
+  if (environments && existing) {
+    steps.push(`${cd}npx --no roster validate roster/ && npx --no roster plan roster/ --env ${environments[0]}   (against the embedded default in ./.roster)`);
+    steps.push(`on GitHub, Settings > Environments: create ${environments.join(', ')}; in each, the secret ROSTER_API_KEY (a key scoped to it, for its apply and expire jobs) and any protection rules`);
+  } else if (environments) {
     steps.push(`${cd}npx --no roster validate roster/ && npx --no roster plan roster/ --env ${environments[0]}   (against the embedded default in ./.roster)`);
     steps.push('on GitHub, Settings > Secrets and variables > Actions: add the variable ROSTER_API_URL and the secret ROSTER_API_KEY (a key that reads every environment, for the plans)');
-    steps.push(`on GitHub, Settings > Environments: create ${environments.join(', ')}; in each, the secret ROSTER_API_KEY (a key scoped to it, for its apply) and any protection rules (required reviewers for ${environments[environments.length - 1]})`);
+    steps.push(`on GitHub, Settings > Environments: create ${environments.join(', ')}; in each, the secret ROSTER_API_KEY (a key scoped to it, for its apply and expire jobs) and any protection rules (required reviewers for ${environments[environments.length - 1]})`);
   } else {
     steps.push(`${cd}npx --no roster validate roster/ && npx --no roster plan roster/   (against the embedded default in ./.roster)`);
     steps.push('on GitHub, Settings > Secrets and variables > Actions: add the variable ROSTER_API_URL and the secret ROSTER_API_KEY (a key scoped to one environment)');

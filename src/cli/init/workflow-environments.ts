@@ -20,7 +20,16 @@ export function environmentsWorkflow(environments: string[]): string {
   const out: string[] = [HEADER, CHANGES(environments.join(' '))];
   for (const env of environments) out.push(PLAN(env, indented(script, ' '.repeat(12))));
   for (const env of environments) out.push(APPLY(env));
+  for (const env of environments) out.push(EXPIRE(env));
   return `${out.join('\n')}`;
+}
+
+/**
+ * The jobs of one environment, as environmentsWorkflow writes them: `roster init --environments ENV` on
+ * an existing layout appends them to a workflow the user may have edited (src/cli/init/add-environment.ts).
+ */
+export function environmentJobs(env: string): string {
+  return [PLAN(env, commentScript().trimEnd().split('\n').map((l) => (l ? ' '.repeat(12) + l : l)).join('\n')), APPLY(env), EXPIRE(env)].join('\n');
 }
 
 /** The comment script of templates/workflow.yml. */
@@ -38,7 +47,8 @@ const HEADER = `# Roster, several environments: plan each environment a pull req
 # explained in node_modules/roster-authz/docs/ci.md. Needs the variable ROSTER_API_URL and the secret
 # ROSTER_API_KEY (Settings > Secrets and variables > Actions): the plan jobs use the repository's (a key
 # that reads every environment); each apply job runs in the GitHub environment of its name, whose own
-# variable and secret, when set, take the place of the repository's.
+# variable and secret, when set, take the place of the repository's. Every 15 minutes, an expire job per
+# environment revokes the grants of approved access requests whose grant_for is over.
 name: roster
 on:
   pull_request:
@@ -46,6 +56,8 @@ on:
   push:
     branches: [main]
     paths: ${PATHS}
+  schedule:
+    - cron: '*/15 * * * *' # the expire jobs: how late a grant_for can be enforced (docs/review.md)
 
 permissions:
   contents: read
@@ -54,6 +66,7 @@ permissions:
 jobs:`;
 
 const CHANGES = (environments: string) => `  changes:
+    if: github.event_name != 'schedule'
     runs-on: ubuntu-latest
     outputs:
       environments: \${{ steps.changes.outputs.environments }}
@@ -157,4 +170,23 @@ ${SETUP}      - name: apply
             exit 1
           fi
           npx --no roster apply roster/ --env ${env} --yes
+`;
+
+/** Scheduled, in the environment's GitHub environment (its key), never beside its apply. */
+const EXPIRE = (env: string) => `  expire-${env}:
+    if: github.event_name == 'schedule'
+    runs-on: ubuntu-latest
+    environment: ${env}
+    concurrency: roster-apply-${env} # never beside an apply of ${env}
+    steps:
+${SETUP}      - name: expire
+        env:
+          ROSTER_API_URL: \${{ vars.ROSTER_API_URL }}
+          ROSTER_API_KEY: \${{ secrets.ROSTER_API_KEY }}
+        run: |
+          if [ -z "$ROSTER_API_URL" ]; then
+            echo "::error::set the variable ROSTER_API_URL and the secret ROSTER_API_KEY (repository, or environment ${env})"
+            exit 1
+          fi
+          npx --no roster requests expire roster/ --env ${env}
 `;
