@@ -98,3 +98,30 @@ describe('--api-key-file', { timeout: 60_000 }, () => {
     expect(oneLine(r)).toBe(`error: --api-key-file ${empty} is empty; it must hold the API key`);
   });
 });
+
+describe('usage errors', { timeout: 60_000 }, () => {
+  it.each([
+    ['?pool=abc', "?pool= must be a positive integer, got 'abc'"],
+    ['?pool=0', "?pool= must be a positive integer, got '0'"],
+    ['?schema=a-b', "?schema= must be a plain SQL identifier (letters, digits, _; at most 63), got 'a-b'"],
+  ])('roster serve --database with %s is a usage error naming the setting, not an internal one (exit 70)', async (query, says) => {
+    const r = await runCli(['serve', '--port', '0', '--api-key', 'k', '--database', `postgres://roster:secret@127.0.0.1:5432/test${query}`], { env: { ROSTER_DATABASE_URL: undefined } });
+    expect(oneLine(r)).toBe(`error: --database (or ROSTER_DATABASE_URL) postgres://roster:***@127.0.0.1:5432/test${query}: ${says}`);
+    expect(r.stderr).not.toContain('secret');
+  });
+
+  it.each([
+    [['plan', '--bogus'], "error: unknown option '--bogus'", 'roster plan'],
+    [['plna'], "error: unknown command 'plna'", 'roster'],
+    [['requests', 'creat'], "error: unknown command 'creat'", 'roster requests'],
+  ])('%j: the error and one line pointing at --help, not the whole help', async (args, error, command) => {
+    const r = await runCli(args, { cwd: tmp });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    const lines = r.stderr.trim().split('\n');
+    expect(lines[0]).toBe(error);
+    expect(lines[lines.length - 1]).toBe(`(run '${command} --help' for its usage)`);
+    expect(lines.length).toBeLessThanOrEqual(3); // with commander's "(Did you mean plan?)" for a near command
+    expect(r.stderr).not.toContain('Usage:');
+  });
+});

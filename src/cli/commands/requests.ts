@@ -53,7 +53,12 @@ export async function requestsCommand(verb: RequestsVerb, id: string | undefined
       const found = await locateRequest(target.client, { ...actor, config: opts.config }, id);
       ({ source, id, config } = found);
     } else source = createReviewSource({ client: target.client, ...actor, config });
-    const outcome = await runRequests(source, verb, id, opts);
+    const outcome = await runRequests(source, verb, id, opts).catch(async (err: unknown) => {
+      // The service's 404 for a role or instance that does not exist, said with the name meant.
+      if (verb !== 'create' || !opts.role) throw err;
+      const { explainCreateRefusal } = await import('./requests-suggest.js');
+      throw (await explainCreateRefusal(target.client, err, { role: opts.role, resource: opts.resource, instance: opts.instance })) ?? err;
+    });
     process.stdout.write(opts.format === 'json' ? renderJson(outcome) : renderText(outcome, Date.now()));
     const { readWarnings } = await import('./requests-warnings.js');
     // The answer is out; a warning that cannot be computed is said, not fatal.
