@@ -1,5 +1,6 @@
 /** `roster check` output: text, JSON and JUnit XML of an AssertionReport. Pure. */
 import type { AssertionReport, AssertionResult } from './assertions.js';
+import { count, plural } from '../words.js';
 
 export const CHECK_FORMATS = ['text', 'json', 'junit'] as const;
 export type CheckFormat = (typeof CHECK_FORMATS)[number];
@@ -44,7 +45,7 @@ export function renderCheckText(report: AssertionReport, options: CheckRenderOpt
   for (const r of report.results) {
     if (r.passed && !options.verbose) continue;
     const place = placeOf(r);
-    const count = r.assertion.usersIn !== undefined ? ` (${r.users.length} member${r.users.length === 1 ? '' : 's'})` : '';
+    const count = r.assertion.usersIn !== undefined ? ` (${plural(r.users.length, 'member')})` : '';
     lines.push(`${r.passed ? 'PASS' : 'FAIL'} ${place ? place + ': ' : ''}${r.name}${count}`);
     lines.push(...failureLines(r, '  '));
   }
@@ -53,7 +54,7 @@ export function renderCheckText(report: AssertionReport, options: CheckRenderOpt
   lines.push(
     report.total === 0
       ? `No assertions in the configuration.`
-      : `${report.total} assertion${report.total === 1 ? '' : 's'} on ${where}: ${report.total - report.failed} passed, ${report.failed} failed.`,
+      : `${plural(report.total, 'assertion')} on ${where}: ${count(report.total - report.failed)} passed, ${count(report.failed)} failed.`,
   );
   return lines.join('\n') + '\n';
 }

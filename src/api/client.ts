@@ -21,6 +21,7 @@ import type {
   ReadOptions,
   RequestOptions,
 } from './types.js';
+import { plural } from '../words.js';
 
 /** Joins path segments, URL-encoding each: `pathOf(paths.schema, 'groups', 'team:eng')`. */
 export function pathOf(prefix: string, ...segments: string[]): string {
@@ -235,7 +236,7 @@ export function createClient(options: ClientOptions): ApiClient {
           throw error;
         }
         const past = clock.deadlineAt !== undefined && now() >= clock.deadlineAt - 1;
-        const message = past && got.code === ATTEMPT_TIMEOUT ? `no complete answer within the ${Math.round(deadlineMs / 1000)} s deadline (--timeout), ${attempt} attempt${attempt === 1 ? '' : 's'}` : got.message;
+        const message = past && got.code === ATTEMPT_TIMEOUT ? `no complete answer within the ${Math.round(deadlineMs / 1000)} s deadline (--timeout), ${plural(attempt, 'attempt')}` : got.message;
         if (base.protocol === 'https:' && isTlsMismatch(got.code, got.message)) {
           throw new ConfigError(`${base.origin} did not answer TLS (${got.code}): is it http://? Check the scheme of --api-url (ROSTER_API_URL)`);
         }

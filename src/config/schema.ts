@@ -9,6 +9,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { SCHEMA_URL, VALIDATOR_URL } from './codegen.js';
 import { closest, didYouMean } from './suggest.js';
 import { problemAt, type Loc, type Problem, type Segment, type Source } from './source.js';
+import { plural } from '../words.js';
 
 let compiled: ValidateFunction | undefined;
 let rootSchema: { $defs: Record<string, { type?: string | string[] }> } | undefined;
@@ -146,7 +147,7 @@ function toProblem(src: Source, value: unknown, e: ErrorObject): Problem {
       return problemAt(loc, [], `invalid value ${JSON.stringify(e.data)}: expected one of ${allowed.join(', ')}`, near ? { hint: `did you mean "${near}"?` } : {});
     }
     case 'minItems':
-      return problemAt(loc, [], `must list at least ${String(params.limit)} item${params.limit === 1 ? '' : 's'}`);
+      return problemAt(loc, [], `must list at least ${plural(Number(params.limit), 'item')}`);
     case 'uniqueItems': {
       const [later, earlier] = [Number(params.i), Number(params.j)].sort((a, b) => b - a);
       const item = (e.data as unknown[])[later];

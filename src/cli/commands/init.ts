@@ -7,6 +7,7 @@ import { mergeGitignore, mergePackageJson, PACKAGE_NAME, packageName, type Packa
 import { layoutFiles, parseEnvironments } from '../init/environments.js';
 import { environmentsWorkflow } from '../init/workflow-environments.js';
 import { planAddition } from '../init/add-environment.js';
+import { agree } from '../../words.js';
 
 export interface InitCommandOptions extends TargetOptions {
   force?: boolean;
@@ -38,7 +39,7 @@ export async function initCommand(dirArg: string | undefined, opts: InitCommandO
   const dir = path.resolve(dirArg ?? '.');
   const targetFlags = (['apiUrl', 'apiKeyFile', 'project', 'env', 'data'] as const).filter((k) => opts[k] !== undefined);
   if (targetFlags.length > 0 && !opts.fromLive) {
-    throw new ConfigError(`${targetFlags.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} only go${targetFlags.length === 1 ? 'es' : ''} with --from-live: without it, roster init reads no service`);
+    throw new ConfigError(`${targetFlags.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} only ${agree(targetFlags.length, 'goes', 'go')} with --from-live: without it, roster init reads no service`);
   }
   const environments = opts.environments === undefined ? undefined : parseEnvironments(opts.environments);
   if (environments && opts.fromLive) {
