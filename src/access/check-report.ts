@@ -90,6 +90,30 @@ export function renderCheckJunit(report: AssertionReport, options: CheckRenderOp
   return out.join('\n') + '\n';
 }
 
+/**
+ * A configuration that does not load, as a failed JUnit suite: a CI report step reading stdout gets a
+ * failure to show (one testcase per problem, at its file and line), never an empty file.
+ */
+export function renderConfigErrorsJunit(message: string, problems: { file?: string; line?: number; column?: number; path?: string; message: string; hint?: string }[]): string {
+  const suite = 'roster check (configuration)';
+  const cases = problems.length > 0 ? problems : [{ message }];
+  const out = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="${xml(suite)}" tests="${cases.length}" failures="${cases.length}">`,
+    `  <testsuite name="${xml(suite)}" tests="${cases.length}" failures="${cases.length}" errors="0" skipped="0">`,
+  ];
+  for (const p of cases) {
+    const where = 'file' in p && p.file ? [p.file, p.line, p.column].filter((x) => x !== undefined).join(':') : 'configuration';
+    const attrs = [`classname="${xml(('file' in p && p.file) || 'configuration')}"`, `name="${xml(`${where}${'path' in p && p.path ? ` ${p.path}` : ''}`)}"`];
+    if ('file' in p && p.file) attrs.push(`file="${xml(p.file)}"`);
+    if ('line' in p && p.line !== undefined) attrs.push(`line="${p.line}"`);
+    const detail = [p.message, ...('hint' in p && p.hint ? [`hint: ${p.hint}`] : [])].join('\n');
+    out.push(`    <testcase ${attrs.join(' ')}>`, `      <failure message="${xml(p.message)}" type="ConfigurationInvalid">${xml(detail)}</failure>`, '    </testcase>');
+  }
+  out.push('  </testsuite>', '</testsuites>');
+  return out.join('\n') + '\n';
+}
+
 function xml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 }
