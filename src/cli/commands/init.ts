@@ -7,6 +7,7 @@ import { mergeGitignore, mergePackageJson, PACKAGE_NAME, packageName, type Packa
 import { layoutFiles, parseEnvironments } from '../init/environments.js';
 import { environmentsWorkflow } from '../init/workflow-environments.js';
 import { planAddition } from '../init/add-environment.js';
+import { withHeader } from '../../config/export.js';
 import { agree } from '../../words.js';
 
 export interface InitCommandOptions extends TargetOptions {
@@ -59,6 +60,7 @@ export async function initCommand(dirArg: string | undefined, opts: InitCommandO
   const gitignore = mergeGitignore(readText(path.join(dir, '.gitignore')));
 
   const writes: Write[] = [];
+  let live: LiveTarget | undefined;
   const verb = (file: string) => (existsSync(path.join(dir, file)) ? 'replaced' : 'created');
   if (addition && layout) {
     for (const f of layout) writes.push({ ...f, verb: verb(f.file) });
@@ -68,9 +70,10 @@ export async function initCommand(dirArg: string | undefined, opts: InitCommandO
     writes.push({ file: WORKFLOW_FILE, verb: verb(WORKFLOW_FILE), content: environmentsWorkflow(environments), what: 'plans each environment a pull request touches (a comment each), applies each on merge, expires grants on a schedule' });
   } else {
     const config = opts.fromLive
-      ? { content: authoritative(await (await import('./export.js')).exportLive(opts, { refuseEmptyEmbedded: true })), what: 'the live environment, as `roster export` writes it, authoritative' }
+      ? await fromLive(opts)
       : { content: template('roster.yaml'), what: 'a starter configuration' };
-    writes.push({ file: CONFIG_FILE, verb: verb(CONFIG_FILE), ...config });
+    if ('target' in config) live = config.target;
+    writes.push({ file: CONFIG_FILE, verb: verb(CONFIG_FILE), content: config.content, what: config.what });
     writes.push({ file: WORKFLOW_FILE, verb: verb(WORKFLOW_FILE), content: template('workflow.yml'), what: 'plans each pull request (as a comment), applies on merge to main' });
   }
 
@@ -86,8 +89,30 @@ export async function initCommand(dirArg: string | undefined, opts: InitCommandO
 
   const width = Math.max(...writes.map((w) => w.file.length));
   const out = [`roster init: ${dir}`, ...writes.map((w) => `  ${w.verb.padEnd(8)} ${w.file.padEnd(width)}  ${w.what}`), ''];
-  out.push(...(await nextSteps(dir, merged.json, merged.denied, environments, addition?.existing)));
+  out.push(...(await nextSteps(dir, merged.json, merged.denied, environments, addition?.existing, live && { ...live, apiUrl: opts.apiUrl })));
   process.stdout.write(`${out.join('\n')}\n`);
+}
+
+/**
+ * `--from-live`: the export, authoritative, and naming the environment it came from when a flag (or
+ * ROSTER_PROJECT/ROSTER_ENV) named it, so the files plan against that environment, not the default one.
+ */
+async function fromLive(opts: InitCommandOptions): Promise<{ content: string; what: string; target: LiveTarget }> {
+  const { exportLiveFrom } = await import('./export.js');
+  const { text, target } = await exportLiveFrom(opts, { refuseEmptyEmbedded: true });
+  const named = opts.project !== undefined || opts.env !== undefined || !!process.env.ROSTER_PROJECT || !!process.env.ROSTER_ENV;
+  const scope = named ? { project: target.project, environment: target.environment } : {};
+  const where = named ? ` of ${target.project}/${target.environment}` : '';
+  return { content: authoritative(text, scope), what: `the live environment${where}, as \`roster export\` writes it, authoritative`, target: { ...target, named } };
+}
+
+/** Where `--from-live` read, for the next steps. */
+interface LiveTarget {
+  kind: 'embedded' | 'remote';
+  where: string;
+  project: string;
+  environment: string;
+  named: boolean;
 }
 
 /** What exists and would be overwritten: the files written whole, and a configuration already in roster/. */
@@ -107,7 +132,7 @@ function findConflicts(dir: string, configFiles: string[]): ConfigProblem[] {
   return problems;
 }
 
-async function nextSteps(dir: string, pkg: PackageJson, denied: string[], environments?: string[], existing?: string[]): Promise<string[]> {
+async function nextSteps(dir: string, pkg: PackageJson, denied: string[], environments?: string[], existing?: string[], live?: LiveTarget & { apiUrl?: string }): Promise<string[]> {
   const at = path.relative(process.cwd(), dir);
   const cd = at === '' ? '' : `cd ${/^[\w./-]+$/.test(at) ? at : JSON.stringify(at)} && `;
   const deps = { ...(pkg.dependencies as object), ...(pkg.devDependencies as object) } as Record<string, unknown>;
@@ -137,6 +162,12 @@ async function nextSteps(dir: string, pkg: PackageJson, denied: string[], enviro
     steps.push(`${cd}npx --no roster validate roster/ && npx --no roster plan roster/ --env ${environments[0]}   (against the embedded default in ./.roster)`);
     steps.push('on GitHub, Settings > Secrets and variables > Actions: add the variable ROSTER_API_URL and the secret ROSTER_API_KEY (a key that reads every environment, for the plans)');
     steps.push(`on GitHub, Settings > Environments: create ${environments.join(', ')}; in each, the secret ROSTER_API_KEY (a key scoped to it, for its apply and expire jobs) and any protection rules (required reviewers for ${environments[environments.length - 1]})`);
+  } else if (live?.kind === 'remote') {
+    // The plan the next step suggests reads the environment the export came from, not the embedded default.
+    const flag = live.apiUrl ? ` --api-url ${live.apiUrl}` : '';
+    const scope = live.named ? `${live.project}/${live.environment}, as roster/roster.yaml names it` : `${live.project}/${live.environment}, the key's environment`;
+    steps.push(`${cd}npx --no roster validate roster/ && npx --no roster plan roster/${flag}   (against ${live.where}, ${scope}; ${live.apiUrl ? 'ROSTER_API_KEY' : 'ROSTER_API_URL and ROSTER_API_KEY'} as for this init: it plans no changes)`);
+    steps.push('on GitHub, Settings > Secrets and variables > Actions: add the variable ROSTER_API_URL and the secret ROSTER_API_KEY (a key scoped to one environment)');
   } else {
     steps.push(`${cd}npx --no roster validate roster/ && npx --no roster plan roster/   (against the embedded default in ./.roster)`);
     steps.push('on GitHub, Settings > Secrets and variables > Actions: add the variable ROSTER_API_URL and the secret ROSTER_API_KEY (a key scoped to one environment)');
@@ -160,13 +191,8 @@ async function embeddedDefaultProblem(): Promise<string | undefined> {
  * The exported configuration, declared authoritative (docs/config.md#authoritative): it declares the whole
  * live environment, so from now on what a pull request removes from it is deleted on merge.
  */
-export function authoritative(exported: string): string {
-  const line = [
-    '# Deletion as the declared default: live objects these files do not declare are deleted by plan and',
-    '# apply (within the delete limit, --max-deletes). See docs/config.md#authoritative.',
-    'authoritative: true',
-  ].join('\n');
-  return /^version: 1$/m.test(exported) ? exported.replace(/^version: 1$/m, `version: 1\n${line}`) : `${line}\n${exported}`;
+export function authoritative(exported: string, scope: { project?: string; environment?: string } = {}): string {
+  return withHeader(exported, { ...scope, authoritative: true });
 }
 
 function template(name: string): string {
