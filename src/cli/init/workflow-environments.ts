@@ -32,12 +32,17 @@ export function environmentJobs(env: string): string {
   return [PLAN(env, commentScript().trimEnd().split('\n').map((l) => (l ? ' '.repeat(12) + l : l)).join('\n')), APPLY(env), EXPIRE(env)].join('\n');
 }
 
-/** The comment script of templates/workflow.yml. */
-function commentScript(): string {
-  const wf = parse(readFileSync(path.join(PACKAGE_ROOT, 'templates', 'workflow.yml'), 'utf8')) as { jobs: { plan: { steps: { name: string; with?: { script?: string } }[] } } };
-  const script = wf.jobs.plan.steps.find((s) => s.name === 'comment')?.with?.script;
-  if (!script) throw new Error('templates/workflow.yml has no comment script');
+/** The comment script of templates/workflow.yml (its plan job), or its apply job's `reviewed` script. */
+function commentScript(job: 'plan' | 'apply' = 'plan', step = 'comment'): string {
+  const wf = parse(readFileSync(path.join(PACKAGE_ROOT, 'templates', 'workflow.yml'), 'utf8')) as { jobs: Record<string, { steps: { name: string; with?: { script?: string } }[] }> };
+  const script = wf.jobs[job].steps.find((s) => s.name === step)?.with?.script;
+  if (!script) throw new Error(`templates/workflow.yml has no ${step} script`);
   return script;
+}
+
+/** The `reviewed` script of templates/workflow.yml's apply job, indented for a job's steps. */
+function reviewedScript(): string {
+  return commentScript('apply', 'reviewed').trimEnd().split('\n').map((l) => (l ? ' '.repeat(12) + l : l)).join('\n');
 }
 
 const PATHS = "['roster/**', 'package.json', 'package-lock.json', '.github/workflows/roster.yml']";
@@ -160,16 +165,37 @@ const APPLY = (env: string) => `  apply-${env}:
     environment: ${env} # its protection rules (required reviewers) and its own ROSTER_API_KEY apply
     concurrency: roster-apply-${env} # never two applies of one environment at once
     steps:
-${SETUP}      - name: apply
+${SETUP}      - name: reviewed
+        id: reviewed
+        uses: actions/github-script@v7
+        env:
+          ROSTER_ENVIRONMENT: ${env}
+        with:
+          script: |
+${reviewedScript()}
+      - name: apply
         env:
           ROSTER_API_URL: \${{ vars.ROSTER_API_URL }}
           ROSTER_API_KEY: \${{ secrets.ROSTER_API_KEY }}
+          ROSTER_REVIEWED_CHECKSUM: \${{ steps.reviewed.outputs.checksum }}
+          ROSTER_REVIEWED_PR: \${{ steps.reviewed.outputs.pull-request }}
         run: |
           if [ -z "$ROSTER_API_URL" ]; then
             echo "::error::set the variable ROSTER_API_URL and the secret ROSTER_API_KEY (repository, or environment ${env})"
             exit 1
           fi
-          npx --no roster apply roster/ --env ${env} --yes
+          set +e
+          npx --no roster apply roster/ --env ${env} --yes | tee apply.log
+          code=\${PIPESTATUS[0]}
+          set -e
+          # The plan applied is planned again from the live state: its checksum beside the reviewed one.
+          applied=$(sed -n 's/^checksum //p' apply.log | head -n 1)
+          echo "checksum reviewed (pull request #\${ROSTER_REVIEWED_PR:-?}, its plan comment for ${env}): \${ROSTER_REVIEWED_CHECKSUM:-none found}"
+          echo "checksum applied: \${applied:-none (nothing was planned)}"
+          if [ -n "$ROSTER_REVIEWED_CHECKSUM" ] && [ -n "$applied" ] && [ "$applied" != "$ROSTER_REVIEWED_CHECKSUM" ]; then
+            echo "::warning::the plan applied to ${env} (checksum $applied) is not the one reviewed on pull request #$ROSTER_REVIEWED_PR (checksum $ROSTER_REVIEWED_CHECKSUM): main or the live state moved between them; this log shows what was applied"
+          fi
+          exit "$code"
 `;
 
 /** Scheduled, in the environment's GitHub environment (its key), never beside its apply. */
