@@ -41,8 +41,8 @@ export class ApiError extends Error {
     },
   ) {
     super(
-      `${info.method} ${info.path} answered ${info.status}` +
-        (info.errorCode ? ` ${info.errorCode}` : '') +
+      // Status 0: no HTTP answer at all (refused, reset, timed out); "answered 0" would say the opposite.
+      (info.status === 0 ? `${info.method} ${info.path} got no answer (${info.errorCode ?? 'NETWORK_ERROR'})` : `${info.method} ${info.path} answered ${info.status}` + (info.errorCode ? ` ${info.errorCode}` : '')) +
         (info.detail ? `: ${info.detail}` : '') +
         (info.requestId ? ` (request ${info.requestId})` : ''),
     );

@@ -1,5 +1,6 @@
 /** `roster check` output: text, JSON and JUnit XML of an AssertionReport. Pure. */
 import type { AssertionReport, AssertionResult } from './assertions.js';
+import { count, plural } from '../words.js';
 
 export const CHECK_FORMATS = ['text', 'json', 'junit'] as const;
 export type CheckFormat = (typeof CHECK_FORMATS)[number];
@@ -44,7 +45,7 @@ export function renderCheckText(report: AssertionReport, options: CheckRenderOpt
   for (const r of report.results) {
     if (r.passed && !options.verbose) continue;
     const place = placeOf(r);
-    const count = r.assertion.usersIn !== undefined ? ` (${r.users.length} member${r.users.length === 1 ? '' : 's'})` : '';
+    const count = r.assertion.usersIn !== undefined ? ` (${plural(r.users.length, 'member')})` : '';
     lines.push(`${r.passed ? 'PASS' : 'FAIL'} ${place ? place + ': ' : ''}${r.name}${count}`);
     lines.push(...failureLines(r, '  '));
   }
@@ -53,7 +54,7 @@ export function renderCheckText(report: AssertionReport, options: CheckRenderOpt
   lines.push(
     report.total === 0
       ? `No assertions in the configuration.`
-      : `${report.total} assertion${report.total === 1 ? '' : 's'} on ${where}: ${report.total - report.failed} passed, ${report.failed} failed.`,
+      : `${plural(report.total, 'assertion')} on ${where}: ${count(report.total - report.failed)} passed, ${count(report.failed)} failed.`,
   );
   return lines.join('\n') + '\n';
 }
@@ -84,6 +85,30 @@ export function renderCheckJunit(report: AssertionReport, options: CheckRenderOp
     out.push(`    <testcase ${attrs.join(' ')}>`);
     out.push(`      <failure message="${xml(first)}" type="AssertionFailed">${xml(failureLines(r, '').join('\n'))}</failure>`);
     out.push('    </testcase>');
+  }
+  out.push('  </testsuite>', '</testsuites>');
+  return out.join('\n') + '\n';
+}
+
+/**
+ * A configuration that does not load, as a failed JUnit suite: a CI report step reading stdout gets a
+ * failure to show (one testcase per problem, at its file and line), never an empty file.
+ */
+export function renderConfigErrorsJunit(message: string, problems: { file?: string; line?: number; column?: number; path?: string; message: string; hint?: string }[]): string {
+  const suite = 'roster check (configuration)';
+  const cases = problems.length > 0 ? problems : [{ message }];
+  const out = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="${xml(suite)}" tests="${cases.length}" failures="${cases.length}">`,
+    `  <testsuite name="${xml(suite)}" tests="${cases.length}" failures="${cases.length}" errors="0" skipped="0">`,
+  ];
+  for (const p of cases) {
+    const where = 'file' in p && p.file ? [p.file, p.line, p.column].filter((x) => x !== undefined).join(':') : 'configuration';
+    const attrs = [`classname="${xml(('file' in p && p.file) || 'configuration')}"`, `name="${xml(`${where}${'path' in p && p.path ? ` ${p.path}` : ''}`)}"`];
+    if ('file' in p && p.file) attrs.push(`file="${xml(p.file)}"`);
+    if ('line' in p && p.line !== undefined) attrs.push(`line="${p.line}"`);
+    const detail = [p.message, ...('hint' in p && p.hint ? [`hint: ${p.hint}`] : [])].join('\n');
+    out.push(`    <testcase ${attrs.join(' ')}>`, `      <failure message="${xml(p.message)}" type="ConfigurationInvalid">${xml(detail)}</failure>`, '    </testcase>');
   }
   out.push('  </testsuite>', '</testsuites>');
   return out.join('\n') + '\n';

@@ -1,6 +1,7 @@
 import type { AccessPath } from './facts.js';
 import type { AccessChange } from './diff.js';
 import { cmp } from './paths.js';
+import { plural } from '../words.js';
 
 export interface AccessSummaryEntry {
   sign: '+' | '-';
@@ -66,7 +67,7 @@ function origin(path: AccessPath): string {
 /** "+37 users gain editor on document:roadmap via team:engineering". */
 export function formatSummaryEntry(e: AccessSummaryEntry): string {
   const n = e.users.length;
-  const who = `${n} user${n === 1 ? '' : 's'}`;
+  const who = plural(n, 'user');
   const verb = e.sign === '+' ? (n === 1 ? 'gains' : 'gain') : n === 1 ? 'loses' : 'lose';
   const how =
     e.viaKind === 'group' ? e.via : e.viaKind === 'tenant' ? `tenant-wide role in ${e.via}` : e.viaKind === 'derived' ? `a role on ${e.via}` : 'direct assignment';

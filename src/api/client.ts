@@ -1,12 +1,12 @@
 import { Pool } from 'undici';
-import { InternalError } from '../errors.js';
+import { ApiError, ConfigError, InternalError } from '../errors.js';
 import { registerSecret } from '../secrets.js';
 import { buildApiError, buildNetworkError, displayPath } from './api-error.js';
 import { AnswerTooLarge, expectListItems, expectListPage, malformedRead, MAX_ANSWER_BYTES, parseBody, readBodyText } from './answer.js';
 import { createBreaker } from './breaker.js';
 import { createPacer, PUBLIC_LIMITS, type Pacer } from './pacing.js';
 import { fetchAllPages } from './paging.js';
-import { ATTEMPT_TIMEOUT, IDEMPOTENT_METHODS, judgeAttempt, retryDelay, UNREACHABLE, type AttemptOutcome } from './retry.js';
+import { ATTEMPT_TIMEOUT, IDEMPOTENT_METHODS, isConnectError, judgeAttempt, retryDelay, UNREACHABLE, type AttemptOutcome } from './retry.js';
 import { Semaphore } from './semaphore.js';
 import type {
   ApiClient,
@@ -21,6 +21,7 @@ import type {
   ReadOptions,
   RequestOptions,
 } from './types.js';
+import { plural } from '../words.js';
 
 /** Joins path segments, URL-encoding each: `pathOf(paths.schema, 'groups', 'team:eng')`. */
 export function pathOf(prefix: string, ...segments: string[]): string {
@@ -57,6 +58,14 @@ const MALFORMED = 'MALFORMED_ANSWER';
 /** How often to say that an answer is still awaited. */
 const WAITING_NOTICE_MS = 5_000;
 
+/**
+ * An https:// URL answered by a plain-HTTP server: OpenSSL reports a record it cannot read (`wrong version
+ * number`, `packet length too long`); its internals say nothing to the user, the scheme does.
+ */
+function isTlsMismatch(code: string, message: string): boolean {
+  return /^ERR_SSL_|^EPROTO$/.test(code) || /wrong version number|packet length too long/i.test(message);
+}
+
 function networkCode(err: unknown): string {
   const e = err as { code?: unknown; cause?: { code?: unknown }; errors?: Array<{ code?: unknown }> };
   const code = e?.code ?? e?.cause?.code ?? e?.errors?.[0]?.code;
@@ -91,7 +100,8 @@ export function createClient(options: ClientOptions): ApiClient {
   const pacer: Pacer | undefined =
     pacing === 'none' ? undefined : createPacer({ limits: pacing === 'public' ? PUBLIC_LIMITS : pacing, now, sleep });
   const counts: ClientCounters = { requests: 0, retries: 0, byMethod: {}, rateLimited: 0, alreadyExisted: 0 };
-  const breaker = createBreaker({ maxConsecutiveFailures: options.maxConsecutiveFailures, maxSilenceMs: options.maxSilenceMs, now });
+  const minSilenceMs = options.minSilenceMs ?? 8_000;
+  const breaker = createBreaker({ maxConsecutiveFailures: options.maxConsecutiveFailures, minSilenceMs: options.minSilenceMs, maxSilenceMs: options.maxSilenceMs, now });
   let lastNotice = 0;
   const enc = encodeURIComponent;
   const scope = `${enc(options.project)}/${enc(options.environment)}`;
@@ -178,6 +188,7 @@ export function createClient(options: ClientOptions): ApiClient {
     const prepared = prepare(method, path, opts);
     const idempotent = IDEMPOTENT_METHODS.has(method) || opts.idempotentCreate === true || opts.idempotent === true;
     let mayHaveApplied = false;
+    let refusedSince: number | undefined;
     const clock: { deadlineAt?: number } = {};
     for (let attempt = 1; ; attempt++) {
       const down = breaker.tripped();
@@ -201,21 +212,45 @@ export function createClient(options: ClientOptions): ApiClient {
         got.kind === 'response' ? { kind: 'response', status: got.status, retryAfter: got.headers['retry-after'] } : got;
       const judged = judgeAttempt(outcome, idempotent);
       mayHaveApplied ||= judged.mayHaveApplied;
+      // A connection refused never reached the service: past its retries, the request keeps trying (every
+      // second at most) until it has been refused for minSilenceMs (or the breaker trips), so a service
+      // restarting for a second or two is waited out, by an apply's writes as by a plan's reads.
+      const refused = got.kind === 'network' && isConnectError(got.code) && judged.retryable;
+      if (refused) refusedSince ??= now();
+      else refusedSince = undefined;
+      const stillWaiting = refused && now() - refusedSince! < minSilenceMs;
       let delay =
         judged.retryable && attempt <= retries
           ? retryDelay({ failedAttempt: attempt, retryAfter: outcome.kind === 'response' ? outcome.retryAfter : undefined, now: now(), random })
-          : undefined;
+          : stillWaiting
+            ? Math.min(1_000, retryDelay({ failedAttempt: attempt, now: now(), random }) ?? 1_000)
+            : undefined;
       // No retry that would start past the request's deadline.
       if (delay !== undefined && clock.deadlineAt !== undefined && now() + delay >= clock.deadlineAt) delay = undefined;
       if (delay === undefined) {
-        if (got.kind === 'response') throw buildApiError({ method, path, status: got.status, headers: got.headers, body: got.body });
+        if (got.kind === 'response') {
+          const error = buildApiError({ method, path, status: got.status, headers: got.headers, body: got.body });
+          // The service says NOT_FOUND of an object it does not have; any other 404 (a router's
+          // ROUTE_NOT_FOUND, a proxy's page) means no such endpoint: the URL is wrong, not the object.
+          if (got.status === 404 && error.info.errorCode !== 'NOT_FOUND') throw noApiHere(error);
+          throw error;
+        }
         const past = clock.deadlineAt !== undefined && now() >= clock.deadlineAt - 1;
-        const message = past && got.code === ATTEMPT_TIMEOUT ? `no complete answer within the ${Math.round(deadlineMs / 1000)} s deadline (--timeout), ${attempt} attempt${attempt === 1 ? '' : 's'}` : got.message;
+        const message = past && got.code === ATTEMPT_TIMEOUT ? `no complete answer within the ${Math.round(deadlineMs / 1000)} s deadline (--timeout), ${plural(attempt, 'attempt')}` : got.message;
+        if (base.protocol === 'https:' && isTlsMismatch(got.code, got.message)) {
+          throw new ConfigError(`${base.origin} did not answer TLS (${got.code}): is it http://? Check the scheme of --api-url (ROSTER_API_URL)`);
+        }
         throw buildNetworkError({ method, path, code: got.code, status: got.status, message: attempt > 1 ? `${message} (after ${attempt} attempts)` : message });
       }
       counts.retries++;
       await sleep(delay);
     }
+  }
+
+  /** A 404 that is not the service's: `no /v2 API at <base> (GET <path>: 404 CODE); check ROSTER_API_URL`. */
+  function noApiHere(error: ApiError): ConfigError {
+    const { method, path, status, errorCode } = error.info;
+    return new ConfigError(`no /v2 API at ${base.origin}${basePath} (${method} ${basePath}${path}: ${status}${errorCode ? ` ${errorCode}` : ''}); check ROSTER_API_URL (--api-url)`);
   }
 
   const data = async <T>(p: Promise<ApiResponse<T>>): Promise<T> => (await p).data as T;

@@ -21,6 +21,11 @@ export interface AttemptJudgement {
 
 /** The request never left: the connection was not established. Safe to retry any method. */
 const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN']);
+/** The attempt never reached the service (refused, no route): any method may be tried again. */
+export function isConnectError(code: string): boolean {
+  return CONNECT_ERRORS.has(code);
+}
+
 /** Our own per-attempt deadline expired (see client.ts). */
 export const ATTEMPT_TIMEOUT = 'ATTEMPT_TIMEOUT';
 /** The client gave up on the service after attempts in a row without an answer (breaker.ts). */

@@ -83,6 +83,8 @@ export interface ClientOptions {
   maxAnswerBytes?: number;
   /** Attempts in a row without any answer after which the service counts as gone; default 10 (breaker.ts). */
   maxConsecutiveFailures?: number;
+  /** ...and not before this long without any answer (a restart of a second or two is waited out); default 8 s. */
+  minSilenceMs?: number;
   /** Time without any answer (3 failed attempts at least) after which the service counts as gone; default 45 s. */
   maxSilenceMs?: number;
   /** Called every few seconds while an answer is awaited, for a progress line. */

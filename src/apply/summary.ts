@@ -1,6 +1,7 @@
 import type { ApplyResult } from './apply.js';
 import type { Leftover } from './verify.js';
 import type { DecisionVerification } from './verify-decisions.js';
+import { agree, count, plural } from '../words.js';
 
 /**
  * The end of an apply as text: one summary line, then the first failures and skips, bounded (a run
@@ -25,7 +26,7 @@ export function renderApplySummary({ total, seconds, result, leftover }: ApplyOu
     result.skipped.length ? `${result.skipped.length} skipped` : '',
     result.stopped ? `${result.stopped.notAttempted.length} not attempted` : '',
   ].filter(Boolean);
-  lines.push(`Applied ${result.done.length} of ${total} change${total === 1 ? '' : 's'} in ${seconds.toFixed(1)}s${parts.length ? `, ${parts.join(', ')}` : ''}.`);
+  lines.push(`Applied ${count(result.done.length)} of ${plural(total, 'change')} in ${seconds.toFixed(1)}s${parts.length ? `, ${parts.join(', ')}` : ''}.`);
   if (result.alreadyThere.length > 0) {
     lines.push(`  ${result.alreadyThere.length} of them were already there (another apply of the same configuration made them at the same time?)`);
   }
@@ -39,7 +40,7 @@ export function renderApplySummary({ total, seconds, result, leftover }: ApplyOu
   } else if (leftover && leftover.ids.length > 0) {
     lines.push(
       `Conflict: the environment changed while this apply ran (another apply or a change by hand?): ${leftover.ids.length} ` +
-        `change${leftover.ids.length === 1 ? '' : 's'} would still be needed to match this configuration` +
+        `${agree(leftover.ids.length, 'change', 'changes')} would still be needed to match this configuration` +
         ` (${leftover.ids.slice(0, 3).join(', ')}${leftover.ids.length > 3 ? ', ...' : ''}).`,
     );
     lines.push('Run roster plan to see the environment as it is now, decide which configuration wins, and apply it.');

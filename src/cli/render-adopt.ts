@@ -4,9 +4,9 @@ import { roleItemText } from '../config/edit-user-roles.js';
 import { reviewerOf } from '../plan/render-held.js';
 import type { GrantRequest } from '../plan/request-grants.js';
 import type { FileEdit } from './commands/adopt.js';
+import { plural } from '../words.js';
 
 const requestLine = (r: GrantRequest) => `access request ${r.id}, approved ${r.approvedAt} by ${reviewerOf(r)} (${r.config})`;
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export async function renderAdoptionText(a: Adoption, edits: FileEdit[], dryRun: boolean): Promise<string> {
   const lines: string[] = [];

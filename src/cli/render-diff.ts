@@ -1,5 +1,6 @@
 /** Renderers of `roster diff` (and `roster export --diff DIR`): text like the plan's, and JSON. */
 import type { ObjectDifference } from '../plan/environments.js';
+import { agree, plural } from '../words.js';
 
 export interface DiffReport {
   /** What is compared: `declared` or `live`, or `declared/live` for export --diff. */
@@ -15,7 +16,7 @@ export function renderDiffText(r: DiffReport): string {
   const n = r.differences.length;
   if (n === 0) return `${r.a} and ${r.b} (${r.on}): no differences.${r.note ? `\n${r.note}` : ''}\n`;
   const lines = [
-    `${r.a} → ${r.b} (${r.on}): ${n} object${n === 1 ? '' : 's'} differ${n === 1 ? 's' : ''}`,
+    `${r.a} → ${r.b} (${r.on}): ${plural(n, 'object')} ${agree(n, 'differs', 'differ')}`,
     `  + only in ${r.b}, - only in ${r.a}, ~ in both, with the fields shown as ${r.a} → ${r.b}`,
     '',
   ];

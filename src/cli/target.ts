@@ -234,8 +234,11 @@ function readKey(opts: TargetOptions): string {
     try {
       key = readFileSync(opts.apiKeyFile, 'utf8').trim();
     } catch (err) {
-      throw new ConfigError(`cannot read --api-key-file ${opts.apiKeyFile}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+      const code = (err as NodeJS.ErrnoException).code;
+      const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' || code === 'EPERM' ? 'not readable (permission denied)' : code === 'EISDIR' ? 'a directory, not a file' : (code ?? String(err));
+      throw new ConfigError(`--api-key-file ${opts.apiKeyFile}: ${why}; give the path of a file holding the API key, or set ROSTER_API_KEY instead`);
     }
+    if (!key) throw new ConfigError(`--api-key-file ${opts.apiKeyFile} is empty; it must hold the API key`);
   }
   if (!key) throw new ConfigError('a remote service needs a key: set ROSTER_API_KEY or pass --api-key-file FILE');
   registerSecret(key);

@@ -8,6 +8,7 @@ import type { RequestGrant } from '../plan/request-grants.js';
 import { configPaths } from './config-paths.js';
 import { problemLine } from './report.js';
 import { redactSecrets } from '../secrets.js';
+import { plural } from '../words.js';
 
 /**
  * The use cases shared by the commands: read the configuration (a config error never reaches the API as
@@ -135,7 +136,7 @@ function noUnhandled<T>(p: Promise<T>): Promise<T> {
  * undefined: the command works offline (check, explain without --live), so the service is not mentioned.
  */
 function configErrors(errors: ConfigProblem[], nothing: 'sent' | 'written' | undefined): ConfigError {
-  const count = `${errors.length} error${errors.length === 1 ? '' : 's'}`;
+  const count = plural(errors.length, 'error');
   return new ConfigError(nothing ? `the configuration has ${count}; nothing was ${nothing} to the service` : `the configuration has ${count}`, errors);
 }
 

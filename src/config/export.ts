@@ -183,3 +183,43 @@ function compact(o: Obj): Obj {
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** What a configuration file says above its sections, besides what an export writes (`roster init --from-live`). */
+export interface DeclaredHeader {
+  project?: string;
+  environment?: string;
+  /** `authoritative: true`, with the two lines saying what it means. */
+  authoritative?: boolean;
+}
+
+/**
+ * The export with `project:`, `environment:` and `authoritative: true` declared after `version: 1`: what
+ * `roster init --from-live` writes, and what `roster export --diff FILE` compares a file that declares
+ * them with, so that the header it wrote is never reported as drift.
+ */
+export function withHeader(exported: string, header: DeclaredHeader): string {
+  const lines: string[] = [];
+  if (header.project !== undefined) lines.push(`project: ${header.project}`);
+  if (header.environment !== undefined) lines.push(`environment: ${header.environment}`);
+  if (header.authoritative) {
+    lines.push(
+      '# Deletion as the declared default: live objects these files do not declare are deleted by plan and',
+      '# apply (within the delete limit, --max-deletes). See docs/config.md#authoritative.',
+      'authoritative: true',
+    );
+  }
+  if (lines.length === 0) return exported;
+  const block = lines.join('\n');
+  return /^version: 1$/m.test(exported) ? exported.replace(/^version: 1$/m, `version: 1\n${block}`) : `${block}\n${exported}`;
+}
+
+/** The header `withHeader` would write, as a file's text declares it (top-level lines only). */
+export function readHeader(text: string): DeclaredHeader {
+  const scalar = (key: string) => new RegExp(`^${key}:[ \\t]*(?:"([^"\\n]*)"|'([^'\\n]*)'|([^\\s#'"][^\\s#]*))[ \\t]*(?:#.*)?$`, 'm').exec(text);
+  const value = (m: RegExpExecArray | null) => (m ? (m[1] ?? m[2] ?? m[3]) : undefined);
+  return {
+    project: value(scalar('project')),
+    environment: value(scalar('environment')),
+    authoritative: /^authoritative:[ \t]*true[ \t]*(#.*)?$/m.test(text) || undefined,
+  };
+}

@@ -6,6 +6,7 @@ import type { Node, YAMLMap } from 'yaml';
 import { yaml } from './yaml-lib.js';
 import { fastParse } from './fast.js';
 import { yamlMessage } from './yaml-messages.js';
+import { placeYamlErrors } from './yaml-places.js';
 import { formatPath, problemAtOffset, type Problem, type Segment, type Source } from './source.js';
 
 export const MAX_DEPTH = 100;
@@ -30,7 +31,7 @@ export function parseSource(file: string, text: string): ParsedSource {
   // finds duplicates in one pass instead.
   const doc = parseDocument(text, { uniqueKeys: false, lineCounter, prettyErrors: false });
   const src: Source = { file, text, lineCounter, doc };
-  const errors: Problem[] = doc.errors.map((e) =>
+  const errors: Problem[] = placeYamlErrors(text, doc.errors).map((e) =>
     e.code === 'RESOURCE_EXHAUSTION'
       ? problemAtOffset(src, e.pos, `the document is nested too deeply (more than ${MAX_DEPTH} levels)`)
       : e.code === 'MULTIPLE_DOCS'
@@ -71,7 +72,7 @@ function fromYaml(src: Source, e: { code: string; message: string; pos: [number,
   const { message, hint } = yamlMessage(e.code, e.message);
   // A key out of line is reported at the start of its line: point at the key itself.
   let start = e.pos[0];
-  if (e.code === 'BAD_INDENT') while (src.text[start] === ' ') start++;
+  if (e.code === 'BAD_INDENT' && !/^Flow (map|sequence)/.test(e.message)) while (src.text[start] === ' ') start++;
   return problemAtOffset(src, [start, Math.max(start, e.pos[1])], message, { hint, ...(severity ? { severity } : {}) });
 }
 

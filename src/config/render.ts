@@ -5,6 +5,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { ConfigProblem } from '../errors.js';
 import { MAX_FILE_BYTES } from './read.js';
+import { plural } from '../words.js';
 
 type Shown = ConfigProblem & { endLine?: number; endColumn?: number };
 
@@ -135,7 +136,7 @@ function escapeProperty(s: string): string {
 }
 
 function count(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
+  return plural(n, word);
 }
 
 type Paint = (s: string) => string;

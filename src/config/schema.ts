@@ -9,6 +9,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { SCHEMA_URL, VALIDATOR_URL } from './codegen.js';
 import { closest, didYouMean } from './suggest.js';
 import { problemAt, type Loc, type Problem, type Segment, type Source } from './source.js';
+import { plural } from '../words.js';
 
 let compiled: ValidateFunction | undefined;
 let rootSchema: { $defs: Record<string, { type?: string | string[] }> } | undefined;
@@ -28,9 +29,43 @@ function schemaDefs() {
 }
 
 export function checkSchema(src: Source, value: unknown): Problem[] {
+  emptyListsAsEmpty(value);
   const validate = schemaValidator();
   if (validate(value)) return [];
   return relevantErrors(validate.errors ?? []).map((e) => toProblem(src, value, e));
+}
+
+type SchemaNode = { $ref?: string; type?: string | string[]; properties?: Record<string, SchemaNode>; required?: string[]; additionalProperties?: SchemaNode | boolean; anyOf?: SchemaNode[]; items?: SchemaNode };
+
+/**
+ * `members:` with nothing after it (YAML's null) is an empty list: a list the schema does not require
+ * defaults to empty (docs/config.md), so writing its key alone says the same. Done in place, before the
+ * schema, for every optional list of the schema (members, roles, member_of, tenants, permissions, ...).
+ */
+export function emptyListsAsEmpty(value: unknown): void {
+  const defs = schemaDefs() as Record<string, SchemaNode>;
+  const root = rootSchema as SchemaNode;
+  const resolve = (s: SchemaNode | undefined): SchemaNode | undefined => (s?.$ref ? resolve(defs[s.$ref.replace('#/$defs/', '')]) : s);
+  const isList = (s: SchemaNode | undefined) => ([] as string[]).concat(resolve(s)?.type ?? []).includes('array');
+  // Iterative, as parse.ts walks: a deeply nested value must not overflow the stack.
+  const stack: { data: unknown; schema: SchemaNode | undefined }[] = [{ data: value, schema: root }];
+  while (stack.length > 0) {
+    const { data, schema: raw } = stack.pop()!;
+    const schema = resolve(raw);
+    if (!schema || data === null || typeof data !== 'object') continue;
+    if (Array.isArray(data)) {
+      for (const item of data) stack.push({ data: item, schema: schema.items ?? schema.anyOf?.map(resolve).find((s) => s?.items)?.items });
+      continue;
+    }
+    const objectForm = schema.properties || schema.additionalProperties ? schema : schema.anyOf?.map(resolve).find((s) => s?.properties || typeof s?.additionalProperties === 'object');
+    if (!objectForm) continue;
+    const record = data as Record<string, unknown>;
+    for (const [key, v] of Object.entries(record)) {
+      const sub = objectForm.properties?.[key] ?? (typeof objectForm.additionalProperties === 'object' ? objectForm.additionalProperties : undefined);
+      if (v === null && objectForm.properties?.[key] && !objectForm.required?.includes(key) && isList(sub)) record[key] = [];
+      else stack.push({ data: v, schema: sub });
+    }
+  }
 }
 
 /**
@@ -106,8 +141,13 @@ function toProblem(src: Source, value: unknown, e: ErrorObject): Problem {
     case 'minLength':
     case 'maxLength':
       return problemAt(loc, [], `invalid value ${JSON.stringify(e.data)}${expected(parent, e)}`);
+    case 'enum': {
+      const allowed = ((params.allowedValues as unknown[]) ?? []).map(String);
+      const near = typeof e.data === 'string' ? closest(e.data, allowed) : undefined;
+      return problemAt(loc, [], `invalid value ${JSON.stringify(e.data)}: expected one of ${allowed.join(', ')}`, near ? { hint: `did you mean "${near}"?` } : {});
+    }
     case 'minItems':
-      return problemAt(loc, [], `must list at least ${String(params.limit)} item${params.limit === 1 ? '' : 's'}`);
+      return problemAt(loc, [], `must list at least ${plural(Number(params.limit), 'item')}`);
     case 'uniqueItems': {
       const [later, earlier] = [Number(params.i), Number(params.j)].sort((a, b) => b - a);
       const item = (e.data as unknown[])[later];

@@ -11,8 +11,9 @@ export function yamlMessage(code: string, message: string): { message: string; h
     case 'TAB_AS_INDENT':
       return { message: 'a tab indents this line', hint: 'YAML indents with spaces only: replace the tab with spaces' };
     case 'BAD_INDENT':
-      if (/^Flow map/.test(text)) return { message: 'a { ... } mapping is not closed', hint: 'close it with }, or indent its continuation lines under its key' };
-      if (/^Flow sequence/.test(text)) return { message: 'a [ ... ] list is not closed', hint: 'close it with ], or indent its continuation lines under its key' };
+      // Placed at the bracket that opened it (yaml-places.ts).
+      if (/^Flow map/.test(text)) return { message: 'this { ... } mapping is not closed', hint: 'close it with }, or indent its continuation lines under its key' };
+      if (/^Flow sequence/.test(text)) return { message: 'this [ ... ] list is not closed', hint: 'close it with ], or indent its continuation lines under its key' };
       if (/same column/.test(text)) {
         return {
           message: 'this key is out of line with the keys before it',
@@ -20,6 +21,11 @@ export function yamlMessage(code: string, message: string): { message: string; h
         };
       }
       break;
+    case 'OVER_INDENTED_KEY': // yaml-places.ts: one error, at the key itself
+      return {
+        message: 'this key is indented more than the key above it',
+        hint: 'indent it with as many spaces as the keys beside it: the key above has a value, so nothing can be nested under it',
+      };
     case 'MISSING_CHAR':
       if (/quote/.test(text)) return { message: 'a quoted string is not closed', hint: 'end it with the same quote it starts with' };
       break;

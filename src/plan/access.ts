@@ -16,6 +16,8 @@ import type { AccessChange } from '../access/diff.js';
 import type { LiveState } from './live.js';
 import type { Change } from './types.js';
 import { liveAfter } from './after.js';
+import { cell, codeCell } from './markdown.js';
+import { count, plural } from '../words.js';
 
 export interface PlanAccessSummary {
   /** "+37 users gain editor on document:roadmap via team:engineering". */
@@ -161,7 +163,7 @@ function compareChange(a: AccessChange, b: AccessChange): number {
 export function accessTextLines(a: PlanAccess): string[] {
   const lines = [`Access changes${a.level === 'permission' ? ' (permissions)' : ''}: ${headline(a)}`];
   for (const s of a.summary) lines.push(`  ${s.line}`, `      ${userList(s)}`);
-  if (a.omittedSummary > 0) lines.push(`  … and ${a.omittedSummary} more line${a.omittedSummary === 1 ? '' : 's'}`);
+  if (a.omittedSummary > 0) lines.push(`  … and ${plural(a.omittedSummary, 'more line', 'more lines')}`);
   if (a.byUser.length > 0) lines.push('', '  By user:');
   for (const u of a.byUser) {
     lines.push(`    ${u.user}`);
@@ -170,7 +172,7 @@ export function accessTextLines(a: PlanAccess): string[] {
       for (const p of c.paths) lines.push(`          ${p}`);
     }
   }
-  if (a.omittedChanges > 0) lines.push(`    … and ${a.omittedChanges} more change${a.omittedChanges === 1 ? '' : 's'} (see --format json for the counts)`);
+  if (a.omittedChanges > 0) lines.push(`    … and ${plural(a.omittedChanges, 'more change', 'more changes')} (see --format json for the counts)`);
   lines.push(...assertionLines(a));
   return lines;
 }
@@ -183,7 +185,7 @@ export function accessMarkdownLines(a: PlanAccess): string[] {
   if (a.byUser.length > 0) {
     out.push('', '<details><summary>By user, with the granting paths</summary>', '', '| user | change | paths |', '|---|---|---|');
     for (const u of a.byUser) {
-      for (const c of u.changes) out.push(`| \`${u.user}\` | ${c.sign} ${c.subject} on \`${c.instance}\` | ${c.paths.map((p) => `\`${p}\``).join('<br>')} |`);
+      for (const c of u.changes) out.push(`| ${codeCell(u.user)} | ${c.sign} ${cell(c.subject)} on ${codeCell(c.instance)} | ${c.paths.map(codeCell).join('<br>')} |`);
     }
     if (a.omittedChanges > 0) out.push('', `… and ${a.omittedChanges} more changes.`);
     out.push('', '</details>');
@@ -197,7 +199,7 @@ export function accessMarkdownLines(a: PlanAccess): string[] {
 
 function headline(a: PlanAccess): string {
   if (a.users === 0) return 'none: no user gains or loses access.';
-  return `${a.users} user${a.users === 1 ? '' : 's'}; ${a.gains} gained, ${a.losses} lost.`;
+  return `${plural(a.users, 'user')}; ${count(a.gains)} gained, ${count(a.losses)} lost.`;
 }
 
 function userList(s: PlanAccessSummary): string {

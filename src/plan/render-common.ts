@@ -1,37 +1,42 @@
 import type { FieldChange, Plan } from './types.js';
 import { deletionCount } from './cascade.js';
+import { agree, count, plural } from '../words.js';
 
 export function summaryLine(plan: Plan): string {
   const s = plan.summary;
   const { cascaded } = deletionCount(plan.changes);
-  return `${s.create} to create, ${s.update} to update, ${s.delete} to delete${cascaded > 0 ? ` (and ${cascaded} that go with them)` : ''}.`;
+  return `${count(s.create)} to create, ${count(s.update)} to update, ${count(s.delete)} to delete${cascaded > 0 ? ` (and ${count(cascaded)} that ${agree(cascaded, 'goes', 'go')} with them)` : ''}.`;
 }
 
 /**
- * `Applying it: 11 requests, all writes (5 schema writes and 3 bulk calls among them); about 4 min,
- * paced to the public service's rate limits.` The rate-limit classes overlap (a schema write, a delete
- * and a bulk call are writes too), so they are said as parts of the writes, not as a sum. Against a
- * service the apply does not pace (a local `roster serve`), the time is what the public limits would need.
+ * `Applying it: 11 requests, all writes (each also a bulk call; 5 of them also schema writes); about 4
+ * min, paced to the public service's rate limits.` The rate-limit classes overlap (a schema write, a
+ * delete and a bulk call are writes too): each is said as a part of the requests ("also", "of them"),
+ * never beside them, so the line never reads as more requests than it counts. Against a service the
+ * apply does not pace (a local `roster serve`), the time is what the public limits would need.
  */
 export function costLine(plan: Plan): string | undefined {
   const c = plan.cost;
   if (!c || plan.changes.length === 0) return undefined;
   const writes = c.byClass.write ?? 0;
-  const among = ([['schemaWrite', 'schema write'], ['delete', 'delete'], ['bulk', 'bulk call']] as const)
-    .filter(([k]) => (c.byClass[k] ?? 0) > 0)
-    .map(([k, name]) => plural(c.byClass[k]!, name));
+  const classes = ([['schemaWrite', 'schema write'], ['delete', 'delete'], ['bulk', 'bulk call']] as const)
+    .map(([k, name]) => ({ name, n: c.byClass[k] ?? 0 }))
+    .filter((x) => x.n > 0);
+  const every = classes.filter((x) => x.n === c.requests).map((x) => `a ${x.name}`);
+  const parts = [
+    ...(every.length ? [`${c.requests === 1 ? 'also' : 'each also'} ${andList(every)}`] : []),
+    ...classes.filter((x) => x.n < c.requests).map((x) => `${count(x.n)} of them also ${x.n === 1 ? `a ${x.name}` : `${x.name}s`}`),
+  ];
   const kinds =
-    writes === 0 ? '' : `, ${writes === c.requests ? (writes === 1 ? 'a write' : 'all writes') : `${writes} of them writes`}` +
-      (among.length ? ` (${andList(among)} among them)` : '');
+    writes === 0 ? '' : `, ${writes === c.requests ? (writes === 1 ? 'a write' : 'all writes') : `${count(writes)} of them writes`}` +
+      (parts.length ? ` (${parts.join('; ')})` : '');
   const whose = c.limits === 'public' ? "the public service's rate limits" : 'the given rate limits';
   const time = c.paced === false ? `not paced against this service (${duration(c.seconds)} at ${whose})` : `${duration(c.seconds)}, paced to ${whose}`;
   return `Applying it: ${plural(c.requests, 'request')}${kinds}; ${time}.`;
 }
 
-/** `1 object`, `2 objects`, `9,117 changes`. */
-export function plural(n: number, noun: string): string {
-  return `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
-}
+/** `1 object`, `2 objects`, `9,117 changes` (src/words.ts, kept here for the renderers that import it). */
+export { plural };
 
 function andList(items: string[]): string {
   return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;

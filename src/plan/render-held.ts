@@ -2,6 +2,8 @@
 import type { ExpiredGrant, GrantRequest, HeldGrant, PlanHeld } from './request-grants.js';
 import type { HeldLookup, HeldThrough } from '../access/assertions.js';
 import { ids } from './identity.js';
+import { cell, codeCell } from './markdown.js';
+import { plural } from '../words.js';
 
 export const HELD_TITLE = 'Held through approved access requests';
 
@@ -22,7 +24,7 @@ function heldDetail(g: HeldGrant): string {
 
 function heading(h: PlanHeld): string {
   const n = h.grants.length;
-  return `${n} grant${n === 1 ? '' : 's'} the configuration does not declare; not changes: kept until declared (roster requests adopt), revoked (roster requests revoke) or expired (grant_for)`;
+  return `${plural(n, 'grant')} the configuration does not declare; not changes: kept until declared (roster requests adopt), revoked (roster requests revoke) or expired (grant_for)`;
 }
 
 /** The section as text lines (after the changes). `=` marks a held grant, `!` a deletion withheld for it. */
@@ -37,7 +39,7 @@ export function heldMarkdownLines(h: PlanHeld): string[] {
   const out = [`#### ${HELD_TITLE}`, '', heading(h) + '.'];
   if (h.grants.length > 0) {
     out.push('', '| grant | request | approved | by | expires |', '|---|---|---|---|---|');
-    for (const g of h.grants) out.push(`| \`${g.id}\` | \`${g.request.id}\` (${g.request.config}) | ${g.request.approvedAt} | ${reviewerOf(g.request)} | ${g.expiresAt ?? 'never'} |`);
+    for (const g of h.grants) out.push(`| ${codeCell(g.id)} | ${codeCell(g.request.id)} (${cell(g.request.config)}) | ${g.request.approvedAt} | ${cell(reviewerOf(g.request))} | ${g.expiresAt ?? 'never'} |`);
   }
   if (h.kept.length > 0) out.push('');
   for (const k of h.kept) out.push(`- \`${k.id}\` is not deleted: it would remove ${k.because.map((b) => `\`${b}\``).join(', ')}`);

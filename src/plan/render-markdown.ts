@@ -4,6 +4,7 @@ import { accessMarkdownLines } from './access.js';
 import { replayMarkdownLines } from './render-replay.js';
 import { expiredNote, heldMarkdownLines } from './render-held.js';
 import { describeCascade, deletionMode, deletionNote, undeclaredMarkdownLines } from './render-undeclared.js';
+import { cell, codeCell } from './markdown.js';
 
 /** The first line of every Markdown plan: a CI step finds its earlier comment by it and edits it. */
 export const MARKDOWN_MARKER = '<!-- roster-plan -->';
@@ -24,7 +25,7 @@ export function renderPlanMarkdown(plan: Plan): string {
         : c.action === 'delete' && c.expired ? expiredNote(c.expired)
         : c.action === 'delete' && c.cascade ? `with it: ${describeCascade(c.cascade)}`
         : '';
-      return `| ${sign} | \`${c.id}\` | ${escape(detail)} |`;
+      return `| ${sign} | ${codeCell(c.id)} | ${cell(detail)} |`;
     });
     const table = ['| | change | detail |', '|---|---|---|', ...rows];
     if (rows.length > 50) out.push('<details><summary>All changes</summary>', '', ...table, '', '</details>', '');
@@ -38,8 +39,4 @@ export function renderPlanMarkdown(plan: Plan): string {
   if (cost) out.push(cost, '');
   out.push(`<sub>checksum \`${plan.checksum}\`</sub>`);
   return out.join('\n') + '\n';
-}
-
-function escape(s: string): string {
-  return s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }

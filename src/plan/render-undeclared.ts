@@ -6,6 +6,8 @@
 import type { Plan } from './types.js';
 import type { PlanUndeclared, UndeclaredObject } from './undeclared.js';
 import { defaultMaxDeletes, deletesOf, describeDeletes } from './safety.js';
+import { codeCell } from './markdown.js';
+import { count, plural } from '../words.js';
 
 export const UNDECLARED_TITLE = 'Live, not in the configuration';
 
@@ -62,18 +64,18 @@ export function deletionNote(plan: Plan): string | undefined {
   const max = defaultMaxDeletes(plan);
   if (max === undefined) return `Applying this plan deletes ${what}.`;
   const limit = d.total <= max
-      ? `within the default delete limit of ${max}`
-      : `over the default delete limit of ${max}: apply refuses it unless --max-deletes ${d.total} is given`;
+      ? `within the default delete limit of ${count(max)}`
+      : `over the default delete limit of ${count(max)}: apply refuses it unless --max-deletes ${d.total} is given`;
   return `Applying this plan deletes ${what}; ${limit}.`;
 }
 
 function heading(u: PlanUndeclared): string {
   const kept = u.total - u.deleted;
   const parts = [
-    ...(u.deleted > 0 ? [`${u.deleted} deleted by this plan`] : []),
-    ...(kept > 0 ? [`${kept} kept, with the access they grant (--prune, or \`authoritative:\` in the configuration, deletes them)`] : []),
+    ...(u.deleted > 0 ? [`${count(u.deleted)} deleted by this plan`] : []),
+    ...(kept > 0 ? [`${count(kept)} kept, with the access they grant (--prune, or \`authoritative:\` in the configuration, deletes them)`] : []),
   ];
-  return `${u.total} object${u.total === 1 ? '' : 's'}; ${parts.join('; ')}`;
+  return `${plural(u.total, 'object')}; ${parts.join('; ')}`;
 }
 
 const FATE: Record<UndeclaredObject['fate'], string> = {
@@ -103,7 +105,7 @@ export function undeclaredTextLines(u: PlanUndeclared): string[] {
 
 export function undeclaredMarkdownLines(u: PlanUndeclared): string[] {
   const out = [`#### ${UNDECLARED_TITLE}`, '', heading(u) + '.', '', '| | object | | access it grants now |', '|---|---|---|---|'];
-  for (const o of u.objects) out.push(`| ${MARK[o.fate]} | \`${o.id}\` | ${FATE[o.fate]} | ${accessOf(o).map(escape).join('<br>')} |`);
+  for (const o of u.objects) out.push(`| ${MARK[o.fate]} | ${codeCell(o.id)} | ${FATE[o.fate]} | ${accessOf(o).map(escape).join('<br>')} |`);
   if (u.omitted > 0) out.push('', `… and ${u.omitted} more.`);
   return out;
 }

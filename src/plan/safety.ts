@@ -2,6 +2,7 @@ import { UnsafePlanError } from '../errors.js';
 import type { Plan } from './types.js';
 import { deletionCount } from './cascade.js';
 import { plural } from './render-common.js';
+import { agree, count } from '../words.js';
 
 export interface SafetyLimits {
   /** Most deletions allowed; default 25% of the managed live objects when more than 10 exist. */
@@ -24,7 +25,7 @@ export function deletesOf(plan: Plan): { deletes: number; cascaded: number; tota
 
 /** "3 objects and 4 that go with them (7 in all)", or "1 object": what a plan deletes, in words. */
 export function describeDeletes(d: ReturnType<typeof deletesOf>): string {
-  return d.cascaded > 0 ? `${plural(d.deletes, 'object')} and ${d.cascaded} that go with them (${d.total} in all)` : plural(d.total, 'object');
+  return d.cascaded > 0 ? `${plural(d.deletes, 'object')} and ${count(d.cascaded)} that ${agree(d.cascaded, 'goes', 'go')} with them (${count(d.total)} in all)` : plural(d.total, 'object');
 }
 
 /**
@@ -38,7 +39,7 @@ export function assertSafe(plan: Plan, limits: SafetyLimits = {}): void {
   if (d.total > max) {
     const what = describeDeletes(d);
     throw new UnsafePlanError(
-      `the plan deletes ${what}, more than the limit of ${max}` +
+      `the plan deletes ${what}, more than the limit of ${count(max)}` +
         (limits.maxDeletes === undefined ? ` (25% of the ${plural(plan.managedLiveCount, 'managed live object')})` : '') +
         `; review it, then raise the limit with --max-deletes ${d.total} if it is intended`,
       '--max-deletes',

@@ -6,7 +6,7 @@ import { expectListPage, expectObject, malformedRead, parseBody } from '../../sr
 describe('the breaker (a service that is gone)', () => {
   it('trips after the threshold of failures in a row, and stays tripped', () => {
     let t = 0;
-    const b = createBreaker({ maxConsecutiveFailures: 3, now: () => t });
+    const b = createBreaker({ maxConsecutiveFailures: 3, minSilenceMs: 0, now: () => t });
     b.failed('ECONNREFUSED: a');
     t += 500;
     b.failed('ECONNREFUSED: b');
@@ -18,8 +18,21 @@ describe('the breaker (a service that is gone)', () => {
     expect(b.tripped()).toBeDefined();
   });
 
+  it('counts time as well as attempts: ten refusals within a second (a restart) do not trip it, the same over 8 s do', () => {
+    let t = 0;
+    const b = createBreaker({ now: () => t });
+    for (let i = 0; i < 30; i++) {
+      b.failed('ECONNREFUSED: x');
+      t += 50;
+    }
+    expect(b.tripped()).toBeUndefined();
+    t = 8_000;
+    b.failed('ECONNREFUSED: y');
+    expect(b.tripped()).toBe('the service stopped answering: 31 attempts in a row over 8 s got no answer (last: ECONNREFUSED: y)');
+  });
+
   it('an answer in between resets the count', () => {
-    const b = createBreaker({ maxConsecutiveFailures: 3, now: () => 0 });
+    const b = createBreaker({ maxConsecutiveFailures: 3, minSilenceMs: 0, now: () => 0 });
     b.failed('x');
     b.failed('x');
     b.answered();
@@ -42,7 +55,7 @@ describe('the breaker (a service that is gone)', () => {
   it('never trips while answers keep coming (property)', () => {
     fc.assert(
       fc.property(fc.array(fc.boolean(), { maxLength: 200 }), (outcomes) => {
-        const b = createBreaker({ maxConsecutiveFailures: 4, now: () => 0 });
+        const b = createBreaker({ maxConsecutiveFailures: 4, minSilenceMs: 0, now: () => 0 });
         let run = 0;
         let longest = 0;
         for (const ok of outcomes) {

@@ -106,7 +106,7 @@ describe('hostile answers', () => {
 
 describe('a service that is gone', () => {
   it('after attempts in a row without an answer, every request fails at once as UNREACHABLE', async () => {
-    const client = await through((r) => (r.index >= 2 ? { kind: 'die' } : undefined), { maxConsecutiveFailures: 4, retries: 5 });
+    const client = await through((r) => (r.index >= 2 ? { kind: 'die' } : undefined), { maxConsecutiveFailures: 4, minSilenceMs: 0, retries: 5 });
     await client.get('/v2/facts/p/e/tenants/acme');
     await client.get('/v2/facts/p/e/tenants/acme');
     const errors = await Promise.all(Array.from({ length: 6 }, (_, i) => failureOf(client.get(`/v2/facts/p/e/users/u${i % 5}`))));

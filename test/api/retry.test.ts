@@ -85,12 +85,25 @@ describe('retries', () => {
   it('retries when the connection is refused, then reports a network error', async () => {
     const port = new URL(server.url).port;
     await server.close();
-    const dead = testClient(`http://127.0.0.1:${port}`, { retries: 2 });
+    const dead = testClient(`http://127.0.0.1:${port}`, { retries: 2, minSilenceMs: 0 });
     const err = await failure(dead.client.post('/v2/x', {}));
     await dead.client.close();
     expect(err.info).toMatchObject({ method: 'POST', path: '/v2/x', status: 0, errorCode: 'NETWORK_ERROR' });
     expect(err.info.detail).toMatch(/ECONNREFUSED/);
     expect(dead.delays).toEqual([100, 200]);
+    server = await startFlakyServer(); // for afterEach
+  });
+
+  it('a refused connection is retried past its retries until refused for minSilenceMs (a restart is waited out)', async () => {
+    const port = new URL(server.url).port;
+    await server.close();
+    let t = 0;
+    const dead = testClient(`http://127.0.0.1:${port}`, { retries: 2, now: () => t, sleep: async (ms) => void (t += ms) });
+    const err = await failure(dead.client.post('/v2/x', {}));
+    await dead.client.close();
+    expect(err.info).toMatchObject({ status: 0 });
+    expect(t).toBeGreaterThanOrEqual(8_000);
+    expect(t).toBeLessThan(9_100);
     server = await startFlakyServer(); // for afterEach
   });
 

@@ -62,7 +62,7 @@ describe('the cost of an apply', { timeout: 120_000 }, () => {
     expect(cost.seconds).toBeGreaterThanOrEqual(Math.floor(((schemaWrites - 3) * 60) / 33));
     expect(cost.seconds).toBeLessThanOrEqual(Math.ceil(((schemaWrites - 3) * 60) / 33) + 1);
     expect(renderPlanText({ ...plan, cost })).toContain(`Applying it: ${cost.requests.toLocaleString('en-US')} requests, `);
-    expect(renderPlanText({ ...plan, cost })).toMatch(/ among them\); about \d+ (s|min), paced to the public service's rate limits\.\n/);
+    expect(renderPlanText({ ...plan, cost })).toMatch(/ (also|of them) [^)]*\); about \d+ (s|min), paced to the public service's rate limits\.\n/);
   });
 
   it('paced to the limits, an apply meets no 429 from a service enforcing them; unpaced, it does', async () => {

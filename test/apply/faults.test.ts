@@ -8,7 +8,7 @@ import { ORG_KEY, startEnv, type Env } from './helpers.js';
 describe('plan and apply through faults', { timeout: 180_000 }, () => {
   let env: Env;
   beforeAll(async () => {
-    env = await startEnv({ projects: ['trunc', 'dies'] });
+    env = await startEnv({ projects: ['trunc', 'dies', 'restart'] });
     env.write('roster.yaml', SMALL);
   });
   afterAll(async () => env?.close());
@@ -50,7 +50,8 @@ describe('plan and apply through faults', { timeout: 180_000 }, () => {
       expect(applied.code).toBe(1);
       expect(applied.stderr).not.toContain('internal error');
       expect(applied.stdout).toMatch(/Applied \d+ of 15 changes in [\d.]+s, \d+ failed(, \d+ skipped)?, \d+ not attempted\./);
-      expect(applied.stdout).toMatch(/Stopped: .*the service stopped answering: 10 attempts in a row over \d+ s got no answer \(last: ECONNREFUSED/);
+      // Gone for good: stopped once no answer came for 8 s (the breaker counts time as well as attempts).
+      expect(applied.stdout).toMatch(/Stopped: .*the service stopped answering: \d+ attempts in a row over (8|9|\d\d) s got no answer \(last: ECONNREFUSED/);
       expect(applied.stdout).toContain('Run apply again when the service answers');
       // Once stopped, no change is tried again: the failures are the few in flight when it stopped.
       const failed = Number(/, (\d+) failed/.exec(applied.stdout)![1]);
@@ -62,6 +63,25 @@ describe('plan and apply through faults', { timeout: 180_000 }, () => {
     const again = await cli(env.server.url, 'dies', 'apply', '--yes');
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect((await cli(env.server.url, 'dies', 'plan', '--detailed-exitcode')).code).toBe(0);
+  });
+
+  it('a service restarting for 2 s mid-apply is waited out: the apply completes', async () => {
+    // Issue #31: the breaker tripped on 10 refused attempts within a second; an apply now waits as a plan does.
+    // Sixty users: eight writes in flight when the service goes, each refused at once.
+    const users = Array.from({ length: 60 }, (_, i) => `  u${i}: { email: u${i}@acme.test, tenants: [acme] }`).join('\n');
+    const file = env.write('restart.yaml', SMALL.replace('users:\n', `users:\n${users}\n`));
+    let writes = 0;
+    const proxy = await startFaultProxy(env.server.url, (r) => (r.method !== 'GET' && ++writes === 10 ? { kind: 'restart', downMs: 2_000 } : undefined));
+    try {
+      const applied = await cli(proxy.url, 'restart', 'apply', file, '--yes', '--concurrency', '8');
+      expect(applied.stdout + applied.stderr).not.toContain('stopped answering');
+      expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+      expect(applied.stdout).toMatch(/Applied 135 of 135 changes/);
+      expect(proxy.seen.filter((r) => r.fault === 'restart')).toHaveLength(1);
+    } finally {
+      await proxy.close();
+    }
+    expect((await cli(env.server.url, 'restart', 'plan', file, '--detailed-exitcode')).code).toBe(0);
   });
 
   it('a truncated key-scope answer is reported as such, not as an unscoped key', async () => {

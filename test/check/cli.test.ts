@@ -118,6 +118,18 @@ describe('roster check and roster explain', () => {
     expect((await cli(['check', '--live'])).code).toBe(0);
   });
 
+  it('check --format junit on an invalid configuration writes a failed suite to stdout, one testcase per problem (issue #31)', async () => {
+    writeFileSync(file(), CONFIG + 'assertions:\n  - { user: zed, can: write, on: document:roadmap }\n');
+    const junit = await cli(['check', '--format', 'junit']);
+    expect(junit.code).toBe(1);
+    expect(junit.stderr).toMatch(/^error: the configuration has 1 error/);
+    expect(junit.stdout).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="roster check \(configuration\)" tests="1" failures="1">/);
+    expect(junit.stdout).toMatch(/<testcase classname="roster\.yaml" name="roster\.yaml:\d+:\d+ assertions\[0\]\.user" file="roster\.yaml" line="\d+">\n {6}<failure message="[^"]*zed[^"]*" type="ConfigurationInvalid">/);
+    // Text and JSON keep stdout empty: the error is on stderr.
+    expect((await cli(['check'])).stdout).toBe('');
+    writeFileSync(file(), CONFIG + ASSERTIONS);
+  });
+
   it('explain: every path, or what is missing; offline and --live', async () => {
     writeFileSync(file(), CONFIG.replace('members: [bob, carol] }', 'members: [bob, carol], member_of: [team:engineering] }'));
     const offline = await cli(['explain', 'carol', 'write', 'document:roadmap']);

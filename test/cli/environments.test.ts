@@ -136,6 +136,18 @@ describe('roster init --environments staging,prod, against one service', { timeo
     expect([after.code, after.stdout]).toEqual([0, 'configuration is valid\n']);
   });
 
+  it('a user removed from one environment\'s folder is planned for deletion there (each environment is authoritative)', async () => {
+    const before = readFileSync(file(STAGING), 'utf8');
+    edit(STAGING, (t) => t.replace(/^ {2}ada: .*\n/m, '').replace(/^ {2}- \{ user: ada, .*\n/m, ''));
+    const plan = await remote(['plan', '--env', 'staging', '--detailed-exitcode']);
+    expect(plan.code, plan.stderr).toBe(2);
+    expect(plan.stdout).toMatch(/^ {2}- user:ada$/m);
+    expect(plan.stdout).not.toContain('(kept)');
+    const prod = await remote(['plan', '--env', 'prod']);
+    expect(prod.stdout).not.toContain('user:ada');
+    writeFileSync(file(STAGING), before);
+  });
+
   it('reads a shared folder that is a symbolic link', async () => {
     const other = path.join(tmp, 'linked');
     mkdirSync(path.join(other, 'roster/envs'), { recursive: true });

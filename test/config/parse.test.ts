@@ -9,7 +9,7 @@ import { brief, validateFixture, validateTexts } from './helpers.js';
 describe('YAML errors', () => {
   it.each([
     ['yaml-duplicate-key', '4:3 tenants.acme: duplicate key "acme" (first written at line 2, column 3)'],
-    ['yaml-syntax-error', '3:1 : a { ... } mapping is not closed'],
+    ['yaml-syntax-error', '2:9 : this { ... } mapping is not closed'],
     ['yaml-multiple-documents', '3:1 : a second YAML document starts here: a configuration file holds one document'],
     ['yaml-not-a-mapping', '1:1 : a configuration file must be a mapping of sections (resources, roles, tenants, users, ...)'],
   ])('%s', (scenario, expected) => {
@@ -27,13 +27,22 @@ describe('YAML errors', () => {
   it.each([
     ['a tab', 'users:\n  alice:\n\ttenants: [acme]\n', '3:1 : a tab indents this line', 'YAML indents with spaces only: replace the tab with spaces'],
     ['a dedented key', 'users:\n  alice:\n    tenants: [acme]\n   email: a@b.c\n', '4:4 : this key is out of line with the keys before it', 'indent it with as many spaces'],
-    ['an unclosed list', 'users: { alice: { tenants: [acme }\n', '1:34 : a [ ... ] list is not closed', 'close it with ]'],
+    ['an unclosed list, where it opened', 'users:\n  alice: { tenants: [acme }\n', '2:21 : this [ ... ] list is not closed', 'close it with ]'],
+    ['an unclosed mapping, where it opened, not at the next section', 'tenants:\n  acme: { name: Acme\nusers:\n  alice: {}\n', '2:9 : this { ... } mapping is not closed', 'close it with }'],
+    ['a key indented more than the key above it, once, on its own line', 'users:\n  alice:\n    email: a@b.c\n      tenants: [acme]\n', '4:7 : this key is indented more than the key above it', 'indent it with as many spaces as the keys beside it'],
+    ['an over-indented key after a blank line', 'users:\n  alice:\n    email: a@b.c\n\n      tenants: [acme]\n', '5:7 : this key is indented more than the key above it', 'nothing can be nested under it'],
     ['an unclosed quote', 'users:\n  "alice: {}\n', '3:1 : a quoted string is not closed', 'end it with the same quote'],
     ['a colon in a value', 'users:\n  alice: a: b\n', '2:10 : a second `key: value` on the line of a value', 'quote the value'],
   ])('%s: the YAML message in the house style, with a hint', (_, text, expected, hint) => {
     const [error] = validateTexts(text).errors;
     expect(brief(error)).toBe(expected);
     expect(error.hint).toContain(hint);
+  });
+
+  it('an over-indented key is one error, not two on the line above (issue #31)', () => {
+    expect(validateTexts('users:\n  alice:\n    email: a@b.c\n      tenants: [acme]\n').errors.map(brief)).toEqual(['4:7 : this key is indented more than the key above it']);
+    // Not an over-indented key: a colon in a value, on one line, stays what it was.
+    expect(validateTexts('users:\n  alice: a: b\n').errors.map(brief)).toEqual(['2:10 : a second `key: value` on the line of a value']);
   });
 
   it('a duplicate key does not hide the other mistakes of its file (the first entry is checked)', () => {
@@ -118,5 +127,26 @@ describe('hostile input is refused with a clear message', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'roster-empty-'));
     const r = await loadConfig([path.join(dir, 'nope.yaml'), dir]);
     expect(r.errors.map((e) => e.message)).toEqual(['no such file or directory', 'no .yaml or .yml file in this directory']);
+  });
+});
+
+describe('lists that default to empty, and allowed values (issue #31)', () => {
+  it('a list written with its key alone is empty: members, roles, member_of, tenants, permissions, assertions', () => {
+    const r = validateTexts('tenants: { acme: {} }\nusers:\n  al:\n    tenants:\n    roles:\ngroups:\n  team:eng:\n    tenant: acme\n    members:\n    roles:\n    member_of:\nroles:\n  viewer:\n    permissions:\nassertions:\n');
+    expect(r.errors.map(brief)).toEqual([]);
+    const eng = [...r.desired!.groups.values()].find((g) => g.key === 'eng')!;
+    expect([eng.members, eng.roles, eng.memberOf]).toEqual([[], [], []]);
+  });
+
+  it('a list the schema requires is not made empty: still an error, at its place', () => {
+    const r = validateTexts('roles: { editor: {} }\naccess_requests:\n  default:\n    reviewer_roles:\n');
+    expect(r.errors.map(brief)).toEqual(['4:20 access_requests.default.reviewer_roles: expected a list, found nothing']);
+  });
+
+  it('a value outside the allowed ones names them, with a did-you-mean', () => {
+    const [error, ...more] = validateTexts('users: { al: {} }\nauthoritative: [user]\n').errors;
+    expect(more).toEqual([]);
+    expect(brief(error)).toBe('2:17 authoritative[0]: invalid value "user": expected one of resources, roles, tenants, users, resource_instances, groups, access_requests');
+    expect(error.hint).toBe('did you mean "users"?');
   });
 });

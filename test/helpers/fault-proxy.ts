@@ -17,7 +17,9 @@ import type { AddressInfo, Socket } from 'node:net';
  * - `silent`: never answer (the connection stays open);
  * - `status`: answer `status` (with `retryAfter` when given) without forwarding;
  * - `hold`: forward only once `until` settles (another client acts in between);
- * - `die`: stop listening and cut every connection: the service is gone for good.
+ * - `die`: stop listening and cut every connection: the service is gone for good;
+ * - `restart`: forward and answer, then stop listening and cut every connection for `downMs`, then
+ *   listen again on the same port (a service restarting: connections are refused meanwhile).
  * `seen` records every request with the fault it got.
  */
 export type Fault =
@@ -26,6 +28,7 @@ export type Fault =
   | { kind: 'json'; body: unknown }
   | { kind: 'item'; index: number; change: (item: unknown) => unknown }
   | { kind: 'hold'; until: Promise<unknown> }
+  | { kind: 'restart'; downMs: number }
   | { kind: 'status'; status: number; retryAfter?: string; body?: unknown };
 
 export interface FaultRequest {
@@ -135,6 +138,16 @@ export async function startFaultProxy(target: string, decide: (req: FaultRequest
           }
           case 'silent':
             return;
+          case 'restart': {
+            relay(await forward(req, Buffer.concat(chunks)));
+            const port = (server.address() as AddressInfo).port;
+            res.once('finish', () => {
+              server.close();
+              for (const s of sockets) s.destroy();
+              setTimeout(() => server.listen(port, '127.0.0.1'), fault.downMs);
+            });
+            return;
+          }
           case 'die':
             dead = true;
             server.close();

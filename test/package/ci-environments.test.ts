@@ -29,9 +29,12 @@ describe('the workflow roster init --environments writes', () => {
 
   it('is valid YAML: a job finding the touched environments, then per environment a plan job and an apply job bound to its GitHub environment', () => {
     const wf = envWorkflow(['dev', 'staging', 'prod']);
-    expect(Object.keys(wf.jobs)).toEqual(['changes', 'plan-dev', 'plan-staging', 'plan-prod', 'apply-dev', 'apply-staging', 'apply-prod']);
+    expect(Object.keys(wf.jobs)).toEqual(['changes', 'plan-dev', 'plan-staging', 'plan-prod', 'apply-dev', 'apply-staging', 'apply-prod', 'expire-dev', 'expire-staging', 'expire-prod']);
     expect(wf.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' });
     expect(wf.on.push.branches).toEqual(['main']);
+    // The same schedule as the one-environment workflow: grant_for enforced in every environment.
+    expect(wf.on.schedule).toEqual(workflow().on.schedule);
+    expect(wf.jobs.changes.if).toBe("github.event_name != 'schedule'");
     for (const env of ['dev', 'staging', 'prod']) {
       const plan = wf.jobs[`plan-${env}`];
       const apply = wf.jobs[`apply-${env}`];
@@ -45,6 +48,12 @@ describe('the workflow roster init --environments writes', () => {
       expect(apply.if).toBe(`github.event_name == 'push' && contains(fromJSON(needs.changes.outputs.environments), '${env}')`);
       expect(apply.concurrency).toBe(`roster-apply-${env}`);
       expect(stepNamed(apply.steps, 'apply').run).toContain(`npx --no roster apply roster/ --env ${env} --yes`);
+      const expire = wf.jobs[`expire-${env}`];
+      expect(expire.if).toBe("github.event_name == 'schedule'");
+      expect(expire.needs).toBeUndefined();
+      expect(expire.environment).toBe(env);
+      expect(expire.concurrency).toBe(`roster-apply-${env}`); // never beside the environment's apply
+      expect(stepNamed(expire.steps, 'expire').run).toContain(`npx --no roster requests expire roster/ --env ${env}`);
     }
   });
 
@@ -58,7 +67,7 @@ describe('the workflow roster init --environments writes', () => {
   it('gives the key to the plan and apply steps only', () => {
     for (const [job, j] of Object.entries(envWorkflow(['staging', 'prod']).jobs)) {
       for (const step of j.steps) {
-        expect(JSON.stringify(step).includes('secrets.ROSTER_API_KEY'), `${job}:${step.name}`).toBe(step.name === 'plan' || step.name === 'apply');
+        expect(JSON.stringify(step).includes('secrets.ROSTER_API_KEY'), `${job}:${step.name}`).toBe(['plan', 'apply', 'expire'].includes(step.name ?? ''));
       }
     }
   });

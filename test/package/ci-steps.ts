@@ -119,13 +119,19 @@ export interface Comment {
 }
 
 /** A pull request's comments, and the part of the Octokit client the comment script uses. */
-export function fakeGitHub(initial: Comment[] = []) {
+export function fakeGitHub(initial: Comment[] = [], pulls: { number: number; merged_at: string | null }[] = []) {
   const comments = [...initial];
   const calls: string[] = [];
   let next = 1000;
   const github = {
     paginate: async (fn: (p: unknown) => Promise<{ data: Comment[] }>, params: unknown) => (await fn(params)).data,
     rest: {
+      repos: {
+        listPullRequestsAssociatedWithCommit: async (p: { commit_sha: string }) => {
+          calls.push(`pulls of ${p.commit_sha}`);
+          return { data: pulls.map((x) => ({ ...x })) };
+        },
+      },
       issues: {
         listComments: async (p: { issue_number: number }) => {
           calls.push(`list ${p.issue_number}`);
@@ -148,10 +154,10 @@ export function fakeGitHub(initial: Comment[] = []) {
 }
 
 /** Runs a `github-script` script as actions/github-script does: the body of an async function. */
-export async function runGitHubScript(script: string, options: { env: Record<string, string>; github: unknown; issue?: number }): Promise<string[]> {
+export async function runGitHubScript(script: string, options: { env: Record<string, string>; github: unknown; issue?: number; sha?: string; outputs?: Record<string, string> }): Promise<string[]> {
   const warnings: string[] = [];
-  const context = { repo: { owner: 'o', repo: 'r' }, issue: { owner: 'o', repo: 'r', number: options.issue ?? 7 } };
-  const core = { warning: (m: string) => warnings.push(m) };
+  const context = { repo: { owner: 'o', repo: 'r' }, issue: { owner: 'o', repo: 'r', number: options.issue ?? 7 }, sha: options.sha ?? 'c0ffee' };
+  const core = { warning: (m: string) => warnings.push(m), setOutput: (k: string, v: string) => void (options.outputs && (options.outputs[k] = v)) };
   const { createRequire } = await import('node:module');
   const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...args: string[]) => (...a: unknown[]) => Promise<unknown>;
   const saved = { ...process.env };

@@ -3,12 +3,12 @@
  * same comment script, the same exit codes. The steps' scripts run end to end in test/package/pack.test.ts
  * against an installed package; here, their shape and the comment script's behaviour.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/cli.js';
-import { action, expressions, fakeGitHub, runGitHubScript, stepNamed, WORKFLOW_TEMPLATE, workflow, type Step } from './ci-steps.js';
+import { action, expressions, fakeGitHub, runGitHubScript, runStep, stepEnv, stepNamed, WORKFLOW_TEMPLATE, workflow, type Step } from './ci-steps.js';
 
 const DOCS = readFileSync(path.join(ROOT, 'docs/ci.md'), 'utf8');
 const MARKER = '<!-- roster-plan -->';
@@ -147,4 +147,51 @@ it('names every step of the workflow and of the Action', () => {
   const named = (list: Step[]) => list.every((s) => typeof s.name === 'string' && s.name.length > 0);
   expect(Object.values(workflow().jobs).every((j) => named(j.steps))).toBe(true);
   expect(named(action().runs.steps)).toBe(true);
+});
+
+describe('the reviewed checksum beside the applied one (issue #31)', () => {
+  const reviewed = stepNamed(workflow().jobs.apply.steps, 'reviewed').with!.script!;
+  const comment = (marker: string, checksum: string) => `${marker}\n### Roster plan\n\n<sub>checksum \`${checksum}\`</sub>\n`;
+
+  it('reads the checksum of the merged pull request\'s plan comment (its environment\'s, with ROSTER_ENVIRONMENT)', async () => {
+    const gh = fakeGitHub([{ id: 1, body: 'a review comment' }, { id: 2, body: comment('<!-- roster-plan:prod -->', 'bbbb') }, { id: 3, body: comment('<!-- roster-plan -->', 'a1b2c3') }], [{ number: 9, merged_at: null }, { number: 7, merged_at: '2026-01-01T00:00:00Z' }]);
+    const outputs: Record<string, string> = {};
+    await runGitHubScript(reviewed, { env: {}, github: gh.github, sha: 'abc123', outputs });
+    expect(outputs).toEqual({ checksum: 'a1b2c3', 'pull-request': '7' });
+    expect(gh.calls).toEqual(['pulls of abc123', 'list 7']);
+    const prod: Record<string, string> = {};
+    await runGitHubScript(reviewed, { env: { ROSTER_ENVIRONMENT: 'prod' }, github: gh.github, outputs: prod });
+    expect(prod.checksum).toBe('bbbb');
+  });
+
+  it('a direct push (no pull request) or a pull request without a plan comment: empty outputs, no failure', async () => {
+    const none: Record<string, string> = {};
+    await runGitHubScript(reviewed, { env: {}, github: fakeGitHub([], []).github, outputs: none });
+    expect(none).toEqual({ checksum: '', 'pull-request': '' });
+    const bare: Record<string, string> = {};
+    await runGitHubScript(reviewed, { env: {}, github: fakeGitHub([{ id: 1, body: 'lgtm' }], [{ number: 3, merged_at: 'x' }]).github, outputs: bare });
+    expect(bare).toEqual({ checksum: '', 'pull-request': '3' });
+  });
+
+  it('the apply step prints both checksums, warns when they differ, and keeps apply\'s exit code', async () => {
+    const apply = stepNamed(workflow().jobs.apply.steps, 'apply');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'roster-reviewed-'));
+    try {
+      // A stand-in for `npx`: prints a plan ending in its checksum, exits as told.
+      mkdirSync(path.join(dir, 'bin'));
+      writeFileSync(path.join(dir, 'bin/npx'), '#!/bin/sh\nprintf "Plan for p/e\\n  + user:ada\\nchecksum 0a0a\\n"\nexit "${FAKE_EXIT:-0}"\n', { mode: 0o755 });
+      const env = (extra: Record<string, string>) => ({ ...stepEnv(apply, { vars: { ROSTER_API_URL: 'http://127.0.0.1:1' }, secrets: { ROSTER_API_KEY: 'k' }, steps: { reviewed: { outputs: extra } } }), PATH: `${path.join(dir, 'bin')}:${process.env.PATH}` });
+      const same = await runStep(apply, { cwd: dir, env: env({ checksum: '0a0a', 'pull-request': '7' }) });
+      expect(same.code, same.stderr).toBe(0);
+      expect(same.stdout).toContain('checksum reviewed (pull request #7, its plan comment): 0a0a\nchecksum applied: 0a0a\n');
+      expect(same.stdout).not.toContain('::warning::');
+      const moved = await runStep(apply, { cwd: dir, env: { ...env({ checksum: 'ffff', 'pull-request': '7' }), FAKE_EXIT: '1' } });
+      expect(moved.code).toBe(1);
+      expect(moved.stdout).toContain('::warning::the plan applied (checksum 0a0a) is not the one reviewed on pull request #7 (checksum ffff)');
+      const direct = await runStep(apply, { cwd: dir, env: env({}) });
+      expect(direct.stdout).toContain('checksum reviewed (pull request #?, its plan comment): none found');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

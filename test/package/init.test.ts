@@ -170,6 +170,38 @@ groups:
     for (const out of [r.stdout, r.stderr, plan.stdout, plan.stderr]) expect(out).not.toContain(ENV_KEY);
   });
 
+  it('export --diff of the file init --from-live wrote reports no drift: its header is not a difference (issue #31)', async () => {
+    const dir = freshDir();
+    expect((await runCli(['init', dir, '--from-live', '--api-url', server.url], { env: remote })).code).toBe(0);
+    const diff = await runCli(['export', '--diff', 'roster/roster.yaml', '--api-url', server.url], { cwd: dir, env: remote });
+    expect([diff.code, diff.stdout], diff.stderr).toEqual([0, '']);
+    expect(diff.stderr).toContain('roster/roster.yaml matches the live environment.');
+    // A real difference still shows, and only it.
+    writeFileSync(path.join(dir, 'roster/roster.yaml'), read(dir, 'roster/roster.yaml').replace('alice@acme.test', 'alice@other.test'));
+    const drift = await runCli(['export', '--diff', 'roster/roster.yaml', '--api-url', server.url], { cwd: dir, env: remote });
+    expect(drift.code).toBe(1);
+    expect(drift.stdout.split('\n').filter((l) => /^[-+][^-+]/.test(l))).toEqual([
+      expect.stringContaining('alice@other.test'),
+      expect.stringContaining('alice@acme.test'),
+    ]);
+  });
+
+  it('init --from-live --project P --env E records project: and environment:, and its next steps plan that environment (issue #31)', async () => {
+    const dir = freshDir();
+    const r = await runCli(['init', dir, '--from-live', '--api-url', server.url, '--project', 'p', '--env', 'e'], { env: remote });
+    expect(r.code, r.stderr).toBe(0);
+    expect(read(dir, 'roster/roster.yaml')).toMatch(/^version: 1\nproject: p\nenvironment: e\n#[^\n]*\n#[^\n]*\nauthoritative: true\n/m);
+    expect(r.stdout).toMatch(/created +roster\/roster\.yaml +the live environment of p\/e,/);
+    expect(r.stdout).toContain(`npx --no roster plan roster/ --api-url ${server.url}   (against ${new URL(server.url).host}, p/e, as roster/roster.yaml names it`);
+    expect(r.stdout).not.toContain('against the embedded default');
+    // The next step, as written (the flags name nothing more): no changes.
+    const plan = await runCli(['plan', 'roster/', '--detailed-exitcode', '--api-url', server.url], { cwd: dir, env: { ...remote, ROSTER_PROJECT: undefined, ROSTER_ENV: undefined } });
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('p/e');
+    const diff = await runCli(['export', '--diff', 'roster/roster.yaml', '--api-url', server.url, '--project', 'p', '--env', 'e'], { cwd: dir, env: remote });
+    expect([diff.code, diff.stdout], diff.stderr).toEqual([0, '']);
+  });
+
   it('writes nothing when the service refuses the key, and never prints it', async () => {
     const dir = freshDir();
     const wrong = 'wrong-key-0123456789abcdef';

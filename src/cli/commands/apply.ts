@@ -8,7 +8,7 @@ import { readPlanFile } from '../plan-file.js';
 import { ask, isInteractive } from '../prompt.js';
 import { isCi } from '../../ci.js';
 import type { Plan } from '../../plan/index.js';
-import { plural } from '../../plan/render-common.js';
+import { agree, plural } from '../../words.js';
 
 export interface ApplyCommandOptions extends Omit<TargetOptions, 'concurrency'> {
   plan?: string;
@@ -180,7 +180,7 @@ export function enforceAssertions(plan: Plan, opts: Pick<ApplyCommandOptions, 'a
   const result = plan.access?.assertions;
   const failed = result?.failed ?? 0;
   if (failed === 0) return;
-  const what = `${failed} assertion${failed === 1 ? '' : 's'} of the configuration fail${failed === 1 ? 's' : ''} on the state after this plan`;
+  const what = `${plural(failed, 'assertion')} of the configuration ${agree(failed, 'fails', 'fail')} on the state after this plan`;
   if (!opts.allowFailingAssertions) {
     throw new UnsafePlanError(`${what} (see above): nothing was applied; fix the configuration, or pass --allow-failing-assertions to apply anyway`, '--allow-failing-assertions');
   }
@@ -198,7 +198,7 @@ async function confirm(plan: Plan, opts: ApplyCommandOptions, where: string): Pr
   if (!isInteractive()) throw new UnsafePlanError('not on a terminal: pass --yes to apply without a confirmation', '--yes');
   const scope = `${plan.project}/${plan.environment} on ${where}`;
   const users = plan.access?.users;
-  const access = users === undefined ? '' : users === 0 ? " (nobody's access changes)" : ` (${users} user${users === 1 ? '' : 's'} gain${users === 1 ? 's' : ''} or lose${users === 1 ? 's' : ''} access: see above)`;
+  const access = users === undefined ? '' : users === 0 ? " (nobody's access changes)" : ` (${plural(users, 'user')} ${agree(users, 'gains or loses', 'gain or lose')} access: see above)`;
   // Deleting what the configuration does not declare (--prune, or its `authoritative:`) needs the key typed.
   if ((plan.prune || (plan.authoritative?.length ?? 0) > 0) && plan.summary.delete > 0) {
     const answer = await ask(`This plan deletes ${plural(plan.summary.delete, 'object')} in ${scope}${access}. Type the environment's key (${plan.environment}) to apply: `);

@@ -29,7 +29,14 @@ export async function checkCommand(paths: string[], opts: CheckCommandOptions): 
   if (!CHECK_FORMATS.includes(opts.format as CheckFormat)) throw new ConfigError(`--format must be one of ${CHECK_FORMATS.join(', ')}, got '${opts.format}'`);
   const { evaluateAssertions, checksNeeded } = await import('../../access/assertions.js');
   const { renderCheck } = await import('../../access/check-report.js');
-  const state = await openAccessState(paths, opts, 'check', true);
+  const state = await openAccessState(paths, opts, 'check', true).catch(async (err: unknown) => {
+    // JUnit goes to a CI report step: an invalid configuration is a failed suite there, not an empty file.
+    if (opts.format === 'junit' && err instanceof ConfigError) {
+      const { renderConfigErrorsJunit } = await import('../../access/check-report.js');
+      process.stdout.write(renderConfigErrorsJunit(err.message, err.problems.filter((p) => p.severity !== 'warning')));
+    }
+    throw err;
+  });
   try {
     const assertions = state.desired!.assertions;
     let decisions: Map<string, boolean> | undefined;

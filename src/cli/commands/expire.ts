@@ -4,6 +4,7 @@ import type { DeleteChange } from '../../plan/types.js';
 import { expiredNote } from '../../plan/render-held.js';
 import type { TargetOptions } from '../target.js';
 import { planFromFiles, printWarnings } from '../workflow.js';
+import { count, plural } from '../../words.js';
 
 export interface ExpireCommandOptions extends Omit<TargetOptions, 'concurrency'> {
   dryRun?: boolean;
@@ -61,7 +62,7 @@ function expiryPlan(plan: Plan, expired: ExpiredChange[]): Plan {
 
 export function renderExpiryText(expired: ExpiredChange[], done: string[], failed: { id: string; error: string }[], dryRun: boolean): string {
   if (expired.length === 0) return 'No grant of an approved access request has outlived its grant_for: nothing to revoke.\n';
-  const lines = [dryRun ? `Would revoke ${plural(expired.length)} (nothing was changed; run without --dry-run to revoke):` : `Revoked ${done.length} of ${plural(expired.length)}:`];
+  const lines = [dryRun ? `Would revoke ${expiredGrants(expired.length)} (nothing was changed; run without --dry-run to revoke):` : `Revoked ${count(done.length)} of ${expiredGrants(expired.length)}:`];
   for (const c of expired) lines.push(`  - ${c.id}`, `      ${expiredNote(c.expired)}`);
   for (const f of failed) lines.push(`  failed ${f.id}: ${f.error}`);
   if (failed.length > 0) lines.push('Run roster requests expire again: it reads the live state anew and revokes what is left.');
@@ -73,4 +74,4 @@ function renderExpiryJson(expired: ExpiredChange[], done: string[], failed: { id
   return JSON.stringify({ dryRun, grants, failed }, null, 2) + '\n';
 }
 
-const plural = (n: number) => `${n} expired grant${n === 1 ? '' : 's'}`;
+const expiredGrants = (n: number) => plural(n, 'expired grant');

@@ -3,6 +3,7 @@ import type { Explanation } from '../../access/index.js';
 import { formatPath } from '../../access/paths.js';
 import { didYouMean } from '../../config/suggest.js';
 import { closeAccessState, openAccessState, type AccessStateOptions } from './access-state.js';
+import { plural } from '../../words.js';
 
 export interface ExplainCommandOptions extends AccessStateOptions {
   format: string;
@@ -53,7 +54,7 @@ export function renderExplanation(e: Explanation, notes: string[] = []): string 
   const verb = e.kind === 'role' ? (e.allowed ? 'has' : 'lacks') : e.allowed ? 'can' : 'cannot';
   const lines = [`${e.user} ${verb} ${what} on ${e.instance}`];
   if (e.allowed) {
-    lines.push(`${e.via.length} path${e.via.length === 1 ? '' : 's'}:`);
+    lines.push(`${plural(e.via.length, 'path')}:`);
     for (const v of e.via) lines.push(`  ${formatPath(e.user, v.path, v.role, e.instance)}${e.kind === 'permission' ? ` (${v.role} grants ${e.permission})` : ''}`);
   } else if (e.missing) {
     lines.push(`  ${e.missing.message}`);

@@ -19,10 +19,13 @@ export interface ExportCommandOptions extends TargetOptions {
 export async function exportCommand(opts: ExportCommandOptions): Promise<void> {
   if (opts.out !== undefined && opts.diff !== undefined) throw new ConfigError('--out and --diff do not go together: --diff only compares');
   if (opts.diff !== undefined && existsSync(opts.diff) && statSync(opts.diff).isDirectory()) return diffDirectory(opts.diff, opts);
-  const text = await exportLive(opts);
+  const before = opts.diff !== undefined && existsSync(opts.diff) ? readFileSync(opts.diff, 'utf8') : '';
+  const { readHeader, withHeader } = await import('../../config/export.js');
+  // The file's `project:`, `environment:` and `authoritative: true` (what init --from-live writes) are
+  // not drift: the export is compared with them declared the same way.
+  const text = opts.diff !== undefined ? withHeader(await exportLive(opts), readHeader(before)) : await exportLive(opts);
   if (opts.diff !== undefined) {
     const file = opts.diff;
-    const before = existsSync(file) ? readFileSync(file, 'utf8') : '';
     if (before === text) {
       process.stderr.write(`${file} matches the live environment.\n`);
       process.exitCode = 0;
@@ -51,6 +54,14 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<void> {
  * reads, and its export (every section `{}`) would make every section managed, and empty.
  */
 export async function exportLive(opts: TargetOptions, options: { refuseEmptyEmbedded?: boolean } = {}): Promise<string> {
+  return (await exportLiveFrom(opts, options)).text;
+}
+
+/** exportLive, with where it read (the target's kind, place, project and environment keys). */
+export async function exportLiveFrom(
+  opts: TargetOptions,
+  options: { refuseEmptyEmbedded?: boolean } = {},
+): Promise<{ text: string; target: { kind: 'embedded' | 'remote'; where: string; project: string; environment: string } }> {
   const target = await openTarget(opts);
   try {
     const { readLiveState } = await import('../../api/read-live.js');
@@ -64,7 +75,8 @@ export async function exportLive(opts: TargetOptions, options: { refuseEmptyEmbe
         `--from-live found nothing to export: no --api-url and no ROSTER_API_URL, so it read the embedded default (${dataDir}), which is empty; nothing was written (set ROSTER_API_URL and ROSTER_API_KEY, or pass --api-url, to export a remote service)`,
       );
     }
-    return buildExport(live, { source: `${target.project}/${target.environment}` });
+    const text = buildExport(live, { source: `${target.project}/${target.environment}` });
+    return { text, target: { kind: target.kind, where: target.where, project: target.project, environment: target.environment } };
   } finally {
     await target.close();
   }

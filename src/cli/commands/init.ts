@@ -6,6 +6,9 @@ import { installedFrom, PACKAGE_ROOT } from '../init/installed-from.js';
 import { mergeGitignore, mergePackageJson, PACKAGE_NAME, packageName, type PackageJson } from '../init/package-json.js';
 import { layoutFiles, parseEnvironments } from '../init/environments.js';
 import { environmentsWorkflow } from '../init/workflow-environments.js';
+import { planAddition } from '../init/add-environment.js';
+import { withHeader } from '../../config/export.js';
+import { agree } from '../../words.js';
 
 export interface InitCommandOptions extends TargetOptions {
   force?: boolean;
@@ -37,14 +40,16 @@ export async function initCommand(dirArg: string | undefined, opts: InitCommandO
   const dir = path.resolve(dirArg ?? '.');
   const targetFlags = (['apiUrl', 'apiKeyFile', 'project', 'env', 'data'] as const).filter((k) => opts[k] !== undefined);
   if (targetFlags.length > 0 && !opts.fromLive) {
-    throw new ConfigError(`${targetFlags.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} only go${targetFlags.length === 1 ? 'es' : ''} with --from-live: without it, roster init reads no service`);
+    throw new ConfigError(`${targetFlags.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} only ${agree(targetFlags.length, 'goes', 'go')} with --from-live: without it, roster init reads no service`);
   }
   const environments = opts.environments === undefined ? undefined : parseEnvironments(opts.environments);
   if (environments && opts.fromLive) {
     throw new ConfigError('--from-live and --environments do not go together: write the layout, then compare each environment with it (`roster export --env ENV --diff roster/`, docs/config.md)');
   }
-  const layout = environments ? layoutFiles(environments) : undefined;
-  const conflicts = findConflicts(dir, layout ? layout.map((f) => f.file) : [CONFIG_FILE]);
+  // An environment added to an existing layout: its folder and jobs, nothing else rewritten.
+  const addition = environments && !opts.force ? planAddition(dir, environments, WORKFLOW_FILE) : undefined;
+  const layout = environments ? (addition ? addition.files : layoutFiles(environments)) : undefined;
+  const conflicts = addition ? [] : findConflicts(dir, layout ? layout.map((f) => f.file) : [CONFIG_FILE]);
   if (conflicts.length > 0 && !opts.force) {
     throw new ConfigError(`roster init would overwrite what exists in ${dir}; nothing was written (--force replaces ${environments ? 'the configuration files' : CONFIG_FILE} and ${WORKFLOW_FILE})`, conflicts);
   }
@@ -55,15 +60,20 @@ export async function initCommand(dirArg: string | undefined, opts: InitCommandO
   const gitignore = mergeGitignore(readText(path.join(dir, '.gitignore')));
 
   const writes: Write[] = [];
+  let live: LiveTarget | undefined;
   const verb = (file: string) => (existsSync(path.join(dir, file)) ? 'replaced' : 'created');
-  if (environments && layout) {
+  if (addition && layout) {
     for (const f of layout) writes.push({ ...f, verb: verb(f.file) });
-    writes.push({ file: WORKFLOW_FILE, verb: verb(WORKFLOW_FILE), content: environmentsWorkflow(environments), what: 'plans each environment a pull request touches (a comment each), applies each on merge' });
+    writes.push({ file: WORKFLOW_FILE, verb: existsSync(path.join(dir, WORKFLOW_FILE)) ? 'updated' : 'created', ...addition.workflow });
+  } else if (environments && layout) {
+    for (const f of layout) writes.push({ ...f, verb: verb(f.file) });
+    writes.push({ file: WORKFLOW_FILE, verb: verb(WORKFLOW_FILE), content: environmentsWorkflow(environments), what: 'plans each environment a pull request touches (a comment each), applies each on merge, expires grants on a schedule' });
   } else {
     const config = opts.fromLive
-      ? { content: authoritative(await (await import('./export.js')).exportLive(opts, { refuseEmptyEmbedded: true })), what: 'the live environment, as `roster export` writes it, authoritative' }
+      ? await fromLive(opts)
       : { content: template('roster.yaml'), what: 'a starter configuration' };
-    writes.push({ file: CONFIG_FILE, verb: verb(CONFIG_FILE), ...config });
+    if ('target' in config) live = config.target;
+    writes.push({ file: CONFIG_FILE, verb: verb(CONFIG_FILE), content: config.content, what: config.what });
     writes.push({ file: WORKFLOW_FILE, verb: verb(WORKFLOW_FILE), content: template('workflow.yml'), what: 'plans each pull request (as a comment), applies on merge to main' });
   }
 
@@ -79,8 +89,30 @@ export async function initCommand(dirArg: string | undefined, opts: InitCommandO
 
   const width = Math.max(...writes.map((w) => w.file.length));
   const out = [`roster init: ${dir}`, ...writes.map((w) => `  ${w.verb.padEnd(8)} ${w.file.padEnd(width)}  ${w.what}`), ''];
-  out.push(...(await nextSteps(dir, merged.json, merged.denied, environments)));
+  out.push(...(await nextSteps(dir, merged.json, merged.denied, environments, addition?.existing, live && { ...live, apiUrl: opts.apiUrl })));
   process.stdout.write(`${out.join('\n')}\n`);
+}
+
+/**
+ * `--from-live`: the export, authoritative, and naming the environment it came from when a flag (or
+ * ROSTER_PROJECT/ROSTER_ENV) named it, so the files plan against that environment, not the default one.
+ */
+async function fromLive(opts: InitCommandOptions): Promise<{ content: string; what: string; target: LiveTarget }> {
+  const { exportLiveFrom } = await import('./export.js');
+  const { text, target } = await exportLiveFrom(opts, { refuseEmptyEmbedded: true });
+  const named = opts.project !== undefined || opts.env !== undefined || !!process.env.ROSTER_PROJECT || !!process.env.ROSTER_ENV;
+  const scope = named ? { project: target.project, environment: target.environment } : {};
+  const where = named ? ` of ${target.project}/${target.environment}` : '';
+  return { content: authoritative(text, scope), what: `the live environment${where}, as \`roster export\` writes it, authoritative`, target: { ...target, named } };
+}
+
+/** Where `--from-live` read, for the next steps. */
+interface LiveTarget {
+  kind: 'embedded' | 'remote';
+  where: string;
+  project: string;
+  environment: string;
+  named: boolean;
 }
 
 /** What exists and would be overwritten: the files written whole, and a configuration already in roster/. */
@@ -100,7 +132,7 @@ function findConflicts(dir: string, configFiles: string[]): ConfigProblem[] {
   return problems;
 }
 
-async function nextSteps(dir: string, pkg: PackageJson, denied: string[], environments?: string[]): Promise<string[]> {
+async function nextSteps(dir: string, pkg: PackageJson, denied: string[], environments?: string[], existing?: string[], live?: LiveTarget & { apiUrl?: string }): Promise<string[]> {
   const at = path.relative(process.cwd(), dir);
   const cd = at === '' ? '' : `cd ${/^[\w./-]+$/.test(at) ? at : JSON.stringify(at)} && `;
   const deps = { ...(pkg.dependencies as object), ...(pkg.devDependencies as object) } as Record<string, unknown>;
@@ -123,10 +155,19 @@ async function nextSteps(dir: string, pkg: PackageJson, denied: string[], enviro
   }
   const broken = await embeddedDefaultProblem();
   if (broken) steps.push(`${cd}npm rebuild better-sqlite3   (its install script has not run, so the embedded default cannot start: ${broken})`);
-  if (environments) {
+  if (environments && existing) {
+    steps.push(`${cd}npx --no roster validate roster/ && npx --no roster plan roster/ --env ${environments[0]}   (against the embedded default in ./.roster)`);
+    steps.push(`on GitHub, Settings > Environments: create ${environments.join(', ')}; in each, the secret ROSTER_API_KEY (a key scoped to it, for its apply and expire jobs) and any protection rules`);
+  } else if (environments) {
     steps.push(`${cd}npx --no roster validate roster/ && npx --no roster plan roster/ --env ${environments[0]}   (against the embedded default in ./.roster)`);
     steps.push('on GitHub, Settings > Secrets and variables > Actions: add the variable ROSTER_API_URL and the secret ROSTER_API_KEY (a key that reads every environment, for the plans)');
-    steps.push(`on GitHub, Settings > Environments: create ${environments.join(', ')}; in each, the secret ROSTER_API_KEY (a key scoped to it, for its apply) and any protection rules (required reviewers for ${environments[environments.length - 1]})`);
+    steps.push(`on GitHub, Settings > Environments: create ${environments.join(', ')}; in each, the secret ROSTER_API_KEY (a key scoped to it, for its apply and expire jobs) and any protection rules (required reviewers for ${environments[environments.length - 1]})`);
+  } else if (live?.kind === 'remote') {
+    // The plan the next step suggests reads the environment the export came from, not the embedded default.
+    const flag = live.apiUrl ? ` --api-url ${live.apiUrl}` : '';
+    const scope = live.named ? `${live.project}/${live.environment}, as roster/roster.yaml names it` : `${live.project}/${live.environment}, the key's environment`;
+    steps.push(`${cd}npx --no roster validate roster/ && npx --no roster plan roster/${flag}   (against ${live.where}, ${scope}; ${live.apiUrl ? 'ROSTER_API_KEY' : 'ROSTER_API_URL and ROSTER_API_KEY'} as for this init: it plans no changes)`);
+    steps.push('on GitHub, Settings > Secrets and variables > Actions: add the variable ROSTER_API_URL and the secret ROSTER_API_KEY (a key scoped to one environment)');
   } else {
     steps.push(`${cd}npx --no roster validate roster/ && npx --no roster plan roster/   (against the embedded default in ./.roster)`);
     steps.push('on GitHub, Settings > Secrets and variables > Actions: add the variable ROSTER_API_URL and the secret ROSTER_API_KEY (a key scoped to one environment)');
@@ -150,13 +191,8 @@ async function embeddedDefaultProblem(): Promise<string | undefined> {
  * The exported configuration, declared authoritative (docs/config.md#authoritative): it declares the whole
  * live environment, so from now on what a pull request removes from it is deleted on merge.
  */
-export function authoritative(exported: string): string {
-  const line = [
-    '# Deletion as the declared default: live objects these files do not declare are deleted by plan and',
-    '# apply (within the delete limit, --max-deletes). See docs/config.md#authoritative.',
-    'authoritative: true',
-  ].join('\n');
-  return /^version: 1$/m.test(exported) ? exported.replace(/^version: 1$/m, `version: 1\n${line}`) : `${line}\n${exported}`;
+export function authoritative(exported: string, scope: { project?: string; environment?: string } = {}): string {
+  return withHeader(exported, { ...scope, authoritative: true });
 }
 
 function template(name: string): string {

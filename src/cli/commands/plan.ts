@@ -3,6 +3,7 @@ import type { TargetOptions } from '../target.js';
 import { planFromFiles, printWarnings } from '../workflow.js';
 import { renderPlan, PLAN_FORMATS, type PlanFormat } from '../render-plan.js';
 import { savePlanFile } from '../plan-file.js';
+import { agree, plural } from '../../words.js';
 
 export interface PlanCommandOptions extends TargetOptions {
   prune?: boolean;
@@ -27,7 +28,7 @@ export async function planCommand(paths: string[], opts: PlanCommandOptions): Pr
     // Assertions (docs/check.md) failing on the state after this plan fail it: printed in the plan's
     // access section, and the plan is not saved.
     const failed = plan.access?.assertions?.failed ?? 0;
-    if (failed > 0) throw new ConfigError(`${failed} assertion${failed === 1 ? '' : 's'} of the configuration fail${failed === 1 ? 's' : ''} on the state after this plan (see above)${opts.out ? `; ${opts.out} was not written` : ''}`);
+    if (failed > 0) throw new ConfigError(`${plural(failed, 'assertion')} of the configuration ${agree(failed, 'fails', 'fail')} on the state after this plan (see above)${opts.out ? `; ${opts.out} was not written` : ''}`);
     if (opts.out) {
       savePlanFile(opts.out, plan);
       // On stderr: stdout holds the plan itself (often redirected to a file or a comment).

@@ -75,7 +75,12 @@ export async function requestsCommand(verb: RequestsVerb, id: string | undefined
     const outcome: Outcome =
       verb === 'revoke'
         ? { kind: 'revoked', revoked: await (await import('../../review/revoke.js')).revokeRequestGrant(target.client, source, id!, config) }
-        : await runRequests(source, verb, id, opts);
+        : await runRequests(source, verb, id, opts).catch(async (err: unknown) => {
+            // The service's 404 for a role or instance that does not exist, said with the name meant.
+            if (verb !== 'create' || !opts.role) throw err;
+            const { explainCreateRefusal } = await import('./requests-suggest.js');
+            throw (await explainCreateRefusal(target.client, err, { role: opts.role, resource: opts.resource, instance: opts.instance })) ?? err;
+          });
     process.stdout.write(opts.format === 'json' ? renderJson(outcome) : renderText(outcome, Date.now()));
     // Warnings are for a person reading text: JSON is for scripts, which pay for no read they do not print.
     if (opts.format === 'json') return;

@@ -1,5 +1,6 @@
 import { ConfigError } from '../../errors.js';
 import { openTarget, type TargetOptions } from '../target.js';
+import { plural } from '../../words.js';
 
 export interface ReviewCommandOptions extends TargetOptions {
   user: string;
@@ -28,7 +29,7 @@ export async function reviewCommand(opts: ReviewCommandOptions): Promise<void> {
     const { log } = await renderReview({
       client: target.client, ...actor, configs, lifetimes, readonly: opts.readonly, color: (await import('../color.js')).useColor(), routeWaiting: target.routeWaiting,
     });
-    process.stdout.write(`roster review: ${log.length === 0 ? 'no decision made' : `${log.length} decision${log.length === 1 ? '' : 's'} recorded`}\n`);
+    process.stdout.write(`roster review: ${log.length === 0 ? 'no decision made' : `${plural(log.length, 'decision')} recorded`}\n`);
   } finally {
     await target.close();
   }

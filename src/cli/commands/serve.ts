@@ -43,6 +43,16 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
   if (databaseUrl) registerSecret(passwordOf(databaseUrl));
   const { startServer } = await import('../../server/listen.js');
   const { redactUrl } = databaseUrl ? await import('../../server/store/postgres.js') : { redactUrl: (u: string) => u };
+  if (databaseUrl) {
+    // Our own parameters (?pool=, ?schema=) and the URL itself are the user's to fix: checked before
+    // anything starts, so a bad value is a usage error naming the setting, never an internal one.
+    const { parsePostgresUrl } = await import('../../server/store/postgres.js');
+    try {
+      parsePostgresUrl(databaseUrl);
+    } catch (err) {
+      throw new ConfigError(`--database (or ROSTER_DATABASE_URL) ${redactUrl(databaseUrl)}: ${(err as Error).message}`);
+    }
+  }
   const server = await startServer({
     host: opts.host,
     port,

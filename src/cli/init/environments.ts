@@ -26,13 +26,32 @@ export function parseEnvironments(list: string): string[] {
 /** The files of the layout, relative to the repository. */
 export function layoutFiles(environments: string[]): { file: string; content: string; what: string }[] {
   const template = (name: string) => readFileSync(path.join(PACKAGE_ROOT, 'templates', 'environments', name), 'utf8');
-  const envTemplate = template('env.yaml');
   return [
-    { file: `roster/${SHARED_DIR}/roster.yaml`, content: template('shared.yaml'), what: 'what every environment declares' },
+    { file: `roster/${SHARED_DIR}/roster.yaml`, content: template('shared.yaml').replace('COMMANDS', sharedCommands(environments)), what: 'what every environment declares' },
+    ...environmentFiles(environments),
+  ];
+}
+
+/** The folder of each environment, relative to the repository (also what adding one to a layout writes). */
+export function environmentFiles(environments: string[]): { file: string; content: string; what: string }[] {
+  const envTemplate = readFileSync(path.join(PACKAGE_ROOT, 'templates', 'environments', 'env.yaml'), 'utf8');
+  return [
     ...environments.map((env) => ({
       file: `roster/${ENVS_DIR}/${env}/roster.yaml`,
       content: envTemplate.replaceAll('ENVIRONMENT', env),
       what: `the environment ${env}`,
     })),
   ];
+}
+
+/** The commands the shared file's header shows, naming environments the layout has (never one it lacks). */
+function sharedCommands(environments: string[]): string {
+  const [first, second] = environments;
+  const lines: [string, string][] = [
+    ['npx --no roster validate roster/', 'every environment'],
+    [`npx --no roster plan roster/ --env ${first}`, `this folder plus roster/envs/${first}/`],
+  ];
+  if (second) lines.push([`npx --no roster diff ${first} ${second}`, 'what differs between two environments']);
+  const width = Math.max(...lines.map(([c]) => c.length)) + 3;
+  return lines.map(([c, what]) => `${c.padEnd(width)}${what}`).join('\n#   ');
 }

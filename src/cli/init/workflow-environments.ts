@@ -20,15 +20,29 @@ export function environmentsWorkflow(environments: string[]): string {
   const out: string[] = [HEADER, CHANGES(environments.join(' '))];
   for (const env of environments) out.push(PLAN(env, indented(script, ' '.repeat(12))));
   for (const env of environments) out.push(APPLY(env));
+  for (const env of environments) out.push(EXPIRE(env));
   return `${out.join('\n')}`;
 }
 
-/** The comment script of templates/workflow.yml. */
-function commentScript(): string {
-  const wf = parse(readFileSync(path.join(PACKAGE_ROOT, 'templates', 'workflow.yml'), 'utf8')) as { jobs: { plan: { steps: { name: string; with?: { script?: string } }[] } } };
-  const script = wf.jobs.plan.steps.find((s) => s.name === 'comment')?.with?.script;
-  if (!script) throw new Error('templates/workflow.yml has no comment script');
+/**
+ * The jobs of one environment, as environmentsWorkflow writes them: `roster init --environments ENV` on
+ * an existing layout appends them to a workflow the user may have edited (src/cli/init/add-environment.ts).
+ */
+export function environmentJobs(env: string): string {
+  return [PLAN(env, commentScript().trimEnd().split('\n').map((l) => (l ? ' '.repeat(12) + l : l)).join('\n')), APPLY(env), EXPIRE(env)].join('\n');
+}
+
+/** The comment script of templates/workflow.yml (its plan job), or its apply job's `reviewed` script. */
+function commentScript(job: 'plan' | 'apply' = 'plan', step = 'comment'): string {
+  const wf = parse(readFileSync(path.join(PACKAGE_ROOT, 'templates', 'workflow.yml'), 'utf8')) as { jobs: Record<string, { steps: { name: string; with?: { script?: string } }[] }> };
+  const script = wf.jobs[job].steps.find((s) => s.name === step)?.with?.script;
+  if (!script) throw new Error(`templates/workflow.yml has no ${step} script`);
   return script;
+}
+
+/** The `reviewed` script of templates/workflow.yml's apply job, indented for a job's steps. */
+function reviewedScript(): string {
+  return commentScript('apply', 'reviewed').trimEnd().split('\n').map((l) => (l ? ' '.repeat(12) + l : l)).join('\n');
 }
 
 const PATHS = "['roster/**', 'package.json', 'package-lock.json', '.github/workflows/roster.yml']";
@@ -38,7 +52,8 @@ const HEADER = `# Roster, several environments: plan each environment a pull req
 # explained in node_modules/roster-authz/docs/ci.md. Needs the variable ROSTER_API_URL and the secret
 # ROSTER_API_KEY (Settings > Secrets and variables > Actions): the plan jobs use the repository's (a key
 # that reads every environment); each apply job runs in the GitHub environment of its name, whose own
-# variable and secret, when set, take the place of the repository's.
+# variable and secret, when set, take the place of the repository's. Every 15 minutes, an expire job per
+# environment revokes the grants of approved access requests whose grant_for is over.
 name: roster
 on:
   pull_request:
@@ -46,6 +61,8 @@ on:
   push:
     branches: [main]
     paths: ${PATHS}
+  schedule:
+    - cron: '*/15 * * * *' # the expire jobs: how late a grant_for can be enforced (docs/review.md)
 
 permissions:
   contents: read
@@ -54,6 +71,7 @@ permissions:
 jobs:`;
 
 const CHANGES = (environments: string) => `  changes:
+    if: github.event_name != 'schedule'
     runs-on: ubuntu-latest
     outputs:
       environments: \${{ steps.changes.outputs.environments }}
@@ -151,7 +169,47 @@ const APPLY = (env: string) => `  apply-${env}:
     environment: ${env} # its protection rules (required reviewers) and its own ROSTER_API_KEY apply
     concurrency: roster-apply-${env} # never two applies of one environment at once
     steps:
-${SETUP}      - name: apply
+${SETUP}      - name: reviewed
+        id: reviewed
+        uses: actions/github-script@v7
+        env:
+          ROSTER_ENVIRONMENT: ${env}
+        with:
+          script: |
+${reviewedScript()}
+      - name: apply
+        env:
+          ROSTER_API_URL: \${{ vars.ROSTER_API_URL }}
+          ROSTER_API_KEY: \${{ secrets.ROSTER_API_KEY }}
+          ROSTER_REVIEWED_CHECKSUM: \${{ steps.reviewed.outputs.checksum }}
+          ROSTER_REVIEWED_PR: \${{ steps.reviewed.outputs.pull-request }}
+        run: |
+          if [ -z "$ROSTER_API_URL" ]; then
+            echo "::error::set the variable ROSTER_API_URL and the secret ROSTER_API_KEY (repository, or environment ${env})"
+            exit 1
+          fi
+          set +e
+          npx --no roster apply roster/ --env ${env} --yes | tee apply.log
+          code=\${PIPESTATUS[0]}
+          set -e
+          # The plan applied is planned again from the live state: its checksum beside the reviewed one.
+          applied=$(sed -n 's/^checksum //p' apply.log | head -n 1)
+          echo "checksum reviewed (pull request #\${ROSTER_REVIEWED_PR:-?}, its plan comment for ${env}): \${ROSTER_REVIEWED_CHECKSUM:-none found}"
+          echo "checksum applied: \${applied:-none (nothing was planned)}"
+          if [ -n "$ROSTER_REVIEWED_CHECKSUM" ] && [ -n "$applied" ] && [ "$applied" != "$ROSTER_REVIEWED_CHECKSUM" ]; then
+            echo "::warning::the plan applied to ${env} (checksum $applied) is not the one reviewed on pull request #$ROSTER_REVIEWED_PR (checksum $ROSTER_REVIEWED_CHECKSUM): main or the live state moved between them; this log shows what was applied"
+          fi
+          exit "$code"
+`;
+
+/** Scheduled, in the environment's GitHub environment (its key), never beside its apply. */
+const EXPIRE = (env: string) => `  expire-${env}:
+    if: github.event_name == 'schedule'
+    runs-on: ubuntu-latest
+    environment: ${env}
+    concurrency: roster-apply-${env} # never beside an apply of ${env}
+    steps:
+${SETUP}      - name: expire
         env:
           ROSTER_API_URL: \${{ vars.ROSTER_API_URL }}
           ROSTER_API_KEY: \${{ secrets.ROSTER_API_KEY }}
@@ -161,5 +219,5 @@ ${SETUP}      - name: apply
             echo "::error::set the variable ROSTER_API_URL and the secret ROSTER_API_KEY (repository, or environment ${env})"
             exit 1
           fi
-          npx --no roster apply roster/ --env ${env} --yes
+          npx --no roster requests expire roster/ --env ${env}
 `;

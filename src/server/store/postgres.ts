@@ -41,11 +41,12 @@ const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 export function parsePostgresUrl(url: string, options: PostgresOptions = {}) {
   const u = new URL(url);
   const schema = options.schema ?? (u.searchParams.get('schema') || undefined);
-  const pool = options.poolSize ?? (u.searchParams.has('pool') ? Number(u.searchParams.get('pool')) : 10);
+  const poolText = options.poolSize === undefined ? u.searchParams.get('pool') : String(options.poolSize);
+  const pool = options.poolSize ?? (poolText !== null ? Number(poolText) : 10);
   u.searchParams.delete('schema');
   u.searchParams.delete('pool');
-  if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new Error(`schema must be a plain SQL identifier (letters, digits, _), got '${schema}'`);
-  if (!Number.isInteger(pool) || pool < 1) throw new Error(`pool must be a positive integer, got '${pool}'`);
+  if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new Error(`?schema= must be a plain SQL identifier (letters, digits, _; at most 63), got '${schema}'`);
+  if (!Number.isInteger(pool) || pool < 1) throw new Error(`?pool= must be a positive integer, got '${poolText}'`);
   return { connectionString: u.toString(), schema, poolSize: pool };
 }
 
