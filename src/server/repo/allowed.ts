@@ -53,7 +53,7 @@ export async function decide(q: Queryable & { dialect?: 'sqlite' | 'postgres' },
           ...(await derivedRolesOn(q, envId, dialect, { user, instance: { id: instance.id, resource: found.resource_id! } })).map((role_id) => ({ role_id })),
           ...(await q.all<{ role_id: string }>(TENANT_ROLES, [user, instance.tenant_id])),
         ]
-      : await q.all(ON_ONE_INSTANCE[dialect], [user, instance.id, instance.id, user, instance.id, user, instance.tenant_id]);
+      : await q.all(ON_ONE_INSTANCE[dialect], [envId, user, instance.id, instance.id, user, instance.id, user, instance.tenant_id]);
   } else {
     // No instance named: what the user holds tenant-wide in the tenant named, or 'default'.
     const tenant = await q.get<{ id: string }>(`SELECT id FROM tenants WHERE env_id = ? AND key = ?`, [envId, c.tenant ?? 'default']);

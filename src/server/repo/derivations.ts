@@ -92,7 +92,7 @@ export async function derivedRolesOn(
   const ids = [...resources.keys()];
   const rows = await q.all<{ instance_id: string; role_id: string; direct: number | string }>(
     rolesOnInstancesSql(dialect, ids.length, false),
-    [a.user, ...ids, ...ids, a.user, ...ids],
+    [envId, a.user, ...ids, ...ids, a.user, ...ids],
   );
   const facts = new Map<string, InstanceFacts>(ids.map((id) => [id, { resource: resources.get(id)!, roles: new Set<string>(), direct: false }]));
   for (const r of rows) {

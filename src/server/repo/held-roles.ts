@@ -17,16 +17,17 @@ import { IS_MEMBER_ROLE } from './groups.js';
  * groups' members through a shared type-level derivation.
  */
 const CLOSURE_START = `
-WITH RECURSIVE closure(id) AS (
-  SELECT g.id FROM role_assignments ra JOIN access_groups g ON g.instance_id = ra.resource_instance_id JOIN roles mr ON mr.id = ra.role_id
-  WHERE ra.user_id = ? AND ${IS_MEMBER_ROLE('mr')}
+WITH RECURSIVE member_roles(id) AS (SELECT mr.id FROM roles mr WHERE mr.env_id = ? AND ${IS_MEMBER_ROLE('mr')}),
+closure(id) AS (
+  SELECT g.id FROM role_assignments ra JOIN access_groups g ON g.instance_id = ra.resource_instance_id
+  WHERE ra.user_id = ? AND ra.role_id IN (SELECT id FROM member_roles)
   UNION`;
 
 /** The step up for SQLite: two correlated IN lookups (see above). */
 const STEP_SQLITE = `
   SELECT up.id FROM closure c JOIN access_groups up
     ON up.id IN (SELECT l.parent_id FROM group_links l WHERE l.child_id = c.id)
-    OR up.instance_id IN (SELECT gg.resource_instance_id FROM group_grants gg JOIN roles gr ON gr.id = gg.role_id WHERE gg.group_id = c.id AND ${IS_MEMBER_ROLE('gr')})
+    OR up.instance_id IN (SELECT gg.resource_instance_id FROM group_grants gg WHERE gg.group_id = c.id AND gg.role_id IN (SELECT id FROM member_roles))
 )`;
 /**
  * The same step for PostgreSQL, which cannot use an index through that OR (it scans every group for
@@ -37,11 +38,15 @@ const STEP_POSTGRES = `
   SELECT e.parent FROM closure c JOIN (
     SELECT child_id AS child, parent_id AS parent FROM group_links
     UNION ALL
-    SELECT gg.group_id, ag.id FROM group_grants gg JOIN roles gr ON gr.id = gg.role_id JOIN access_groups ag ON ag.instance_id = gg.resource_instance_id
-    WHERE ${IS_MEMBER_ROLE('gr')}
+    SELECT gg.group_id, ag.id FROM group_grants gg JOIN access_groups ag ON ag.instance_id = gg.resource_instance_id
+    WHERE gg.role_id IN (SELECT id FROM member_roles)
   ) e ON e.child = c.id
 )`;
-/** The closure CTE for a dialect; its one parameter is the user's id. */
+/**
+ * The closure CTE for a dialect; its parameters are the environment's id and the user's id. The
+ * environment's membership roles are found once (`member_roles`, a few rows), so that each step seeks
+ * the (user_id, role_id) and (group_id, role_id) indexes instead of joining roles row by row.
+ */
 export const CLOSURE = { sqlite: CLOSURE_START + STEP_SQLITE, postgres: CLOSURE_START + STEP_POSTGRES };
 
 const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
@@ -52,7 +57,7 @@ const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
  * each of the instances that is a group in the closure (a member of a group linked into B holds
  * `B-type#member` on B: api-notes, "Groups"), and the user's own assignments there. With `tenant`, the
  * user's tenant-wide roles in that tenant too (instance_id NULL: held on no instance, so they feed no
- * derivation). Parameters: user, the n ids, the n ids, user, the n ids[, user, tenant].
+ * derivation). Parameters: env, user, the n ids, the n ids, user, the n ids[, user, tenant].
  */
 export function rolesOnInstancesSql(dialect: 'sqlite' | 'postgres', n: number, tenant: boolean): string {
   return `${CLOSURE[dialect]}
