@@ -13,7 +13,12 @@ export interface ApplyOutcome {
   result: ApplyResult;
   /** After the writes, what a new plan would still change (verify.ts); absent when not checked. */
   leftover?: Leftover;
+  /** Why the writes could not be verified (a read that still failed after its retries); absent when they were, or were not checked. */
+  unverified?: string;
 }
+
+/** Exit code of an apply whose writes are done but whose verification could not finish (docs/plan.md). */
+export const UNVERIFIED_EXIT = 3;
 
 export function renderApplySummary({ total, seconds, result, leftover }: ApplyOutcome): string {
   const lines: string[] = [];
@@ -27,6 +32,7 @@ export function renderApplySummary({ total, seconds, result, leftover }: ApplyOu
     lines.push(`  ${result.alreadyThere.length} of them were already there (another apply of the same configuration made them at the same time?)`);
   }
   if (result.stopped) lines.push(`Stopped: ${result.stopped.reason}.`);
+  if (leftover) lines.push(`  Verified with ${leftover.requests} read${leftover.requests === 1 ? '' : 's'} ${leftover.full ? 'of the whole environment' : 'of what the apply changed'}.`);
   listed(lines, result.failed.map((f) => `  failed ${f.id}: ${f.error}`), 'failed');
   listed(lines, result.skipped.map((s) => `  skipped ${s.id}: depends on ${s.because}`), 'skipped');
   if (result.stopped) {
@@ -56,7 +62,7 @@ export function applyExitCode({ result, leftover }: ApplyOutcome): number {
 }
 
 /** The same outcome as data, every id included. */
-export function applyJson({ total, seconds, result, leftover }: ApplyOutcome): string {
+export function applyJson({ total, seconds, result, leftover, unverified }: ApplyOutcome): string {
   return JSON.stringify({
     total,
     seconds,
@@ -65,6 +71,7 @@ export function applyJson({ total, seconds, result, leftover }: ApplyOutcome): s
     failed: result.failed,
     skipped: result.skipped,
     ...(result.stopped ? { stopped: result.stopped } : {}),
-    ...(leftover ? { conflict: leftover.ids.length > 0, leftover: leftover.ids } : {}),
+    ...(leftover ? { conflict: leftover.ids.length > 0, leftover: leftover.ids, verification: { requests: leftover.requests, full: leftover.full } } : {}),
+    ...(unverified ? { unverified } : {}),
   }, null, 2) + '\n';
 }

@@ -146,7 +146,8 @@ function registerPlanCommands(program: Command): void {
       .option('--allow-failing-assertions', 'apply although assertions of the configuration fail on the state after the plan (printed loudly)')
       .option('--access-permissions', 'access changes per permission (document:write) instead of per role')
       .option('--concurrency <n>', 'changes in flight at once', '8')
-      .option('--max-deletes <n>', 'refuse a plan deleting more objects (default: 25% of the managed live objects when more than 10)'),
+      .option('--max-deletes <n>', 'refuse a plan deleting more objects (default: 25% of the managed live objects when more than 10)')
+      .option('--verify <how>', 'after the writes, read again: changes (what the apply changed) | full (the whole environment)', 'changes'),
   ).action(async (paths: string[], opts) => (await import('./commands/apply.js')).applyCommand(paths, opts));
 }
 

@@ -46,7 +46,7 @@ export async function planFromFiles(
   options: PlanOptions,
   /** How to reach the service for a scope; the bench passes its own. */
   open: (scope: { project?: string; environment?: string }) => Promise<Target> = (scope) => openTarget(opts, scope),
-): Promise<{ desired: DesiredState; warnings: ConfigProblem[]; target: Target; plan: Plan; live: LiveState }> {
+): Promise<{ desired: DesiredState; warnings: ConfigProblem[]; target: Target; plan: Plan; live: LiveState; requestGrants: RequestGrant[] }> {
   const { readConfigFiles } = await import('../config/read.js');
   const { validateAside } = await import('../config/validate-aside.js');
   const files = await readConfigFiles(configPaths(paths, command, opts.env));
@@ -77,7 +77,7 @@ export async function planFromFiles(
     }
     const read = await reading;
     const { plan, live } = await planOf(desired, target, read, options);
-    return { desired, warnings: loaded.warnings, target, plan, live };
+    return { desired, warnings: loaded.warnings, target, plan, live, requestGrants: read.requestGrants };
   } catch (err) {
     await target.close();
     throw err;
