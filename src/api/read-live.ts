@@ -198,12 +198,12 @@ export function placeAssignment(
   a: AssignmentRead,
   tenantKeyById: Map<string, string>,
   isGroup: (ref: string) => boolean,
-): { member?: string; role?: DesiredUserRole } {
+): { member?: string; tenant: string; role?: DesiredUserRole } {
   const tenant = a.tenant ?? (a.tenant_id !== undefined && a.tenant_id !== null ? tenantKeyById.get(String(a.tenant_id)) : undefined);
   if (tenant === undefined) throw unnamedTenant(client, a);
   const on = a.resource_instance ?? undefined;
-  if (on && a.role === MEMBER_ROLE && isGroup(on)) return { member: on };
-  return { role: { role: a.role, tenant, ...(on ? { on } : {}) } };
+  if (on && a.role === MEMBER_ROLE && isGroup(on)) return { member: on, tenant };
+  return { tenant, role: { role: a.role, tenant, ...(on ? { on } : {}) } };
 }
 
 /** `type:key` of a group read; `group_instance_key` may carry the type prefix or not. */

@@ -54,8 +54,8 @@ export interface ScopedRead {
   tenants: Map<string, DesiredTenant | null>;
   /** The user's record; its `roles` are empty (they come from `assignments`). */
   users: Map<string, DesiredUser | null>;
-  /** By user: their roles, and the groups they are a direct member of. */
-  assignments: Map<string, { roles: DesiredUserRole[]; groups: string[] }>;
+  /** By user: their roles, and the groups they are a direct member of (with the membership's tenant). */
+  assignments: Map<string, { roles: DesiredUserRole[]; groups: { id: string; tenant: string }[] }>;
   /** By group id: the group with its roles and links (no members: they come from `assignments`). */
   groups: Map<string, Omit<DesiredGroup, 'members'> | null>;
   /** The instance, without relations (they come from `tuples`). */
@@ -121,8 +121,10 @@ export async function readScoped(client: ApiClient, options: { scope: ReadScope;
     keyed(scope.instances, reads.instances, (k) => one<InstanceRead>(pathOf(facts, 'resource_instances', k), INSTANCE_ITEM), () => counted<InstanceRead>(`${facts}/resource_instances`, INSTANCE_ITEM), instanceRef, fresh.instances, instanceRead),
     readGroups(client, scope.groups, fresh, one),
   ]);
-  // Placed once the groups are known: a `member` assignment on a group's instance is a membership.
-  const isGroup = (ref: string) => (fresh.groups.has(ref) ? fresh.groups.get(ref) !== null : base.groups.has(ref));
+  // Placed once the groups are known: a `member` assignment on a group's instance is a membership. One
+  // on an instance neither read again nor in the plan's read (another writer made it) is taken for a
+  // group's unless the plan read it as an instance: `member` is the group types' role.
+  const isGroup = (ref: string) => (fresh.groups.has(ref) ? fresh.groups.get(ref) !== null : base.groups.has(ref) || !base.resourceInstances.has(ref));
   const resources = schemaRead ? (await schemaRead).resources : base.resources;
   await Promise.all([readAssignments(client, scope.assignmentsOf, reads.assignments, fresh, isGroup, tenantList), readTuples(client, scope.tuplesOf, fresh, resources)]);
   if (schemaRead) fresh.schema = await schemaRead;
@@ -144,7 +146,7 @@ export async function readScoped(client: ApiClient, options: { scope: ReadScope;
     for (const a of assignments) {
       const placed = placeAssignment(client, a, byId, isGroupRef);
       const mine = into.assignments.get(a.user)!;
-      if (placed.member) mine.groups.push(placed.member);
+      if (placed.member) mine.groups.push({ id: placed.member, tenant: placed.tenant });
       else mine.roles.push(placed.role!);
     }
   }

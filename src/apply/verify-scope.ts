@@ -25,13 +25,15 @@ export function scopeOf(plan: Pick<Plan, 'changes'>): VerifyScope {
       case 'tenant':
         scope.tenants.add(f.key);
         break;
+      // A user's tenants are those they were added to and those their roles and memberships are in:
+      // their record is read again with their assignments (40 users a request).
       case 'user':
         scope.users.add(f.key);
-        // A user deleted takes their assignments with them; one created has none until its own changes.
-        if (c.action === 'delete') scope.assignmentsOf.add(f.key);
+        scope.assignmentsOf.add(f.key);
         break;
       case 'tenant_user':
         scope.users.add(f.user);
+        scope.assignmentsOf.add(f.user);
         break;
       case 'assignment':
       case 'member':
