@@ -136,3 +136,8 @@ export function sizesOf(state: LiveState): StateSizes {
 export function largerSizes(a: StateSizes, b: StateSizes): StateSizes {
   return Object.fromEntries(Object.keys(a).map((k) => [k, Math.max(a[k as keyof StateSizes], b[k as keyof StateSizes])])) as unknown as StateSizes;
 }
+
+/** The reads an apply of `plan` sends to verify its writes by default (`--verify=changes`). */
+export function estimateVerify(plan: Pick<Plan, 'changes'>, desired: LiveState, live: LiveState): number {
+  return chooseReads(scopeOf(plan), largerSizes(sizesOf(desired), sizesOf(live))).requests;
+}

@@ -102,7 +102,8 @@ async function planOf(desired: DesiredState, target: Target, { live, requestGran
   // Against a service other than the embedded default, say what applying will cost at the public limits.
   if (target.kind === 'remote' && plan.changes.length > 0) {
     const { estimateApply } = await import('../apply/estimate.js');
-    plan.cost = { ...(await estimateApply(plan)), paced: target.paced };
+    const { estimateVerify } = await import('../apply/verify-scope.js');
+    plan.cost = { ...(await estimateApply(plan)), verify: estimateVerify(plan, desired, live), paced: target.paced };
   }
   if (options.access) {
     const { planAccess } = await import('../plan/access.js');

@@ -8,8 +8,8 @@ export function summaryLine(plan: Plan): string {
 }
 
 /**
- * `Applying it: 11 requests, all writes (5 schema writes and 3 bulk calls among them); about 4 min,
- * paced to the public service's rate limits.` The rate-limit classes overlap (a schema write, a delete
+ * `Applying it: 11 requests, all writes (5 schema writes and 3 bulk calls among them), then 4 reads to
+ * verify them; about 4 min, paced to the public service's rate limits.` The rate-limit classes overlap (a schema write, a delete
  * and a bulk call are writes too), so they are said as parts of the writes, not as a sum. Against a
  * service the apply does not pace (a local `roster serve`), the time is what the public limits would need.
  */
@@ -25,7 +25,8 @@ export function costLine(plan: Plan): string | undefined {
       (among.length ? ` (${andList(among)} among them)` : '');
   const whose = c.limits === 'public' ? "the public service's rate limits" : 'the given rate limits';
   const time = c.paced === false ? `not paced against this service (${duration(c.seconds)} at ${whose})` : `${duration(c.seconds)}, paced to ${whose}`;
-  return `Applying it: ${plural(c.requests, 'request')}${kinds}; ${time}.`;
+  const verify = c.verify === undefined ? '' : `, then ${plural(c.verify, 'read')} to verify them`;
+  return `Applying it: ${plural(c.requests, 'request')}${kinds}${verify}; ${time}.`;
 }
 
 /** `1 object`, `2 objects`, `9,117 changes`. */

@@ -14,7 +14,7 @@ const OPTIONS = { project: 'p', environment: 'e' };
 describe('concurrent applies', { timeout: 180_000 }, () => {
   let env: Env;
   beforeAll(async () => {
-    env = await startEnv({ projects: ['same', 'race409', 'conflict', 'shared'] });
+    env = await startEnv({ projects: ['same', 'race409', 'conflict', 'shared', 'unverified'] });
   });
   afterAll(async () => env?.close());
 
@@ -162,6 +162,30 @@ describe('concurrent applies', { timeout: 180_000 }, () => {
       expect(done.stderr).toContain('Conflict: the environment changed while this apply ran');
     } finally {
       release();
+      await proxy.close();
+    }
+  });
+
+  it('a verification whose reads still fail after their retries is an error of its own: one error line, exit 3', async () => {
+    env.write('roster.yaml', SMALL);
+    // Behind a balancer, one of two servers gone: every read after the writes answers 502.
+    let wrote = false;
+    const proxy = await startFaultProxy(env.server.url, (r) => {
+      if (r.method !== 'GET') wrote = true;
+      return wrote && r.method === 'GET' ? { kind: 'status', status: 502 } : undefined;
+    });
+    try {
+      const done = await runCli(['apply', '--yes', '--api-url', proxy.url, '--project', 'unverified', '--env', 'e'], { cwd: env.dir, env: { ROSTER_API_KEY: ORG_KEY }, timeoutMs: 120_000 });
+      expect(done.code, done.stdout + done.stderr).toBe(3);
+      expect(done.stdout).toMatch(/Applied 15 of 15 changes in/);
+      const errors = done.stderr.split('\n').filter((l) => l.startsWith('error:'));
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatch(/^error: the writes are done but could not be verified .*GET \/v2\/.* answered 502/);
+      expect(done.stderr).not.toMatch(/^warning:/m);
+      // Retried as every read is.
+      const reads = proxy.seen.filter((r) => r.fault === 'status').map((r) => r.path);
+      expect(reads.length).toBeGreaterThan(new Set(reads).size);
+    } finally {
       await proxy.close();
     }
   });
