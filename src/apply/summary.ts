@@ -18,7 +18,7 @@ export interface ApplyOutcome {
 }
 
 /** Exit code of an apply whose writes are done but whose verification could not finish (docs/plan.md). */
-export const UNVERIFIED_EXIT = 3;
+export const UNVERIFIED_EXIT = 4;
 
 export function renderApplySummary({ total, seconds, result, leftover }: ApplyOutcome): string {
   const lines: string[] = [];

@@ -166,7 +166,7 @@ describe('concurrent applies', { timeout: 180_000 }, () => {
     }
   });
 
-  it('a verification whose reads still fail after their retries is an error of its own: one error line, exit 3', async () => {
+  it('a verification whose reads still fail after their retries is an error of its own: one error line, exit 4', async () => {
     env.write('roster.yaml', SMALL);
     // Behind a balancer, one of two servers gone: every read after the writes answers 502.
     let wrote = false;
@@ -176,7 +176,7 @@ describe('concurrent applies', { timeout: 180_000 }, () => {
     });
     try {
       const done = await runCli(['apply', '--yes', '--api-url', proxy.url, '--project', 'unverified', '--env', 'e'], { cwd: env.dir, env: { ROSTER_API_KEY: ORG_KEY }, timeoutMs: 120_000 });
-      expect(done.code, done.stdout + done.stderr).toBe(3);
+      expect(done.code, done.stdout + done.stderr).toBe(4);
       expect(done.stdout).toMatch(/Applied 15 of 15 changes in/);
       const errors = done.stderr.split('\n').filter((l) => l.startsWith('error:'));
       expect(errors).toHaveLength(1);

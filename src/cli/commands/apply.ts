@@ -112,7 +112,7 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
       fromFiles && result.failed.length === 0 && !result.stopped
         ? await verifyApplied({ desired: fromFiles.desired, client: target.client, plan, live: fromFiles.live, requestGrants: fromFiles.requestGrants, mode: verify }).catch((err: unknown) => {
             // The writes are done and the summary is due: a read that still fails after its retries
-            // leaves the writes unverified, which is an error of its own (exit 3, docs/plan.md).
+            // leaves the writes unverified, which is an error of its own (exit 4, docs/plan.md).
             if (!(err instanceof ApiError)) throw err;
             unverified = err.message;
             return undefined;
