@@ -38,7 +38,10 @@ export async function run(): Promise<BenchResult> {
           { name: `${label}: apply from empty, requests for memberships and assignments`, value: r.bulkRequests, unit: 'requests', target: { op: '<', value: 100 } },
           { name: `${label}: no-op plan`, value: r.noopMs / 1000, unit: 's', target: { op: '<', value: 1 } },
           { name: `${label}: no-op plan, requests`, value: r.noopRequests, unit: 'requests', target: { op: '<=', value: r.noopBudget } },
-          { name: `${label}: 1% membership edit, plan + apply`, value: r.editMs / 1000, unit: 's' },
+          { name: `${label}: 1% membership edit, plan + apply + verify`, value: r.editMs / 1000, unit: 's' },
+          { name: `${label}: 1% membership edit, plan reads`, value: r.editReads, unit: 'requests' },
+          { name: `${label}: 1% membership edit, writes`, value: r.editWrites, unit: 'requests' },
+          { name: `${label}: 1% membership edit, verification reads`, value: r.editVerify, unit: 'requests', target: { op: '<=', value: 50 } },
           { name: `${label}: 1% membership edit, creates`, value: r.editSummary.create, unit: 'changes', target: { op: '<=', value: 200 } },
           { name: `${label}: 1% membership edit, deletes`, value: r.editSummary.delete, unit: 'changes', target: { op: '<=', value: 200 } },
           { name: `${label}: 1% membership edit, updates`, value: r.editSummary.update, unit: 'changes', target: { op: '<=', value: 0 } },
@@ -71,8 +74,7 @@ async function scenario(raw: RawConfigObject, url: string, configDir: string, ki
   const { planFromFiles } = (await import(pathToFileURL(path.join(ROOT, 'dist/cli/workflow.js')).href)) as typeof import('../src/cli/workflow.js');
   const planOnce = async (client: ApiClient) => {
     const target: Target = { kind, url, where: kind === 'embedded' ? 'embedded bench' : url, project: 'bench', environment: 'prod', client, close: async () => {} };
-    const { plan, live } = await planFromFiles([file], 'plan', {}, {}, async () => target);
-    return { plan, live };
+    return planFromFiles([file], 'plan', {}, {}, async () => target);
   };
 
   // Apply from empty.
@@ -102,10 +104,19 @@ async function scenario(raw: RawConfigObject, url: string, configDir: string, ki
   client = newClient(url);
   t = performance.now();
   const edit = await planOnce(client);
+  const editReads = client.counters().requests;
   await applyPlan(edit.plan, client, { concurrency: 8 });
+  const editWrites = client.counters().requests - editReads;
+  // The check after the writes, as `roster apply` makes it (src/apply/verify.ts, --verify=changes).
+  const { verifyApplied } = (await import(pathToFileURL(path.join(ROOT, 'dist/apply/verify.js')).href)) as typeof import('../src/apply/verify.js');
+  const verified = await verifyApplied({ desired: edit.desired, client, plan: edit.plan, live: edit.live, requestGrants: edit.requestGrants });
+  if (verified.ids.length > 0) throw new Error(`the 1% edit verified with leftovers: ${verified.ids.slice(0, 3).join(', ')}`);
   const editMs = performance.now() - t;
   await client.close();
-  return { applyMs, applyRequests, bulkRequests, noopMs, noopRequests, noopBudget: Math.ceil(objects / PAGE) + 20, objects, editMs, editSummary: edit.plan.summary };
+  return {
+    applyMs, applyRequests, bulkRequests, noopMs, noopRequests, noopBudget: Math.ceil(objects / PAGE) + 20, objects, editMs, editSummary: edit.plan.summary,
+    editReads, editWrites, editVerify: verified.requests,
+  };
 }
 
 let bulkCalls = 0;

@@ -7,10 +7,20 @@ import { buildNetworkError } from './api-error.js';
 import { inferGroupRoles, type Derivation } from './group-roles.js';
 import { reviewerRolesOf, type LevelsRead } from './levels.js';
 import { emptyLiveState, MEMBER_ROLE, type LiveState } from '../plan/live.js';
-import { derivationKey, type DesiredDerivation, type DesiredRelation, type DesiredGroup, type DesiredResourceRole, type DesiredUser } from '../config/desired.js';
+import {
+  derivationKey,
+  type DesiredDerivation,
+  type DesiredRelation,
+  type DesiredGroup,
+  type DesiredResourceInstance,
+  type DesiredResourceRole,
+  type DesiredTenant,
+  type DesiredUser,
+  type DesiredUserRole,
+} from '../config/desired.js';
 
 interface DerivationRead { role: string; on_resource: string; linked_by_relation: string; when?: { no_direct_roles_on_object?: boolean } | null }
-interface ResourceRead {
+export interface ResourceRead {
   key: string; name: string; description?: string | null; actions: Record<string, unknown>;
   /** The resource's roles: the public `ResourceRoleRead`, `granted_to.users_with_role` their derivations. */
   roles?: Record<string, ResourceRoleRead> | null;
@@ -21,23 +31,23 @@ interface ResourceRoleRead {
   id?: string; key?: string; name?: string; description?: string | null; permissions?: string[] | null; extends?: string[] | null;
   granted_to?: { users_with_role?: DerivationRead[] } | null;
 }
-interface RoleRead { id?: string; key: string; name: string; description?: string | null; permissions?: string[] }
-interface TenantRead { id?: string | number; key: string; name: string; description?: string | null; attributes?: Record<string, unknown> }
-interface UserRead {
+export interface RoleRead { id?: string; key: string; name: string; description?: string | null; permissions?: string[] }
+export interface TenantRead { id?: string | number; key: string; name: string; description?: string | null; attributes?: Record<string, unknown> }
+export interface UserRead {
   key: string; email?: string | null; first_name?: string | null; last_name?: string | null; attributes?: Record<string, unknown>;
   associated_tenants?: { tenant: string }[];
 }
-interface AssignmentRead { user: string; role: string; tenant?: string | null; tenant_id?: string | number | null; resource_instance?: string | null }
-interface InstanceRead { key: string; resource: string; tenant: string; attributes?: Record<string, unknown> }
-interface GroupRead { group_instance_key: string; group_tenant: string; group_resource_type_key?: string }
-interface TupleRead { subject: string; relation: string; object: string }
+export interface AssignmentRead { user: string; role: string; tenant?: string | null; tenant_id?: string | number | null; resource_instance?: string | null }
+export interface InstanceRead { key: string; resource: string; tenant: string; attributes?: Record<string, unknown> }
+export interface GroupRead { group_instance_key: string; group_tenant: string; group_resource_type_key?: string }
+export interface TupleRead { subject: string; relation: string; object: string }
 /** `roles_to_levels` values are written as role keys and read as `{id, key, name, resource_id}`. */
-interface ConfigRead { key: string; name: string; elements_type?: string; roles_to_levels?: LevelsRead }
+export interface ConfigRead { key: string; name: string; elements_type?: string; roles_to_levels?: LevelsRead }
 interface GroupRoleRead { key: string; resource: { key: string }; resource_instance: { key: string } }
 
 /** Page sizes: the public maxima (role assignments allow 1000). */
-const PAGE = 100;
-const ASSIGNMENT_PAGE = 1000;
+export const PAGE = 100;
+export const ASSIGNMENT_PAGE = 1000;
 
 /**
  * Reads the live environment with paged list calls. Lists are read concurrently; the client bounds what
@@ -99,58 +109,27 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
   ]);
 
   const live = emptyLiveState();
-  const topLevelIds = new Set(roles.flatMap((r) => (r.id ? [r.id] : [])));
-  for (const r of resources) {
-    const roles = resourceRolesOf(r, topLevelIds);
-    const relations = relationsOf(r);
-    live.resources.set(r.key, {
-      key: r.key, name: r.name, description: r.description || undefined, actions: Object.keys(r.actions ?? {}).sort(),
-      ...(roles.length > 0 ? { roles } : {}), ...(relations.length > 0 ? { relations } : {}),
-    });
-  }
-  for (const r of roles) {
-    live.roles.set(r.key, { key: r.key, name: r.name, description: r.description || undefined, permissions: [...(r.permissions ?? [])].sort() });
-  }
-  for (const t of tenants) {
-    live.tenants.set(t.key, { key: t.key, name: t.name, description: t.description || undefined, attributes: t.attributes ?? {} });
-  }
-  for (const u of users) {
-    const user: DesiredUser = {
-      key: u.key,
-      email: u.email || undefined,
-      first_name: u.first_name || undefined,
-      last_name: u.last_name || undefined,
-      attributes: u.attributes ?? {},
-      tenants: [...new Set((u.associated_tenants ?? []).map((t) => t.tenant))].sort(),
-      roles: [],
-    };
-    live.users.set(u.key, user);
-  }
+  placeSchema(live, resources, roles);
+  for (const t of tenants) live.tenants.set(t.key, tenantRead(t));
+  for (const u of users) live.users.set(u.key, userRead(u));
   for (const { type, key, id, tenant, roles } of groups) {
     live.groups.set(id, { type, key, tenant, members: [], roles: [...roles].sort((a, b) => cmp(a.role, b.role) || cmp(a.on, b.on)), memberOf: [] });
   }
   for (const i of instances) {
     const id = `${i.resource}:${i.key}`;
     if (live.groups.has(id)) continue;
-    live.resourceInstances.set(id, { resource: i.resource, key: i.key, tenant: i.tenant, attributes: i.attributes ?? {} });
+    live.resourceInstances.set(id, instanceRead(i));
   }
   for (const t of tuples) {
     const object = live.resourceInstances.get(t.object);
     if (object) (object.relations ??= []).push({ relation: t.relation, subject: t.subject });
   }
   for (const i of live.resourceInstances.values()) i.relations?.sort((a, b) => cmp(a.relation, b.relation) || cmp(a.subject, b.subject));
-  const tenantKeyById = new Map(tenants.flatMap((t) => (t.id !== undefined && t.id !== null ? [[String(t.id), t.key] as const] : [])));
+  const tenantKeyById = tenantKeysById(tenants);
   for (const a of assignments) {
-    const tenant = a.tenant ?? (a.tenant_id !== undefined && a.tenant_id !== null ? tenantKeyById.get(String(a.tenant_id)) : undefined);
-    if (tenant === undefined) throw unnamedTenant(client, a);
-    const on = a.resource_instance ?? undefined;
-    const group = on ? live.groups.get(on) : undefined;
-    if (group && a.role === MEMBER_ROLE) {
-      group.members.push(a.user);
-      continue;
-    }
-    const user = live.users.get(a.user);
-    if (user) user.roles.push({ role: a.role, tenant, ...(on ? { on } : {}) });
+    const placed = placeAssignment(client, a, tenantKeyById, (g) => live.groups.has(g));
+    if (placed.member) live.groups.get(placed.member)!.members.push(a.user);
+    else live.users.get(a.user)?.roles.push(placed.role!);
   }
   for (const t of links) {
     const child = live.groups.get(t.subject);
@@ -168,14 +147,73 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
   return live;
 }
 
+/** The resources and top-level roles, as the desired state writes them, into `live`. */
+export function placeSchema(live: LiveState, resources: ResourceRead[], roles: RoleRead[]): void {
+  const topLevelIds = new Set(roles.flatMap((r) => (r.id ? [r.id] : [])));
+  for (const r of resources) {
+    const roles = resourceRolesOf(r, topLevelIds);
+    const relations = relationsOf(r);
+    live.resources.set(r.key, {
+      key: r.key, name: r.name, description: r.description || undefined, actions: Object.keys(r.actions ?? {}).sort(),
+      ...(roles.length > 0 ? { roles } : {}), ...(relations.length > 0 ? { relations } : {}),
+    });
+  }
+  for (const r of roles) {
+    live.roles.set(r.key, { key: r.key, name: r.name, description: r.description || undefined, permissions: [...(r.permissions ?? [])].sort() });
+  }
+}
+
+export function tenantRead(t: TenantRead): DesiredTenant {
+  return { key: t.key, name: t.name, description: t.description || undefined, attributes: t.attributes ?? {} };
+}
+
+/** A user as the desired state writes it, without roles (they come from the role assignments). */
+export function userRead(u: UserRead): DesiredUser {
+  return {
+    key: u.key,
+    email: u.email || undefined,
+    first_name: u.first_name || undefined,
+    last_name: u.last_name || undefined,
+    attributes: u.attributes ?? {},
+    tenants: [...new Set((u.associated_tenants ?? []).map((t) => t.tenant))].sort(),
+    roles: [],
+  };
+}
+
+/** An instance as the desired state writes it, without relations (they come from the tuples). */
+export function instanceRead(i: InstanceRead): DesiredResourceInstance {
+  return { resource: i.resource, key: i.key, tenant: i.tenant, attributes: i.attributes ?? {} };
+}
+
+export function tenantKeysById(tenants: TenantRead[]): Map<string, string> {
+  return new Map(tenants.flatMap((t) => (t.id !== undefined && t.id !== null ? [[String(t.id), t.key] as const] : [])));
+}
+
+/**
+ * Where one role assignment goes: a membership of a group (`member` on a group's instance), or a role
+ * of the user. Its tenant is named, or given by id among `tenantKeyById`; neither is MALFORMED_ANSWER.
+ */
+export function placeAssignment(
+  client: ApiClient,
+  a: AssignmentRead,
+  tenantKeyById: Map<string, string>,
+  isGroup: (ref: string) => boolean,
+): { member?: string; tenant: string; role?: DesiredUserRole } {
+  const tenant = a.tenant ?? (a.tenant_id !== undefined && a.tenant_id !== null ? tenantKeyById.get(String(a.tenant_id)) : undefined);
+  if (tenant === undefined) throw unnamedTenant(client, a);
+  const on = a.resource_instance ?? undefined;
+  if (on && a.role === MEMBER_ROLE && isGroup(on)) return { member: on, tenant };
+  return { tenant, role: { role: a.role, tenant, ...(on ? { on } : {}) } };
+}
+
 /** `type:key` of a group read; `group_instance_key` may carry the type prefix or not. */
-function groupIdOf(g: GroupRead): { type: string; key: string; id: string } {
+export function groupIdOf(g: GroupRead): { type: string; key: string; id: string } {
   const type = g.group_resource_type_key ?? 'group';
   const key = g.group_instance_key.startsWith(`${type}:`) ? g.group_instance_key.slice(type.length + 1) : g.group_instance_key;
   return { type, key, id: `${type}:${key}` };
 }
 
-async function readGroupRoles(client: ApiClient, group: string): Promise<{ role: string; on: string }[]> {
+export async function readGroupRoles(client: ApiClient, group: string): Promise<{ role: string; on: string }[]> {
   const items = await client.listAll<GroupRoleRead>(pathOf(client.paths.schema, 'groups', group, 'roles'), { perPage: PAGE, item: GROUP_ROLE_ITEM });
   return items.map((r) => ({ role: r.key, on: `${r.resource.key}:${r.resource_instance.key}` }));
 }
@@ -245,7 +283,7 @@ function relationsOf(r: ResourceRead): DesiredRelation[] {
 
 const isGroupDerivation = (d: DerivationRead) => d.role === MEMBER_ROLE && (d.linked_by_relation === `${d.on_resource}_group` || d.linked_by_relation === 'group');
 
-function sortGroup(g: DesiredGroup): void {
+export function sortGroup(g: DesiredGroup): void {
   g.members.sort(cmp);
   g.memberOf.sort(cmp);
 }

@@ -17,7 +17,12 @@ export interface ApplyOutcome {
   leftover?: Leftover;
   /** After the writes, what the decision point decides of the access the plan changed (verify-decisions.ts). */
   decisions?: DecisionVerification;
+  /** Why the writes could not be verified (a read that still failed after its retries); absent when they were, or were not checked. */
+  unverified?: string;
 }
+
+/** Exit code of an apply whose writes are done but whose verification could not finish (docs/plan.md). */
+export const UNVERIFIED_EXIT = 4;
 
 export function renderApplySummary({ total, seconds, result, leftover }: ApplyOutcome): string {
   const lines: string[] = [];
@@ -31,6 +36,7 @@ export function renderApplySummary({ total, seconds, result, leftover }: ApplyOu
     lines.push(`  ${result.alreadyThere.length} of them were already there (another apply of the same configuration made them at the same time?)`);
   }
   if (result.stopped) lines.push(`Stopped: ${result.stopped.reason}.`);
+  if (leftover) lines.push(`  Verified with ${leftover.requests} read${leftover.requests === 1 ? '' : 's'} ${leftover.full ? 'of the whole environment' : 'of what the apply changed'}.`);
   listed(lines, result.failed.map((f) => `  failed ${f.id}: ${f.error}`), 'failed');
   listed(lines, result.skipped.map((s) => `  skipped ${s.id}: depends on ${s.because}`), 'skipped');
   if (result.stopped) {
@@ -60,7 +66,7 @@ export function applyExitCode({ result, leftover }: ApplyOutcome): number {
 }
 
 /** The same outcome as data, every id included. */
-export function applyJson({ total, seconds, result, leftover, decisions }: ApplyOutcome): string {
+export function applyJson({ total, seconds, result, leftover, decisions, unverified }: ApplyOutcome): string {
   return JSON.stringify({
     total,
     seconds,
@@ -69,7 +75,8 @@ export function applyJson({ total, seconds, result, leftover, decisions }: Apply
     failed: result.failed,
     skipped: result.skipped,
     ...(result.stopped ? { stopped: result.stopped } : {}),
-    ...(leftover ? { conflict: leftover.ids.length > 0, leftover: leftover.ids } : {}),
+    ...(leftover ? { conflict: leftover.ids.length > 0, leftover: leftover.ids, verification: { requests: leftover.requests, full: leftover.full } } : {}),
+    ...(unverified ? { unverified } : {}),
     ...(decisions ? { decisions } : {}),
   }, null, 2) + '\n';
 }

@@ -155,7 +155,8 @@ function registerPlanCommands(program: Command): void {
       .option('--max-deletes <n>', 'refuse a plan deleting more objects (default: 25% of the managed live objects when more than 10)')
       .option('--pdp-url <url>', PDP_URL)
       .option('--no-verify-decisions', 'do not ask the decision point, after the writes, whether it decides what the plan announced')
-      .option('--decision-wait <duration>', 'how long the decision point may take to agree after the writes (default 15s)'),
+      .option('--decision-wait <duration>', 'how long the decision point may take to agree after the writes (default 15s)')
+      .option('--verify <how>', 'after the writes, read again: changes (what the apply changed) | full (the whole environment)', 'changes'),
   ).action(async (paths: string[], opts) => (await import('./commands/apply.js')).applyCommand(paths, opts));
 }
 

@@ -47,7 +47,7 @@ export async function planFromFiles(
   options: PlanOptions,
   /** How to reach the service for a scope; the bench passes its own. */
   open: (scope: { project?: string; environment?: string }) => Promise<Target> = (scope) => openTarget(opts, scope),
-): Promise<{ desired: DesiredState; warnings: ConfigProblem[]; target: Target; plan: Plan; live: LiveState }> {
+): Promise<{ desired: DesiredState; warnings: ConfigProblem[]; target: Target; plan: Plan; live: LiveState; requestGrants: RequestGrant[] }> {
   const { readConfigFiles } = await import('../config/read.js');
   const { validateAside } = await import('../config/validate-aside.js');
   const files = await readConfigFiles(configPaths(paths, command, opts.env));
@@ -78,7 +78,7 @@ export async function planFromFiles(
     }
     const read = await reading;
     const { plan, live } = await planOf(desired, target, read, options);
-    return { desired, warnings: loaded.warnings, target, plan, live };
+    return { desired, warnings: loaded.warnings, target, plan, live, requestGrants: read.requestGrants };
   } catch (err) {
     await target.close();
     throw err;
@@ -103,7 +103,8 @@ async function planOf(desired: DesiredState, target: Target, { live, requestGran
   // Against a service other than the embedded default, say what applying will cost at the public limits.
   if (target.kind === 'remote' && plan.changes.length > 0) {
     const { estimateApply } = await import('../apply/estimate.js');
-    plan.cost = { ...(await estimateApply(plan)), paced: target.paced };
+    const { estimateVerify } = await import('../apply/verify-scope.js');
+    plan.cost = { ...(await estimateApply(plan)), verify: estimateVerify(plan, desired, live), paced: target.paced };
   }
   if (options.access) {
     const { planAccess } = await import('../plan/access.js');

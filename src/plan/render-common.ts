@@ -9,10 +9,11 @@ export function summaryLine(plan: Plan): string {
 }
 
 /**
- * `Applying it: 11 requests, all writes (each also a bulk call; 5 of them also schema writes); about 4
- * min, paced to the public service's rate limits.` The rate-limit classes overlap (a schema write, a
- * delete and a bulk call are writes too): each is said as a part of the requests ("also", "of them"),
- * never beside them, so the line never reads as more requests than it counts. Against a service the
+ * `Applying it: 11 requests, all writes (each also a bulk call; 5 of them also schema writes), then 4
+ * reads to verify them; about 4 min, paced to the public service's rate limits.` The rate-limit classes
+ * overlap (a schema write, a delete and a bulk call are writes too): each is said as a part of the
+ * requests ("also", "of them"), never beside them, so the line never reads as more requests than it
+ * counts. The reads to verify come after them (src/apply/verify-scope.ts). Against a service the
  * apply does not pace (a local `roster serve`), the time is what the public limits would need.
  */
 export function costLine(plan: Plan): string | undefined {
@@ -32,7 +33,8 @@ export function costLine(plan: Plan): string | undefined {
       (parts.length ? ` (${parts.join('; ')})` : '');
   const whose = c.limits === 'public' ? "the public service's rate limits" : 'the given rate limits';
   const time = c.paced === false ? `not paced against this service (${duration(c.seconds)} at ${whose})` : `${duration(c.seconds)}, paced to ${whose}`;
-  return `Applying it: ${plural(c.requests, 'request')}${kinds}; ${time}.`;
+  const verify = c.verify === undefined ? '' : `, then ${plural(c.verify, 'read')} to verify them`;
+  return `Applying it: ${plural(c.requests, 'request')}${kinds}${verify}; ${time}.`;
 }
 
 /** `1 object`, `2 objects`, `9,117 changes` (src/words.ts, kept here for the renderers that import it). */

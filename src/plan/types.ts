@@ -127,6 +127,11 @@ export interface PlanCost {
   byClass: Partial<Record<'request' | 'write' | 'delete' | 'schemaWrite' | 'bulk', number>>;
   /** At least this long (round trips add to it). */
   seconds: number;
+  /**
+   * Reads the apply then sends to verify its writes, estimated (src/apply/verify-scope.ts): what it
+   * changed, or the whole environment when that costs less. Not in `requests`; absent when not estimated.
+   */
+  verify?: number;
   /** Whose limits: the public service's published ones, or limits given to the estimate. */
   limits: 'public' | 'given';
   /**

@@ -14,7 +14,7 @@ const OPTIONS = { project: 'p', environment: 'e' };
 describe('concurrent applies', { timeout: 180_000 }, () => {
   let env: Env;
   beforeAll(async () => {
-    env = await startEnv({ projects: ['same', 'race409', 'conflict'] });
+    env = await startEnv({ projects: ['same', 'race409', 'conflict', 'shared', 'unverified'] });
   });
   afterAll(async () => env?.close());
 
@@ -81,7 +81,7 @@ describe('concurrent applies', { timeout: 180_000 }, () => {
     expect(deleted.done.sort()).toEqual(['user:alice', 'user:bob']);
   });
 
-  it('two different configurations at once: the apply whose writes land on a state it did not plan for reports a conflict', async () => {
+  it('two different configurations at once, --verify=full: the apply whose writes land on a state it did not plan for reports a conflict', async () => {
     const cli = (url: string, ...args: string[]) =>
       runCli([...args, '--api-url', url, '--project', 'conflict', '--env', 'e'], { cwd: env.dir, env: { ROSTER_API_KEY: ORG_KEY }, timeoutMs: 120_000 });
     env.write('roster.yaml', SMALL);
@@ -102,7 +102,8 @@ describe('concurrent applies', { timeout: 180_000 }, () => {
       return { kind: 'hold', until: bDone };
     });
     try {
-      const a = cli(proxy.url, 'apply', 'a.yaml', '--yes');
+      // B changes bob, whom A does not touch: only a whole read again sees it.
+      const a = cli(proxy.url, 'apply', 'a.yaml', '--yes', '--verify', 'full');
       await aWriting;
       const b = await cli(env.server.url, 'apply', 'b.yaml', '--yes', '--prune');
       expect(b.code, b.stdout + b.stderr).toBe(0);
@@ -114,6 +115,77 @@ describe('concurrent applies', { timeout: 180_000 }, () => {
       expect(done.stdout).toContain('Run roster plan to see the environment as it is now');
     } finally {
       release();
+      await proxy.close();
+    }
+  });
+
+  it('two different configurations at once: another apply that changes what this apply wrote before it is read again is a conflict, seen in a few reads', async () => {
+    const cli = (url: string, ...args: string[]) =>
+      runCli([...args, '--api-url', url, '--project', 'shared', '--env', 'e'], { cwd: env.dir, env: { ROSTER_API_KEY: ORG_KEY }, timeoutMs: 120_000 });
+    env.write('roster.yaml', SMALL);
+    expect((await cli(env.server.url, 'apply', '--yes')).code).toBe(0);
+    // A renames the viewer role and adds carol to the team; B, applied once A has written, renames it
+    // again and leaves only alice in the team: A reads both back and finds them changed.
+    env.write('a.yaml', SMALL.replace('Viewer', 'Viewer A').replace('users:\n', 'users:\n  carol: { tenants: [acme] }\n').replace('members: [alice, bob]', 'members: [alice, bob, carol]'));
+    env.write('b.yaml', SMALL.replace('Viewer', 'Viewer B').replace('members: [alice, bob]', 'members: [alice]'));
+    // A's reads after its writes (its verification) are held until B has applied in full.
+    let release!: () => void;
+    let verifying!: () => void;
+    const bDone = new Promise<void>((r) => (release = r));
+    const aVerifying = new Promise<void>((r) => (verifying = r));
+    let wrote = false;
+    let held = false;
+    const sent: string[] = [];
+    const proxy = await startFaultProxy(env.server.url, (r) => {
+      if (wrote) sent.push(`${r.method} ${r.path}`);
+      if (r.method !== 'GET') wrote = true;
+      if (r.method !== 'GET' || !wrote) return undefined;
+      if (!held) verifying();
+      held = true;
+      return { kind: 'hold', until: bDone };
+    });
+    try {
+      const a = cli(proxy.url, 'apply', 'a.yaml', '--yes', '--format', 'json');
+      await aVerifying;
+      const b = await cli(env.server.url, 'apply', 'b.yaml', '--yes');
+      expect(b.code, b.stdout + b.stderr).toBe(0);
+      release();
+      const done = await a;
+      expect(done.code, done.stdout + done.stderr).toBe(1);
+      const json = JSON.parse(done.stdout) as { conflict: boolean; leftover: string[]; verification: { requests: number; full: boolean } };
+      expect(json.conflict).toBe(true);
+      expect(json.leftover.sort()).toEqual(['member:carol@team:eng', 'role:viewer']);
+      expect(json.verification.full).toBe(false);
+      // The resources and roles, carol's record and her assignments: four reads, not the whole environment.
+      expect(json.verification.requests).toBe(4);
+      expect(sent.filter((r) => r.startsWith('GET'))).toHaveLength(4);
+      expect(done.stderr).toContain('Conflict: the environment changed while this apply ran');
+    } finally {
+      release();
+      await proxy.close();
+    }
+  });
+
+  it('a verification whose reads still fail after their retries is an error of its own: one error line, exit 4', async () => {
+    env.write('roster.yaml', SMALL);
+    // Behind a balancer, one of two servers gone: every read after the writes answers 502.
+    let wrote = false;
+    const proxy = await startFaultProxy(env.server.url, (r) => {
+      if (r.method !== 'GET') wrote = true;
+      return wrote && r.method === 'GET' ? { kind: 'status', status: 502 } : undefined;
+    });
+    try {
+      const done = await runCli(['apply', '--yes', '--api-url', proxy.url, '--project', 'unverified', '--env', 'e'], { cwd: env.dir, env: { ROSTER_API_KEY: ORG_KEY }, timeoutMs: 120_000 });
+      expect(done.code, done.stdout + done.stderr).toBe(4);
+      expect(done.stdout).toMatch(/Applied 15 of 15 changes in/);
+      const errors = done.stderr.split('\n').filter((l) => l.startsWith('error:'));
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatch(/^error: the writes are done but could not be verified .*GET \/v2\/.* answered 502/);
+      expect(done.stderr).not.toMatch(/^warning:/m);
+      // Retried as every read is.
+      const reads = proxy.seen.filter((r) => r.fault === 'status').map((r) => r.path);
+      expect(reads.length).toBeGreaterThan(new Set(reads).size);
+    } finally {
       await proxy.close();
     }
   });

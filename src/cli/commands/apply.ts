@@ -9,6 +9,7 @@ import { ask, isInteractive } from '../prompt.js';
 import { isCi } from '../../ci.js';
 import type { Plan } from '../../plan/index.js';
 import { agree, plural } from '../../words.js';
+import type { VerifyMode } from '../../apply/verify.js';
 
 export interface ApplyCommandOptions extends Omit<TargetOptions, 'concurrency'> {
   plan?: string;
@@ -25,6 +26,8 @@ export interface ApplyCommandOptions extends Omit<TargetOptions, 'concurrency'> 
   verifyDecisions?: boolean;
   /** `--decision-wait`: how long the decision point may take to agree (a duration); default 15s. */
   decisionWait?: string;
+  /** What is read again after the writes (src/apply/verify.ts): `changes` (default) or `full`. */
+  verify?: string;
 }
 
 /**
@@ -42,6 +45,9 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
   const out = (text: string) => (format === 'json' ? process.stderr : process.stdout).write(text);
   const maxDeletes = opts.maxDeletes !== undefined ? nonNegative(opts.maxDeletes, '--max-deletes') : undefined;
   const decisionWaitMs = opts.decisionWait !== undefined ? waitOf(opts.decisionWait) : undefined;
+  const { VERIFY_MODES } = await import('../../apply/verify.js');
+  const verify = (opts.verify ?? 'changes') as VerifyMode;
+  if (!VERIFY_MODES.includes(verify)) throw new ConfigError(`--verify must be ${VERIFY_MODES.join(' or ')}, got '${opts.verify}'`);
   const saved = opts.plan ? readPlanFile(opts.plan) : undefined;
   // A saved plan names its environment; flags naming another would apply it where it was not reviewed.
   if (saved && ((opts.project && opts.project !== saved.project) || (opts.env && opts.env !== saved.environment))) {
@@ -108,31 +114,32 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
       await live?.finish();
     }
     const seconds = (Date.now() - started) / 1000;
-    // Everything applied: read the environment again to catch another apply that ran at the same time
-    // (src/apply/verify.ts). A saved plan has no configuration to compare with.
+    // Everything applied: read again what the apply changed, to catch another apply that ran at the same
+    // time (src/apply/verify.ts). A saved plan has no configuration to compare with.
     const { verifyApplied } = await import('../../apply/verify.js');
-    let unchecked: string | undefined;
+    let unverified: string | undefined;
     const leftover =
       fromFiles && result.failed.length === 0 && !result.stopped
-        ? await verifyApplied({ desired: fromFiles.desired, client: target.client, plan }).catch((err: unknown) => {
-            // The writes are done and the summary is due; a failed re-read only costs the check.
+        ? await verifyApplied({ desired: fromFiles.desired, client: target.client, plan, live: fromFiles.live, requestGrants: fromFiles.requestGrants, mode: verify }).catch((err: unknown) => {
+            // The writes are done and the summary is due: a read that still fails after its retries
+            // leaves the writes unverified, which is an error of its own (exit 4, docs/plan.md).
             if (!(err instanceof ApiError)) throw err;
-            unchecked = err.message;
+            unverified = err.message;
             return undefined;
           })
         : undefined;
-    const { applyExitCode, applyJson, renderApplySummary } = await import('../../apply/summary.js');
+    const { applyExitCode, applyJson, renderApplySummary, UNVERIFIED_EXIT } = await import('../../apply/summary.js');
     const checked = opts.verifyDecisions !== false && liveBefore && result.failed.length === 0 && !result.stopped
       ? await checkDecisions(target, plan, liveBefore, decisionWaitMs)
       : undefined;
-    const outcome = { total: plan.changes.length, seconds, result, leftover, decisions: checked?.verification };
+    const outcome = { total: plan.changes.length, seconds, result, leftover, unverified, decisions: checked?.verification };
     process.stdout.write(format === 'json' ? applyJson(outcome) : '\n' + renderApplySummary(outcome));
     if (format === 'json') process.stderr.write('\n' + renderApplySummary(outcome));
     if (checked?.lines.length) out(checked.lines.join('\n') + '\n');
-    if (unchecked) process.stderr.write(`warning: could not read the environment again to check for another apply at the same time: ${unchecked}\n`);
+    if (unverified) process.stderr.write(`error: the writes are done but could not be verified (another apply at the same time would go unseen): ${unverified}\n`);
     if (checked?.error) process.stderr.write(`error: the writes are done, but the decision point could not be asked: ${checked.error}\n`);
     const disagreed = (checked?.verification?.disagreements.length ?? 0) > 0;
-    process.exitCode = unchecked || checked?.error ? 1 : applyExitCode(outcome) || (disagreed ? DECISIONS_DISAGREE : 0);
+    process.exitCode = unverified ? UNVERIFIED_EXIT : checked?.error ? 1 : applyExitCode(outcome) || (disagreed ? DECISIONS_DISAGREE : 0);
   } finally {
     await target.close();
   }

@@ -1,0 +1,110 @@
+/**
+ * Issue 32: what an apply costs as the environment grows. The generated environment at three scales
+ * (×1: 10,000 users, about 36k objects; ×3; ×10), the configuration split into files, the CLI run as
+ * users run it (bin/roster.js over dist/, a process of its own) against `roster serve` through a counting
+ * proxy: apply from empty (time, peak memory of the CLI, requests), a no-op plan, and a 1% membership
+ * edit's apply (its requests: the plan's reads, the writes, the verification's reads).
+ * `ROSTER_BENCH_SCALES=1,3` runs fewer scales.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateEnvironment, moveMemberships, toYaml, type RawConfigObject } from './generate.js';
+import { startProxy } from './proxy.js';
+import { serveProcess } from './plan.bench.js';
+import type { BenchFigure, BenchResult } from './run.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const KEY = 'bench-key-0123456789abcdef'; // serveProcess's key (plan.bench.ts)
+
+export async function run(): Promise<BenchResult> {
+  const scales = (process.env.ROSTER_BENCH_SCALES ?? '1,3,10').split(',').map(Number);
+  const figures: BenchFigure[] = [];
+  const notes: string[] = [];
+  for (const s of scales) {
+    const work = mkdtempSync(path.join(os.tmpdir(), `roster-bench-scale${s}-`));
+    try {
+      const raw = generateEnvironment({ users: 10_000 * s, groups: 1_000 * s, maxDepth: 8, instances: 2_000 * s, memberships: 20_000 * s, tenants: 5 * s, seed: 7, groupRoles: 'by-type' });
+      const config = path.join(work, 'roster');
+      writeSplit(config, raw);
+      const server = await serveProcess(path.join(work, 'data'));
+      const proxy = await startProxy({ upstream: server.url });
+      try {
+        const cli = (...args: string[]) => runCli(work, proxy.url, args);
+        proxy.reset();
+        const empty = await cli('apply', 'roster', '--yes', '--format', 'json');
+        const emptyOut = JSON.parse(empty.stdout) as { applied: string[]; verification?: { requests: number } };
+        const emptyRequests = proxy.seen.length;
+        proxy.reset();
+        const noop = await cli('plan', 'roster', '--detailed-exitcode');
+        if (noop.code !== 0) throw new Error(`no-op plan at ×${s} exited ${noop.code}: ${noop.stderr.slice(0, 400)}`);
+        const noopRequests = proxy.seen.length;
+        moveMemberships(raw, 200 * s);
+        writeSplit(config, raw);
+        proxy.reset();
+        const edit = await cli('apply', 'roster', '--yes', '--format', 'json');
+        const editOut = JSON.parse(edit.stdout) as { applied: string[]; verification?: { requests: number; full: boolean } };
+        const writes = proxy.seen.filter((r) => r.method !== 'GET').length;
+        const verify = editOut.verification?.requests ?? 0;
+        const label = `×${s} (${emptyOut.applied.length.toLocaleString('en-US')} changes from empty)`;
+        figures.push(
+          { name: `${label}: apply from empty`, value: empty.ms / 1000, unit: 's', ...(s === 10 ? { target: { op: '<=' as const, value: 61 } } : {}) },
+          { name: `${label}: apply from empty, peak memory`, value: empty.maxRss / 2 ** 20, unit: 'MB', ...(s === 10 ? { target: { op: '<' as const, value: 1024 } } : {}) },
+          { name: `${label}: apply from empty, requests`, value: emptyRequests, unit: 'requests' },
+          { name: `${label}: no-op plan`, value: noop.ms / 1000, unit: 's' },
+          { name: `${label}: no-op plan, peak memory`, value: noop.maxRss / 2 ** 20, unit: 'MB' },
+          { name: `${label}: no-op plan, requests`, value: noopRequests, unit: 'requests' },
+          { name: `${label}: 1% membership edit, apply requests`, value: proxy.seen.length, unit: 'requests' },
+          { name: `${label}: 1% membership edit, writes`, value: writes, unit: 'requests' },
+          { name: `${label}: 1% membership edit, verification reads`, value: verify, unit: 'requests', ...(s === 1 ? { target: { op: '<=' as const, value: 50 } } : {}) },
+        );
+        notes.push(`×${s}: the edit moved ${200 * s} memberships; its apply sent ${proxy.seen.length} requests: the plan's reads, ${writes} writes and ${verify} reads to verify them.`);
+      } finally {
+        await proxy.close();
+        await server.close();
+      }
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }
+  return { name: 'scale', description: 'Issue 32: apply from empty, no-op plan and a 1% edit at ×1, ×3 and ×10 the 10,000-user environment, the CLI against roster serve.', figures, notes };
+}
+
+/** The configuration as a team splits it: one file per section. */
+function writeSplit(dir: string, raw: RawConfigObject): void {
+  mkdirSync(dir, { recursive: true });
+  const { version: _, ...sections } = raw;
+  writeFileSync(path.join(dir, 'roster.yaml'), toYaml({ version: 1, project: 'bench', environment: 'prod' }));
+  for (const [name, value] of Object.entries(sections)) writeFileSync(path.join(dir, `${name}.yaml`), toYaml({ version: 1, [name]: value }));
+}
+
+/** The CLI from the build, in a process of its own, with its peak memory. */
+function runCli(cwd: string, url: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string; ms: number; maxRss: number }> {
+  const rssFile = path.join(cwd, `maxrss-${Date.now()}`);
+  const t = performance.now();
+  const child = spawn(process.execPath, ['--require', path.join(ROOT, 'bench/maxrss.cjs'), path.join(ROOT, 'bin/roster.js'), ...args], {
+    cwd,
+    env: { ...process.env, ROSTER_API_URL: url, ROSTER_API_KEY: KEY, ROSTER_MAXRSS_FILE: rssFile, CI: 'true' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const ms = performance.now() - t;
+      let maxRss = 0;
+      try {
+        maxRss = Number(readFileSync(rssFile, 'utf8'));
+      } catch {
+        /* the process died before its exit hook */
+      }
+      if (code !== 0 && code !== 2) return reject(new Error(`roster ${args.join(' ')} exited ${code}: ${stderr.slice(-800)}`));
+      resolve({ code: code ?? 1, stdout, stderr, ms, maxRss });
+    });
+  });
+}
