@@ -3,7 +3,7 @@
  * first (`checksNeeded`, then POST /allowed/bulk) and passes its answers in as `decisions`; paths always
  * come from the graph, which is what explains a failure.
  */
-import type { DesiredAssertion } from '../config/desired.js';
+import type { DesiredAssertion } from '../types/desired.js';
 import type { AccessGraph } from './graph.js';
 import { formatPath, typeOf } from './paths.js';
 

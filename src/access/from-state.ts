@@ -1,9 +1,9 @@
 /**
  * The adapter from the configuration's and the service's shapes to the access graph's facts. Pure.
- * `DesiredState` and `LiveState` share their shapes (src/plan/live.ts), so one function serves both.
+ * `DesiredState` and `LiveState` share their shapes (src/types/live.ts), so one function serves both.
  */
-import type { DesiredState } from '../config/desired.js';
-import type { LiveState } from '../plan/live.js';
+import type { DesiredState } from '../types/desired.js';
+import type { LiveState } from '../types/live.js';
 import { resolveRoleKey, type AccessFacts } from './facts.js';
 
 /** The parts of either state the graph needs. */

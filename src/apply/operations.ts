@@ -4,7 +4,7 @@ import { expectFields } from '../api/answer.js';
 import { CONFIG_SHAPE, levelsToWrite, type LevelsRead } from '../api/levels.js';
 import { ApiError } from '../errors.js';
 import type { Change } from '../plan/types.js';
-import { MEMBER_ROLE } from '../plan/live.js';
+import { MEMBER_ROLE } from '../types/names.js';
 
 type F = Record<string, any>;
 

@@ -1,5 +1,5 @@
 import type { ApiClient } from '../api/index.js';
-import type { DesiredState } from '../config/desired.js';
+import type { DesiredState } from '../types/desired.js';
 import type { Plan } from '../plan/types.js';
 
 /**

@@ -11,8 +11,9 @@
  * even empty, so that each is managed and the export says "nothing else".
  */
 import { Document, isMap, isSeq, type Node, type Pair, type YAMLMap } from 'yaml';
-import type { DesiredGroup, DesiredResourceRole } from './desired.js';
-import { DEFAULT_TENANT, type LiveState } from '../plan/live.js';
+import type { DesiredGroup, DesiredResourceRole } from '../types/desired.js';
+import { DEFAULT_TENANT } from '../types/names.js';
+import { type LiveState } from '../types/live.js';
 
 const MEMBER_ROLE = 'member';
 

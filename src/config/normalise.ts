@@ -5,7 +5,8 @@
  */
 import type { Accepted } from './accept.js';
 import type { RawAssertion, RawConfig, RawRelation, RawResourceRole, RawUserRole } from './raw.generated.js';
-import { emptyDesiredState, groupId, SECTIONS, splitRef, type DesiredAssertion, type DesiredRelation, type DesiredResourceRole, type DesiredState, type Section } from './desired.js';
+import { emptyDesiredState, SECTIONS, type DesiredAssertion, type DesiredRelation, type DesiredResourceRole, type DesiredState, type Section } from '../types/desired.js';
+import { groupId, splitRef } from '../types/refs.js';
 import { Refused } from './refused.js';
 import { describePlace, problemAt, type Loc, type Problem, type Source } from './source.js';
 

@@ -5,8 +5,8 @@
  * are shared with `live`. Used for the plan's access section, so it is exact by construction: the
  * "after" side of the access diff is what these changes make, whatever the configuration manages.
  */
-import type { DesiredGroup, DesiredUser } from '../config/desired.js';
-import type { LiveState } from './live.js';
+import type { DesiredGroup, DesiredUser } from '../types/desired.js';
+import type { LiveState } from '../types/live.js';
 import type { Change } from './types.js';
 import { typeOf } from '../access/paths.js';
 

@@ -7,7 +7,8 @@
  * and the delete limit counts them (safety.ts): a plan that lists 25 deletions must not remove 57 objects
  * unannounced.
  */
-import { MEMBER_ROLE, type LiveState } from './live.js';
+import { MEMBER_ROLE } from '../types/names.js';
+import { type LiveState } from '../types/live.js';
 import { ids } from './identity.js';
 import type { Change, DeleteChange } from './types.js';
 import type { RequestGrant } from './request-grants.js';

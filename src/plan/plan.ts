@@ -1,9 +1,9 @@
 import {
   authoritativeSections, type DesiredDerivation, type DesiredGroup, type DesiredRelation, type DesiredResourceInstance, type DesiredResourceRole,
   type DesiredState, type DesiredTuple, type DesiredUser, type Section,
-} from '../config/desired.js';
-import type { LiveState } from './live.js';
-import { DEFAULT_TENANT, MEMBER_ROLE } from './live.js';
+} from '../types/desired.js';
+import type { LiveState } from '../types/live.js';
+import { DEFAULT_TENANT, MEMBER_ROLE } from '../types/names.js';
 import type { Change, Fields, Kind, Plan } from './types.js';
 import { KINDS } from './types.js';
 import { canonical, defined, diffFields } from './compare.js';

@@ -6,9 +6,10 @@
  * than its configuration's `grant_for` it has *expired*: the plan deletes it, marked as such. A declared
  * grant is the configuration's, whatever requests say. Pure: the clock is an input.
  */
-import type { DesiredState } from '../config/desired.js';
+import type { DesiredState } from '../types/desired.js';
 import { parseDuration } from '../config/duration.js';
-import { MEMBER_ROLE, type LiveState } from './live.js';
+import { MEMBER_ROLE } from '../types/names.js';
+import { type LiveState } from '../types/live.js';
 import { ids } from './identity.js';
 import type { Change, DeleteChange, Fields } from './types.js';
 

@@ -4,11 +4,12 @@
  * them. A person removed from `users:` without either is still live and still has access: the plan must
  * say so instead of "No changes". Pure; derived data, outside the checksum.
  */
-import { SECTIONS, type DesiredState, type Section } from '../config/desired.js';
+import { SECTIONS, type DesiredState, type Section } from '../types/desired.js';
 import { buildAccessGraph, type AccessGraph } from '../access/index.js';
 import { factsFromState } from '../access/from-state.js';
 import { typeOf } from '../access/paths.js';
-import { DEFAULT_TENANT, MEMBER_ROLE, type LiveState } from './live.js';
+import { DEFAULT_TENANT, MEMBER_ROLE } from '../types/names.js';
+import { type LiveState } from '../types/live.js';
 import { ids } from './identity.js';
 import { KINDS, type Change, type Kind } from './types.js';
 import type { PlanHeld, RequestGrant } from './request-grants.js';

@@ -5,8 +5,8 @@ import { classifyRequestGrants, type RequestGrant } from '../../src/plan/request
 import { planAdoption } from '../../src/plan/adopt.js';
 import { renderPlanMarkdown, renderPlanText } from '../../src/plan/index.js';
 import { checksumPlan } from '../../src/plan/checksum.js';
-import type { DesiredState } from '../../src/config/desired.js';
-import type { LiveState } from '../../src/plan/live.js';
+import type { DesiredState } from '../../src/types/desired.js';
+import type { LiveState } from '../../src/types/live.js';
 import { aGroup, aResource, aRole, aTenant, aUser, anAccessRequests, anInstance, brief, desired, live, OPTIONS } from './builders.js';
 
 /**

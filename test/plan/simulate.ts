@@ -1,5 +1,6 @@
-import type { DesiredAccessRequestConfig, DesiredResource, DesiredResourceInstance, DesiredRole, DesiredTenant } from '../../src/config/desired.js';
-import { emptyLiveState, MEMBER_ROLE, type LiveState } from '../../src/plan/live.js';
+import type { DesiredAccessRequestConfig, DesiredResource, DesiredResourceInstance, DesiredRole, DesiredTenant } from '../../src/types/desired.js';
+import { emptyLiveState, type LiveState } from '../../src/types/live.js';
+import { MEMBER_ROLE } from '../../src/types/names.js';
 import type { Change, Plan } from '../../src/plan/types.js';
 
 /**

@@ -1,5 +1,5 @@
 /** Rules about assertions (docs/check.md): their shape, and that everything they name is declared. */
-import { splitRef } from '../desired.js';
+import { splitRef } from '../../types/refs.js';
 import { targetTenant } from '../normalise.js';
 import type { Problem } from '../source.js';
 import { didYouMean } from '../suggest.js';

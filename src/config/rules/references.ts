@@ -1,5 +1,5 @@
 /** Rules: every reference outside groups resolves to something declared. */
-import { splitRef } from '../desired.js';
+import { splitRef } from '../../types/refs.js';
 import { targetTenant } from '../normalise.js';
 import type { Problem } from '../source.js';
 import { didYouMean } from '../suggest.js';

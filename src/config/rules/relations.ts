@@ -2,7 +2,7 @@
  * Rules of relations (`resources.<object>.relations`), role derivations (`granted_to` of a resource role)
  * and relationship tuples (`resource_instances.<ref>.relations`).
  */
-import { splitRef } from '../desired.js';
+import { splitRef } from '../../types/refs.js';
 import { targetTenant } from '../normalise.js';
 import type { Problem } from '../source.js';
 import { didYouMean } from '../suggest.js';

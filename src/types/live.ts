@@ -1,4 +1,4 @@
-import { emptyDesiredState, type DesiredState } from '../config/desired.js';
+import { emptyDesiredState, type DesiredState } from './desired.js';
 
 /** The parts of an environment that live on the service; the desired state has the same shapes. */
 export const LIVE_PARTS = ['resources', 'roles', 'tenants', 'users', 'resourceInstances', 'groups', 'accessRequests'] as const;
@@ -15,12 +15,3 @@ export function emptyLiveState(): LiveState {
   const empty = emptyDesiredState();
   return Object.fromEntries(LIVE_PARTS.map((p) => [p, empty[p]])) as LiveState;
 }
-
-/** The role that makes a user a member of a group; the service creates it with the first group. */
-export const MEMBER_ROLE = 'member';
-
-/**
- * The tenant a new environment comes with (the public service, and `roster serve`). A configuration that
- * does not declare it leaves it alone: it is never planned for deletion, with `--prune` too.
- */
-export const DEFAULT_TENANT = 'default';
