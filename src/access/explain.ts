@@ -1,6 +1,7 @@
 import type { Explanation, Missing, Via } from './facts.js';
 import type { AccessGraph } from './graph.js';
-import { cmp, compareVia, qualify } from './paths.js';
+import { cmp, compareVia } from './paths.js';
+import { qualify } from '../types/refs.js';
 import type { RoleIndex } from './roles.js';
 
 export interface ExplainInput {

@@ -4,14 +4,12 @@
  */
 import type { DesiredState } from '../types/desired.js';
 import type { LiveState } from '../types/live.js';
+import { MEMBER_ROLE } from '../types/names.js';
 import { resolveRoleKey, type AccessFacts } from './facts.js';
 
 /** The parts of either state the graph needs. */
 export type AccessSource = Pick<DesiredState | LiveState, 'roles' | 'users' | 'resourceInstances' | 'groups'> &
   Partial<Pick<DesiredState | LiveState, 'resources'>>;
-
-/** The role the service gives a group's direct members on the group's own instance. */
-const MEMBER_ROLE = 'member';
 
 /**
  * Roles with their permissions; instances and groups (each group is an instance of its type) with their

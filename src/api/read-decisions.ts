@@ -1,5 +1,5 @@
 import type { ApiClient } from './types.js';
-import { checkKey, type AccessCheck } from '../access/assertions.js';
+import { checkKey, type AccessCheck } from '../types/checks.js';
 
 /** The service's limit on checks per POST /allowed/bulk. */
 const BULK_MAX = 1000;

@@ -2,7 +2,7 @@
 import type { Adoption } from '../plan/adopt.js';
 import { roleItemText } from '../config/edit-user-roles.js';
 import { reviewerOf } from '../plan/render-held.js';
-import type { GrantRequest } from '../plan/request-grants.js';
+import type { GrantRequest } from '../types/live.js';
 import type { FileEdit } from './commands/adopt.js';
 
 const requestLine = (r: GrantRequest) => `access request ${r.id}, approved ${r.approvedAt} by ${reviewerOf(r)} (${r.config})`;

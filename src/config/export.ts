@@ -12,10 +12,8 @@
  */
 import { Document, isMap, isSeq, type Node, type Pair, type YAMLMap } from 'yaml';
 import type { DesiredGroup, DesiredResourceRole } from '../types/desired.js';
-import { DEFAULT_TENANT } from '../types/names.js';
+import { DEFAULT_TENANT, MEMBER_ROLE } from '../types/names.js';
 import { type LiveState } from '../types/live.js';
-
-const MEMBER_ROLE = 'member';
 
 export interface ExportOptions {
   /** Written as a comment on the first line, e.g. `p/e`. */

@@ -8,7 +8,7 @@
 import type { DesiredGroup, DesiredUser } from '../types/desired.js';
 import type { LiveState } from '../types/live.js';
 import type { Change } from './types.js';
-import { typeOf } from '../access/paths.js';
+import { typeOf } from '../types/refs.js';
 
 type F = Record<string, any>;
 

@@ -11,7 +11,7 @@ import { MEMBER_ROLE } from '../types/names.js';
 import { type LiveState } from '../types/live.js';
 import { ids } from './identity.js';
 import type { Change, DeleteChange } from './types.js';
-import type { RequestGrant } from './request-grants.js';
+import type { RequestGrant } from '../types/live.js';
 
 /** The changes with `cascade` set on each deletion that takes something with it. Order is unchanged. */
 export function attachCascades(changes: Change[], live: LiveState, requestGrants: readonly RequestGrant[]): Change[] {

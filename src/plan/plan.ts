@@ -9,10 +9,11 @@ import { KINDS } from './types.js';
 import { canonical, defined, diffFields } from './compare.js';
 import { ids } from './identity.js';
 import { checksumPlan, fingerprintLive } from './checksum.js';
-import { classifyRequestGrants, holdRequestGrants, type RequestGrant } from './request-grants.js';
+import { classifyRequestGrants, holdRequestGrants } from './request-grants.js';
+import { type RequestGrant } from '../types/live.js';
 import { attachCascades } from './cascade.js';
 import { listUndeclared } from './undeclared.js';
-import { typeOf } from '../access/paths.js';
+import { typeOf } from '../types/refs.js';
 
 export interface PlanOptions {
   project: string;

@@ -7,31 +7,12 @@
  * grant is the configuration's, whatever requests say. Pure: the clock is an input.
  */
 import type { DesiredState } from '../types/desired.js';
-import { parseDuration } from '../config/duration.js';
+import { parseDuration } from '../types/duration.js';
 import { MEMBER_ROLE } from '../types/names.js';
-import { type LiveState } from '../types/live.js';
+import { typeOf } from '../types/refs.js';
+import type { GrantRequest, LiveState, RequestGrant } from '../types/live.js';
 import { ids } from './identity.js';
 import type { Change, DeleteChange, Fields } from './types.js';
-
-/** A grant an approved access request made, as read from the service (src/api/read-request-grants.ts). */
-export interface RequestGrant {
-  user: string;
-  role: string;
-  tenant: string;
-  /** `type:key` of the instance; absent when tenant-wide. */
-  on?: string;
-  request: GrantRequest;
-}
-
-export interface GrantRequest {
-  id: string;
-  /** The element configuration (`access_requests` key) it was approved through. */
-  config: string;
-  /** The reviewer's user key; `null` when no user was recorded (approved with an API key). */
-  reviewer: string | null;
-  /** When it was approved (ISO 8601). */
-  approvedAt: string;
-}
 
 /** A live grant kept because of an approved request. */
 export interface HeldGrant {
@@ -156,8 +137,7 @@ function lifetime(desired: DesiredState, g: RequestGrant): { grantFor?: string; 
 export function holdRequestGrants(changes: Change[], classified: ClassifiedGrants): { changes: Change[]; held: PlanHeld | undefined } {
   const protects = new Map<string, string[]>();
   for (const g of classified.held) {
-    const type = g.on?.slice(0, g.on.indexOf(':'));
-    const on = g.on ? [ids.instance(g.on), ids.group(g.on), ids.resource(type!)] : [];
+    const on = g.on ? [ids.instance(g.on), ids.group(g.on), ids.resource(typeOf(g.on))] : [];
     for (const id of [g.id, ids.user(g.user), ids.tenantUser(g.user, g.tenant), ids.role(g.role), ids.tenant(g.tenant), ...on]) {
       (protects.get(id) ?? protects.set(id, []).get(id)!).push(g.id);
     }

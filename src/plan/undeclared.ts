@@ -7,12 +7,13 @@
 import { SECTIONS, type DesiredState, type Section } from '../types/desired.js';
 import { buildAccessGraph, type AccessGraph } from '../access/index.js';
 import { factsFromState } from '../access/from-state.js';
-import { typeOf } from '../access/paths.js';
+import { typeOf } from '../types/refs.js';
 import { DEFAULT_TENANT, MEMBER_ROLE } from '../types/names.js';
 import { type LiveState } from '../types/live.js';
 import { ids } from './identity.js';
 import { KINDS, type Change, type Kind } from './types.js';
-import type { PlanHeld, RequestGrant } from './request-grants.js';
+import type { PlanHeld } from './request-grants.js';
+import type { RequestGrant } from '../types/live.js';
 
 /**
  * The tenant a new environment of the public service comes with: the service's, like the `member` role

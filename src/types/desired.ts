@@ -196,6 +196,11 @@ export function emptyDesiredState(): DesiredState {
   };
 }
 
+/** The tenant of a role's target: a resource instance, or a group (groups are instances of their type). */
+export function targetTenant(desired: DesiredState, ref: string): string | undefined {
+  return desired.resourceInstances.get(ref)?.tenant ?? desired.groups.get(ref)?.tenant;
+}
+
 /** `on#role@via`: a derivation's identity within its role. */
 export const derivationKey = (d: DesiredDerivation) => `${d.on}#${d.role}@${d.via}`;
 

@@ -15,3 +15,23 @@ export function emptyLiveState(): LiveState {
   const empty = emptyDesiredState();
   return Object.fromEntries(LIVE_PARTS.map((p) => [p, empty[p]])) as LiveState;
 }
+
+/** A grant an approved access request made, as read from the service (src/api/read-request-grants.ts); the planner keeps or expires it (src/plan/request-grants.ts). */
+export interface RequestGrant {
+  user: string;
+  role: string;
+  tenant: string;
+  /** `type:key` of the instance; absent when tenant-wide. */
+  on?: string;
+  request: GrantRequest;
+}
+
+export interface GrantRequest {
+  id: string;
+  /** The element configuration (`access_requests` key) it was approved through. */
+  config: string;
+  /** The reviewer's user key; `null` when no user was recorded (approved with an API key). */
+  reviewer: string | null;
+  /** When it was approved (ISO 8601). */
+  approvedAt: string;
+}

@@ -3,7 +3,7 @@
  * and relationship tuples (`resource_instances.<ref>.relations`).
  */
 import { splitRef } from '../../types/refs.js';
-import { targetTenant } from '../normalise.js';
+import { targetTenant } from '../../types/desired.js';
 import type { Problem } from '../source.js';
 import { didYouMean } from '../suggest.js';
 import { declared, report, targetDeclared, unknown, type RuleContext } from './context.js';
