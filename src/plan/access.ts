@@ -14,7 +14,7 @@ import { diffRoleDefinitions } from '../access/definition-diff.js';
 import { summarise } from '../access/summary.js';
 import type { AccessChange } from '../access/diff.js';
 import type { LiveState } from '../types/live.js';
-import type { Change } from './types.js';
+import type { Change } from './change.js';
 import { liveAfter } from './after.js';
 
 export interface PlanAccessSummary {

@@ -1,5 +1,6 @@
 /** How the renderers show grants of approved access requests: the held section, and expired deletions. */
-import type { ExpiredGrant, HeldGrant, PlanHeld } from './request-grants.js';
+import type { ExpiredGrant } from './change.js';
+import type { HeldGrant, PlanHeld } from './request-grants.js';
 import type { GrantRequest } from '../types/live.js';
 
 export const HELD_TITLE = 'Held through approved access requests';

@@ -12,7 +12,7 @@ import { MEMBER_ROLE } from '../types/names.js';
 import { typeOf } from '../types/refs.js';
 import type { GrantRequest, LiveState, RequestGrant } from '../types/live.js';
 import { ids } from './identity.js';
-import type { Change, DeleteChange, Fields } from './types.js';
+import type { Change, ChangeFields, DeleteChange, ExpiredGrant } from './change.js';
 
 /** A live grant kept because of an approved request. */
 export interface HeldGrant {
@@ -30,13 +30,6 @@ export interface HeldGrant {
   expiresAt?: string;
 }
 
-/** Why an expired grant's deletion is planned: the newest approval, and the lifetime it had. */
-export interface ExpiredGrant {
-  request: GrantRequest;
-  grantFor: string;
-  expiredAt: string;
-}
-
 export interface PlanHeld {
   /** Sorted by identity. */
   grants: HeldGrant[];
@@ -47,7 +40,7 @@ export interface PlanHeld {
 export interface ClassifiedGrants {
   held: HeldGrant[];
   /** By change identity: the deletion to plan (kind and fields) and why. */
-  expired: Map<string, { kind: HeldGrant['kind']; before: Fields; expired: ExpiredGrant }>;
+  expired: Map<string, { kind: HeldGrant['kind']; before: ChangeFields[HeldGrant['kind']]; expired: ExpiredGrant }>;
 }
 
 const roleKey = (user: string, r: { role: string; tenant: string; on?: string }) => ids.assignment(user, r.role, r.on ?? r.tenant);
@@ -55,7 +48,7 @@ const roleKey = (user: string, r: { role: string; tenant: string; on?: string })
 /** A live grant a request could have made, with the identity of the change that would delete it. */
 interface LiveGrant extends Omit<HeldGrant, 'request' | 'expiresAt'> {
   declared: boolean;
-  before: Fields;
+  before: ChangeFields[HeldGrant['kind']];
 }
 
 /**

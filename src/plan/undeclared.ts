@@ -11,7 +11,7 @@ import { typeOf } from '../types/refs.js';
 import { DEFAULT_TENANT, MEMBER_ROLE } from '../types/names.js';
 import { type LiveState } from '../types/live.js';
 import { ids } from './identity.js';
-import { KINDS, type Change, type Kind } from './types.js';
+import { KINDS, type Change, type Kind } from './change.js';
 import type { PlanHeld } from './request-grants.js';
 import type { RequestGrant } from '../types/live.js';
 

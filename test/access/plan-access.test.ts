@@ -116,7 +116,7 @@ describe('liveAfter', () => {
   it('carries out cascades: deleting a role drops its assignments and grants; deleting an instance drops what is on it', () => {
     const live = asLive(desired(base()));
     const after = liveAfter(live, [
-      { action: 'delete', kind: 'role', id: 'role:viewer', before: { key: 'viewer' }, dependsOn: [] },
+      { action: 'delete', kind: 'role', id: 'role:viewer', before: { key: 'viewer', name: 'viewer', permissions: [] }, dependsOn: [] },
       { action: 'delete', kind: 'instance', id: 'instance:document:roadmap', before: { resource: 'document', key: 'roadmap', tenant: 'acme' }, dependsOn: [] },
     ]);
     expect(after.users.get('dave')!.roles).toEqual([]);
