@@ -1,14 +1,16 @@
-import type { ReviewSource } from '../../review/index.js';
+import type { AccessRequest, ReviewSource } from '../../review/index.js';
 import type { RequesterFacts } from '../../review/impact.js';
 import { duplicateWarnings, heldWarnings, unreviewableWarning } from '../../review/warnings.js';
-import type { Outcome } from './requests.js';
+
+/** What warnings read of the command's `Outcome` (requests.ts, which loads this file: not imported back). */
+type WarnedOutcome = { kind: 'list'; items: AccessRequest[] } | { kind: 'one'; verb: string; request: AccessRequest };
 
 /**
  * What `roster requests` warns about after its answer (on stderr, so JSON on stdout stays whole):
  * duplicate pending requests, requests for a role already held, and a tenant nobody can review.
  * `list` looks at the page shown; `create` at the new request and its requester's other pending ones.
  */
-export async function readWarnings(source: ReviewSource, o: Outcome, config: string): Promise<string[]> {
+export async function readWarnings(source: ReviewSource, o: WarnedOutcome, config: string): Promise<string[]> {
   if (o.kind === 'one' && o.verb !== 'create') return [];
   let items = o.kind === 'list' ? o.items : [o.request];
   if (o.kind === 'one') {
