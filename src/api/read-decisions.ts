@@ -1,5 +1,6 @@
 import type { ApiClient } from './types.js';
 import { checkKey, type AccessCheck } from '../types/checks.js';
+import { splitRef } from '../types/refs.js';
 
 /** The service's limit on checks per POST /allowed/bulk. */
 const BULK_MAX = 1000;
@@ -22,8 +23,8 @@ export async function readDecisions(
         '/allowed/bulk',
         {
           checks: chunk.map((c) => {
-            const i = c.instance.indexOf(':');
-            return { user: { key: c.user }, action: c.action, resource: { type: c.instance.slice(0, i), key: c.instance.slice(i + 1) } };
+            const { type, key } = splitRef(c.instance);
+            return { user: { key: c.user }, action: c.action, resource: { type, key } };
           }),
         },
         { query: { project: scope.project, environment: scope.environment }, idempotent: true },

@@ -16,7 +16,10 @@ export function emptyLiveState(): LiveState {
   return Object.fromEntries(LIVE_PARTS.map((p) => [p, empty[p]])) as LiveState;
 }
 
-/** A grant an approved access request made, as read from the service (src/api/read-request-grants.ts); the planner keeps or expires it (src/plan/request-grants.ts). */
+/**
+ * A grant an approved access request made, as read from the service (src/api/read-request-grants.ts);
+ * the planner keeps it or, once expired, deletes it (src/plan/request-grants.ts).
+ */
 export interface RequestGrant {
   user: string;
   role: string;
