@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { BenchResult } from './run.js';
 import { generateEnvironment, prng, toYaml, type RawConfigObject } from './generate.js';
 import { loadConfig } from '../src/config/index.js';
-import type { DesiredState } from '../src/config/desired.js';
+import type { DesiredState } from '../src/types/desired.js';
 import { buildAccessGraph } from '../src/access/index.js';
 import { factsFromState } from '../src/access/from-state.js';
 import { planChanges } from '../src/plan/plan.js';

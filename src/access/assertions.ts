@@ -3,10 +3,12 @@
  * first (`checksNeeded`, then POST /allowed/bulk) and passes its answers in as `decisions`; paths always
  * come from the graph, which is what explains a failure.
  */
-import type { DesiredAssertion } from '../config/desired.js';
+import type { DesiredAssertion } from '../types/desired.js';
 import type { AccessGraph } from './graph.js';
 import type { AccessPath } from './facts.js';
-import { formatPath, typeOf } from './paths.js';
+import { formatPath } from './paths.js';
+import { typeOf } from '../types/refs.js';
+import { checkKey, type AccessCheck } from '../types/checks.js';
 
 /** An assertion's fields without its place: what evaluation needs. */
 export type AssertionSpec = Omit<DesiredAssertion, 'source'> & { source?: DesiredAssertion['source'] };
@@ -56,16 +58,6 @@ export interface AssertionReport {
   failed: number;
   results: AssertionResult[];
 }
-
-/** One question for POST /allowed: a bare action on an instance. */
-export interface AccessCheck {
-  user: string;
-  action: string;
-  instance: string;
-}
-
-/** `user\0action\0instance`, the key of `decisions`. */
-export const checkKey = (c: AccessCheck) => `${c.user}\u0000${c.action}\u0000${c.instance}`;
 
 export function describeAssertion(a: AssertionSpec): string {
   const who = a.user ?? `users in ${a.usersIn}`;

@@ -16,7 +16,8 @@
 import type { AccessFacts, AccessPath } from './facts.js';
 import { getOrSet } from './groups.js';
 import { compareHeld, type Held } from './held.js';
-import { comparePaths, typeOf } from './paths.js';
+import { comparePaths } from './paths.js';
+import { typeOf } from '../types/refs.js';
 
 const NOTHING: ReadonlySet<string> = new Set();
 

@@ -2,7 +2,8 @@ import type { AccessPath, EffectiveGrant, RoleHolding, Via } from './facts.js';
 import type { AccessGraph, HeldSource } from './graph.js';
 import { compareHeld, type Held } from './held.js';
 import { diffFacts } from './delta.js';
-import { cmp, compareVia, typeOf } from './paths.js';
+import { cmp, compareVia } from './paths.js';
+import { typeOf } from '../types/refs.js';
 import { summarise, type AccessSummaryEntry } from './summary.js';
 
 export interface AccessDiffOptions {

@@ -1,10 +1,22 @@
-import type { Explanation, Missing, Via } from './facts.js';
-import type { AccessGraph } from './graph.js';
-import { cmp, compareVia, qualify } from './paths.js';
+import type { AccessFacts, Decision, Explanation, Missing, RoleHolding, Via } from './facts.js';
+import { cmp, compareVia } from './paths.js';
+import { qualify } from '../types/refs.js';
 import type { RoleIndex } from './roles.js';
 
+/**
+ * What explaining asks of the access graph (graph.ts's `AccessGraph` has it all; written out here, not
+ * imported: graph.ts calls `explainAccess`, and the two files must not import each other).
+ */
+export interface ExplainGraph {
+  readonly facts: AccessFacts;
+  can(user: string, action: string, instance: string): Decision;
+  rolesOn(user: string, instance: string): RoleHolding[];
+  tenantOf(instance: string): string | null;
+  roleOn(role: string, instance: string): string;
+}
+
 export interface ExplainInput {
-  graph: AccessGraph;
+  graph: ExplainGraph;
   roles: RoleIndex;
   /** The group grants on `instance`. */
   grantsOn: readonly { group: string; role: string }[];

@@ -1,17 +1,15 @@
 /**
  * The adapter from the configuration's and the service's shapes to the access graph's facts. Pure.
- * `DesiredState` and `LiveState` share their shapes (src/plan/live.ts), so one function serves both.
+ * `DesiredState` and `LiveState` share their shapes (src/types/live.ts), so one function serves both.
  */
-import type { DesiredState } from '../config/desired.js';
-import type { LiveState } from '../plan/live.js';
+import type { DesiredState } from '../types/desired.js';
+import type { LiveState } from '../types/live.js';
+import { MEMBER_ROLE } from '../types/names.js';
 import { resolveRoleKey, type AccessFacts } from './facts.js';
 
 /** The parts of either state the graph needs. */
 export type AccessSource = Pick<DesiredState | LiveState, 'roles' | 'users' | 'resourceInstances' | 'groups'> &
   Partial<Pick<DesiredState | LiveState, 'resources'>>;
-
-/** The role the service gives a group's direct members on the group's own instance. */
-const MEMBER_ROLE = 'member';
 
 /**
  * Roles with their permissions; instances and groups (each group is an instance of its type) with their

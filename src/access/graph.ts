@@ -1,7 +1,8 @@
 import { resolveRoleKey, type AccessFacts, type AccessPath, type Decision, type EffectiveGrant, type Explanation, type RoleHolding, type Via } from './facts.js';
 import { buildGroupIndex, getOrSet } from './groups.js';
 import { explainAccess } from './explain.js';
-import { cmp, comparePaths, compareVia, DIRECT, qualify, typeOf } from './paths.js';
+import { cmp, comparePaths, compareVia, DIRECT } from './paths.js';
+import { qualify, typeOf } from '../types/refs.js';
 import { buildRoleIndex } from './roles.js';
 import { buildDerivationIndex, derivationCache, derive, joinDerivedPaths, upstreamOf, type DerivationCache } from './derive.js';
 import { compareHeld, mergeHeld, rangeOf, type Held } from './held.js';

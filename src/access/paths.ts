@@ -38,12 +38,6 @@ export function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** The type of an instance `type:key` (everything before the first colon). */
-export function typeOf(instance: string): string {
-  const i = instance.indexOf(':');
-  return i < 0 ? instance : instance.slice(0, i);
-}
-
 /**
  * "alice → team:platform → team:engineering → editor on document:readme".
  * Direct and tenant-wide grants say so at the end.
@@ -59,11 +53,4 @@ export function formatPath(user: string, path: AccessPath, role: string, instanc
     case 'derived':
       return `${formatPath(user, path.path, path.role, path.subject)}; ${role} on ${instance} from ${path.role} via ${path.relation}`;
   }
-}
-
-/** `write` on `document:x` → `document:write`; a qualified action must name the instance's type. */
-export function qualify(action: string, instance: string): string | null {
-  const type = typeOf(instance);
-  if (!action.includes(':')) return `${type}:${action}`;
-  return typeOf(action) === type ? action : null;
 }

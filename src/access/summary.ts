@@ -1,5 +1,4 @@
-import type { AccessPath } from './facts.js';
-import type { AccessChange } from './diff.js';
+import type { AccessPath, Via } from './facts.js';
 import { cmp } from './paths.js';
 import { plural } from '../words.js';
 
@@ -19,10 +18,22 @@ export interface AccessSummaryEntry {
 }
 
 /**
+ * What summarising reads of a change: the fields of diff.ts's `AccessChange` (written out here, not
+ * imported: diff.ts calls `summarise`, and the two files must not import each other).
+ */
+interface SummarisedChange {
+  sign: '+' | '-';
+  user: string;
+  instance: string;
+  subject: string;
+  via: readonly Via[];
+}
+
+/**
  * Groups changes by sign, subject, instance and origin of their best path, so that one group grant
  * reads as one line. Each change counts once, under its best path. Largest groups first, then by key.
  */
-export function summarise(changes: readonly AccessChange[]): AccessSummaryEntry[] {
+export function summarise(changes: readonly SummarisedChange[]): AccessSummaryEntry[] {
   const groups = new Map<string, AccessSummaryEntry>();
   for (const c of changes) {
     const best = c.via[0];

@@ -13,6 +13,8 @@
  * removes the roles resting on it; docs/performance.md), so the inference is exact, never a guess: a
  * group is either fully known here or listed for reading.
  */
+import { MEMBER_ROLE } from '../types/names.js';
+import { typeOf } from '../types/refs.js';
 
 export interface Derivation {
   /** The resource type the role is derived on (`T`). */
@@ -45,14 +47,12 @@ export interface GroupRoleInference {
   unresolved: string[];
 }
 
-const MEMBER = 'member';
-
 /** `groups` are `type:key` ids; `tuples` may hold any relation (only `<type>_group` ones are used). */
 export function inferGroupRoles(groups: string[], derivations: Derivation[], tuples: GroupTuple[]): GroupRoleInference {
   // (group type, resource type) -> the roles a group-role tuple between them can mean.
   const candidates = new Map<string, Set<string>>();
   for (const d of derivations) {
-    if (d.fromRole !== MEMBER || d.relation !== `${d.fromResource}_group`) continue;
+    if (d.fromRole !== MEMBER_ROLE || d.relation !== `${d.fromResource}_group`) continue;
     const k = pairKey(d.fromResource, d.resource);
     (candidates.get(k) ?? candidates.set(k, new Set()).get(k)!).add(d.role);
   }
@@ -82,5 +82,4 @@ export function inferGroupRoles(groups: string[], derivations: Derivation[], tup
   return { known, unresolved };
 }
 
-const typeOf = (ref: string) => ref.slice(0, Math.max(0, ref.indexOf(':')));
 const pairKey = (groupType: string, resource: string) => `${groupType}\u0000${resource}`;

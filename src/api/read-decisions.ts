@@ -1,5 +1,6 @@
 import type { ApiClient } from './types.js';
-import { checkKey, type AccessCheck } from '../access/assertions.js';
+import { checkKey, type AccessCheck } from '../types/checks.js';
+import { splitRef } from '../types/refs.js';
 import { ApiError, ConfigError } from '../errors.js';
 
 /** Where the decisions are asked, for the message when that host serves none. */
@@ -30,8 +31,8 @@ export async function readDecisions(
         '/allowed/bulk',
         {
           checks: chunk.map((c) => {
-            const i = c.instance.indexOf(':');
-            return { user: { key: c.user }, action: c.action, resource: { type: c.instance.slice(0, i), key: c.instance.slice(i + 1) } };
+            const { type, key } = splitRef(c.instance);
+            return { user: { key: c.user }, action: c.action, resource: { type, key } };
           }),
         },
         { query: { project: scope.project, environment: scope.environment }, idempotent: true },

@@ -6,7 +6,8 @@ import type { ApiError } from '../errors.js';
 import { buildNetworkError } from './api-error.js';
 import { inferGroupRoles, type Derivation } from './group-roles.js';
 import { reviewerRolesOf, type LevelsRead } from './levels.js';
-import { emptyLiveState, MEMBER_ROLE, type LiveState } from '../plan/live.js';
+import { emptyLiveState, type LiveState } from '../types/live.js';
+import { MEMBER_ROLE } from '../types/names.js';
 import {
   derivationKey,
   type DesiredDerivation,
@@ -17,7 +18,7 @@ import {
   type DesiredTenant,
   type DesiredUser,
   type DesiredUserRole,
-} from '../config/desired.js';
+} from '../types/desired.js';
 
 interface DerivationRead { role: string; on_resource: string; linked_by_relation: string; when?: { no_direct_roles_on_object?: boolean } | null }
 export interface ResourceRead {

@@ -3,7 +3,7 @@ import { pathOf } from './client.js';
 import { normalizeStatus } from './tolerance.js';
 import type { Shape } from './answer.js';
 import { ACCESS_REQUEST_ITEM, CONFIG_ITEM, INSTANCE_ITEM, RESOURCE_ITEM, ROLE_ITEM, TENANT_ITEM, USER_ITEM } from './shapes.js';
-import type { RequestGrant } from '../plan/request-grants.js';
+import type { RequestGrant } from '../types/live.js';
 
 /** The public answers this reads; only fields the public schemas list. */
 interface ConfigRead { id: string; key: string; elements_type?: string }

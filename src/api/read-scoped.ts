@@ -8,8 +8,8 @@ import {
   ASSIGNMENT_PAGE, PAGE, groupIdOf, instanceRead, placeAssignment, placeSchema, readGroupRoles, tenantKeysById, tenantRead, userRead,
   type AssignmentRead, type ConfigRead, type GroupRead, type InstanceRead, type ResourceRead, type RoleRead, type TenantRead, type TupleRead, type UserRead,
 } from './read-live.js';
-import { emptyLiveState, type LiveState } from '../plan/live.js';
-import type { DesiredGroup, DesiredResourceInstance, DesiredTenant, DesiredTuple, DesiredUser, DesiredUserRole } from '../config/desired.js';
+import { emptyLiveState, type LiveState } from '../types/live.js';
+import type { DesiredGroup, DesiredResourceInstance, DesiredTenant, DesiredTuple, DesiredUser, DesiredUserRole } from '../types/desired.js';
 
 /** What a verification reads again, by facet (src/apply/verify-scope.ts derives it from a plan). */
 export interface ReadScope {

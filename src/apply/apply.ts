@@ -1,7 +1,8 @@
 import type { ApiClient } from '../api/index.js';
 import { ApiError } from '../errors.js';
-import type { Change, Kind, Plan } from '../plan/types.js';
-import { KINDS } from '../plan/types.js';
+import type { Change, Kind } from '../plan/change.js';
+import type { Plan } from '../plan/types.js';
+import { KINDS } from '../plan/change.js';
 import { AlreadyThere, applyOne } from './operations.js';
 import { batchKey, sendBatch } from './batches.js';
 

@@ -1,8 +1,6 @@
 import type { ApiClient } from '../api/index.js';
-import type { Change } from '../plan/types.js';
+import { fieldsAs, type Change } from '../plan/change.js';
 import { assignmentBody, tupleBody, userBody } from './operations.js';
-
-type F = Record<string, any>;
 
 /**
  * Changes the API can carry many at a time. Memberships and role assignments go through the bulk
@@ -29,31 +27,30 @@ export function batchKey(c: Change): string | undefined {
 
 export async function sendBatch(client: ApiClient, key: string, chunk: Change[]): Promise<void> {
   const { facts } = client.paths;
-  const fields = (c: Change) => (c.action === 'delete' ? c.before : c.after) as F;
   switch (key) {
     case 'assignments:create':
       return void (await client.post(`${facts}/role_assignments/bulk`, chunk.map(assignmentBody), { idempotent: true }));
     case 'assignments:delete':
       return void (await client.delete(`${facts}/role_assignments/bulk`, { body: chunk.map(assignmentBody) }));
     case 'users:put':
-      return void (await client.put(`${facts}/bulk/users`, { operations: chunk.map((c) => userBody(fields(c))) }));
+      return void (await client.put(`${facts}/bulk/users`, { operations: chunk.map((c) => userBody(fieldsAs(c, 'user'))) }));
     case 'users:delete':
-      return void (await client.delete(`${facts}/bulk/users`, { body: { idents: chunk.map((c) => fields(c).key) } }));
+      return void (await client.delete(`${facts}/bulk/users`, { body: { idents: chunk.map((c) => fieldsAs(c, 'user').key) } }));
     case 'instances:put':
       return void (await client.put(`${facts}/bulk/resource_instances`, {
         operations: chunk.map((c) => {
-          const f = fields(c);
+          const f = fieldsAs(c, 'instance');
           return { key: f.key, resource: f.resource, tenant: f.tenant, attributes: f.attributes ?? {} };
         }),
       }));
     case 'tuples:create':
-      return void (await client.post(`${facts}/relationship_tuples/bulk`, { operations: chunk.map((c) => tupleBody(fields(c))) }, { idempotent: true }));
+      return void (await client.post(`${facts}/relationship_tuples/bulk`, { operations: chunk.map((c) => tupleBody(fieldsAs(c, 'tuple'))) }, { idempotent: true }));
     case 'tuples:delete':
       return void (await client.delete(`${facts}/relationship_tuples/bulk`, {
-        body: { idents: chunk.map((c) => ({ subject: fields(c).subject, relation: fields(c).relation, object: fields(c).object })) },
+        body: { idents: chunk.map((c) => fieldsAs(c, 'tuple')).map((f) => ({ subject: f.subject, relation: f.relation, object: f.object })) },
       }));
     case 'instances:delete':
-      return void (await client.delete(`${facts}/bulk/resource_instances`, { body: { idents: chunk.map((c) => `${fields(c).resource}:${fields(c).key}`) } }));
+      return void (await client.delete(`${facts}/bulk/resource_instances`, { body: { idents: chunk.map((c) => fieldsAs(c, 'instance')).map((f) => `${f.resource}:${f.key}`) } }));
     default:
       throw new Error(`unknown batch ${key}`);
   }

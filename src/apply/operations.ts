@@ -2,16 +2,18 @@ import type { ApiClient } from '../api/index.js';
 import { pathOf } from '../api/index.js';
 import { expectFields } from '../api/answer.js';
 import { CONFIG_SHAPE, levelsToWrite, type LevelsRead } from '../api/levels.js';
-import { ApiError } from '../errors.js';
-import type { Change } from '../plan/types.js';
-import { MEMBER_ROLE } from '../plan/live.js';
+import { ApiError, InternalError } from '../errors.js';
+import { fieldsOf, type Change, type ChangeFields } from '../plan/change.js';
+import { MEMBER_ROLE } from '../types/names.js';
+import { splitRef } from '../types/refs.js';
 
 type F = Record<string, any>;
 
 /** The role-assignment body of an `assignment` or `member` change (memberships are `member` on the group). */
 export function assignmentBody(c: Change): F {
-  const f = (c.action === 'delete' ? c.before : c.after) as F;
-  if (c.kind === 'member') return { user: f.user, role: MEMBER_ROLE, tenant: f.tenant, resource_instance: f.group };
+  const { kind, fields: f } = fieldsOf(c);
+  if (kind === 'member') return { user: f.user, role: MEMBER_ROLE, tenant: f.tenant, resource_instance: f.group };
+  if (kind !== 'assignment') throw new InternalError(`${c.id} is not a role assignment`);
   return { user: f.user, role: f.role, tenant: f.tenant, ...(f.on ? { resource_instance: f.on } : {}) };
 }
 
@@ -52,21 +54,21 @@ const actions = (list: string[] = []) => Object.fromEntries(list.map((a) => [a, 
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** A user's fields as the public `UserCreate` takes them: absent ones left out. */
-export function userBody(f: F): F {
+export function userBody(f: ChangeFields['user']): F {
   const body: F = { key: f.key, attributes: f.attributes ?? {} };
-  for (const k of ['email', 'first_name', 'last_name']) if (typeof f[k] === 'string') body[k] = f[k];
+  for (const k of ['email', 'first_name', 'last_name'] as const) if (typeof f[k] === 'string') body[k] = f[k];
   return body;
 }
 
 /** A relationship tuple as the public `RelationshipTupleCreate`: the tenant lets the service create a missing instance. */
-export const tupleBody = (f: F) => ({ subject: f.subject, relation: f.relation, object: f.object, tenant: f.tenant });
+export const tupleBody = (f: ChangeFields['tuple']) => ({ subject: f.subject, relation: f.relation, object: f.object, tenant: f.tenant });
 
 /**
  * A configuration's levels after an update to `f.reviewer_roles`: the public PATCH replaces
  * `roles_to_levels` whole, so the configuration is read first and only its reviewer roles change
  * (levels.ts: a LEVEL_2 reviewer stays at LEVEL_2, LEVEL_3 and LEVEL_4 are kept).
  */
-async function levelsAfterUpdate(client: ApiClient, path: string, f: F): Promise<Record<string, string[]>> {
+async function levelsAfterUpdate(client: ApiClient, path: string, f: ChangeFields['access_requests']): Promise<Record<string, string[]>> {
   const live = await client.get<{ roles_to_levels?: LevelsRead | null }>(path, { expect: expectFields(CONFIG_SHAPE) });
   return levelsToWrite(live.roles_to_levels, f.reviewer_roles ?? []);
 }
@@ -77,8 +79,8 @@ async function levelsAfterUpdate(client: ApiClient, path: string, f: F): Promise
  */
 export async function applyOne(client: ApiClient, c: Change): Promise<void> {
   const { schema, facts, elements } = client.paths;
-  const f = (c.action === 'delete' ? c.before : c.after) as F;
-  switch (c.kind) {
+  const { kind, fields: f } = fieldsOf(c);
+  switch (kind) {
     case 'resource':
       if (c.action === 'create') return create(() => client.create(`${schema}/resources`, { key: f.key, name: f.name, description: f.description, actions: actions(f.actions) }));
       if (c.action === 'update') return void (await client.patch(pathOf(schema, 'resources', f.key), { name: f.name, description: text(f.description), actions: actions(f.actions) }));
@@ -146,8 +148,8 @@ export async function applyOne(client: ApiClient, c: Change): Promise<void> {
       if (c.action === 'create') return void (await client.put(pathOf(schema, 'groups', f.group, 'assign_group'), { group_instance_key: f.parent }));
       return del(client, pathOf(schema, 'groups', f.group, 'assign_group'), { group_instance_key: f.parent });
     case 'grant': {
-      const i = (f.on as string).indexOf(':');
-      const body = { role: f.role, resource: f.on.slice(0, i), resource_instance: f.on.slice(i + 1), tenant: f.tenant };
+      const on = splitRef(f.on);
+      const body = { role: f.role, resource: on.type, resource_instance: on.key, tenant: f.tenant };
       if (c.action === 'create') return create(() => client.post(pathOf(schema, 'groups', f.group, 'roles'), body, { idempotent: true }));
       return del(client, pathOf(schema, 'groups', f.group, 'roles'), body);
     }

@@ -1,5 +1,5 @@
 import type { ApplyEvent } from './apply.js';
-import type { Change } from '../plan/types.js';
+import type { Change } from '../plan/change.js';
 import { duration, plural } from '../plan/render-common.js';
 
 /**

@@ -7,7 +7,8 @@
  */
 import type { AccessGraph } from '../access/index.js';
 import { diffAccess } from '../access/index.js';
-import { bareAction, checkKey, type AccessCheck } from '../access/assertions.js';
+import { bareAction } from '../access/assertions.js';
+import { checkKey, type AccessCheck } from '../types/checks.js';
 
 /** Checks asked at most: one bulk request. Beyond, an even sample of this many. */
 export const VERIFY_BOUND = 1000;

@@ -1,5 +1,5 @@
-import type { DesiredGroupRole, DesiredResourceInstance, DesiredTuple, DesiredUserRole } from '../config/desired.js';
-import type { LiveState } from '../plan/live.js';
+import type { DesiredGroupRole, DesiredResourceInstance, DesiredTuple, DesiredUserRole } from '../types/desired.js';
+import type { LiveState } from '../types/live.js';
 import type { ScopedRead } from '../api/read-scoped.js';
 
 /**

@@ -1,5 +1,6 @@
-import type { Change, Plan } from '../plan/types.js';
-import type { LiveState } from '../plan/live.js';
+import type { Plan } from '../plan/types.js';
+import { fieldsOf } from '../plan/change.js';
+import type { LiveState } from '../types/live.js';
 import { USERS_PER_READ, type ReadModes, type ReadScope } from '../api/read-scoped.js';
 
 /**
@@ -8,17 +9,21 @@ import { USERS_PER_READ, type ReadModes, type ReadScope } from '../api/read-scop
  */
 export type VerifyScope = ReadScope;
 
-const SCHEMA_KINDS = new Set<Change['kind']>(['resource', 'relation', 'resource_role', 'derivation', 'role']);
-
 /** The facets the plan's changes touch. */
 export function scopeOf(plan: Pick<Plan, 'changes'>): VerifyScope {
   const scope: VerifyScope = {
     schema: false, configs: false, tenants: new Set(), users: new Set(), assignmentsOf: new Set(), groups: new Set(), instances: new Set(), tuplesOf: new Set(),
   };
   for (const c of plan.changes) {
-    const f = (c.action === 'delete' ? c.before : c.after) as Record<string, string>;
-    if (SCHEMA_KINDS.has(c.kind)) scope.schema = true;
-    switch (c.kind) {
+    const { kind, fields: f } = fieldsOf(c);
+    switch (kind) {
+      case 'resource':
+      case 'relation':
+      case 'resource_role':
+      case 'derivation':
+      case 'role':
+        scope.schema = true;
+        break;
       case 'access_requests':
         scope.configs = true;
         break;

@@ -1,7 +1,7 @@
 import type { ApiClient } from '../api/index.js';
-import type { RequestGrant } from '../plan/request-grants.js';
-import type { DesiredState } from '../config/desired.js';
-import type { LiveState } from '../plan/live.js';
+import type { RequestGrant } from '../types/live.js';
+import type { DesiredState } from '../types/desired.js';
+import type { LiveState } from '../types/live.js';
 import type { Plan } from '../plan/types.js';
 import { chooseReads, largerSizes, scopeOf, sizesOf } from './verify-scope.js';
 import { overlayLive } from './verify-overlay.js';

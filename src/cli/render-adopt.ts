@@ -2,11 +2,17 @@
 import type { Adoption } from '../plan/adopt.js';
 import { roleItemText } from '../config/edit-user-roles.js';
 import { reviewerOf } from '../plan/render-held.js';
-import type { GrantRequest } from '../plan/request-grants.js';
-import type { FileEdit } from './commands/adopt.js';
+import type { GrantRequest } from '../types/live.js';
 import { plural } from '../words.js';
 
 const requestLine = (r: GrantRequest) => `access request ${r.id}, approved ${r.approvedAt} by ${reviewerOf(r)} (${r.config})`;
+
+/** One configuration file as `requests adopt` edits it: its text before and after. */
+export interface FileEdit {
+  file: string;
+  before: string;
+  after: string;
+}
 
 export async function renderAdoptionText(a: Adoption, edits: FileEdit[], dryRun: boolean): Promise<string> {
   const lines: string[] = [];

@@ -1,7 +1,7 @@
 import { ConfigError } from '../errors.js';
-import { parseDuration } from '../config/duration.js';
+import { parseDuration } from '../types/duration.js';
 import type { Plan } from '../plan/index.js';
-import type { LiveState } from '../plan/live.js';
+import type { LiveState } from '../types/live.js';
 import type { PlanReplay } from '../plan/replay.js';
 import type { Target } from './target.js';
 

@@ -5,7 +5,7 @@ import { parseApiUrl } from './api-url.js';
 import { UNUSABLE_DATA_DIR } from './start-errors.js';
 import { registerSecret } from '../secrets.js';
 import type { ApiClient, WaitingInfo } from '../api/index.js';
-import { parseDuration } from '../config/duration.js';
+import { parseDuration } from '../types/duration.js';
 import { createWaitingNotices, type WaitingNotices } from './waiting.js';
 
 /** Options every command that talks to a service accepts. */

@@ -1,10 +1,10 @@
-import type { DesiredState } from '../config/desired.js';
+import type { DesiredState } from '../types/desired.js';
 import type { ConfigProblem } from '../errors.js';
 import { ConfigError } from '../errors.js';
 import type { Plan } from '../plan/index.js';
-import type { LiveState } from '../plan/live.js';
+import type { LiveState } from '../types/live.js';
 import { openTarget, type Target, type TargetOptions } from './target.js';
-import type { RequestGrant } from '../plan/request-grants.js';
+import type { RequestGrant } from '../types/live.js';
 import { configPaths } from './config-paths.js';
 import { problemLine } from './report.js';
 import { redactSecrets } from '../secrets.js';

@@ -9,7 +9,8 @@
  * part would have used: those would be follow-on problems of the one the schema already reported.
  */
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import { groupId, SECTIONS, type Section } from './desired.js';
+import { groupId } from '../types/refs.js';
+import { SECTIONS, type Section } from '../types/desired.js';
 import type { RawConfig } from './raw.generated.js';
 import { schemaValidator } from './schema.js';
 import { closest } from './suggest.js';

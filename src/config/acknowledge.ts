@@ -4,7 +4,7 @@
  * for every environment and an environment's folder for itself. An acknowledgement that matches no
  * warning is silent: in a shared folder it may hold in some environments only.
  */
-import { groupId } from './desired.js';
+import { groupId } from '../types/refs.js';
 import type { RawFile } from './normalise.js';
 import type { Problem } from './source.js';
 

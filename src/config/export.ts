@@ -11,10 +11,9 @@
  * even empty, so that each is managed and the export says "nothing else".
  */
 import { Document, isMap, isSeq, type Node, type Pair, type YAMLMap } from 'yaml';
-import type { DesiredGroup, DesiredResourceRole } from './desired.js';
-import { DEFAULT_TENANT, type LiveState } from '../plan/live.js';
-
-const MEMBER_ROLE = 'member';
+import type { DesiredGroup, DesiredResourceRole } from '../types/desired.js';
+import { DEFAULT_TENANT, MEMBER_ROLE } from '../types/names.js';
+import { type LiveState } from '../types/live.js';
 
 export interface ExportOptions {
   /** Written as a comment on the first line, e.g. `p/e`. */

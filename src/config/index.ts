@@ -4,7 +4,8 @@
  */
 import type { ConfigProblem } from '../errors.js';
 import { acceptedPart } from './accept.js';
-import { sortDesiredState, type DesiredState } from './desired.js';
+import { sortDesiredState } from './sort.js';
+import { type DesiredState } from '../types/desired.js';
 import { buildDesiredState, type RawFile } from './normalise.js';
 import { parseSource } from './parse.js';
 import { coverUnparsed } from './unparsed.js';
@@ -16,7 +17,7 @@ import { substituteVariables, type ParsedFile } from './variables.js';
 import { withoutAcknowledged } from './acknowledge.js';
 import type { Problem } from './source.js';
 
-export type { DesiredState } from './desired.js';
+export type { DesiredState } from '../types/desired.js';
 export type { RawConfig } from './raw.generated.js';
 export type { Problem } from './source.js';
 export { renderJson, renderGithub, renderText } from './render.js';

@@ -5,7 +5,8 @@
  */
 import type { Accepted } from './accept.js';
 import type { RawAssertion, RawConfig, RawRelation, RawResourceRole, RawUserRole } from './raw.generated.js';
-import { emptyDesiredState, groupId, SECTIONS, splitRef, type DesiredAssertion, type DesiredRelation, type DesiredResourceRole, type DesiredState, type Section } from './desired.js';
+import { emptyDesiredState, SECTIONS, targetTenant, type DesiredAssertion, type DesiredRelation, type DesiredResourceRole, type DesiredState, type Section } from '../types/desired.js';
+import { groupId, splitRef } from '../types/refs.js';
 import { Refused } from './refused.js';
 import { describePlace, problemAt, type Loc, type Problem, type Source } from './source.js';
 
@@ -216,11 +217,6 @@ function normaliseAssertion(a: RawAssertion, loc: Loc): DesiredAssertion {
     on: a.on,
     source: { file: file ?? loc.src.file, path: path ?? '', ...(line !== undefined ? { line, column } : {}) },
   };
-}
-
-/** The tenant of a role's target: a resource instance, or a group (groups are instances of their type). */
-export function targetTenant(desired: DesiredState, ref: string): string | undefined {
-  return desired.resourceInstances.get(ref)?.tenant ?? desired.groups.get(ref)?.tenant;
 }
 
 const SECTION_INDEX: Record<Section, ['resources' | 'roles' | 'tenants' | 'users' | 'resourceInstances' | 'groups' | 'accessRequests', string]> = {

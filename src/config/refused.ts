@@ -4,7 +4,7 @@
  * about something a refused part mentions is not reported: either would be a follow-on of a problem
  * already reported, gone once that one is fixed.
  */
-import type { Section } from './desired.js';
+import type { Section } from '../types/desired.js';
 
 export class Refused {
   /** A file did not parse: nothing it declares is known, so no name can be called unknown. */

@@ -5,7 +5,7 @@
  * file may well declare), and keep checking references into every other section. When even the sections
  * cannot be read (a flow mapping, no key at column 1), nothing can be called unknown, as before.
  */
-import { SECTIONS, type Section } from './desired.js';
+import { SECTIONS, type Section } from '../types/desired.js';
 import type { Refused } from './refused.js';
 import type { Problem } from './source.js';
 

@@ -4,7 +4,7 @@
  * derived data: the plan's checksum does not cover it (checksum.ts). Capped so that a plan touching
  * thousands of users stays readable; the counts say what was left out.
  */
-import type { DesiredAssertion } from '../config/desired.js';
+import type { DesiredAssertion } from '../types/desired.js';
 import { buildAccessGraph, diffAccess, formatPath, formatSummaryEntry, type AccessGraph } from '../access/index.js';
 import { factsFromState } from '../access/from-state.js';
 import { derivationCache } from '../access/derive.js';
@@ -13,8 +13,8 @@ import { failureLines, placeOf } from '../access/check-report.js';
 import { diffRoleDefinitions } from '../access/definition-diff.js';
 import { summarise } from '../access/summary.js';
 import type { AccessChange } from '../access/diff.js';
-import type { LiveState } from './live.js';
-import type { Change } from './types.js';
+import type { LiveState } from '../types/live.js';
+import type { Change } from './change.js';
 import { liveAfter } from './after.js';
 import { cell, codeCell } from './markdown.js';
 import { count, plural } from '../words.js';

@@ -5,9 +5,10 @@
  * declaring a role of an undeclared user would mean declaring the user (and the configuration would
  * then own, and may delete, things nobody wrote down).
  */
-import type { DesiredState } from '../config/desired.js';
-import { targetTenant } from '../config/normalise.js';
-import type { ClassifiedGrants, GrantRequest, HeldGrant } from './request-grants.js';
+import type { DesiredState } from '../types/desired.js';
+import { targetTenant } from '../types/desired.js';
+import type { ClassifiedGrants, HeldGrant } from './request-grants.js';
+import type { GrantRequest } from '../types/live.js';
 import { reviewerOf } from './render-held.js';
 
 export interface SkippedGrant {

@@ -5,12 +5,10 @@
  * are shared with `live`. Used for the plan's access section, so it is exact by construction: the
  * "after" side of the access diff is what these changes make, whatever the configuration manages.
  */
-import type { DesiredGroup, DesiredUser } from '../config/desired.js';
-import type { LiveState } from './live.js';
-import type { Change } from './types.js';
-import { typeOf } from '../access/paths.js';
-
-type F = Record<string, any>;
+import type { DesiredGroup, DesiredUser } from '../types/desired.js';
+import type { LiveState } from '../types/live.js';
+import { fieldsOf, type Change } from './change.js';
+import { typeOf } from '../types/refs.js';
 
 export function liveAfter(live: LiveState, changes: readonly Change[]): LiveState {
   const s: LiveState = {
@@ -67,9 +65,9 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
   ];
 
   for (const c of changes) {
-    const f = (c.action === 'delete' ? c.before : c.after) as F;
+    const { kind, fields: f } = fieldsOf(c);
     const put = c.action !== 'delete';
-    switch (c.kind) {
+    switch (kind) {
       case 'resource':
         if (put) {
           // Its roles and relations are changes of their own (kinds resource_role, relation): kept as they are.
@@ -174,11 +172,11 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
         break;
       case 'instance':
       case 'group': {
-        const type = (f.resource ?? f.type) as string;
+        const type = 'resource' in f ? f.resource : f.type;
         const ref = `${type}:${f.key}`;
         if (c.action === 'create' && c.replaces) deleteInstance(ref);
         if (c.action === 'delete') deleteInstance(ref);
-        else if (c.kind === 'group') {
+        else if (kind === 'group') {
           if (!s.groups.has(ref)) s.groups.set(ref, { type, key: f.key, tenant: f.tenant, members: [], roles: [], memberOf: [] });
         } else {
           const relations = s.resourceInstances.get(ref)?.relations;
@@ -198,17 +196,17 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
       }
       case 'member': {
         const g = group(f.group);
-        if (g) g.members = [...g.members.filter((m) => m !== f.user), ...(put ? [f.user as string] : [])];
+        if (g) g.members = [...g.members.filter((m) => m !== f.user), ...(put ? [f.user] : [])];
         break;
       }
       case 'link': {
         const g = group(f.group);
-        if (g) g.memberOf = [...g.memberOf.filter((p) => p !== f.parent), ...(put ? [f.parent as string] : [])];
+        if (g) g.memberOf = [...g.memberOf.filter((p) => p !== f.parent), ...(put ? [f.parent] : [])];
         break;
       }
       case 'grant': {
         const g = group(f.group);
-        if (g) g.roles = [...g.roles.filter((r) => !(r.role === f.role && r.on === f.on)), ...(put ? [{ role: f.role as string, on: f.on as string }] : [])];
+        if (g) g.roles = [...g.roles.filter((r) => !(r.role === f.role && r.on === f.on)), ...(put ? [{ role: f.role, on: f.on }] : [])];
         break;
       }
       case 'access_requests':

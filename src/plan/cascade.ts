@@ -7,10 +7,11 @@
  * and the delete limit counts them (safety.ts): a plan that lists 25 deletions must not remove 57 objects
  * unannounced.
  */
-import { MEMBER_ROLE, type LiveState } from './live.js';
+import { MEMBER_ROLE } from '../types/names.js';
+import { type LiveState } from '../types/live.js';
 import { ids } from './identity.js';
-import type { Change, DeleteChange } from './types.js';
-import type { RequestGrant } from './request-grants.js';
+import { fieldsOf, type Change, type DeleteChange } from './change.js';
+import type { RequestGrant } from '../types/live.js';
 
 /** The changes with `cascade` set on each deletion that takes something with it. Order is unchanged. */
 export function attachCascades(changes: Change[], live: LiveState, requestGrants: readonly RequestGrant[]): Change[] {
@@ -93,18 +94,18 @@ function indexLive(live: LiveState, requestGrants: readonly RequestGrant[]): Liv
 }
 
 function cascadeOf(c: DeleteChange, x: LiveIndex): string[] {
-  const f = c.before as Record<string, string>;
+  const { kind, fields: f } = fieldsOf(c);
   const objectsIn = (pred: (type: string, tenant: string) => boolean) => [
     ...[...x.live.resourceInstances].filter(([, i]) => pred(i.resource, i.tenant)).map(([ref]) => ({ id: ids.instance(ref), ref })),
     ...[...x.live.groups].filter(([, g]) => pred(g.type, g.tenant)).map(([ref]) => ({ id: ids.group(ref), ref })),
   ];
   const withParts = (objects: { id: string; ref: string }[]) => objects.flatMap((o) => [o.id, ...(x.on.get(o.ref) ?? [])]);
-  switch (c.kind) {
+  switch (kind) {
     case 'user':
       return x.ofUser.get(f.key) ?? [];
     case 'instance':
     case 'group':
-      return x.on.get(`${f.resource ?? f.type}:${f.key}`) ?? [];
+      return x.on.get(`${'resource' in f ? f.resource : f.type}:${f.key}`) ?? [];
     case 'role':
       return x.ofRole.get(f.key) ?? [];
     case 'tenant':

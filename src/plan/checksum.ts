@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { LIVE_PARTS, type LiveState } from './live.js';
+import { LIVE_PARTS, type LiveState } from '../types/live.js';
 import type { Plan } from './types.js';
 
 export function sha256(text: string): string {

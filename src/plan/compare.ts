@@ -1,11 +1,19 @@
-import type { FieldChange, Fields } from './types.js';
+/** Fields of an object, compared one by one. */
+export type Fields = Record<string, unknown>;
+
+/** One field of an update (or of what a replacing create replaces): its value before and after. */
+export interface FieldChange {
+  field: string;
+  before: unknown;
+  after: unknown;
+}
 
 /** Field-level differences of two field sets, comparing values canonically (key order and missing vs empty ignored). */
-export function diffFields(before: Fields, after: Fields): FieldChange[] {
+export function diffFields(before: object, after: object): FieldChange[] {
   const out: FieldChange[] = [];
   for (const field of Object.keys(after)) {
-    const a = before[field];
-    const b = after[field];
+    const a = (before as Fields)[field];
+    const b = (after as Fields)[field];
     // The same value is the same canonically: most fields of most objects in a plan are unchanged.
     if (a !== b && canonical(a) !== canonical(b)) out.push({ field, before: a ?? null, after: b ?? null });
   }
@@ -33,6 +41,6 @@ function normalise(value: unknown): unknown {
 }
 
 /** Drops undefined values, so a plan's JSON carries only what is set. */
-export function defined(fields: Fields): Fields {
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+export function defined<T extends object>(fields: T): T {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as T;
 }

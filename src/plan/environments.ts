@@ -4,8 +4,8 @@
  * `+` only in b, `-` only in a, `~` in both with fields that differ. Assertions are not objects of an
  * environment (nothing of them is sent to the service): they are not compared.
  */
-import type { DesiredState, Section } from '../config/desired.js';
-import type { LiveState } from './live.js';
+import type { DesiredState, Section } from '../types/desired.js';
+import type { LiveState } from '../types/live.js';
 
 export type Compared = Pick<DesiredState, 'resources' | 'roles' | 'tenants' | 'users' | 'resourceInstances' | 'groups' | 'accessRequests'>;
 

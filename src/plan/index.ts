@@ -1,7 +1,8 @@
 export { planChanges, type PlanOptions } from './plan.js';
-export type { Change, Plan, Kind, FieldChange } from './types.js';
-export { KINDS } from './types.js';
-export { emptyLiveState, type LiveState } from './live.js';
+export type { Plan } from './types.js';
+export type { Change, Kind, FieldChange } from './change.js';
+export { KINDS } from './change.js';
+export { emptyLiveState, type LiveState } from '../types/live.js';
 export { assertSafe, defaultMaxDeletes, deletesOf } from './safety.js';
 export { renderPlanText } from './render-text.js';
 export { renderPlanJson } from './render-json.js';

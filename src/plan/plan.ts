@@ -1,18 +1,19 @@
 import {
   authoritativeSections, type DesiredDerivation, type DesiredGroup, type DesiredRelation, type DesiredResourceInstance, type DesiredResourceRole,
   type DesiredState, type DesiredTuple, type DesiredUser, type Section,
-} from '../config/desired.js';
-import type { LiveState } from './live.js';
-import { DEFAULT_TENANT, MEMBER_ROLE } from './live.js';
-import type { Change, Fields, Kind, Plan } from './types.js';
-import { KINDS } from './types.js';
+} from '../types/desired.js';
+import type { LiveState } from '../types/live.js';
+import { DEFAULT_TENANT, MEMBER_ROLE } from '../types/names.js';
+import { createChange, deleteChange, fieldsOf, KINDS, updateChange, type Change, type ChangeFields, type Exact, type FieldChange, type Kind } from './change.js';
+import type { Plan } from './types.js';
 import { canonical, defined, diffFields } from './compare.js';
 import { ids } from './identity.js';
 import { checksumPlan, fingerprintLive } from './checksum.js';
-import { classifyRequestGrants, holdRequestGrants, type RequestGrant } from './request-grants.js';
+import { classifyRequestGrants, holdRequestGrants } from './request-grants.js';
+import { type RequestGrant } from '../types/live.js';
 import { attachCascades } from './cascade.js';
 import { listUndeclared } from './undeclared.js';
-import { typeOf } from '../access/paths.js';
+import { typeOf } from '../types/refs.js';
 
 export interface PlanOptions {
   project: string;
@@ -200,7 +201,7 @@ function planGroupParts(b: PlanBuilder, ref: string, g: DesiredGroup, was: Desir
   const grantKey = (r: { role: string; on: string }) => `${r.role}@${r.on}`;
   const same = (x: string) => x;
   if (was && replaced.size === 0 && sameItems(g.members, was.members, same) && sameItems(g.roles, was.roles, grantKey) && sameItems(g.memberOf, was.memberOf, same)) return;
-  const sync = (kind: Kind, want: Map<string, Fields>, have: Map<string, Fields>) => {
+  const sync = <K extends Kind, F extends ChangeFields[K]>(kind: K, want: Map<string, Exact<K, F>>, have: Map<string, Exact<K, F>>) => {
     for (const [id, f] of want) if (!have.has(id)) b.create(kind, id, f);
     for (const [id, f] of have) if (!want.has(id)) b.delete(kind, id, f);
   };
@@ -294,7 +295,7 @@ function countManaged(live: LiveState, desired: DesiredState): number {
 class PlanBuilder {
   private readonly changes: Change[] = [];
 
-  keyed<T>(kind: Kind, want: Map<string, T>, have: Map<string, T>, id: (k: string) => string, prune: boolean, fields: (v: T) => Fields, prunable: (k: string) => boolean = () => true) {
+  keyed<K extends Kind, T, F extends ChangeFields[K]>(kind: K, want: Map<string, T>, have: Map<string, T>, id: (k: string) => string, prune: boolean, fields: (v: T) => Exact<K, F>, prunable: (k: string) => boolean = () => true) {
     for (const [k, v] of want) {
       const was = have.get(k);
       if (!was) this.create(kind, id(k), fields(v));
@@ -303,18 +304,20 @@ class PlanBuilder {
     if (prune) for (const [k, v] of have) if (!want.has(k) && prunable(k)) this.delete(kind, id(k), fields(v));
   }
 
-  create(kind: Kind, id: string, after: Fields, replaces?: { field: string; before: unknown; after: unknown }[]) {
-    this.changes.push({ action: 'create', kind, id, after: defined(after), dependsOn: [], ...(replaces ? { replaces } : {}) });
+  // The compiler cannot see that a change of a kind `K` not yet fixed is one of the union's members: the
+  // constructors check the fields against `K`, this one cast only forgets `K`.
+  create<K extends Kind, F extends ChangeFields[K]>(kind: K, id: string, after: Exact<K, F>, replaces?: FieldChange[]) {
+    this.changes.push(createChange(kind, id, after, replaces) as Change);
   }
 
-  update(kind: Kind, id: string, before: Fields, after: Fields) {
+  update<K extends Kind, B extends ChangeFields[K], A extends ChangeFields[K]>(kind: K, id: string, before: Exact<K, B>, after: Exact<K, A>) {
     const fields = diffFields(before, after);
     if (fields.length === 0 || canonical(before) === canonical(after)) return;
-    this.changes.push({ action: 'update', kind, id, before: defined(before), after: defined(after), fields, dependsOn: [] });
+    this.changes.push(updateChange(kind, id, before, after, fields) as Change);
   }
 
-  delete(kind: Kind, id: string, before: Fields) {
-    this.changes.push({ action: 'delete', kind, id, before: defined(before), dependsOn: [] });
+  delete<K extends Kind, F extends ChangeFields[K]>(kind: K, id: string, before: Exact<K, F>) {
+    this.changes.push(deleteChange(kind, id, before) as Change);
   }
 
   plannedIds(): Set<string> {
@@ -333,39 +336,39 @@ class PlanBuilder {
 
 /** What a create or update needs to exist first, by identity (kept only when it is in the plan). */
 function prerequisites(c: Change): string[] {
-  const f = (c.action === 'delete' ? c.before : c.after) as Record<string, string | string[] | undefined>;
+  const { kind, fields: f } = fieldsOf(c);
   const instanceOrGroup = (ref: string) => [ids.instance(ref), ids.group(ref)];
-  switch (c.kind) {
+  switch (kind) {
     case 'resource':
     case 'tenant':
     case 'user':
       return [];
     case 'resource_role':
-      return [ids.resource(f.resource as string), ...((f.extends as string[]) ?? []).map((e) => ids.resourceRole(f.resource as string, e))];
+      return [ids.resource(f.resource), ...(f.extends ?? []).map((e) => ids.resourceRole(f.resource, e))];
     case 'relation':
-      return [ids.resource(f.resource as string), ids.resource(f.subject as string)];
+      return [ids.resource(f.resource), ids.resource(f.subject)];
     case 'derivation':
-      return [ids.resourceRole(f.resource as string, f.role as string), ids.resourceRole(f.on as string, f.from as string), ids.relation(f.resource as string, f.via as string)];
+      return [ids.resourceRole(f.resource, f.role), ids.resourceRole(f.on, f.from), ids.relation(f.resource, f.via)];
     case 'tuple':
-      return [ids.instance(f.subject as string), ids.group(f.subject as string), ids.instance(f.object as string), ids.relation(typeOf(f.object as string), f.relation as string)];
+      return [ids.instance(f.subject), ids.group(f.subject), ids.instance(f.object), ids.relation(typeOf(f.object), f.relation)];
     case 'role':
-      return ((f.permissions as string[]) ?? []).map((p) => ids.resource(p.split(':')[0]));
+      return (f.permissions ?? []).map((p) => ids.resource(p.split(':')[0]));
     case 'tenant_user':
-      return [ids.user(f.user as string), ids.tenant(f.tenant as string)];
+      return [ids.user(f.user), ids.tenant(f.tenant)];
     case 'instance':
-      return [ids.resource(f.resource as string), ids.tenant(f.tenant as string)];
+      return [ids.resource(f.resource), ids.tenant(f.tenant)];
     case 'group':
-      return [ids.tenant(f.tenant as string), ids.resource(f.type as string)];
+      return [ids.tenant(f.tenant), ids.resource(f.type)];
     case 'assignment':
-      return [ids.user(f.user as string), ids.role(f.role as string), ids.tenant(f.tenant as string), ...(f.on ? [...instanceOrGroup(f.on as string), roleOn(f.role as string, f.on as string)] : [])];
+      return [ids.user(f.user), ids.role(f.role), ids.tenant(f.tenant), ...(f.on ? [...instanceOrGroup(f.on), roleOn(f.role, f.on)] : [])];
     case 'member':
-      return [ids.user(f.user as string), ids.group(f.group as string)];
+      return [ids.user(f.user), ids.group(f.group)];
     case 'link':
-      return [ids.group(f.group as string), ids.group(f.parent as string)];
+      return [ids.group(f.group), ids.group(f.parent)];
     case 'grant':
-      return [ids.group(f.group as string), ids.role(f.role as string), roleOn(f.role as string, f.on as string), ...instanceOrGroup(f.on as string)];
+      return [ids.group(f.group), ids.role(f.role), roleOn(f.role, f.on), ...instanceOrGroup(f.on)];
     case 'access_requests':
-      return ((f.reviewer_roles as string[]) ?? []).map(ids.role);
+      return (f.reviewer_roles ?? []).map(ids.role);
   }
 }
 

@@ -1,4 +1,5 @@
-import type { FieldChange, Plan } from './types.js';
+import type { FieldChange } from './change.js';
+import type { Plan } from './types.js';
 import { deletionCount } from './cascade.js';
 import { agree, count, plural } from '../words.js';
 

@@ -1,5 +1,7 @@
 /** How the renderers show grants of approved access requests: the held section, and expired deletions. */
-import type { ExpiredGrant, GrantRequest, HeldGrant, PlanHeld } from './request-grants.js';
+import type { ExpiredGrant } from './change.js';
+import type { HeldGrant, PlanHeld } from './request-grants.js';
+import type { GrantRequest } from '../types/live.js';
 import type { HeldLookup, HeldThrough } from '../access/assertions.js';
 import { ids } from './identity.js';
 import { cell, codeCell } from './markdown.js';

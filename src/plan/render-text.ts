@@ -1,4 +1,5 @@
-import type { Change, Plan } from './types.js';
+import type { Change } from './change.js';
+import type { Plan } from './types.js';
 import { costLine, summaryLine, describeFields } from './render-common.js';
 import { accessTextLines } from './access.js';
 import { replayTextLines } from './render-replay.js';

@@ -6,31 +6,13 @@
  * than its configuration's `grant_for` it has *expired*: the plan deletes it, marked as such. A declared
  * grant is the configuration's, whatever requests say. Pure: the clock is an input.
  */
-import type { DesiredState } from '../config/desired.js';
-import { parseDuration } from '../config/duration.js';
-import { MEMBER_ROLE, type LiveState } from './live.js';
+import type { DesiredState } from '../types/desired.js';
+import { parseDuration } from '../types/duration.js';
+import { MEMBER_ROLE } from '../types/names.js';
+import { typeOf } from '../types/refs.js';
+import type { GrantRequest, LiveState, RequestGrant } from '../types/live.js';
 import { ids } from './identity.js';
-import type { Change, DeleteChange, Fields } from './types.js';
-
-/** A grant an approved access request made, as read from the service (src/api/read-request-grants.ts). */
-export interface RequestGrant {
-  user: string;
-  role: string;
-  tenant: string;
-  /** `type:key` of the instance; absent when tenant-wide. */
-  on?: string;
-  request: GrantRequest;
-}
-
-export interface GrantRequest {
-  id: string;
-  /** The element configuration (`access_requests` key) it was approved through. */
-  config: string;
-  /** The reviewer's user key; `null` when no user was recorded (approved with an API key). */
-  reviewer: string | null;
-  /** When it was approved (ISO 8601). */
-  approvedAt: string;
-}
+import type { Change, ChangeFields, DeleteChange, ExpiredGrant } from './change.js';
 
 /** A live grant kept because of an approved request. */
 export interface HeldGrant {
@@ -48,13 +30,6 @@ export interface HeldGrant {
   expiresAt?: string;
 }
 
-/** Why an expired grant's deletion is planned: the newest approval, and the lifetime it had. */
-export interface ExpiredGrant {
-  request: GrantRequest;
-  grantFor: string;
-  expiredAt: string;
-}
-
 export interface PlanHeld {
   /** Sorted by identity. */
   grants: HeldGrant[];
@@ -65,7 +40,7 @@ export interface PlanHeld {
 export interface ClassifiedGrants {
   held: HeldGrant[];
   /** By change identity: the deletion to plan (kind and fields) and why. */
-  expired: Map<string, { kind: HeldGrant['kind']; before: Fields; expired: ExpiredGrant }>;
+  expired: Map<string, { kind: HeldGrant['kind']; before: ChangeFields[HeldGrant['kind']]; expired: ExpiredGrant }>;
 }
 
 const roleKey = (user: string, r: { role: string; tenant: string; on?: string }) => ids.assignment(user, r.role, r.on ?? r.tenant);
@@ -73,7 +48,7 @@ const roleKey = (user: string, r: { role: string; tenant: string; on?: string })
 /** A live grant a request could have made, with the identity of the change that would delete it. */
 interface LiveGrant extends Omit<HeldGrant, 'request' | 'expiresAt'> {
   declared: boolean;
-  before: Fields;
+  before: ChangeFields[HeldGrant['kind']];
 }
 
 /**
@@ -155,8 +130,7 @@ function lifetime(desired: DesiredState, g: RequestGrant): { grantFor?: string; 
 export function holdRequestGrants(changes: Change[], classified: ClassifiedGrants): { changes: Change[]; held: PlanHeld | undefined } {
   const protects = new Map<string, string[]>();
   for (const g of classified.held) {
-    const type = g.on?.slice(0, g.on.indexOf(':'));
-    const on = g.on ? [ids.instance(g.on), ids.group(g.on), ids.resource(type!)] : [];
+    const on = g.on ? [ids.instance(g.on), ids.group(g.on), ids.resource(typeOf(g.on))] : [];
     for (const id of [g.id, ids.user(g.user), ids.tenantUser(g.user, g.tenant), ids.role(g.role), ids.tenant(g.tenant), ...on]) {
       (protects.get(id) ?? protects.set(id, []).get(id)!).push(g.id);
     }

@@ -1,81 +1,16 @@
 /**
  * The plan: plain, serialisable data. Text, JSON and Markdown renderers and the applier all take this
- * value; nothing renders itself. Changes are a closed union keyed by a stable identity.
+ * value; nothing renders itself. Its changes are a closed union keyed by a stable identity (change.ts).
  */
 
 import type { PlanAccess } from './access.js';
 import type { PlanReplay } from './replay.js';
-import type { ExpiredGrant, PlanHeld } from './request-grants.js';
+import type { Change } from './change.js';
+import type { PlanHeld } from './request-grants.js';
 import type { PlanUndeclared } from './undeclared.js';
 
-/** Object kinds, in dependency order: a kind only refers to kinds before it. */
-export const KINDS = [
-  'resource',
-  'relation',
-  'resource_role',
-  'derivation',
-  'role',
-  'tenant',
-  'user',
-  'tenant_user',
-  'instance',
-  'group',
-  'tuple',
-  'assignment',
-  'member',
-  'link',
-  'grant',
-  'access_requests',
-] as const;
-export type Kind = (typeof KINDS)[number];
-
-export type Fields = Record<string, unknown>;
-
-export interface FieldChange {
-  field: string;
-  before: unknown;
-  after: unknown;
-}
-
-interface ChangeBase {
-  /** Stable identity: `group:team:eng`, `member:alice@team:eng`, `assignment:bob:admin@acme`. */
-  id: string;
-  kind: Kind;
-  /** Identities of other changes in this plan that must succeed first. */
-  dependsOn: string[];
-}
-
-export interface CreateChange extends ChangeBase {
-  action: 'create';
-  after: Fields;
-  /** The live object exists with a field that cannot be updated (an instance's or group's tenant): delete it first. */
-  replaces?: FieldChange[];
-}
-
-export interface UpdateChange extends ChangeBase {
-  action: 'update';
-  before: Fields;
-  after: Fields;
-  fields: FieldChange[];
-}
-
-export interface DeleteChange extends ChangeBase {
-  action: 'delete';
-  before: Fields;
-  /** An assignment an approved access request made, deleted because it outlived its `grant_for`. */
-  expired?: ExpiredGrant;
-  /**
-   * What the service deletes with it (cascade.ts), by identity, sorted: memberships, grants, links,
-   * role assignments, tenant presence, instances, approved access requests. Each identity appears under
-   * one deletion only, and never when the plan deletes it itself. Absent when nothing goes with it.
-   */
-  cascade?: string[];
-}
-
-export type Change = CreateChange | UpdateChange | DeleteChange;
-
 export interface Plan {
-  /** Version of this format (docs/plan-format.md). */
+  /** Version of this format (docs/plan.md, "The plan value"). */
   formatVersion: 1;
   /** Keys of the project and environment (resolved from ids when the API key gave only ids). */
   project: string;

@@ -4,14 +4,16 @@
  * them. A person removed from `users:` without either is still live and still has access: the plan must
  * say so instead of "No changes". Pure; derived data, outside the checksum.
  */
-import { SECTIONS, type DesiredState, type Section } from '../config/desired.js';
+import { SECTIONS, type DesiredState, type Section } from '../types/desired.js';
 import { buildAccessGraph, type AccessGraph } from '../access/index.js';
 import { factsFromState } from '../access/from-state.js';
-import { typeOf } from '../access/paths.js';
-import { DEFAULT_TENANT, MEMBER_ROLE, type LiveState } from './live.js';
+import { typeOf } from '../types/refs.js';
+import { DEFAULT_TENANT, MEMBER_ROLE } from '../types/names.js';
+import { type LiveState } from '../types/live.js';
 import { ids } from './identity.js';
-import { KINDS, type Change, type Kind } from './types.js';
-import type { PlanHeld, RequestGrant } from './request-grants.js';
+import { KINDS, type Change, type Kind } from './change.js';
+import type { PlanHeld } from './request-grants.js';
+import type { RequestGrant } from '../types/live.js';
 
 /**
  * The tenant a new environment of the public service comes with: the service's, like the `member` role

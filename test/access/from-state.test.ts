@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { factsFromState } from '../../src/access/from-state.js';
-import { emptyLiveState } from '../../src/plan/live.js';
+import { emptyLiveState } from '../../src/types/live.js';
 import { validateSources } from '../../src/config/index.js';
 
 function desired(text: string) {

@@ -1,13 +1,13 @@
 /** The plan's access section: liveAfter (the plan carried out on the live state) and planAccess. Pure. */
 import { describe, expect, it } from 'vitest';
 import { validateSources } from '../../src/config/index.js';
-import type { DesiredState } from '../../src/config/desired.js';
+import type { DesiredState } from '../../src/types/desired.js';
 import { planChanges } from '../../src/plan/plan.js';
 import { liveAfter } from '../../src/plan/after.js';
 import { accessGraphs, accessMarkdownLines, accessTextLines, planAccess } from '../../src/plan/access.js';
 import { diffAccess } from '../../src/access/diff.js';
 import { renderPlanJson, renderPlanText } from '../../src/plan/index.js';
-import type { LiveState } from '../../src/plan/live.js';
+import type { LiveState } from '../../src/types/live.js';
 
 function desired(text: string): DesiredState {
   const r = validateSources([{ file: 'roster.yaml', text }]);
@@ -116,7 +116,7 @@ describe('liveAfter', () => {
   it('carries out cascades: deleting a role drops its assignments and grants; deleting an instance drops what is on it', () => {
     const live = asLive(desired(base()));
     const after = liveAfter(live, [
-      { action: 'delete', kind: 'role', id: 'role:viewer', before: { key: 'viewer' }, dependsOn: [] },
+      { action: 'delete', kind: 'role', id: 'role:viewer', before: { key: 'viewer', name: 'viewer', permissions: [] }, dependsOn: [] },
       { action: 'delete', kind: 'instance', id: 'instance:document:roadmap', before: { resource: 'document', key: 'roadmap', tenant: 'acme' }, dependsOn: [] },
     ]);
     expect(after.users.get('dave')!.roles).toEqual([]);

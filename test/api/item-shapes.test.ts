@@ -6,7 +6,7 @@ import { createClient, withSharedLists, type ApiClient } from '../../src/api/ind
 import { readLiveState } from '../../src/api/read-live.js';
 import { readRequestGrants } from '../../src/api/read-request-grants.js';
 import { ACCESS_REQUEST_ITEM, ASSIGNMENT_ITEM, CONFIG_ITEM, GROUP_ITEM, GROUP_ROLE_ITEM, INSTANCE_ITEM, RESOURCE_ITEM, ROLE_ITEM, TENANT_ITEM, TUPLE_ITEM, USER_ITEM } from '../../src/api/shapes.js';
-import type { DesiredState } from '../../src/config/desired.js';
+import type { DesiredState } from '../../src/types/desired.js';
 import { planChanges } from '../../src/plan/plan.js';
 import { checkActor } from '../../src/review/actor.js';
 import { createReviewSource } from '../../src/review/index.js';

@@ -6,7 +6,7 @@ import { applyOne } from '../../src/apply/operations.js';
 import { resolveScope } from '../../src/cli/scope.js';
 import { openTarget } from '../../src/cli/target.js';
 import { ApiError } from '../../src/errors.js';
-import type { Change } from '../../src/plan/types.js';
+import type { Change } from '../../src/plan/change.js';
 import { checkActor } from '../../src/review/actor.js';
 import { createReviewSource } from '../../src/review/index.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';

@@ -5,7 +5,7 @@ import { createClient } from '../../src/api/index.js';
 import { readLiveState } from '../../src/api/read-live.js';
 import { applyPlan } from '../../src/apply/apply.js';
 import { validateSources } from '../../src/config/index.js';
-import type { DesiredState } from '../../src/config/desired.js';
+import type { DesiredState } from '../../src/types/desired.js';
 import { planChanges } from '../../src/plan/plan.js';
 import { ORG_KEY, startEnv, type Env } from '../apply/helpers.js';
 import { groupsToRead } from '../helpers/group-reads.js';

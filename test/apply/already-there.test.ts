@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type ApiClient } from '../../src/api/index.js';
 import { AlreadyThere, applyOne } from '../../src/apply/operations.js';
-import type { Change } from '../../src/plan/types.js';
+import type { Change } from '../../src/plan/change.js';
 import { ORG_KEY, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLiveState } from '../../src/api/read-live.js';
 import { applyPlan } from '../../src/apply/apply.js';
-import { SECTIONS } from '../../src/config/desired.js';
+import { SECTIONS } from '../../src/types/desired.js';
 import { planChanges } from '../../src/plan/plan.js';
 import { buildWorld, desiredOf, membersArb, sectionsArb, withMembers, worldArb } from '../plan/arbitraries.js';
 import { brief } from '../plan/builders.js';

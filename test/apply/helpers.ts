@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createClient, type ApiClient, type AttemptInfo } from '../../src/api/index.js';
 import { loadConfig } from '../../src/config/index.js';
-import type { DesiredState } from '../../src/config/desired.js';
+import type { DesiredState } from '../../src/types/desired.js';
 import { ORG_KEY, startTestServer, type TestServer } from '../helpers/server.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 

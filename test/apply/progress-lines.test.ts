@@ -3,9 +3,10 @@ import { describe, expect, it } from 'vitest';
 import type { ApplyEvent } from '../../src/apply/apply.js';
 import { advance, createLogProgress, FAILURE_LINES, interruptedLine, newProgress, PER_CHANGE_LINES, progressLine } from '../../src/apply/progress.js';
 import { costLine, duration, plural } from '../../src/plan/render-common.js';
-import type { Change, Plan, PlanCost } from '../../src/plan/types.js';
+import type { Change } from '../../src/plan/change.js';
+import type { Plan, PlanCost } from '../../src/plan/types.js';
 
-const change = (i: number): Change => ({ id: `tenant:t${i}`, kind: 'tenant', action: 'create', after: { name: `t${i}` }, dependsOn: [] });
+const change = (i: number): Change => ({ id: `tenant:t${i}`, kind: 'tenant', action: 'create', after: { key: `t${i}`, name: `t${i}` }, dependsOn: [] });
 const ev = (type: 'start' | 'done' | 'failed', i: number): ApplyEvent =>
   type === 'failed' ? { type, change: change(i), error: 'boom' } : { type, change: change(i) };
 

@@ -4,13 +4,13 @@ import { cleanup, render } from 'ink-testing-library';
 import type { ApplyEvent } from '../../src/apply/apply.js';
 import { advance, etaSeconds, eventLine, newProgress } from '../../src/apply/progress.js';
 import { ApplyProgress } from '../../src/cli/ui/apply-progress.js';
-import type { Change } from '../../src/plan/types.js';
+import type { Change } from '../../src/plan/change.js';
 
 /** Apply progress as plain state (src/apply/progress.ts), and the live view over it fed made-up events. */
 
-const create = (id: string): Change => ({ id, kind: 'tenant', action: 'create', after: { name: id }, dependsOn: [] });
-const update = (id: string): Change => ({ id, kind: 'tenant', action: 'update', before: {}, after: {}, fields: [], dependsOn: [] });
-const remove = (id: string): Change => ({ id, kind: 'tenant', action: 'delete', before: {}, dependsOn: [] });
+const create = (id: string): Change => ({ id, kind: 'tenant', action: 'create', after: { key: id, name: id }, dependsOn: [] });
+const update = (id: string): Change => ({ id, kind: 'tenant', action: 'update', before: { key: id, name: id }, after: { key: id, name: id }, fields: [], dependsOn: [] });
+const remove = (id: string): Change => ({ id, kind: 'tenant', action: 'delete', before: { key: id, name: id }, dependsOn: [] });
 
 const start = (change: Change): ApplyEvent => ({ type: 'start', change });
 const done = (change: Change): ApplyEvent => ({ type: 'done', change });

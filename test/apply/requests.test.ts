@@ -3,9 +3,9 @@ import { generateEnvironment, toYaml } from '../../bench/generate.js';
 import { readLiveState } from '../../src/api/read-live.js';
 import { applyPlan } from '../../src/apply/apply.js';
 import { validateSources } from '../../src/config/index.js';
-import type { DesiredState } from '../../src/config/desired.js';
+import type { DesiredState } from '../../src/types/desired.js';
 import { planChanges } from '../../src/plan/plan.js';
-import type { LiveState } from '../../src/plan/live.js';
+import type { LiveState } from '../../src/types/live.js';
 import { startEnv, type Env } from './helpers.js';
 import { groupsToRead } from '../helpers/group-reads.js';
 

@@ -3,7 +3,7 @@ import { generateEnvironment, prng, toYaml } from '../../bench/generate.js';
 import { readLiveState } from '../../src/api/read-live.js';
 import { applyPlan } from '../../src/apply/apply.js';
 import { validateSources } from '../../src/config/index.js';
-import type { DesiredState } from '../../src/config/desired.js';
+import type { DesiredState } from '../../src/types/desired.js';
 import { planChanges } from '../../src/plan/plan.js';
 import type { Plan } from '../../src/plan/types.js';
 import { startEnv, type Env } from './helpers.js';

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ScopedRead, ReadScope } from '../../src/api/read-scoped.js';
-import { SECTIONS } from '../../src/config/desired.js';
+import { SECTIONS } from '../../src/types/desired.js';
 import { overlayLive } from '../../src/apply/verify-overlay.js';
 import { chooseReads, fullReadRequests, scopeOf, sizesOf } from '../../src/apply/verify-scope.js';
-import type { LiveState } from '../../src/plan/live.js';
+import type { LiveState } from '../../src/types/live.js';
 import { planChanges } from '../../src/plan/plan.js';
 import { buildWorld, desiredOf, sectionsArb, withDeclaredPresence, worldArb } from '../plan/arbitraries.js';
 import { OPTIONS } from '../plan/builders.js';

@@ -1,7 +1,8 @@
 /** Evaluating assertions on the graph, and the three output formats. Pure. */
 import { describe, expect, it } from 'vitest';
 import { buildAccessGraph, type AccessFacts } from '../../src/access/index.js';
-import { checksNeeded, checkKey, evaluateAssertions, type AssertionSpec } from '../../src/access/assertions.js';
+import { checksNeeded, evaluateAssertions, type AssertionSpec } from '../../src/access/assertions.js';
+import { checkKey } from '../../src/types/checks.js';
 import { renderCheck } from '../../src/access/check-report.js';
 
 const facts: AccessFacts = {

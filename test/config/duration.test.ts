@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { formatDuration, MAX_DURATION_MS, parseDuration } from '../../src/config/duration.js';
+import { formatDuration, MAX_DURATION_MS, parseDuration } from '../../src/types/duration.js';
 import { validateTexts } from './helpers.js';
 
 /** `grant_for` durations: the grammar, its limits and hints; the round trip with formatDuration. */

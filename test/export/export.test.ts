@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildExport } from '../../src/config/export.js';
 import { validateSources } from '../../src/config/index.js';
-import { emptyLiveState, type LiveState } from '../../src/plan/live.js';
+import { emptyLiveState, type LiveState } from '../../src/types/live.js';
 import { planChanges } from '../../src/plan/plan.js';
 import { runCli } from '../helpers/cli.js';
 import { ENV_KEY, startTestServer, type TestServer } from '../helpers/server.js';

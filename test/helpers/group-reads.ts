@@ -1,4 +1,4 @@
-import type { DesiredState } from '../../src/config/desired.js';
+import type { DesiredState } from '../../src/types/desired.js';
 
 /** Groups whose roles the records cannot fix: some (group type, resource) pair of theirs carries several roles. */
 export function groupsToRead(desired: DesiredState): string[] {

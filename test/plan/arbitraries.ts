@@ -1,6 +1,8 @@
 import fc from 'fast-check';
-import { emptyDesiredState, sortDesiredState, SECTIONS, splitRef, type DesiredState, type Section } from '../../src/config/desired.js';
-import { MEMBER_ROLE } from '../../src/plan/live.js';
+import { emptyDesiredState, SECTIONS, type DesiredState, type Section } from '../../src/types/desired.js';
+import { sortDesiredState } from '../../src/config/sort.js';
+import { splitRef } from '../../src/types/refs.js';
+import { MEMBER_ROLE } from '../../src/types/names.js';
 import { assignmentKey, emptyWorld, readWorld, type World } from './simulate.js';
 
 /**

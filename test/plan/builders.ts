@@ -1,9 +1,7 @@
-import {
-  emptyDesiredState, sortDesiredState, splitRef, SECTIONS,
-  type DesiredAccessRequestConfig, type DesiredGroup, type DesiredResource, type DesiredResourceInstance, type DesiredRole,
-  type DesiredState, type DesiredTenant, type DesiredUser, type DesiredUserRole, type Section,
-} from '../../src/config/desired.js';
-import { emptyLiveState, type LiveState } from '../../src/plan/live.js';
+import { emptyDesiredState, SECTIONS, type DesiredAccessRequestConfig, type DesiredGroup, type DesiredResource, type DesiredResourceInstance, type DesiredRole, type DesiredState, type DesiredTenant, type DesiredUser, type DesiredUserRole, type Section } from '../../src/types/desired.js';
+import { sortDesiredState } from '../../src/config/sort.js';
+import { splitRef } from '../../src/types/refs.js';
+import { emptyLiveState, type LiveState } from '../../src/types/live.js';
 import type { Plan } from '../../src/plan/types.js';
 
 /**

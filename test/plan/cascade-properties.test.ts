@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { planChanges } from '../../src/plan/plan.js';
 import { liveAfter } from '../../src/plan/after.js';
 import { ids } from '../../src/plan/identity.js';
-import type { LiveState } from '../../src/plan/live.js';
+import type { LiveState } from '../../src/types/live.js';
 import { buildWorld, desiredOf, sectionsArb, worldArb } from './arbitraries.js';
 import { readWorld } from './simulate.js';
 import { OPTIONS } from './builders.js';

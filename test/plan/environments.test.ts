@@ -1,6 +1,6 @@
 /** `diffEnvironments` (src/plan/environments.ts): what differs between two states, object by object. Pure. */
 import { describe, expect, it } from 'vitest';
-import { emptyDesiredState, type DesiredState } from '../../src/config/desired.js';
+import { emptyDesiredState, type DesiredState } from '../../src/types/desired.js';
 import { diffEnvironments } from '../../src/plan/environments.js';
 
 function state(build: (d: DesiredState) => void): DesiredState {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { planChanges, type PlanOptions } from '../../src/plan/plan.js';
-import type { DesiredState } from '../../src/config/desired.js';
-import type { LiveState } from '../../src/plan/live.js';
+import type { DesiredState } from '../../src/types/desired.js';
+import type { LiveState } from '../../src/types/live.js';
 import {
   aGroup, aResource, aRole, aTenant, aUser, anAccessRequests, anInstance, asLive, brief, desired, live, OPTIONS,
 } from './builders.js';

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { planChanges } from '../../src/plan/plan.js';
 import { asLive, brief, OPTIONS } from './builders.js';
-import { SECTIONS, type DesiredState } from '../../src/config/desired.js';
-import type { Change } from '../../src/plan/types.js';
+import { SECTIONS, type DesiredState } from '../../src/types/desired.js';
+import type { Change } from '../../src/plan/change.js';
 import { buildWorld, desiredOf, membersArb, sectionsArb, withDeclaredPresence, withMembers, worldArb } from './arbitraries.js';
 import { applyToWorld, emptyWorld, readWorld } from './simulate.js';
 

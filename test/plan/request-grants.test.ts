@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { planChanges } from '../../src/plan/plan.js';
-import { classifyRequestGrants, type RequestGrant } from '../../src/plan/request-grants.js';
+import { classifyRequestGrants } from '../../src/plan/request-grants.js';
+import { type RequestGrant } from '../../src/types/live.js';
 import { planAdoption } from '../../src/plan/adopt.js';
 import { renderPlanMarkdown, renderPlanText } from '../../src/plan/index.js';
 import { checksumPlan } from '../../src/plan/checksum.js';
-import type { DesiredState } from '../../src/config/desired.js';
-import type { LiveState } from '../../src/plan/live.js';
+import type { DesiredState } from '../../src/types/desired.js';
+import type { LiveState } from '../../src/types/live.js';
 import { aGroup, aResource, aRole, aTenant, aUser, anAccessRequests, anInstance, brief, desired, live, OPTIONS } from './builders.js';
 
 /**

@@ -1,6 +1,8 @@
-import type { DesiredAccessRequestConfig, DesiredResource, DesiredResourceInstance, DesiredRole, DesiredTenant } from '../../src/config/desired.js';
-import { emptyLiveState, MEMBER_ROLE, type LiveState } from '../../src/plan/live.js';
-import type { Change, Plan } from '../../src/plan/types.js';
+import type { DesiredAccessRequestConfig, DesiredResource, DesiredResourceInstance, DesiredRole, DesiredTenant } from '../../src/types/desired.js';
+import { emptyLiveState, type LiveState } from '../../src/types/live.js';
+import { MEMBER_ROLE } from '../../src/types/names.js';
+import type { Change } from '../../src/plan/change.js';
+import type { Plan } from '../../src/plan/types.js';
 
 /**
  * A tiny in-memory model of the service, for property tests of the planner: the facts it stores and

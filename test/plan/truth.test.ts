@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { planChanges } from '../../src/plan/plan.js';
 import { assertSafe, deletesOf } from '../../src/plan/safety.js';
 import { renderPlanMarkdown, renderPlanText } from '../../src/plan/index.js';
-import type { DesiredState, Section } from '../../src/config/desired.js';
-import type { DeleteChange, Plan } from '../../src/plan/types.js';
+import type { DesiredState, Section } from '../../src/types/desired.js';
+import type { DeleteChange } from '../../src/plan/change.js';
+import type { Plan } from '../../src/plan/types.js';
 import { UnsafePlanError } from '../../src/errors.js';
 import { aGroup, aResource, aRole, aTenant, aUser, anInstance, asLive, brief, desired, live, OPTIONS, type StateInput } from './builders.js';
 

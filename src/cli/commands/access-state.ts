@@ -1,5 +1,5 @@
-import type { DesiredState } from '../../config/desired.js';
-import type { LiveState } from '../../plan/live.js';
+import type { DesiredState } from '../../types/desired.js';
+import type { LiveState } from '../../types/live.js';
 import type { AccessGraph } from '../../access/index.js';
 import { openTarget, type Target, type TargetOptions } from '../target.js';
 import { loadDesired, printWarnings } from '../workflow.js';

@@ -7,6 +7,7 @@ import type { SourceText } from '../../config/read.js';
 import { configPaths } from '../config-paths.js';
 import { openTarget, type TargetOptions } from '../target.js';
 import { loadDesired, printWarnings } from '../workflow.js';
+import type { FileEdit } from '../render-adopt.js';
 
 export interface AdoptCommandOptions extends TargetOptions {
   dryRun?: boolean;
@@ -17,12 +18,6 @@ export interface AdoptCommandOptions extends TargetOptions {
   config?: string[];
   /** Adopt grants with a lifetime too. */
   withLifetime?: boolean;
-}
-
-export interface FileEdit {
-  file: string;
-  before: string;
-  after: string;
 }
 
 /**

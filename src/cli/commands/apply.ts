@@ -1,7 +1,7 @@
 import { ApiError, ConfigError, UnsafePlanError } from '../../errors.js';
 import { openTarget, pdpOf, type Target, type TargetOptions } from '../target.js';
-import type { LiveState } from '../../plan/live.js';
-import { parseDuration } from '../../config/duration.js';
+import type { LiveState } from '../../types/live.js';
+import { parseDuration } from '../../types/duration.js';
 import { planFromFiles, printWarnings } from '../workflow.js';
 import { renderPlan } from '../render-plan.js';
 import { readPlanFile } from '../plan-file.js';

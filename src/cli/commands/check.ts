@@ -13,7 +13,7 @@ export interface CheckCommandOptions extends AccessStateOptions {
  * paths come from the live state). Exit 1 when any assertion fails.
  */
 /** The grants of approved requests the configuration does not declare, held or expired (an expired one grants until revoked). */
-async function readHeldLookup(client: import('../../api/index.js').ApiClient, desired: import('../../config/desired.js').DesiredState, live: import('../../plan/live.js').LiveState) {
+async function readHeldLookup(client: import('../../api/index.js').ApiClient, desired: import('../../types/desired.js').DesiredState, live: import('../../types/live.js').LiveState) {
   const { readRequestGrants } = await import('../../api/read-request-grants.js');
   const { classifyRequestGrants } = await import('../../plan/request-grants.js');
   const { heldLookup } = await import('../../plan/render-held.js');

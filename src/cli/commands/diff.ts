@@ -1,5 +1,5 @@
 import { ConfigError } from '../../errors.js';
-import type { DesiredState } from '../../config/desired.js';
+import type { DesiredState } from '../../types/desired.js';
 import { openTarget, type Target, type TargetOptions } from '../target.js';
 import { defaultPaths, isLayout, layoutEnvironments } from '../config-paths.js';
 import { loadDesired } from '../workflow.js';

@@ -1,6 +1,6 @@
 import { ConfigError } from '../../errors.js';
 import type { Plan } from '../../plan/index.js';
-import type { DeleteChange } from '../../plan/types.js';
+import type { DeleteChange } from '../../plan/change.js';
 import { expiredNote } from '../../plan/render-held.js';
 import type { TargetOptions } from '../target.js';
 import { planFromFiles, printWarnings } from '../workflow.js';

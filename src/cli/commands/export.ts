@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../../errors.js';
-import { DEFAULT_TENANT, LIVE_PARTS } from '../../plan/live.js';
+import { DEFAULT_TENANT } from '../../types/names.js';
+import { LIVE_PARTS } from '../../types/live.js';
 import { openTarget, type TargetOptions } from '../target.js';
 
 export interface ExportCommandOptions extends TargetOptions {
@@ -91,7 +92,7 @@ async function diffDirectory(dir: string, opts: ExportCommandOptions): Promise<v
   const { readLiveAsDeclared } = await import('./diff.js');
   const { diffEnvironments } = await import('../../plan/environments.js');
   const { renderDiffText } = await import('../render-diff.js');
-  const { SECTIONS } = await import('../../config/desired.js');
+  const { SECTIONS } = await import('../../types/desired.js');
   const { desired } = await loadDesired([dir], 'export', { env: opts.env });
   const live = await readLiveAsDeclared(opts, desired);
   const differences = diffEnvironments(desired, live, { sections: desired.sections });

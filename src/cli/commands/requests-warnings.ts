@@ -1,7 +1,9 @@
-import type { ReviewSource } from '../../review/index.js';
+import type { AccessRequest, ReviewSource } from '../../review/index.js';
 import type { RequesterFacts } from '../../review/impact.js';
 import { duplicateWarnings, heldWarnings, onlyReviewerWarnings, unreviewableWarning } from '../../review/warnings.js';
-import type { Outcome } from './requests.js';
+
+/** What warnings read of the command's `Outcome` (requests.ts, which loads this file: not imported back). */
+type WarnedOutcome = { kind: 'list'; items: AccessRequest[] } | { kind: 'one'; verb: string; request: AccessRequest } | { kind: 'revoked' };
 
 /**
  * What `roster requests` warns about after its answer (on stderr; text output only, so `--format json`
@@ -11,7 +13,7 @@ import type { Outcome } from './requests.js';
  * read: nothing unless something is pending; each pending requester's assignments in the tenant (not in
  * every tenant); the configuration, and its reviewer roles' holders in the tenant until two are found.
  */
-export async function readWarnings(source: ReviewSource, o: Outcome, config: string): Promise<string[]> {
+export async function readWarnings(source: ReviewSource, o: WarnedOutcome, config: string): Promise<string[]> {
   if (o.kind === 'revoked' || (o.kind === 'one' && o.verb !== 'create')) return [];
   let items = o.kind === 'list' ? o.items : [o.request];
   if (o.kind === 'one') {

@@ -1,6 +1,6 @@
 import { registerSecret } from '../../secrets.js';
 import { ConfigError } from '../../errors.js';
-import { parseDuration } from '../../config/duration.js';
+import { parseDuration } from '../../types/duration.js';
 import { startError } from '../start-errors.js';
 
 export interface ServeOptions {

@@ -1,5 +1,5 @@
 /** Rules of the access_requests section beyond its references (those are in references.ts). */
-import { parseDuration } from '../duration.js';
+import { parseDuration } from '../../types/duration.js';
 import type { Problem } from '../source.js';
 import { report, type RuleContext } from './context.js';
 

@@ -1,6 +1,7 @@
 /** What every semantic rule receives, and small helpers for their messages. */
-import type { DesiredState, Section } from '../desired.js';
-import { targetTenant, type SourceIndex } from '../normalise.js';
+import type { DesiredState, Section } from '../../types/desired.js';
+import { targetTenant } from '../../types/desired.js';
+import { type SourceIndex } from '../normalise.js';
 import { problemAt, type Loc, type Problem, type ProblemOptions, type Segment } from '../source.js';
 import { didYouMean } from '../suggest.js';
 

@@ -1,5 +1,5 @@
 /** Rules about groups: references, tenants, links (member_of) and group types. */
-import { targetTenant } from '../normalise.js';
+import { targetTenant } from '../../types/desired.js';
 import type { Problem } from '../source.js';
 import { declared, report, targetDeclared, unknown, type RuleContext } from './context.js';
 import { roleOnTarget, unknownRoleOn } from './resource-roles.js';

@@ -1,6 +1,6 @@
 /** Rules: every reference outside groups resolves to something declared. */
-import { splitRef } from '../desired.js';
-import { targetTenant } from '../normalise.js';
+import { splitRef } from '../../types/refs.js';
+import { targetTenant } from '../../types/desired.js';
 import type { Problem } from '../source.js';
 import { didYouMean } from '../suggest.js';
 import { declared, report, targetDeclared, unknown, type RuleContext } from './context.js';

@@ -2,8 +2,8 @@
  * Rules of relations (`resources.<object>.relations`), role derivations (`granted_to` of a resource role)
  * and relationship tuples (`resource_instances.<ref>.relations`).
  */
-import { splitRef } from '../desired.js';
-import { targetTenant } from '../normalise.js';
+import { splitRef } from '../../types/refs.js';
+import { targetTenant } from '../../types/desired.js';
 import type { Problem } from '../source.js';
 import { didYouMean } from '../suggest.js';
 import { declared, report, targetDeclared, unknown, type RuleContext } from './context.js';

@@ -2,7 +2,8 @@
  * Rules of resource roles (`resources.<type>.roles`), and of roles named on an instance, which refer to
  * the resource role of the instance's type when that type has one (docs/config.md, "Resource roles").
  */
-import { splitRef, type DesiredResource } from '../desired.js';
+import { splitRef } from '../../types/refs.js';
+import { type DesiredResource } from '../../types/desired.js';
 import type { Problem } from '../source.js';
 import { didYouMean } from '../suggest.js';
 import { declared, report, unknown, type RuleContext } from './context.js';

@@ -1,6 +1,6 @@
 /**
  * Durations as the configuration writes them (`access_requests.<key>.grant_for`): a whole number and one
- * unit, `s`, `m`, `h` or `d`. Pure; the rule grantForDuration and the planner share it.
+ * unit, `s`, `m`, `h` or `d`. Pure; the rule grantForDuration, the planner (src/plan/request-grants.ts) and the CLI's duration flags share it.
  */
 
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;

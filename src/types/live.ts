@@ -1,4 +1,4 @@
-import { emptyDesiredState, type DesiredState } from '../config/desired.js';
+import { emptyDesiredState, type DesiredState } from './desired.js';
 
 /** The parts of an environment that live on the service; the desired state has the same shapes. */
 export const LIVE_PARTS = ['resources', 'roles', 'tenants', 'users', 'resourceInstances', 'groups', 'accessRequests'] as const;
@@ -16,11 +16,25 @@ export function emptyLiveState(): LiveState {
   return Object.fromEntries(LIVE_PARTS.map((p) => [p, empty[p]])) as LiveState;
 }
 
-/** The role that makes a user a member of a group; the service creates it with the first group. */
-export const MEMBER_ROLE = 'member';
-
 /**
- * The tenant a new environment comes with (the public service, and `roster serve`). A configuration that
- * does not declare it leaves it alone: it is never planned for deletion, with `--prune` too.
+ * A grant an approved access request made, as read from the service (src/api/read-request-grants.ts);
+ * the planner keeps it or, once expired, deletes it (src/plan/request-grants.ts).
  */
-export const DEFAULT_TENANT = 'default';
+export interface RequestGrant {
+  user: string;
+  role: string;
+  tenant: string;
+  /** `type:key` of the instance; absent when tenant-wide. */
+  on?: string;
+  request: GrantRequest;
+}
+
+export interface GrantRequest {
+  id: string;
+  /** The element configuration (`access_requests` key) it was approved through. */
+  config: string;
+  /** The reviewer's user key; `null` when no user was recorded (approved with an API key). */
+  reviewer: string | null;
+  /** When it was approved (ISO 8601). */
+  approvedAt: string;
+}
