@@ -1,6 +1,5 @@
 import type { ApiClient } from './types.js';
 import { expectListPage } from './answer.js';
-import type { LoggedDecision, ReplayRead } from '../plan/replay.js';
 
 /** The public audit-log API answers no page past its 10,000th result: the count bound of a replay. */
 export const REPLAY_MAX_DECISIONS = 10_000;
@@ -99,4 +98,29 @@ function toDecision(item: Item): LoggedDecision {
     ...(typeof item.decision === 'boolean' ? { decision: item.decision } : {}),
     input: item.input,
   };
+}
+
+/** One decision as the audit log gives it (fields the public item may leave out are optional). */
+export interface LoggedDecision {
+  id: string;
+  timestamp: string;
+  user?: string;
+  action?: string;
+  type?: string;
+  /** From the input: `input.resource.key`; absent for a check on the type (tenant-wide). */
+  key?: string;
+  tenant?: string;
+  decision?: boolean;
+  input?: unknown;
+}
+
+export interface ReplayRead {
+  since: string;
+  until: string;
+  /** Decisions in the window, as the service counted them. */
+  total: number;
+  decisions: LoggedDecision[];
+  /** True when the window held more than the count bound: the newest `decisions.length` were read. */
+  truncated: boolean;
+  requests: number;
 }

@@ -9,30 +9,8 @@
 import type { AccessGraph, AccessPath, Via } from '../access/index.js';
 import { formatPath } from '../access/index.js';
 
-/** One decision as the audit log gives it (fields the public item may leave out are optional). */
-export interface LoggedDecision {
-  id: string;
-  timestamp: string;
-  user?: string;
-  action?: string;
-  type?: string;
-  /** From the input: `input.resource.key`; absent for a check on the type (tenant-wide). */
-  key?: string;
-  tenant?: string;
-  decision?: boolean;
-  input?: unknown;
-}
-
-export interface ReplayRead {
-  since: string;
-  until: string;
-  /** Decisions in the window, as the service counted them. */
-  total: number;
-  decisions: LoggedDecision[];
-  /** True when the window held more than the count bound: the newest `decisions.length` were read. */
-  truncated: boolean;
-  requests: number;
-}
+export type { LoggedDecision, ReplayRead } from '../api/read-audit-logs.js';
+import type { LoggedDecision, ReplayRead } from '../api/read-audit-logs.js';
 
 /** One distinct question (user, action, instance, tenant) and what happened to it. */
 export interface ReplayedDecision {

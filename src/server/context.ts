@@ -1,5 +1,4 @@
 import type { Db } from './store/db.js';
-import type { DecisionLog } from './decision-log.js';
 
 /** Where a request acts: resolved from the path's project/environment (key or id) and the caller's key. */
 export interface EnvContext {
@@ -17,6 +16,18 @@ export interface ServerDeps {
   orgId: string;
   /** Where /allowed records its decisions (decision-log.ts); absent when the log is off. */
   decisionLog?: DecisionLog;
+}
+
+/** Where /allowed records its decisions (made by decision-log.ts; declared here, where routes receive it). */
+export interface DecisionLog {
+  /** Queues one decision; `body` is the check as the caller sent it. Synchronous and cheap. */
+  record(envId: string, query: 'permit/root' | 'permit/bulk', body: unknown, decision: boolean): void;
+  /** Writes every queued decision (and enforces the retention bound when due). */
+  flush(): Promise<void>;
+  /** Enforces the retention bound now; returns how many were deleted. */
+  prune(): Promise<number>;
+  /** Stops the timer and writes what is queued. */
+  close(): Promise<void>;
 }
 
 export const newId = (): string => crypto.randomUUID();

@@ -9,8 +9,8 @@
  * write the queue first, so they see every decision this process answered.
  */
 import type { Db } from './store/db.js';
+import type { DecisionLog } from './context.js';
 import { pruneDecisions, writeDecisions, type DecisionRow } from './repo/decision-log.js';
-import { splitRef } from './repo/common.js';
 
 export interface DecisionLogOptions {
   /** Decisions older than this are deleted; default 30 days. */
@@ -48,16 +48,7 @@ interface Pending {
   decision: boolean;
 }
 
-export interface DecisionLog {
-  /** Queues one decision; `body` is the check as the caller sent it. Synchronous and cheap. */
-  record(envId: string, query: 'permit/root' | 'permit/bulk', body: unknown, decision: boolean): void;
-  /** Writes every queued decision (and enforces the retention bound when due). */
-  flush(): Promise<void>;
-  /** Enforces the retention bound now; returns how many were deleted. */
-  prune(): Promise<number>;
-  /** Stops the timer and writes what is queued. */
-  close(): Promise<void>;
-}
+export type { DecisionLog };
 
 export function createDecisionLog(db: Db, now: () => Date, options: DecisionLogOptions = {}, warn: (message: string) => void = () => {}): DecisionLog {
   const o = { ...DECISION_LOG_DEFAULTS, ...options };
@@ -142,8 +133,9 @@ function toRow(p: Pending): DecisionRow {
   const user = typeof body.user === 'string' ? { key: body.user } : ((body.user ?? {}) as { key?: string });
   let resource: { type?: string; key?: string | null; tenant?: string | null };
   if (typeof body.resource === 'string') {
-    const [type, key] = splitRef(body.resource) ?? [body.resource, undefined];
-    resource = key === undefined ? { type } : { type, key };
+    // `type:key`, or a type alone (repo/common.ts's splitRef is not imported: it would close an import cycle).
+    const i = body.resource.indexOf(':');
+    resource = i < 0 ? { type: body.resource } : { type: body.resource.slice(0, i), key: body.resource.slice(i + 1) };
   } else resource = (body.resource ?? {}) as typeof resource;
   const input = { ...body, user, resource };
   return {
