@@ -10,7 +10,7 @@ import { emptyLiveState, MEMBER_ROLE, type LiveState } from '../plan/live.js';
 import { derivationKey, type DesiredDerivation, type DesiredRelation, type DesiredGroup, type DesiredResourceRole, type DesiredUser } from '../config/desired.js';
 
 interface DerivationRead { role: string; on_resource: string; linked_by_relation: string; when?: { no_direct_roles_on_object?: boolean } | null }
-interface ResourceRead {
+export interface ResourceRead {
   key: string; name: string; description?: string | null; actions: Record<string, unknown>;
   /** The resource's roles: the public `ResourceRoleRead`, `granted_to.users_with_role` their derivations. */
   roles?: Record<string, ResourceRoleRead> | null;
@@ -202,7 +202,8 @@ function derivationsOf(resources: ResourceRead[]): Derivation[] {
  * An entry whose id is a top-level role's is that role derived onto the resource (`roster serve` lists
  * the group derivations of top-level roles given on instances there): not a resource role.
  */
-function resourceRolesOf(r: ResourceRead, topLevelIds: Set<string>): DesiredResourceRole[] {
+/** A resource's own roles as read (shared with the review's role reads, src/review/source.ts). */
+export function resourceRolesOf(r: ResourceRead, topLevelIds: Set<string>): DesiredResourceRole[] {
   const own = (p: string) => (p.startsWith(`${r.key}:`) ? p.slice(r.key.length + 1) : p);
   return Object.entries(r.roles ?? {})
     .filter(([, role]) => !(role.id && topLevelIds.has(role.id)))
