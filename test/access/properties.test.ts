@@ -93,6 +93,24 @@ describe('the graph agrees with the naive reference', () => {
     );
   });
 
+  it('explain of a denied access: every way in it lists grants the access once taken (derivations and groups included)', () => {
+    fc.assert(
+      fc.property(fc.oneof(arbAccessFacts(), arbRebacFacts()), arbAccessQuery(), (f, { user, action, instance }) => {
+        const e = buildAccessGraph(f).explain(user, action, instance);
+        for (const w of e.missing?.ways ?? []) {
+          const taken = { ...f, instanceRoles: [...f.instanceRoles], tenantRoles: [...f.tenantRoles], memberships: [...f.memberships] };
+          if (w.by.kind === 'direct') taken.instanceRoles.push({ user, role: w.role, instance: w.instance });
+          else if (w.by.kind === 'tenant') taken.tenantRoles.push({ user, role: w.role, tenant: w.by.tenant });
+          else taken.memberships.push({ user, group: w.by.group });
+          const g = buildAccessGraph(taken);
+          const got = e.kind === 'role' ? g.rolesOn(user, instance).some((h) => h.role === e.missing!.roles[0]) : g.can(user, action, instance).allowed;
+          expect(got, JSON.stringify(w)).toBe(true);
+        }
+      }),
+      runs,
+    );
+  });
+
   it('effectiveGrants, usersWith and membersOf', () => {
     fc.assert(
       fc.property(arbAccessFacts(), (f) => {
