@@ -91,21 +91,23 @@ function waysIn(graph: AccessGraph, user: string, granting: readonly string[], i
   const directOn = new Set(facts.instanceRoles.filter((r) => r.user === user).map((r) => r.instance));
   const ways: Way[] = [];
   const seen = new Set<string>();
-  const queue: { role: string; instance: string; steps: Way['steps'] }[] = [];
-  const visit = (role: string, on: string, steps: Way['steps']) => {
+  // `noDirect`: the objects a `no_direct_roles_on_object` rule on the way derives into; a direct role
+  // there would stop it, so a direct assignment on one of them is no way in.
+  const queue: { role: string; instance: string; steps: Way['steps']; noDirect: ReadonlySet<string> }[] = [];
+  const visit = (role: string, on: string, steps: Way['steps'], noDirect: ReadonlySet<string>) => {
     const key = `${role}\u0000${on}`;
     if (seen.has(key)) return;
     seen.add(key);
-    queue.push({ role, instance: on, steps });
+    queue.push({ role, instance: on, steps, noDirect });
   };
-  for (const role of granting) visit(role, instance, []);
+  for (const role of granting) visit(role, instance, [], new Set());
   for (let i = 0; i < queue.length; i++) {
-    const { role, instance: on, steps } = queue[i];
+    const { role, instance: on, steps, noDirect } = queue[i];
     const hash = role.indexOf('#');
     if (hash >= 0 && role.slice(0, hash) !== typeOf(on)) continue;
     // Assigned on `on` only when its key names this role there: a top-level role that the type's own role
     // of that key hides is not (the service resolves the key to the resource role); tenant-wide it is.
-    if (hash >= 0 || graph.roleOn(role, on) === role) ways.push({ role, instance: on, by: { kind: 'direct' }, steps });
+    if ((hash >= 0 || graph.roleOn(role, on) === role) && !noDirect.has(on)) ways.push({ role, instance: on, by: { kind: 'direct' }, steps });
     const tenant = graph.tenantOf(on);
     if (hash < 0 && tenant !== null) ways.push({ role, instance: on, by: { kind: 'tenant', tenant }, steps });
     for (const g of facts.groupGrants) if (g.role === role && g.instance === on) ways.push({ role, instance: on, by: { kind: 'group', group: g.group }, steps });
@@ -113,7 +115,8 @@ function waysIn(graph: AccessGraph, user: string, granting: readonly string[], i
       if (d.role !== role || (d.noDirect && directOn.has(on))) continue;
       const fromType = d.from.slice(0, Math.max(0, d.from.indexOf('#')));
       for (const t of tuples) {
-        if (t.object === on && t.relation === d.relation && typeOf(t.subject) === fromType) visit(d.from, t.subject, [{ relation: d.relation, object: on, role }, ...steps]);
+        if (t.object !== on || t.relation !== d.relation || typeOf(t.subject) !== fromType) continue;
+        visit(d.from, t.subject, [{ relation: d.relation, object: on, role }, ...steps], d.noDirect ? new Set([...noDirect, on]) : noDirect);
       }
     }
   }
