@@ -91,8 +91,8 @@ describe.sequential('the plan is the truth about access (real server)', { timeou
     expect(changeLines(text.stdout)).toEqual([]);
     expect(text.stdout).not.toContain('matches the configuration');
     expect(text.stdout).toMatch(/Live, not in the configuration: 1 object; 1 kept, with the access they grant/);
-    expect(text.stdout).toMatch(/\? user:joan \(kept\)\n {6}admin on 7 instances \(document:budget, document:roadmap, folder:shared, …\) \(tenant-wide in acme\)/);
-    expect(md.stdout).toContain('| ? | `user:joan` | kept | admin on 7 instances');
+    expect(text.stdout).toMatch(/\? user:joan \(kept\)\n {6}admin on 3 instances \(document:budget, document:roadmap, folder:shared\) \(tenant-wide in acme\)/);
+    expect(md.stdout).toContain('| ? | `user:joan` | kept | admin on 3 instances');
     const kept = json(asJson.stdout).undeclared;
     expect(kept?.objects.map((o) => [o.id, o.fate])).toEqual([['user:joan', 'kept']]);
 
