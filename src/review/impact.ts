@@ -1,6 +1,7 @@
 import { buildAccessGraph, diffAccess, type AccessFacts, type AccessGraph } from '../access/index.js';
 import { factsFromState, type AccessSource } from '../access/from-state.js';
 import { typeOf } from '../access/paths.js';
+import { MEMBER_ROLE } from '../plan/live.js';
 import type { DesiredResource, DesiredResourceInstance, DesiredTuple, DesiredUserRole } from '../config/desired.js';
 import { targetOf, type AccessRequest } from './request.js';
 
@@ -26,8 +27,6 @@ export const roleIdOf = (r: Pick<RoleInfo, 'key' | 'resource'>): string => (r.re
 /** The key a role identity is named by on the wire (`editor` for `document#editor`): the service resolves it on the instance. */
 export const roleKeyOf = (id: string): string => id.slice(id.indexOf('#') + 1);
 
-/** The role that makes a user a member of a group: never offered (it is a membership, not a grant). */
-const MEMBER_ROLE = 'member';
 
 /**
  * The roles a reviewer may grant instead of the one asked (`r`), as identities, sorted: those that grant
