@@ -91,11 +91,8 @@ export function rolesInTenant(facts: RequesterFacts, tenant: string): string[] {
  */
 export function buildImpact(request: AccessRequest, roles: RoleInfo[], facts: RequesterFacts, role = request.role, tuples: readonly Tuple[] = []): Impact {
   const user = request.requester;
-  const instance = request.resource && request.instance ? `${request.resource}:${request.instance}` : undefined;
-  const mine: DesiredUserRole[] = facts.assignments.map((a) => ({ role: a.role, tenant: a.tenant, ...(a.resource_instance ? { on: a.resource_instance } : {}) }));
+  const { instance, mine, instances, g0 } = requesterGraph(request, roles, facts, tuples);
   const asked: DesiredUserRole = { role, tenant: request.tenant, ...(instance ? { on: instance } : {}) };
-  const instances = [...(instance ? [{ id: instance, tenant: request.tenant }] : []), ...mine.flatMap((a) => (a.on ? [{ id: a.on, tenant: a.tenant }] : []))];
-  const g0 = buildAccessGraph(factsOf(roles, stateOf(roles, [{ user, roles: mine }], instances, tuples)));
   const g1 = buildAccessGraph(factsOf(roles, stateOf(roles, [{ user, roles: [...mine, asked] }], instances, tuples)));
   const note = `partial view: from ${user}'s own role assignments and the role definitions; groups are not read, so ${user} may hold some of this already through a group (roster explain ${user} ROLE ${instance ?? 'INSTANCE'} --live shows every path)`;
   const id = instance ? g1.roleOn(role, instance) : role;
@@ -109,17 +106,37 @@ export function buildImpact(request: AccessRequest, roles: RoleInfo[], facts: Re
 
   if (!instance) {
     const where = `tenant-wide in ${request.tenant}`;
-    if (mine.some((a) => a.role === role && a.tenant === request.tenant && !a.on)) {
+    if (holdsRequested(request, roles, facts, role)) {
       return { lines: [`= ${user} already holds ${role} ${where}: approving changes nothing`], gained: [], note };
     }
     return { lines: [`+ ${role} ${where}${grants}`, `  on every ${type ? `${type} ` : ''}instance of ${request.tenant}`], gained: perms, note };
   }
 
-  if (g0.rolesOn(user, instance).some((h) => h.role === id)) {
+  if (holdsRequested(request, roles, facts, role)) {
     return { lines: [`= ${user} already holds ${id} on ${instance}: approving changes nothing`], gained: [], note };
   }
   if (perms.length === 0) return { lines: [`+ ${id} on ${targetOf(request)}${grants}`], gained: [], note };
   return instanceImpact(g0, g1, user, instance, id, perms, note);
+}
+
+/** The requester's own assignments as a graph, with the request's instance listed in its tenant. */
+function requesterGraph(request: AccessRequest, roles: readonly RoleInfo[], facts: RequesterFacts, tuples: readonly Tuple[] = []) {
+  const instance = request.resource && request.instance ? `${request.resource}:${request.instance}` : undefined;
+  const mine: DesiredUserRole[] = facts.assignments.map((a) => ({ role: a.role, tenant: a.tenant, ...(a.resource_instance ? { on: a.resource_instance } : {}) }));
+  const instances = [...(instance ? [{ id: instance, tenant: request.tenant }] : []), ...mine.flatMap((a) => (a.on ? [{ id: a.on, tenant: a.tenant }] : []))];
+  const g0 = buildAccessGraph(factsOf(roles, stateOf(roles, [{ user: request.requester, roles: mine }], instances, tuples)));
+  return { instance, mine, instances, g0 };
+}
+
+/**
+ * Whether the requester's own assignments hold the requested role (`role`, a key) where the request asks
+ * for it: on its instance (directly or tenant-wide), resolved as the service resolves it there; or
+ * tenant-wide, for a tenant-wide request. Holdings through groups are not read.
+ */
+export function holdsRequested(request: AccessRequest, roles: readonly RoleInfo[], facts: RequesterFacts, role = request.role): boolean {
+  const { instance, mine, g0 } = requesterGraph(request, roles, facts);
+  if (!instance) return mine.some((a) => a.role === role && a.tenant === request.tenant && a.on === undefined);
+  return g0.rolesOn(request.requester, instance).some((h) => h.role === g0.roleOn(role, instance));
 }
 
 /** Per instance, the permissions the grant adds (the request's instance first, then those derived from it). */

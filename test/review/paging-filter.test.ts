@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { buildFeedSpec, parseFilter, type Tab } from '../../src/review/filter.js';
 import { createFeed, feedComplete, feedItem, feedLength, summarizeFeed } from '../../src/review/paging.js';
 import { failPage, planFetches, receivePage, retryFailed } from '../../src/review/fetches.js';
+import { heldWarnings } from '../../src/review/warnings.js';
 import { buildImpact, roleOnRequest, rolesFor, rolesInTenant, type RequesterFacts, type RoleInfo } from '../../src/review/impact.js';
 import { aRequest, mixedRequests, someRequests } from './builders.js';
 
@@ -178,6 +179,15 @@ describe('resource roles and derivations in the impact and the role picker (issu
       '+ folder#editor: folder:read, folder:write on folder:finance',
       '+ document#editor: document:comment, document:read, document:write on document:q1 (from folder#editor on folder:finance via parent)',
     ]);
+  });
+
+  it('a held-role warning resolves the role as the service does: a tenant-wide top-level editor is not the document\'s editor', () => {
+    const tenantEditor = new Map([['alice', alice([{ role: 'editor', tenant: 'acme', resource_instance: null }])]]);
+    expect(heldWarnings([req()], tenantEditor, roles)).toEqual([]);
+    const documentEditor = new Map([['alice', alice([{ role: 'editor', tenant: 'acme', resource_instance: 'document:readme' }])]]);
+    expect(heldWarnings([req()], documentEditor, roles)).toEqual([expect.stringMatching(/^alice already holds editor on document:readme \(request /)]);
+    const topLevelOnly = roles.filter((r) => r.resource !== 'document');
+    expect(heldWarnings([req()], tenantEditor, topLevelOnly)).toHaveLength(1);
   });
 
   it('the picker offers the roles granting something on the resource, resource roles included, never member', () => {

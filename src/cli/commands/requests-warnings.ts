@@ -20,9 +20,10 @@ export async function readWarnings(source: ReviewSource, o: Outcome, config: str
   const pending = items.filter((r) => r.status === 'pending');
   if (pending.length === 0) return [];
   const people = new Map<string, RequesterFacts>();
-  await Promise.all([...new Set(pending.map((r) => r.requester))].map(async (u) => people.set(u, await source.readRequester(u))));
+  // The roles too: a role named on an instance is its type's resource role when there is one.
+  const [roles] = await Promise.all([source.readRoles(), ...[...new Set(pending.map((r) => r.requester))].map(async (u) => people.set(u, await source.readRequester(u)))]);
   const reviewers = await source.readReviewers();
-  const held = heldWarnings(o.kind === 'one' ? [o.request] : pending, people);
+  const held = heldWarnings(o.kind === 'one' ? [o.request] : pending, people, roles);
   const unreviewable = unreviewableWarning(source.tenant, config, reviewers.roles, reviewers.reviewers);
   return [...duplicateWarnings(pending), ...held, ...(unreviewable ? [unreviewable] : [])];
 }
