@@ -58,9 +58,14 @@ export function diffAccess(before: AccessGraph, after: AccessGraph, opts: Access
   const compare = (user: string, instance: string, was: readonly RoleHolding[], now: readonly RoleHolding[]) => {
     const a = subjects.before(instance, was);
     const b = subjects.after(instance, now);
+    // The role view never says a user gains a role they held already, or loses one they still hold: a
+    // tenant-wide role left out on a type it grants nothing on (subjectsIn) is still held. What its
+    // holders gain or lose when its definition changes is the permissions (definition-diff.ts).
+    const heldBefore = permissions ? undefined : new Set(was.map((h) => h.role));
+    const heldAfter = permissions ? undefined : new Set(now.map((h) => h.role));
     const mine: AccessChange[] = [];
-    for (const [subject, via] of b) if (!a.has(subject)) mine.push({ sign: '+', user, instance, subject, via });
-    for (const [subject, via] of a) if (!b.has(subject)) mine.push({ sign: '-', user, instance, subject, via });
+    for (const [subject, via] of b) if (!a.has(subject) && !heldBefore?.has(subject)) mine.push({ sign: '+', user, instance, subject, via });
+    for (const [subject, via] of a) if (!b.has(subject) && !heldAfter?.has(subject)) mine.push({ sign: '-', user, instance, subject, via });
     changes.push(...mine.sort(compareChanges));
   };
   for (const user of [...users].sort(cmp)) {

@@ -102,11 +102,31 @@ export interface Explanation {
   missing?: Missing;
 }
 
+/**
+ * One way to be granted what was asked: hold `role` on `instance` (`by`: a direct assignment, the role
+ * tenant-wide in the instance's tenant, or membership of a group given the role there). `steps` is empty
+ * when `instance` is the one asked about; otherwise the derivations that carry the role there, in order:
+ * each step derives `role` on `object` from the role before it, through the tuple `relation`.
+ */
+export interface Way {
+  role: string;
+  instance: string;
+  by: { readonly kind: 'direct' } | { readonly kind: 'tenant'; readonly tenant: string } | { readonly kind: 'group'; readonly group: string };
+  steps: { relation: string; object: string; role: string }[];
+}
+
 export interface Missing {
   /** Roles that would grant the subject on the instance (sorted). Empty when no role does. */
   roles: string[];
   /** Groups already given one of those roles on the instance: joining one grants it. */
   groups: { group: string; role: string }[];
+  /**
+   * Every way in, as data (the message says the same): holding one of `roles` on the instance directly,
+   * tenant-wide, or through a group given it; and holding a role on a related instance from which a
+   * derivation reaches it, directly or through a group given that role there. Sorted: on the instance
+   * first, then by derivation depth.
+   */
+  ways: Way[];
   /** The instance's tenant, for a tenant-wide grant; null when the instance is not listed. */
   tenant: string | null;
   /** One human sentence. */

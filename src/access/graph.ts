@@ -273,3 +273,13 @@ function nested(triples: [string, string, string][]): Map<string, Map<string, Se
   for (const [a, b, c] of triples) getOrSet(getOrSet(out, a, () => new Map()), b, () => new Set<string>()).add(c);
   return out;
 }
+
+/**
+ * Whether `role` grants any permission on the type of `instance`. A role held tenant-wide is held on
+ * every instance of its tenant, but says nothing about one of a type it grants nothing on: the access
+ * section (diff.ts) and the plan's undeclared block leave such holdings out.
+ */
+export function grantsOnType(graph: Pick<AccessGraph, 'permissionsOf'>, role: string, instance: string): boolean {
+  const type = typeOf(instance);
+  return graph.permissionsOf(role).some((p) => typeOf(p) === type);
+}

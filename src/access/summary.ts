@@ -1,12 +1,19 @@
 import type { AccessPath, Via } from './facts.js';
 import { cmp } from './paths.js';
+import { typeOf } from '../types/refs.js';
 import { plural } from '../words.js';
 
 export interface AccessSummaryEntry {
   sign: '+' | '-';
   /** Role key, or permission in the permission view. */
   subject: string;
-  instance: string;
+  /** The instance; absent on a tenant-wide line, which covers `instances`. */
+  instance?: string;
+  /**
+   * Tenant-wide lines only (`viaKind: 'tenant'`): every instance the line covers, sorted; each of `users`
+   * gains or loses `subject` on exactly these.
+   */
+  instances?: string[];
   /** Where the first (best) path of each change comes from. */
   viaKind: AccessPath['kind'];
   /** The granting group (last in the chain), the tenant, or '' for a direct grant. */
@@ -21,7 +28,7 @@ export interface AccessSummaryEntry {
  * What summarising reads of a change: the fields of diff.ts's `AccessChange` (written out here, not
  * imported: diff.ts calls `summarise`, and the two files must not import each other).
  */
-interface SummarisedChange {
+export interface SummarisedChange {
   sign: '+' | '-';
   user: string;
   instance: string;
@@ -31,11 +38,25 @@ interface SummarisedChange {
 
 /**
  * Groups changes by sign, subject, instance and origin of their best path, so that one group grant
- * reads as one line. Each change counts once, under its best path. Largest groups first, then by key.
+ * reads as one line. Each change counts once, under its best path. A change held only through a
+ * tenant-wide role is named once per role and tenant, with the instances it covers (`tenantWide`):
+ * a tenant-wide role reaches every instance of its tenant, thousands on a real environment. Largest
+ * groups first, then by key.
  */
 export function summarise(changes: readonly SummarisedChange[]): AccessSummaryEntry[] {
   const groups = new Map<string, AccessSummaryEntry>();
-  for (const c of changes) {
+  const { wide, rest } = tenantWide(changes);
+  for (const w of wide) {
+    const key = ['tenant', w.sign, w.subject, w.tenant, w.role ?? '', ...w.instances].join('\u0000');
+    let entry = groups.get(key);
+    if (!entry) {
+      entry = { sign: w.sign, subject: w.subject, instances: w.instances, viaKind: 'tenant', via: w.tenant, users: [] };
+      if (w.role !== undefined) entry.role = w.role;
+      groups.set(key, entry);
+    }
+    entry.users.push(w.user);
+  }
+  for (const c of rest) {
     const best = c.via[0];
     const via = origin(best.path);
     const role = best.role === c.subject ? undefined : best.role;
@@ -53,13 +74,53 @@ export function summarise(changes: readonly SummarisedChange[]): AccessSummaryEn
   return out.sort(
     (a, b) =>
       b.users.length - a.users.length ||
-      cmp(a.instance, b.instance) ||
+      cmp(a.instance ?? '', b.instance ?? '') ||
       cmp(a.subject, b.subject) ||
       (a.sign === b.sign ? 0 : a.sign === '+' ? -1 : 1) ||
       cmp(a.viaKind, b.viaKind) ||
       cmp(a.via, b.via) ||
-      cmp(a.role ?? '', b.role ?? ''),
+      cmp(a.role ?? '', b.role ?? '') ||
+      cmp((a.instances ?? []).join(' '), (b.instances ?? []).join(' ')),
   );
+}
+
+/** One user's change of `subject` through a tenant-wide role, on every instance it covers. */
+export interface TenantWideChange<C extends SummarisedChange = SummarisedChange> {
+  sign: '+' | '-';
+  user: string;
+  subject: string;
+  tenant: string;
+  /** The role carrying a permission (permission view); absent when `subject` is the role. */
+  role?: string;
+  /** Sorted. */
+  instances: string[];
+  /** The changes it stands for. */
+  changes: C[];
+}
+
+/**
+ * The changes held only through tenant-wide roles (every path tenant-wide), merged per user, sign,
+ * subject, tenant and role; the others as they are, in their order.
+ */
+export function tenantWide<C extends SummarisedChange>(changes: readonly C[]): { wide: TenantWideChange<C>[]; rest: C[] } {
+  const byKey = new Map<string, TenantWideChange<C>>();
+  const rest: C[] = [];
+  for (const c of changes) {
+    const best = c.via[0];
+    if (best.path.kind !== 'tenant' || !c.via.every((v) => v.path.kind === 'tenant')) {
+      rest.push(c);
+      continue;
+    }
+    const role = best.role === c.subject ? undefined : best.role;
+    const key = [c.user, c.sign, c.subject, best.path.tenant, role ?? ''].join('\u0000');
+    let w = byKey.get(key);
+    if (!w) byKey.set(key, (w = { sign: c.sign, user: c.user, subject: c.subject, tenant: best.path.tenant, ...(role !== undefined ? { role } : {}), instances: [], changes: [] }));
+    w.instances.push(c.instance);
+    w.changes.push(c);
+  }
+  const wide = [...byKey.values()];
+  for (const w of wide) w.instances.sort(cmp);
+  return { wide, rest };
 }
 
 function origin(path: AccessPath): string {
@@ -80,8 +141,34 @@ export function formatSummaryEntry(e: AccessSummaryEntry): string {
   const n = e.users.length;
   const who = plural(n, 'user');
   const verb = e.sign === '+' ? (n === 1 ? 'gains' : 'gain') : n === 1 ? 'loses' : 'lose';
+  if (e.instances) return `${e.sign}${who} ${verb} ${describeTenantWide(e.subject, e.role, e.via, e.instances)}`;
   const how =
     e.viaKind === 'group' ? e.via : e.viaKind === 'tenant' ? `tenant-wide role in ${e.via}` : e.viaKind === 'derived' ? `a role on ${e.via}` : 'direct assignment';
   const role = e.role === undefined ? '' : ` (${e.role})`;
   return `${e.sign}${who} ${verb} ${e.subject} on ${e.instance} via ${how}${role}`;
+}
+
+/**
+ * "folder:read through auditor in acme, on 3 folders" (a permission and the role carrying it), or
+ * "auditor tenant-wide in acme, on 2 documents and 3 folders" (a role); one instance is named.
+ */
+export function describeTenantWide(subject: string, role: string | undefined, tenant: string, instances: readonly string[]): string {
+  const how = role === undefined ? `${subject} tenant-wide in ${tenant}` : `${subject} through ${role} in ${tenant}`;
+  return `${how}, on ${countInstances(instances)}`;
+}
+
+/** "document:a", or "2 documents and 3 folders". */
+export function countInstances(instances: readonly string[]): string {
+  if (instances.length === 1) return instances[0];
+  const byType = new Map<string, number>();
+  for (const i of instances) byType.set(typeOf(i), (byType.get(typeOf(i)) ?? 0) + 1);
+  const parts = [...byType].sort(([a], [b]) => cmp(a, b)).map(([type, n]) => `${n.toLocaleString('en-US')} ${n === 1 ? type : pluralOfType(type)}`);
+  return parts.length <= 2 ? parts.join(' and ') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
+}
+
+/** English plural of a type key, for counts ("3 folders", "2 policies", "4 boxes"). */
+function pluralOfType(word: string): string {
+  if (/[^aeiou]y$/.test(word)) return `${word.slice(0, -1)}ies`;
+  if (/(s|x|z|ch|sh)$/.test(word)) return `${word}es`;
+  return `${word}s`;
 }

@@ -241,7 +241,8 @@ function derivationsOf(resources: ResourceRead[]): Derivation[] {
  * An entry whose id is a top-level role's is that role derived onto the resource (`roster serve` lists
  * the group derivations of top-level roles given on instances there): not a resource role.
  */
-function resourceRolesOf(r: ResourceRead, topLevelIds: Set<string>): DesiredResourceRole[] {
+/** A resource's own roles as read (shared with the review's role reads, src/review/source.ts). */
+export function resourceRolesOf(r: ResourceRead, topLevelIds: Set<string>): DesiredResourceRole[] {
   const own = (p: string) => (p.startsWith(`${r.key}:`) ? p.slice(r.key.length + 1) : p);
   return Object.entries(r.roles ?? {})
     .filter(([, role]) => !(role.id && topLevelIds.has(role.id)))

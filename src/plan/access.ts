@@ -11,7 +11,7 @@ import { derivationCache } from '../access/derive.js';
 import { evaluateAssertions, type HeldLookup } from '../access/assertions.js';
 import { failureLines, placeOf } from '../access/check-report.js';
 import { diffRoleDefinitions } from '../access/definition-diff.js';
-import { summarise } from '../access/summary.js';
+import { describeTenantWide, summarise, tenantWide } from '../access/summary.js';
 import type { AccessChange } from '../access/diff.js';
 import type { LiveState } from '../types/live.js';
 import type { Change } from './change.js';
@@ -24,7 +24,10 @@ export interface PlanAccessSummary {
   line: string;
   sign: '+' | '-';
   subject: string;
-  instance: string;
+  /** The instance; absent on a tenant-wide line, which covers `instances`. */
+  instance?: string;
+  /** Tenant-wide lines only: every instance the line covers, sorted (`tenant` is `via`). */
+  instances?: string[];
   viaKind: 'direct' | 'tenant' | 'group' | 'derived';
   via: string;
   role?: string;
@@ -36,7 +39,15 @@ export interface PlanAccessSummary {
 export interface PlanAccessChange {
   sign: '+' | '-';
   subject: string;
-  instance: string;
+  /** The instance; absent on a change through a tenant-wide role, which covers `instances`. */
+  instance?: string;
+  /**
+   * A change held only through a tenant-wide role, named once per role and tenant: the instances it
+   * covers (sorted), the tenant, and the role carrying the permission (permission view).
+   */
+  instances?: string[];
+  tenant?: string;
+  role?: string;
   /** Formatted granting paths, best first (at most `limits.pathsPerChange`). */
   paths: string[];
 }
@@ -107,18 +118,34 @@ export function planAccess(input: PlanAccessInput): PlanAccess {
     line: formatSummaryEntry(e),
     sign: e.sign,
     subject: e.subject,
-    instance: e.instance,
+    ...(e.instance !== undefined ? { instance: e.instance } : {}),
+    ...(e.instances !== undefined ? { instances: e.instances } : {}),
     viaKind: e.viaKind,
     via: e.via,
     ...(e.role !== undefined ? { role: e.role } : {}),
     userCount: e.users.length,
     users: e.users.slice(0, limits.usersPerLine),
   }));
+  // Per user, a tenant-wide role's gains or losses once per role and tenant (where the user's first
+  // change of it comes), the rest per instance; capped by the changes they stand for.
   const byUser: PlanAccess['byUser'] = [];
-  for (const c of diff.changes.slice(0, limits.changes)) {
+  const { wide } = tenantWide(diff.changes);
+  const firstOf = new Map(wide.map((w) => [w.changes[0], w]));
+  const merged = new Set(wide.flatMap((w) => w.changes.slice(1)));
+  let shown = 0;
+  for (const c of diff.changes) {
+    if (merged.has(c)) continue;
+    const w = firstOf.get(c);
+    const size = w ? w.changes.length : 1;
+    if (shown + size > limits.changes) break;
+    shown += size;
     if (byUser.length === 0 || byUser[byUser.length - 1].user !== c.user) byUser.push({ user: c.user, changes: [] });
-    const paths = c.via.slice(0, limits.pathsPerChange).map((v) => formatPath(c.user, v.path, v.role, c.instance));
-    byUser[byUser.length - 1].changes.push({ sign: c.sign, subject: c.subject, instance: c.instance, paths });
+    const paths = c.via.slice(0, limits.pathsPerChange).map((v) => (w ? formatTenantPath(c.user, v.role, w.tenant) : formatPath(c.user, v.path, v.role, c.instance)));
+    byUser[byUser.length - 1].changes.push(
+      w
+        ? { sign: c.sign, subject: c.subject, instances: w.instances, tenant: w.tenant, ...(w.role !== undefined ? { role: w.role } : {}), paths }
+        : { sign: c.sign, subject: c.subject, instance: c.instance, paths },
+    );
   }
   const out: PlanAccess = {
     level: diff.level,
@@ -128,7 +155,7 @@ export function planAccess(input: PlanAccessInput): PlanAccess {
     summary,
     omittedSummary: diff.summary.length - summary.length,
     byUser,
-    omittedChanges: Math.max(0, diff.changes.length - limits.changes),
+    omittedChanges: diff.changes.length - shown,
   };
   if (input.assertions && input.assertions.length > 0) {
     const report = evaluateAssertions(input.assertions, after, { held: input.held });
@@ -168,7 +195,7 @@ export function accessTextLines(a: PlanAccess): string[] {
   for (const u of a.byUser) {
     lines.push(`    ${u.user}`);
     for (const c of u.changes) {
-      lines.push(`      ${c.sign} ${c.subject} on ${c.instance}`);
+      lines.push(`      ${c.sign} ${describeChange(c)}`);
       for (const p of c.paths) lines.push(`          ${p}`);
     }
   }
@@ -185,7 +212,10 @@ export function accessMarkdownLines(a: PlanAccess): string[] {
   if (a.byUser.length > 0) {
     out.push('', '<details><summary>By user, with the granting paths</summary>', '', '| user | change | paths |', '|---|---|---|');
     for (const u of a.byUser) {
-      for (const c of u.changes) out.push(`| ${codeCell(u.user)} | ${c.sign} ${cell(c.subject)} on ${codeCell(c.instance)} | ${c.paths.map(codeCell).join('<br>')} |`);
+      for (const c of u.changes) {
+        const what = c.instances ? cell(describeChange(c)) : `${cell(c.subject)} on ${codeCell(c.instance!)}`;
+        out.push(`| ${codeCell(u.user)} | ${c.sign} ${what} | ${c.paths.map(codeCell).join('<br>')} |`);
+      }
     }
     if (a.omittedChanges > 0) out.push('', `… and ${a.omittedChanges} more changes.`);
     out.push('', '</details>');
@@ -195,6 +225,18 @@ export function accessMarkdownLines(a: PlanAccess): string[] {
     for (const f of a.assertions.failures) out.push(`- **${f.name}** (${f.place})`, ...f.lines.map((l) => `  - \`${l.trim()}\``));
   }
   return out;
+}
+
+/** A change as one line: "editor on document:a", or "folder:read through auditor in acme, on 3 folders (folder:a, folder:b, folder:c)". */
+function describeChange(c: PlanAccessChange): string {
+  if (!c.instances) return `${c.subject} on ${c.instance}`;
+  const listed = c.instances.length > 1 ? ` (${c.instances.slice(0, 3).join(', ')}${c.instances.length > 3 ? ', …' : ''})` : '';
+  return `${describeTenantWide(c.subject, c.role, c.tenant!, c.instances)}${listed}`;
+}
+
+/** "frank → auditor (tenant-wide in acme)": the path of a change through a tenant-wide role, on no one instance. */
+function formatTenantPath(user: string, role: string, tenant: string): string {
+  return `${user} → ${role} (tenant-wide in ${tenant})`;
 }
 
 function headline(a: PlanAccess): string {

@@ -10,6 +10,8 @@ import { targetTenant } from '../types/desired.js';
 import type { ClassifiedGrants, HeldGrant } from './request-grants.js';
 import type { GrantRequest } from '../types/live.js';
 import { reviewerOf } from './render-held.js';
+import { resolveRoleKey } from '../access/facts.js';
+import { typeOf } from '../types/refs.js';
 
 export interface SkippedGrant {
   /** The assignment identity. */
@@ -49,7 +51,9 @@ export function planAdoption(desired: DesiredState, classified: ClassifiedGrants
       unselected++;
       continue;
     }
-    const reason = whyNot(desired, g) ?? (g.expiresAt && !o.withLifetime ? lifetimeReason(desired, g) : undefined);
+    // A lifetime comes first: it is why the grant is not in the configuration, whatever else it lacks.
+    const reasons = [g.expiresAt && !o.withLifetime ? lifetimeReason(desired, g) : undefined, whyNot(desired, g)].filter((r) => r !== undefined);
+    const reason = reasons.length > 0 ? reasons.join('; besides, ') : undefined;
     if (reason) skipped.push({ id: g.id, request: g.request, reason });
     else adopt.push(g);
   }
@@ -78,7 +82,10 @@ function whyNot(desired: DesiredState, g: HeldGrant): string | undefined {
   if (g.kind === 'member') return `a group membership: add "${g.user}" to the members of group "${g.on}" by hand`;
   if (!desired.sections.has('users')) return 'the configuration has no users section';
   if (!desired.users.has(g.user)) return `user "${g.user}" is not declared in the configuration`;
-  if (!desired.roles.has(g.role)) return `role "${g.role}" is not declared in the configuration`;
+  const role = roleNamed(desired, g);
+  if (role === undefined) {
+    return `role "${g.role}" is not declared in the configuration${g.on === undefined ? '' : ` (neither as a role of ${typeOf(g.on)} nor as a top-level role)`}`;
+  }
   if (!desired.tenants.has(g.tenant)) return `tenant "${g.tenant}" is not declared in the configuration`;
   if (g.on !== undefined) {
     const tenant = targetTenant(desired, g.on);
@@ -86,6 +93,21 @@ function whyNot(desired: DesiredState, g: HeldGrant): string | undefined {
     if (tenant !== g.tenant) return `resource instance "${g.on}" is in tenant "${tenant}" in the configuration, not "${g.tenant}"`;
   }
   return undefined;
+}
+
+/**
+ * The role a grant names, as the configuration declares it: on an instance, the resource role of its type
+ * when the type declares one (`document#editor`, written `{ role: editor, on: document:readme }`), else
+ * the top-level role (src/access/facts.ts, `resolveRoleKey`: the service's rule); tenant-wide, a
+ * top-level role. Undefined when the configuration declares neither.
+ */
+function roleNamed(desired: DesiredState, g: HeldGrant): string | undefined {
+  const isResourceRole = (id: string) => {
+    const [type, key] = [id.slice(0, id.indexOf('#')), id.slice(id.indexOf('#') + 1)];
+    return desired.resources.get(type)?.roles?.some((r) => r.key === key) === true;
+  };
+  const id = g.on === undefined ? g.role : resolveRoleKey(g.role, g.on, isResourceRole);
+  return id.includes('#') || desired.roles.has(id) ? id : undefined;
 }
 
 /** The comment written above an adopted role: the request, its reviewer and date. */

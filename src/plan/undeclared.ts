@@ -6,6 +6,7 @@
  */
 import { SECTIONS, type DesiredState, type Section } from '../types/desired.js';
 import { buildAccessGraph, type AccessGraph } from '../access/index.js';
+import { grantsOnType } from '../access/graph.js';
 import { factsFromState } from '../access/from-state.js';
 import { typeOf } from '../types/refs.js';
 import { DEFAULT_TENANT, MEMBER_ROLE } from '../types/names.js';
@@ -161,6 +162,8 @@ function describer(graph: AccessGraph, input: UndeclaredInput): (kind: Kind, key
 function userAccess(graph: AccessGraph, user: string): string[] {
   const byOrigin = new Map<string, string[]>();
   for (const g of graph.grantsOf(user)) {
+    // A tenant-wide role on an instance of a type it grants nothing on is no access there.
+    if (g.paths.every((p) => p.kind === 'tenant') && !grantsOnType(graph, g.role, g.instance)) continue;
     const p = g.paths[0];
     const origin =
       p.kind === 'direct' ? 'direct'
@@ -193,6 +196,9 @@ function onInstance(graph: AccessGraph, live: LiveState, ref: string, isGroup: b
   const roles = [...new Set([...live.roles.keys(), MEMBER_ROLE, ...ofType].map((r) => (r === MEMBER_ROLE ? r : graph.roleOn(r, ref))))].sort(cmp);
   for (const role of roles) {
     if (isGroup && role === MEMBER_ROLE) continue; // its members, above
+    // Only what is granted there: a role that grants nothing on the type (a tenant-wide admin of
+    // documents, on a team) is no access to it.
+    if (!grantsOnType(graph, role, ref)) continue;
     const holders = graph.usersWith(role, ref);
     if (holders.length > 0) lines.push(`${role} on it to ${users(holders)}`);
   }

@@ -20,7 +20,8 @@ export type Prompt =
   | { kind: 'filter'; draft: string }
   | { kind: 'comment'; intent: DecisionIntent; draft: string }
   | { kind: 'confirm'; intent: DecisionIntent }
-  | { kind: 'role'; id: string; choices: string[]; cursor: number };
+  /** `choices` and `asked` are role identities (`document#viewer`): the requested role as resolved on the request's target. */
+  | { kind: 'role'; id: string; choices: string[]; cursor: number; asked: string };
 
 export const VERB: Record<DecisionKind, { doing: string; done: string; key: string }> = {
   approve: { doing: 'approving', done: 'approved', key: 'a' },

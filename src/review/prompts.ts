@@ -1,6 +1,6 @@
 import { describeRequest, refusal, VERB, type DecisionKind, type Prompt } from './decisions.js';
 import { parseFilter } from './filter.js';
-import { rolesFor } from './impact.js';
+import { roleKeyOf, roleOnRequest, rolesFor } from './impact.js';
 import type { KeyPress } from './keys.js';
 import { findRequest, selected } from './rows.js';
 import { only, reload, say, type QueueState, type Step } from './state.js';
@@ -25,9 +25,11 @@ export function startRoleChange(s: QueueState): Step {
   if (why) return say(s, 'warning', why);
   if (s.roles.state === 'loading') return say(s, 'info', 'the roles are still loading');
   if (s.roles.state === 'failed') return say(s, 'error', `could not read the roles (${s.roles.message}): press R to retry`);
-  const choices = rolesFor(r, s.roles.value).map((x) => x.key).sort();
+  // Choices are role identities (`document#viewer`); the service is sent the key, which it resolves on the instance the same way.
+  const choices = rolesFor(r, s.roles.value);
   if (choices.length === 0) return say(s, 'warning', `no role grants anything on ${r.resource ?? 'this tenant'}`);
-  return only({ ...s, message: undefined, prompt: { kind: 'role', id: r.id, choices, cursor: Math.max(0, choices.indexOf(r.role)) } });
+  const asked = roleOnRequest(r, s.roles.value, r.role);
+  return only({ ...s, message: undefined, prompt: { kind: 'role', id: r.id, choices, asked, cursor: Math.max(0, choices.indexOf(asked)) } });
 }
 
 /** A one-line editor: printable input appends, backspace removes, ctrl-u clears. */
@@ -51,7 +53,7 @@ export function onPromptKey(s: QueueState, p: Prompt, k: KeyPress): Step {
       const n = p.choices.length;
       if (k.name === 'down' || k.input === 'j') return only({ ...s, prompt: { ...p, cursor: (p.cursor + 1) % n } });
       if (k.name === 'up' || k.input === 'k') return only({ ...s, prompt: { ...p, cursor: (p.cursor + n - 1) % n } });
-      if (k.name === 'return') return startDecision({ ...s, prompt: undefined }, 'approve', p.choices[p.cursor]);
+      if (k.name === 'return') return startDecision({ ...s, prompt: undefined }, 'approve', roleKeyOf(p.choices[p.cursor]));
       return only(s);
     }
     case 'comment':

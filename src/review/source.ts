@@ -3,7 +3,8 @@ import { ApiError } from '../errors.js';
 import { isEnvelope } from '../api/paging.js';
 import { CONFIG_SHAPE, reviewerRolesOf, type LevelsRead } from '../api/levels.js';
 import { expectFields, expectListItems, ID, listOf, optional, STRING, type Shape } from '../api/answer.js';
-import { ASSIGNMENT_ITEM } from '../api/shapes.js';
+import { ASSIGNMENT_ITEM, RESOURCE_ITEM } from '../api/shapes.js';
+import { resourceRolesOf, type ResourceRead } from '../api/read-live.js';
 import { readAccessRequest, type AccessRequest } from './request.js';
 import type { FeedQuery } from './paging.js';
 import type { RequesterFacts, RoleInfo } from './impact.js';
@@ -23,7 +24,7 @@ export interface ReviewSource {
   deny(id: string, body?: { comment?: string }): Promise<AccessRequest>;
   update(id: string, body: { comment?: string; role?: string }): Promise<AccessRequest>;
   cancel(id: string, body?: { reason?: string }): Promise<AccessRequest>;
-  /** Every role of the environment, with its permissions. */
+  /** Every role of the environment, top-level and resource roles, with their permissions. */
   readRoles(): Promise<RoleInfo[]>;
   /** The requester's role assignments (every tenant, or only `tenant`'s; callers pick the request's). */
   readRequester(user: string, o?: { tenant?: string }): Promise<RequesterFacts>;
@@ -70,7 +71,7 @@ export interface SourceOptions {
 const KEYED = expectFields({ key: STRING });
 const ACCESS_REQUEST_SHAPE: Shape = { id: ID, access_request_details: { role: STRING }, created_at: STRING, status: optional(STRING) };
 const ACCESS_REQUEST = expectFields(ACCESS_REQUEST_SHAPE);
-const ROLE_ITEM: Shape = { key: STRING, name: optional(STRING), permissions: optional(listOf(STRING)), extends: optional(listOf(STRING)) };
+const ROLE_ITEM: Shape = { id: optional(ID), key: STRING, name: optional(STRING), permissions: optional(listOf(STRING)), extends: optional(listOf(STRING)) };
 
 /** The API's status filter, in the public spelling (our server accepts both). */
 const STATUS_QUERY = { pending: 'pending', approved: 'approved', denied: 'denied', canceled: 'canceled' } as const;
@@ -160,13 +161,22 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
     update: async (id, b) => read(await client.patch(one(id, 'reviewer'), compact({ reviewer_comment: b.comment, role: b.role }))),
     cancel: async (id, b = {}) => read(await client.put(one(id, 'cancel'), compact({ reason: b.reason }))),
     async readRoles() {
-      const roles = await client.listAll<Record<string, unknown>>(`${client.paths.schema}/roles`, { firstPageQuery: { include_total_count: true }, item: ROLE_ITEM });
-      return roles.map((r) => ({
-        key: String(r.key),
-        name: typeof r.name === 'string' ? r.name : undefined,
-        permissions: Array.isArray(r.permissions) ? r.permissions.map(String) : [],
-        extends: Array.isArray(r.extends) ? r.extends.map(String) : [],
-      }));
+      // Top-level roles, and each resource's own roles (with their derivations): a role named on an
+      // instance is the resource role of its type when there is one, as the service resolves it.
+      const [roles, resources] = await Promise.all([
+        client.listAll<Record<string, unknown>>(`${client.paths.schema}/roles`, { firstPageQuery: { include_total_count: true }, item: ROLE_ITEM }),
+        client.listAll<ResourceRead>(`${client.paths.schema}/resources`, { firstPageQuery: { include_total_count: true }, item: RESOURCE_ITEM }),
+      ]);
+      const topLevelIds = new Set(roles.flatMap((r) => (typeof r.id === 'string' ? [r.id] : [])));
+      return [
+        ...roles.map((r) => ({
+          key: String(r.key),
+          name: typeof r.name === 'string' ? r.name : undefined,
+          permissions: Array.isArray(r.permissions) ? r.permissions.map(String) : [],
+          extends: Array.isArray(r.extends) ? r.extends.map(String) : [],
+        })),
+        ...resources.flatMap((res) => resourceRolesOf(res, topLevelIds).map((r) => ({ ...r, resource: res.key }))),
+      ];
     },
     async readReviewing(configs = [own]) {
       const [levels, mine] = await Promise.all([

@@ -1,6 +1,6 @@
 import type { AccessRequest } from './request.js';
 import { placeOf, targetOf } from './request.js';
-import type { RequesterFacts } from './impact.js';
+import { holdsRequested, type RequesterFacts, type RoleInfo } from './impact.js';
 
 /**
  * Warnings for `roster requests` (pure): duplicate pending requests, requests for a role the requester
@@ -25,17 +25,15 @@ export function duplicateWarnings(items: readonly AccessRequest[]): string[] {
   return out;
 }
 
-/** Whether `facts` hold `r.role` where `r` asks for it: on its instance, or tenant-wide in its tenant. */
-export function holdsAlready(r: AccessRequest, facts: RequesterFacts): boolean {
-  const on = r.resource && r.instance ? `${r.resource}:${r.instance}` : null;
-  return facts.assignments.some((a) => a.role === r.role && a.tenant === r.tenant && (a.resource_instance === null || a.resource_instance === on));
-}
-
-export function heldWarnings(items: readonly AccessRequest[], people: ReadonlyMap<string, RequesterFacts>): string[] {
+/**
+ * Requests for a role the requester holds already where it is asked for: on its instance (directly or
+ * tenant-wide) or tenant-wide, the role resolved as the service resolves it (impact.ts, the shared graph).
+ */
+export function heldWarnings(items: readonly AccessRequest[], people: ReadonlyMap<string, RequesterFacts>, roles: readonly RoleInfo[]): string[] {
   const out: string[] = [];
   for (const r of items) {
     const facts = people.get(r.requester);
-    if (r.status === 'pending' && facts && holdsAlready(r, facts)) out.push(`${r.requester} already holds ${r.role} ${r.instance ? `on ${targetOf(r)}` : `in ${r.tenant}`} (request ${r.id.slice(0, 8)}): approving changes nothing`);
+    if (r.status === 'pending' && facts && holdsRequested(r, roles, facts)) out.push(`${r.requester} already holds ${r.role} ${r.instance ? `on ${targetOf(r)}` : `in ${r.tenant}`} (request ${r.id.slice(0, 8)}): approving changes nothing`);
   }
   return out;
 }

@@ -80,6 +80,24 @@ describe('diffRoleDefinitions', () => {
   });
 });
 
+describe('a role held tenant-wide that loses its last permission on a type (issue 28)', () => {
+  const world = (auditor: string[]) => facts({
+    roles: { auditor, editor: ['folder:read'] },
+    instances: [['folder:a', 'acme'], ['folder:b', 'acme'], ['document:d', 'acme']],
+    tenantRoles: [['frank', 'auditor', 'acme']],
+    instanceRoles: [['frank', 'editor', 'folder:b']],
+  });
+
+  it('the role view loses no role frank still holds; the definition diff says which permission he loses, and where', () => {
+    const b = buildAccessGraph(world(['folder:read', 'document:read']));
+    const a = buildAccessGraph(world(['document:read']));
+    expect(a.rolesOn('frank', 'folder:a').map((h) => h.role)).toEqual(['auditor']);
+    expect(diffAccess(b, a).changes).toEqual([]);
+    // On folder:b his editor role still grants folder:read.
+    expect(diffRoleDefinitions(b, a).map((c) => `${c.sign}${c.user} ${c.subject}@${c.instance}`)).toEqual(['-frank folder:read@folder:a']);
+  });
+});
+
 describe('the plan access section shows permission changes by default', () => {
   const config = (editor: string) => `
 resources: { document: [read, write, share] }

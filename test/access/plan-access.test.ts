@@ -149,3 +149,84 @@ describe('planAccess of a plan without changes', () => {
     expect(got).toEqual({ level: diff.level, users: 0, gains: 0, losses: 0, summary: [], omittedSummary: 0, byUser: [], omittedChanges: 0 });
   });
 });
+
+describe('a tenant-wide role in the access section (issue 28)', () => {
+  const world = (auditor: string) => `
+resources: { folder: [read, write], document: [read] }
+roles: { auditor: [${auditor}], editor: [folder:read, folder:write] }
+tenants: { acme: {} }
+users:
+  frank: { tenants: [acme], roles: [{ role: auditor, tenant: acme }] }
+  gina: { tenants: [acme], roles: [{ role: auditor, tenant: acme }, { role: editor, on: folder:finance }] }
+resource_instances: { folder:finance: acme, folder:hr: acme, folder:ops: acme, document:memo: acme }
+`;
+
+  it('a permission removed from a role held tenant-wide: the permission is lost, once per role and tenant; never the role, which is still held', () => {
+    const { plan, access: a } = access(world('folder:read, document:read'), world('document:read'));
+    expect(a.summary.map((s) => s.line)).toEqual(['-1 user loses folder:read through auditor in acme, on 3 folders', '-1 user loses folder:read through auditor in acme, on 2 folders']);
+    expect(a.summary.map((s) => s.users)).toEqual([['frank'], ['gina']]);
+    expect(a.summary[0]).toMatchObject({ sign: '-', subject: 'folder:read', viaKind: 'tenant', via: 'acme', role: 'auditor', instances: ['folder:finance', 'folder:hr', 'folder:ops'] });
+    expect(a.summary[0].instance).toBeUndefined();
+    const text = accessTextLines(a).join('\n');
+    expect(text).not.toMatch(/loses auditor/);
+    expect(text).toContain('    frank\n      - folder:read through auditor in acme, on 3 folders (folder:finance, folder:hr, folder:ops)\n          frank → auditor (tenant-wide in acme)');
+    // gina keeps folder:read on finance through her editor role: lost on the two others only.
+    expect(text).toContain('      - folder:read through auditor in acme, on 2 folders (folder:hr, folder:ops)');
+    expect([a.users, a.gains, a.losses]).toEqual([2, 0, 5]);
+    expect(accessMarkdownLines(a)).toContain('- `-1 user loses folder:read through auditor in acme, on 3 folders`: frank');
+    const json = JSON.parse(renderPlanJson({ ...plan, access: a })).access;
+    expect(json.byUser[0]).toEqual({ user: 'frank', changes: [{ sign: '-', subject: 'folder:read', instances: ['folder:finance', 'folder:hr', 'folder:ops'], tenant: 'acme', role: 'auditor', paths: ['frank → auditor (tenant-wide in acme)'] }] });
+  });
+
+  it('renders in text and Markdown', () => {
+    const { access: a } = access(world('folder:read, document:read'), world('document:read'));
+    expect(accessTextLines(a).join('\n')).toMatchInlineSnapshot(`
+      "Access changes: 2 users; 0 gained, 5 lost.
+        -1 user loses folder:read through auditor in acme, on 3 folders
+            frank
+        -1 user loses folder:read through auditor in acme, on 2 folders
+            gina
+
+        By user:
+          frank
+            - folder:read through auditor in acme, on 3 folders (folder:finance, folder:hr, folder:ops)
+                frank → auditor (tenant-wide in acme)
+          gina
+            - folder:read through auditor in acme, on 2 folders (folder:hr, folder:ops)
+                gina → auditor (tenant-wide in acme)"
+    `);
+    expect(accessMarkdownLines(a).join('\n')).toMatchInlineSnapshot(`
+      "#### Access changes
+
+      2 users; 0 gained, 5 lost.
+
+      - \`-1 user loses folder:read through auditor in acme, on 3 folders\`: frank
+      - \`-1 user loses folder:read through auditor in acme, on 2 folders\`: gina
+
+      <details><summary>By user, with the granting paths</summary>
+
+      | user | change | paths |
+      |---|---|---|
+      | \`frank\` | - folder:read through auditor in acme, on 3 folders (folder:finance, folder:hr, folder:ops) | \`frank → auditor (tenant-wide in acme)\` |
+      | \`gina\` | - folder:read through auditor in acme, on 2 folders (folder:hr, folder:ops) | \`gina → auditor (tenant-wide in acme)\` |
+
+      </details>"
+    `);
+  });
+
+  it('the last permission on a type removed from a role held tenant-wide: still no "loses auditor"', () => {
+    const { access: a } = access(world('folder:read'), world('document:read'));
+    const lines = accessTextLines(a).join('\n');
+    expect(lines).not.toMatch(/(gains|loses|gain|lose) auditor/);
+    expect(a.summary.map((s) => s.line)).toEqual([
+      '+2 users gain document:read through auditor in acme, on document:memo',
+      '-1 user loses folder:read through auditor in acme, on 3 folders',
+      '-1 user loses folder:read through auditor in acme, on 2 folders',
+    ]);
+  });
+
+  it('a tenant-wide role given: one line for the role and tenant, not one per instance', () => {
+    const { access: a } = access(world('folder:read').replace("roles: [{ role: auditor, tenant: acme }] }", '}'), world('folder:read'));
+    expect(a.summary.map((s) => s.line)).toEqual(['+1 user gains auditor tenant-wide in acme, on 3 folders']);
+  });
+});

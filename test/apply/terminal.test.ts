@@ -185,7 +185,7 @@ describe.skipIf(!hasTmux)('roster apply on a terminal (tmux)', { timeout: 120_00
     const config = `version: 1\nresources:\n  doc: { name: Doc, actions: [read] }\nroles:\n  reader: { name: Reader, permissions: [doc:read] }\ntenants:\n  shown: { name: Shown }\nusers:\n  vera: { tenants: [shown], roles: [reader] }\nresource_instances:\n  doc:d1: { tenant: shown }\n`;
     const t = apply('access.yaml', config);
     const s = await t.until(`to ${on()} (1 user gains or loses access: see above)? [y/N]`);
-    expect(s.replace(/\s+/g, ' ')).toMatch(/Access changes: 1 user;.*\+1 user gains reader on .*vera/);
+    expect(s.replace(/\s+/g, ' ')).toMatch(/Access changes: 1 user;.*\+1 user gains reader tenant-wide in shown, on doc:d1 .*vera/);
     t.type('n');
     t.keys('Enter');
     expect((await t.exit()).code).toBe(1);

@@ -42,7 +42,7 @@ describe('apply enforces what plan checks (case 4) and shows access (case 5)', (
     const r = await env.roster('apply', 'ok.yaml', '--yes');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(`Plan for p/e on ${new URL(env.server.url).host}\n`);
-    expect(r.stdout).toMatch(/Access changes: 1 user; \d+ gained, 0 lost\.\n {2}\+1 user gains editor on document:billing via tenant-wide role in acme\n {6}alice/);
+    expect(r.stdout).toMatch(/Access changes: 1 user; \d+ gained, 0 lost\.\n {2}\+1 user gains editor tenant-wide in acme, on document:billing\n {6}alice/);
   });
 
   it('refuses a plan under which an assertion fails, and writes nothing', async () => {

@@ -148,6 +148,35 @@ describe('roster check and roster explain', () => {
     expect(JSON.parse(ghost.stdout)).toMatchObject({ on: 'desired', allowed: false, notes: ['note: zed is not a user of the configuration.', 'note: document:nope is not a resource instance or group of the configuration.'] });
   });
 
+  it('explain of a denied access lists every way in: resource roles, derivations and the groups holding them (issue 28)', async () => {
+    writeFileSync(path.join(dir, 'rebac.yaml'), `
+resources:
+  folder:
+    actions: [read, write]
+    roles: { editor: [read, write] }
+  document:
+    actions: [read, write]
+    relations: { parent: folder }
+    roles:
+      editor: { permissions: [read, write], granted_to: [{ role: editor, on: folder, via: parent }] }
+tenants: { acme: {} }
+resource_instances:
+  folder:finance: acme
+  document:budget: { tenant: acme, relations: { parent: folder:finance } }
+users:
+  frank: { tenants: [acme] }
+groups:
+  team:finance: { tenant: acme, roles: [{ role: editor, on: folder:finance }] }
+`);
+    const [text, json] = await Promise.all([cli(['explain', 'frank', 'write', 'document:budget', 'rebac.yaml']), cli(['explain', 'frank', 'write', 'document:budget', 'rebac.yaml', '--format', 'json'])]);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toBe(
+      'frank cannot document:write on document:budget\n  frank lacks document:write on document:budget; it would take a direct document#editor on document:budget; ' +
+        'or a direct folder#editor on folder:finance (document#editor via parent); or membership of team:finance, which holds folder#editor on folder:finance (document#editor via parent).\n',
+    );
+    expect(JSON.parse(json.stdout).missing.ways).toContainEqual({ role: 'folder#editor', instance: 'folder:finance', by: { kind: 'group', group: 'team:finance' }, steps: [{ relation: 'parent', object: 'document:budget', role: 'document#editor' }] });
+  });
+
   it('explain: a misspelt user, role or instance gets "did you mean"', async () => {
     writeFileSync(file(), CONFIG);
     const r = await cli(['explain', 'carl', 'editr', 'document:roadmp', '--format', 'json']);

@@ -225,11 +225,14 @@ describe('adoption', () => {
       aGrant('mindy', 'reader', 'repo:gone'),
       aGrant('mindy', 'reader', 'repo:api', { config: 'oncall', ago: 20 }),
       aGrant('ursula', 'reader', 'repo:api'),
+      aGrant('mindy', 'owner', 'repo:web'),
     ];
+    l.users.get('mindy')!.roles.push({ role: 'owner', tenant: 'acme', on: 'repo:web' });
     const a = planAdoption(d, classifyRequestGrants(d, l, grants, NOW));
     expect(a.adopt.map((g) => g.id)).toEqual(['assignment:mindy:admin@acme', 'assignment:mindy:maintainer@repo:web']);
     expect(a.skipped.map((s) => `${s.id}: ${s.reason}`)).toEqual([
       'assignment:mindy:ghost@acme: role "ghost" is not declared in the configuration',
+      'assignment:mindy:owner@repo:web: role "owner" is not declared in the configuration (neither as a role of repo nor as a top-level role)',
       `assignment:mindy:reader@repo:api: expired at ${hoursAgo(8)} (grant_for 12h of oncall): roster requests expire (or roster apply) revokes it`,
       'assignment:mindy:reader@repo:gone: resource instance "repo:gone" is not declared in the configuration',
       'assignment:ursula:reader@repo:api: user "ursula" is not declared in the configuration',

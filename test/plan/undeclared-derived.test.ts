@@ -48,3 +48,27 @@ describe('undeclared instances with resource roles and derivations', () => {
     expect(folder?.access).toEqual(['folder#owner on it to 1 user (bob)', 'folder#viewer on it to 1 user (alice)']);
   });
 });
+
+describe('an undeclared group lists only what is granted on it (issue 28)', () => {
+  const WORLD = `
+resources: { document: [read], team: [manage] }
+roles: { admin: [document:read], lead: [team:manage], viewer: [document:read] }
+tenants: { acme: {} }
+resource_instances: { document:memo: acme }
+users:
+  joan: { tenants: [acme], roles: [{ role: admin, tenant: acme }] }
+  lena: { tenants: [acme], roles: [{ role: lead, tenant: acme }] }
+  ann: { tenants: [acme] }
+groups:
+  team:x: { tenant: acme, members: [ann], roles: [{ role: viewer, on: document:memo }] }
+`;
+
+  it('not a tenant-wide role that grants nothing on the group\'s type; the one that does, and what the group grants', () => {
+    const live = asLive(desiredOf(WORLD));
+    const plan = planChanges(desiredOf(WORLD.replace(/groups:\n.*\n$/, 'groups: {}\n')), live, OPTIONS);
+    const group = plan.undeclared?.objects.find((o) => o.id === 'group:team:x');
+    expect(group?.access).toEqual(['viewer on document:memo to 1 user (ann)', 'lead on it to 1 user (lena)']);
+    const joan = planChanges(desiredOf(WORLD.replace(/  joan: .*\n/, '')), live, OPTIONS).undeclared?.objects.find((o) => o.id === 'user:joan');
+    expect(joan?.access).toEqual(['admin on document:memo (tenant-wide in acme)']);
+  });
+});

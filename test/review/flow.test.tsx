@@ -110,7 +110,7 @@ describe('roster review flows (real server)', () => {
     await ui.press('j');
     expect(ui.frame()).toMatch(/› alice\s+editor\s+document:readme/);
     await ui.press('enter');
-    const details = await ui.until('new for alice: document:write');
+    const details = await ui.until('+ editor: document:write on document:readme');
     expect(details).toContain("alice's roles in acme: viewer on document:readme");
     expect(stable(details)).toMatchSnapshot('details');
     await ui.press('a', 'ship it', 'enter');

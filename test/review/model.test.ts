@@ -219,9 +219,26 @@ describe('queue model: decisions', () => {
     const s0 = reduce(loaded({ role: 'viewer' }), { type: 'rolesLoaded', roles }).state;
     const s1 = press(s0, 'r');
     // Only roles that grant something on document: not admin (nothing), member, nor auditor (another type).
-    expect(s1.state.prompt).toEqual({ kind: 'role', id: 'r1', choices: ['editor', 'viewer'], cursor: 1 });
+    expect(s1.state.prompt).toEqual({ kind: 'role', id: 'r1', choices: ['editor', 'viewer'], asked: 'viewer', cursor: 1 });
     const s2 = press(s1.state, 'k', '<return>', '<return>', 'y');
     expect(s2.effects).toEqual([{ type: 'decide', intent: { kind: 'approve', id: 'r1', role: 'editor' }, request: expect.anything() }]);
+  });
+
+  it('r on an instance offers its type\'s resource roles (and the top-level roles they do not hide); the key goes to the service', () => {
+    const roles = [
+      { key: 'member', permissions: ['document:read'], extends: [] },
+      { key: 'auditor', permissions: ['document:read'], extends: [] },
+      { key: 'editor', permissions: ['document:write'], extends: [] },
+      { key: 'viewer', resource: 'document', permissions: ['read'], extends: [] },
+      { key: 'commenter', resource: 'document', permissions: ['comment'], extends: ['viewer'] },
+      { key: 'editor', resource: 'document', permissions: ['write'], extends: ['commenter'] },
+      { key: 'editor', resource: 'folder', permissions: ['write'], extends: [] },
+    ];
+    const s0 = reduce(loaded({ role: 'editor' }), { type: 'rolesLoaded', roles }).state;
+    const s1 = press(s0, 'r');
+    expect(s1.state.prompt).toEqual({ kind: 'role', id: 'r1', choices: ['auditor', 'document#commenter', 'document#editor', 'document#viewer'], asked: 'document#editor', cursor: 2 });
+    const s2 = press(s1.state, 'j', '<return>', '<return>', 'y');
+    expect(s2.effects).toEqual([{ type: 'decide', intent: { kind: 'approve', id: 'r1', role: 'viewer' }, request: expect.anything() }]);
   });
 
   it.each([

@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { buildFeedSpec, parseFilter, type Tab } from '../../src/review/filter.js';
 import { createFeed, feedComplete, feedItem, feedLength, summarizeFeed } from '../../src/review/paging.js';
 import { failPage, planFetches, receivePage, retryFailed } from '../../src/review/fetches.js';
-import { buildImpact, rolesInTenant } from '../../src/review/impact.js';
+import { heldWarnings } from '../../src/review/warnings.js';
+import { buildImpact, roleOnRequest, rolesFor, rolesInTenant, type RequesterFacts, type RoleInfo } from '../../src/review/impact.js';
 import { aRequest, mixedRequests, someRequests } from './builders.js';
 
 describe('parseFilter', () => {
@@ -144,6 +145,60 @@ describe('feeds', () => {
   });
 });
 
+describe('resource roles and derivations in the impact and the role picker (issue 28)', () => {
+  // `editor` is a resource role of document (and a top-level role too, hidden on documents, as on the service).
+  const roles: RoleInfo[] = [
+    { key: 'editor', permissions: ['folder:read'], extends: [] },
+    { key: 'auditor', permissions: ['document:read', 'folder:read'], extends: [] },
+    { key: 'approver', permissions: [], extends: [] },
+    { key: 'member', permissions: ['document:read'], extends: [] },
+    { key: 'viewer', resource: 'document', permissions: ['read'], extends: [] },
+    { key: 'commenter', resource: 'document', permissions: ['comment'], extends: ['viewer'] },
+    { key: 'editor', resource: 'document', permissions: ['write'], extends: ['commenter'], grantedTo: [{ role: 'editor', on: 'folder', via: 'parent' }] },
+    { key: 'editor', resource: 'folder', permissions: ['read', 'write'], extends: [] },
+  ];
+  const alice = (assignments: RequesterFacts['assignments'] = []) => ({ user: 'alice', assignments });
+  const req = (o = {}) => aRequest({ requester: 'alice', role: 'editor', ...o });
+
+  it('a resource role named on an instance is resolved as the service resolves it, and shows what it adds', () => {
+    expect(buildImpact(req(), roles, alice()).lines).toEqual(['+ document#editor: document:comment, document:read, document:write on document:readme']);
+    expect(buildImpact(req(), roles, alice([{ role: 'viewer', tenant: 'acme', resource_instance: 'document:readme' }])).lines).toEqual([
+      '+ document#editor: document:comment, document:write on document:readme',
+      '  already held there: document:read (through document#viewer)',
+    ]);
+    expect(buildImpact(req(), roles, alice([{ role: 'editor', tenant: 'acme', resource_instance: 'document:readme' }])).lines).toEqual([
+      '= alice already holds document#editor on document:readme: approving changes nothing',
+    ]);
+    // Tenant-wide, the key names the top-level role.
+    expect(buildImpact(req({ resource: null, instance: null }), roles, alice()).lines[0]).toBe('+ editor tenant-wide in acme (grants folder:read)');
+  });
+
+  it('derived access: a role on a folder adds the document role on the documents in it', () => {
+    const tuples = [{ subject: 'folder:finance', relation: 'parent', object: 'document:q1' }];
+    expect(buildImpact(req({ resource: 'folder', instance: 'finance' }), roles, alice(), 'editor', tuples).lines).toEqual([
+      '+ folder#editor: folder:read, folder:write on folder:finance',
+      '+ document#editor: document:comment, document:read, document:write on document:q1 (from folder#editor on folder:finance via parent)',
+    ]);
+  });
+
+  it('a held-role warning resolves the role as the service does: a tenant-wide top-level editor is not the document\'s editor', () => {
+    const tenantEditor = new Map([['alice', alice([{ role: 'editor', tenant: 'acme', resource_instance: null }])]]);
+    expect(heldWarnings([req()], tenantEditor, roles)).toEqual([]);
+    const documentEditor = new Map([['alice', alice([{ role: 'editor', tenant: 'acme', resource_instance: 'document:readme' }])]]);
+    expect(heldWarnings([req()], documentEditor, roles)).toEqual([expect.stringMatching(/^alice already holds editor on document:readme \(request /)]);
+    const topLevelOnly = roles.filter((r) => r.resource !== 'document');
+    expect(heldWarnings([req()], tenantEditor, topLevelOnly)).toHaveLength(1);
+  });
+
+  it('the picker offers the roles granting something on the resource, resource roles included, never member', () => {
+    expect(rolesFor(req(), roles)).toEqual(['auditor', 'document#commenter', 'document#editor', 'document#viewer']);
+    expect(rolesFor(req({ resource: 'folder', instance: 'finance' }), roles)).toEqual(['auditor', 'folder#editor']);
+    // Tenant-wide: top-level roles only.
+    expect(rolesFor(req({ resource: null, instance: null }), roles)).toEqual(['auditor', 'editor']);
+    expect(roleOnRequest(req(), roles, 'editor')).toBe('document#editor');
+  });
+});
+
 describe('buildImpact', () => {
   const roles = [
     { key: 'viewer', permissions: ['document:read'], extends: [] },
@@ -157,17 +212,17 @@ describe('buildImpact', () => {
     {
       name: 'a new role on an instance',
       facts: [],
-      lines: ['+ editor on document:readme (grants document:read, document:write)', '  new for alice: document:read, document:write'],
+      lines: ['+ editor: document:read, document:write on document:readme'],
     },
     {
       name: 'some permissions already held',
       facts: [{ role: 'viewer', tenant: 'acme', resource_instance: 'document:readme' }],
-      lines: ['+ editor on document:readme (grants document:read, document:write)', '  already held there: document:read (through viewer)', '  new for alice: document:write'],
+      lines: ['+ editor: document:write on document:readme', '  already held there: document:read (through viewer)'],
     },
     {
       name: 'tenant-wide viewer already covers read',
       facts: [{ role: 'viewer', tenant: 'acme', resource_instance: null }],
-      lines: ['+ editor on document:readme (grants document:read, document:write)', '  already held there: document:read (through viewer)', '  new for alice: document:write'],
+      lines: ['+ editor: document:write on document:readme', '  already held there: document:read (through viewer)'],
     },
     {
       name: 'the role already held',
@@ -183,9 +238,16 @@ describe('buildImpact', () => {
       '+ editor tenant-wide in acme (grants document:read, document:write)',
       '  on every instance of acme',
     ]);
-    expect(buildImpact(req(), roles, alice([]), 'admin').lines[0]).toBe('+ admin on document:readme (grants document:read, document:write)');
-    expect(buildImpact(req(), roles, alice([]), 'ghost').lines).toEqual(['? ghost is not a role of this environment (the service will refuse it)']);
+    expect(buildImpact(req(), roles, alice([]), 'admin').lines[0]).toBe('+ admin: document:read, document:write on document:readme');
+    expect(buildImpact(req(), roles, alice([]), 'ghost').lines).toEqual(['? ghost is neither a role of document nor a top-level role (the service will refuse it)']);
+    expect(buildImpact(req({ resource: null, instance: null }), roles, alice([]), 'ghost').lines).toEqual(['? ghost is not a top-level role of this environment (the service will refuse it)']);
     expect(buildImpact(req(), roles, alice([])).note).toMatch(/^partial view/);
+  });
+
+  it('a role held on an instance gains nothing new: said so', () => {
+    expect(buildImpact(req({ role: 'viewer' }), roles, alice([{ role: 'admin', tenant: 'acme', resource_instance: null }])).lines).toEqual([
+      '= alice gains nothing on document:readme: viewer grants document:read, held already (through admin)',
+    ]);
   });
 
   it('rolesInTenant lists tenant-wide roles first', () => {

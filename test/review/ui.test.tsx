@@ -49,6 +49,27 @@ describe('review screen (plain data)', () => {
     expect(f).toMatchSnapshot();
   });
 
+  it('details of a request for a resource role: resolved as the service does, with what approving adds (issue 28)', () => {
+    const roles: Action = {
+      type: 'rolesLoaded',
+      roles: [
+        { key: 'approver', permissions: [], extends: [] },
+        { key: 'viewer', resource: 'document', permissions: ['read'], extends: [] },
+        { key: 'commenter', resource: 'document', permissions: ['comment'], extends: ['viewer'] },
+        { key: 'editor', resource: 'document', permissions: ['write'], extends: ['commenter'] },
+      ],
+    };
+    const s = stateOf([roles, pageOf(queue()), ...keys('<return>'), { type: 'personLoaded', user: 'alice', facts: { user: 'alice', assignments: [{ role: 'viewer', tenant: 'acme', resource_instance: 'document:readme' }] } }], { rows: 34 });
+    const f = frame(s);
+    expect(f).not.toContain('is not a role');
+    expect(f).toContain('If approved\n  + document#editor: document:comment, document:write on document:readme\n    already held there: document:read (through document#viewer)');
+    const picker = frame(reduce(s, keys('r')[0]).state);
+    expect(picker).toContain('› document#editor (asked)');
+    expect(picker).toContain('document#commenter');
+    expect(picker).toContain('document#viewer');
+    expect(picker).not.toContain('approver');
+  });
+
   it('details: every field, the requester roles, what approving would change', () => {
     // Tall enough for every field of the public read model.
     const s = stateOf([ROLES, pageOf(queue()), ...keys('<return>'), { type: 'personLoaded', user: 'alice', facts: { user: 'alice', assignments: [{ role: 'viewer', tenant: 'acme', resource_instance: 'document:readme' }] } }], { rows: 34 });

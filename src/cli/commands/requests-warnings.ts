@@ -25,11 +25,13 @@ export async function readWarnings(source: ReviewSource, o: WarnedOutcome, confi
   const pending = items.filter((r) => r.status === 'pending');
   if (pending.length === 0) return [];
   const people = new Map<string, RequesterFacts>();
-  const [reviewers] = await Promise.all([
+  // The roles too: a role named on an instance is its type's resource role when there is one.
+  const [roles, reviewers] = await Promise.all([
+    source.readRoles(),
     source.readReviewers(config),
-    ...[...new Set(pending.map((r) => r.requester))].map(async (u) => people.set(u, await source.readRequester(u, { tenant: source.tenant }))),
+    ...[...new Set(pending.map((r) => r.requester))].map(async (u) => void people.set(u, await source.readRequester(u, { tenant: source.tenant }))),
   ]);
-  const held = heldWarnings(o.kind === 'one' ? [o.request] : pending, people);
+  const held = heldWarnings(o.kind === 'one' ? [o.request] : pending, people, roles);
   const unreviewable = unreviewableWarning(source.tenant, config, reviewers.roles, reviewers.holders.length);
   const only = reviewers.complete ? onlyReviewerWarnings(pending, config, reviewers.roles, reviewers.holders) : [];
   return [...duplicateWarnings(pending), ...held, ...(unreviewable ? [unreviewable] : []), ...only];

@@ -23,7 +23,7 @@ export function ReviewScreen({ state: s, now, color }: ScreenProps) {
   let main;
   if (s.prompt?.kind === 'role') {
     const r = findRequest(s, s.prompt.id);
-    main = <RolePicker choices={s.prompt.choices} cursor={s.prompt.cursor} asked={r?.role ?? '?'} height={body} color={color} />;
+    main = <RolePicker choices={s.prompt.choices} cursor={s.prompt.cursor} asked={s.prompt.asked} height={body} color={color} />;
   } else if (s.view === 'help') main = <HelpPane readonly={s.readonly} height={body} color={color} />;
   else if (s.view === 'detail') main = <DetailPane lines={buildDetailLines(s)} top={s.detailTop} width={width} height={body} color={color} />;
   else main = <QueueTable rows={visibleRows(s)} width={width} height={listHeight(s)} now={now} color={color} tab={s.tab} configOf={s.configs.length > 1 ? (c) => configLabel(s, c) : undefined} />;
