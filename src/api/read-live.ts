@@ -21,7 +21,7 @@ interface ResourceRoleRead {
   id?: string; key?: string; name?: string; description?: string | null; permissions?: string[] | null; extends?: string[] | null;
   granted_to?: { users_with_role?: DerivationRead[] } | null;
 }
-interface RoleRead { id?: string; key: string; name: string; description?: string | null; permissions?: string[] }
+interface RoleRead { id?: string; key: string; name: string; description?: string | null; permissions?: string[]; extends?: string[] | null }
 interface TenantRead { id?: string | number; key: string; name: string; description?: string | null; attributes?: Record<string, unknown> }
 interface UserRead {
   key: string; email?: string | null; first_name?: string | null; last_name?: string | null; attributes?: Record<string, unknown>;
@@ -109,7 +109,8 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
     });
   }
   for (const r of roles) {
-    live.roles.set(r.key, { key: r.key, name: r.name, description: r.description || undefined, permissions: [...(r.permissions ?? [])].sort() });
+    const ext = [...new Set(r.extends ?? [])].sort();
+    live.roles.set(r.key, { key: r.key, name: r.name, description: r.description || undefined, permissions: [...(r.permissions ?? [])].sort(), ...(ext.length > 0 ? { extends: ext } : {}) });
   }
   for (const t of tenants) {
     live.tenants.set(t.key, { key: t.key, name: t.name, description: t.description || undefined, attributes: t.attributes ?? {} });

@@ -129,9 +129,19 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
         break;
       }
       case 'role':
-        if (put) s.roles.set(f.key, { key: f.key, name: f.name, description: f.description, permissions: f.permissions ?? [] });
-        else {
+        if (put) {
+          // A plan never writes a top-level role's `extends` (configurations cannot state it): the service keeps it.
+          const ext = s.roles.get(f.key)?.extends;
+          s.roles.set(f.key, { key: f.key, name: f.name, description: f.description, permissions: f.permissions ?? [], ...(ext ? { extends: ext } : {}) });
+        } else {
           s.roles.delete(f.key);
+          // The service drops a deleted role from the `extends` of the others.
+          for (const [k, r] of s.roles) {
+            if (!r.extends?.includes(f.key)) continue;
+            const { extends: ext, ...rest } = r;
+            const kept = ext!.filter((e) => e !== f.key);
+            s.roles.set(k, kept.length > 0 ? { ...rest, extends: kept } : rest);
+          }
           // What holds the top-level role: tenant-wide roles, and roles on instances whose type has no
           // resource role of that key (those name the resource role instead).
           const held = (r: { role: string; on?: string }) => r.role === f.key && (r.on === undefined || !isResourceRole(f.key, r.on));
@@ -199,6 +209,8 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
       case 'member': {
         const g = group(f.group);
         if (g) g.members = [...g.members.filter((m) => m !== f.user), ...(put ? [f.user as string] : [])];
+        // A membership is a role assignment in the group's tenant: the service then lists the user in it.
+        if (g && put && s.users.has(f.user) && !s.users.get(f.user)!.tenants.includes(g.tenant)) user(f.user).tenants.push(g.tenant);
         break;
       }
       case 'link': {
