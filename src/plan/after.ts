@@ -59,6 +59,14 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
       },
     );
   };
+  // The service lists a user in a tenant while they hold a role or a membership there (or were added to
+  // it, which the live state cannot tell apart: a user both added and assigned is taken as assigned only).
+  const leaveTenantIfNothingLeft = (key: string, tenant: string) => {
+    const u = s.users.get(key);
+    if (!u?.tenants.includes(tenant) || u.roles.some((r) => r.tenant === tenant)) return;
+    if ([...s.groups.values()].some((g) => g.tenant === tenant && g.members.includes(key))) return;
+    user(key).tenants = u.tenants.filter((t) => t !== tenant);
+  };
   const isResourceRole = (role: string, on: string) =>
     s.resources.get(typeOf(on))?.roles?.some((r) => r.key === role) === true;
   const instancesWhere = (pred: (type: string, tenant: string) => boolean) => [
@@ -203,7 +211,7 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
         if (put) {
           u.roles.push({ role: f.role, tenant: f.tenant, ...(f.on ? { on: f.on } : {}) });
           if (!u.tenants.includes(f.tenant)) u.tenants.push(f.tenant);
-        }
+        } else leaveTenantIfNothingLeft(f.user, f.tenant);
         break;
       }
       case 'member': {
@@ -211,6 +219,7 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
         if (g) g.members = [...g.members.filter((m) => m !== f.user), ...(put ? [f.user as string] : [])];
         // A membership is a role assignment in the group's tenant: the service then lists the user in it.
         if (g && put && s.users.has(f.user) && !s.users.get(f.user)!.tenants.includes(g.tenant)) user(f.user).tenants.push(g.tenant);
+        if (g && !put) leaveTenantIfNothingLeft(f.user, g.tenant);
         break;
       }
       case 'link': {

@@ -25,8 +25,10 @@ import { ENV_KEY, ORG_KEY, startTestServer, type TestServer } from '../helpers/s
 import { arbPublicEnv, CHECKED_INSTANCES, PUBLIC_POOLS, writeEnv, type Write } from './public-env.js';
 import { applyEdit, arbConfigEdit, comparableState, type ConfigEdit } from './public-edit.js';
 
-const RUNS = Number(process.env.ROSTER_PROPERTY_RUNS || 4);
+const RUNS = Number(process.env.ROSTER_PROPERTY_RUNS || 2);
 const SEED = process.env.ROSTER_PROPERTY_SEED ? { seed: Number(process.env.ROSTER_PROPERTY_SEED) } : {};
+/** ROSTER_PROPERTY_NO_SHRINK=1 reports the first failure as found (shrinking an environment takes minutes). */
+const SHRINK = process.env.ROSTER_PROPERTY_NO_SHRINK ? { endOnFailure: true } : {};
 const SCOPE = { project: 'p', environment: 'e' };
 
 interface Triple {
@@ -71,7 +73,7 @@ type Client = ReturnType<typeof createClient>;
 const property = (run: (server: TestServer, client: Client, edit: ConfigEdit, pick: number[]) => Promise<void>) =>
   fc.assert(
     fc.asyncProperty(arbPublicEnv, arbConfigEdit, fc.array(fc.nat(), { minLength: 16, maxLength: 16 }), (writes, edit, pick) => withEnv(writes, (s, c) => run(s, c, edit, pick))),
-    { numRuns: RUNS, ...SEED },
+    { numRuns: RUNS, ...SEED, ...SHRINK },
   );
 
 /** The state without top-level roles' `extends`, which a configuration cannot state yet (so no export keeps it). */
