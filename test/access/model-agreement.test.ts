@@ -89,6 +89,31 @@ describe('one model: environments written through the public API', () => {
     });
   }, 600_000);
 
+  it('graph = /allowed on the case issue 28 names: members of a group linked into, or given `member` on, a team that owns a folder', async () => {
+    const w = (method: Write['method'], api: Write['api'], path: string, body: unknown): Write => ({ method, api, path, body });
+    const writes = [
+      w('POST', 'schema', '/resources', { key: 'team', name: 'team', actions: {} }),
+      w('POST', 'schema', '/resources', { key: 'folder', name: 'folder', actions: { read: {} } }),
+      w('POST', 'schema', '/resources/folder/relations', { key: 'owner_team', name: 'owner_team', subject_resource: 'team' }),
+      w('POST', 'schema', '/resources/folder/roles', { key: 'viewer', name: 'viewer', permissions: ['read'] }),
+      w('POST', 'facts', '/tenants', { key: 't0', name: 't0' }),
+      ...['u0', 'u1', 'u2'].map((key) => w('POST', 'facts', '/users', { key })),
+      w('POST', 'facts', '/resource_instances', { key: 'f0', resource: 'folder', tenant: 't0' }),
+      ...['a', 'b', 'c'].map((key) => w('POST', 'schema', '/groups', { group_instance_key: key, group_resource_type_key: 'team', group_tenant: 't0' })),
+      w('POST', 'schema', '/resources/folder/roles/viewer/implicit_grants', { role: 'member', on_resource: 'team', linked_by_relation: 'owner_team' }),
+      w('POST', 'facts', '/relationship_tuples', { subject: 'team:b', relation: 'owner_team', object: 'folder:f0' }),
+      w('PUT', 'schema', '/groups/team:a/assign_group', { group_instance_key: 'team:b' }),
+      w('POST', 'schema', '/groups/team:c/roles', { role: 'member', resource: 'team', resource_instance: 'b', tenant: 't0' }),
+      ...[['u0', 'a'], ['u1', 'b'], ['u2', 'c']].map(([u, g]) => w('PUT', 'schema', `/groups/team:${g}/users/${u}`, { tenant: 't0' })),
+    ];
+    await withEnv(writes, async (server, client) => {
+      const graph = graphOf(await readLiveState(client));
+      // u1 directly, u2 through c's `member` on b, u0 through a's link into b: each holds member on b.
+      for (const u of ['u0', 'u1', 'u2']) expect(graph.can(u, 'read', 'folder:f0').allowed, `the graph: ${u} folder:read folder:f0`).toBe(true);
+      sameAccess('graph = /allowed', graph, await allowed(server));
+    });
+  });
+
   it('export round trip: the export validates, plans to no changes against the same live state, and grants what the live state grants', async () => {
     await property(async (_server, client) => {
       const live = await readLiveState(client);

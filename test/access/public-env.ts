@@ -64,9 +64,10 @@ const arbResourceRoles = fc.tuple(
 const arbDerivations = fc.array(
   fc.record({
     type: fc.constantFrom(...INSTANCE_TYPES),
-    role: fc.constantFrom(...P.resourceRoles),
+    /** Picks among the roles the type declares (and `from` among the folder's). */
+    role: fc.nat(),
     via: fc.constantFrom('parent', 'owner_team'),
-    from: fc.constantFrom(...P.resourceRoles),
+    from: fc.nat(),
     noDirect: fc.boolean(),
   }),
   { maxLength: 4 },
@@ -89,8 +90,16 @@ const arbFactWrites = (tenantOf: Map<string, string>) =>
       fc.array(fc.record({ group, role: anyRole, on: fc.constantFrom(...instances, ...P.groups) }), { maxLength: 6 }),
       fc.array(fc.record({ user, role: fc.constantFrom(...P.topRoles), tenant }), { maxLength: 3 }),
       fc.array(fc.record({ user, role: anyRole, on: fc.constantFrom(...instances, ...P.groups) }), { maxLength: 8 }),
+      // Often, the case the issue names: a group linked into a group that owns an instance, with a member.
+      fc.option(fc.record({ child: group, parent: group, object: instance, user }), { freq: 2 }),
     )
-    .chain(([tuples, memberships, links, memberGrants, groupRoles, tenantRoles, instanceRoles]) => {
+    .chain(([tuples0, memberships0, links0, memberGrants, groupRoles, tenantRoles, instanceRoles, linked]) => {
+      const [tuples, memberships, links] = [[...tuples0], [...memberships0], [...links0]];
+      if (linked) {
+        tuples.push({ subject: linked.parent, object: linked.object });
+        links.push({ child: linked.child, parent: linked.parent });
+        memberships.push({ user: linked.user, group: linked.child, wrongTenant: false });
+      }
       const other = (t: string) => P.tenants.find((x) => x !== t)!;
       const writes: Write[] = [
         ...tuples.map((t): Write => {
@@ -121,13 +130,14 @@ export const arbPublicEnv: fc.Arbitrary<Write[]> = fc
     arbTopRoles,
     arbResourceRoles,
     arbDerivations,
-    fc.tuple(...[...instances, ...P.groups].map(() => tenant)),
+    // Mostly one tenant, so that tuples, links and grants are taken more often than refused.
+    fc.tuple(...[...instances, ...P.groups].map(() => fc.nat(3).map((n) => P.tenants[n === 0 ? 1 : 0]))),
   )
   .chain(([topRoles, perType, derivations, tenants]) => {
     const tenantOf = new Map([...instances, ...P.groups].map((id, i) => [id, tenants[i]]));
     return arbFactWrites(tenantOf).map((facts) => {
       const resourceRoles = perType.flat();
-      const declared = (type: string, key: string) => resourceRoles.some((r) => r.type === type && r.key === key);
+      const declared = (type: string) => resourceRoles.filter((r) => r.type === type).map((r) => r.key);
       const writes: Write[] = [
         { method: 'POST', api: 'schema', path: '/resources', body: { key: 'team', name: 'team', actions: { read: {} } } },
         ...INSTANCE_TYPES.map((key): Write => ({ method: 'POST', api: 'schema', path: '/resources', body: { key, name: key, actions: Object.fromEntries(P.actions.map((a) => [a, {}])) } })),
@@ -146,12 +156,13 @@ export const arbPublicEnv: fc.Arbitrary<Write[]> = fc
         // After the groups: `member` (what `team#member` names) is made with the first group.
         // Only between roles the resources declare: `roster serve` also takes a top-level role of the key
         // at either end (repo/role-scope.ts), which the public model and the configuration have no word for.
-        ...derivations.filter((d) => declared(d.type, d.role) && (d.via === 'owner_team' || declared('folder', d.from))).map((d): Write => ({
-          method: 'POST',
-          api: 'schema',
-          path: `/resources/${d.type}/roles/${d.role}/implicit_grants`,
-          body: { role: d.via === 'owner_team' ? 'member' : d.from, on_resource: RELATIONS[d.via as keyof typeof RELATIONS], linked_by_relation: d.via, ...(d.noDirect ? { when: { no_direct_roles_on_object: true } } : {}) },
-        })),
+        ...derivations.flatMap((d): Write[] => {
+          const [roles, froms] = [declared(d.type), declared('folder')];
+          if (roles.length === 0 || (d.via === 'parent' && froms.length === 0)) return [];
+          const from = d.via === 'owner_team' ? 'member' : froms[d.from % froms.length];
+          const body = { role: from, on_resource: RELATIONS[d.via as keyof typeof RELATIONS], linked_by_relation: d.via, ...(d.noDirect ? { when: { no_direct_roles_on_object: true } } : {}) };
+          return [{ method: 'POST', api: 'schema', path: `/resources/${d.type}/roles/${roles[d.role % roles.length]}/implicit_grants`, body }];
+        }),
         ...facts,
       ];
       // A counterexample prints as the calls, one a line: enough to replay it by hand.
