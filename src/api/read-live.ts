@@ -32,7 +32,7 @@ interface ResourceRoleRead {
   id?: string; key?: string; name?: string; description?: string | null; permissions?: string[] | null; extends?: string[] | null;
   granted_to?: { users_with_role?: DerivationRead[] } | null;
 }
-export interface RoleRead { id?: string; key: string; name: string; description?: string | null; permissions?: string[] }
+export interface RoleRead { id?: string; key: string; name: string; description?: string | null; permissions?: string[]; extends?: string[] | null }
 export interface TenantRead { id?: string | number; key: string; name: string; description?: string | null; attributes?: Record<string, unknown> }
 export interface UserRead {
   key: string; email?: string | null; first_name?: string | null; last_name?: string | null; attributes?: Record<string, unknown>;
@@ -160,7 +160,8 @@ export function placeSchema(live: LiveState, resources: ResourceRead[], roles: R
     });
   }
   for (const r of roles) {
-    live.roles.set(r.key, { key: r.key, name: r.name, description: r.description || undefined, permissions: [...(r.permissions ?? [])].sort() });
+    const ext = [...new Set(r.extends ?? [])].sort();
+    live.roles.set(r.key, { key: r.key, name: r.name, description: r.description || undefined, permissions: [...(r.permissions ?? [])].sort(), ...(ext.length > 0 ? { extends: ext } : {}) });
   }
 }
 

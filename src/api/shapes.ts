@@ -27,7 +27,7 @@ export const USER_ITEM: Shape = {
 export const TENANT_ITEM: Shape = { id: ID, key: STRING, name: STRING, description: TEXT, attributes: optional(OBJECT) };
 
 /** `GET /v2/schema/{p}/{e}/roles` (top-level roles). */
-export const ROLE_ITEM: Shape = { id: ID, key: STRING, name: STRING, description: TEXT, permissions: optional(listOf(STRING)) };
+export const ROLE_ITEM: Shape = { id: ID, key: STRING, name: STRING, description: TEXT, permissions: optional(listOf(STRING)), extends: optional(listOf(STRING)) };
 
 /** A role derivation (`DerivedRoleRuleRead`), in `granted_to.users_with_role` of a resource role. */
 const DERIVATION: Shape = {

@@ -39,7 +39,9 @@ export function buildExport(live: LiveState, options: ExportOptions = {}): strin
   const resources: Obj = {};
   for (const [key, r] of sorted(live.resources)) {
     // A group type's `member` role is the service's membership, made with the first group: not declared.
-    const own = (r.roles ?? []).filter((x) => !(groupTypes.has(key) && x.key === MEMBER_ROLE));
+    // Unless a group is given it on a group of the type (another tool can do that): the group's roles name it.
+    const named = [...live.groups.values()].some((g) => g.roles.some((x) => x.role === MEMBER_ROLE && x.on.startsWith(`${key}:`)));
+    const own = (r.roles ?? []).filter((x) => !(groupTypes.has(key) && x.key === MEMBER_ROLE && !named));
     if (groupTypes.has(key) && r.actions.length === 0 && !r.description && r.name === key && own.length === 0) continue;
     const roles = own.length > 0 ? Object.fromEntries(own.map((x) => [x.key, exportResourceRole(x)])) : undefined;
     const relations = r.relations?.length
@@ -51,7 +53,8 @@ export function buildExport(live: LiveState, options: ExportOptions = {}): strin
   }
   const roles: Obj = {};
   for (const [key, r] of sorted(live.roles)) {
-    if (key === MEMBER_ROLE && r.permissions.length === 0) continue;
+    // Unless a group is given it on another group (another tool can do that): the group's roles name it.
+    if (key === MEMBER_ROLE && r.permissions.length === 0 && ![...live.groups.values()].some((g) => g.roles.some((x) => x.role === MEMBER_ROLE))) continue;
     roles[key] = r.name === key && !r.description ? [...r.permissions].sort(cmp) : compact({ name: nameOf(r.name, key), description: r.description, permissions: [...r.permissions].sort(cmp) });
   }
   // The tenant `default` comes with every environment; the planner leaves it alone when undeclared, so

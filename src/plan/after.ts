@@ -57,6 +57,14 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
       },
     );
   };
+  // The service lists a user in a tenant while they hold a role or a membership there (or were added to
+  // it, which the live state cannot tell apart: a user both added and assigned is taken as assigned only).
+  const leaveTenantIfNothingLeft = (key: string, tenant: string) => {
+    const u = s.users.get(key);
+    if (!u?.tenants.includes(tenant) || u.roles.some((r) => r.tenant === tenant)) return;
+    if ([...s.groups.values()].some((g) => g.tenant === tenant && g.members.includes(key))) return;
+    user(key).tenants = u.tenants.filter((t) => t !== tenant);
+  };
   const isResourceRole = (role: string, on: string) =>
     s.resources.get(typeOf(on))?.roles?.some((r) => r.key === role) === true;
   const instancesWhere = (pred: (type: string, tenant: string) => boolean) => [
@@ -127,9 +135,19 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
         break;
       }
       case 'role':
-        if (put) s.roles.set(f.key, { key: f.key, name: f.name, description: f.description, permissions: f.permissions ?? [] });
-        else {
+        if (put) {
+          // A plan never writes a top-level role's `extends` (configurations cannot state it): the service keeps it.
+          const ext = s.roles.get(f.key)?.extends;
+          s.roles.set(f.key, { key: f.key, name: f.name, description: f.description, permissions: f.permissions ?? [], ...(ext ? { extends: ext } : {}) });
+        } else {
           s.roles.delete(f.key);
+          // The service drops a deleted role from the `extends` of the others.
+          for (const [k, r] of s.roles) {
+            if (!r.extends?.includes(f.key)) continue;
+            const { extends: ext, ...rest } = r;
+            const kept = ext!.filter((e) => e !== f.key);
+            s.roles.set(k, kept.length > 0 ? { ...rest, extends: kept } : rest);
+          }
           // What holds the top-level role: tenant-wide roles, and roles on instances whose type has no
           // resource role of that key (those name the resource role instead).
           const held = (r: { role: string; on?: string }) => r.role === f.key && (r.on === undefined || !isResourceRole(f.key, r.on));
@@ -191,12 +209,15 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
         if (put) {
           u.roles.push({ role: f.role, tenant: f.tenant, ...(f.on ? { on: f.on } : {}) });
           if (!u.tenants.includes(f.tenant)) u.tenants.push(f.tenant);
-        }
+        } else leaveTenantIfNothingLeft(f.user, f.tenant);
         break;
       }
       case 'member': {
         const g = group(f.group);
         if (g) g.members = [...g.members.filter((m) => m !== f.user), ...(put ? [f.user] : [])];
+        // A membership is a role assignment in the group's tenant: the service then lists the user in it.
+        if (g && put && s.users.has(f.user) && !s.users.get(f.user)!.tenants.includes(g.tenant)) user(f.user).tenants.push(g.tenant);
+        if (g && !put) leaveTenantIfNothingLeft(f.user, g.tenant);
         break;
       }
       case 'link': {

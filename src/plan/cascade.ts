@@ -19,9 +19,10 @@ export function attachCascades(changes: Change[], live: LiveState, requestGrants
   const index = indexLive(live, requestGrants);
   // What the plan changes itself is not a cascade; what an earlier deletion takes is not taken twice.
   const claimed = new Set(changes.map((c) => c.id));
+  const leaving = tenantsLeft(changes, index);
   return changes.map((c) => {
     if (c.action !== 'delete') return c;
-    const cascade = [...new Set(cascadeOf(c, index))].filter((id) => !claimed.has(id)).sort(cmp);
+    const cascade = [...new Set([...cascadeOf(c, index), ...(leaving.get(c.id) ?? [])])].filter((id) => !claimed.has(id)).sort(cmp);
     for (const id of cascade) claimed.add(id);
     return cascade.length > 0 ? ({ ...c, cascade } satisfies DeleteChange) : c;
   });
@@ -91,6 +92,29 @@ function indexLive(live: LiveState, requestGrants: readonly RequestGrant[]): Liv
   for (const [ref, i] of live.resourceInstances) push(x.ofType, i.resource, { id: ids.instance(ref), ref });
   for (const g of requestGrants) push(x.requests, g.request.config, ids.accessRequest(g.request.id));
   return x;
+}
+
+/**
+ * A user's presence in a tenant goes when the plan deletes every role and membership they have there and
+ * gives them none (after.ts): listed under the first of those deletions. (A user both added to the tenant
+ * and holding roles there reads as holding roles only: the live state cannot tell them apart.)
+ */
+function tenantsLeft(changes: readonly Change[], x: LiveIndex): Map<string, string[]> {
+  const deleted = new Set(changes.filter((c) => c.action === 'delete').map((c) => c.id));
+  const gaining = new Set(
+    changes.flatMap((c) => (c.action !== 'delete' && (c.kind === 'assignment' || c.kind === 'member') ? [`${(c.after as Record<string, string>).user}\u0000${(c.after as Record<string, string>).tenant}`] : [])),
+  );
+  const out = new Map<string, string[]>();
+  for (const [tenant, parts] of x.inTenant) {
+    for (const user of new Set(parts.map((p) => p.user))) {
+      const presence = ids.tenantUser(user, tenant);
+      const held = parts.filter((p) => p.user === user && p.id !== presence).map((p) => p.id);
+      if (held.length === 0 || deleted.has(presence) || gaining.has(`${user}\u0000${tenant}`) || !held.every((id) => deleted.has(id))) continue;
+      const first = changes.find((c) => held.includes(c.id))!;
+      out.set(first.id, [...(out.get(first.id) ?? []), presence]);
+    }
+  }
+  return out;
 }
 
 function cascadeOf(c: DeleteChange, x: LiveIndex): string[] {

@@ -330,7 +330,10 @@ class PlanBuilder {
     const deletes = this.changes.filter((c) => c.action === 'delete').sort((a, b) => level(b.kind) - level(a.kind) || cmp(a.id, b.id));
     const planned = new Set(creates.map((c) => c.id));
     for (const c of creates) c.dependsOn = prerequisites(c).filter((id) => planned.has(id) && id !== c.id).sort(cmp);
-    return [...byExtendsDepth(creates), ...deletes];
+    // Links are removed first: a link turned around (A in B, now B in A) or one closing a cycle with a
+    // link being removed would otherwise be refused by the service as a cycle.
+    const unlinks = deletes.filter((c) => c.kind === 'link');
+    return [...unlinks, ...byExtendsDepth(creates), ...deletes.filter((c) => c.kind !== 'link')];
   }
 }
 

@@ -64,6 +64,11 @@ export interface DesiredRole {
   description?: string;
   /** `resource:action`, sorted. */
   permissions: string[];
+  /**
+   * Top-level roles whose permissions this one includes, sorted: read from the service, where another
+   * tool may have written them (a configuration cannot state them yet); absent when none.
+   */
+  extends?: string[];
 }
 
 export interface DesiredTenant {

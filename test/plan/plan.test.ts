@@ -146,7 +146,7 @@ const rows: Row[] = [
       groups: [aGroup('team:eng', { members: ['alice', 'bob'], roles: ['editor@document:readme'] }), aGroup('team:platform', { memberOf: ['team:eng'] })],
     }),
     // alice stays in acme, where her one role goes: she declares it (see below)
-    expected: ['-grant:team:eng:editor@document:readme', '-link:team:platform@team:eng', '-member:alice@team:eng', '-assignment:alice:viewer@acme'],
+    expected: ['-link:team:platform@team:eng', '-grant:team:eng:editor@document:readme', '-member:alice@team:eng', '-assignment:alice:viewer@acme'],
   },
   {
     name: 'a role on an instance and one on a group',

@@ -158,6 +158,8 @@ describe('expired grants (grant_for)', () => {
         action: 'delete', kind: 'assignment', id: 'assignment:ursula:reader@repo:api', dependsOn: [],
         before: { user: 'ursula', role: 'reader', tenant: 'acme', on: 'repo:api' },
         expired: { request: { id: 'r9', config: 'oncall', reviewer: 'bob', approvedAt: hoursAgo(13) }, grantFor: '12h', expiredAt: hoursAgo(1) },
+        // Her only role in acme: the service then no longer lists her in it.
+        cascade: ['tenant_user:ursula@acme'],
       },
     ]);
     expect(renderPlanText(p)).toContain(`  - assignment:ursula:reader@repo:api expired access request (approved ${hoursAgo(13)} by bob; grant_for 12h of oncall, expired ${hoursAgo(1)}; request r9)`);

@@ -30,8 +30,8 @@ export function relationsResolve(ctx: RuleContext): Problem[] {
 }
 
 /**
- * A derivation names a resource (`on`), one of its resource roles (`role`), and a relation of the derived
- * role's own resource (`via`) whose subject is `on`.
+ * A derivation names a resource (`on`), one of its resource roles (`role`) or, on a group type, the
+ * membership role `member`, and a relation of the derived role's own resource (`via`) whose subject is `on`.
  */
 export function derivationsResolve(ctx: RuleContext): Problem[] {
   const { desired, index } = ctx;
@@ -49,7 +49,9 @@ export function derivationsResolve(ctx: RuleContext): Problem[] {
           return;
         }
         const onRoles = (on.roles ?? []).map((r) => r.key);
-        if (!onRoles.includes(d.role)) {
+        // `member` of a group type is the service's membership role, made with the first group (api-notes, "Groups").
+        const membership = d.role === 'member' && [...desired.groups.values()].some((g) => g.type === on.key);
+        if (!onRoles.includes(d.role) && !membership) {
           const hint = didYouMean(d.role, onRoles) ?? (onRoles.length > 0 ? `roles of "${on.key}": ${onRoles.join(', ')}` : `declare it under resources.${on.key}.roles`);
           out.push(report(where, [...sub, 'role'], `resource "${on.key}" has no role "${d.role}"`, { hint }));
         }
