@@ -112,8 +112,9 @@ export async function applyOne(client: ApiClient, c: Change): Promise<void> {
       if (c.action === 'create') return void (await client.post(`${facts}/relationship_tuples`, tupleBody(f), { idempotent: true }));
       return del(client, `${facts}/relationship_tuples`, { subject: f.subject, relation: f.relation, object: f.object });
     case 'role':
-      if (c.action === 'create') return create(() => client.create(`${schema}/roles`, { key: f.key, name: f.name, description: f.description, permissions: f.permissions ?? [] }));
-      if (c.action === 'update') return void (await client.patch(pathOf(schema, 'roles', f.key), { name: f.name, description: text(f.description), permissions: f.permissions ?? [] }));
+      // `extends` is always sent whole on an update: the change carries the role's whole `extends` (none when absent).
+      if (c.action === 'create') return create(() => client.create(`${schema}/roles`, { key: f.key, name: f.name, description: f.description, permissions: f.permissions ?? [], ...(f.extends?.length ? { extends: f.extends } : {}) }));
+      if (c.action === 'update') return void (await client.patch(pathOf(schema, 'roles', f.key), { name: f.name, description: text(f.description), permissions: f.permissions ?? [], extends: f.extends ?? [] }));
       return del(client, pathOf(schema, 'roles', f.key));
     case 'tenant':
       if (c.action === 'create') return create(() => client.create(`${facts}/tenants`, { key: f.key, name: f.name, description: f.description, attributes: f.attributes }));

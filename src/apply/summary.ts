@@ -27,16 +27,16 @@ export const UNVERIFIED_EXIT = 4;
 export function renderApplySummary({ total, seconds, result, leftover }: ApplyOutcome): string {
   const lines: string[] = [];
   const parts = [
-    result.failed.length ? `${result.failed.length} failed` : '',
-    result.skipped.length ? `${result.skipped.length} skipped` : '',
-    result.stopped ? `${result.stopped.notAttempted.length} not attempted` : '',
+    result.failed.length ? `${count(result.failed.length)} failed` : '',
+    result.skipped.length ? `${count(result.skipped.length)} skipped` : '',
+    result.stopped ? `${count(result.stopped.notAttempted.length)} not attempted` : '',
   ].filter(Boolean);
   lines.push(`Applied ${count(result.done.length)} of ${plural(total, 'change')} in ${seconds.toFixed(1)}s${parts.length ? `, ${parts.join(', ')}` : ''}.`);
   if (result.alreadyThere.length > 0) {
-    lines.push(`  ${result.alreadyThere.length} of them were already there (another apply of the same configuration made them at the same time?)`);
+    lines.push(`  ${count(result.alreadyThere.length)} of them were already there (another apply of the same configuration made them at the same time?)`);
   }
   if (result.stopped) lines.push(`Stopped: ${result.stopped.reason}.`);
-  if (leftover) lines.push(`  Verified with ${leftover.requests} read${leftover.requests === 1 ? '' : 's'} ${leftover.full ? 'of the whole environment' : 'of what the apply changed'}.`);
+  if (leftover) lines.push(`  Verified with ${plural(leftover.requests, 'read')} ${leftover.full ? 'of the whole environment' : 'of what the apply changed'}.`);
   listed(lines, result.failed.map((f) => `  failed ${f.id}: ${f.error}`), 'failed');
   listed(lines, result.skipped.map((s) => `  skipped ${s.id}: depends on ${s.because}`), 'skipped');
   if (result.stopped) {
@@ -45,7 +45,7 @@ export function renderApplySummary({ total, seconds, result, leftover }: ApplyOu
     lines.push('Fix the failures and run apply again: it re-plans from the live state and converges.');
   } else if (leftover && leftover.ids.length > 0) {
     lines.push(
-      `Conflict: the environment changed while this apply ran (another apply or a change by hand?): ${leftover.ids.length} ` +
+      `Conflict: the environment changed while this apply ran (another apply or a change by hand?): ${count(leftover.ids.length)} ` +
         `${agree(leftover.ids.length, 'change', 'changes')} would still be needed to match this configuration` +
         ` (${leftover.ids.slice(0, 3).join(', ')}${leftover.ids.length > 3 ? ', ...' : ''}).`,
     );
@@ -57,7 +57,7 @@ export function renderApplySummary({ total, seconds, result, leftover }: ApplyOu
 /** The first few of a list, and a count of the rest. */
 function listed(lines: string[], items: string[], what: string): void {
   lines.push(...items.slice(0, MAX_LISTED));
-  if (items.length > MAX_LISTED) lines.push(`  and ${items.length - MAX_LISTED} more ${what} (--format json lists them all)`);
+  if (items.length > MAX_LISTED) lines.push(`  and ${count(items.length - MAX_LISTED)} more ${what} (--format json lists them all)`);
 }
 
 /** Exit code of an apply: 0 when everything applied and the environment matches, else 1. */

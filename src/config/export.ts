@@ -55,7 +55,10 @@ export function buildExport(live: LiveState, options: ExportOptions = {}): strin
   for (const [key, r] of sorted(live.roles)) {
     // Unless a group is given it on another group (another tool can do that): the group's roles name it.
     if (key === MEMBER_ROLE && r.permissions.length === 0 && ![...live.groups.values()].some((g) => g.roles.some((x) => x.role === MEMBER_ROLE))) continue;
-    roles[key] = r.name === key && !r.description ? [...r.permissions].sort(cmp) : compact({ name: nameOf(r.name, key), description: r.description, permissions: [...r.permissions].sort(cmp) });
+    const ext = r.extends?.length ? [...r.extends].sort(cmp) : undefined;
+    roles[key] = r.name === key && !r.description && !ext
+      ? [...r.permissions].sort(cmp)
+      : compact({ name: nameOf(r.name, key), description: r.description, permissions: [...r.permissions].sort(cmp), extends: ext });
   }
   // The tenant `default` comes with every environment; the planner leaves it alone when undeclared, so
   // it is written only when something exported names it (the configuration must declare what it uses).

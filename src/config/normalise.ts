@@ -118,7 +118,9 @@ export function buildDesiredState(files: RawFile[]): Normalised {
     for (const [key, r] of Object.entries(raw.roles ?? {})) {
       if (!claim(index.roles, key, at('roles', key), 'role')) continue;
       const o = Array.isArray(r) ? { permissions: r } : (r ?? {});
-      desired.roles.set(key, { key, name: o.name ?? key, ...opt('description', o.description), permissions: [...(o.permissions ?? [])] });
+      // `extends` written is exact (possibly `[]`); left out, the live roles' `extends` stays (docs/config.md).
+      const ext = 'extends' in o && o.extends !== undefined ? { extends: [...new Set(o.extends)] } : {};
+      desired.roles.set(key, { key, name: o.name ?? key, ...opt('description', o.description), permissions: [...(o.permissions ?? [])], ...ext });
     }
     for (const [key, t] of Object.entries(raw.tenants ?? {})) {
       if (!claim(index.tenants, key, at('tenants', key), 'tenant')) continue;

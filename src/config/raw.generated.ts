@@ -167,6 +167,8 @@ export interface RawRoleObject {
   name?: RawName;
   description?: RawDescription;
   permissions?: RawPermissionList;
+  /** Other top-level roles whose permissions this role includes (transitively), by key. Written, it is exactly the role's `extends` on the service; left out, the live `extends` stays as it is. See docs/config.md. */
+  extends?: RawKey[];
 }
 
 /** A tenant: a mapping, or the short form `Acme Inc.` (its name), or empty. */

@@ -26,7 +26,10 @@ export function sortDesiredState(d: DesiredState): DesiredState {
   for (const i of d.resourceInstances.values()) {
     if (i.relations) i.relations = uniqueBy(i.relations, tupleKey).sort((a, b) => byString(a.relation, b.relation) || byString(a.subject, b.subject));
   }
-  for (const r of d.roles.values()) r.permissions = [...new Set(r.permissions)].sort(byString);
+  for (const r of d.roles.values()) {
+    r.permissions = [...new Set(r.permissions)].sort(byString);
+    if (r.extends) r.extends = [...new Set(r.extends)].sort(byString);
+  }
   for (const u of d.users.values()) {
     u.tenants = [...new Set([...u.tenants, ...u.roles.map((r) => r.tenant)])].sort(byString);
     u.roles = uniqueBy(u.roles, (r) => `${r.tenant}\0${r.role}\0${r.on ?? ''}`);

@@ -136,9 +136,9 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
       }
       case 'role':
         if (put) {
-          // A plan never writes a top-level role's `extends` (configurations cannot state it): the service keeps it.
-          const ext = s.roles.get(f.key)?.extends;
-          s.roles.set(f.key, { key: f.key, name: f.name, description: f.description, permissions: f.permissions ?? [], ...(ext ? { extends: ext } : {}) });
+          // The change carries the role's whole `extends` (the planner fills in the live one for a role
+          // that does not write it): none when absent.
+          s.roles.set(f.key, { key: f.key, name: f.name, description: f.description, permissions: f.permissions ?? [], ...(f.extends?.length ? { extends: f.extends } : {}) });
         } else {
           s.roles.delete(f.key);
           // The service drops a deleted role from the `extends` of the others.

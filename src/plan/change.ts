@@ -45,7 +45,7 @@ export interface ChangeFields {
   resource_role: { resource: string; key: string; name: string; description?: string; permissions: string[]; extends: string[] };
   /** `resource#role` is held by whoever holds `from` on an `on` instance related by `via`. */
   derivation: { resource: string; role: string; from: string; on: string; via: string; no_direct_roles_on_object?: boolean };
-  role: { key: string; name: string; description?: string; permissions: string[] };
+  role: { key: string; name: string; description?: string; permissions: string[]; extends?: string[] };
   tenant: { key: string; name: string; description?: string; attributes?: Attributes };
   user: { key: string; email?: string; first_name?: string; last_name?: string; attributes?: Attributes };
   /** A user's presence in a tenant. */

@@ -1,5 +1,5 @@
 import {
-  authoritativeSections, type DesiredDerivation, type DesiredGroup, type DesiredRelation, type DesiredResourceInstance, type DesiredResourceRole,
+  authoritativeSections, type DesiredDerivation, type DesiredGroup, type DesiredRelation, type DesiredResourceInstance, type DesiredResourceRole, type DesiredRole,
   type DesiredState, type DesiredTuple, type DesiredUser, type Section,
 } from '../types/desired.js';
 import type { LiveState } from '../types/live.js';
@@ -68,7 +68,14 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
   if (managed.has('resources')) planResourceRoles(b, desired, live, groupTypes);
   if (managed.has('resources')) planRelations(b, desired, live);
   if (managed.has('roles')) {
-    b.keyed('role', desired.roles, live.roles, ids.role, prunes('roles'), (r) => ({ key: r.key, name: r.name, description: r.description, permissions: r.permissions }), (k) => k !== MEMBER_ROLE);
+    // A role that does not write `extends` keeps the live one (opt-in per role, docs/config.md); one that
+    // writes `[]` clears it (and where there is none, there is nothing to change).
+    const rolesWanted = new Map([...desired.roles].map(([k, r]) => {
+      const have = live.roles.get(k)?.extends;
+      return [k, { ...r, extends: r.extends === undefined || (r.extends.length === 0 && !have?.length) ? have : r.extends }];
+    }));
+    const roleFields = (r: DesiredRole) => ({ key: r.key, name: r.name, description: r.description, permissions: r.permissions, ...(r.extends !== undefined ? { extends: r.extends } : {}) });
+    b.keyed('role', rolesWanted, live.roles, ids.role, prunes('roles'), roleFields, (k) => k !== MEMBER_ROLE);
   }
   if (managed.has('tenants')) {
     // The tenant a new environment of the public service comes with is the service's: never deleted unless declared.
@@ -355,7 +362,8 @@ function prerequisites(c: Change): string[] {
     case 'tuple':
       return [ids.instance(f.subject), ids.group(f.subject), ids.instance(f.object), ids.relation(typeOf(f.object), f.relation)];
     case 'role':
-      return (f.permissions ?? []).map((p) => ids.resource(p.split(':')[0]));
+      // A role extending another comes after it (the service refuses `extends` naming a missing role).
+      return [...(f.permissions ?? []).map((p) => ids.resource(p.split(':')[0])), ...(f.extends ?? []).map(ids.role)];
     case 'tenant_user':
       return [ids.user(f.user), ids.tenant(f.tenant)];
     case 'instance':
@@ -379,12 +387,12 @@ function prerequisites(c: Change): string[] {
 const roleOn = (role: string, on: string) => ids.resourceRole(typeOf(on), role);
 
 /**
- * Creates and updates of resource roles ordered so that a role comes after the roles it extends that this
+ * Creates and updates of roles (resource roles, and top-level roles) ordered so that a role comes after the roles it extends that this
  * plan creates (their depth in `extends`), then by identity. Cycles are refused by the rules; a cycle in
  * live data only stops the walk.
  */
 function byExtendsDepth(creates: Change[]): Change[] {
-  const roles = new Map(creates.filter((c) => c.kind === 'resource_role').map((c) => [c.id, c]));
+  const roles = new Map(creates.filter((c) => c.kind === 'resource_role' || c.kind === 'role').map((c) => [c.id, c]));
   if (roles.size === 0) return creates;
   const depth = new Map<string, number>();
   const depthOf = (id: string, seen: Set<string>): number => {
@@ -397,7 +405,7 @@ function byExtendsDepth(creates: Change[]): Change[] {
     depth.set(id, d);
     return d;
   };
-  const rank = (c: Change) => (c.kind === 'resource_role' ? depthOf(c.id, new Set()) : 0);
+  const rank = (c: Change) => (roles.has(c.id) ? depthOf(c.id, new Set()) : 0);
   const level = (k: Kind) => KINDS.indexOf(k);
   return [...creates].sort((a, b) => level(a.kind) - level(b.kind) || rank(a) - rank(b) || cmp(a.id, b.id));
 }

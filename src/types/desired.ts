@@ -65,8 +65,9 @@ export interface DesiredRole {
   /** `resource:action`, sorted. */
   permissions: string[];
   /**
-   * Top-level roles whose permissions this one includes, sorted: read from the service, where another
-   * tool may have written them (a configuration cannot state them yet); absent when none.
+   * Top-level roles whose permissions this one includes (transitively), sorted. Live: absent when none.
+   * Desired: absent when the configuration does not write `extends` on the role, which leaves the live
+   * `extends` as it is (opt-in per role, like a resource's `roles`); written, exactly these (`[]`: none).
    */
   extends?: string[];
 }

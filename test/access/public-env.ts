@@ -1,7 +1,7 @@
 /**
  * Random environments written the way another tool writes them: a list of public API calls
  * (permit-openapi.json only), not a configuration. They reach what a configuration cannot state or
- * never states: top-level roles with `extends`, a group given `member` on another group, cyclic links
+ * never states: top-level roles with `extends` set after the roles, a group given `member` on another group, cyclic links
  * (the service refuses the link that would close a cycle, but not a `member` grant that closes one),
  * cross-tenant links, grants and memberships (refused), derivations from `team#member`, a role key that
  * is both a top-level role and a resource role. Some calls are refused; the tests read back what the

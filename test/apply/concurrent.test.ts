@@ -199,11 +199,11 @@ describe('concurrent applies', { timeout: 180_000 }, () => {
     };
     const outcome = { total: 6031, seconds: 2, result };
     const text = renderApplySummary(outcome);
-    expect(text.split('\n')[0]).toBe('Applied 1 of 6031 changes in 2.0s, 30 failed, 6000 skipped.');
+    expect(text.split('\n')[0]).toBe('Applied 1 of 6,031 changes in 2.0s, 30 failed, 6,000 skipped.');
     expect(text.split('\n').filter((l) => l.startsWith('  failed '))).toHaveLength(10);
     expect(text.split('\n').filter((l) => l.startsWith('  skipped '))).toHaveLength(10);
     expect(text).toContain('  and 20 more failed (--format json lists them all)');
-    expect(text).toContain('  and 5990 more skipped (--format json lists them all)');
+    expect(text).toContain('  and 5,990 more skipped (--format json lists them all)');
     expect(text.split('\n').length).toBeLessThan(30);
     const json = JSON.parse(applyJson(outcome)) as { failed: unknown[]; skipped: unknown[] };
     expect(json.failed).toHaveLength(30);

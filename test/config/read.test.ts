@@ -95,7 +95,7 @@ describe('huge error counts', { timeout: 180_000 }, () => {
     const text = renderText(r, { sourceOf: () => undefined });
     expect(text).toContain('and 129,800 more (--format json lists them all)');
     expect(text.split('\n').filter((l) => l.includes('error:'))).toHaveLength(200);
-    expect(text.trimEnd().endsWith('130000 errors, 0 warnings')).toBe(true);
+    expect(text.trimEnd().endsWith('130,000 errors, 0 warnings')).toBe(true);
   });
 
   it('capProblems shows all under the cap and counts the rest over it', () => {

@@ -351,4 +351,27 @@ describe('planChanges, called again', () => {
     d.groups.get('team:eng')!.members = [];
     expect(brief(planChanges(d, l, OPTIONS))).toEqual(['-member:bob@team:eng']);
   });
+
+  describe('top-level extends', () => {
+    const owner = { ...aRole('owner', ['document:write']), extends: ['admin', 'viewer'] };
+    const admin = { ...aRole('admin', []), extends: ['viewer'] };
+
+    it('a role comes after the roles it extends that the plan creates, and depends on them', () => {
+      const plan = planChanges(desired({ resources: [doc], roles: [owner, admin, viewer] }), live({ resources: [doc] }), OPTIONS);
+      const roles = plan.changes.filter((c) => c.kind === 'role');
+      expect(roles.map((c) => c.id)).toEqual(['role:viewer', 'role:admin', 'role:owner']);
+      expect(roles.find((c) => c.id === 'role:owner')!.dependsOn).toEqual(['role:admin', 'role:viewer']);
+    });
+
+    it('written, it is exact; left out, the live extends stays', () => {
+      const have = live({ resources: [doc], roles: [viewer, { ...aRole('admin', []), extends: ['viewer'] }] });
+      // Left out: no change.
+      expect(brief(planChanges(desired({ resources: [doc], roles: [viewer, aRole('admin', [])] }), have, OPTIONS))).toEqual([]);
+      // Written as []: cleared.
+      const cleared = planChanges(desired({ resources: [doc], roles: [viewer, { ...aRole('admin', []), extends: [] }] }), have, OPTIONS);
+      expect(cleared.changes.map((c) => [c.id, c.action === 'update' ? c.fields.map((f) => f.field) : c.action])).toEqual([['role:admin', ['extends']]]);
+      // Written and equal: no change.
+      expect(brief(planChanges(desired({ resources: [doc], roles: [viewer, { ...aRole('admin', []), extends: ['viewer'] }] }), have, OPTIONS))).toEqual([]);
+    });
+  });
 });

@@ -106,7 +106,9 @@ describe('roster review flows (real server)', () => {
     const readme = await fileRequest(server, 'alice', { role: 'editor', resource: 'document', resource_instance: 'readme' }, 'fix the release notes');
     await fileRequest(server, 'dave', { role: 'viewer', resource: 'document', resource_instance: 'roadmap' }, 'onboarding');
     const ui = await mount('bob');
-    expect(stable(await ui.until('1–2 of 2'))).toMatchSnapshot('queue');
+    // The tabs' counts arrive on their own reads, after the page: the snapshot waits for both.
+    await ui.until('1–2 of 2');
+    expect(stable(await ui.until('decided (0)'))).toMatchSnapshot('queue');
     await ui.press('j');
     expect(ui.frame()).toMatch(/› alice\s+editor\s+document:readme/);
     await ui.press('enter');

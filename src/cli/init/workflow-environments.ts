@@ -181,6 +181,7 @@ ${reviewedScript()}
         env:
           ROSTER_API_URL: \${{ vars.ROSTER_API_URL }}
           ROSTER_API_KEY: \${{ secrets.ROSTER_API_KEY }}
+          ROSTER_PDP_URL: \${{ vars.ROSTER_PDP_URL }}
           ROSTER_REVIEWED_CHECKSUM: \${{ steps.reviewed.outputs.checksum }}
           ROSTER_REVIEWED_PR: \${{ steps.reviewed.outputs.pull-request }}
         run: |
@@ -213,7 +214,6 @@ ${SETUP}      - name: expire
         env:
           ROSTER_API_URL: \${{ vars.ROSTER_API_URL }}
           ROSTER_API_KEY: \${{ secrets.ROSTER_API_KEY }}
-          ROSTER_PDP_URL: \${{ vars.ROSTER_PDP_URL }}
         run: |
           if [ -z "$ROSTER_API_URL" ]; then
             echo "::error::set the variable ROSTER_API_URL and the secret ROSTER_API_KEY (repository, or environment ${env})"

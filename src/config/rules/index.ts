@@ -14,12 +14,13 @@ import { grantForDuration } from './access-requests.js';
 import { resourceRolesResolve, topLevelRoleOnInstance } from './resource-roles.js';
 import { derivationsResolve, relationsResolve, tuplesResolve } from './relations.js';
 import { authoritativeSectionsManaged } from './authoritative.js';
-import { instancesResolve, reviewerRolesResolve, rolePermissionsResolve, userRolesResolve, userTenantsResolve } from './references.js';
+import { instancesResolve, reviewerRolesResolve, roleExtendsResolve, rolePermissionsResolve, userRolesResolve, userTenantsResolve } from './references.js';
 
 export type { Rule, RuleContext } from './context.js';
 
 export const RULES: Readonly<Record<string, Rule>> = {
   rolePermissionsResolve,
+  roleExtendsResolve,
   resourceRolesResolve,
   relationsResolve,
   derivationsResolve,

@@ -4,7 +4,7 @@ import { targetTenant } from '../../types/desired.js';
 import type { Problem } from '../source.js';
 import { didYouMean } from '../suggest.js';
 import { declared, report, targetDeclared, unknown, type RuleContext } from './context.js';
-import { roleOnTarget, unknownRoleOn, unknownTenantWideRole } from './resource-roles.js';
+import { extendsCycles, roleOnTarget, unknownRoleOn, unknownTenantWideRole } from './resource-roles.js';
 
 /** A role's permissions name a declared resource and one of its actions. */
 export function rolePermissionsResolve(ctx: RuleContext): Problem[] {
@@ -25,6 +25,30 @@ export function rolePermissionsResolve(ctx: RuleContext): Problem[] {
         out.push(report(where, sub, `resource "${type}" has no action "${action}"`, { hint }));
       }
     });
+  }
+  return out;
+}
+
+/** A top-level role's `extends` name other declared top-level roles, without cycles. */
+export function roleExtendsResolve(ctx: RuleContext): Problem[] {
+  const { desired, index } = ctx;
+  const out: Problem[] = [];
+  for (const role of desired.roles.values()) {
+    role.extends?.forEach((other, i) => {
+      const where = index.roles.get(role.key);
+      if (other === role.key) {
+        out.push(report(where, ['extends', i], `role "${role.key}" extends itself`, { hint: 'a role cannot extend itself' }));
+      } else if (!declared(ctx, 'roles', other)) {
+        const u = unknown(ctx, 'role', other);
+        out.push(report(where, ['extends', i], `${u.message} in extends`, u.options));
+      }
+    });
+  }
+  const edges = new Map([...desired.roles.values()].map((r) => [r.key, r.extends ?? []]));
+  for (const cycle of extendsCycles(edges)) {
+    out.push(report(index.roles.get(cycle[0]), ['extends'], `roles extend each other in a cycle: ${[...cycle, cycle[0]].join(' -> ')}`, {
+      hint: 'a role includes the roles it extends; remove one of these `extends`',
+    }));
   }
   return out;
 }

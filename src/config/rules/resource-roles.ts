@@ -3,7 +3,6 @@
  * the resource role of the instance's type when that type has one (docs/config.md, "Resource roles").
  */
 import { splitRef } from '../../types/refs.js';
-import { type DesiredResource } from '../../types/desired.js';
 import type { Problem } from '../source.js';
 import { didYouMean } from '../suggest.js';
 import { declared, report, unknown, type RuleContext } from './context.js';
@@ -30,7 +29,7 @@ export function resourceRolesResolve(ctx: RuleContext): Problem[] {
         out.push(report(where, ['roles', role.key, 'extends', i], message, { hint }));
       });
     }
-    for (const cycle of extendsCycles(resource)) {
+    for (const cycle of extendsCycles(new Map(resource.roles.map((r) => [r.key, r.extends])))) {
       out.push(report(where, ['roles', cycle[0], 'extends'], `roles of "${resource.key}" extend each other in a cycle: ${[...cycle, cycle[0]].join(' -> ')}`, {
         hint: 'a role includes the roles it extends; remove one of these `extends`',
       }));
@@ -39,9 +38,12 @@ export function resourceRolesResolve(ctx: RuleContext): Problem[] {
   return out;
 }
 
-/** Each cycle of `extends` among a resource's roles once, starting at its smallest key. Self-extension is reported above. */
-function extendsCycles(resource: DesiredResource): string[][] {
-  const edges = new Map((resource.roles ?? []).map((r) => [r.key, r.extends.filter((e) => e !== r.key)]));
+/**
+ * Each cycle of `extends` among roles (a resource's, or the top-level ones: role → the roles it extends)
+ * once, starting at its smallest key. Self-extension is left out: each rule reports it on its own.
+ */
+export function extendsCycles(extendsOf: ReadonlyMap<string, readonly string[]>): string[][] {
+  const edges = new Map([...extendsOf].map(([key, ext]) => [key, ext.filter((e) => e !== key)]));
   const cycles = new Map<string, string[]>();
   const state = new Map<string, 'open' | 'done'>();
   const stack: string[] = [];
