@@ -50,6 +50,17 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * A 404 that is not the service's own `NOT_FOUND` (a router's `ROUTE_NOT_FOUND`, a proxy's page): no
+ * /v2 API at that URL, which the user fixes. Keeps the answer, for a caller that knows better what the
+ * missing endpoint means (a decision point that serves no decisions: src/api/read-decisions.ts).
+ */
+export class NoApiError extends ConfigError {
+  constructor(message: string, readonly answer: ApiError) {
+    super(message);
+  }
+}
+
 /** The plan is refused by a safety rule; the message names the flag that overrides it. */
 export class UnsafePlanError extends Error {
   readonly kind = 'unsafe' as const;

@@ -1,5 +1,5 @@
 import { Pool } from 'undici';
-import { ApiError, ConfigError, InternalError } from '../errors.js';
+import { ApiError, ConfigError, InternalError, NoApiError } from '../errors.js';
 import { registerSecret } from '../secrets.js';
 import { buildApiError, buildNetworkError, displayPath } from './api-error.js';
 import { AnswerTooLarge, expectListItems, expectListPage, malformedRead, MAX_ANSWER_BYTES, parseBody, readBodyText } from './answer.js';
@@ -248,9 +248,9 @@ export function createClient(options: ClientOptions): ApiClient {
   }
 
   /** A 404 that is not the service's: `no /v2 API at <base> (GET <path>: 404 CODE); check ROSTER_API_URL`. */
-  function noApiHere(error: ApiError): ConfigError {
+  function noApiHere(error: ApiError): NoApiError {
     const { method, path, status, errorCode } = error.info;
-    return new ConfigError(`no /v2 API at ${base.origin}${basePath} (${method} ${basePath}${path}: ${status}${errorCode ? ` ${errorCode}` : ''}); check ROSTER_API_URL (--api-url)`);
+    return new NoApiError(`no /v2 API at ${base.origin}${basePath} (${method} ${basePath}${path}: ${status}${errorCode ? ` ${errorCode}` : ''}); check ROSTER_API_URL (--api-url)`, error);
   }
 
   const data = async <T>(p: Promise<ApiResponse<T>>): Promise<T> => (await p).data as T;

@@ -1,7 +1,7 @@
 import type { ApiClient } from './types.js';
 import { checkKey, type AccessCheck } from '../types/checks.js';
 import { splitRef } from '../types/refs.js';
-import { ApiError, ConfigError } from '../errors.js';
+import { ApiError, ConfigError, NoApiError } from '../errors.js';
 
 /** Where the decisions are asked, for the message when that host serves none. */
 export interface DecisionPointName {
@@ -51,9 +51,11 @@ export async function readDecisions(
  * host (its PDP is another). One line naming the option, instead of the bare 404.
  */
 export function noDecisionPoint(err: unknown, pdp: DecisionPointName): unknown {
-  if (!(err instanceof ApiError) || (err.info.status !== 404 && err.info.status !== 405)) return err;
+  // The client says "no /v2 API" of any 404 that is not the service's NOT_FOUND: here it means no decisions.
+  const answer = err instanceof NoApiError ? err.answer : err;
+  if (!(answer instanceof ApiError) || (answer.info.status !== 404 && answer.info.status !== 405)) return err;
   const host = new URL(pdp.url).host;
   return pdp.via
-    ? new ConfigError(`the decision point ${host} (${pdp.via}) does not serve POST /allowed/bulk (${err.info.status}): give the URL of your policy decision point (PDP)`)
-    : new ConfigError(`${host} does not serve decisions (POST /allowed/bulk answered ${err.info.status}): name your policy decision point with --pdp-url URL (or ROSTER_PDP_URL), e.g. https://cloudpdp.api.permit.io or your PDP container`);
+    ? new ConfigError(`the decision point ${host} (${pdp.via}) does not serve POST /allowed/bulk (${answer.info.status}): give the URL of your policy decision point (PDP)`)
+    : new ConfigError(`${host} does not serve decisions (POST /allowed/bulk answered ${answer.info.status}): name your policy decision point with --pdp-url URL (or ROSTER_PDP_URL), e.g. https://cloudpdp.api.permit.io or your PDP container`);
 }
