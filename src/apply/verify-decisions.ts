@@ -9,6 +9,7 @@ import type { AccessGraph } from '../access/index.js';
 import { diffAccess } from '../access/index.js';
 import { bareAction } from '../access/assertions.js';
 import { checkKey, type AccessCheck } from '../types/checks.js';
+import { agree, count, plural } from '../words.js';
 
 /** Checks asked at most: one bulk request. Beyond, an even sample of this many. */
 export const VERIFY_BOUND = 1000;
@@ -99,16 +100,16 @@ export function disagreementLine(d: DecisionExpectation & { decided: boolean }):
 
 /** The report apply prints after its summary. */
 export function decisionReportLines(v: DecisionVerification, where: string): string[] {
-  const scope = v.checked < v.total ? `${v.checked} (an even sample) of ${v.total}` : `${v.checked}`;
-  const asked = `${v.requests} request${v.requests === 1 ? '' : 's'} to ${where}`;
+  const scope = v.checked < v.total ? `${count(v.checked)} (an even sample) of ${count(v.total)}` : count(v.checked);
+  const asked = `${plural(v.requests, 'request')} to ${where}`;
   if (v.total === 0) return [];
   if (v.disagreements.length === 0) {
     const waited = v.waitedMs > 0 ? ` after ${(v.waitedMs / 1000).toFixed(0)}s` : '';
-    return [`Decisions: the decision point agrees with the plan on ${scope} changed decision${v.checked === 1 ? '' : 's'}${waited} (${asked}).`];
+    return [`Decisions: the decision point agrees with the plan on ${scope} changed ${agree(v.checked, 'decision', 'decisions')}${waited} (${asked}).`];
   }
   const shown = v.disagreements.slice(0, 20);
   return [
-    `Decisions: the decision point disagrees with the plan on ${v.disagreements.length} of ${scope} changed decisions after waiting ${(v.waitedMs / 1000).toFixed(0)}s (${asked}):`,
+    `Decisions: the decision point disagrees with the plan on ${count(v.disagreements.length)} of ${scope} changed decisions after waiting ${(v.waitedMs / 1000).toFixed(0)}s (${asked}):`,
     ...shown.map((d) => `  ${disagreementLine(d)}`),
     ...(v.disagreements.length > shown.length ? [`  … and ${v.disagreements.length - shown.length} more (--format json lists them all)`] : []),
     'The writes are done. The decision point may answer from stale data (restart or resync it), or decide otherwise than Roster models; check again with roster check --live.',

@@ -71,5 +71,5 @@ const times = (n: number) => (n === 1 ? 'once' : `${n.toLocaleString('en-US')} t
 export function ago(at: string, until: string): string {
   const s = Math.max(0, Math.round((Date.parse(until) - Date.parse(at)) / 1000));
   const [n, unit] = s < 60 ? [s, 'second'] : s < 3600 ? [Math.round(s / 60), 'minute'] : s < 86_400 ? [Math.round(s / 3600), 'hour'] : [Math.round(s / 86_400), 'day'];
-  return `${n} ${unit}${n === 1 ? '' : 's'} ago`;
+  return `${plural(n, unit)} ago`;
 }
