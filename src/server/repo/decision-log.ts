@@ -116,18 +116,8 @@ interface Stored {
   input: string;
 }
 
-export interface StoredDecision {
-  id: string;
-  ts: string;
-  query: string;
-  user: string;
-  action: string;
-  type: string;
-  key: string | null;
-  tenant: string | null;
-  decision: boolean;
-  input: unknown;
-}
+/** A logged decision read back: the row without its environment, the input parsed. */
+export type StoredDecision = Omit<DecisionRow, 'envId' | 'input'> & { input: unknown };
 
 const toDecision = (r: Stored): StoredDecision => ({
   id: r.id,
