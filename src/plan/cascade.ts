@@ -105,12 +105,18 @@ function tenantsLeft(changes: readonly Change[], x: LiveIndex): Map<string, stri
     changes.flatMap((c) => (c.action !== 'delete' && (c.kind === 'assignment' || c.kind === 'member') ? [`${(c.after as Record<string, string>).user}\u0000${(c.after as Record<string, string>).tenant}`] : [])),
   );
   const out = new Map<string, string[]>();
+  if (deleted.size === 0) return out;
+  const position = new Map(changes.map((c, i) => [c.id, i]));
   for (const [tenant, parts] of x.inTenant) {
-    for (const user of new Set(parts.map((p) => p.user))) {
+    // Each user's parts in the tenant, grouped in one pass (a tenant holds thousands of users).
+    const byUser = new Map<string, string[]>();
+    for (const p of parts) (byUser.get(p.user) ?? byUser.set(p.user, []).get(p.user)!).push(p.id);
+    for (const [user, ids_] of byUser) {
       const presence = ids.tenantUser(user, tenant);
-      const held = parts.filter((p) => p.user === user && p.id !== presence).map((p) => p.id);
+      const held = ids_.filter((id) => id !== presence);
       if (held.length === 0 || deleted.has(presence) || gaining.has(`${user}\u0000${tenant}`) || !held.every((id) => deleted.has(id))) continue;
-      const first = changes.find((c) => held.includes(c.id))!;
+      // Listed under the first of those deletions, in plan order.
+      const first = changes[Math.min(...held.map((id) => position.get(id)!))];
       out.set(first.id, [...(out.get(first.id) ?? []), presence]);
     }
   }
