@@ -80,6 +80,9 @@ function placeAssignments(out: LiveState, read: ScopedRead['assignments']): void
     for (const [id, set] of members) if (!now.has(id)) set.delete(user);
     for (const { id, tenant } of groups) {
       if (!out.groups.has(id)) out.groups.set(id, { type: id.slice(0, id.indexOf(':')), key: id.slice(id.indexOf(':') + 1), tenant, members: [], roles: [], memberOf: [] });
+      // A membership read again in another tenant than the group was read in: another writer made the
+      // group again there; the membership, read now, says where it is.
+      else if (out.groups.get(id)!.tenant !== tenant) out.groups.set(id, { ...out.groups.get(id)!, tenant });
       let set = members.get(id);
       if (!set) members.set(id, (set = new Set(out.groups.get(id)!.members)));
       set.add(user);
