@@ -29,6 +29,10 @@ export interface SourceIndex {
   resourceInstances: Map<string, Loc>;
   groups: Map<string, Loc>;
   accessRequests: Map<string, Loc>;
+  userAttributes: Map<string, Loc>;
+  tenantAttributes: Map<string, Loc>;
+  conditionSets: Map<string, Loc>;
+  setRules: Map<string, Loc>;
   /** Users' roles as written, before their tenant is known (see resolveUserRoleTenants). */
   userRoles: Map<string, RawUserRole[]>;
   /** Assertions as written, in the order of `desired.assertions`. */
@@ -48,6 +52,7 @@ export function buildDesiredState(files: RawFile[]): Normalised {
   const index: SourceIndex = {
     resources: new Map(), roles: new Map(), tenants: new Map(), users: new Map(),
     resourceInstances: new Map(), groups: new Map(), accessRequests: new Map(), userRoles: new Map(), assertions: [],
+    userAttributes: new Map(), tenantAttributes: new Map(), conditionSets: new Map(), setRules: new Map(),
     refused: new Refused(),
   };
   const errors: Problem[] = [];
@@ -221,9 +226,11 @@ function normaliseAssertion(a: RawAssertion, loc: Loc): DesiredAssertion {
   };
 }
 
-const SECTION_INDEX: Record<Section, ['resources' | 'roles' | 'tenants' | 'users' | 'resourceInstances' | 'groups' | 'accessRequests', string]> = {
+const SECTION_INDEX: Record<Section, [Exclude<keyof DesiredState, 'project' | 'environment' | 'sections' | 'authoritative' | 'assertions'>, string]> = {
   resources: ['resources', 'resource'], roles: ['roles', 'role'], tenants: ['tenants', 'tenant'], users: ['users', 'user'],
   resource_instances: ['resourceInstances', 'resource instance'], groups: ['groups', 'group'], access_requests: ['accessRequests', 'access request configuration'],
+  user_attributes: ['userAttributes', 'user attribute'], tenant_attributes: ['tenantAttributes', 'tenant attribute'],
+  user_sets: ['conditionSets', 'user set'], resource_sets: ['conditionSets', 'resource set'], set_rules: ['setRules', 'set rule'],
 };
 
 function isSection(s: string): s is Section {

@@ -19,6 +19,10 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
     resourceInstances: new Map(live.resourceInstances),
     groups: new Map(live.groups),
     accessRequests: new Map(live.accessRequests),
+    userAttributes: new Map(live.userAttributes),
+    tenantAttributes: new Map(live.tenantAttributes),
+    conditionSets: new Map(live.conditionSets),
+    setRules: new Map(live.setRules),
   };
   const ownUsers = new Set<string>();
   const ownGroups = new Set<string>();

@@ -6,9 +6,14 @@ export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
+const ABAC_PARTS = new Set<string>(['userAttributes', 'tenantAttributes', 'conditionSets', 'setRules']);
+
 /** A fingerprint of the live state: equal exactly when the two reads saw the same objects. */
 export function fingerprintLive(live: LiveState): string {
+  // The parts of attribute-based access count only when the environment has some, so that the
+  // fingerprint of an environment without any is what it was before they were read.
   const sections = [...LIVE_PARTS]
+    .filter((name) => !ABAC_PARTS.has(name) || live[name].size > 0)
     .sort()
     .map((name) => [name, [...(live[name] as Map<string, unknown>).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
   return sha256(JSON.stringify(sections));

@@ -5,9 +5,9 @@
  * environment (nothing of them is sent to the service): they are not compared.
  */
 import type { DesiredState, Section } from '../types/desired.js';
-import type { LiveState } from '../types/live.js';
+import type { LIVE_PARTS, LiveState } from '../types/live.js';
 
-export type Compared = Pick<DesiredState, 'resources' | 'roles' | 'tenants' | 'users' | 'resourceInstances' | 'groups' | 'accessRequests'>;
+export type Compared = Pick<DesiredState, (typeof LIVE_PARTS)[number]>;
 
 export interface FieldDifference {
   field: string;

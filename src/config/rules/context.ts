@@ -28,6 +28,11 @@ const DECLARED: Record<Section, (d: DesiredState) => Map<string, unknown>> = {
   resource_instances: (d) => d.resourceInstances,
   groups: (d) => d.groups,
   access_requests: (d) => d.accessRequests,
+  user_attributes: (d) => d.userAttributes,
+  tenant_attributes: (d) => d.tenantAttributes,
+  user_sets: (d) => d.conditionSets,
+  resource_sets: (d) => d.conditionSets,
+  set_rules: (d) => d.setRules,
 };
 
 /**
