@@ -95,7 +95,7 @@ function foreignKeys(ctx: RuleContext, named: NamedAttribute, where: ReturnType<
 }
 
 /** Attribute types each operator can apply to (a `json` attribute may hold anything: every operator). */
-const APPLIES_TO: Record<(typeof OPERATORS)[number], readonly AttributeType[] | 'any'> = {
+export const APPLIES_TO: Record<(typeof OPERATORS)[number], readonly AttributeType[] | 'any'> = {
   equals: 'any', 'not-equals': 'any', in: 'any',
   'greater-than': ['number', 'string', 'time'], 'less-than': ['number', 'string', 'time'],
   'greater-than-equals': ['number', 'string', 'time'], 'less-than-equals': ['number', 'string', 'time'],
