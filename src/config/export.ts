@@ -8,7 +8,8 @@
  * roles already place them in. A tenant a user is in only through a group is written: a group's
  * membership does not declare the user's presence in the tenant, so leaving it out would lose that
  * presence when the export is applied to an empty environment (issue #22). Every section is written,
- * even empty, so that each is managed and the export says "nothing else".
+ * even empty, so that each is managed and the export says "nothing else". The sets the service generates
+ * (`__autogen_…`) are never written: set rules on them are written `role:` / `resource:`.
  */
 import { Document, isMap, isSeq, type Node, type Pair, type YAMLMap } from 'yaml';
 import { AUTOGEN_SET_PREFIX, type DesiredAttribute, type DesiredConditionSet, type DesiredSetRule } from '../types/abac.js';
