@@ -3,12 +3,15 @@
  * desired state, merge errors, the schema's refusals, and the export round trip (a live state exported,
  * validated and normalised gives back its ABAC parts), on fixed cases and on random live states.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildExport, exportSetRules } from '../../src/config/export.js';
 import { ATTRIBUTE_TYPES, setRuleKey, type AttributeType, type DesiredAttribute, type DesiredConditionSet, type DesiredSetRule } from '../../src/types/abac.js';
 import { emptyLiveState, type LiveState } from '../../src/types/live.js';
-import { OPERATORS } from '../../src/types/conditions.js';
+import { ENTITIES, OPERATORS } from '../../src/types/conditions.js';
+import { ROOT } from '../helpers/cli.js';
 import { APPLIES_TO } from '../../src/config/rules/abac-conditions.js';
 import { BUILT_IN_USER } from '../../src/config/rules/abac-scope.js';
 import { brief, validateTexts } from './helpers.js';
@@ -134,6 +137,24 @@ describe('ABAC configuration: normalisation', () => {
   it('a set refused by the schema still declares its key: rules naming it report nothing more', () => {
     const r = validateTexts('resources: { expense: [view] }\nuser_sets: { s: { conditions: { allOf: oops } } }\nset_rules: [{ user_set: s, can: view, resource: expense }]\n');
     expect(r.errors.map(brief)).toEqual(['2:40 user_sets.s.conditions.allOf: expected a list, found the string "oops"']);
+  });
+});
+
+describe('ABAC configuration: the JSON Schema', () => {
+  const schema = JSON.parse(readFileSync(path.join(ROOT, 'schemas/roster.schema.json'), 'utf8')) as { $defs: Record<string, any> };
+
+  it('offers the fifteen operators, the entities and the attribute types of the grammar (no drift from src/types)', () => {
+    expect(Object.keys(schema.$defs.comparison.properties)).toEqual([...OPERATORS]);
+    for (const op of OPERATORS) expect(schema.$defs.comparison.properties[op].description, op).toMatch(/\w/);
+    expect(Object.keys(schema.$defs.condition.properties)).toEqual(['allOf', 'anyOf', 'not']);
+    expect(Object.keys(schema.$defs.condition.patternProperties)).toEqual([`^(${ENTITIES.join('|')})\\.`]);
+    expect(schema.$defs.attributeType.enum).toEqual([...ATTRIBUTE_TYPES]);
+    expect(schema.$defs.attributeReference.properties.ref.pattern).toBe(`^(${ENTITIES.join('|')})\\.[A-Za-z0-9\\-_.]+$`);
+  });
+
+  it('accepts the supported forms and leaves grammar mistakes to the rule conditionsParse (a place in the tree, not a schema error)', () => {
+    const r = validateTexts('user_sets:\n  s:\n    conditions: { noneOf: [] }\n');
+    expect(r.errors.map(brief)).toEqual([expect.stringMatching(/^3:19 user_sets\.s\.conditions\.noneOf: unknown condition "noneOf"; supported: /)]);
   });
 });
 
