@@ -66,10 +66,12 @@ const cases: { scenario: string; rule: keyof typeof RULES; expected: string[]; h
     "27:31 resource_sets.small.conditions: a condition has exactly one key, found \"resource.amount\", \"resource.region\": wrap several in {\"allOf\": [...]}",
   ], hint: "did you mean \"user.level\"?" },
   { scenario: "abac-attribute-unknown", rule: "conditionAttributesResolve", expected: [
-    "22:11 user_sets.approvers.conditions.allOf[0][\"user.levle\"]: unknown user attribute \"levle\"",
-    "23:11 user_sets.approvers.conditions.allOf[1][\"tenant.regoin\"]: unknown tenant attribute \"regoin\"",
-    "25:30 user_sets.approvers.conditions.allOf[3][\"resource.amount\"].less-than-equals: unknown user attribute \"limit\"",
-    "31:11 resource_sets.small.conditions.anyOf[0][\"resource.amoutn\"]: resource \"expense\" has no attribute \"amoutn\"",
+    "23:11 user_sets.approvers.conditions.allOf[0][\"user.levle\"]: unknown user attribute \"levle\"",
+    "24:11 user_sets.approvers.conditions.allOf[1][\"tenant.regoin\"]: unknown tenant attribute \"regoin\"",
+    "26:30 user_sets.approvers.conditions.allOf[3][\"resource.amount\"].less-than-equals: unknown user attribute \"limit\"",
+    "27:50 user_sets.approvers.conditions.allOf[4][\"user.expenses\"].any_match.match.amont: resource \"expense\" has no attribute \"amont\"",
+    "28:99 user_sets.approvers.conditions.allOf[5][\"user.expenses\"].all_match.fk_resource_type: unknown resource \"expence\" in fk_resource_type",
+    "34:11 resource_sets.small.conditions.anyOf[0][\"resource.amoutn\"]: resource \"expense\" has no attribute \"amoutn\"",
   ], hint: "did you mean \"level\"?" },
   { scenario: "abac-operator-type", rule: "conditionOperatorsApply", expected: [
     "22:26 user_sets.approvers.conditions.allOf[0][\"user.active\"].greater-than: operator \"greater-than\" cannot apply to user attribute \"active\", a bool",
