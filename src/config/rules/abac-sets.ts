@@ -144,6 +144,12 @@ export function setRulesResolve(ctx: RuleContext): Problem[] {
 function whoResolves(ctx: RuleContext, loc: Loc, raw: RawSetRule): Problem[] {
   if (raw.role !== undefined) {
     if (declared(ctx, 'roles', raw.role)) return [];
+    const of = [...ctx.desired.resources.values()].find((r) => r.roles?.some((x) => x.key === raw.role));
+    if (of) {
+      return [report(loc, ['role'], `role "${raw.role}" is a resource role (of "${of.key}"): a set rule's role is a top-level role`, {
+        hint: 'the service keeps a user set for each top-level role (`__autogen_<role>`); resource roles have none',
+      })];
+    }
     const u = unknown(ctx, 'role', raw.role);
     return [report(loc, ['role'], u.message, u.options)];
   }
