@@ -56,11 +56,19 @@ export function planAbac(b: ChangeSink, desired: DesiredState, live: LiveState, 
   if (rulesManaged) {
     for (const [k, r] of desired.setRules) if (!live.setRules.has(k) || onReplaced(r)) b.create('set_rule', ruleId(r), ruleFields(r));
   }
+  // A rule the configuration leaves alone is made again on its replaced set when it still fits it (the
+  // set is still of its type, on the permission's resource); one that no longer fits is lost, and shown
+  // with the replacement (cascade.ts).
+  const fits = (r: DesiredSetRule) => {
+    const us = desired.conditionSets.get(r.userSet);
+    const rs = desired.conditionSets.get(r.resourceSet);
+    return (!replaced.has(r.userSet) || us?.type === 'userset') && (!replaced.has(r.resourceSet) || (rs?.type === 'resourceset' && rs.resource === r.resource));
+  };
   for (const [k, r] of live.setRules) {
     if (rulesManaged && desired.setRules.has(k)) continue;
     const pruned = rulesManaged && prunes('set_rules');
     if (onReplaced(r)) {
-      if (!pruned) b.create('set_rule', ruleId(r), ruleFields(r));
+      if (!pruned && fits(r)) b.create('set_rule', ruleId(r), ruleFields(r));
     } else if (pruned) b.delete('set_rule', ruleId(r), ruleFields(r));
   }
 }

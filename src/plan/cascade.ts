@@ -10,14 +10,14 @@
 import { MEMBER_ROLE } from '../types/names.js';
 import { type LiveState } from '../types/live.js';
 import { ids } from './identity.js';
-import { fieldsOf, type Change, type DeleteChange, type UpdateChange } from './change.js';
+import { fieldsOf, type Change, type CreateChange, type DeleteChange, type UpdateChange } from './change.js';
 import { AUTOGEN_SET_PREFIX, type DesiredSetRule } from '../types/abac.js';
 import { ruleId } from './abac.js';
 import type { RequestGrant } from '../types/live.js';
 
 /** The changes with `cascade` set on each deletion that takes something with it. Order is unchanged. */
 export function attachCascades(changes: Change[], live: LiveState, requestGrants: readonly RequestGrant[]): Change[] {
-  if (!changes.some((c) => c.action === 'delete' || (c.kind === 'resource' && live.setRules.size > 0))) return changes;
+  if (!changes.some((c) => c.action === 'delete' || ((c.kind === 'resource' || c.kind === 'condition_set') && live.setRules.size > 0))) return changes;
   const index = indexLive(live, requestGrants);
   // What the plan changes itself is not a cascade; what an earlier deletion takes is not taken twice.
   const claimed = new Set(changes.map((c) => c.id));
@@ -28,6 +28,12 @@ export function attachCascades(changes: Change[], live: LiveState, requestGrants
       const cascade = actionRulesOf(c, index).filter((id) => !claimed.has(id)).sort(cmp);
       for (const id of cascade) claimed.add(id);
       return cascade.length > 0 ? ({ ...c, cascade } satisfies UpdateChange) : c;
+    }
+    if (c.action === 'create' && c.kind === 'condition_set' && c.replaces) {
+      // A replaced set is deleted first: the rules on it that the plan does not make again go with it.
+      const cascade = rulesOf([c.after.key], index).filter((id) => !claimed.has(id)).sort(cmp);
+      for (const id of cascade) claimed.add(id);
+      return cascade.length > 0 ? ({ ...c, cascade } satisfies CreateChange) : c;
     }
     if (c.action !== 'delete') return c;
     const cascade = [...new Set([...cascadeOf(c, index), ...(leaving.get(c.id) ?? [])])].filter((id) => !claimed.has(id)).sort(cmp);
@@ -41,7 +47,7 @@ export function deletionCount(changes: readonly Change[]): { deletes: number; ca
   let deletes = 0;
   let cascaded = 0;
   for (const c of changes) {
-    if (c.action === 'update') cascaded += c.cascade?.length ?? 0;
+    if (c.action !== 'delete') cascaded += c.cascade?.length ?? 0;
     if (c.action !== 'delete') continue;
     deletes++;
     cascaded += c.cascade?.length ?? 0;

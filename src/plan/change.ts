@@ -98,6 +98,11 @@ export interface CreateChangeOf<K extends Kind> extends ChangeBase<K> {
   after: ChangeFields[K];
   /** The live object exists with a field that cannot be updated (an instance's or group's tenant): delete it first. */
   replaces?: FieldChange[];
+  /**
+   * A replacement's deletion takes with it (cascade.ts), by identity, sorted: the set rules on a replaced
+   * condition set that the plan does not make again. Absent when nothing goes with it.
+   */
+  cascade?: string[];
 }
 
 export interface UpdateChangeOf<K extends Kind> extends ChangeBase<K> {

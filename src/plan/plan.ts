@@ -411,7 +411,7 @@ function prerequisites(c: Change): string[] {
     case 'set_rule': {
       const resource = f.permission.split(':')[0];
       const side = (set: string, role: (k: string) => string) => (set.startsWith(AUTOGEN_SET_PREFIX) ? role(set.slice(AUTOGEN_SET_PREFIX.length)) : ids.conditionSet(set));
-      return [ids.resource(resource), side(f.user_set, ids.role), side(f.resource_set, ids.resource)];
+      return [...new Set([ids.resource(resource), side(f.user_set, ids.role), side(f.resource_set, ids.resource)])];
     }
   }
 }

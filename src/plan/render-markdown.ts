@@ -21,7 +21,7 @@ export function renderPlanMarkdown(plan: Plan): string {
       const sign = c.action === 'create' ? '+' : c.action === 'update' ? '~' : '-';
       const detail =
         c.action === 'update' ? describeFields(c.fields) + (c.cascade ? `; with it: ${describeCascade(c.cascade)}` : '')
-        : c.action === 'create' && c.replaces ? `replaces: ${describeFields(c.replaces)}`
+        : c.action === 'create' && c.replaces ? `replaces: ${describeFields(c.replaces)}` + (c.cascade ? `; with it: ${describeCascade(c.cascade)}` : '')
         : c.action === 'delete' && c.expired ? expiredNote(c.expired)
         : c.action === 'delete' && (c.cascade || c.usedBy) ? [usedByNote(c.usedBy), c.cascade ? `with it: ${describeCascade(c.cascade)}` : undefined].filter(Boolean).join('; ')
         : '';

@@ -34,7 +34,7 @@ export function renderPlanText(plan: Plan, options: TextOptions = {}): string {
 function changeLines(c: Change, color: boolean): string[] {
   switch (c.action) {
     case 'create':
-      return [paint(color, 32, `  + ${c.id}${c.replaces ? ` (replaces: ${describeFields(c.replaces)})` : ''}`)];
+      return [paint(color, 32, `  + ${c.id}${c.replaces ? ` (replaces: ${describeFields(c.replaces)})` : ''}`), ...cascadeTextLines(c.cascade).map((l) => paint(color, 31, l))];
     case 'update':
       return [paint(color, 33, `  ~ ${c.id}`), ...c.fields.map((f) => paint(color, 33, `      ${describeFields([f])}`)), ...cascadeTextLines(c.cascade).map((l) => paint(color, 31, l))];
     case 'delete': {
