@@ -106,7 +106,6 @@ export async function readScoped(client: ApiClient, options: { scope: ReadScope;
         return { userAttributes: into.userAttributes, tenantAttributes: into.tenantAttributes, conditionSets: into.conditionSets, setRules: into.setRules };
       })
     : undefined;
-  abacRead?.catch(() => {}); // awaited below
   const configsRead = scope.configs
     ? client.listAll<ConfigRead>(`${elements}/config`, { perPage: PAGE, item: CONFIG_ITEM }).then((configs) => {
         const into = emptyLiveState().accessRequests;
@@ -114,6 +113,10 @@ export async function readScoped(client: ApiClient, options: { scope: ReadScope;
         return into;
       })
     : undefined;
+
+  // Awaited at the end: a read that fails first must not leave these rejected without a handler (the
+  // process would die on an unhandled rejection instead of reporting the first failure).
+  for (const read of [schemaRead, configsRead, abacRead]) read?.catch(() => {});
 
   const keyed = async <R, T>(keys: Set<string>, mode: 'each' | 'list', each: (k: string) => Promise<R | null>, list: () => Promise<R[]>, keyOf: (r: R) => string, into: Map<string, T | null>, make: (r: R) => T) => {
     if (keys.size === 0) return;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLiveState } from '../../src/api/read-live.js';
 import { applyPlan } from '../../src/apply/apply.js';
 import { verifyApplied } from '../../src/apply/verify.js';
+import { dryRun, estimateApply } from '../../src/apply/estimate.js';
 import { planChanges } from '../../src/plan/plan.js';
 import { emptyDesiredState, type DesiredState, type Section } from '../../src/types/desired.js';
 import { setRuleKey, type DesiredConditionSet, type DesiredSetRule } from '../../src/types/abac.js';
@@ -86,6 +87,9 @@ describe('applying attribute-based access', { timeout: 120_000 }, () => {
     const live = await readLiveState(client);
     const plan = planChanges(desired, live, OPTIONS);
     expect(plan.changes.map((c) => `${c.action} ${c.id}`)).toEqual(['update condition_set:seniors']);
+    // The estimate counts what the apply sends: one schema write.
+    expect(await dryRun(plan)).toEqual([{ method: 'PATCH', path: '/v2/schema/p/e/condition_sets/seniors' }]);
+    expect(await estimateApply(plan)).toMatchObject({ requests: 1, byClass: { request: 1, write: 1, schemaWrite: 1 } });
     requests.length = 0;
     expect((await applyPlan(plan, client)).failed).toEqual([]);
     expect(writes(requests)).toEqual(['PATCH /condition_sets/seniors']);
