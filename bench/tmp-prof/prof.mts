@@ -1,0 +1,34 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { generateEnvironment } from '../generate.js';
+import { editOnePercent, load, OPTS } from '../access-plan.bench.js';
+import * as B from '../abac-plan.bench.js';
+import { planChanges } from '../../src/plan/plan.js';
+import { accessGraphs } from '../../src/plan/access.js';
+import { diffAbac } from '../../src/access/abac-diff.js';
+const dir = mkdtempSync(path.join(os.tmpdir(), 'p-'));
+const raw = generateEnvironment(OPTS);
+const live = await load(dir, 'a.yaml', raw);
+const desired = await load(dir, 'b.yaml', editOnePercent(raw));
+(B as any).addAbac(live); (B as any).addAbac(desired); (B as any).editAttributes(desired);
+const plan = planChanges(desired, live, { project: 'b', environment: 'p' });
+console.log('changes', plan.changes.length);
+let t = performance.now();
+const { before, after } = accessGraphs(live, plan.changes);
+console.log('graphs', performance.now() - t); t = performance.now();
+const d = diffAbac(before, after);
+console.log('diffAbac', performance.now() - t, d.lines.length, d.gains, d.losses);
+{
+  const { before, after } = accessGraphs(live, plan.changes);
+  const users = before.abac!.users();
+  let t0 = performance.now();
+  for (const g of [before, after]) for (const r of g.abac!.rules) for (const u of users) g.abac!.userStatus(r.userSet, u, 'tenant-0');
+  console.log('userStatus all', performance.now() - t0); t0 = performance.now();
+  const insts = [...before.abac!.instancesOf('document').values()].flat();
+  for (const g of [before, after]) for (const r of g.abac!.rules) for (const i of insts) g.abac!.instanceStatus(r.resourceSet, i, false);
+  console.log('instanceStatus all', performance.now() - t0); t0 = performance.now();
+  const d = diffAbac(before, after);
+  console.log('diffAbac again (warm)', performance.now() - t0);
+}
+console.log((globalThis as any).PAIRS, (globalThis as any).RB, (globalThis as any).RBT, (globalThis as any).CROSS);
