@@ -14,8 +14,8 @@
  * for a new, removed or redefined rule, its user set × its resource set.
  */
 import type { AbacVia } from './facts.js';
-import type { AccessGraph } from './graph.js';
-import { dependsOnContext, type AbacIndex, type AbacRule, type SetInfo, type Status } from './abac-graph.js';
+import type { AccessGraph, HeldSource } from './graph.js';
+import { dependsOnContext, type AbacIndex, type AbacRule, type Reads, type SetInfo, type Status } from './abac-graph.js';
 import { getOrSet } from './groups.js';
 import { cmp } from './paths.js';
 import { countInstances } from './summary.js';
@@ -70,63 +70,195 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
   const users = [...new Set([...(A?.users() ?? []), ...(B?.users() ?? [])])].sort(cmp);
   const rbac = [rolesGrant(before), rolesGrant(after)] as const;
   const changes = changeDetector(A, B);
+  const vectors = [statusVectors(A, users), statusVectors(B, users)] as const;
 
   // (sign, rule) → user → instances
   const found = new Map<string, { sign: '+' | '-'; via: AbacVia; byUser: Map<string, string[]> }>();
   const undecided = new Map<string, { rule: AbacRule; change: AbacUndecided['change']; users: Set<string>; instances: Set<string> }>();
-  const visited = new Map<string, Set<string>>(); // permission → pair keys
-  const status = (g: AbacIndex | undefined, u: string, p: string, i: string): Status => (g ? g.permissionStatus(u, p, i) : 0);
+  const permissions = [...new Set([...byKey.values()].map((p) => (p.b ?? p.a)!.via.permission))].sort(cmp);
 
-  for (const { a, b } of byKey.values()) {
-    const rule = (b ?? a)!;
-    const permission = rule.via.permission;
-    const seen = getOrSet(visited, permission, () => new Set<string>());
-    const global = !a || !b || a.userSet.signature !== b.userSet.signature || a.resourceSet.signature !== b.resourceSet.signature ||
-      ((usesFk(a) || usesFk(b)) && changes.fkChanged());
-    const visit = (u: string, i: string) => {
-      const pair = `${u}\u0000${i}`;
-      if (seen.has(pair)) return;
-      seen.add(pair);
-      const s0 = status(A, u, permission, i);
-      const s1 = status(B, u, permission, i);
-      if (s0 === s1) return;
-      if (dependsOnContext(s0) || dependsOnContext(s1)) {
-        for (const g of [A, B]) {
-          for (const r of g?.rulesFor(permission) ?? []) {
-            if (!dependsOnContext(g!.ruleStatus(r, u, i))) continue;
-            const entry = getOrSet(undecided, r.via.rule, () => ({ rule: r, change: changeOf(byKey.get(r.via.rule)!), users: new Set<string>(), instances: new Set<string>() }));
-            entry.users.add(u);
-            entry.instances.add(i);
-          }
-        }
-        return;
-      }
-      if (rbac[0](u, permission, i) || rbac[1](u, permission, i)) return;
-      const sign = s1 === 1 ? '+' : '-';
-      const g = (sign === '+' ? B : A)!;
-      const by = g.rulesFor(permission).find((r) => g.ruleStatus(r, u, i) === 1)!;
-      const entry = getOrSet(found, `${sign}\u0000${by.via.rule}`, () => ({ sign, via: by.via, byUser: new Map<string, string[]>() }));
-      getOrSet(entry.byUser, u, () => []).push(i);
-    };
-    const type = rule.def.resource;
+  // Per side and tenant: whether each user has a role there (which decides `user.roles` and tenant attributes).
+  const memberVectors = [new Map<string, Uint8Array>(), new Map<string, Uint8Array>()];
+  const membersIn = (k: number, t: string) =>
+    getOrSet(memberVectors[k], t, () => {
+      const g = k === 0 ? A : B;
+      const out = new Uint8Array(users.length);
+      if (g) for (let u = 0; u < users.length; u++) out[u] = g.inTenant(users[u], t) ? 1 : 0;
+      return out;
+    });
+  // Per tenant and sets read per pair: the users whose values those sets read changed.
+  const crossChanged = new Map<string, Uint8Array>();
+  const crossUserChanged = (t: string, reads: readonly Reads[]) =>
+    getOrSet(crossChanged, `${t}\u0000${reads.map((r) => r.key).join('\u0000')}`, () => {
+      const out = new Uint8Array(users.length);
+      for (let u = 0; u < users.length; u++) out[u] = reads.some((r) => changes.userChanged(users[u], t, r)) ? 1 : 0;
+      return out;
+    });
+
+  // A user's holdings of the permission through roles on a tenant's instances, on either side, as words.
+  const rolesBits = (user: string, permission: string, instances: readonly string[]) => {
+    const out = new Uint32Array((instances.length + 31) >>> 5);
+    instances.forEach((i, k) => {
+      if (rbac[0](user, permission, i) || rbac[1](user, permission, i)) out[k >>> 5] |= 1 << (k & 31);
+    });
+    return out;
+  };
+
+  for (const permission of permissions) {
+    const type = typeOf(permission);
+    const sides = [A, B].map((g, k) => (g ? { g, rules: g.rulesFor(permission), vec: vectors[k]! } : undefined));
+    // A rule read per pair (a set reading across sides) is compared where something it reads changed.
+    const crossRules = [...byKey.values()].filter((p) => (p.b ?? p.a)!.via.permission === permission && [p.a, p.b].some((r) => r && isCross(r)));
+    const crossReads = crossRules.flatMap((p) => [p.a, p.b]).filter((r): r is AbacRule => r !== undefined).flatMap((r) => [r.userSet.reads, r.resourceSet.reads]);
+    const crossEverywhere = crossRules.some((p) => !p.a || !p.b || p.a.userSet.signature !== p.b.userSet.signature || p.a.resourceSet.signature !== p.b.resourceSet.signature || ((usesFk(p.a) || usesFk(p.b)) && changes.fkChanged()));
     const tenants = new Set([...(A?.instancesOf(type).keys() ?? []), ...(B?.instancesOf(type).keys() ?? [])]);
     for (const t of [...tenants].sort(cmp)) {
       const instances = [...new Set([...(A?.instancesOf(type).get(t) ?? []), ...(B?.instancesOf(type).get(t) ?? [])])].sort(cmp);
-      const inResources = instances.filter((i) => [[A, a], [B, b]].some(([g, r]) => g && r && mayHoldInstance(g as AbacIndex, (r as AbacRule).resourceSet, i)));
-      const inUsers = users.filter((u) => [[A, a], [B, b]].some(([g, r]) => g && r && mayHoldUser(g as AbacIndex, (r as AbacRule).userSet, u, t)));
-      if (global || changes.tenantChanged(t)) {
-        for (const u of inUsers) for (const i of inResources) visit(u, i);
-        continue;
-      }
-      const changedInstances = inResources.filter((i) => changes.instanceChanged(i));
-      for (const u of inUsers) {
-        if (changes.userChanged(u, t)) for (const i of inResources) visit(u, i);
-        else for (const i of changedInstances) visit(u, i);
+      const words = (instances.length + 31) >>> 5;
+      const bitsOf = (pred: (i: string) => boolean) => {
+        const out = new Uint32Array(words);
+        instances.forEach((i, k) => {
+          if (pred(i)) out[k >>> 5] |= 1 << (k & 31);
+        });
+        return out;
+      };
+      const everything = bitsOf(() => true);
+      const changedInstances = crossRules.length > 0 && !crossEverywhere && !changes.tenantChanged(t) ? bitsOf((i) => crossReads.some((r) => changes.instanceChanged(i, r))) : everything;
+      // Per side and rule read per side: the instances in its resource set (yes, or depending on the context), for a user outside and inside the tenant.
+      const prepared = sides.map((side) => side && side.rules.map((r): Prepared => {
+        if (isCross(r)) return { r, cross: true as const };
+        const sets = [false, true].map((member) => {
+          const yes = bitsOf((i) => side.g.instanceStatus(r.resourceSet, i, member) === 1);
+          const maybe = bitsOf((i) => dependsOnContext(side.g.instanceStatus(r.resourceSet, i, member)));
+          return { yes, maybe };
+        });
+        return { r, cross: false as const, users: side.vec(r.userSet, t), sets };
+      }));
+      const rows = [0, 1].map(() => ({ yes: new Uint32Array(words), maybe: new Uint32Array(words) }));
+      // The permission's outcome on one pair on one side: the row's bit, or else the rules read per pair (3 reads as 2: depends).
+      const statusOf = (side: number, w: number, k: number, u: number, user: string, i: string): Status => {
+        const bit = 1 << (k & 31);
+        let s: Status = rows[side].yes[w] & bit ? 1 : rows[side].maybe[w] & bit ? 2 : 0;
+        const list = prepared[side];
+        if (s !== 1 && list) {
+          for (const p of list) {
+            if (!p.cross) continue;
+            // Only where the rule's user set (read per user) holds the user.
+            if (!p.r.userSet.cross && vectors[side]!(p.r.userSet, t)[u] === 0) continue;
+            s = or(s, sides[side]!.g.ruleStatus(p.r, user, i));
+            if (s === 1) break;
+          }
+        }
+        return s === 3 ? 2 : s;
+      };
+      const diffBits = new Uint32Array(words);
+      const members = [membersIn(0, t), membersIn(1, t)];
+      // Without rules read per pair, and with the same rules and resource sets on both sides, only users
+      // whose place in a user set (or in the tenant) moved can gain or lose.
+      const candidates = crossRules.length > 0 || !sameResources(prepared) ? undefined : movedUsers(prepared, members);
+      for (let c = 0, n = candidates ? candidates.length : users.length; c < n; c++) {
+        const u = candidates ? candidates[c] : c;
+        const user = users[u];
+        let any = false;
+        for (let k = 0; k < 2; k++) {
+          const row = rows[k];
+          row.yes.fill(0);
+          row.maybe.fill(0);
+          const side = sides[k];
+          if (!side) continue;
+          const member = members[k]![u];
+          for (const p of prepared[k]!) {
+            if (p.cross) continue;
+            const su = p.users[u];
+            if (su === 0) continue;
+            const { yes, maybe } = p.sets[member];
+            if (su === 1) for (let w = 0; w < words; w++) { row.yes[w] |= yes[w]; row.maybe[w] |= maybe[w]; }
+            else for (let w = 0; w < words; w++) row.maybe[w] |= yes[w] | maybe[w];
+            any = true;
+          }
+        }
+        const userChanged = crossRules.length > 0 && (crossEverywhere || crossUserChanged(t, crossReads)[u] === 1);
+        if (!any && crossRules.length === 0) continue;
+        let nonzero = false;
+        for (let w = 0; w < words; w++) {
+          const cross = crossRules.length === 0 ? 0 : userChanged ? everything[w] : changedInstances[w];
+          diffBits[w] = (rows[0].yes[w] ^ rows[1].yes[w]) | (rows[0].maybe[w] ^ rows[1].maybe[w]) | cross;
+          if (diffBits[w] !== 0) nonzero = true;
+        }
+        if (!nonzero) continue;
+        if (crossRules.length === 0) {
+          // Every rule read per side: gains and losses as words, roles masked out, each bit given to the
+          // first rule granting it; only pairs depending on the context go one by one (below).
+          const [r0, r1] = rows;
+          let rolesMask: Uint32Array | undefined;
+          let slow = false;
+          for (let w = 0; w < words; w++) {
+            const gain = r1.yes[w] & ~r0.yes[w] & ~r0.maybe[w];
+            const loss = r0.yes[w] & ~r1.yes[w] & ~r1.maybe[w];
+            if ((diffBits[w] & ~(gain | loss)) !== 0) slow = true;
+            if ((gain | loss) === 0) continue;
+            rolesMask ??= rolesBits(user, permission, instances);
+            const sides2 = [[gain & ~rolesMask[w], '+', 1], [loss & ~rolesMask[w], '-', 0]] as const;
+            for (const [bitsIn, sign, k2] of sides2) {
+              if (bitsIn === 0) continue;
+              let left = bitsIn;
+              const member = members[k2]![u];
+              for (const p of prepared[k2]!) {
+                if (left === 0) break;
+                if (p.cross || p.users[u] !== 1) continue;
+                const mine = left & p.sets[member].yes[w];
+                if (mine === 0) continue;
+                left &= ~mine;
+                const foundKey = `${sign}\u0000${p.r.via.rule}`;
+                let entry = found.get(foundKey);
+                if (!entry) found.set(foundKey, (entry = { sign, via: p.r.via, byUser: new Map<string, string[]>() }));
+                let list = entry.byUser.get(user);
+                if (!list) entry.byUser.set(user, (list = []));
+                for (let b = mine; b !== 0; b &= b - 1) list.push(instances[(w << 5) | (31 - Math.clz32(b & -b))]);
+              }
+            }
+            diffBits[w] &= ~(gain | loss);
+          }
+          if (!slow) continue;
+        }
+        for (let w = 0; w < words; w++) {
+          for (let bits = diffBits[w]; bits !== 0; bits &= bits - 1) {
+            const k = (w << 5) | (31 - Math.clz32(bits & -bits));
+            const i = instances[k];
+            const s0 = statusOf(0, w, k, u, user, i);
+            const s1 = statusOf(1, w, k, u, user, i);
+            if (s0 === s1) continue;
+            if (s0 === 2 || s1 === 2) {
+              for (const side of sides) {
+                for (const r of side?.rules ?? []) {
+                  if (!dependsOnContext(side!.g.ruleStatus(r, user, i))) continue;
+                  const entry = getOrSet(undecided, r.via.rule, () => ({ rule: r, change: changeOf(byKey.get(r.via.rule)!), users: new Set<string>(), instances: new Set<string>() }));
+                  entry.users.add(user);
+                  entry.instances.add(i);
+                }
+              }
+              continue;
+            }
+            if (rbac[0](user, permission, i) || rbac[1](user, permission, i)) continue;
+            const sign = s1 === 1 ? '+' : '-';
+            const k2 = sign === '+' ? 1 : 0;
+            const side = sides[k2]!;
+            const member = members[k2]![u];
+            const by = prepared[k2]!.find((p) => (p.cross ? side.g.ruleStatus(p.r, user, i) === 1 : p.users[u] === 1 && (p.sets[member].yes[w] & (1 << (k & 31))) !== 0))!.r;
+            const foundKey = `${sign}\u0000${by.via.rule}`;
+            let entry = found.get(foundKey);
+            if (!entry) found.set(foundKey, (entry = { sign, via: by.via, byUser: new Map<string, string[]>() }));
+            const list = entry.byUser.get(user);
+            if (list) list.push(i);
+            else entry.byUser.set(user, [i]);
+          }
+        }
       }
     }
   }
 
   const lines: AbacChangeLine[] = [];
+  const differences = new Map<string, string[]>();
   let gains = 0;
   let losses = 0;
   const changedUsers = new Set<string>();
@@ -142,7 +274,7 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
     const pair = byKey.get(via.rule)!;
     for (const { users: us, instances } of byInstances.values()) {
       us.sort(cmp);
-      lines.push({ sign, permission: via.permission, via, users: us, instances, causes: causesOf(A, B, pair, us, instances, changes) });
+      lines.push({ sign, permission: via.permission, via, users: us, instances, causes: causesOf(A, B, pair, us, instances, changes, differences) });
     }
   }
   lines.sort((x, y) => y.users.length * y.instances.length - x.users.length * x.instances.length || cmp(x.permission, y.permission) || cmp(x.via.rule, y.via.rule) || (x.sign === y.sign ? 0 : x.sign === '+' ? -1 : 1) || cmp(x.users[0], y.users[0]));
@@ -157,29 +289,84 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
   return { lines, undecided: undecidedOut, users: [...changedUsers].sort(cmp), gains, losses };
 }
 
+const isCross = (r: AbacRule) => r.userSet.cross || r.resourceSet.cross;
+
+type Prepared = { r: AbacRule; cross: true } | { r: AbacRule; cross: false; users: Uint8Array; sets: { yes: Uint32Array; maybe: Uint32Array }[] };
+
+/** The same rules on both sides, each with the same instances in its resource set. */
+function sameResources(prepared: readonly (readonly Prepared[] | undefined)[]): boolean {
+  const [a, b] = prepared;
+  if (!a || !b || a.length !== b.length) return false;
+  return a.every((p, i) => {
+    const q = b[i];
+    if (p.cross || q.cross || p.r.via.rule !== q.r.via.rule) return false;
+    return p.sets.every((s, m) => equalWords(s.yes, q.sets[m].yes) && equalWords(s.maybe, q.sets[m].maybe));
+  });
+}
+
+/** Users whose outcome in some rule's user set, or whose place in the tenant, differs between the sides. */
+function movedUsers(prepared: readonly (readonly Prepared[] | undefined)[], members: readonly Uint8Array[]): number[] {
+  const [a, b] = prepared as [Prepared[], Prepared[]];
+  const out: number[] = [];
+  for (let u = 0; u < members[0].length; u++) {
+    if (members[0][u] !== members[1][u] || a.some((p, i) => !p.cross && !b[i].cross && p.users[u] !== (b[i] as Extract<Prepared, { cross: false }>).users[u])) out.push(u);
+  }
+  return out;
+}
+
+function equalWords(x: Uint32Array, y: Uint32Array): boolean {
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  return true;
+}
+
+function or(a: Status, b: Status): Status {
+  if (a === 1 || b === 1) return 1;
+  if (a === 0) return b;
+  if (b === 0) return a;
+  return 2;
+}
+
+/** Per graph: a user set's outcome for every user (by index) in checks in a tenant, computed once per set (and tenant, when it reads one). */
+function statusVectors(g: AbacIndex | undefined, users: readonly string[]): ((set: SetInfo, tenant: string) => Uint8Array) | undefined {
+  if (!g) return undefined;
+  const known = new Map<string, Uint8Array>();
+  return (set, tenant) =>
+    getOrSet(known, set.tenantDependent ? `${set.key}\u0000${tenant}` : set.key, () => {
+      const out = new Uint8Array(users.length);
+      for (let u = 0; u < users.length; u++) out[u] = g.userStatus(set, users[u], tenant);
+      return out;
+    });
+}
+
 const changeOf = (p: { a?: AbacRule; b?: AbacRule }): AbacUndecided['change'] => (!p.a ? 'added' : !p.b ? 'removed' : 'kept');
 const usesFk = (r: AbacRule) => r.userSet.fk || r.resourceSet.fk;
 
-/** Whether the instance may be in the resource set (cross sets: any instance of its type). */
-function mayHoldInstance(g: AbacIndex, set: SetInfo, instance: string): boolean {
-  if (set.cross) return set.def.type !== 'resourceset' || typeOf(instance) === set.def.resource;
-  if (g.instanceStatus(set, instance, false) !== 0) return true;
-  return set.tenantDependent && g.instanceStatus(set, instance, true) !== 0;
-}
-function mayHoldUser(g: AbacIndex, set: SetInfo, user: string, tenant: string): boolean {
-  return set.cross || g.userStatus(set, user, tenant) !== 0;
-}
-
-/** Whether a role grants the permission on the instance, in one graph (memoised per role). */
+/**
+ * Whether a role grants the permission on the instance, in one graph: from the user's sources (their
+ * merge is what `rolesOn` gives), each shared source's instance → permissions indexed once for all users.
+ */
 function rolesGrant(g: AccessGraph): (user: string, permission: string, instance: string) => boolean {
   const perms = new Map<string, ReadonlySet<string>>();
-  return (user, permission, instance) =>
-    g.rolesOn(user, instance).some((h) => getOrSet(perms, h.role, () => new Set(g.permissionsOf(h.role))).has(permission));
+  const permsOf = (role: string) => getOrSet(perms, role, () => new Set(g.permissionsOf(role)));
+  const shared = new Map<string, Map<string, Set<string>>>();
+  const index = (held: HeldSource['held']) => {
+    const out = new Map<string, Set<string>>();
+    for (const h of held) for (const p of permsOf(h.role)) getOrSet(out, h.instance, () => new Set<string>()).add(p);
+    return out;
+  };
+  const byUser = new Map<string, Map<string, Set<string>>[]>();
+  return (user, permission, instance) => {
+    let maps = byUser.get(user);
+    if (!maps) byUser.set(user, (maps = g.sourcesOf(user).map((s) => (s.shared ? getOrSet(shared, s.key, () => index(s.held)) : index(s.held)))));
+    for (const m of maps) if (m.get(instance)?.has(permission)) return true;
+    return false;
+  };
 }
 
 interface Changes {
-  userChanged(user: string, tenant: string): boolean;
-  instanceChanged(instance: string): boolean;
+  /** Whether what the sets read (`reads`; all the model reads when absent) of the user differs. */
+  userChanged(user: string, tenant: string, reads?: Reads): boolean;
+  instanceChanged(instance: string, reads?: Reads): boolean;
   tenantChanged(tenant: string): boolean;
   fkChanged(): boolean;
 }
@@ -191,8 +378,8 @@ function changeDetector(A: AbacIndex | undefined, B: AbacIndex | undefined): Cha
   const tenants = new Map<string, boolean>();
   let fk: boolean | undefined;
   return {
-    userChanged: (u, t) => definitionsChanged || A.userKey(u, t) !== B.userKey(u, t),
-    instanceChanged: (i) => definitionsChanged || A.instanceKey(i) !== B.instanceKey(i),
+    userChanged: (u, t, r) => definitionsChanged || (r ? A.userKeyFor(r, u, t) !== B.userKeyFor(r, u, t) : A.userKey(u, t) !== B.userKey(u, t)),
+    instanceChanged: (i, r) => definitionsChanged || (r ? A.instanceKeyFor(r, i) !== B.instanceKeyFor(r, i) : A.instanceKey(i) !== B.instanceKey(i)),
     tenantChanged: (t) => getOrSet(tenants, t, () => definitionsChanged || JSON.stringify(A.storedTenant(t) ?? null) !== JSON.stringify(B.storedTenant(t) ?? null)),
     fkChanged: () => (fk ??= JSON.stringify([...A.fkInstances]) !== JSON.stringify([...B.fkInstances])),
   };
@@ -213,6 +400,7 @@ function causesOf(
   users: readonly string[],
   instances: readonly string[],
   changes: Changes,
+  memo: Map<string, string[]>,
 ): string[] {
   const out: string[] = [];
   if (!pair.a) out.push('the rule was added');
@@ -233,7 +421,7 @@ function causesOf(
     const tenants = [...new Set(instances.map((i) => (B.tenantOf(i))))];
     for (const u of users) {
       if (!tenants.some((t) => changes.userChanged(u, t))) continue;
-      const whats = userDifferences(A, B, u, tenants);
+      const whats = userDifferences(A, B, u, tenants, memo);
       if (whats.length > 0) getOrSet(byWhat, joinWords(whats), () => []).push(u);
     }
     for (const [what, us] of byWhat) out.push(us.length === 1 ? `${us[0]}'s ${what} changed` : `the ${what} of ${plural(us.length, 'user')} changed`);
@@ -249,7 +437,10 @@ function causesOf(
   return out.length > MAX_CAUSES ? [...out.slice(0, MAX_CAUSES), `${plural(out.length - MAX_CAUSES, 'more change')}`] : out;
 }
 
-function userDifferences(A: AbacIndex, B: AbacIndex, user: string, tenants: readonly string[]): string[] {
+function userDifferences(A: AbacIndex, B: AbacIndex, user: string, tenants: readonly string[], memo: Map<string, string[]>): string[] {
+  return getOrSet(memo, `${user}\u0000${tenants.join('\u0000')}`, () => userDifferencesOf(A, B, user, tenants));
+}
+function userDifferencesOf(A: AbacIndex, B: AbacIndex, user: string, tenants: readonly string[]): string[] {
   const a = A.storedUser(user);
   const b = B.storedUser(user);
   const out = a === undefined || b === undefined ? (a === b ? [] : ['record']) : bagDifferences({ ...(a.attributes as object), email: a.email ?? null }, { ...(b.attributes as object), email: b.email ?? null });

@@ -65,6 +65,16 @@ export interface SetInfo {
   fk: boolean;
   /** The chain's definitions: equal signatures decide alike on equal attributes. */
   signature: string;
+  /** The top-level attribute names it reads, by entity, sorted: its outcome depends on nothing else. */
+  reads: Reads;
+}
+
+export interface Reads {
+  user: readonly string[];
+  tenant: readonly string[];
+  resource: readonly string[];
+  /** A key naming the three lists. */
+  key: string;
 }
 
 export interface AbacRule {
@@ -85,10 +95,13 @@ interface UserSide {
   user: Bag;
   tenant: Bag;
   key: string;
+  /** Keys of the values some sets read, by `Reads.key`. */
+  keys: Map<string, string>;
 }
 interface InstanceSide {
   resource: Bag;
   key: string;
+  keys: Map<string, string>;
 }
 
 export interface AbacIndex {
@@ -118,9 +131,12 @@ export interface AbacIndex {
   permissionStatus(user: string, permission: string, instance: string): Status;
   /** The rules that allow a check passing no context, in order. */
   allowing(user: string, permission: string, instance: string): AbacVia[];
-  /** The key of the user's attributes in checks in the tenant (equal keys: equal attributes). */
+  /** The key of the user's attributes in checks in the tenant (equal keys: equal attributes as the model's sets read them). */
   userKey(user: string, tenant: string): string;
+  /** The same, of what the given sets read only. */
+  userKeyFor(reads: Reads, user: string, tenant: string): string;
   instanceKey(instance: string): string;
+  instanceKeyFor(reads: Reads, instance: string): string;
   /** The user's stored attributes with a definition, and fields; undefined when not stored. */
   storedUser(user: string): Bag | undefined;
   storedInstance(instance: string): Bag | undefined;
@@ -228,7 +244,7 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
       defined: { user: abac.defined.user, tenant: abac.defined.tenant, resource: NONE },
     });
     const key = `${keyOf(bags.user, names.user)}\u0000${member ? keyOf(bags.tenant, names.tenant) : ''}`;
-    mine.set(t, (side = { user: bags.user, tenant: bags.tenant, key }));
+    mine.set(t, (side = { user: bags.user, tenant: bags.tenant, key, keys: new Map() }));
     return side;
   }
   const instanceSides = new Map<string, InstanceSide>();
@@ -242,7 +258,7 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
         tenant: { key: '', member: false },
         defined: { user: NONE, tenant: NONE, resource: abac.defined.byResource.get(type) ?? NONE },
       });
-      instanceSides.set(instance, (side = { resource: bags.resource, key: keyOf(bags.resource, names.resource) }));
+      instanceSides.set(instance, (side = { resource: bags.resource, key: keyOf(bags.resource, names.resource), keys: new Map() }));
     }
     return side;
   }
@@ -267,32 +283,33 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
   function decide(set: SetInfo, bags: Bags): Status {
     return setStatus(set, bags, options);
   }
+  const userKeyFor = (reads: Reads, side: UserSide) =>
+    getOrSet(side.keys, reads.key, () => `${keyOf(side.user, reads.user)}\u0000${keyOf(side.tenant, reads.tenant)}`);
+  const instanceKeyFor = (reads: Reads, side: InstanceSide) => getOrSet(side.keys, reads.key, () => keyOf(side.resource, reads.resource));
   function userStatus(set: SetInfo, user: string, tenant: string): Status {
     const side = userSide(user, set.tenantDependent ? tenant : OUTSIDE_TENANT);
     const m = memoOf(set);
-    let s = m.get(side.key);
-    if (s === undefined) m.set(side.key, (s = decide(set, { user: side.user, tenant: side.tenant, resource: EMPTY, context: {}, roles: [] })));
+    const key = userKeyFor(set.reads, side);
+    let s = m.get(key);
+    if (s === undefined) m.set(key, (s = decide(set, { user: side.user, tenant: side.tenant, resource: EMPTY, context: {}, roles: [] })));
     return s;
   }
   function instanceStatus(set: SetInfo, instance: string, member: boolean): Status {
     const side = instanceSide(instance);
     const tenant = tenantOf(instance);
     const tenantBag: Bag = set.tenantDependent && member ? tenantBagOf(tenant) : EMPTY;
-    const key = set.tenantDependent ? `${side.key}\u0000${member ? keyOf(tenantBag, names.tenant) : ''}` : side.key;
+    const own = instanceKeyFor(set.reads, side);
+    const key = set.tenantDependent ? `${own}\u0000${keyOf(tenantBag, set.reads.tenant)}` : own;
     const m = memoOf(set);
     let s = m.get(key);
     if (s === undefined) m.set(key, (s = decide(set, { user: EMPTY, tenant: tenantBag, resource: side.resource, context: {}, roles: [] })));
     return s;
   }
+  // Per pair: evaluated each time (a memo of every pair costs more than the few comparisons it saves).
   function pairStatus(set: SetInfo, user: string, instance: string): Status {
-    const tenant = tenantOf(instance);
-    const u = userSide(user, tenant);
+    const u = userSide(user, tenantOf(instance));
     const i = instanceSide(instance);
-    const m = memoOf(set);
-    const key = `${u.key}\u0000${i.key}`;
-    let s = m.get(key);
-    if (s === undefined) m.set(key, (s = decide(set, { user: u.user, tenant: u.tenant, resource: i.resource, context: {}, roles: [] })));
-    return s;
+    return decide(set, { user: u.user, tenant: u.tenant, resource: i.resource, context: {}, roles: [] });
   }
   function ruleStatus(rule: AbacRule, user: string, instance: string): Status {
     if (typeOf(instance) !== rule.def.resource) return 0;
@@ -328,6 +345,8 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
     allowing: (user, permission, instance) =>
       (byPermission.get(permission) ?? []).filter((r) => allowsWithout(ruleStatus(r, user, instance))).map((r) => r.via),
     userKey: (user, tenant) => userSide(user, tenant).key,
+    userKeyFor: (reads, user, tenant) => userKeyFor(reads, userSide(user, tenant)),
+    instanceKeyFor: (reads, instance) => (tenantOfInstance.has(instance) ? `${instanceKeyFor(reads, instanceSide(instance))}\u0000${tenantOf(instance)}\u0000${keyOf(tenantBagOf(tenantOf(instance)), reads.tenant)}` : ''),
     instanceKey: (instance) => (tenantOfInstance.has(instance) ? `${instanceSide(instance).key}\u0000${tenantOf(instance)}\u0000${keyOf(tenantBagOf(tenantOf(instance)), names.tenant)}` : ''),
     storedUser,
     storedInstance,
@@ -420,7 +439,10 @@ export function classify(model: AbacModel, key: string): SetInfo {
   const tenantSide = reads('user', (p) => p[0] === 'roles') || reads('role') || reads('tenant');
   const cross = def.type === 'userset' ? reads('resource') : userOther || reads('user') || reads('role');
   const fk = chain.some((s) => usesFk(s.conditions));
+  const namesOf = (entity: string) => [...new Set(named.filter((a) => a.entity === entity).map((a) => a.path[0]))].sort();
+  const read = { user: namesOf('user'), tenant: namesOf('tenant'), resource: namesOf('resource') };
   return {
+    reads: { ...read, key: JSON.stringify(read) },
     key,
     def,
     chain,
