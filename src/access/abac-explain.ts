@@ -290,18 +290,21 @@ export interface JoinedExplanation extends Explanation {
 }
 
 /** The check `/allowed` receives for a user, a permission and an instance of `state`: the instance's tenant. */
-export function checkOn(state: Pick<AbacSource, 'resourceInstances'>, user: string, permission: string, instance: string, passed?: AbacCheck['passed']): AbacCheck {
+export function checkOn(state: Pick<AbacSource, 'resourceInstances'>, user: string, permission: string, instance: string, passed?: LoosePassed): AbacCheck {
   const type = typeOf(instance);
   const tenant = state.resourceInstances.get(instance)?.tenant;
-  return { user, action: permission.slice(permission.indexOf(':') + 1), type, key: instance.slice(type.length + 1), ...(tenant ? { tenant } : {}), ...(passed !== undefined ? { passed } : {}) };
+  return { user, action: permission.slice(permission.indexOf(':') + 1), type, key: instance.slice(type.length + 1), ...(tenant ? { tenant } : {}), ...(passed !== undefined ? { passed: passed as AbacCheck['passed'] } : {}) };
 }
+
+/** Attributes as the configuration holds them (`DesiredAssertion.passed`): JSON read from YAML. */
+export type LoosePassed = { user?: Record<string, unknown>; resource?: Record<string, unknown>; context?: Record<string, unknown> };
 
 /**
  * Joins ABAC into the access graph's explanation of a permission: the set rules that grant it, each
  * decided on the check's attributes (`passed`: what the check passes; absent, unknown attributes are not
  * guessed). A role explanation is returned as it is: roles are not granted by attributes.
  */
-export function joinAbac(e: Explanation, state: AbacSource, view: AbacView, passed?: AbacCheck['passed']): JoinedExplanation {
+export function joinAbac(e: Explanation, state: AbacSource, view: AbacView, passed?: LoosePassed): JoinedExplanation {
   if (e.kind !== 'permission' || e.permission === undefined || !view.granted.has(e.permission)) return e;
   const abac = explainAbac(state, view, checkOn(state, e.user, e.permission, e.instance, passed));
   if (e.allowed) return { ...e, abac };
