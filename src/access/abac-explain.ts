@@ -130,13 +130,21 @@ export function setLabel(key: string, kind: 'user' | 'resource'): string {
 }
 
 function traceSide(view: AbacView, key: string, kind: 'user' | 'resource', bags: Bags, check: AbacCheck, exact: boolean, options: EvaluateOptions): AbacSide {
+  return traceSideWith(view, key, kind, bags, check, (leaf) => !exact && leafUnknown(leaf), options);
+}
+
+/**
+ * One side of a rule decided on `bags`, `unknown` telling which failing leaves are unknown instead (the
+ * review's impact, which reads no attributes, says every attribute it did not read is).
+ */
+export function traceSideWith(view: AbacView, key: string, kind: 'user' | 'resource', bags: Bags, check: AbacCheck, unknown: (leaf: Trace & { kind: 'leaf' }) => boolean, options: EvaluateOptions = {}): AbacSide {
   const label = setLabel(key, kind);
   const own = view.model.sets.get(key);
   if (!own) return { set: key, label, outcome: 'fails', chain: [] };
   if (own.type === 'resourceset' && own.resource !== check.type) return { set: key, label, outcome: 'fails', chain: [], otherType: own.resource };
   const chain: AbacSetStep[] = [];
   for (const { set, trace } of traceSet(view.model, key, bags, options)) {
-    const judged = judge(trace, (leaf) => !exact && leafUnknown(leaf));
+    const judged = judge(trace, unknown);
     chain.push({ set, outcome: judged.outcome, leaves: deciding(judged).map((j) => leafOf(j.node as Trace & { kind: 'leaf' }, j.outcome, bags, check)) });
     if (judged.outcome === 'fails') break;
   }
@@ -223,7 +231,7 @@ export function sourceOf(attribute: string, bags: Bags, check: AbacCheck): Attri
 }
 
 /** The attributes unknown leaves wait for, sorted, each once. */
-function unknownAttributes(sides: AbacSide[]): string[] {
+export function unknownAttributes(sides: AbacSide[]): string[] {
   const out = new Set<string>();
   for (const s of sides) {
     for (const step of s.chain) {
