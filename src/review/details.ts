@@ -113,7 +113,7 @@ function impactLines(s: QueueState, r: AccessRequest): DetailLine[] {
   if (s.roles.state === 'failed') return [title, { text: `  could not read the roles (${s.roles.message}): R retries`, tone: 'error' }];
   if (person?.state === 'failed') return [title, { text: `  unknown: ${r.requester}'s roles could not be read`, tone: 'error' }];
   if (s.roles.state === 'loading' || !person || person.state === 'loading') return [title, { text: '  reading…', tone: 'dim' }];
-  const impact = buildImpact(r, s.roles.value, person.value, role, [], s.setRules ?? null);
+  const impact = buildImpact(r, s.roles.value, person.value, role, [], s.setRules);
   const out: DetailLine[] = [title];
   // Each line whole, wrapped under itself: a role granting many permissions lists them all.
   for (const line of impact.lines) {
