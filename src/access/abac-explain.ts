@@ -245,11 +245,15 @@ export function unknownAttributes(sides: AbacSide[]): string[] {
   return [...out].sort();
 }
 
-/** `user.level greater-than-equals 3 (user.level = 4, stored)`, `context.region equals "eu" (context.region missing)`. */
+/**
+ * `user.level greater-than-equals 3 (user.level = 4, stored)`, `context.region equals "eu" (context.region
+ * missing)`, `resource.amount less-than-equals user.limit (resource.amount = 500, stored; user.limit = 1000, passed)`.
+ */
 export function formatLeaf(l: AbacLeaf): string {
-  const operand = 'literal' in l.value ? JSON.stringify(l.value.literal) : `${l.value.ref}${l.value.resolved === undefined ? ' (missing)' : ` = ${show(l.value.resolved)}, ${l.value.source}`}`;
-  const seen = l.actual === undefined ? `${l.attribute} missing` : `${l.attribute} = ${show(l.actual)}, ${l.source}`;
-  return `${l.attribute} ${l.operator} ${operand} (${seen})`;
+  const operand = 'literal' in l.value ? JSON.stringify(l.value.literal) : l.value.ref;
+  const seen = [l.actual === undefined ? `${l.attribute} missing` : `${l.attribute} = ${show(l.actual)}, ${l.source}`];
+  if ('ref' in l.value) seen.push(l.value.resolved === undefined ? `${l.value.ref} missing` : `${l.value.ref} = ${show(l.value.resolved)}, ${l.value.source}`);
+  return `${l.attribute} ${l.operator} ${operand} (${seen.join('; ')})`;
 }
 
 const show = (v: Value): string => JSON.stringify(v) ?? String(v);

@@ -7,6 +7,7 @@ import { abacFromState, decideAbacIn, type AbacCheck } from '../../src/access/ab
 import { abacLines, explainAbac, joinAbac, checkOn, type AbacExplanation } from '../../src/access/abac-explain.js';
 import { buildAccessGraph } from '../../src/access/index.js';
 import { factsFromState } from '../../src/access/from-state.js';
+import { renderExplanation } from '../../src/cli/commands/explain.js';
 import { abacState, EXPENSES } from './abac-builders.js';
 
 const state = abacState({ ...EXPENSES, users: { ...EXPENSES.users, erin: { attributes: { level: 1, region: 'eu' } } } });
@@ -152,5 +153,38 @@ describe('joinAbac', () => {
     expect(joinAbac(e, state, view)).toBe(e);
     const read = graph.explain('alice', 'read', 'expense:small');
     expect(joinAbac(read, state, view)).toBe(read);
+  });
+});
+
+describe('explain text', () => {
+  const s = abacState(EXPENSES);
+  const v = abacFromState(s);
+  const g = buildAccessGraph(factsFromState(s));
+  const text = (user: string, instance: string, passed?: AbacCheck['passed']) => renderExplanation(joinAbac(g.explain(user, 'approve', instance), s, v, passed));
+
+  it('allowed through a rule: the path through the sets, the conditions that matched, where the values came from', () => {
+    expect(text('carol', 'expense:small', { context: { urgent: true } })).toBe(
+      [
+        'carol can expense:approve on expense:small',
+        '1 path:',
+        '  role manager × resource set urgent (rule: __autogen_manager can expense:approve on urgent)',
+        '    role manager: user.roles array_contains "manager" (user.roles = ["manager"], generated)',
+        '    resource set urgent: context.urgent equals true (context.urgent = true, passed)',
+        '',
+      ].join('\n'),
+    );
+    expect(text('alice', 'expense:small')).toContain(
+      '    resource set within-limit: resource.amount less-than-equals user.limit (resource.amount = 500, stored; user.limit = 1000, stored)',
+    );
+  });
+
+  it('not decided offline: says so first, then on what each rule waits', () => {
+    expect(text('carol', 'expense:small').split('\n').slice(0, 4)).toEqual([
+      'carol may or may not expense:approve on expense:small: not decided offline',
+      '  No role has expense:approve: only set rules grant it (below).',
+      '  Set rules granting expense:approve:',
+      '    role manager × resource set urgent (rule: __autogen_manager can expense:approve on urgent): not decided offline: depends on context.urgent',
+    ]);
+    expect(text('bob', 'expense:small', {})).toContain('  Set rules granting expense:approve (decided on the attributes given):');
   });
 });

@@ -63,7 +63,7 @@ describe('assertions with set rules, offline', () => {
     expect(granted.paths).toEqual([
       'user set senior-eu × resource set within-limit (rule: senior-eu can expense:approve on within-limit)',
       "  user set senior-eu: user.region equals \"eu\" (user.region = \"eu\", passed); user set senior-eu's ancestor approvers: user.level greater-than-equals 3 (user.level = 5, passed)",
-      '  resource set within-limit: resource.amount less-than-equals user.limit = 9000, passed (resource.amount = 5000, stored)',
+      '  resource set within-limit: resource.amount less-than-equals user.limit (resource.amount = 5000, stored; user.limit = 9000, passed)',
     ]);
     expect(report.results[2].undecided).toEqual([
       {
