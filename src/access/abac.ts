@@ -9,6 +9,7 @@ import type { LiveState } from '../types/live.js';
 import { AUTOGEN_SET_PREFIX } from '../types/abac.js';
 import { DEFAULT_TENANT } from '../types/names.js';
 import {
+  BUILT_IN_USER_ATTRIBUTES,
   autogenSets,
   checkAttributes,
   decideAbac,
@@ -67,7 +68,9 @@ export function abacFromState(state: Pick<AbacSource, 'resources' | 'userAttribu
   for (const res of state.resources.values()) byResource.set(res.key, new Set((res.attributes ?? []).map((a) => a.key)));
   return {
     model: { sets, rules },
-    defined: { user: new Set(state.userAttributes.keys()), tenant: new Set(state.tenantAttributes.keys()), byResource },
+    // The built-in user attributes are always defined (the server's `__user` lists them): a stored value
+    // under one of their keys counts, as it does on the server.
+    defined: { user: new Set([...BUILT_IN_USER_ATTRIBUTES, ...state.userAttributes.keys()]), tenant: new Set(state.tenantAttributes.keys()), byResource },
     granted: new Set(rules.map((r) => `${r.resource}:${r.action}`)),
   };
 }
@@ -87,12 +90,15 @@ export interface AbacCheck {
 /**
  * The attributes the check sees (api-notes "Decision point"), from the state's stored users, instances
  * and tenants: `user.roles` are the top-level roles the user is assigned tenant-wide in the check's
- * tenant, `user.tenants` the tenants where the user has any role.
+ * tenant, `user.tenants` the tenants where the user has any role assignment; a group membership is one
+ * (the `member` role on the group, in the group's tenant).
  */
 export function bagsFor(state: AbacSource, view: AbacView, check: AbacCheck): Bags {
   const tenantKey = check.tenant || DEFAULT_TENANT;
   const user = state.users.get(check.user);
   const tenants = [...new Set((user?.roles ?? []).map((r) => r.tenant))];
+  for (const g of state.groups.values()) if (!tenants.includes(g.tenant) && g.members.includes(check.user)) tenants.push(g.tenant);
+  tenants.sort();
   const instance = check.key === undefined ? undefined : state.resourceInstances.get(`${check.type}:${check.key}`);
   return checkAttributes({
     user: {
@@ -111,13 +117,14 @@ export function bagsFor(state: AbacSource, view: AbacView, check: AbacCheck): Ba
   });
 }
 
-/** Stored attributes (with a definition) of every instance, for `fk_resource_type`. */
-export function instanceBags(state: Pick<AbacSource, 'resourceInstances'>, view: AbacView): Map<string, Bag | null> {
+/** Stored attributes (with a definition) of every instance, for `fk_resource_type`; a group is an instance with none. */
+export function instanceBags(state: Pick<AbacSource, 'resourceInstances' | 'groups'>, view: AbacView): Map<string, Bag | null> {
   const out = new Map<string, Bag | null>();
   for (const [ref, i] of state.resourceInstances) {
     const keys = view.defined.byResource.get(i.resource) ?? new Set<string>();
     out.set(ref, Object.fromEntries(Object.entries((i.attributes ?? {}) as JsonObject).filter(([k]) => keys.has(k))));
   }
+  for (const ref of state.groups.keys()) if (!out.has(ref)) out.set(ref, {});
   return out;
 }
 

@@ -77,6 +77,16 @@ export function diffAccess(before: AccessGraph, after: AccessGraph, opts: Access
       compare(user, instance, before.rolesOn(user, instance), after.rolesOn(user, instance));
     }
   }
+  // The permission view: a permission gained through a role that a set rule granted already, or lost
+  // through a role while a set rule still grants it, is no change of access (abac-diff.ts has the rules' own).
+  if (permissions && (before.abac || after.abac)) {
+    const kept = changes.filter((c) => {
+      const other = c.sign === '+' ? before.abac : after.abac;
+      return !other || other.permissionStatus(c.user, c.subject, c.instance) !== 1;
+    });
+    changes.length = 0;
+    changes.push(...kept);
+  }
   return {
     level: permissions ? 'permission' : 'role',
     changes,

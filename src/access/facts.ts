@@ -2,6 +2,7 @@
  * The access graph's input and output, as plain data. Independent of the config and API layers:
  * adapters from `DesiredState` / `LiveState` produce `AccessFacts`.
  */
+import type { AbacModel, JsonObject } from './conditions/index.js';
 
 export interface RoleFact {
   /**
@@ -48,6 +49,37 @@ export interface AccessFacts {
    * assigned directly on the object.
    */
   derivations?: { role: string; from: string; relation: string; noDirect?: boolean }[];
+  /** Attribute-based access (set rules); absent when the state has no set rule (ABAC then grants nothing). */
+  abac?: AbacFacts;
+}
+
+/**
+ * What ABAC decides on, as plain data (api-notes "Decision point"): the model (sets and rules, conditions
+ * parsed), which attribute keys have a definition, and the stored facts a check sees. `user.roles` in a
+ * tenant are the facts' tenant-wide roles there (`tenantRoles`), so they are not repeated here.
+ */
+export interface AbacFacts {
+  model: AbacModel;
+  /** Set rule keys (`setRuleKey`), parallel to `model.rules`. */
+  ruleKeys: readonly string[];
+  defined: { user: ReadonlySet<string>; tenant: ReadonlySet<string>; byResource: ReadonlyMap<string, ReadonlySet<string>> };
+  /** Stored users: their fields and attributes. A user not listed is checked with no stored facts. */
+  users: ReadonlyMap<string, { email?: string; first_name?: string; last_name?: string; attributes: JsonObject }>;
+  /** `user.tenants`: the tenants where the user holds a role assignment, group memberships included. */
+  userTenants: ReadonlyMap<string, readonly string[]>;
+  /** Stored tenant attributes, by tenant key. */
+  tenants: ReadonlyMap<string, JsonObject>;
+  /** Stored attributes of every instance (groups included, with none), by `type:key`. */
+  instances: ReadonlyMap<string, JsonObject>;
+}
+
+/** A set rule through which ABAC allows: `permission` (`expense:approve`) for `userSet` on `resourceSet`. */
+export interface AbacVia {
+  /** The rule's key, `{user_set}_can_{resource}_{action}_{resource_set}`. */
+  rule: string;
+  userSet: string;
+  resourceSet: string;
+  permission: string;
 }
 
 /** Why a user holds a role on an instance. */
@@ -75,9 +107,15 @@ export interface Via {
 }
 
 export interface Decision {
+  /** Through a role (`via`) or a set rule (`rules`). */
   allowed: boolean;
   /** Sorted by path (direct first, shortest chain first), then role. */
   via: Via[];
+  /**
+   * The set rules that allow it (ABAC), in the model's order, decided as `/allowed` decides a check on the
+   * instance in its tenant that passes no attributes and no context. Absent when the facts have no rules.
+   */
+  rules?: AbacVia[];
 }
 
 export interface EffectiveGrant {

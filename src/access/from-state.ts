@@ -5,11 +5,14 @@
 import type { DesiredState } from '../types/desired.js';
 import type { LiveState } from '../types/live.js';
 import { MEMBER_ROLE } from '../types/names.js';
-import { resolveRoleKey, type AccessFacts } from './facts.js';
+import { setRuleKey } from '../types/abac.js';
+import { resolveRoleKey, type AbacFacts, type AccessFacts } from './facts.js';
+import { abacFromState } from './abac.js';
+import type { JsonObject } from './conditions/index.js';
 
-/** The parts of either state the graph needs. */
+/** The parts of either state the graph needs (the ABAC parts only when the state has set rules). */
 export type AccessSource = Pick<DesiredState | LiveState, 'roles' | 'users' | 'resourceInstances' | 'groups'> &
-  Partial<Pick<DesiredState | LiveState, 'resources'>>;
+  Partial<Pick<DesiredState | LiveState, 'resources' | 'tenants' | 'userAttributes' | 'tenantAttributes' | 'conditionSets' | 'setRules'>>;
 
 /**
  * Roles with their permissions; instances and groups (each group is an instance of its type) with their
@@ -70,5 +73,43 @@ export function factsFromState(state: AccessSource): AccessFacts {
       if (state.groups.has(r.on) && role === on(MEMBER_ROLE, r.on)) facts.links.push({ child: id, parent: r.on });
     }
   }
+  if (state.setRules?.size) facts.abac = abacFacts(state);
   return facts;
+}
+
+/** The ABAC model and the stored facts its checks see (see `AbacFacts`). */
+function abacFacts(state: AccessSource): AbacFacts {
+  const view = abacFromState({
+    resources: state.resources ?? new Map(),
+    userAttributes: state.userAttributes ?? new Map(),
+    tenantAttributes: state.tenantAttributes ?? new Map(),
+    conditionSets: state.conditionSets ?? new Map(),
+    setRules: state.setRules ?? new Map(),
+  });
+  const users = new Map<string, AbacFacts['users'] extends ReadonlyMap<string, infer U> ? U : never>();
+  const userTenants = new Map<string, string[]>();
+  const addTenant = (user: string, tenant: string) => {
+    const list = userTenants.get(user);
+    if (!list) userTenants.set(user, [tenant]);
+    else if (!list.includes(tenant)) list.push(tenant);
+  };
+  for (const u of state.users.values()) {
+    users.set(u.key, {
+      ...(u.email ? { email: u.email } : {}),
+      ...(u.first_name ? { first_name: u.first_name } : {}),
+      ...(u.last_name ? { last_name: u.last_name } : {}),
+      attributes: (u.attributes ?? {}) as JsonObject,
+    });
+    for (const r of u.roles) addTenant(u.key, r.tenant);
+  }
+  // Membership is a role assignment in the group's tenant (the `member` role on the group).
+  for (const g of state.groups.values()) for (const m of g.members) addTenant(m, g.tenant);
+  for (const list of userTenants.values()) list.sort();
+  const tenants = new Map<string, JsonObject>();
+  for (const t of state.tenants?.values() ?? []) tenants.set(t.key, (t.attributes ?? {}) as JsonObject);
+  const instances = new Map<string, JsonObject>();
+  for (const [id, i] of state.resourceInstances) instances.set(id, (i.attributes ?? {}) as JsonObject);
+  for (const id of state.groups.keys()) if (!instances.has(id)) instances.set(id, {});
+  const ruleKeys = view.model.rules.map((r) => setRuleKey(r));
+  return { model: view.model, ruleKeys, defined: view.defined, users, userTenants, tenants, instances };
 }

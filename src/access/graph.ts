@@ -6,6 +6,7 @@ import { qualify, typeOf } from '../types/refs.js';
 import { buildRoleIndex } from './roles.js';
 import { buildDerivationIndex, derivationCache, derive, joinDerivedPaths, upstreamOf, type DerivationCache } from './derive.js';
 import { compareHeld, mergeHeld, rangeOf, type Held } from './held.js';
+import { buildAbacIndex, type AbacIndex, type AbacMemo } from './abac-graph.js';
 
 /**
  * One source of a user's holdings, with what it derives: the user's direct roles, their tenant-wide roles
@@ -26,8 +27,14 @@ export interface AccessGraph {
   users(): string[];
   /** Roles the user holds on the instance, each with every path that grants it; sorted by role. */
   rolesOn(user: string, instance: string): RoleHolding[];
-  /** `action` is `write` or `document:write`; a qualified action of another type is never allowed. */
+  /**
+   * `action` is `write` or `document:write`; a qualified action of another type is never allowed. Through
+   * roles (`via`) or set rules (`rules`, when the facts have ABAC): a check on the instance in its tenant
+   * passing no attributes and no context, as `/allowed` decides it.
+   */
   can(user: string, action: string, instance: string): Decision;
+  /** Attribute-based access (abac-graph.ts), when the facts have set rules. */
+  readonly abac: AbacIndex | undefined;
   /** A known role key is explained as a role, anything else as an action (see `can`). */
   explain(user: string, actionOrRole: string, instance: string): Explanation;
   /** Everything one user holds, sorted by instance then role. */
@@ -36,7 +43,7 @@ export interface AccessGraph {
   sourcesOf(user: string): readonly HeldSource[];
   /** Every (user, instance, role), sorted by user, instance, role. Lazy: consume it once per need. */
   effectiveGrants(): IterableIterator<EffectiveGrant>;
-  /** Users holding the role (or, when it contains a colon, the permission) on the instance, sorted. */
+  /** Users holding the role (or, when it contains a colon, the permission, set rules included) on the instance, sorted. */
   usersWith(roleOrPermission: string, instance: string): string[];
   /**
    * Users who may hold a role on any of the instances: those holding one on them, or on an instance from
@@ -63,6 +70,8 @@ export interface AccessGraphOptions {
   maxChains?: number;
   /** Shared by graphs built for comparison (a plan's before and after): what shared sources derive is reused. */
   derivations?: DerivationCache;
+  /** Shared by graphs built for comparison: set outcomes on equal attributes are reused (abac-graph.ts). */
+  abacMemo?: AbacMemo;
 }
 
 /** Builds the graph. Cheap: group closures are computed on first use and memoised. */
@@ -208,6 +217,7 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
     return [...users].sort(cmp);
   }
 
+  const abac = buildAbacIndex(facts, options.abacMemo);
   function can(user: string, action: string, instance: string): Decision {
     const permission = qualify(action, instance);
     const via: Via[] = [];
@@ -216,7 +226,9 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
         if (roles.permissionsOf(role).has(permission)) for (const path of paths) via.push({ role, path });
       }
     }
-    return { allowed: via.length > 0, via: via.sort(compareVia) };
+    if (!abac) return { allowed: via.length > 0, via: via.sort(compareVia) };
+    const rules = permission === null ? [] : abac.allowing(user, permission, instance);
+    return { allowed: via.length > 0 || rules.length > 0, via: via.sort(compareVia), rules };
   }
 
   function usersWith(roleOrPermission: string, instance: string): string[] {
@@ -225,9 +237,13 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
         ? roles.rolesGranting(roleOrPermission)
         : []
       : [roleOn(roleOrPermission, instance)];
+    // Users a set rule allows (a permission only).
+    const byRules = abac && roleOrPermission.includes(':') && typeOf(roleOrPermission) === typeOf(instance)
+      ? abac.users().filter((u) => abac.allowing(u, roleOrPermission, instance).length > 0)
+      : [];
     // Derived holders are found among the users who hold a role upstream (a role on a related instance may derive it).
-    if (derivations) return usersReaching([instance]).filter((u) => rolesOn(u, instance).some((h) => wanted.includes(h.role)));
-    const users = new Set<string>();
+    if (derivations) return [...new Set([...usersReaching([instance]).filter((u) => rolesOn(u, instance).some((h) => wanted.includes(h.role))), ...byRules])].sort(cmp);
+    const users = new Set<string>(byRules);
     const tenant = tenantOfInstance.get(instance);
     for (const role of wanted) {
       for (const u of directHolders.get(instance)?.get(role) ?? []) users.add(u);
@@ -259,6 +275,7 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
     permissionsOf: (role) => [...roles.permissionsOf(role)].sort(cmp),
     tenantOf: (instance) => tenantOfInstance.get(instance) ?? null,
     roleOn,
+    abac,
   };
   return graph;
 }

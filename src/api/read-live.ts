@@ -6,6 +6,7 @@ import type { ApiError } from '../errors.js';
 import { buildNetworkError } from './api-error.js';
 import { inferGroupRoles, type Derivation } from './group-roles.js';
 import { reviewerRolesOf, type LevelsRead } from './levels.js';
+import { attributeRead, placeAbac, readAbac, type ResourceIndex } from './read-abac.js';
 import { emptyLiveState, type LiveState } from '../types/live.js';
 import { MEMBER_ROLE } from '../types/names.js';
 import {
@@ -22,7 +23,9 @@ import {
 
 interface DerivationRead { role: string; on_resource: string; linked_by_relation: string; when?: { no_direct_roles_on_object?: boolean } | null }
 export interface ResourceRead {
-  key: string; name: string; description?: string | null; actions: Record<string, unknown>;
+  id?: string | number; key: string; name: string; description?: string | null; actions: Record<string, unknown>;
+  /** Attribute definitions of the resource (`AttributeBlockRead` by key). */
+  attributes?: Record<string, { type: string; description?: string | null }> | null;
   /** The resource's roles: the public `ResourceRoleRead`, `granted_to.users_with_role` their derivations. */
   roles?: Record<string, ResourceRoleRead> | null;
   /** The public `RelationBlockRead` by relation key: `resource` is the subject resource. */
@@ -96,6 +99,8 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
     const keys = [...new Set(rs.flatMap((r) => relationsOf(r).map((x) => x.key)))].sort(cmp);
     return Promise.all(keys.map((k) => counted<TupleRead>(`${facts}/relationship_tuples`, TUPLE_ITEM, PAGE, { relation: k }))).then((lists) => lists.flat());
   });
+  const abacRead = readAbac(client);
+  abacRead.catch(() => {}); // awaited below
   const [resources, roles, tenants, users, assignments, instances, groups, links, configs, tuples] = await Promise.all([
     resourcesRead,
     counted<RoleRead>(`${schema}/roles`, ROLE_ITEM),
@@ -145,7 +150,22 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
     // Both reviewer levels: a role at LEVEL_2 reviews as one at LEVEL_1 does (levels.ts).
     live.accessRequests.set(c.key, { key: c.key, name: c.name, reviewerRoles: reviewerRolesOf(c.roles_to_levels) });
   }
+  placeAbac(live, await abacRead, resourceIndex(resources));
   return live;
+}
+
+/** Resource ids to keys and action ids to `resource:action`, for the ABAC reads (read-abac.ts). */
+export function resourceIndex(resources: ResourceRead[]): ResourceIndex {
+  const keyById = new Map<string, string>();
+  const actionById = new Map<string, { resource: string; action: string }>();
+  for (const r of resources) {
+    if (r.id !== undefined && r.id !== null) keyById.set(String(r.id), r.key);
+    for (const [action, a] of Object.entries(r.actions ?? {})) {
+      const id = (a as { id?: unknown } | null)?.id;
+      if (typeof id === 'string' || typeof id === 'number') actionById.set(String(id), { resource: r.key, action });
+    }
+  }
+  return { keyById, actionById };
 }
 
 /** The resources and top-level roles, as the desired state writes them, into `live`. */
@@ -154,9 +174,10 @@ export function placeSchema(live: LiveState, resources: ResourceRead[], roles: R
   for (const r of resources) {
     const roles = resourceRolesOf(r, topLevelIds);
     const relations = relationsOf(r);
+    const attributes = Object.entries(r.attributes ?? {}).map(([key, a]) => attributeRead({ ...a, key })).sort((a, b) => cmp(a.key, b.key));
     live.resources.set(r.key, {
       key: r.key, name: r.name, description: r.description || undefined, actions: Object.keys(r.actions ?? {}).sort(),
-      ...(roles.length > 0 ? { roles } : {}), ...(relations.length > 0 ? { relations } : {}),
+      ...(roles.length > 0 ? { roles } : {}), ...(relations.length > 0 ? { relations } : {}), ...(attributes.length > 0 ? { attributes } : {}),
     });
   }
   for (const r of roles) {

@@ -13,6 +13,8 @@ import { failureLines, placeOf } from '../access/check-report.js';
 import { diffRoleDefinitions } from '../access/definition-diff.js';
 import { describeTenantWide, summarise, tenantWide } from '../access/summary.js';
 import type { AccessChange } from '../access/diff.js';
+import { abacMemo } from '../access/abac-graph.js';
+import { diffAbac, formatAbacLine, formatAbacUndecided } from '../access/abac-diff.js';
 import type { LiveState } from '../types/live.js';
 import type { Change } from './change.js';
 import { liveAfter } from './after.js';
@@ -59,9 +61,55 @@ export interface PlanAccessAssertions {
   failures: { place: string; name: string; lines: string[] }[];
 }
 
+/**
+ * What set rules (ABAC) grant and take away, one line per rule and per group of users gaining or losing
+ * the permission on the same instances (never one line per user and instance).
+ */
+export interface PlanAbacLine {
+  /** "+12 users gain expense:approve on 300 expenses: user set senior-approvers × resource set small-expenses, after bob's level changed". */
+  line: string;
+  sign: '+' | '-';
+  permission: string;
+  /** The set rule's key, and its sets. */
+  rule: string;
+  userSet: string;
+  resourceSet: string;
+  userCount: number;
+  /** The first `limits.usersPerLine` users, sorted. */
+  users: string[];
+  instanceCount: number;
+  /** The first `limits.usersPerLine` instances, sorted. */
+  instances: string[];
+  causes: string[];
+}
+
+/** A rule whose decisions depend on attributes only a check gives (`context.*`): not decided offline. */
+export interface PlanAbacUndecided {
+  line: string;
+  permission: string;
+  rule: string;
+  userSet: string;
+  resourceSet: string;
+  attributes: string[];
+  /** Users and instances whose decision through the rule may change with this plan. */
+  users: number;
+  instances: number;
+  change: 'added' | 'removed' | 'kept';
+}
+
+export interface PlanAbac {
+  /** Users with a gain or loss through set rules, (user, instance) pairs gained and lost: before capping. */
+  users: number;
+  gains: number;
+  losses: number;
+  lines: PlanAbacLine[];
+  omittedLines: number;
+  undecided: PlanAbacUndecided[];
+}
+
 export interface PlanAccess {
   level: 'role' | 'permission';
-  /** Over every change, before capping. */
+  /** Over every change, before capping; set rules' gains and losses included (`abac` has their own counts). */
   users: number;
   gains: number;
   losses: number;
@@ -72,6 +120,8 @@ export interface PlanAccess {
   byUser: { user: string; changes: PlanAccessChange[] }[];
   /** Changes left out of `byUser`. */
   omittedChanges: number;
+  /** Attribute-based access (set rules): present when either side has set rules. */
+  abac?: PlanAbac;
   assertions?: PlanAccessAssertions;
 }
 
@@ -99,9 +149,10 @@ export interface PlanAccessInput {
 /** The graphs before and after the changes: exported for the bench and `check`'s use of a plan. */
 export function accessGraphs(live: LiveState, changes: readonly Change[]): { before: AccessGraph; after: AccessGraph } {
   const derivations = derivationCache();
+  const memo = abacMemo();
   return {
-    before: buildAccessGraph(factsFromState(live), { derivations }),
-    after: buildAccessGraph(factsFromState(liveAfter(live, changes)), { derivations }),
+    before: buildAccessGraph(factsFromState(live), { derivations, abacMemo: memo }),
+    after: buildAccessGraph(factsFromState(liveAfter(live, changes)), { derivations, abacMemo: memo }),
   };
 }
 
@@ -147,15 +198,17 @@ export function planAccess(input: PlanAccessInput): PlanAccess {
         : { sign: c.sign, subject: c.subject, instance: c.instance, paths },
     );
   }
+  const abac = before.abac || after.abac ? planAbac(diffAbac(before, after), limits) : undefined;
   const out: PlanAccess = {
     level: diff.level,
-    users: diff.users.length,
-    gains: diff.changes.filter((c) => c.sign === '+').length,
-    losses: diff.changes.filter((c) => c.sign === '-').length,
+    users: abac ? new Set([...diff.users, ...abac.users]).size : diff.users.length,
+    gains: diff.changes.filter((c) => c.sign === '+').length + (abac?.gains ?? 0),
+    losses: diff.changes.filter((c) => c.sign === '-').length + (abac?.losses ?? 0),
     summary,
     omittedSummary: diff.summary.length - summary.length,
     byUser,
     omittedChanges: diff.changes.length - shown,
+    ...(abac ? { abac: abac.section } : {}),
   };
   if (input.assertions && input.assertions.length > 0) {
     const report = evaluateAssertions(input.assertions, after, { held: input.held });
@@ -166,6 +219,40 @@ export function planAccess(input: PlanAccessInput): PlanAccess {
     };
   }
   return out;
+}
+
+/** The ABAC part of the section, capped like the summary. */
+function planAbac(d: ReturnType<typeof diffAbac>, limits: PlanAccessLimits): { section: PlanAbac; users: string[]; gains: number; losses: number } {
+  const lines = d.lines.slice(0, limits.summaryLines).map((l): PlanAbacLine => ({
+    line: formatAbacLine(l),
+    sign: l.sign,
+    permission: l.permission,
+    rule: l.via.rule,
+    userSet: l.via.userSet,
+    resourceSet: l.via.resourceSet,
+    userCount: l.users.length,
+    users: l.users.slice(0, limits.usersPerLine),
+    instanceCount: l.instances.length,
+    instances: l.instances.slice(0, limits.usersPerLine),
+    causes: l.causes,
+  }));
+  const undecided = d.undecided.map((u): PlanAbacUndecided => ({
+    line: formatAbacUndecided(u),
+    permission: u.via.permission,
+    rule: u.via.rule,
+    userSet: u.via.userSet,
+    resourceSet: u.via.resourceSet,
+    attributes: u.attributes,
+    users: u.users,
+    instances: u.instances,
+    change: u.change,
+  }));
+  return {
+    section: { users: d.users.length, gains: d.gains, losses: d.losses, lines, omittedLines: d.lines.length - lines.length, undecided },
+    users: d.users,
+    gains: d.gains,
+    losses: d.losses,
+  };
 }
 
 /**
@@ -191,6 +278,7 @@ export function accessTextLines(a: PlanAccess): string[] {
   const lines = [`Access changes${a.level === 'permission' ? ' (permissions)' : ''}: ${headline(a)}`];
   for (const s of a.summary) lines.push(`  ${s.line}`, `      ${userList(s)}`);
   if (a.omittedSummary > 0) lines.push(`  … and ${plural(a.omittedSummary, 'more line', 'more lines')}`);
+  lines.push(...abacTextLines(a.abac));
   if (a.byUser.length > 0) lines.push('', '  By user:');
   for (const u of a.byUser) {
     lines.push(`    ${u.user}`);
@@ -209,6 +297,7 @@ export function accessMarkdownLines(a: PlanAccess): string[] {
   const out = [`#### Access changes${a.level === 'permission' ? ' (permissions)' : ''}`, '', headline(a), ''];
   for (const s of a.summary) out.push(`- \`${s.line}\`: ${userList(s)}`);
   if (a.omittedSummary > 0) out.push(`- … and ${a.omittedSummary} more`);
+  out.push(...abacMarkdownLines(a.abac));
   if (a.byUser.length > 0) {
     out.push('', '<details><summary>By user, with the granting paths</summary>', '', '| user | change | paths |', '|---|---|---|');
     for (const u of a.byUser) {
@@ -225,6 +314,35 @@ export function accessMarkdownLines(a: PlanAccess): string[] {
     for (const f of a.assertions.failures) out.push(`- **${f.name}** (${f.place})`, ...f.lines.map((l) => `  - \`${l.trim()}\``));
   }
   return out;
+}
+
+/** Set rules' lines (text): what they grant and take away, then the rules not decided offline. */
+function abacTextLines(abac: PlanAbac | undefined): string[] {
+  if (!abac || (abac.lines.length === 0 && abac.undecided.length === 0)) return [];
+  const lines = ['', `  Through set rules (attributes): ${abacHeadline(abac)}`];
+  for (const l of abac.lines) lines.push(`  ${l.line}`, `      ${listed(l.users, l.userCount)}; on ${listed(l.instances, l.instanceCount)}`);
+  if (abac.omittedLines > 0) lines.push(`  … and ${plural(abac.omittedLines, 'more line', 'more lines')}`);
+  for (const u of abac.undecided) lines.push(`  ${u.line}`);
+  return lines;
+}
+
+function abacMarkdownLines(abac: PlanAbac | undefined): string[] {
+  if (!abac || (abac.lines.length === 0 && abac.undecided.length === 0)) return [];
+  const out = ['', `**Through set rules (attributes):** ${abacHeadline(abac)}`, ''];
+  for (const l of abac.lines) out.push(`- \`${l.line}\`: ${listed(l.users, l.userCount)}; on ${listed(l.instances.map((i) => `\`${i}\``), l.instanceCount)}`);
+  if (abac.omittedLines > 0) out.push(`- … and ${abac.omittedLines} more`);
+  for (const u of abac.undecided) out.push(`- \`${u.line}\``);
+  return out;
+}
+
+function abacHeadline(abac: PlanAbac): string {
+  if (abac.users === 0) return abac.undecided.length > 0 ? 'no decided change.' : 'none.';
+  return `${plural(abac.users, 'user')}; ${count(abac.gains)} gained, ${count(abac.losses)} lost (user × instance).`;
+}
+
+function listed(items: readonly string[], total: number): string {
+  const more = total - items.length;
+  return items.join(', ') + (more > 0 ? ` … (${more} more)` : '');
 }
 
 /** A change as one line: "editor on document:a", or "folder:read through auditor in acme, on 3 folders (folder:a, folder:b, folder:c)". */

@@ -35,7 +35,9 @@ function listPages(desired: DesiredState): number {
   return (
     pages(desired.resources.size + types.size) + pages(desired.roles.size + 1) + pages(desired.tenants.size) + pages(users.length) + pages(assignments, 1000) +
     pages(desired.resourceInstances.size + groups.length) + pages(groups.length) + pages(groups.reduce((n, g) => n + g.memberOf.length, 0)) +
-    pages(desired.accessRequests.size) + roleTuples.reduce((n, t) => n + pages(t), 0)
+    pages(desired.accessRequests.size) + roleTuples.reduce((n, t) => n + pages(t), 0) +
+    // Attribute-based access: user and tenant attribute definitions, condition sets, set rules.
+    pages(desired.userAttributes.size) + pages(desired.tenantAttributes.size) + pages(desired.conditionSets.size) + pages(desired.setRules.size)
   );
 }
 

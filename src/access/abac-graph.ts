@@ -1,0 +1,448 @@
+/**
+ * Attribute-based access in the access graph: who may do `type:action` on which stored instance through
+ * which set rule, decided as `/allowed` decides a check on the instance, in the instance's tenant, passing
+ * no attributes and no context (api-notes "Decision point"). Pure.
+ *
+ * Scale: a set is evaluated once per distinct set of attributes it can read, not once per (user,
+ * instance). Each set is classified by what its conditions (its ancestors' included, references too) read:
+ * - a user set reading only `user.*` (not `user.roles`) is decided once per user;
+ * - one reading `user.roles`, `role.*` or `tenant.*` once per (user, tenant where the user has a role),
+ *   plus once per user for every other tenant (where the user has no role, so none of them is seen);
+ * - a resource set reading only `resource.*` once per instance; reading `tenant.*`, once per instance and
+ *   whether the user has a role in its tenant;
+ * - a set reading across sides (`resource.*` in a user set, `user.*`/`role.*` in a resource set) once per
+ *   (user, instance).
+ * Results are memoised by the attributes read (`AbacMemo`, shared by a plan's before and after graphs),
+ * so users or instances with equal attributes cost one evaluation.
+ *
+ * Decision time: `context.*` is only known when a check is made. A set whose conditions read it is
+ * decided as `/allowed` decides a check passing no context (missing: false) for `can`, and besides
+ * three-valued (Kleene) for the plan: "yes whatever the context", "no whatever the context", or "depends
+ * on the context" (`Status` 2 and 3), which the plan reports instead of guessing.
+ */
+import {
+  AttrSet,
+  attributesNamed,
+  checkAttributes,
+  evaluate,
+  setChain,
+  type AbacModel,
+  type Bag,
+  type Bags,
+  type Condition,
+  type EvaluateOptions,
+  type JsonObject,
+  type RuleDef,
+  type SetDef,
+} from './conditions/index.js';
+import type { AbacFacts, AbacVia, AccessFacts } from './facts.js';
+import { getOrSet } from './groups.js';
+import { typeOf } from '../types/refs.js';
+import { DEFAULT_TENANT } from '../types/names.js';
+
+/**
+ * A decision on one (user, instance) through a set or a rule: 0 no, 1 yes, whatever the check passes as
+ * context; 2 and 3 depend on the context: 2 denies and 3 allows when the check passes none.
+ */
+export type Status = 0 | 1 | 2 | 3;
+/** Allowed by a check passing no context (what `/allowed` answers without one). */
+export const allowsWithout = (s: Status): boolean => s === 1 || s === 3;
+/** Whether the context decides it. */
+export const dependsOnContext = (s: Status): boolean => s >= 2;
+
+/** What a set's conditions (ancestors included) read, which decides how it is evaluated. */
+export interface SetInfo {
+  key: string;
+  def: SetDef;
+  chain: SetDef[];
+  /** Reads across sides: evaluated per (user, instance). */
+  cross: boolean;
+  /** Reads `user.roles`, `role.*` or `tenant.*`: depends on the check's tenant. */
+  tenantDependent: boolean;
+  /** `context.*` attributes read, sorted (empty: decided offline). */
+  context: string[];
+  /** Reads instances through `fk_resource_type`. */
+  fk: boolean;
+  /** The chain's definitions: equal signatures decide alike on equal attributes. */
+  signature: string;
+}
+
+export interface AbacRule {
+  def: RuleDef;
+  via: AbacVia;
+  userSet: SetInfo;
+  resourceSet: SetInfo;
+  /** `context.*` attributes the rule's sets read, sorted. */
+  context: string[];
+}
+
+/** Set outcomes by set signature and the key of the attributes read: shared by graphs compared with each other. */
+export type AbacMemo = Map<string, Map<string, Status>>;
+export const abacMemo = (): AbacMemo => new Map();
+
+/** One user's attributes as a check in a tenant sees them: the user's part, the tenant's part, and a key naming both. */
+interface UserSide {
+  user: Bag;
+  tenant: Bag;
+  key: string;
+}
+interface InstanceSide {
+  resource: Bag;
+  key: string;
+}
+
+export interface AbacIndex {
+  readonly facts: AbacFacts;
+  /** Every rule, in the model's order. */
+  readonly rules: readonly AbacRule[];
+  /** The rules granting `type:action`. */
+  rulesFor(permission: string): readonly AbacRule[];
+  set(key: string): SetInfo | undefined;
+  /** Users the graph knows (stored, or named in its facts), sorted. */
+  users(): readonly string[];
+  /** The instances of a type, by tenant. */
+  instancesOf(type: string): ReadonlyMap<string, readonly string[]>;
+  /** The tenant a check on the instance names: the instance's, or `default` for one not stored. */
+  tenantOf(instance: string): string;
+  /** Whether the user has a role assignment (or membership) in the tenant. */
+  inTenant(user: string, tenant: string): boolean;
+  /** The tenants where the user has a role assignment. */
+  tenantsOf(user: string): readonly string[];
+  /** A user set's (or a cross set's user-side, meaningless) outcome for the user in checks in `tenant`. */
+  userStatus(set: SetInfo, user: string, tenant: string): Status;
+  /** A resource set's outcome on the instance, for a user who has (or not) a role in its tenant. */
+  instanceStatus(set: SetInfo, instance: string, member: boolean): Status;
+  /** One rule on one (user, instance). */
+  ruleStatus(rule: AbacRule, user: string, instance: string): Status;
+  /** Every rule granting the permission, combined (any yes wins; else any "depends"; else no). */
+  permissionStatus(user: string, permission: string, instance: string): Status;
+  /** The rules that allow a check passing no context, in order. */
+  allowing(user: string, permission: string, instance: string): AbacVia[];
+  /** The key of the user's attributes in checks in the tenant (equal keys: equal attributes). */
+  userKey(user: string, tenant: string): string;
+  instanceKey(instance: string): string;
+  /** The user's stored attributes with a definition, and fields; undefined when not stored. */
+  storedUser(user: string): Bag | undefined;
+  storedInstance(instance: string): Bag | undefined;
+  storedTenant(tenant: string): Bag | undefined;
+  /** `user.roles` in the tenant. */
+  rolesIn(user: string, tenant: string): readonly string[];
+  /** Instances' stored attributes for `fk_resource_type`. */
+  readonly fkInstances: ReadonlyMap<string, Bag | null>;
+}
+
+const EMPTY: Bag = {};
+
+/** Builds the ABAC part of a graph. Cheap: every outcome is computed on first use. */
+export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()): AbacIndex | undefined {
+  if (!facts.abac) return undefined;
+  const abac: AbacFacts = facts.abac;
+  const model: AbacModel = abac.model;
+  const sets = new Map<string, SetInfo>();
+  const setInfo = (key: string): SetInfo => {
+    let info = sets.get(key);
+    if (!info) sets.set(key, (info = classify(model, key)));
+    return info;
+  };
+  const rules: AbacRule[] = model.rules.map((def, i) => {
+    const userSet = setInfo(def.userSet);
+    const resourceSet = setInfo(def.resourceSet);
+    return {
+      def,
+      via: { rule: abac.ruleKeys[i], userSet: def.userSet, resourceSet: def.resourceSet, permission: `${def.resource}:${def.action}` },
+      userSet,
+      resourceSet,
+      context: [...new Set([...userSet.context, ...resourceSet.context])].sort(),
+    };
+  });
+  const byPermission = new Map<string, AbacRule[]>();
+  for (const r of rules) getOrSet(byPermission, r.via.permission, () => []).push(r);
+
+  const tenantOfInstance = new Map<string, string>();
+  for (const i of facts.instances) if (!tenantOfInstance.has(i.id)) tenantOfInstance.set(i.id, i.tenant);
+  const byType = new Map<string, Map<string, string[]>>();
+  for (const [id, tenant] of tenantOfInstance) getOrSet(getOrSet(byType, typeOf(id), () => new Map()), tenant, () => []).push(id);
+  const rolesByUser = new Map<string, Map<string, string[]>>();
+  for (const r of facts.tenantRoles) {
+    const list = getOrSet(getOrSet(rolesByUser, r.user, () => new Map()), r.tenant, () => []);
+    if (!list.includes(r.role)) list.push(r.role);
+  }
+  const allUsers = [...new Set([...abac.users.keys(), ...facts.tenantRoles.map((r) => r.user), ...facts.instanceRoles.map((r) => r.user), ...facts.memberships.map((m) => m.user)])].sort();
+  const tenantSets = new Map<string, ReadonlySet<string>>();
+  const tenantsOf = (user: string) => abac.userTenants.get(user) ?? [];
+  const inTenant = (user: string, tenant: string) => {
+    let s = tenantSets.get(user);
+    if (!s) tenantSets.set(user, (s = new Set(tenantsOf(user))));
+    return s.has(tenant);
+  };
+  const rolesIn = (user: string, tenant: string) => rolesByUser.get(user)?.get(tenant) ?? [];
+
+  const definedOf = (attributes: JsonObject, keys: ReadonlySet<string> | undefined): Bag => {
+    const out: Bag = {};
+    if (keys) for (const k of Object.keys(attributes).sort()) if (keys.has(k)) out[k] = attributes[k];
+    return out;
+  };
+  const storedUser = (user: string): Bag | undefined => {
+    const u = abac.users.get(user);
+    if (!u) return undefined;
+    return { ...(u.email ? { email: u.email } : {}), ...(u.first_name ? { first_name: u.first_name } : {}), ...(u.last_name ? { last_name: u.last_name } : {}), attributes: definedOf(u.attributes, abac.defined.user) };
+  };
+  const storedTenant = (tenant: string): Bag | undefined => {
+    const t = abac.tenants.get(tenant);
+    return t ? definedOf(t, abac.defined.tenant) : undefined;
+  };
+  const storedInstance = (instance: string): Bag | undefined => {
+    const i = abac.instances.get(instance);
+    return i ? definedOf(i, abac.defined.byResource.get(typeOf(instance))) : undefined;
+  };
+  // The top-level attribute names the model's conditions read, by entity: a side's key is made of those
+  // only, so that users (or instances) that differ only in what no condition reads share one evaluation.
+  const readNames = { user: new Set<string>(), tenant: new Set<string>(), resource: new Set<string>() };
+  for (const set of model.sets.values()) {
+    for (const { attribute } of attributesNamed(set.conditions)) {
+      if (attribute.entity === 'user' || attribute.entity === 'tenant' || attribute.entity === 'resource') readNames[attribute.entity].add(attribute.path[0]);
+    }
+  }
+  const names = { user: [...readNames.user].sort(), tenant: [...readNames.tenant].sort(), resource: [...readNames.resource].sort() };
+  const keyOf = (bag: Bag, read: readonly string[]) => JSON.stringify(read.map((n) => encode(bag[n])));
+
+  // The user's side of checks: in a tenant where the user has a role (its own), or in any other (one for all).
+  const userSides = new Map<string, Map<string, UserSide>>();
+  const OUTSIDE = '\u0000outside';
+  function userSide(user: string, tenant: string): UserSide {
+    const t = inTenant(user, tenant) ? tenant : OUTSIDE;
+    const mine = getOrSet(userSides, user, () => new Map<string, UserSide>());
+    let side = mine.get(t);
+    if (side) return side;
+    const u = abac.users.get(user);
+    const member = t !== OUTSIDE;
+    const bags = checkAttributes({
+      user: {
+        key: user,
+        stored: u ? { email: u.email ?? null, first_name: u.first_name ?? null, last_name: u.last_name ?? null, attributes: u.attributes } : undefined,
+        rolesInTenant: member ? [...rolesIn(user, t)] : [],
+        tenants: [...tenantsOf(user)],
+      },
+      resource: { type: '' },
+      tenant: { key: member ? t : '', stored: member ? abac.tenants.get(t) : undefined, member },
+      defined: { user: abac.defined.user, tenant: abac.defined.tenant, resource: NONE },
+    });
+    const key = `${keyOf(bags.user, names.user)}\u0000${member ? keyOf(bags.tenant, names.tenant) : ''}`;
+    mine.set(t, (side = { user: bags.user, tenant: bags.tenant, key }));
+    return side;
+  }
+  const instanceSides = new Map<string, InstanceSide>();
+  function instanceSide(instance: string): InstanceSide {
+    let side = instanceSides.get(instance);
+    if (!side) {
+      const type = typeOf(instance);
+      const bags = checkAttributes({
+        user: { key: '', rolesInTenant: [], tenants: [] },
+        resource: { type, stored: abac.instances.get(instance) },
+        tenant: { key: '', member: false },
+        defined: { user: NONE, tenant: NONE, resource: abac.defined.byResource.get(type) ?? NONE },
+      });
+      instanceSides.set(instance, (side = { resource: bags.resource, key: keyOf(bags.resource, names.resource) }));
+    }
+    return side;
+  }
+  const tenantOf = (instance: string) => tenantOfInstance.get(instance) ?? DEFAULT_TENANT;
+  const tenantBags = new Map<string, Bag>();
+  const tenantBagOf = (tenant: string) =>
+    getOrSet(tenantBags, tenant, () => checkAttributes({
+      user: { key: '', rolesInTenant: [], tenants: [] },
+      resource: { type: '' },
+      tenant: { key: tenant, stored: abac.tenants.get(tenant), member: true },
+      defined: { user: NONE, tenant: abac.defined.tenant, resource: NONE },
+    }).tenant);
+
+  const fkInstances = new Map<string, Bag | null>();
+  for (const id of abac.instances.keys()) fkInstances.set(id, storedInstance(id) ?? null);
+  const options: EvaluateOptions = { instances: fkInstances };
+
+  // A set reading instances through `fk_resource_type` depends on every instance's stored attributes too.
+  let fkPrint: string | undefined;
+  const fkFingerprint = () => (fkPrint ??= JSON.stringify([...fkInstances].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+  const memoOf = (set: SetInfo) => getOrSet(memo, set.fk ? `${set.signature}\u0000${fkFingerprint()}` : set.signature, () => new Map<string, Status>());
+  function decide(set: SetInfo, bags: Bags): Status {
+    return setStatus(set, bags, options);
+  }
+  function userStatus(set: SetInfo, user: string, tenant: string): Status {
+    const side = userSide(user, set.tenantDependent ? tenant : OUTSIDE_TENANT);
+    const m = memoOf(set);
+    let s = m.get(side.key);
+    if (s === undefined) m.set(side.key, (s = decide(set, { user: side.user, tenant: side.tenant, resource: EMPTY, context: {}, roles: [] })));
+    return s;
+  }
+  function instanceStatus(set: SetInfo, instance: string, member: boolean): Status {
+    const side = instanceSide(instance);
+    const tenant = tenantOf(instance);
+    const tenantBag: Bag = set.tenantDependent && member ? tenantBagOf(tenant) : EMPTY;
+    const key = set.tenantDependent ? `${side.key}\u0000${member ? keyOf(tenantBag, names.tenant) : ''}` : side.key;
+    const m = memoOf(set);
+    let s = m.get(key);
+    if (s === undefined) m.set(key, (s = decide(set, { user: EMPTY, tenant: tenantBag, resource: side.resource, context: {}, roles: [] })));
+    return s;
+  }
+  function pairStatus(set: SetInfo, user: string, instance: string): Status {
+    const tenant = tenantOf(instance);
+    const u = userSide(user, tenant);
+    const i = instanceSide(instance);
+    const m = memoOf(set);
+    const key = `${u.key}\u0000${i.key}`;
+    let s = m.get(key);
+    if (s === undefined) m.set(key, (s = decide(set, { user: u.user, tenant: u.tenant, resource: i.resource, context: {}, roles: [] })));
+    return s;
+  }
+  function ruleStatus(rule: AbacRule, user: string, instance: string): Status {
+    if (typeOf(instance) !== rule.def.resource) return 0;
+    const r = rule.resourceSet.cross ? pairStatus(rule.resourceSet, user, instance) : instanceStatus(rule.resourceSet, instance, inTenant(user, tenantOf(instance)));
+    if (r === 0) return 0;
+    const u = rule.userSet.cross ? pairStatus(rule.userSet, user, instance) : userStatus(rule.userSet, user, tenantOf(instance));
+    return and(u, r);
+  }
+  function permissionStatus(user: string, permission: string, instance: string): Status {
+    let out: Status = 0;
+    for (const rule of byPermission.get(permission) ?? []) {
+      const s = ruleStatus(rule, user, instance);
+      if (s === 1) return 1;
+      out = or(out, s);
+    }
+    return out;
+  }
+
+  return {
+    facts: abac,
+    rules,
+    rulesFor: (permission) => byPermission.get(permission) ?? [],
+    set: (key) => (model.sets.has(key) ? setInfo(key) : undefined),
+    users: () => allUsers,
+    instancesOf: (type) => byType.get(type) ?? new Map(),
+    tenantOf,
+    inTenant,
+    tenantsOf,
+    userStatus,
+    instanceStatus,
+    ruleStatus,
+    permissionStatus,
+    allowing: (user, permission, instance) =>
+      (byPermission.get(permission) ?? []).filter((r) => allowsWithout(ruleStatus(r, user, instance))).map((r) => r.via),
+    userKey: (user, tenant) => userSide(user, tenant).key,
+    instanceKey: (instance) => (tenantOfInstance.has(instance) ? `${instanceSide(instance).key}\u0000${tenantOf(instance)}\u0000${keyOf(tenantBagOf(tenantOf(instance)), names.tenant)}` : ''),
+    storedUser,
+    storedInstance,
+    storedTenant,
+    rolesIn,
+    fkInstances,
+  };
+}
+
+/** No tenant: what a tenant-independent set is decided on (the user's side outside any tenant they are in). */
+const OUTSIDE_TENANT = '\u0000none';
+
+/** A value in a side's key: a generated set is told from an array of the same items. */
+const encode = (v: unknown): unknown => (v instanceof AttrSet ? { '\u0000set': v.items } : v === undefined ? { '\u0000missing': true } : v);
+const NONE: ReadonlySet<string> = new Set<string>();
+
+function and(a: Status, b: Status): Status {
+  if (a === 0 || b === 0) return 0;
+  if (a === 1) return b;
+  if (b === 1) return a;
+  return a === 3 && b === 3 ? 3 : 2;
+}
+
+function or(a: Status, b: Status): Status {
+  if (a === 1 || b === 1) return 1;
+  if (a === 0) return b;
+  if (b === 0) return a;
+  return a === 3 || b === 3 ? 3 : 2;
+}
+
+/** A set's outcome on a check's attributes: its chain AND-ed, a resource set's base type. */
+export function setStatus(set: SetInfo, bags: Bags, options: EvaluateOptions): Status {
+  if (set.chain.length === 0) return 0;
+  if (set.def.type === 'resourceset' && bags.resource.type !== set.def.resource) return 0;
+  if (set.context.length === 0) return set.chain.every((s) => evaluate(s.conditions, bags, options)) ? 1 : 0;
+  let kleene: 0 | 1 | 2 = 1;
+  for (const s of set.chain) {
+    const v = evaluate3(s.conditions, bags, options);
+    if (v === 0) return 0;
+    if (v === 2) kleene = 2;
+  }
+  if (kleene === 1) return 1;
+  return set.chain.every((s) => evaluate(s.conditions, bags, options)) ? 3 : 2;
+}
+
+const readsContextMemo = new WeakMap<Condition, boolean>();
+function readsContext(c: Condition): boolean {
+  let r = readsContextMemo.get(c);
+  if (r === undefined) readsContextMemo.set(c, (r = attributesNamed(c).some((a) => a.attribute.entity === 'context')));
+  return r;
+}
+
+/** Three-valued: 2 when the outcome depends on context attributes (unknown offline). */
+function evaluate3(c: Condition, bags: Bags, options: EvaluateOptions): 0 | 1 | 2 {
+  switch (c.kind) {
+    case 'allOf': {
+      let r: 0 | 1 | 2 = 1;
+      for (const child of c.children) {
+        const v = evaluate3(child, bags, options);
+        if (v === 0) return 0;
+        if (v === 2) r = 2;
+      }
+      return r;
+    }
+    case 'anyOf': {
+      let r: 0 | 1 | 2 = 0;
+      for (const child of c.children) {
+        const v = evaluate3(child, bags, options);
+        if (v === 1) return 1;
+        if (v === 2) r = 2;
+      }
+      return r;
+    }
+    case 'not': {
+      const v = evaluate3(c.child, bags, options);
+      return v === 2 ? 2 : v === 1 ? 0 : 1;
+    }
+    case 'leaf':
+      return readsContext(c) ? 2 : evaluate(c, bags, options) ? 1 : 0;
+  }
+}
+
+/** What a set reads (see the file's comment). A set missing from the model (or its chain) matches nothing. */
+export function classify(model: AbacModel, key: string): SetInfo {
+  const chain = setChain(model.sets, key);
+  const def = chain[0] ?? { key, type: 'userset', conditions: { kind: 'anyOf', children: [] } };
+  const named = chain.flatMap((s) => attributesNamed(s.conditions).map((a) => a.attribute));
+  const reads = (entity: string, pred: (path: string[]) => boolean = () => true) => named.some((a) => a.entity === entity && pred(a.path));
+  const userOther = reads('user', (p) => p[0] !== 'roles');
+  const tenantSide = reads('user', (p) => p[0] === 'roles') || reads('role') || reads('tenant');
+  const cross = def.type === 'userset' ? reads('resource') : userOther || reads('user') || reads('role');
+  const fk = chain.some((s) => usesFk(s.conditions));
+  return {
+    key,
+    def,
+    chain,
+    cross,
+    tenantDependent: tenantSide,
+    context: [...new Set(named.filter((a) => a.entity === 'context').map((a) => `context.${a.path.join('.')}`))].sort(),
+    fk,
+    signature: JSON.stringify(chain.map((s) => [s.key, s.type, s.resource ?? null, s.conditions])),
+  };
+}
+
+function usesFk(c: Condition): boolean {
+  switch (c.kind) {
+    case 'allOf':
+    case 'anyOf':
+      return c.children.some(usesFk);
+    case 'not':
+      return usesFk(c.child);
+    case 'leaf':
+      return 'match' in c.test && testUsesFk(c.test);
+  }
+}
+function testUsesFk(t: Extract<Condition, { kind: 'leaf' }>['test']): boolean {
+  return 'match' in t && (t.fkResourceType !== undefined || t.match.some((m) => testUsesFk(m.test)));
+}
