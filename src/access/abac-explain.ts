@@ -319,10 +319,16 @@ export type LoosePassed = { user?: Record<string, unknown>; resource?: Record<st
 export function joinAbac(e: Explanation, state: AbacSource, view: AbacView, passed?: LoosePassed): JoinedExplanation {
   if (e.kind !== 'permission' || e.permission === undefined || !view.granted.has(e.permission)) return e;
   const abac = explainAbac(state, view, checkOn(state, e.user, e.permission, e.instance, passed));
-  if (e.allowed) return { ...e, abac };
+  // The graph's own answer counts set rules as a check passing nothing; here they are decided on what the
+  // check passes (or left undecided offline): only role paths are kept from it.
+  if (e.via.length > 0) return { ...e, allowed: true, abac };
   if (abac.outcome === 'allowed') {
     const { missing: _missing, ...rest } = e;
     return { ...rest, allowed: true, abac };
+  }
+  if (e.allowed) {
+    // Allowed by a rule when the check passes nothing, not with what it passes (or not decided offline).
+    return { ...e, allowed: false, abac, ...(abac.outcome === 'undecided' ? { undecided: true } : {}) };
   }
   // "No role has it: no assignment can grant it" would read as final: set rules may.
   const missing = e.missing && e.missing.roles.length === 0 ? { ...e.missing, message: `No role has ${e.permission}: only set rules grant it (below).` } : e.missing;

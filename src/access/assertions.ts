@@ -10,7 +10,7 @@ import { formatPath } from './paths.js';
 import { typeOf } from '../types/refs.js';
 import { checkKey, type AccessCheck } from '../types/checks.js';
 import type { AbacSource, AbacView } from './abac.js';
-import { abacLines, checkOn, explainAbac, type AbacExplanation } from './abac-explain.js';
+import { abacLines, checkOn, explainAbac, setLabel, type AbacExplanation } from './abac-explain.js';
 import { count } from '../words.js';
 
 /** An assertion's fields without its place: what evaluation needs. */
@@ -171,7 +171,9 @@ function checkPermission(user: string, a: AssertionSpec, graph: AccessGraph, { d
   // what was sent (no attributes beyond `with:`): explained exactly too.
   const rules: AbacExplanation | undefined =
     abac && abac.view.granted.has(permission) ? explainAbac(abac.state, abac.view, checkOn(abac.state, user, permission, a.on, a.passed ?? (live !== undefined ? {} : undefined))) : undefined;
-  const offline = decision.allowed || rules?.outcome === 'allowed';
+  // With the state, set rules are decided here (on `with:`, or three-valued offline); without it, as the
+  // graph decides them (a check passing nothing).
+  const offline = rules ? decision.via.length > 0 || rules.outcome === 'allowed' : decision.allowed;
   if (live === undefined && !offline && rules?.outcome === 'undecided') return undecidedFor(user, a, permission, rules);
   const allowed = live ?? offline;
   if (a.check === 'can') {
@@ -195,9 +197,10 @@ function checkPermission(user: string, a: AssertionSpec, graph: AccessGraph, { d
     if (!through.some((t) => t.id === request.id)) through.push(request);
     return `${line}; ${heldNote(request)}`;
   });
-  // Set rules that allow: each with the conditions that matched.
+  // Set rules that allow: each with the conditions that matched (or, without the state, as the graph names them).
   if (rules) paths.push(...abacLines({ ...rules, rules: rules.rules.filter((r) => r.outcome === 'holds') }));
-  const n = decision.via.length + (rules?.rules.filter((r) => r.outcome === 'holds').length ?? 0);
+  else for (const r of decision.rules ?? []) paths.push(`${setLabel(r.userSet, 'user')} × ${setLabel(r.resourceSet, 'resource')} (rule: ${r.userSet} can ${r.permission} on ${r.resourceSet})`);
+  const n = decision.via.length + (rules ? rules.rules.filter((r) => r.outcome === 'holds').length : (decision.rules?.length ?? 0));
   const message = n > 0
     ? `${user} can ${bareAction(a.subject)} on ${a.on}: ${n === 1 ? 'one path grants' : `${count(n)} paths grant`} it${through.length > 0 ? `, held through access request ${through.map((t) => short(t.id)).join(', ')} (not in the configuration)` : ''}.`
     : `the service allows ${user} ${permission} on ${a.on}, though the live state shows no path granting it.`;

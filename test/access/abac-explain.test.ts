@@ -148,6 +148,27 @@ describe('joinAbac', () => {
     expect(denied.undecided).toBeUndefined();
     expect(denied.missing?.message).toBe('No role has expense:approve: only set rules grant it (below).');
   });
+  it('the graph counts rules for a check passing nothing; with attributes, or undecided offline, the rules are decided here', () => {
+    expect(graph.can('alice', 'approve', 'expense:small').allowed).toBe(true);
+    const lower = joinAbac(graph.explain('alice', 'approve', 'expense:small'), state, view, { user: { level: 1 } });
+    expect(lower).toMatchObject({ allowed: false, abac: { outcome: 'denied', exact: true } });
+    expect(lower.undecided).toBeUndefined();
+    // `not` over an attribute nobody stores: the graph allows (missing), offline it waits for the attribute.
+    const s = abacState({
+      resources: { doc: { actions: ['read'] } },
+      userAttributes: { banned: 'bool' },
+      users: { u: {} },
+      instances: { 'doc:a': {} },
+      userSets: { 'not-banned': { conditions: { not: { 'user.banned': { equals: true } } } } },
+      resourceSets: { docs: { resource: 'doc', conditions: {} } },
+      rules: ['not-banned doc:read docs'],
+    });
+    const g = buildAccessGraph(factsFromState(s));
+    expect(g.can('u', 'read', 'doc:a').allowed).toBe(true);
+    expect(joinAbac(g.explain('u', 'read', 'doc:a'), s, abacFromState(s))).toMatchObject({ allowed: false, undecided: true, abac: { rules: [{ dependsOn: ['user.banned'] }] } });
+    expect(joinAbac(g.explain('u', 'read', 'doc:a'), s, abacFromState(s), {})).toMatchObject({ allowed: true });
+  });
+
   it('a role explanation and a permission no rule grants are left as they are', () => {
     const e = graph.explain('carol', 'manager', 'expense:small');
     expect(joinAbac(e, state, view)).toBe(e);

@@ -91,8 +91,19 @@ describe('assertions with set rules, offline', () => {
     expect(onlyUndecided).toMatchObject({ passed: true, failed: 0, undecided: 1 });
   });
 
-  it('without the state, only roles count (as before set rules)', () => {
-    expect(evaluateAssertions([assertions[0]], graph).results[0].status).toBe('failed');
+  it('without the state (the plan\'s call), set rules count as the graph decides them: a check passing nothing', () => {
+    expect(evaluateAssertions([assertions[0]], graph).results[0].status).toBe('passed');
+    // carol's rule waits for context: the graph decides it as a check passing none (denied), never undecided.
+    expect(evaluateAssertions([assertions[2]], graph).results[0].status).toBe('failed');
+    const cannot = evaluateAssertions([spec({ user: 'alice', check: 'cannot', subject: 'approve', on: 'expense:small' }, 10)], graph).results[0];
+    expect(cannot.failures[0]).toEqual({
+      user: 'alice',
+      message: 'alice can approve on expense:small: 2 paths grant it.',
+      paths: [
+        'user set approvers × resource set small-expenses (rule: approvers can expense:approve on small-expenses)',
+        'user set senior-eu × resource set within-limit (rule: senior-eu can expense:approve on within-limit)',
+      ],
+    });
   });
 });
 
