@@ -116,3 +116,16 @@ describe('readSetRules (real server)', () => {
     }
   });
 });
+
+describe('R reads the set rules again when they could not be read', () => {
+  it('with the roles read but not the set rules, R asks for both again; with both read, not', async () => {
+    const { initQueue } = await import('../../src/review/state.js');
+    const { reduce } = await import('../../src/review/model.js');
+    const { keys } = await import('./builders.js');
+    const start = initQueue({ user: 'bob', tenant: 'acme', width: 100, rows: 24, order: 'newest' });
+    const loaded = (setRules: SetRulesRead | null) => reduce(start, { type: 'rolesLoaded', roles, setRules }).state;
+    const effectsOf = (setRules: SetRulesRead | null) => reduce(loaded(setRules), keys('R')[0]).effects.map((e) => e.type);
+    expect(effectsOf(null)).toContain('loadRoles');
+    expect(effectsOf(setRules)).not.toContain('loadRoles');
+  });
+});
