@@ -43,8 +43,8 @@ export function acceptedPart(value: Record<string, unknown>): Accepted {
   const out: Accepted = { value: {}, entries: [], guessed: [], trimmed: [], unknowable: [], mentions: [] };
   const kept = out.value as Record<string, unknown>;
   for (const [field, v] of Object.entries(value)) {
-    if (isSection(field)) kept[field] = acceptSection(field, v, out);
-    else if (field === 'assertions') kept[field] = acceptAssertions(v, out);
+    if (field === 'assertions' || field === 'set_rules') kept[field] = acceptList(field, v, out);
+    else if (isSection(field)) kept[field] = acceptSection(field, v, out);
     else if (OTHER_FIELDS.has(field)) {
       if (fits({ [field]: v })) kept[field] = v;
     } else refuseUnknownField(field, v, out);
@@ -74,18 +74,19 @@ function acceptSection(section: Section, v: unknown, out: Accepted): Record<stri
   return kept;
 }
 
-function acceptAssertions(v: unknown, out: Accepted): unknown[] | undefined {
-  if (fits({ assertions: v })) return v as unknown[];
+/** A list (`assertions`, `set_rules`): each item is kept as written or refused; nothing refers to its items by name. */
+function acceptList(field: 'assertions' | 'set_rules', v: unknown, out: Accepted): unknown[] | undefined {
+  if (fits({ [field]: v })) return v as unknown[];
   if (!Array.isArray(v)) {
     out.mentions.push(...stringsIn(v));
     return undefined;
   }
   // A sparse list: normalise skips the holes and keeps each accepted assertion at its written index.
-  // An assertion is kept only as written: without a misspelt field it would be malformed.
+  // An item is kept only as written: without a misspelt field it would be malformed.
   const kept: unknown[] = new Array(v.length);
   v.forEach((item, i) => {
-    const accepted = acceptOne({ assertions: [item] }, out);
-    if (accepted && !accepted.trimmed) kept[i] = (accepted.assertions as unknown[])[0];
+    const accepted = acceptOne({ [field]: [item] }, out);
+    if (accepted && !accepted.trimmed) kept[i] = (accepted[field] as unknown[])[0];
     else out.mentions.push(...stringsIn(item));
   });
   return kept;

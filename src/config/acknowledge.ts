@@ -12,6 +12,7 @@ import type { Problem } from './source.js';
 const OBJECT_ID: Record<string, (written: string) => string> = {
   'unused-role': (k) => k,
   'empty-group': groupId,
+  'empty-set': (k) => k,
 };
 
 export function withoutAcknowledged(warnings: Problem[], files: RawFile[]): Problem[] {

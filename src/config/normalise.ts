@@ -4,8 +4,9 @@
  * an object declared in two places is a merge error naming both.
  */
 import type { Accepted } from './accept.js';
-import type { RawAssertion, RawConfig, RawRelation, RawResourceRole, RawUserRole } from './raw.generated.js';
+import type { RawAssertion, RawAttributeDefinitions, RawConfig, RawRelation, RawResourceRole, RawSetRule, RawUserRole } from './raw.generated.js';
 import { emptyDesiredState, SECTIONS, targetTenant, type DesiredAssertion, type DesiredRelation, type DesiredResourceRole, type DesiredState, type Section } from '../types/desired.js';
+import { AUTOGEN_SET_PREFIX, setRuleKey, type DesiredAttribute, type DesiredSetRule } from '../types/abac.js';
 import { groupId, splitRef } from '../types/refs.js';
 import { Refused } from './refused.js';
 import { describePlace, problemAt, type Loc, type Problem, type Source } from './source.js';
@@ -32,7 +33,10 @@ export interface SourceIndex {
   userAttributes: Map<string, Loc>;
   tenantAttributes: Map<string, Loc>;
   conditionSets: Map<string, Loc>;
+  /** Set rules by `setRuleKey`: the item of `set_rules` that declares each. */
   setRules: Map<string, Loc>;
+  /** Set rules as written, in file order (one item may declare several rules: `can: [view, approve]`). */
+  setRulesWritten: { loc: Loc; raw: RawSetRule }[];
   /** Users' roles as written, before their tenant is known (see resolveUserRoleTenants). */
   userRoles: Map<string, RawUserRole[]>;
   /** Assertions as written, in the order of `desired.assertions`. */
@@ -52,7 +56,7 @@ export function buildDesiredState(files: RawFile[]): Normalised {
   const index: SourceIndex = {
     resources: new Map(), roles: new Map(), tenants: new Map(), users: new Map(),
     resourceInstances: new Map(), groups: new Map(), accessRequests: new Map(), userRoles: new Map(), assertions: [],
-    userAttributes: new Map(), tenantAttributes: new Map(), conditionSets: new Map(), setRules: new Map(),
+    userAttributes: new Map(), tenantAttributes: new Map(), conditionSets: new Map(), setRules: new Map(), setRulesWritten: [],
     refused: new Refused(),
   };
   const errors: Problem[] = [];
@@ -70,6 +74,19 @@ export function buildDesiredState(files: RawFile[]): Normalised {
     return true;
   };
 
+  /** A set's key is one set across `user_sets` and `resource_sets`, as on the service. */
+  const claimSet = (key: string, loc: Loc, what: string): boolean => {
+    const first = index.conditionSets.get(key);
+    if (first && first.path[0] !== loc.path[0]) {
+      const other = first.path[0] === 'user_sets' ? 'user set' : 'resource set';
+      errors.push(problemAt(loc, [], `set "${key}" is declared twice: as a ${what} here and as a ${other} at ${describePlace(first)}`, {
+        on: 'key', hint: 'a key names one set across user_sets and resource_sets: rename one of them',
+      }));
+      return false;
+    }
+    return claim(index.conditionSets, key, loc, what);
+  };
+
   for (const { src, raw, refused } of files) {
     const at = (...path: string[]): Loc => ({ src, path });
     if (refused) {
@@ -77,7 +94,8 @@ export function buildDesiredState(files: RawFile[]): Normalised {
       for (const { section, written } of refused.entries) {
         const [locs, what] = SECTION_INDEX[section];
         const id = section === 'groups' ? groupId(written) : written;
-        claim(index[locs], id, at(section, written), what);
+        if (locs === 'conditionSets') claimSet(id, at(section, written), what);
+        else claim(index[locs], id, at(section, written), what);
         index.refused.addName(section, id);
       }
       for (const { section, key } of refused.guessed) index.refused.addName(section, key);
@@ -116,8 +134,10 @@ export function buildDesiredState(files: RawFile[]): Normalised {
       const o = Array.isArray(r) ? { actions: r } : (r ?? {});
       const roles = 'roles' in o && o.roles !== undefined ? resourceRoles(o.roles) : undefined;
       const relations = 'relations' in o && o.relations !== undefined ? resourceRelations(o.relations) : undefined;
+      const attributes = 'attributes' in o && o.attributes !== undefined ? attributeDefinitions(o.attributes) : undefined;
       desired.resources.set(key, {
         key, name: o.name ?? key, ...opt('description', o.description), actions: [...(o.actions ?? [])], ...opt('roles', roles), ...opt('relations', relations),
+        ...opt('attributes', attributes),
       });
     }
     for (const [key, r] of Object.entries(raw.roles ?? {})) {
@@ -163,6 +183,25 @@ export function buildDesiredState(files: RawFile[]): Normalised {
       if (!claim(index.accessRequests, key, at('access_requests', key), 'access request configuration')) continue;
       desired.accessRequests.set(key, { key, name: a.name ?? key, reviewerRoles: [...a.reviewer_roles], ...opt('grantFor', a.grant_for) });
     }
+    for (const [field, part] of [['user_attributes', 'userAttributes'], ['tenant_attributes', 'tenantAttributes']] as const) {
+      for (const a of attributeDefinitions(raw[field] ?? {})) {
+        if (claim(index[part], a.key, at(field, a.key), field === 'user_attributes' ? 'user attribute' : 'tenant attribute')) desired[part].set(a.key, a);
+      }
+    }
+    for (const [key, u] of Object.entries(raw.user_sets ?? {})) {
+      if (!claimSet(key, at('user_sets', key), 'user set')) continue;
+      desired.conditionSets.set(key, {
+        key, type: 'userset', name: u.name ?? key, ...opt('description', u.description), conditions: u.conditions ?? {}, ...opt('parent', u.parent),
+      });
+    }
+    for (const [key, r] of Object.entries(raw.resource_sets ?? {})) {
+      if (!claimSet(key, at('resource_sets', key), 'resource set')) continue;
+      desired.conditionSets.set(key, {
+        key, type: 'resourceset', name: r.name ?? key, ...opt('description', r.description), resource: r.resource, conditions: r.conditions ?? {}, ...opt('parent', r.parent),
+      });
+    }
+    // Holes left by refused items are skipped; the others keep their written index.
+    (raw.set_rules ?? []).forEach((r, i) => index.setRulesWritten.push({ loc: { src, path: ['set_rules', i] }, raw: r }));
     // forEach skips the holes left by refused assertions; the others keep their written index.
     (raw.assertions ?? []).forEach((a, i) => {
       const loc: Loc = { src, path: ['assertions', i] };
@@ -171,7 +210,39 @@ export function buildDesiredState(files: RawFile[]): Normalised {
     });
   }
   resolveUserRoleTenants(desired, index);
+  for (const { loc, raw } of index.setRulesWritten) {
+    for (const rule of setRulesOf(raw, desired)) if (claim(index.setRules, setRuleKey(rule), loc, 'set rule')) desired.setRules.set(setRuleKey(rule), rule);
+  }
   return { desired, index, errors };
+}
+
+/** Attribute definitions as written (short form: the type). */
+function attributeDefinitions(written: RawAttributeDefinitions): DesiredAttribute[] {
+  return Object.entries(written).map(([key, a]) => (typeof a === 'string' ? { key, type: a } : { key, type: a.type, ...opt('description', a.description) }));
+}
+
+/**
+ * One item of `set_rules` to its rules, one per action: `role:` names the role's autogenerated user set,
+ * `resource:` the resource's autogenerated resource set. The permission's resource is the resource set's
+ * base resource (known once every file is merged), or the one `can` names (`expense:approve`). `view`
+ * and `expense:view` in one item are one rule. A malformed item (not exactly one of `user_set`/`role`
+ * and of `resource_set`/`resource`) gives none: the rule setRuleShape reports it.
+ */
+export function setRulesOf(raw: RawSetRule, desired: Pick<DesiredState, 'conditionSets'>): DesiredSetRule[] {
+  if ((raw.user_set === undefined) === (raw.role === undefined) || (raw.resource_set === undefined) === (raw.resource === undefined)) return [];
+  const userSet = raw.user_set ?? AUTOGEN_SET_PREFIX + raw.role;
+  const resourceSet = raw.resource_set ?? AUTOGEN_SET_PREFIX + raw.resource;
+  const base = raw.resource_set !== undefined ? desired.conditionSets.get(raw.resource_set)?.resource : raw.resource;
+  const rules = new Map<string, DesiredSetRule>();
+  for (const written of Array.isArray(raw.can) ? raw.can : [raw.can]) {
+    const colon = written.indexOf(':');
+    const action = colon < 0 ? written : written.slice(colon + 1);
+    // `expense:approve` names its resource: another than the base one is reported by setRulesResolve.
+    const resource = colon < 0 ? (base ?? '') : written.slice(0, colon);
+    const rule = { userSet, resourceSet, resource, action };
+    if (!rules.has(setRuleKey(rule))) rules.set(setRuleKey(rule), rule);
+  }
+  return [...rules.values()];
 }
 
 /** A resource's `roles` as written to resource roles (short form: the list of its permissions). */
@@ -222,6 +293,7 @@ function normaliseAssertion(a: RawAssertion, loc: Loc): DesiredAssertion {
     check,
     subject: a.can ?? a.cannot ?? a.has_role ?? '',
     on: a.on,
+    ...(a.with !== undefined ? { passed: { ...opt('user', a.with.user), ...opt('resource', a.with.resource), ...opt('context', a.with.context) } } : {}),
     source: { file: file ?? loc.src.file, path: path ?? '', ...(line !== undefined ? { line, column } : {}) },
   };
 }

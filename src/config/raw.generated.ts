@@ -10,7 +10,7 @@ export interface RawConfig {
   /** Environment key or id the configuration applies to. An --env flag (or ROSTER_ENV) that names another is refused. */
   environment?: RawKey;
   /** Deletion as the declared default: `true` (every section the configuration has) or a list of sections whose live objects the configuration does not declare are deleted by `roster plan` and `roster apply` without --prune, within the delete limit. See docs/config.md#authoritative. */
-  authoritative?: boolean | ("resources" | "roles" | "tenants" | "users" | "resource_instances" | "groups" | "access_requests")[];
+  authoritative?: boolean | ("resources" | "roles" | "tenants" | "users" | "resource_instances" | "groups" | "access_requests" | "user_attributes" | "tenant_attributes" | "user_sets" | "resource_sets" | "set_rules")[];
   /** Values that differ by environment, by name: `${name}` in a string value of any file of the configuration is replaced by the value (`$${` writes a literal `${`). Each variable is declared once, usually in each environment's folder; an unknown variable is an error at its place. Not sent to the service. See docs/config.md. */
   variables?: {
     [key: string]: string;
@@ -21,6 +21,8 @@ export interface RawConfig {
     "unused-role"?: RawKey[];
     /** Groups that may have no members and no member groups (`type:key`, or `key` for the type `group`). */
     "empty-group"?: string[];
+    /** User sets and resource sets whose conditions are meant to match every user (every instance of their resource) or nothing (the warning `user set "x" matches every user`). */
+    "empty-set"?: RawSetKey[];
   };
   /** Resource types, by key. Each declares the actions that roles can permit on its instances. */
   resources?: {
@@ -50,6 +52,20 @@ export interface RawConfig {
   access_requests?: {
     [key: string]: RawAccessRequestConfig;
   };
+  /** User attribute definitions (ABAC), by key: the type (`level: number`) or `{type, description}`. Conditions of user sets and resource sets name them as `user.<key>`; the built-in `key`, `email`, `first_name`, `last_name`, `roles` (and the generated `tenants`) are never declared. See docs/config.md, "Attribute-based access". */
+  user_attributes?: RawAttributeDefinitions;
+  /** Tenant attribute definitions (ABAC), by key: the type or `{type, description}`. Conditions name them as `tenant.<key>` (`tenant.key` is built in). */
+  tenant_attributes?: RawAttributeDefinitions;
+  /** User sets (ABAC), by key: the users whose attributes match the conditions. Set rules give them permissions on resource sets. A key is one set across `user_sets` and `resource_sets`. */
+  user_sets?: {
+    [key: string]: RawUserSet;
+  };
+  /** Resource sets (ABAC), by key: the instances of one resource whose attributes match the conditions. */
+  resource_sets?: {
+    [key: string]: RawResourceSet;
+  };
+  /** Set rules (ABAC): each item lets a user set (or the holders of a top-level role) do actions on a resource set (or on every instance of a resource), e.g. `{ user_set: senior-approvers, can: approve, resource_set: small-expenses }`. */
+  set_rules?: RawSetRule[];
   /** Access the environment must (or must not) give, checked by `roster check` and `roster plan`. Not sent to the service. See docs/check.md. */
   assertions?: RawAssertion[];
 }
@@ -68,6 +84,15 @@ export interface RawAssertion {
   has_role?: RawKey;
   /** The resource instance (or group) `<resource>:<key>` the assertion is about. */
   on: RawInstanceRef;
+  /** Attributes the check passes at decision time (ABAC): `user` and `resource` attributes (merged over the stored ones, these winning) and the `context`. See docs/check.md. */
+  with?: {
+    /** User attributes passed in the check. */
+    user?: RawAttributes;
+    /** Resource attributes passed in the check. */
+    resource?: RawAttributes;
+    /** The check's context (`context.<key>` in conditions). */
+    context?: RawAttributes;
+  };
 }
 
 /** An action key, or `<resource>:<action>`. */
@@ -103,7 +128,7 @@ export type RawActionList = RawKey[];
 /** A resource type: a mapping, or the short form `[read, write]` (its actions), or empty. */
 export type RawResource = RawResourceObject | RawActionList | null;
 
-/** A resource type: its actions and, optionally, its resource roles. */
+/** A resource type: its actions and, optionally, its relations, resource roles and attribute definitions. */
 export interface RawResourceObject {
   name?: RawName;
   description?: RawDescription;
@@ -116,6 +141,8 @@ export interface RawResourceObject {
   roles?: {
     [key: string]: RawResourceRole;
   };
+  /** Attribute definitions of the resource (ABAC), by key: the type (`amount: number`) or `{type, description}`. Written, the resource has exactly these; left out, its live definitions stay as they are. Conditions name them as `resource.<key>`. */
+  attributes?: RawAttributeDefinitions;
 }
 
 /** A relation: the subject resource's key (`folder`), or a mapping. */
@@ -253,4 +280,129 @@ export interface RawAccessRequestConfig {
   reviewer_roles: RawKey[];
   /** How long a grant of a request approved through this configuration lasts, unless the configuration declares it: a whole number and a unit, s, m, h or d (`45s`, `30m`, `12h`, `7d`). `roster plan` shows older grants as deletions and `roster apply` revokes them. See docs/plan.md. */
   grant_for?: string;
+}
+
+/** An attribute type: bool, number, string, time, array, json, object or object_array. */
+export type RawAttributeType = "bool" | "number" | "string" | "time" | "array" | "json" | "object" | "object_array";
+
+/** Letters, digits, `-` and `_`, at most 256 characters; `type` is reserved by the service. */
+export type RawAttributeKey = string;
+
+/** Attribute definitions, by key. */
+export type RawAttributeDefinitions = {
+  [key: string]: RawAttributeDefinition;
+};
+
+/** An attribute definition: its type (`number`), or a mapping with `type` and `description`. */
+export type RawAttributeDefinition = RawAttributeType | RawAttributeDefinitionObject;
+
+/** An attribute definition. */
+export interface RawAttributeDefinitionObject {
+  type: RawAttributeType;
+  description?: RawDescription;
+}
+
+/** Letters, digits, `-` and `_`, at most 256 characters, not starting with `__autogen_` (the service's own sets). */
+export type RawSetKey = string;
+
+/** A user set: the users whose attributes match its conditions (and its parent's). */
+export interface RawUserSet {
+  name?: RawName;
+  description?: RawDescription;
+  conditions?: RawConditions;
+  /** Another user set: this set applies its parent's conditions (and the parent's ancestors') and its own. */
+  parent?: RawSetKey;
+}
+
+/** A resource set: the instances of `resource` whose attributes match its conditions (and its parent's). */
+export interface RawResourceSet {
+  /** The base resource: the set holds instances of it, and set rules on the set permit its actions. */
+  resource: RawKey;
+  name?: RawName;
+  description?: RawDescription;
+  conditions?: RawConditions;
+  /** Another resource set of the same resource: this set applies its parent's conditions (and the parent's ancestors') and its own. */
+  parent?: RawSetKey;
+}
+
+/** The set's conditions, as the service stores them: `{allOf: [...]}`, `{anyOf: [...]}`, `{not: {...}}` or one comparison `{<entity>.<attribute>: {<operator>: <value>}}`. `{}` (the default) matches everything. See docs/config.md, "Conditions". */
+export type RawConditions = RawCondition;
+
+/** A condition: exactly one of `allOf`, `anyOf`, `not`, or `<entity>.<attribute>` (entity: user, subject, resource, tenant, role, context) with a comparison. */
+export interface RawCondition {
+  /** Every condition of the list holds (`[]`: always true). */
+  allOf?: RawCondition[];
+  /** At least one condition of the list holds (`[]`: never true). */
+  anyOf?: RawCondition[];
+  /** The condition does not hold (a list: not all of them hold). */
+  not?: RawCondition | RawCondition[];
+  [key: string]: unknown;
+}
+
+/** One operator and its value, e.g. `{greater-than-equals: 3}` or `{less-than-equals: {ref: user.approval_limit}}`. */
+export interface RawComparison {
+  /** The attribute equals the value (deep JSON equality). */
+  equals?: RawOperand;
+  /** The attribute differs from the value (false when the attribute is missing). */
+  "not-equals"?: RawOperand;
+  /** The attribute is greater than the value (numbers; strings and times compare as text). */
+  "greater-than"?: RawOperand;
+  /** The attribute is less than the value. */
+  "less-than"?: RawOperand;
+  /** The attribute is greater than or equal to the value. */
+  "greater-than-equals"?: RawOperand;
+  /** The attribute is less than or equal to the value. */
+  "less-than-equals"?: RawOperand;
+  /** The value is a substring of the string attribute. */
+  contains?: RawOperand;
+  /** The value is an element of the list attribute. */
+  array_contains?: RawOperand;
+  /** The list attribute and the list value share an element. */
+  array_intersect?: RawOperand;
+  /** Every element of the list attribute is in the list value. */
+  array_subset?: RawOperand;
+  /** Every element of the list value is in the list attribute. */
+  array_superset?: RawOperand;
+  /** The attribute is one of the elements of the list value. */
+  in?: RawOperand;
+  /** The object attribute satisfies every comparison of `match`, by field. */
+  object_match?: RawMatch;
+  /** Some item of the list attribute satisfies every comparison of `match`. */
+  any_match?: RawMatch;
+  /** Every item of the list attribute satisfies every comparison of `match`. */
+  all_match?: RawMatch;
+  [key: string]: unknown;
+}
+
+/** A literal value, or `{ref: <entity>.<attribute>}`: another attribute's value. */
+export type RawOperand = RawAttributeReference | unknown;
+
+/** Another attribute: `{ref: user.approval_limit}`. */
+export interface RawAttributeReference {
+  /** `<entity>.<attribute>`. */
+  ref: string;
+}
+
+/** `{match: {<field>: {<operator>: <value>}}, fk_resource_type?: <resource>}`. */
+export interface RawMatch {
+  /** Comparisons by field of the object (or of each item). */
+  match: {
+    [key: string]: RawComparison;
+  };
+  /** The attribute holds instance key(s) of this resource; `match` applies to those instances' attributes. */
+  fk_resource_type?: RawKey;
+}
+
+/** A set rule: exactly one of `user_set` / `role`, exactly one of `resource_set` / `resource`, and `can`. */
+export interface RawSetRule {
+  /** The user set the rule is for. */
+  user_set?: RawSetKey;
+  /** A top-level role: the rule is for its holders (the role's autogenerated user set). */
+  role?: RawKey;
+  /** An action of the resource set's resource (`approve`, or `expense:approve`), or a list of them. */
+  can: RawAssertionAction | RawAssertionAction[];
+  /** The resource set the rule permits on. */
+  resource_set?: RawSetKey;
+  /** A resource: the rule permits on every instance of it (the resource's autogenerated resource set). */
+  resource?: RawKey;
 }

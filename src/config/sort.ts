@@ -22,6 +22,7 @@ export function sortDesiredState(d: DesiredState): DesiredState {
       }
     }
     if (r.relations) r.relations = uniqueBy(r.relations, (x) => x.key).sort((a, b) => byString(a.key, b.key));
+    if (r.attributes) r.attributes = uniqueBy(r.attributes, (x) => x.key).sort((a, b) => byString(a.key, b.key));
   }
   for (const i of d.resourceInstances.values()) {
     if (i.relations) i.relations = uniqueBy(i.relations, tupleKey).sort((a, b) => byString(a.relation, b.relation) || byString(a.subject, b.subject));
@@ -53,6 +54,10 @@ export function sortDesiredState(d: DesiredState): DesiredState {
     resourceInstances: sortMap(d.resourceInstances),
     groups: sortMap(d.groups),
     accessRequests: sortMap(d.accessRequests),
+    userAttributes: sortMap(d.userAttributes),
+    tenantAttributes: sortMap(d.tenantAttributes),
+    conditionSets: sortMap(d.conditionSets),
+    setRules: sortMap(d.setRules),
   };
 }
 

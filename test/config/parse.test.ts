@@ -146,7 +146,7 @@ describe('lists that default to empty, and allowed values (issue #31)', () => {
   it('a value outside the allowed ones names them, with a did-you-mean', () => {
     const [error, ...more] = validateTexts('users: { al: {} }\nauthoritative: [user]\n').errors;
     expect(more).toEqual([]);
-    expect(brief(error)).toBe('2:17 authoritative[0]: invalid value "user": expected one of resources, roles, tenants, users, resource_instances, groups, access_requests');
+    expect(brief(error)).toBe('2:17 authoritative[0]: invalid value "user": expected one of resources, roles, tenants, users, resource_instances, groups, access_requests, user_attributes, tenant_attributes, user_sets, resource_sets, set_rules');
     expect(error.hint).toBe('did you mean "users"?');
   });
 });

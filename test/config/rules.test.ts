@@ -59,6 +59,66 @@ const cases: { scenario: string; rule: keyof typeof RULES; expected: string[]; h
   { scenario: 'unused-role', rule: 'unusedRoles', expected: ['5:3 roles.auditor: role "auditor" is not given to any user or group [warning]'] },
   { scenario: 'empty-group', rule: 'emptyGroups', expected: ['10:3 groups.team:eng: group "team:eng" has no members and no member groups [warning]'] },
   { scenario: 'member-outside-tenants', rule: 'memberOutsideTenants', expected: ['9:3 users.dennis: user "dennis" is a member of group "team:hq" in tenant "vela-hq", which the user\'s tenants do not list: the membership keeps the user in "vela-hq" [warning]'] },
+  { scenario: "abac-conditions-unparsed", rule: "conditionsParse", expected: [
+    "23:11 user_sets.approvers.conditions.allOf[1][\"usr.level\"]: unknown condition \"usr.level\"; supported: {\"allOf\": [...]}, {\"anyOf\": [...]}, {\"not\": {...}} or {\"<entity>.<attribute>\": {\"<operator>\": <value or {\"ref\": \"<entity>.<attribute>\"}>}} with entity one of user, subject, resource, tenant, role, context and operator one of equals, not-equals, greater-than, less-than, greater-than-equals, less-than-equals, contains, array_contains, array_intersect, array_subset, array_superset, in, object_match, any_match, all_match",
+    "24:11 user_sets.approvers.conditions.allOf[2][\"user.level\"]: a comparison is {\"<operator>\": <value>} with exactly one operator, one of equals, not-equals, greater-than, less-than, greater-than-equals, less-than-equals, contains, array_contains, array_intersect, array_subset, array_superset, in, object_match, any_match, all_match",
+    "25:26 user_sets.approvers.conditions.allOf[3][\"user.active\"].equal: unknown operator \"equal\"; supported: equals, not-equals, greater-than, less-than, greater-than-equals, less-than-equals, contains, array_contains, array_intersect, array_subset, array_superset, in, object_match, any_match, all_match",
+    "27:31 resource_sets.small.conditions: a condition has exactly one key, found \"resource.amount\", \"resource.region\": wrap several in {\"allOf\": [...]}",
+  ], hint: "did you mean \"user.level\"?" },
+  { scenario: "abac-attribute-unknown", rule: "conditionAttributesResolve", expected: [
+    "23:11 user_sets.approvers.conditions.allOf[0][\"user.levle\"]: unknown user attribute \"levle\"",
+    "24:11 user_sets.approvers.conditions.allOf[1][\"tenant.regoin\"]: unknown tenant attribute \"regoin\"",
+    "26:30 user_sets.approvers.conditions.allOf[3][\"resource.amount\"].less-than-equals: unknown user attribute \"limit\"",
+    "27:50 user_sets.approvers.conditions.allOf[4][\"user.expenses\"].any_match.match.amont: resource \"expense\" has no attribute \"amont\"",
+    "28:99 user_sets.approvers.conditions.allOf[5][\"user.expenses\"].all_match.fk_resource_type: unknown resource \"expence\" in fk_resource_type",
+    "34:11 resource_sets.small.conditions.anyOf[0][\"resource.amoutn\"]: resource \"expense\" has no attribute \"amoutn\"",
+  ], hint: "did you mean \"level\"?" },
+  { scenario: "abac-operator-type", rule: "conditionOperatorsApply", expected: [
+    "22:26 user_sets.approvers.conditions.allOf[0][\"user.active\"].greater-than: operator \"greater-than\" cannot apply to user attribute \"active\", a bool",
+    "23:25 user_sets.approvers.conditions.allOf[1][\"user.level\"].contains: operator \"contains\" cannot apply to user attribute \"level\", a number",
+    "30:30 resource_sets.small.conditions.allOf[0][\"resource.region\"].array_contains: operator \"array_contains\" cannot apply to attribute \"region\" of \"expense\", a string",
+  ] },
+  { scenario: "abac-literal-type", rule: "conditionLiteralTypes", expected: [
+    "22:46 user_sets.approvers.conditions.allOf[0][\"user.level\"].greater-than-equals: \"3\" is a string, but user attribute \"level\" is a number: the service compares them as they are [warning]",
+    "23:34 user_sets.approvers.conditions.allOf[1][\"user.active\"].equals: \"true\" is a string, but user attribute \"active\" is a bool: the service compares them as they are [warning]",
+    "24:44 user_sets.approvers.conditions.allOf[2][\"user.department\"].in[1]: 7 is a number, but user attribute \"department\" is a string [warning]",
+  ], hint: "write 3 without quotes" },
+  { scenario: "abac-set-unresolved", rule: "setsResolve", expected: [
+    "18:23 user_sets.managers.parent: unknown user set \"seniorz\" as parent",
+    "21:38 resource_sets.tiny.parent: \"seniors\" is a user set, so it cannot be the parent of resource set \"tiny\"",
+    "22:48 resource_sets.small-invoices.parent: resource set \"small\" holds \"expense\" instances, but \"small-invoices\" holds \"invoice\" instances",
+    "23:25 resource_sets.receipts.resource: unknown resource \"receipt\"",
+  ], hint: "did you mean \"seniors\"?" },
+  { scenario: "abac-set-parent-cycle", rule: "setParentsAcyclic", expected: [
+    "17:16 user_sets.a.parent: user sets are each other's parents in a cycle: a -> c -> b -> a",
+  ] },
+  { scenario: "abac-empty-set", rule: "emptySets", expected: [
+    "17:13 user_sets.everyone.conditions: user set \"everyone\" matches every user: its conditions are {} [warning]",
+    "18:17 user_sets.all-levels.conditions: user set \"all-levels\" matches every user: its conditions are {\"allOf\":[]} [warning]",
+    "19:13 user_sets.nobody.conditions: user set \"nobody\" matches no user: its conditions are {\"anyOf\":[]} [warning]",
+    "22:17 resource_sets.all-expenses.conditions: resource set \"all-expenses\" matches every instance of \"expense\": its conditions are {} [warning]",
+  ] },
+  { scenario: "abac-set-rule-shape", rule: "setRuleShape", expected: [
+    "21:26 set_rules[0].role: a set rule names user_set and role: keep exactly one",
+    "22:5 set_rules[1]: a set rule must say who it is for: one of user_set, role",
+    "23:5 set_rules[2]: a set rule must say what it is on: one of resource_set, resource",
+    "24:61 set_rules[3].resource: a set rule names resource_set and resource: keep exactly one",
+  ] },
+  { scenario: "abac-set-rule-unresolved", rule: "setRulesResolve", expected: [
+    "21:17 set_rules[0].user_set: unknown user set \"senoirs\"",
+    "22:17 set_rules[1].user_set: \"small\" is a resource set, not a user set",
+    "22:52 set_rules[1].resource_set: \"seniors\" is a user set, not a resource set",
+    "23:13 set_rules[2].role: unknown role \"auditr\"",
+    "24:53 set_rules[3].resource: unknown resource \"expenses\"",
+    "25:42 set_rules[4].can[1]: \"invoice:view\" is an action of \"invoice\", but the rule is on resource set \"small\" (of \"expense\")",
+    "25:56 set_rules[4].can[2]: resource \"expense\" has no action \"approv\"",
+  ], hint: "did you mean \"seniors\"?" },
+  { scenario: "abac-attribute-value-type", rule: "attributeValuesTyped", expected: [
+    "13:33 tenants.acme.attributes.region: attribute \"region\" of tenant \"acme\" is a list, but tenant attribute \"region\" is a string (defined at test/fixtures/config/abac-attribute-value-type.yaml:19:3) [warning]",
+    "13:47 tenants.acme.attributes.opened: attribute \"opened\" of tenant \"acme\" is the string \"yesterday\", but tenant attribute \"opened\" is a time (an ISO 8601 date or date-time string) (defined at test/fixtures/config/abac-attribute-value-type.yaml:20:3) [warning]",
+    "16:66 users.bob.attributes.level: attribute \"level\" of user \"bob\" is the string \"senior\", but user attribute \"level\" is a number (defined at test/fixtures/config/abac-attribute-value-type.yaml:9:3) [warning]",
+    "22:53 resource_instances.expense:e1.attributes.amount: attribute \"amount\" of \"expense:e1\" is the string \"12.50\", but attribute \"amount\" of \"expense\" is a number (defined at test/fixtures/config/abac-attribute-value-type.yaml:5:7) [warning]",
+  ] },
 ];
 
 describe('semantic rules', () => {

@@ -68,6 +68,11 @@ groups:
     member_of: [team:eng]
 access_requests:
   default: {reviewer_roles: [editor]}
+user_attributes: {}
+tenant_attributes: {}
+user_sets: {}
+resource_sets: {}
+set_rules: []
 `);
   });
 

@@ -14,6 +14,9 @@ import { grantForDuration } from './access-requests.js';
 import { resourceRolesResolve, topLevelRoleOnInstance } from './resource-roles.js';
 import { derivationsResolve, relationsResolve, tuplesResolve } from './relations.js';
 import { authoritativeSectionsManaged } from './authoritative.js';
+import { conditionAttributesResolve, conditionLiteralTypes, conditionOperatorsApply, conditionsParse } from './abac-conditions.js';
+import { emptySets, setParentsAcyclic, setRuleShape, setRulesResolve, setsResolve } from './abac-sets.js';
+import { attributeValuesTyped } from './abac-values.js';
 import { instancesResolve, reviewerRolesResolve, roleExtendsResolve, rolePermissionsResolve, userRolesResolve, userTenantsResolve } from './references.js';
 
 export type { Rule, RuleContext } from './context.js';
@@ -44,10 +47,20 @@ export const RULES: Readonly<Record<string, Rule>> = {
   assertionTargetsResolve,
   assertionActionsResolve,
   assertionRolesResolve,
+  conditionsParse,
+  conditionAttributesResolve,
+  conditionOperatorsApply,
+  setsResolve,
+  setParentsAcyclic,
+  setRuleShape,
+  setRulesResolve,
   unusedRoles,
   topLevelRoleOnInstance,
   emptyGroups,
   memberOutsideTenants,
+  conditionLiteralTypes,
+  emptySets,
+  attributeValuesTyped,
 };
 
 export function runRules(ctx: RuleContext): { errors: Problem[]; warnings: Problem[] } {
