@@ -5,10 +5,11 @@ import { pathOf } from './client.js';
 import { reviewerRolesOf } from './levels.js';
 import { ASSIGNMENT_ITEM, CONFIG_ITEM, GROUP_ITEM, INSTANCE_ITEM, RESOURCE_ITEM, ROLE_ITEM, TENANT_ITEM, TUPLE_ITEM, USER_ITEM } from './shapes.js';
 import {
-  ASSIGNMENT_PAGE, PAGE, groupIdOf, instanceRead, placeAssignment, placeSchema, readGroupRoles, tenantKeysById, tenantRead, userRead,
+  ASSIGNMENT_PAGE, PAGE, groupIdOf, instanceRead, placeAssignment, placeSchema, readGroupRoles, resourceIndex, tenantKeysById, tenantRead, userRead,
   type AssignmentRead, type ConfigRead, type GroupRead, type InstanceRead, type ResourceRead, type RoleRead, type TenantRead, type TupleRead, type UserRead,
 } from './read-live.js';
 import { emptyLiveState, type LiveState } from '../types/live.js';
+import { placeAbac, readAbac } from './read-abac.js';
 import type { DesiredGroup, DesiredResourceInstance, DesiredTenant, DesiredTuple, DesiredUser, DesiredUserRole } from '../types/desired.js';
 
 /** What a verification reads again, by facet (src/apply/verify-scope.ts derives it from a plan). */
@@ -17,6 +18,8 @@ export interface ReadScope {
   schema: boolean;
   /** Element configurations: read whole. */
   configs: boolean;
+  /** Attribute definitions of users and tenants, condition sets and set rules: read whole (four lists, small). */
+  abac: boolean;
   tenants: Set<string>;
   /** Users whose record (fields, tenants) is read. */
   users: Set<string>;
@@ -51,6 +54,7 @@ export const USERS_PER_READ = 40;
 export interface ScopedRead {
   schema?: Pick<LiveState, 'resources' | 'roles'>;
   configs?: LiveState['accessRequests'];
+  abac?: Pick<LiveState, 'userAttributes' | 'tenantAttributes' | 'conditionSets' | 'setRules'>;
   tenants: Map<string, DesiredTenant | null>;
   /** The user's record; its `roles` are empty (they come from `assignments`). */
   users: Map<string, DesiredUser | null>;
@@ -86,13 +90,23 @@ export async function readScoped(client: ApiClient, options: { scope: ReadScope;
       throw err;
     });
 
-  const schemaRead = scope.schema
-    ? Promise.all([counted<ResourceRead>(`${schema}/resources`, RESOURCE_ITEM), counted<RoleRead>(`${schema}/roles`, ROLE_ITEM)]).then(([resources, roles]) => {
+  const resourcesRead = scope.schema ? counted<ResourceRead>(`${schema}/resources`, RESOURCE_ITEM) : undefined;
+  const schemaRead = resourcesRead
+    ? Promise.all([resourcesRead, counted<RoleRead>(`${schema}/roles`, ROLE_ITEM)]).then(([resources, roles]) => {
         const into = emptyLiveState();
         placeSchema(into, resources, roles);
         return { resources: into.resources, roles: into.roles };
       })
     : undefined;
+  // The ABAC lists; the resources (for ids in the answers) when they are read anyway.
+  const abacRead = scope.abac
+    ? Promise.all([readAbac(client), resourcesRead ?? Promise.resolve([])]).then(([read, resources]) => {
+        const into = emptyLiveState();
+        placeAbac(into, read, resourceIndex(resources));
+        return { userAttributes: into.userAttributes, tenantAttributes: into.tenantAttributes, conditionSets: into.conditionSets, setRules: into.setRules };
+      })
+    : undefined;
+  abacRead?.catch(() => {}); // awaited below
   const configsRead = scope.configs
     ? client.listAll<ConfigRead>(`${elements}/config`, { perPage: PAGE, item: CONFIG_ITEM }).then((configs) => {
         const into = emptyLiveState().accessRequests;
@@ -129,6 +143,7 @@ export async function readScoped(client: ApiClient, options: { scope: ReadScope;
   await Promise.all([readAssignments(client, scope.assignmentsOf, reads.assignments, fresh, isGroup, tenantList), readTuples(client, scope.tuplesOf, fresh, resources)]);
   if (schemaRead) fresh.schema = await schemaRead;
   if (configsRead) fresh.configs = await configsRead;
+  if (abacRead) fresh.abac = await abacRead;
   return fresh;
 
   async function readAssignments(client: ApiClient, users: Set<string>, mode: ReadModes['assignments'], into: ScopedRead, isGroupRef: (ref: string) => boolean, tenants: () => Promise<TenantRead[]>) {

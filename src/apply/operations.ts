@@ -1,6 +1,7 @@
 import type { ApiClient } from '../api/index.js';
 import { pathOf } from '../api/index.js';
-import { expectFields } from '../api/answer.js';
+import { expectFields, ID, optional, STRING } from '../api/answer.js';
+import { AUTOGEN_SET_PREFIX } from '../types/abac.js';
 import { CONFIG_SHAPE, levelsToWrite, type LevelsRead } from '../api/levels.js';
 import { ApiError, InternalError } from '../errors.js';
 import { fieldsOf, type Change, type ChangeFields } from '../plan/change.js';
@@ -165,5 +166,80 @@ export async function applyOne(client: ApiClient, c: Change): Promise<void> {
       // The public delete of an element configuration lives at `/v2/elements/{p}/{e}/{id}` (no `config`
       // segment); `/config/{id}` has GET and PATCH only.
       return del(client, pathOf(elements, f.key));
+    case 'resource_attribute':
+    case 'user_attribute':
+    case 'tenant_attribute': {
+      // The public `ResourceAttributeCreate` / `ResourceAttributeUpdate`; users' at `/users/attributes`,
+      // tenants' on the built-in resource `__tenant` (api-notes).
+      const base = kind === 'user_attribute' ? `${schema}/users/attributes` : pathOf(schema, 'resources', kind === 'tenant_attribute' ? TENANT_RESOURCE : (f as ChangeFields['resource_attribute']).resource, 'attributes');
+      if (c.action === 'create') return create(() => client.create(base, { key: f.key, type: f.type, ...(f.description ? { description: f.description } : {}) }));
+      if (c.action === 'update') return void (await client.patch(pathOf(base, f.key), { type: f.type, description: text(f.description) }));
+      return del(client, pathOf(base, f.key));
+    }
+    case 'condition_set':
+      if (c.action === 'delete') return del(client, pathOf(schema, 'condition_sets', f.key));
+      if (c.action === 'update') {
+        // One update: the public PATCH overwrites each field given (`parent_id` cannot be removed: the
+        // planner replaces a set leaving its parent).
+        return void (await client.patch(pathOf(schema, 'condition_sets', f.key), {
+          name: f.name, description: text(f.description), conditions: f.conditions ?? {}, ...(f.parent ? { parent_id: f.parent } : {}),
+        }));
+      }
+      if (c.replaces) await deleteSetTree(client, f.key);
+      return create(() => client.create(`${schema}/condition_sets`, conditionSetBody(f)));
+    case 'set_rule':
+      if (c.action === 'create') return void (await client.post(`${facts}/set_rules`, setRuleBody(f), { idempotent: true }));
+      // Deleting an absent rule is skipped by the service (204), not an error.
+      return del(client, `${facts}/set_rules`, setRuleBody(f));
   }
+}
+
+/** The built-in resource whose attributes are the tenants' (api-notes, "Attribute-based access"). */
+const TENANT_RESOURCE = '__tenant';
+
+/** The public `ConditionSetCreate`: the base resource and the parent by key (`resource_id`, `parent_id` take keys or ids). */
+export function conditionSetBody(f: ChangeFields['condition_set']): F {
+  return {
+    key: f.key, name: f.name, type: f.type, ...(f.description ? { description: f.description } : {}), conditions: f.conditions ?? {},
+    ...(f.resource ? { resource_id: f.resource } : {}), ...(f.parent ? { parent_id: f.parent } : {}),
+  };
+}
+
+/**
+ * The public `ConditionSetRuleCreate` / `ConditionSetRuleRemove`. A rule on a role's or a resource's own
+ * set (`__autogen_<key>`) names the role or resource with `is_role` / `is_resource`, the documented form.
+ */
+export function setRuleBody(f: ChangeFields['set_rule']): F {
+  const role = f.user_set.startsWith(AUTOGEN_SET_PREFIX) ? f.user_set.slice(AUTOGEN_SET_PREFIX.length) : undefined;
+  const resource = f.resource_set.startsWith(AUTOGEN_SET_PREFIX) ? f.resource_set.slice(AUTOGEN_SET_PREFIX.length) : undefined;
+  return {
+    user_set: role ?? f.user_set, permission: f.permission, resource_set: resource ?? f.resource_set,
+    ...(role !== undefined ? { is_role: true } : {}), ...(resource !== undefined ? { is_resource: true } : {}),
+  };
+}
+
+/**
+ * Deletes a set that is replaced (its type, resource or parent cannot be updated). The service refuses to
+ * delete a set with child sets (409): those (which the plan makes again after it, or deletes) are read
+ * (`GET …/descendants`) and deleted deepest first. Only for a replacement: a plain deletion is ordered by
+ * the plan (children first).
+ */
+async function deleteSetTree(client: ApiClient, key: string): Promise<void> {
+  const path = pathOf(client.paths.schema, 'condition_sets', key);
+  try {
+    return await del(client, path);
+  } catch (err) {
+    if (!(err instanceof ApiError && err.info.status === 409)) throw err;
+  }
+  const below = await client.listAll<{ id: string | number; key: string; parent_id?: string | number | null }>(pathOf(path, 'descendants'), {
+    perPage: 100, item: { id: ID, key: STRING, parent_id: optional(ID) },
+  });
+  const byId = new Map(below.map((s) => [String(s.id), s]));
+  const depth = (s: (typeof below)[number]): number => {
+    let d = 0;
+    for (let p = s.parent_id; p !== undefined && p !== null && byId.has(String(p)) && d <= below.length; p = byId.get(String(p))!.parent_id) d++;
+    return d;
+  };
+  for (const s of [...below].sort((a, b) => depth(b) - depth(a))) await del(client, pathOf(client.paths.schema, 'condition_sets', s.key));
+  await del(client, path);
 }

@@ -18,10 +18,10 @@ export function overlayLive(base: LiveState, fresh: ScopedRead): LiveState {
     users: new Map(base.users),
     groups: new Map(base.groups),
     resourceInstances: new Map(base.resourceInstances),
-    userAttributes: base.userAttributes,
-    tenantAttributes: base.tenantAttributes,
-    conditionSets: base.conditionSets,
-    setRules: base.setRules,
+    userAttributes: fresh.abac?.userAttributes ?? base.userAttributes,
+    tenantAttributes: fresh.abac?.tenantAttributes ?? base.tenantAttributes,
+    conditionSets: fresh.abac?.conditionSets ?? base.conditionSets,
+    setRules: fresh.abac?.setRules ?? base.setRules,
   };
   const gone = { refs: new Set<string>(), tenants: new Set<string>(), users: new Set<string>(), types: new Set<string>(), roles: new Set<string>() };
   if (fresh.schema) {

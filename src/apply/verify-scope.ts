@@ -12,11 +12,22 @@ export type VerifyScope = ReadScope;
 /** The facets the plan's changes touch. */
 export function scopeOf(plan: Pick<Plan, 'changes'>): VerifyScope {
   const scope: VerifyScope = {
-    schema: false, configs: false, tenants: new Set(), users: new Set(), assignmentsOf: new Set(), groups: new Set(), instances: new Set(), tuplesOf: new Set(),
+    schema: false, configs: false, abac: false, tenants: new Set(), users: new Set(), assignmentsOf: new Set(), groups: new Set(), instances: new Set(), tuplesOf: new Set(),
   };
   for (const c of plan.changes) {
     const { kind, fields: f } = fieldsOf(c);
+    // What the service deletes with a resource, a role or an action: its sets and the rules on them.
+    if (c.action !== 'create' && c.cascade?.some((id) => id.startsWith('set_rule:') || id.startsWith('condition_set:'))) scope.abac = true;
     switch (kind) {
+      case 'user_attribute':
+      case 'tenant_attribute':
+      case 'condition_set':
+      case 'set_rule':
+        scope.abac = true;
+        break;
+      case 'resource_attribute':
+        scope.schema = true;
+        break;
       case 'resource':
       case 'relation':
       case 'resource_role':
@@ -87,6 +98,7 @@ export function chooseReads(scope: VerifyScope, sizes: StateSizes): VerifyReads 
   };
   if (scope.schema) requests += pages(sizes.resources) + pages(sizes.roles);
   if (scope.configs) requests += 1;
+  if (scope.abac) requests += pages(sizes.userAttributes) + pages(sizes.tenantAttributes) + pages(sizes.conditionSets) + pages(sizes.setRules);
   const modes: ReadModes = {
     tenants: pick(scope.tenants.size, pages(sizes.tenants), 'each'),
     users: pick(scope.users.size, pages(sizes.users), 'each'),
@@ -103,7 +115,8 @@ export function fullReadRequests(sizes: StateSizes): number {
   const pages = (n: number, per = PAGE) => Math.max(1, Math.ceil(n / per));
   return (
     pages(sizes.resources) + pages(sizes.roles) + pages(sizes.tenants) + pages(sizes.users) + pages(sizes.assignments, ASSIGNMENT_PAGE) +
-    pages(sizes.instances) + pages(sizes.groups) + pages(sizes.links) + pages(sizes.tuples) + 1
+    pages(sizes.instances) + pages(sizes.groups) + pages(sizes.links) + pages(sizes.tuples) + 1 +
+    pages(sizes.userAttributes) + pages(sizes.tenantAttributes) + pages(sizes.conditionSets) + pages(sizes.setRules)
   );
 }
 
@@ -118,6 +131,10 @@ export interface StateSizes {
   links: number;
   instances: number;
   tuples: number;
+  userAttributes: number;
+  tenantAttributes: number;
+  conditionSets: number;
+  setRules: number;
 }
 
 /** The sizes of a state (desired or live), for `chooseReads`. */
@@ -134,6 +151,7 @@ export function sizesOf(state: LiveState): StateSizes {
   return {
     resources: state.resources.size, roles: state.roles.size, tenants: state.tenants.size, users: state.users.size,
     assignments, groups: state.groups.size, links, instances: state.resourceInstances.size, tuples,
+    userAttributes: state.userAttributes.size, tenantAttributes: state.tenantAttributes.size, conditionSets: state.conditionSets.size, setRules: state.setRules.size,
   };
 }
 

@@ -9,6 +9,10 @@ import type { DesiredGroup, DesiredUser } from '../types/desired.js';
 import type { LiveState } from '../types/live.js';
 import { fieldsOf, type Change } from './change.js';
 import { typeOf } from '../types/refs.js';
+import { AUTOGEN_SET_PREFIX, type AttributeType, type DesiredSetRule } from '../types/abac.js';
+import { ruleKeyOf } from './abac.js';
+
+const attribute = (f: { key: string; type: string; description?: string }) => ({ key: f.key, type: f.type as AttributeType, ...(f.description ? { description: f.description } : {}) });
 
 export function liveAfter(live: LiveState, changes: readonly Change[]): LiveState {
   const s: LiveState = {
@@ -71,6 +75,10 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
   };
   const isResourceRole = (role: string, on: string) =>
     s.resources.get(typeOf(on))?.roles?.some((r) => r.key === role) === true;
+  // The service deletes the set rules that need what goes (a set, a role's or resource's own set, an action).
+  const dropRules = (pred: (r: DesiredSetRule) => boolean) => {
+    for (const [k, r] of s.setRules) if (pred(r)) s.setRules.delete(k);
+  };
   const instancesWhere = (pred: (type: string, tenant: string) => boolean) => [
     ...[...s.resourceInstances].filter(([, i]) => pred(i.resource, i.tenant)).map(([ref]) => ref),
     ...[...s.groups].filter(([, g]) => pred(g.type, g.tenant)).map(([ref]) => ref),
@@ -82,13 +90,21 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
     switch (kind) {
       case 'resource':
         if (put) {
-          // Its roles and relations are changes of their own (kinds resource_role, relation): kept as they are.
-          const { roles, relations } = s.resources.get(f.key) ?? {};
-          s.resources.set(f.key, { key: f.key, name: f.name, description: f.description, actions: f.actions ?? [], ...(roles ? { roles } : {}), ...(relations ? { relations } : {}) });
+          // Its roles, relations and attributes are changes of their own (kinds resource_role, relation,
+          // resource_attribute): kept as they are.
+          const { roles, relations, attributes } = s.resources.get(f.key) ?? {};
+          s.resources.set(f.key, {
+            key: f.key, name: f.name, description: f.description, actions: f.actions ?? [], ...(roles ? { roles } : {}), ...(relations ? { relations } : {}), ...(attributes ? { attributes } : {}),
+          });
+          const actions = new Set(f.actions ?? []);
+          dropRules((r) => r.resource === f.key && !actions.has(r.action));
         }
         else {
           s.resources.delete(f.key);
           for (const ref of instancesWhere((type) => type === f.key)) deleteInstance(ref);
+          const sets = new Set([`${AUTOGEN_SET_PREFIX}${f.key}`]);
+          for (const [k, set] of s.conditionSets) if (set.type === 'resourceset' && set.resource === f.key) (sets.add(k), s.conditionSets.delete(k));
+          dropRules((r) => r.resource === f.key || sets.has(r.resourceSet));
         }
         break;
       case 'resource_role': {
@@ -152,6 +168,7 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
             const kept = ext!.filter((e) => e !== f.key);
             s.roles.set(k, kept.length > 0 ? { ...rest, extends: kept } : rest);
           }
+          dropRules((r) => r.userSet === `${AUTOGEN_SET_PREFIX}${f.key}`);
           // What holds the top-level role: tenant-wide roles, and roles on instances whose type has no
           // resource role of that key (those name the resource role instead).
           const held = (r: { role: string; on?: string }) => r.role === f.key && (r.on === undefined || !isResourceRole(f.key, r.on));
@@ -238,6 +255,40 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
         if (put) s.accessRequests.set(f.key, { key: f.key, name: f.name, reviewerRoles: f.reviewer_roles ?? [] });
         else s.accessRequests.delete(f.key);
         break;
+      case 'resource_attribute': {
+        const resource = s.resources.get(f.resource);
+        if (!resource) break;
+        const others = (resource.attributes ?? []).filter((a) => a.key !== f.key);
+        const attributes = put ? [...others, attribute(f)].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)) : others;
+        const { attributes: _, ...rest } = resource;
+        s.resources.set(f.resource, attributes.length > 0 ? { ...rest, attributes } : rest);
+        break;
+      }
+      case 'user_attribute':
+      case 'tenant_attribute': {
+        const map = kind === 'user_attribute' ? s.userAttributes : s.tenantAttributes;
+        if (put) map.set(f.key, attribute(f));
+        else map.delete(f.key);
+        break;
+      }
+      case 'condition_set':
+        // A replacement deletes the set first, and the service deletes its rules with it.
+        if (!put || (c.action === 'create' && c.replaces)) dropRules((r) => r.userSet === f.key || r.resourceSet === f.key);
+        if (put) {
+          s.conditionSets.set(f.key, {
+            key: f.key, type: f.type === 'resourceset' ? 'resourceset' : 'userset', name: f.name, ...(f.description ? { description: f.description } : {}),
+            ...(f.resource ? { resource: f.resource } : {}), conditions: f.conditions ?? {}, ...(f.parent ? { parent: f.parent } : {}),
+          });
+        } else s.conditionSets.delete(f.key);
+        break;
+      case 'set_rule': {
+        const key = ruleKeyOf(f);
+        if (put) {
+          const i = f.permission.indexOf(':');
+          s.setRules.set(key, { userSet: f.user_set, resourceSet: f.resource_set, resource: f.permission.slice(0, i), action: f.permission.slice(i + 1) });
+        } else s.setRules.delete(key);
+        break;
+      }
     }
   }
   return s;

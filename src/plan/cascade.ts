@@ -10,17 +10,31 @@
 import { MEMBER_ROLE } from '../types/names.js';
 import { type LiveState } from '../types/live.js';
 import { ids } from './identity.js';
-import { fieldsOf, type Change, type DeleteChange } from './change.js';
+import { fieldsOf, type Change, type CreateChange, type DeleteChange, type UpdateChange } from './change.js';
+import { AUTOGEN_SET_PREFIX, type DesiredSetRule } from '../types/abac.js';
+import { ruleId } from './abac.js';
 import type { RequestGrant } from '../types/live.js';
 
 /** The changes with `cascade` set on each deletion that takes something with it. Order is unchanged. */
 export function attachCascades(changes: Change[], live: LiveState, requestGrants: readonly RequestGrant[]): Change[] {
-  if (!changes.some((c) => c.action === 'delete')) return changes;
+  if (!changes.some((c) => c.action === 'delete' || ((c.kind === 'resource' || c.kind === 'condition_set') && live.setRules.size > 0))) return changes;
   const index = indexLive(live, requestGrants);
   // What the plan changes itself is not a cascade; what an earlier deletion takes is not taken twice.
   const claimed = new Set(changes.map((c) => c.id));
   const leaving = tenantsLeft(changes, index);
   return changes.map((c) => {
+    if (c.action === 'update') {
+      // An update that removes a resource's actions takes the set rules that need them.
+      const cascade = actionRulesOf(c, index).filter((id) => !claimed.has(id)).sort(cmp);
+      for (const id of cascade) claimed.add(id);
+      return cascade.length > 0 ? ({ ...c, cascade } satisfies UpdateChange) : c;
+    }
+    if (c.action === 'create' && c.kind === 'condition_set' && c.replaces) {
+      // A replaced set is deleted first: the rules on it that the plan does not make again go with it.
+      const cascade = rulesOf([c.after.key], index).filter((id) => !claimed.has(id)).sort(cmp);
+      for (const id of cascade) claimed.add(id);
+      return cascade.length > 0 ? ({ ...c, cascade } satisfies CreateChange) : c;
+    }
     if (c.action !== 'delete') return c;
     const cascade = [...new Set([...cascadeOf(c, index), ...(leaving.get(c.id) ?? [])])].filter((id) => !claimed.has(id)).sort(cmp);
     for (const id of cascade) claimed.add(id);
@@ -33,6 +47,7 @@ export function deletionCount(changes: readonly Change[]): { deletes: number; ca
   let deletes = 0;
   let cascaded = 0;
   for (const c of changes) {
+    if (c.action !== 'delete') cascaded += c.cascade?.length ?? 0;
     if (c.action !== 'delete') continue;
     deletes++;
     cascaded += c.cascade?.length ?? 0;
@@ -52,10 +67,18 @@ interface LiveIndex {
   ofType: Map<string, { id: string; ref: string }[]>;
   /** Approved requests by element configuration. */
   requests: Map<string, string[]>;
+  /** Set rules by the sets they join (`__autogen_` keys included) and by their permission's resource. */
+  rulesOfSet: Map<string, DesiredSetRule[]>;
+  rulesOfResource: Map<string, DesiredSetRule[]>;
 }
 
 function indexLive(live: LiveState, requestGrants: readonly RequestGrant[]): LiveIndex {
-  const x: LiveIndex = { live, ofUser: new Map(), on: new Map(), ofRole: new Map(), inTenant: new Map(), ofType: new Map(), requests: new Map() };
+  const x: LiveIndex = { live, ofUser: new Map(), on: new Map(), ofRole: new Map(), inTenant: new Map(), ofType: new Map(), requests: new Map(), rulesOfSet: new Map(), rulesOfResource: new Map() };
+  for (const r of live.setRules.values()) {
+    push(x.rulesOfSet, r.userSet, r);
+    if (r.resourceSet !== r.userSet) push(x.rulesOfSet, r.resourceSet, r);
+    push(x.rulesOfResource, r.resource, r);
+  }
   for (const u of live.users.values()) {
     for (const r of u.roles) {
       const id = ids.assignment(u.key, r.role, r.on ?? r.tenant);
@@ -137,11 +160,29 @@ function cascadeOf(c: DeleteChange, x: LiveIndex): string[] {
     case 'group':
       return x.on.get(`${'resource' in f ? f.resource : f.type}:${f.key}`) ?? [];
     case 'role':
-      return x.ofRole.get(f.key) ?? [];
+      // Its assignments and grants, and the set rules on its own user set (`__autogen_<role>`).
+      return [...(x.ofRole.get(f.key) ?? []), ...rulesOf([`${AUTOGEN_SET_PREFIX}${f.key}`], x)];
     case 'tenant':
       return [...(x.inTenant.get(f.key) ?? []).map((p) => p.id), ...withParts(objectsIn((_, tenant) => tenant === f.key))];
-    case 'resource':
-      return withParts(x.ofType.get(f.key) ?? []);
+    case 'resource': {
+      // Its instances and groups; its attribute definitions, its resource sets and the rules on them or
+      // on its actions (its own set `__autogen_<resource>` included).
+      const sets = [...x.live.conditionSets.values()].filter((s) => s.type === 'resourceset' && s.resource === f.key).map((s) => s.key);
+      return [
+        ...withParts(x.ofType.get(f.key) ?? []),
+        ...(x.live.resources.get(f.key)?.attributes ?? []).map((a) => ids.resourceAttribute(f.key, a.key)),
+        ...sets.map(ids.conditionSet),
+        ...rulesOf([...sets, `${AUTOGEN_SET_PREFIX}${f.key}`], x),
+        ...(x.rulesOfResource.get(f.key) ?? []).map(ruleId),
+      ];
+    }
+    case 'condition_set':
+      return rulesOf([f.key], x);
+    case 'resource_attribute':
+    case 'user_attribute':
+    case 'tenant_attribute':
+    case 'set_rule':
+      return [];
     case 'tenant_user': {
       // Leaving a tenant drops every role the user holds there, memberships included.
       return (x.inTenant.get(f.tenant) ?? []).filter((p) => p.user === f.user && p.id !== c.id).map((p) => p.id);
@@ -170,6 +211,15 @@ function cascadeOf(c: DeleteChange, x: LiveIndex): string[] {
     case 'grant':
       return [];
   }
+}
+
+const rulesOf = (sets: string[], x: LiveIndex) => sets.flatMap((s) => (x.rulesOfSet.get(s) ?? []).map(ruleId));
+
+/** The set rules an update of a resource takes with the actions it removes. */
+function actionRulesOf(c: UpdateChange, x: LiveIndex): string[] {
+  if (c.kind !== 'resource') return [];
+  const kept = new Set(c.after.actions ?? []);
+  return (x.rulesOfResource.get(c.after.key) ?? []).filter((r) => !kept.has(r.action)).map(ruleId);
 }
 
 function push<T>(map: Map<string, T[]>, key: string, value: T): void {

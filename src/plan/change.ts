@@ -14,10 +14,15 @@ export type { FieldChange };
 /** Object kinds, in dependency order: a kind only refers to kinds before it. */
 export const KINDS = [
   'resource',
+  'resource_attribute',
   'relation',
   'resource_role',
   'derivation',
   'role',
+  'user_attribute',
+  'tenant_attribute',
+  'condition_set',
+  'set_rule',
   'tenant',
   'user',
   'tenant_user',
@@ -64,6 +69,20 @@ export interface ChangeFields {
   /** A group's role on the instance or group `on`. */
   grant: { group: string; role: string; on: string; tenant: string };
   access_requests: { key: string; name: string; reviewer_roles: string[] };
+  /** An attribute definition of the resource `resource` (ABAC). */
+  resource_attribute: { resource: string; key: string; type: string; description?: string };
+  /** A user attribute definition (the built-in resource `__user`). */
+  user_attribute: { key: string; type: string; description?: string };
+  /** A tenant attribute definition (the built-in resource `__tenant`). */
+  tenant_attribute: { key: string; type: string; description?: string };
+  /**
+   * A user set (`userset`) or a resource set (`resourceset`, on the resource `resource`): its conditions
+   * as the service stores them, its parent set by key. Only name, description, conditions and parent can
+   * be updated; another type or resource replaces the set.
+   */
+  condition_set: { key: string; type: string; name: string; description?: string; resource?: string; conditions: Record<string, unknown>; parent?: string };
+  /** A set rule: the user set may do `permission` (`resource:action`) on the resource set (`__autogen_<role|resource>` for a role's or a resource's own set). */
+  set_rule: { user_set: string; permission: string; resource_set: string };
 }
 
 interface ChangeBase<K extends Kind> {
@@ -79,6 +98,11 @@ export interface CreateChangeOf<K extends Kind> extends ChangeBase<K> {
   after: ChangeFields[K];
   /** The live object exists with a field that cannot be updated (an instance's or group's tenant): delete it first. */
   replaces?: FieldChange[];
+  /**
+   * A replacement's deletion takes with it (cascade.ts), by identity, sorted: the set rules on a replaced
+   * condition set that the plan does not make again. Absent when nothing goes with it.
+   */
+  cascade?: string[];
 }
 
 export interface UpdateChangeOf<K extends Kind> extends ChangeBase<K> {
@@ -86,6 +110,11 @@ export interface UpdateChangeOf<K extends Kind> extends ChangeBase<K> {
   before: ChangeFields[K];
   after: ChangeFields[K];
   fields: FieldChange[];
+  /**
+   * What the service deletes because of this update (cascade.ts), by identity, sorted: the set rules
+   * that need an action a resource update removes. Absent when nothing goes with it.
+   */
+  cascade?: string[];
 }
 
 /** Why an expired grant's deletion is planned: the newest approval, and the lifetime it had. */
@@ -106,6 +135,12 @@ export interface DeleteChangeOf<K extends Kind> extends ChangeBase<K> {
    * one deletion only, and never when the plan deletes it itself. Absent when nothing goes with it.
    */
   cascade?: string[];
+  /**
+   * An attribute definition's deletion: keys of the condition sets (live, or declared) whose conditions
+   * still use the attribute. The service deletes it anyway, and those conditions then evaluate it as
+   * undefined (false), silently: the plan warns. Absent when none does.
+   */
+  usedBy?: string[];
 }
 
 /** A change of one kind. */

@@ -21,7 +21,7 @@ export type ObjectDifference =
   | { kind: 'differs'; id: string; fields: FieldDifference[] };
 
 /** The parts compared, in the order of the plan, with the prefix of their objects' ids and their section. */
-const PARTS: { part: keyof LiveState; prefix: string; section: Section }[] = [
+const PARTS: { part: keyof LiveState; prefix: string; section: Section; only?: (o: object) => boolean }[] = [
   { part: 'resources', prefix: 'resource', section: 'resources' },
   { part: 'roles', prefix: 'role', section: 'roles' },
   { part: 'tenants', prefix: 'tenant', section: 'tenants' },
@@ -29,6 +29,12 @@ const PARTS: { part: keyof LiveState; prefix: string; section: Section }[] = [
   { part: 'resourceInstances', prefix: 'instance', section: 'resource_instances' },
   { part: 'groups', prefix: 'group', section: 'groups' },
   { part: 'accessRequests', prefix: 'access_request', section: 'access_requests' },
+  { part: 'userAttributes', prefix: 'user_attribute', section: 'user_attributes' },
+  { part: 'tenantAttributes', prefix: 'tenant_attribute', section: 'tenant_attributes' },
+  // Condition sets are one part in two sections, by type.
+  { part: 'conditionSets', prefix: 'user_set', section: 'user_sets', only: (o) => (o as { type?: string }).type !== 'resourceset' },
+  { part: 'conditionSets', prefix: 'resource_set', section: 'resource_sets', only: (o) => (o as { type?: string }).type === 'resourceset' },
+  { part: 'setRules', prefix: 'set_rule', section: 'set_rules' },
 ];
 
 export interface DiffOptions {
@@ -38,10 +44,11 @@ export interface DiffOptions {
 
 export function diffEnvironments(a: Compared, b: Compared, options: DiffOptions = {}): ObjectDifference[] {
   const out: ObjectDifference[] = [];
-  for (const { part, prefix, section } of PARTS) {
+  for (const { part, prefix, section, only } of PARTS) {
     if (options.sections && !options.sections.has(section)) continue;
-    const left = a[part] as Map<string, object>;
-    const right = b[part] as Map<string, object>;
+    const pick = (m: Map<string, object>) => (only ? new Map([...m].filter(([, o]) => only(o))) : m);
+    const left = pick(a[part] as Map<string, object>);
+    const right = pick(b[part] as Map<string, object>);
     const keys = [...new Set([...left.keys(), ...right.keys()])].sort(cmp);
     for (const key of keys) {
       const id = `${prefix}:${key}`;

@@ -21,6 +21,14 @@ export const ids = {
   link: (child: string, parent: string) => `link:${child}@${parent}`,
   grant: (group: string, role: string, on: string) => `grant:${group}:${role}@${on}`,
   accessRequests: (key: string) => `access_requests:${key}`,
+  /** An attribute definition of a resource: `resource_attribute:expense.amount`. */
+  resourceAttribute: (resource: string, key: string) => `resource_attribute:${resource}.${key}`,
+  userAttribute: (key: string) => `user_attribute:${key}`,
+  tenantAttribute: (key: string) => `tenant_attribute:${key}`,
+  /** A user set or a resource set (keys are unique across both on the service). */
+  conditionSet: (key: string) => `condition_set:${key}`,
+  /** A set rule: `set_rule:seniors:expense:approve@small`. */
+  setRule: (userSet: string, permission: string, resourceSet: string) => `set_rule:${userSet}:${permission}@${resourceSet}`,
   /** An access request (not a change: it goes with its element configuration, cascade.ts). */
   accessRequest: (id: string) => `access_request:${id}`,
 };

@@ -14,6 +14,8 @@ import { type RequestGrant } from '../types/live.js';
 import { attachCascades } from './cascade.js';
 import { listUndeclared } from './undeclared.js';
 import { typeOf } from '../types/refs.js';
+import { attributeUses, planAbac, setSection } from './abac.js';
+import { AUTOGEN_SET_PREFIX } from '../types/abac.js';
 
 export interface PlanOptions {
   project: string;
@@ -118,13 +120,16 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
     b.keyed('access_requests', desired.accessRequests, live.accessRequests, ids.accessRequests, prunes('access_requests'), (a) => ({ key: a.key, name: a.name, reviewer_roles: a.reviewerRoles }));
   }
 
+  planAbac(b, desired, live, prunes);
+
   // Grants of approved requests: expired ones are deleted (even when nothing else would delete them),
   // held ones are not (nor what they hang on).
   const grants = classifyRequestGrants(desired, live, options.requestGrants ?? [], options.now ?? new Date());
   const planned = grants.expired.size > 0 ? b.plannedIds() : new Set<string>();
   for (const [id, e] of grants.expired) if (!planned.has(id)) b.delete(e.kind, id, e.before);
   const { changes: kept, held } = holdRequestGrants(b.finish(), grants);
-  const changes = attachCascades(kept, live, options.requestGrants ?? []);
+  const uses = attributeUses(kept, desired, live);
+  const changes = attachCascades(kept, live, options.requestGrants ?? []).map((c) => (c.action === 'delete' && uses.has(c.id) ? { ...c, usedBy: uses.get(c.id)! } : c));
   const summary = { create: 0, update: 0, delete: 0 };
   for (const c of changes) summary[c.action]++;
   const plan = {
@@ -295,6 +300,11 @@ function countManaged(live: LiveState, desired: DesiredState): number {
   if (s.has('resource_instances')) n += live.resourceInstances.size;
   if (s.has('groups')) for (const g of live.groups.values()) n += 1 + g.members.length + g.roles.length + g.memberOf.length;
   if (s.has('access_requests')) n += live.accessRequests.size;
+  if (s.has('resources')) for (const r of live.resources.values()) n += r.attributes?.length ?? 0;
+  if (s.has('user_attributes')) n += live.userAttributes.size;
+  if (s.has('tenant_attributes')) n += live.tenantAttributes.size;
+  for (const c of live.conditionSets.values()) if (s.has(setSection(c.type))) n++;
+  if (s.has('set_rules')) n += live.setRules.size;
   return n;
 }
 
@@ -336,11 +346,20 @@ class PlanBuilder {
     const creates = this.changes.filter((c) => c.action !== 'delete').sort((a, b) => level(a.kind) - level(b.kind) || cmp(a.id, b.id));
     const deletes = this.changes.filter((c) => c.action === 'delete').sort((a, b) => level(b.kind) - level(a.kind) || cmp(a.id, b.id));
     const planned = new Set(creates.map((c) => c.id));
-    for (const c of creates) c.dependsOn = prerequisites(c).filter((id) => planned.has(id) && id !== c.id).sort(cmp);
+    const attributes = creates.filter((c) => c.kind === 'user_attribute' || c.kind === 'tenant_attribute' || c.kind === 'resource_attribute').map((c) => c.id);
+    const expand = (ids_: string[]) => ids_.flatMap((id) => (id === ATTRIBUTES ? attributes : [id]));
+    for (const c of creates) c.dependsOn = expand(prerequisites(c)).filter((id) => planned.has(id) && id !== c.id).sort(cmp);
+    // A set is deleted after its child sets (the service refuses to delete a set with children).
+    const setDeletes = new Map(deletes.filter((c) => c.kind === 'condition_set').map((c) => [c.id, c]));
+    for (const c of setDeletes.values()) {
+      const parent = (c.action === 'delete' && c.kind === 'condition_set' ? c.before.parent : undefined);
+      const p = parent && setDeletes.get(ids.conditionSet(parent));
+      if (p) p.dependsOn = [...p.dependsOn, c.id].sort(cmp);
+    }
     // Links are removed first: a link turned around (A in B, now B in A) or one closing a cycle with a
     // link being removed would otherwise be refused by the service as a cycle.
     const unlinks = deletes.filter((c) => c.kind === 'link');
-    return [...unlinks, ...byExtendsDepth(creates), ...deletes.filter((c) => c.kind !== 'link')];
+    return [...unlinks, ...byExtendsDepth(creates), ...byDepthReversed(deletes.filter((c) => c.kind !== 'link'))];
   }
 }
 
@@ -380,8 +399,25 @@ function prerequisites(c: Change): string[] {
       return [ids.group(f.group), ids.role(f.role), roleOn(f.role, f.on), ...instanceOrGroup(f.on)];
     case 'access_requests':
       return (f.reviewer_roles ?? []).map(ids.role);
+    case 'resource_attribute':
+      return [ids.resource(f.resource)];
+    case 'user_attribute':
+    case 'tenant_attribute':
+      return [];
+    case 'condition_set':
+      // Its parent, its resource, and every attribute definition the plan makes (its conditions may
+      // name any: the service refuses a condition on an undefined attribute).
+      return [...(f.parent ? [ids.conditionSet(f.parent)] : []), ...(f.resource ? [ids.resource(f.resource)] : []), ATTRIBUTES];
+    case 'set_rule': {
+      const resource = f.permission.split(':')[0];
+      const side = (set: string, role: (k: string) => string) => (set.startsWith(AUTOGEN_SET_PREFIX) ? role(set.slice(AUTOGEN_SET_PREFIX.length)) : ids.conditionSet(set));
+      return [...new Set([ids.resource(resource), side(f.user_set, ids.role), side(f.resource_set, ids.resource)])];
+    }
   }
 }
+
+/** Stands for every attribute definition the plan creates or updates (`finish` expands it). */
+const ATTRIBUTES = '\u0000attributes';
 
 /** The resource role a role named on an instance would be, when the plan creates it. */
 const roleOn = (role: string, on: string) => ids.resourceRole(typeOf(on), role);
@@ -392,7 +428,7 @@ const roleOn = (role: string, on: string) => ids.resourceRole(typeOf(on), role);
  * live data only stops the walk.
  */
 function byExtendsDepth(creates: Change[]): Change[] {
-  const roles = new Map(creates.filter((c) => c.kind === 'resource_role' || c.kind === 'role').map((c) => [c.id, c]));
+  const roles = new Map(creates.filter((c) => c.kind === 'resource_role' || c.kind === 'role' || c.kind === 'condition_set').map((c) => [c.id, c]));
   if (roles.size === 0) return creates;
   const depth = new Map<string, number>();
   const depthOf = (id: string, seen: Set<string>): number => {
@@ -408,6 +444,26 @@ function byExtendsDepth(creates: Change[]): Change[] {
   const rank = (c: Change) => (roles.has(c.id) ? depthOf(c.id, new Set()) : 0);
   const level = (k: Kind) => KINDS.indexOf(k);
   return [...creates].sort((a, b) => level(a.kind) - level(b.kind) || rank(a) - rank(b) || cmp(a.id, b.id));
+}
+
+/** Deletions in reverse dependency order, a set's child sets before it (their `dependsOn`, set in `finish`). */
+function byDepthReversed(deletes: Change[]): Change[] {
+  const sets = new Map(deletes.filter((c) => c.kind === 'condition_set').map((c) => [c.id, c]));
+  if (sets.size === 0) return deletes;
+  const depth = new Map<string, number>();
+  const depthOf = (id: string, seen: Set<string>): number => {
+    const known = depth.get(id);
+    if (known !== undefined) return known;
+    const c = sets.get(id);
+    if (!c || seen.has(id)) return 0;
+    seen.add(id);
+    const d = 1 + Math.max(0, ...c.dependsOn.filter((x) => sets.has(x)).map((x) => depthOf(x, seen)));
+    depth.set(id, d);
+    return d;
+  };
+  const rank = (c: Change) => (sets.has(c.id) ? depthOf(c.id, new Set()) : 0);
+  const level = (k: Kind) => KINDS.indexOf(k);
+  return [...deletes].sort((a, b) => level(b.kind) - level(a.kind) || rank(a) - rank(b) || cmp(a.id, b.id));
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

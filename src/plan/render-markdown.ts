@@ -3,7 +3,7 @@ import { costLine, describeFields, summaryLine } from './render-common.js';
 import { accessMarkdownLines } from './access.js';
 import { replayMarkdownLines } from './render-replay.js';
 import { expiredNote, heldMarkdownLines } from './render-held.js';
-import { describeCascade, deletionMode, deletionNote, undeclaredMarkdownLines } from './render-undeclared.js';
+import { describeCascade, deletionMode, deletionNote, undeclaredMarkdownLines, usedByNote } from './render-undeclared.js';
 import { cell, codeCell } from './markdown.js';
 
 /** The first line of every Markdown plan: a CI step finds its earlier comment by it and edits it. */
@@ -20,10 +20,10 @@ export function renderPlanMarkdown(plan: Plan): string {
     const rows = plan.changes.map((c) => {
       const sign = c.action === 'create' ? '+' : c.action === 'update' ? '~' : '-';
       const detail =
-        c.action === 'update' ? describeFields(c.fields)
-        : c.action === 'create' && c.replaces ? `replaces: ${describeFields(c.replaces)}`
+        c.action === 'update' ? describeFields(c.fields) + (c.cascade ? `; with it: ${describeCascade(c.cascade)}` : '')
+        : c.action === 'create' && c.replaces ? `replaces: ${describeFields(c.replaces)}` + (c.cascade ? `; with it: ${describeCascade(c.cascade)}` : '')
         : c.action === 'delete' && c.expired ? expiredNote(c.expired)
-        : c.action === 'delete' && c.cascade ? `with it: ${describeCascade(c.cascade)}`
+        : c.action === 'delete' && (c.cascade || c.usedBy) ? [usedByNote(c.usedBy), c.cascade ? `with it: ${describeCascade(c.cascade)}` : undefined].filter(Boolean).join('; ')
         : '';
       return `| ${sign} | ${codeCell(c.id)} | ${cell(detail)} |`;
     });

@@ -4,7 +4,7 @@ import { costLine, summaryLine, describeFields } from './render-common.js';
 import { accessTextLines } from './access.js';
 import { replayTextLines } from './render-replay.js';
 import { expiredNote, heldTextLines } from './render-held.js';
-import { cascadeTextLines, deletionMode, deletionNote, undeclaredTextLines } from './render-undeclared.js';
+import { cascadeTextLines, deletionMode, deletionNote, undeclaredTextLines, usedByNote } from './render-undeclared.js';
 
 export interface TextOptions {
   color?: boolean;
@@ -34,10 +34,16 @@ export function renderPlanText(plan: Plan, options: TextOptions = {}): string {
 function changeLines(c: Change, color: boolean): string[] {
   switch (c.action) {
     case 'create':
-      return [paint(color, 32, `  + ${c.id}${c.replaces ? ` (replaces: ${describeFields(c.replaces)})` : ''}`)];
+      return [paint(color, 32, `  + ${c.id}${c.replaces ? ` (replaces: ${describeFields(c.replaces)})` : ''}`), ...cascadeTextLines(c.cascade).map((l) => paint(color, 31, l))];
     case 'update':
-      return [paint(color, 33, `  ~ ${c.id}`), ...c.fields.map((f) => paint(color, 33, `      ${describeFields([f])}`))];
-    case 'delete':
-      return [paint(color, 31, `  - ${c.id}${c.expired ? ` ${expiredNote(c.expired)}` : ''}`), ...cascadeTextLines(c.cascade).map((l) => paint(color, 31, l))];
+      return [paint(color, 33, `  ~ ${c.id}`), ...c.fields.map((f) => paint(color, 33, `      ${describeFields([f])}`)), ...cascadeTextLines(c.cascade).map((l) => paint(color, 31, l))];
+    case 'delete': {
+      const used = usedByNote(c.usedBy);
+      return [
+        paint(color, 31, `  - ${c.id}${c.expired ? ` ${expiredNote(c.expired)}` : ''}`),
+        ...(used ? [paint(color, 33, `      ${used}`)] : []),
+        ...cascadeTextLines(c.cascade).map((l) => paint(color, 31, l)),
+      ];
+    }
   }
 }

@@ -23,6 +23,9 @@ const CASCADE_KINDS: [prefix: string, one: string, many: string][] = [
   ['instance:', 'instance', 'instances'],
   ['group:', 'group', 'groups'],
   ['access_request:', 'access request', 'access requests'],
+  ['resource_attribute:', 'attribute definition', 'attribute definitions'],
+  ['condition_set:', 'resource set', 'resource sets'],
+  ['set_rule:', 'set rule', 'set rules'],
 ];
 
 /** `12 memberships, 3 group grants, 1 group link`. */
@@ -44,6 +47,15 @@ export function cascadeTextLines(cascade: readonly string[] | undefined): string
     ...cascade.slice(0, CASCADE_LISTED).map((id) => `        ${id}`),
     ...(more > 0 ? [`        … and ${more} more (see --format json)`] : []),
   ];
+}
+
+/**
+ * The warning under an attribute definition's deletion whose attribute conditions still use: the service
+ * deletes it anyway and those conditions then evaluate it as undefined, silently.
+ */
+export function usedByNote(usedBy: readonly string[] | undefined): string | undefined {
+  if (!usedBy || usedBy.length === 0) return undefined;
+  return `warning: still used by the conditions of ${plural(usedBy.length, 'set')} (${usedBy.join(', ')}); once deleted, the attribute evaluates as undefined there and those conditions fail`;
 }
 
 /** The header's note: why this plan deletes what the configuration does not declare, if it does. */

@@ -15,6 +15,9 @@ import { ids } from './identity.js';
 import { KINDS, type Change, type Kind } from './change.js';
 import type { PlanHeld } from './request-grants.js';
 import type { RequestGrant } from '../types/live.js';
+import { ruleId, setSection } from './abac.js';
+import { plural } from '../words.js';
+import { attributesNamed, parseConditions } from '../access/conditions/index.js';
 
 /**
  * The tenant a new environment of the public service comes with: the service's, like the `member` role
@@ -77,6 +80,15 @@ export function listUndeclared(input: UndeclaredInput): PlanUndeclared | undefin
       case 'resource_instances': add(section, 'instance', live.resourceInstances.keys(), desired.resourceInstances, ids.instance); break;
       case 'groups': add(section, 'group', live.groups.keys(), desired.groups, ids.group); break;
       case 'access_requests': add(section, 'access_requests', live.accessRequests.keys(), desired.accessRequests, ids.accessRequests); break;
+      case 'user_attributes': add(section, 'user_attribute', live.userAttributes.keys(), desired.userAttributes, ids.userAttribute); break;
+      case 'tenant_attributes': add(section, 'tenant_attribute', live.tenantAttributes.keys(), desired.tenantAttributes, ids.tenantAttribute); break;
+      case 'user_sets':
+      case 'resource_sets': {
+        const keys = [...live.conditionSets.values()].filter((c) => setSection(c.type) === section).map((c) => c.key);
+        add(section, 'condition_set', keys, desired.conditionSets, ids.conditionSet);
+        break;
+      }
+      case 'set_rules': add(section, 'set_rule', live.setRules.keys(), desired.setRules, (k) => ruleId(live.setRules.get(k)!)); break;
     }
   }
   if (found.length === 0) return undefined;
@@ -152,10 +164,31 @@ function describer(graph: AccessGraph, input: UndeclaredInput): (kind: Kind, key
           ...held.map((id) => `holds ${id}`),
         ];
       }
+      case 'user_attribute':
+      case 'tenant_attribute': {
+        const entity = kind === 'user_attribute' ? 'user' : 'tenant';
+        const sets = [...live.conditionSets.values()].filter((c) => namesAttribute(c.conditions, `${entity}.${key}`)).map((c) => c.key).sort(cmp);
+        return sets.length > 0 ? [`used by the conditions of ${plural(sets.length, 'set')} (${names(sets)})`] : [];
+      }
+      case 'condition_set':
+        return [...live.setRules.values()]
+          .filter((r) => r.userSet === key || r.resourceSet === key)
+          .map((r) => `${r.resource}:${r.action} from ${r.userSet} on ${r.resourceSet}`)
+          .sort(cmp);
+      case 'set_rule': {
+        const r = live.setRules.get(key);
+        return r ? [`users in ${r.userSet} may ${r.resource}:${r.action} on ${r.resourceSet}`] : [];
+      }
       default:
         return [];
     }
   };
+}
+
+/** Whether a conditions tree names `entity.attribute` (a leaf or a reference). */
+function namesAttribute(conditions: Record<string, unknown>, name: string): boolean {
+  const parsed = parseConditions(conditions);
+  return parsed.ok && attributesNamed(parsed.condition).some((n) => `${n.attribute.entity}.${n.attribute.path[0]}` === name);
 }
 
 /** A user's roles, grouped by role and origin: `admin on 12 instances (tenant-wide in acme)`. */

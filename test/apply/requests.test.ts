@@ -30,7 +30,9 @@ function pagesFor(live: LiveState): number {
   const pages = (n: number, size = 100) => Math.max(1, Math.ceil(n / size));
   return (
     pages(live.resources.size) + pages(live.roles.size) + pages(live.tenants.size) + pages(users.length) + pages(assignments, 1000) +
-    pages(live.resourceInstances.size + groups.length) + pages(groups.length) + pages(groups.reduce((n, g) => n + g.memberOf.length, 0)) + pages(live.accessRequests.size)
+    pages(live.resourceInstances.size + groups.length) + pages(groups.length) + pages(groups.reduce((n, g) => n + g.memberOf.length, 0)) + pages(live.accessRequests.size) +
+    // Attribute-based access: user and tenant attribute definitions, condition sets, set rules.
+    pages(live.userAttributes.size) + pages(live.tenantAttributes.size) + pages(live.conditionSets.size) + pages(live.setRules.size)
   );
 }
 

@@ -79,9 +79,9 @@ describe('verification in proportion to the change', () => {
   });
 
   it('reads each facet the cheaper way, and the whole environment when that is cheaper still', () => {
-    const sizes = { resources: 3, roles: 5, tenants: 40, users: 10_000, assignments: 30_000, groups: 1_000, links: 200, instances: 2_000, tuples: 0 };
+    const sizes = { resources: 3, roles: 5, tenants: 40, users: 10_000, assignments: 30_000, groups: 1_000, links: 200, instances: 2_000, tuples: 0, userAttributes: 0, tenantAttributes: 0, conditionSets: 0, setRules: 0 };
     const scope = (more: Partial<ReadScope>): ReadScope => ({
-      schema: false, configs: false, tenants: new Set(), users: new Set(), assignmentsOf: new Set(), groups: new Set(), instances: new Set(), tuplesOf: new Set(), ...more,
+      schema: false, configs: false, abac: false, tenants: new Set(), users: new Set(), assignmentsOf: new Set(), groups: new Set(), instances: new Set(), tuplesOf: new Set(), ...more,
     });
     const hundred = new Set(Array.from({ length: 100 }, (_, i) => `u${i}`));
     // A 1% membership edit: 100 users' assignments in 3 requests.
