@@ -9,6 +9,9 @@ import type { AccessPath } from './facts.js';
 import { formatPath } from './paths.js';
 import { typeOf } from '../types/refs.js';
 import { checkKey, type AccessCheck } from '../types/checks.js';
+import type { AbacSource, AbacView } from './abac.js';
+import { abacLines, checkOn, explainAbac, setLabel, type AbacExplanation } from './abac-explain.js';
+import { count } from '../words.js';
 
 /** An assertion's fields without its place: what evaluation needs. */
 export type AssertionSpec = Omit<DesiredAssertion, 'source'> & { source?: DesiredAssertion['source'] };
@@ -42,20 +45,41 @@ export interface HeldThrough {
 /** The request that holds the grant `role` of `user` on `on` (an instance, a group, or a tenant for a tenant-wide role), if any. */
 export type HeldLookup = (user: string, role: string, on: string) => HeldThrough | undefined;
 
+/**
+ * A user for whom the assertion cannot be decided offline: no role path decides it, and a set rule waits
+ * for attributes only the decision-time check has (`context.*`, or a user or resource attribute the state
+ * does not store). The assertion's `with:` gives them.
+ */
+export interface AssertionUndecided {
+  user: string;
+  message: string;
+  /** The rules not decided, each with the attributes it waits for. */
+  paths: string[];
+  dependsOn: string[];
+}
+
 export interface AssertionResult {
   assertion: AssertionSpec;
   /** "alice can write on document:readme". */
   name: string;
+  /** Holds for every user: no failure and nothing undecided. */
   passed: boolean;
+  /** `failed` when some user fails; else `undecided` when some user's outcome waits for decision-time attributes; else `passed`. */
+  status: 'passed' | 'failed' | 'undecided';
   /** The users checked: the user, or the group's members (direct and nested), sorted. */
   users: string[];
   failures: AssertionFailure[];
+  /** Present when some user's outcome is not decided offline. */
+  undecided?: AssertionUndecided[];
 }
 
 export interface AssertionReport {
+  /** No assertion fails (undecided ones do not fail: docs/check.md "Not decided offline"). */
   passed: boolean;
   total: number;
   failed: number;
+  /** Assertions neither passed nor failed: not decided offline. */
+  undecided: number;
   results: AssertionResult[];
 }
 
@@ -76,13 +100,22 @@ export function bareAction(subject: string): string {
   return i < 0 ? subject : subject.slice(i + 1);
 }
 
+/**
+ * The check one permission assertion asks for one user: in the instance's tenant (as an application
+ * sends it, and as ABAC reads `user.roles`), with the assertion's `with:` attributes.
+ */
+export function checkFor(a: AssertionSpec, user: string, graph: Pick<AccessGraph, 'tenantOf'>): AccessCheck {
+  const tenant = graph.tenantOf(a.on);
+  return { user, action: bareAction(a.subject), instance: a.on, ...(tenant ? { tenant } : {}), ...(a.passed !== undefined ? { passed: a.passed } : {}) };
+}
+
 /** The (user, action, instance) questions the permission assertions ask, deduplicated, in order. */
 export function checksNeeded(assertions: readonly AssertionSpec[], graph: AccessGraph): AccessCheck[] {
   const out = new Map<string, AccessCheck>();
   for (const a of assertions) {
     if (a.check === 'has_role') continue;
     for (const user of usersOf(a, graph)) {
-      const c = { user, action: bareAction(a.subject), instance: a.on };
+      const c = checkFor(a, user, graph);
       out.set(checkKey(c), c);
     }
   }
@@ -97,22 +130,31 @@ export interface EvaluateOptions {
   decisions?: ReadonlyMap<string, boolean>;
   /** Grants of approved access requests the configuration does not declare: failing paths that start from one name it. */
   held?: HeldLookup;
+  /**
+   * The state the graph was built from, for attribute-based access: set rules are decided on it (with the
+   * assertion's `with:`), and name the rule and condition in a failure. Without it only roles count.
+   */
+  abac?: { state: AbacSource; view: AbacView };
 }
 
 export function evaluateAssertions(assertions: readonly AssertionSpec[], graph: AccessGraph, options: EvaluateOptions = {}): AssertionReport {
   const results = assertions.map((a) => evaluateOne(a, graph, options));
-  const failed = results.filter((r) => !r.passed).length;
-  return { passed: failed === 0, total: results.length, failed, results };
+  const failed = results.filter((r) => r.status === 'failed').length;
+  const undecided = results.filter((r) => r.status === 'undecided').length;
+  return { passed: failed === 0, total: results.length, failed, undecided, results };
 }
 
 function evaluateOne(a: AssertionSpec, graph: AccessGraph, options: EvaluateOptions): AssertionResult {
   const users = usersOf(a, graph);
   const failures: AssertionFailure[] = [];
+  const undecided: AssertionUndecided[] = [];
   for (const user of users) {
-    const failure = a.check === 'has_role' ? checkRole(user, a, graph) : checkPermission(user, a, graph, options);
-    if (failure) failures.push(failure);
+    const outcome = a.check === 'has_role' ? checkRole(user, a, graph) : checkPermission(user, a, graph, options);
+    if (outcome && 'dependsOn' in outcome) undecided.push(outcome);
+    else if (outcome) failures.push(outcome);
   }
-  return { assertion: a, name: describeAssertion(a), passed: failures.length === 0, users, failures };
+  const status = failures.length > 0 ? 'failed' : undecided.length > 0 ? 'undecided' : 'passed';
+  return { assertion: a, name: describeAssertion(a), passed: status === 'passed', status, users, failures, ...(undecided.length > 0 ? { undecided } : {}) };
 }
 
 function checkRole(user: string, a: AssertionSpec, graph: AccessGraph): AssertionFailure | undefined {
@@ -121,17 +163,29 @@ function checkRole(user: string, a: AssertionSpec, graph: AccessGraph): Assertio
   return { user, message: e.missing?.message ?? `${user} lacks role ${a.subject} on ${a.on}.`, paths: [] };
 }
 
-function checkPermission(user: string, a: AssertionSpec, graph: AccessGraph, { decisions, held }: EvaluateOptions): AssertionFailure | undefined {
+function checkPermission(user: string, a: AssertionSpec, graph: AccessGraph, { decisions, held, abac }: EvaluateOptions): AssertionFailure | AssertionUndecided | undefined {
   const permission = `${typeOf(a.on)}:${bareAction(a.subject)}`;
   const decision = graph.can(user, permission, a.on);
-  const allowed = decisions?.get(checkKey({ user, action: bareAction(a.subject), instance: a.on })) ?? decision.allowed;
+  const live = decisions?.get(checkKey(checkFor(a, user, graph)));
+  // The set rules, when some grants the permission. Asked of the live service, the check was exactly
+  // what was sent (no attributes beyond `with:`): explained exactly too.
+  const rules: AbacExplanation | undefined =
+    abac && abac.view.granted.has(permission) ? explainAbac(abac.state, abac.view, checkOn(abac.state, user, permission, a.on, a.passed ?? (live !== undefined ? {} : undefined))) : undefined;
+  // With the state, set rules are decided here (on `with:`, or three-valued offline); without it, as the
+  // graph decides them (a check passing nothing).
+  const offline = rules ? decision.via.length > 0 || rules.outcome === 'allowed' : decision.allowed;
+  if (live === undefined && !offline && rules?.outcome === 'undecided') return undecidedFor(user, a, permission, rules);
+  const allowed = live ?? offline;
   if (a.check === 'can') {
     if (allowed) return undefined;
     const e = graph.explain(user, permission, a.on);
-    const message = decision.allowed
+    const ruleLines = rules ? abacLines(rules) : [];
+    const message = offline
       ? `the service denies ${user} ${permission} on ${a.on}, though the live state reads as granting it.`
-      : (e.missing?.message ?? `${user} lacks ${permission} on ${a.on}.`);
-    return { user, message, paths: [] };
+      : e.missing && !(rules && e.missing.roles.length === 0)
+        ? `${e.missing.message}${rules ? ` No set rule allows it either${a.passed ? ' with the attributes given' : ''}:` : ''}`
+        : `${user} lacks ${permission} on ${a.on}: no role grants it, and no set rule allows it${a.passed ? ' with the attributes given' : ''}:`;
+    return { user, message, paths: ruleLines };
   }
   if (!allowed) return undefined;
   const through: HeldThrough[] = [];
@@ -143,10 +197,22 @@ function checkPermission(user: string, a: AssertionSpec, graph: AccessGraph, { d
     if (!through.some((t) => t.id === request.id)) through.push(request);
     return `${line}; ${heldNote(request)}`;
   });
-  const message = paths.length > 0
-    ? `${user} can ${bareAction(a.subject)} on ${a.on}: ${paths.length === 1 ? 'one path grants' : `${paths.length} paths grant`} it${through.length > 0 ? `, held through access request ${through.map((t) => short(t.id)).join(', ')} (not in the configuration)` : ''}.`
+  // Set rules that allow: each with the conditions that matched (or, without the state, as the graph names them).
+  if (rules) paths.push(...abacLines({ ...rules, rules: rules.rules.filter((r) => r.outcome === 'holds') }));
+  else for (const r of decision.rules ?? []) paths.push(`${setLabel(r.userSet, 'user')} × ${setLabel(r.resourceSet, 'resource')} (rule: ${r.userSet} can ${r.permission} on ${r.resourceSet})`);
+  const n = decision.via.length + (rules ? rules.rules.filter((r) => r.outcome === 'holds').length : (decision.rules?.length ?? 0));
+  const message = n > 0
+    ? `${user} can ${bareAction(a.subject)} on ${a.on}: ${n === 1 ? 'one path grants' : `${count(n)} paths grant`} it${through.length > 0 ? `, held through access request ${through.map((t) => short(t.id)).join(', ')} (not in the configuration)` : ''}.`
     : `the service allows ${user} ${permission} on ${a.on}, though the live state shows no path granting it.`;
   return { user, message, paths, ...(through.length > 0 ? { heldThrough: through } : {}) };
+}
+
+/** No role path decides, and set rules wait for what only the decision-time check has. */
+function undecidedFor(user: string, a: AssertionSpec, permission: string, rules: AbacExplanation): AssertionUndecided {
+  const waiting = rules.rules.filter((r) => r.outcome === 'unknown');
+  const dependsOn = [...new Set(waiting.flatMap((r) => r.dependsOn))].sort();
+  const message = `not decided offline: whether ${user} may ${permission} on ${a.on} depends on ${dependsOn.join(', ')} (give them in the assertion's with:)`;
+  return { user, message, paths: abacLines({ ...rules, rules: waiting }), dependsOn };
 }
 
 const short = (id: string) => `${id.slice(0, 8)}…`;

@@ -30,15 +30,17 @@ export function placeOf(r: AssertionResult): string {
   return s.line !== undefined ? `${s.file}:${s.line}` : `${s.file} ${s.path}`;
 }
 
-/** Failure lines of one result, indented: each user, why, and every granting path. */
+/** Failure lines of one result, indented: each user, why, and every granting path (or rule not decided offline). */
 export function failureLines(r: AssertionResult, indent = '  '): string[] {
   const lines: string[] = [];
-  for (const f of r.failures) {
+  for (const f of [...r.failures, ...(r.undecided ?? [])]) {
     lines.push(`${indent}${f.message}`);
     for (const p of f.paths) lines.push(`${indent}  ${p}`);
   }
   return lines;
 }
+
+const LABEL = { passed: 'PASS', failed: 'FAIL', undecided: 'UNDECIDED' } as const;
 
 export function renderCheckText(report: AssertionReport, options: CheckRenderOptions): string {
   const lines: string[] = [];
@@ -46,7 +48,7 @@ export function renderCheckText(report: AssertionReport, options: CheckRenderOpt
     if (r.passed && !options.verbose) continue;
     const place = placeOf(r);
     const count = r.assertion.usersIn !== undefined ? ` (${plural(r.users.length, 'member')})` : '';
-    lines.push(`${r.passed ? 'PASS' : 'FAIL'} ${place ? place + ': ' : ''}${r.name}${count}`);
+    lines.push(`${LABEL[r.status]} ${place ? place + ': ' : ''}${r.name}${count}`);
     lines.push(...failureLines(r, '  '));
   }
   if (lines.length > 0) lines.push('');
@@ -54,14 +56,14 @@ export function renderCheckText(report: AssertionReport, options: CheckRenderOpt
   lines.push(
     report.total === 0
       ? `No assertions in the configuration.`
-      : `${plural(report.total, 'assertion')} on ${where}: ${count(report.total - report.failed)} passed, ${count(report.failed)} failed.`,
+      : `${plural(report.total, 'assertion')} on ${where}: ${count(report.total - report.failed - report.undecided)} passed, ${count(report.failed)} failed${report.undecided > 0 ? `, ${count(report.undecided)} not decided offline` : ''}.`,
   );
   return lines.join('\n') + '\n';
 }
 
 export function renderCheckJson(report: AssertionReport, options: CheckRenderOptions): string {
   const results = report.results.filter((r) => options.verbose || !r.passed);
-  return JSON.stringify({ on: options.on, passed: report.passed, total: report.total, failed: report.failed, results }, null, 2) + '\n';
+  return JSON.stringify({ on: options.on, passed: report.passed, total: report.total, failed: report.failed, undecided: report.undecided, results }, null, 2) + '\n';
 }
 
 /** JUnit XML as CI systems read it: one testcase per assertion, a <failure> with the paths when it fails. */
@@ -70,7 +72,7 @@ export function renderCheckJunit(report: AssertionReport, options: CheckRenderOp
   const out = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="${xml(suite)}" tests="${report.total}" failures="${report.failed}">`,
-    `  <testsuite name="${xml(suite)}" tests="${report.total}" failures="${report.failed}" errors="0" skipped="0">`,
+    `  <testsuite name="${xml(suite)}" tests="${report.total}" failures="${report.failed}" errors="0" skipped="${report.undecided}">`,
   ];
   for (const r of report.results) {
     const s = r.assertion.source;
@@ -81,9 +83,14 @@ export function renderCheckJunit(report: AssertionReport, options: CheckRenderOp
       out.push(`    <testcase ${attrs.join(' ')}/>`);
       continue;
     }
-    const first = r.failures[0]?.message ?? 'failed';
     out.push(`    <testcase ${attrs.join(' ')}>`);
-    out.push(`      <failure message="${xml(first)}" type="AssertionFailed">${xml(failureLines(r, '').join('\n'))}</failure>`);
+    if (r.status === 'undecided') {
+      // Neither passed nor failed: a skipped test case, with what it waits for.
+      out.push(`      <skipped message="${xml(r.undecided?.[0]?.message ?? 'not decided offline')}"/>`);
+    } else {
+      const first = r.failures[0]?.message ?? 'failed';
+      out.push(`      <failure message="${xml(first)}" type="AssertionFailed">${xml(failureLines(r, '').join('\n'))}</failure>`);
+    }
     out.push('    </testcase>');
   }
   out.push('  </testsuite>', '</testsuites>');

@@ -32,7 +32,10 @@ export async function readDecisions(
         {
           checks: chunk.map((c) => {
             const { type, key } = splitRef(c.instance);
-            return { user: { key: c.user }, action: c.action, resource: { type, key } };
+            // The public check body (`user.attributes`, `resource.tenant`, `resource.attributes`, `context`): only what is given.
+            const user = c.passed?.user !== undefined ? { key: c.user, attributes: c.passed.user } : { key: c.user };
+            const resource = { type, key, ...(c.tenant !== undefined ? { tenant: c.tenant } : {}), ...(c.passed?.resource !== undefined ? { attributes: c.passed.resource } : {}) };
+            return { user, action: c.action, resource, ...(c.passed?.context !== undefined ? { context: c.passed.context } : {}) };
           }),
         },
         { query: { project: scope.project, environment: scope.environment }, idempotent: true },

@@ -110,6 +110,10 @@ export function registerCommands(program: Command): void {
     .argument('[paths...]', 'configuration files or directories (default: roster.yaml or roster/)')
     .option('--live', 'explain from the live service instead of the configuration')
     .option('--format <format>', 'text | json', 'text')
+    .option('--with <json>', 'attributes the check passes, as an assertion\'s with: {"user": {...}, "resource": {...}, "context": {...}}')
+    .option('--user-attr <key=value>', 'a user attribute the check passes (value read as JSON when it is); repeatable', collect, [])
+    .option('--resource-attr <key=value>', 'a resource attribute the check passes; repeatable', collect, [])
+    .option('--context <key=value>', 'a context value the check passes; repeatable', collect, [])
     .action(async (user: string, subject: string, instance: string, paths: string[], opts) =>
       (await import('./commands/explain.js')).explainCommand(user, subject, instance, paths, opts));
   targetFlags(program.command('diff').description('what differs between two environments of a configuration directory (shared/, envs/<env>/): declared, or with --live live'))

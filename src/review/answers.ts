@@ -20,7 +20,7 @@ export function onAnswer(s: QueueState, a: Answer): Step {
     case 'countsLoaded':
       return a.gen === s.gen ? only({ ...s, counts: { ...s.counts, ...a.counts } }) : only(s);
     case 'rolesLoaded':
-      return only({ ...s, roles: { state: 'loaded', value: a.roles } });
+      return only({ ...s, roles: { state: 'loaded', value: a.roles }, ...(a.setRules !== undefined ? { setRules: a.setRules } : {}) });
     case 'rolesFailed':
       return only({ ...s, roles: { state: 'failed', message: a.message } });
     case 'personLoaded':

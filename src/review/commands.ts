@@ -57,6 +57,8 @@ export function onCommandKey(s: QueueState, k: KeyPress): Step {
 
 function refresh(s: QueueState): Step {
   const next = reload(s, { people: {}, message: { kind: 'info', text: 'refreshed' } });
-  const effects: Effect[] = s.roles.state === 'failed' ? [{ type: 'loadRoles' }, countsEffect(next)] : [countsEffect(next)];
+  // The roles (and the set rules read with them) again when they could not be read.
+  const again = s.roles.state === 'failed' || s.setRules === null;
+  const effects: Effect[] = again ? [{ type: 'loadRoles' }, countsEffect(next)] : [countsEffect(next)];
   return { state: { ...next, roles: s.roles.state === 'failed' ? { state: 'loading' } : s.roles, feed: retryFailed(next.feed) }, effects };
 }

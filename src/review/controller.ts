@@ -76,8 +76,9 @@ export function createReviewController(o: ControllerOptions): ReviewController {
         );
       case 'loadRoles':
         return track(
-          source.readRoles().then(
-            (roles) => dispatch({ type: 'rolesLoaded', roles }),
+          // The set rules with the roles: read once; without them the impact shows roles only and says so.
+          Promise.all([source.readRoles(), source.readSetRules().catch(() => null)]).then(
+            ([roles, setRules]) => dispatch({ type: 'rolesLoaded', roles, setRules }),
             (err) => dispatch({ type: 'rolesFailed', message: describeError(err).message }),
           ),
         );

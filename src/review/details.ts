@@ -113,12 +113,12 @@ function impactLines(s: QueueState, r: AccessRequest): DetailLine[] {
   if (s.roles.state === 'failed') return [title, { text: `  could not read the roles (${s.roles.message}): R retries`, tone: 'error' }];
   if (person?.state === 'failed') return [title, { text: `  unknown: ${r.requester}'s roles could not be read`, tone: 'error' }];
   if (s.roles.state === 'loading' || !person || person.state === 'loading') return [title, { text: '  reading…', tone: 'dim' }];
-  const impact = buildImpact(r, s.roles.value, person.value, role);
+  const impact = buildImpact(r, s.roles.value, person.value, role, [], s.setRules);
   const out: DetailLine[] = [title];
   // Each line whole, wrapped under itself: a role granting many permissions lists them all.
   for (const line of impact.lines) {
     const lead = /^ */.exec(line)![0];
-    const tone = line.startsWith('+') ? 'gain' : line.startsWith('?') ? 'warning' : undefined;
+    const tone = line.startsWith('+') ? 'gain' : line.startsWith('?') || line.startsWith('-') ? 'warning' : undefined;
     out.push(...wrapAll(line.slice(lead.length), s.width - 1, `  ${lead}`, `  ${lead}    `).map((text): DetailLine => ({ text, ...(tone ? { tone } : {}) })));
   }
   // The caveat whole, wrapped, right under what it qualifies.

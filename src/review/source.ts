@@ -7,7 +7,7 @@ import { ASSIGNMENT_ITEM, RESOURCE_ITEM } from '../api/shapes.js';
 import { resourceRolesOf, type ResourceRead } from '../api/read-live.js';
 import { readAccessRequest, type AccessRequest } from './request.js';
 import type { FeedQuery } from './paging.js';
-import type { RequesterFacts, RoleInfo } from './impact.js';
+import type { RequesterFacts, RoleInfo, SetRulesRead } from './impact.js';
 
 /**
  * The review's reads and writes over the /v2 client: access requests of one acting user in one tenant
@@ -26,6 +26,11 @@ export interface ReviewSource {
   cancel(id: string, body?: { reason?: string }): Promise<AccessRequest>;
   /** Every role of the environment, top-level and resource roles, with their permissions. */
   readRoles(): Promise<RoleInfo[]>;
+  /**
+   * The environment's user sets, resource sets and set rules (two lists, read once with the roles): what a
+   * role grant changes through attribute-based access, for the impact view.
+   */
+  readSetRules(): Promise<SetRulesRead>;
   /** The requester's role assignments (every tenant, or only `tenant`'s; callers pick the request's). */
   readRequester(user: string, o?: { tenant?: string }): Promise<RequesterFacts>;
   /**
@@ -71,6 +76,8 @@ export interface SourceOptions {
 const KEYED = expectFields({ key: STRING });
 const ACCESS_REQUEST_SHAPE: Shape = { id: ID, access_request_details: { role: STRING }, created_at: STRING, status: optional(STRING) };
 const ACCESS_REQUEST = expectFields(ACCESS_REQUEST_SHAPE);
+const CONDITION_SET_ITEM: Shape = { key: STRING, type: optional(STRING), id: optional(ID), parent_id: optional(ID) };
+const SET_RULE_ITEM: Shape = { user_set: STRING, permission: STRING, resource_set: STRING };
 const ROLE_ITEM: Shape = { id: optional(ID), key: STRING, name: optional(STRING), permissions: optional(listOf(STRING)), extends: optional(listOf(STRING)) };
 
 /** The API's status filter, in the public spelling (our server accepts both). */
@@ -177,6 +184,32 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
         })),
         ...resources.flatMap((res) => resourceRolesOf(res, topLevelIds).map((r) => ({ ...r, resource: res.key }))),
       ];
+    },
+    async readSetRules() {
+      const [sets, rules] = await Promise.all([
+        client.listAll<Record<string, unknown>>(`${client.paths.schema}/condition_sets`, { firstPageQuery: { include_total_count: true }, item: CONDITION_SET_ITEM }),
+        client.listAll<Record<string, unknown>>(`${client.paths.facts}/set_rules`, { item: SET_RULE_ITEM }),
+      ]);
+      // `parent_id` is an id in the public read model: named by key through the same list.
+      const keyOf = new Map(sets.flatMap((c) => (c.id !== undefined ? [[String(c.id), String(c.key)] as const] : [])));
+      return {
+        sets: sets.map((c) => {
+          const resource = (c.resource as { key?: unknown } | undefined)?.key;
+          const parent = c.parent_id !== undefined && c.parent_id !== null ? (keyOf.get(String(c.parent_id)) ?? String(c.parent_id)) : undefined;
+          return {
+            key: String(c.key),
+            type: c.type === 'resourceset' ? ('resourceset' as const) : ('userset' as const),
+            conditions: typeof c.conditions === 'object' && c.conditions !== null ? (c.conditions as Record<string, unknown>) : {},
+            ...(typeof resource === 'string' ? { resource } : {}),
+            ...(parent !== undefined ? { parent } : {}),
+          };
+        }),
+        rules: rules.map((r) => {
+          const permission = String(r.permission);
+          const colon = permission.indexOf(':');
+          return { userSet: String(r.user_set), resourceSet: String(r.resource_set), resource: permission.slice(0, colon), action: permission.slice(colon + 1) };
+        }),
+      };
     },
     async readReviewing(configs = [own]) {
       const [levels, mine] = await Promise.all([

@@ -4,7 +4,7 @@ import type { PageFetch } from './fetches.js';
 import type { DecisionIntent, Prompt } from './decisions.js';
 import type { KeyPress } from './keys.js';
 import type { AccessRequest } from './request.js';
-import type { RequesterFacts, RoleInfo } from './impact.js';
+import type { RequesterFacts, RoleInfo, SetRulesRead } from './impact.js';
 import type { WaitingInfo } from '../api/index.js';
 
 /**
@@ -71,6 +71,8 @@ export interface QueueState {
   /** Requests as the service last returned them after a decision, by id; cleared on refresh. */
   overlay: Readonly<Record<string, AccessRequest>>;
   roles: Loadable<RoleInfo[]>;
+  /** The set rules, read with the roles; null when they could not be read (the impact then says so). */
+  setRules?: SetRulesRead | null;
   people: Readonly<Record<string, Loadable<RequesterFacts>>>;
   /** The element configurations the queue spans (one queue across them); each row names its own when several. */
   configs: readonly string[];
@@ -93,7 +95,7 @@ export type Answer =
   | { type: 'pageLoaded'; gen: number; fetch: PageFetch; items: AccessRequest[]; total?: number }
   | { type: 'pageFailed'; gen: number; fetch: PageFetch; message: string }
   | { type: 'countsLoaded'; gen: number; counts: Partial<Record<Tab, number>> }
-  | { type: 'rolesLoaded'; roles: RoleInfo[] }
+  | { type: 'rolesLoaded'; roles: RoleInfo[]; setRules?: SetRulesRead | null }
   | { type: 'rolesFailed'; message: string }
   | { type: 'personLoaded'; user: string; facts: RequesterFacts }
   | { type: 'personFailed'; user: string; message: string }

@@ -51,12 +51,13 @@ describe('evaluateAssertions', () => {
   });
 
   it('with the service\'s answers, they decide; the graph still gives the paths', () => {
+    // Each check names the instance's tenant, as an application sends it (ABAC reads user.roles there).
     const checks = checksNeeded(assertions, graph);
     expect(checks).toEqual([
-      { user: 'bob', action: 'write', instance: 'document:readme' },
-      { user: 'carol', action: 'write', instance: 'document:billing' },
-      { user: 'erin', action: 'write', instance: 'document:billing' },
-      { user: 'frank', action: 'write', instance: 'document:billing' },
+      { user: 'bob', action: 'write', instance: 'document:readme', tenant: 'acme' },
+      { user: 'carol', action: 'write', instance: 'document:billing', tenant: 'acme' },
+      { user: 'erin', action: 'write', instance: 'document:billing', tenant: 'acme' },
+      { user: 'frank', action: 'write', instance: 'document:billing', tenant: 'acme' },
     ]);
     const decisions = new Map(checks.map((c) => [checkKey(c), false]));
     const live = evaluateAssertions(assertions, graph, { decisions });

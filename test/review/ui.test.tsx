@@ -137,6 +137,18 @@ describe('review screen: issue 31', () => {
     expect(confirm).toContain("Approve dave's request for viewer in acme (tenant-wide)?");
   });
 
+  it('a tenant-wide request\'s details list what set rules add (the set rules read with the roles)', () => {
+    const setRules = {
+      sets: [{ key: 'approved-readers', type: 'resourceset' as const, resource: 'document', conditions: { allOf: [{ 'resource.public': { equals: true } }] } }],
+      rules: [{ userSet: '__autogen_viewer', resource: 'document', action: 'comment', resourceSet: 'approved-readers' }],
+    };
+    const person: Action = { type: 'personLoaded', user: 'dave', facts: { user: 'dave', assignments: [] } };
+    const f = frame(stateOf([{ ...ROLES, setRules } as Action, pageOf(queue()), ...keys('j', 'j', '<return>'), person], { rows: 34 }));
+    expect(f).toContain('+ document:comment on resource set approved-readers (set rule: role viewer × resource set');
+    const unread = frame(stateOf([{ ...ROLES, setRules: null } as Action, pageOf(queue()), ...keys('j', 'j', '<return>'), person], { rows: 34 }));
+    expect(unread).toContain('the set rules could not be read');
+  });
+
   it('the permissions of a role that grants many are wrapped in the details, never cut', () => {
     const permissions = Array.from({ length: 14 }, (_, i) => `document:permission-${String(i).padStart(2, '0')}`);
     const roles: Action = { type: 'rolesLoaded', roles: [{ key: 'owner', permissions, extends: [] }] };

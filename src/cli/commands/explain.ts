@@ -1,11 +1,13 @@
 import { ConfigError } from '../../errors.js';
 import type { Explanation } from '../../access/index.js';
+import { abacLines, type JoinedExplanation } from '../../access/abac-explain.js';
+import { passedFromFlags, type AttributeFlags } from './check-attributes.js';
 import { formatPath } from '../../access/paths.js';
 import { didYouMean } from '../../config/suggest.js';
 import { closeAccessState, openAccessState, type AccessStateOptions } from './access-state.js';
 import { plural } from '../../words.js';
 
-export interface ExplainCommandOptions extends AccessStateOptions {
+export interface ExplainCommandOptions extends AccessStateOptions, AttributeFlags {
   format: string;
 }
 
@@ -20,16 +22,20 @@ const FORMATS = ['text', 'json'] as const;
 export async function explainCommand(user: string, subject: string, instance: string, paths: string[], opts: ExplainCommandOptions): Promise<void> {
   if (!FORMATS.includes(opts.format as (typeof FORMATS)[number])) throw new ConfigError(`--format must be one of ${FORMATS.join(', ')}, got '${opts.format}'`);
   if (!instance.includes(':')) throw new ConfigError(`INSTANCE must be <resource>:<key>, got '${instance}'`);
+  const passed = passedFromFlags(opts);
   const state = await openAccessState(paths, opts, 'explain', false);
   try {
-    const e = state.graph.explain(user, subject, instance);
+    const { abacFromState } = await import('../../access/abac.js');
+    const { joinAbac } = await import('../../access/abac-explain.js');
+    const source = state.on === 'desired' ? state.desired : state.live;
+    const e = joinAbac(state.graph.explain(user, subject, instance), source, abacFromState(source), passed);
     const users = state.on === 'desired' ? state.desired.users : state.live.users;
     const of = state.on === 'live' ? 'the live environment' : 'the configuration';
     const facts = state.graph.facts;
     const notes: string[] = [];
     if (!users.has(user)) notes.push(`note: ${user} is not a user of ${of}${meant(user, users.keys())}.`);
     if (state.graph.tenantOf(instance) === null) notes.push(`note: ${instance} is not a resource instance or group of ${of}${meant(instance, facts.instances.map((i) => i.id))}.`);
-    if (e.kind === 'permission' && e.missing?.roles.length === 0 && !subject.includes(':')) {
+    if (e.kind === 'permission' && e.missing?.roles.length === 0 && !e.abac?.rules.length && !subject.includes(':')) {
       // Neither a role nor an action any role grants: most likely a typo of one of them.
       const type = instance.slice(0, instance.indexOf(':'));
       const actions = facts.roles.flatMap((r) => r.permissions.filter((p) => p.startsWith(`${type}:`)).map((p) => p.slice(type.length + 1)));
@@ -37,7 +43,8 @@ export async function explainCommand(user: string, subject: string, instance: st
     }
     if (opts.format === 'json') process.stdout.write(JSON.stringify({ on: state.on, ...e, notes }, null, 2) + '\n');
     else process.stdout.write(renderExplanation(e, notes));
-    if (!e.allowed) process.exitCode = 1;
+    // 2: not decided offline (a set rule waits for attributes the check would pass), neither yes nor no.
+    if (!e.allowed) process.exitCode = e.undecided ? 2 : 1;
   } finally {
     await closeAccessState(state);
   }
@@ -49,15 +56,22 @@ function meant(name: string, known: Iterable<string>): string {
   return hint ? ` (${hint})` : '';
 }
 
-export function renderExplanation(e: Explanation, notes: string[] = []): string {
+export function renderExplanation(e: Explanation & Partial<Pick<JoinedExplanation, 'abac' | 'undecided'>>, notes: string[] = []): string {
   const what = e.kind === 'role' ? `role ${e.subject}` : (e.permission ?? e.subject);
-  const verb = e.kind === 'role' ? (e.allowed ? 'has' : 'lacks') : e.allowed ? 'can' : 'cannot';
-  const lines = [`${e.user} ${verb} ${what} on ${e.instance}`];
+  const verb = e.kind === 'role' ? (e.allowed ? 'has' : 'lacks') : e.allowed ? 'can' : e.undecided ? 'may or may not' : 'cannot';
+  const lines = [`${e.user} ${verb} ${what} on ${e.instance}${e.undecided ? ': not decided offline' : ''}`];
+  const rules = e.abac?.rules ?? [];
   if (e.allowed) {
-    lines.push(`${plural(e.via.length, 'path')}:`);
+    const allowing = rules.filter((r) => r.outcome === 'holds');
+    lines.push(`${plural(e.via.length + allowing.length, 'path')}:`);
     for (const v of e.via) lines.push(`  ${formatPath(e.user, v.path, v.role, e.instance)}${e.kind === 'permission' ? ` (${v.role} grants ${e.permission})` : ''}`);
-  } else if (e.missing) {
-    lines.push(`  ${e.missing.message}`);
+    lines.push(...abacLines({ ...e.abac!, rules: allowing }).map((l) => `  ${l}`));
+  } else {
+    if (e.missing) lines.push(`  ${e.missing.message}`);
+    if (rules.length > 0) {
+      const attributes = e.abac!.exact ? ' (decided on the attributes given)' : '';
+      lines.push(`  Set rules granting ${e.permission}${attributes}:`, ...abacLines(e.abac!).map((l) => `    ${l}`));
+    }
   }
   lines.push(...notes);
   return lines.join('\n') + '\n';
