@@ -82,7 +82,12 @@ export interface AbacExplanation {
 }
 
 /** Entities a check may pass attributes for (tenant and role attributes are only stored). */
-const PASSABLE = new Set(['user', 'resource', 'context']);
+/**
+ * What only the decision-time check has: its `context`. Stored user and resource attributes decide as
+ * `/allowed` decides a check that passes nothing (missing: false), as the plan's access section does
+ * (abac-graph.ts): one rule for every surface.
+ */
+const PASSABLE = new Set(['context']);
 
 /** Whether a check passes anything at all (then it is decided exactly). */
 export function passesAttributes(passed: AbacCheck['passed']): boolean {

@@ -14,6 +14,7 @@ import { diffRoleDefinitions } from '../access/definition-diff.js';
 import { describeTenantWide, summarise, tenantWide } from '../access/summary.js';
 import type { AccessChange } from '../access/diff.js';
 import { abacMemo } from '../access/abac-graph.js';
+import { abacFromState } from '../access/abac.js';
 import { diffAbac, formatAbacLine, formatAbacUndecided } from '../access/abac-diff.js';
 import type { LiveState } from '../types/live.js';
 import type { Change } from './change.js';
@@ -59,6 +60,11 @@ export interface PlanAccessAssertions {
   failed: number;
   /** Failing assertions on the state after the plan: where, what, and the lines that explain it. */
   failures: { place: string; name: string; lines: string[] }[];
+  /**
+   * Assertions a set rule decides only with attributes the check passes at decision time (`context.*`):
+   * neither passed nor failed offline (docs/check.md). Absent when none.
+   */
+  undecided?: { place: string; name: string; lines: string[] }[];
 }
 
 /**
@@ -147,12 +153,14 @@ export interface PlanAccessInput {
 }
 
 /** The graphs before and after the changes: exported for the bench and `check`'s use of a plan. */
-export function accessGraphs(live: LiveState, changes: readonly Change[]): { before: AccessGraph; after: AccessGraph } {
+export function accessGraphs(live: LiveState, changes: readonly Change[]): { before: AccessGraph; after: AccessGraph; afterState: LiveState } {
   const derivations = derivationCache();
   const memo = abacMemo();
+  const afterState = liveAfter(live, changes);
   return {
     before: buildAccessGraph(factsFromState(live), { derivations, abacMemo: memo }),
-    after: buildAccessGraph(factsFromState(liveAfter(live, changes)), { derivations, abacMemo: memo }),
+    after: buildAccessGraph(factsFromState(afterState), { derivations, abacMemo: memo }),
+    afterState,
   };
 }
 
@@ -163,7 +171,7 @@ export function planAccess(input: PlanAccessInput): PlanAccess {
   if (input.changes.length === 0 && !input.assertions?.length) {
     return { level: input.permissions === true ? 'permission' : 'role', users: 0, gains: 0, losses: 0, summary: [], omittedSummary: 0, byUser: [], omittedChanges: 0 };
   }
-  const { before, after } = accessGraphs(input.live, input.changes);
+  const { before, after, afterState } = accessGraphs(input.live, input.changes);
   const diff = withDefinitionChanges(diffAccess(before, after, { permissions: input.permissions === true }), before, after);
   const summary = diff.summary.slice(0, limits.summaryLines).map((e): PlanAccessSummary => ({
     line: formatSummaryEntry(e),
@@ -211,11 +219,16 @@ export function planAccess(input: PlanAccessInput): PlanAccess {
     ...(abac ? { abac: abac.section } : {}),
   };
   if (input.assertions && input.assertions.length > 0) {
-    const report = evaluateAssertions(input.assertions, after, { held: input.held });
+    // Decided as `roster check` decides them: set rules on the state after the plan, with each
+    // assertion's `with:` attributes; one a rule leaves to decision time is counted apart.
+    const report = evaluateAssertions(input.assertions, after, { held: input.held, abac: { state: afterState, view: abacFromState(afterState) } });
+    const entry = (r: (typeof report.results)[number]) => ({ place: placeOf(r), name: r.name, lines: failureLines(r, '') });
+    const undecided = report.results.filter((r) => r.status === 'undecided').map(entry);
     out.assertions = {
       total: report.total,
       failed: report.failed,
-      failures: report.results.filter((r) => !r.passed).map((r) => ({ place: placeOf(r), name: r.name, lines: failureLines(r, '') })),
+      failures: report.results.filter((r) => r.status === 'failed').map(entry),
+      ...(undecided.length > 0 ? { undecided } : {}),
     };
   }
   return out;
@@ -313,6 +326,10 @@ export function accessMarkdownLines(a: PlanAccess): string[] {
     out.push('', `#### ❌ ${a.assertions.failed} of ${a.assertions.total} assertions fail`, '');
     for (const f of a.assertions.failures) out.push(`- **${f.name}** (${f.place})`, ...f.lines.map((l) => `  - \`${l.trim()}\``));
   }
+  if (a.assertions?.undecided) {
+    out.push('', `#### ${plural(a.assertions.undecided.length, 'assertion')} not decided offline`, '');
+    for (const f of a.assertions.undecided) out.push(`- **${f.name}** (${f.place})`, ...f.lines.map((l) => `  - \`${l.trim()}\``));
+  }
   return out;
 }
 
@@ -368,8 +385,15 @@ function userList(s: PlanAccessSummary): string {
 }
 
 function assertionLines(a: PlanAccess): string[] {
-  if (!a.assertions || a.assertions.failed === 0) return [];
-  const lines = ['', `Assertions: ${a.assertions.failed} of ${a.assertions.total} fail on the state after this plan:`];
-  for (const f of a.assertions.failures) lines.push(`  FAIL ${f.place ? f.place + ': ' : ''}${f.name}`, ...f.lines.map((l) => `    ${l}`));
+  if (!a.assertions) return [];
+  const lines: string[] = [];
+  if (a.assertions.failed > 0) {
+    lines.push('', `Assertions: ${a.assertions.failed} of ${a.assertions.total} fail on the state after this plan:`);
+    for (const f of a.assertions.failures) lines.push(`  FAIL ${f.place ? f.place + ': ' : ''}${f.name}`, ...f.lines.map((l) => `    ${l}`));
+  }
+  if (a.assertions.undecided) {
+    lines.push('', `Assertions not decided offline (a set rule waits for attributes the check passes): ${count(a.assertions.undecided.length)}`);
+    for (const f of a.assertions.undecided) lines.push(`  UNDECIDED ${f.place ? f.place + ': ' : ''}${f.name}`, ...f.lines.map((l) => `    ${l}`));
+  }
   return lines;
 }
