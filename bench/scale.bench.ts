@@ -23,6 +23,9 @@ export async function run(): Promise<BenchResult> {
   const scales = (process.env.ROSTER_BENCH_SCALES ?? '1,3,10').split(',').map(Number);
   const figures: BenchFigure[] = [];
   const notes: string[] = [];
+  // Times depend on what else the machine runs; memory much less. Say how loaded it was.
+  const load = () => os.loadavg().map((x) => x.toFixed(1)).join(' / ');
+  notes.push(`load average (1 / 5 / 15 min) at the start: ${load()} on ${os.cpus().length} cores`);
   for (const s of scales) {
     const work = mkdtempSync(path.join(os.tmpdir(), `roster-bench-scale${s}-`));
     try {
@@ -69,6 +72,7 @@ export async function run(): Promise<BenchResult> {
       rmSync(work, { recursive: true, force: true });
     }
   }
+  notes.push(`load average at the end: ${load()}`);
   return { name: 'scale', description: 'Issue 32: apply from empty, no-op plan and a 1% edit at ×1, ×3 and ×10 the 10,000-user environment, the CLI against roster serve.', figures, notes };
 }
 

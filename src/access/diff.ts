@@ -38,6 +38,22 @@ export interface AccessDiff {
  * compared once for all its users.
  */
 export function diffAccess(before: AccessGraph, after: AccessGraph, opts: AccessDiffOptions = {}): AccessDiff {
+  const changes: AccessChange[] = [];
+  eachAccessChange(before, after, opts, (c) => void changes.push(c));
+  return {
+    level: opts.permissions === true ? 'permission' : 'role',
+    changes,
+    summary: summarise(changes),
+    users: [...new Set(changes.map((c) => c.user))],
+  };
+}
+
+/**
+ * `diffAccess`'s changes one at a time, in its order (by user, instance, subject, then sign), without
+ * holding them: what an apply from empty gains runs to millions, and a caller that counts or samples
+ * them (the access section's summary, the decision check) need not keep them all.
+ */
+export function eachAccessChange(before: AccessGraph, after: AccessGraph, opts: AccessDiffOptions, visit: (change: AccessChange) => void): void {
   const permissions = opts.permissions === true;
   // A role's definition matters to the role view too when tenant-wide roles exist: whether the role
   // grants anything on a type decides whether its tenant-wide holdings are listed (subjectsIn).
@@ -54,7 +70,15 @@ export function diffAccess(before: AccessGraph, after: AccessGraph, opts: Access
     before: subjectsIn(before, permissions),
     after: subjectsIn(after, permissions),
   };
-  const changes: AccessChange[] = [];
+  // The permission view: a permission gained through a role that a set rule granted already, or lost
+  // through a role while a set rule still grants it, is no change of access (abac-diff.ts has the rules' own).
+  const coveredByRule =
+    permissions && (before.abac || after.abac)
+      ? (c: AccessChange) => {
+          const other = c.sign === '+' ? before.abac : after.abac;
+          return other !== undefined && other.permissionStatus(c.user, c.subject, c.instance) === 1;
+        }
+      : undefined;
   const compare = (user: string, instance: string, was: readonly RoleHolding[], now: readonly RoleHolding[]) => {
     const a = subjects.before(instance, was);
     const b = subjects.after(instance, now);
@@ -66,7 +90,7 @@ export function diffAccess(before: AccessGraph, after: AccessGraph, opts: Access
     const mine: AccessChange[] = [];
     for (const [subject, via] of b) if (!a.has(subject) && !heldBefore?.has(subject)) mine.push({ sign: '+', user, instance, subject, via });
     for (const [subject, via] of a) if (!b.has(subject) && !heldAfter?.has(subject)) mine.push({ sign: '-', user, instance, subject, via });
-    changes.push(...mine.sort(compareChanges));
+    for (const c of mine.sort(compareChanges)) if (!coveredByRule?.(c)) visit(c);
   };
   for (const user of [...users].sort(cmp)) {
     if (everywhere) {
@@ -77,22 +101,6 @@ export function diffAccess(before: AccessGraph, after: AccessGraph, opts: Access
       compare(user, instance, before.rolesOn(user, instance), after.rolesOn(user, instance));
     }
   }
-  // The permission view: a permission gained through a role that a set rule granted already, or lost
-  // through a role while a set rule still grants it, is no change of access (abac-diff.ts has the rules' own).
-  if (permissions && (before.abac || after.abac)) {
-    const kept = changes.filter((c) => {
-      const other = c.sign === '+' ? before.abac : after.abac;
-      return !other || other.permissionStatus(c.user, c.subject, c.instance) !== 1;
-    });
-    changes.length = 0;
-    changes.push(...kept);
-  }
-  return {
-    level: permissions ? 'permission' : 'role',
-    changes,
-    summary: summarise(changes),
-    users: [...new Set(changes.map((c) => c.user))],
-  };
 }
 
 /** Both lists are sorted by instance then role: one walk, one instance at a time. */

@@ -11,7 +11,7 @@ export type {
   Via,
 } from './facts.js';
 export { buildAccessGraph, type AccessGraph, type AccessGraphOptions } from './graph.js';
-export { diffAccess, type AccessChange, type AccessDiff, type AccessDiffOptions } from './diff.js';
+export { diffAccess, eachAccessChange, type AccessChange, type AccessDiff, type AccessDiffOptions } from './diff.js';
 export { formatSummaryEntry, type AccessSummaryEntry } from './summary.js';
 export { comparePaths, formatPath } from './paths.js';
 export { abacFromState, bagsFor, instanceBags, decideAbacIn, type AbacSource, type AbacView, type AbacCheck, type DefinedAttributes } from './abac.js';

@@ -123,7 +123,8 @@ export function tenantWide<C extends SummarisedChange>(changes: readonly C[]): {
   return { wide, rest };
 }
 
-function origin(path: AccessPath): string {
+/** Where a path comes from, as a summary line names it (`via`). */
+export function origin(path: AccessPath): string {
   switch (path.kind) {
     case 'direct':
       return '';
@@ -136,9 +137,11 @@ function origin(path: AccessPath): string {
   }
 }
 
-/** "+37 users gain editor on document:roadmap via team:engineering". */
-export function formatSummaryEntry(e: AccessSummaryEntry): string {
-  const n = e.users.length;
+/**
+ * "+37 users gain editor on document:roadmap via team:engineering". `n`: how many users the line counts,
+ * when `users` holds only the first of them (the plan's access section, src/plan/access-stream.ts).
+ */
+export function formatSummaryEntry(e: AccessSummaryEntry, n = e.users.length): string {
   const who = plural(n, 'user');
   const verb = e.sign === '+' ? (n === 1 ? 'gains' : 'gain') : n === 1 ? 'loses' : 'lose';
   if (e.instances) return `${e.sign}${who} ${verb} ${describeTenantWide(e.subject, e.role, e.via, e.instances)}`;

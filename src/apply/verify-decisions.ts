@@ -6,7 +6,7 @@
  * that does not match the decision point's. docs/plan.md, "Decisions after apply".
  */
 import type { AccessGraph } from '../access/index.js';
-import { diffAccess } from '../access/index.js';
+import { eachAccessChange } from '../access/index.js';
 import { bareAction } from '../access/assertions.js';
 import { checkKey, type AccessCheck } from '../types/checks.js';
 import { agree, count, plural } from '../words.js';
@@ -28,20 +28,46 @@ export interface DecisionExpectation extends AccessCheck {
 
 /**
  * The checks for a plan: every permission gained or lost (the permission view of the access diff
- * between the state before and after it), or, beyond `bound`, every n-th of them in their sorted order
- * (users, then instances, then permissions), so that the sample spreads over users and instances.
+ * between the state before and after it), or, beyond `bound`, an even sample of them in their sorted
+ * order (users, then instances, then permissions), so that the sample spreads over users and instances.
+ * The changes are sampled as the diff yields them, never held: an apply from empty changes millions of
+ * permissions at 100,000 users (bench/scale.bench.ts).
  */
 export function planDecisionChecks(before: AccessGraph, after: AccessGraph, bound = VERIFY_BOUND): { checks: DecisionExpectation[]; total: number } {
-  const all = diffAccess(before, after, { permissions: true }).changes.map(
-    (c): DecisionExpectation => ({ user: c.user, action: bareAction(c.subject), instance: c.instance, permission: c.subject, sign: c.sign, expected: c.sign === '+' }),
+  const kept = evenSample<DecisionExpectation>(bound);
+  eachAccessChange(before, after, { permissions: true }, (c) =>
+    kept.add(() => ({ user: c.user, action: bareAction(c.subject), instance: c.instance, permission: c.subject, sign: c.sign, expected: c.sign === '+' })),
   );
-  return { checks: sample(all, bound), total: all.length };
+  return kept.result();
 }
 
 export function sample<T>(items: readonly T[], bound: number): T[] {
   if (items.length <= bound) return [...items];
   const step = items.length / bound;
   return Array.from({ length: bound }, (_, i) => items[Math.floor(i * step)]);
+}
+
+/**
+ * An even sample of at most `bound` items of a sequence whose length is known only at its end, in
+ * memory bounded by twice `bound`: every `stride`-th item is kept, and the stride doubles (every other
+ * kept item dropped) each time `2 × bound` are kept. At the end `sample` spreads `bound` over those.
+ * Up to `bound` items, all are kept; the first is always kept. `make` runs only for an item kept.
+ */
+export function evenSample<T>(bound: number): { add: (make: () => T) => void; result: () => { checks: T[]; total: number } } {
+  let kept: T[] = [];
+  let stride = 1;
+  let total = 0;
+  return {
+    add(make) {
+      if (total++ % stride !== 0) return;
+      kept.push(make());
+      if (kept.length >= 2 * bound) {
+        kept = kept.filter((_, i) => i % 2 === 0);
+        stride *= 2;
+      }
+    },
+    result: () => ({ checks: sample(kept, bound), total }),
+  };
 }
 
 export interface DecisionVerification {

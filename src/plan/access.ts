@@ -5,20 +5,19 @@
  * thousands of users stays readable; the counts say what was left out.
  */
 import type { DesiredAssertion } from '../types/desired.js';
-import { buildAccessGraph, diffAccess, formatPath, formatSummaryEntry, type AccessGraph } from '../access/index.js';
+import { buildAccessGraph, type AccessGraph } from '../access/index.js';
 import { factsFromState } from '../access/from-state.js';
 import { derivationCache } from '../access/derive.js';
 import { evaluateAssertions, type HeldLookup } from '../access/assertions.js';
 import { failureLines, placeOf } from '../access/check-report.js';
-import { diffRoleDefinitions } from '../access/definition-diff.js';
-import { describeTenantWide, summarise, tenantWide } from '../access/summary.js';
-import type { AccessChange } from '../access/diff.js';
+import { describeTenantWide } from '../access/summary.js';
 import { abacMemo } from '../access/abac-graph.js';
 import { abacFromState } from '../access/abac.js';
 import { diffAbac, formatAbacLine, formatAbacUndecided } from '../access/abac-diff.js';
 import type { LiveState } from '../types/live.js';
 import type { Change } from './change.js';
 import { liveAfter } from './after.js';
+import { streamAccessSection } from './access-stream.js';
 import { cell, codeCell } from './markdown.js';
 import { count, plural } from '../words.js';
 
@@ -172,50 +171,14 @@ export function planAccess(input: PlanAccessInput): PlanAccess {
     return { level: input.permissions === true ? 'permission' : 'role', users: 0, gains: 0, losses: 0, summary: [], omittedSummary: 0, byUser: [], omittedChanges: 0 };
   }
   const { before, after, afterState } = accessGraphs(input.live, input.changes);
-  const diff = withDefinitionChanges(diffAccess(before, after, { permissions: input.permissions === true }), before, after);
-  const summary = diff.summary.slice(0, limits.summaryLines).map((e): PlanAccessSummary => ({
-    line: formatSummaryEntry(e),
-    sign: e.sign,
-    subject: e.subject,
-    ...(e.instance !== undefined ? { instance: e.instance } : {}),
-    ...(e.instances !== undefined ? { instances: e.instances } : {}),
-    viaKind: e.viaKind,
-    via: e.via,
-    ...(e.role !== undefined ? { role: e.role } : {}),
-    userCount: e.users.length,
-    users: e.users.slice(0, limits.usersPerLine),
-  }));
-  // Per user, a tenant-wide role's gains or losses once per role and tenant (where the user's first
-  // change of it comes), the rest per instance; capped by the changes they stand for.
-  const byUser: PlanAccess['byUser'] = [];
-  const { wide } = tenantWide(diff.changes);
-  const firstOf = new Map(wide.map((w) => [w.changes[0], w]));
-  const merged = new Set(wide.flatMap((w) => w.changes.slice(1)));
-  let shown = 0;
-  for (const c of diff.changes) {
-    if (merged.has(c)) continue;
-    const w = firstOf.get(c);
-    const size = w ? w.changes.length : 1;
-    if (shown + size > limits.changes) break;
-    shown += size;
-    if (byUser.length === 0 || byUser[byUser.length - 1].user !== c.user) byUser.push({ user: c.user, changes: [] });
-    const paths = c.via.slice(0, limits.pathsPerChange).map((v) => (w ? formatTenantPath(c.user, v.role, w.tenant) : formatPath(c.user, v.path, v.role, c.instance)));
-    byUser[byUser.length - 1].changes.push(
-      w
-        ? { sign: c.sign, subject: c.subject, instances: w.instances, tenant: w.tenant, ...(w.role !== undefined ? { role: w.role } : {}), paths }
-        : { sign: c.sign, subject: c.subject, instance: c.instance, paths },
-    );
-  }
+  // Set rules (ABAC) first: their users join the count of users the section names.
   const abac = before.abac || after.abac ? planAbac(diffAbac(before, after), limits) : undefined;
+  // Counted and summarised as the diff yields its changes, never held whole (access-stream.ts).
+  const streamed = streamAccessSection(before, after, input.permissions === true, limits, abac ? new Set(abac.users) : undefined);
   const out: PlanAccess = {
-    level: diff.level,
-    users: abac ? new Set([...diff.users, ...abac.users]).size : diff.users.length,
-    gains: diff.changes.filter((c) => c.sign === '+').length + (abac?.gains ?? 0),
-    losses: diff.changes.filter((c) => c.sign === '-').length + (abac?.losses ?? 0),
-    summary,
-    omittedSummary: diff.summary.length - summary.length,
-    byUser,
-    omittedChanges: diff.changes.length - shown,
+    ...streamed,
+    gains: streamed.gains + (abac?.gains ?? 0),
+    losses: streamed.losses + (abac?.losses ?? 0),
     ...(abac ? { abac: abac.section } : {}),
   };
   if (input.assertions && input.assertions.length > 0) {
@@ -266,24 +229,6 @@ function planAbac(d: ReturnType<typeof diffAbac>, limits: PlanAccessLimits): { s
     gains: d.gains,
     losses: d.losses,
   };
-}
-
-/**
- * The role view with what users gain or lose because a role they keep was redefined (its permissions or
- * `extends`): every change of effective access is shown by default, not only under --access-permissions
- * (whose view compares permissions, and so sees these already).
- */
-function withDefinitionChanges(diff: ReturnType<typeof diffAccess>, before: AccessGraph, after: AccessGraph): ReturnType<typeof diffAccess> {
-  if (diff.level !== 'role') return diff;
-  const extra = diffRoleDefinitions(before, after);
-  if (extra.length === 0) return diff;
-  const changes = [...diff.changes, ...extra].sort(compareChange);
-  return { ...diff, changes, summary: summarise(changes), users: [...new Set(changes.map((c) => c.user))] };
-}
-
-function compareChange(a: AccessChange, b: AccessChange): number {
-  const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
-  return cmp(a.user, b.user) || cmp(a.instance, b.instance) || cmp(a.subject, b.subject) || (a.sign === b.sign ? 0 : a.sign === '+' ? -1 : 1);
 }
 
 /** The section as text lines (the text renderer prints them after the changes). */
@@ -367,11 +312,6 @@ function describeChange(c: PlanAccessChange): string {
   if (!c.instances) return `${c.subject} on ${c.instance}`;
   const listed = c.instances.length > 1 ? ` (${c.instances.slice(0, 3).join(', ')}${c.instances.length > 3 ? ', …' : ''})` : '';
   return `${describeTenantWide(c.subject, c.role, c.tenant!, c.instances)}${listed}`;
-}
-
-/** "frank → auditor (tenant-wide in acme)": the path of a change through a tenant-wide role, on no one instance. */
-function formatTenantPath(user: string, role: string, tenant: string): string {
-  return `${user} → ${role} (tenant-wide in ${tenant})`;
 }
 
 function headline(a: PlanAccess): string {
