@@ -137,11 +137,16 @@ export function origin(path: AccessPath): string {
   }
 }
 
+/** "+37 users gain editor on document:roadmap via team:engineering". */
+export function formatSummaryEntry(e: AccessSummaryEntry): string {
+  return formatCountedEntry(e, e.users.length);
+}
+
 /**
- * "+37 users gain editor on document:roadmap via team:engineering". `n`: how many users the line counts,
- * when `users` holds only the first of them (the plan's access section, src/plan/access-stream.ts).
+ * The same line for `n` users, when the entry holds only the first of them (the plan's access section,
+ * src/plan/access-stream.ts).
  */
-export function formatSummaryEntry(e: AccessSummaryEntry, n = e.users.length): string {
+export function formatCountedEntry(e: AccessSummaryEntry, n: number): string {
   const who = plural(n, 'user');
   const verb = e.sign === '+' ? (n === 1 ? 'gains' : 'gain') : n === 1 ? 'loses' : 'lose';
   if (e.instances) return `${e.sign}${who} ${verb} ${describeTenantWide(e.subject, e.role, e.via, e.instances)}`;

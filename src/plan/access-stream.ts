@@ -6,11 +6,11 @@
  * (docs/performance.md). The result is what summarising the whole diff gives (test/plan/access-stream.test.ts).
  */
 import type { AccessGraph, AccessSummaryEntry } from '../access/index.js';
-import { eachAccessChange, formatPath, formatSummaryEntry } from '../access/index.js';
+import { eachAccessChange, formatPath } from '../access/index.js';
 import type { AccessChange } from '../access/diff.js';
 import { diffRoleDefinitions } from '../access/definition-diff.js';
 import { cmp } from '../access/paths.js';
-import { origin, tenantWide } from '../access/summary.js';
+import { formatCountedEntry, origin, tenantWide } from '../access/summary.js';
 
 // The shapes of access.ts's PlanAccess, written out here (access.ts calls this file; the two must not
 // import each other): the compiler checks that the result fits PlanAccess where planAccess returns it.
@@ -161,7 +161,7 @@ export function streamAccessSection(before: AccessGraph, after: AccessGraph, per
 
   const counted = [...lines.values()].sort(compareLines);
   const summary = counted.slice(0, limits.summaryLines).map(({ entry: e, count: n }): StreamedSummaryLine => ({
-    line: formatSummaryEntry(e, n),
+    line: formatCountedEntry(e, n),
     sign: e.sign,
     subject: e.subject,
     ...(e.instance !== undefined ? { instance: e.instance } : {}),
