@@ -110,14 +110,27 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
 
   for (const permission of permissions) {
     const type = typeOf(permission);
-    const sides = [A, B].map((g, k) => (g ? { g, rules: g.rulesFor(permission), vec: vectors[k]! } : undefined));
+    const allSides = [A, B].map((g, k) => (g ? { g, rules: g.rulesFor(permission), vec: vectors[k]! } : undefined));
     // A rule read per pair (a set reading across sides) is compared where something it reads changed.
     const crossRules = [...byKey.values()].filter((p) => (p.b ?? p.a)!.via.permission === permission && [p.a, p.b].some((r) => r && isCross(r)));
     const crossReads = crossRules.flatMap((p) => [p.a, p.b]).filter((r): r is AbacRule => r !== undefined).flatMap((r) => [r.userSet.reads, r.resourceSet.reads]);
     const crossEverywhere = crossRules.some((p) => !p.a || !p.b || p.a.userSet.signature !== p.b.userSet.signature || p.a.resourceSet.signature !== p.b.resourceSet.signature || ((usesFk(p.a) || usesFk(p.b)) && changes.fkChanged()));
-    const tenants = new Set([...(A?.instancesOf(type).keys() ?? []), ...(B?.instancesOf(type).keys() ?? [])]);
-    for (const t of [...tenants].sort(cmp)) {
-      const instances = [...new Set([...(A?.instancesOf(type).get(t) ?? []), ...(B?.instancesOf(type).get(t) ?? [])])].sort(cmp);
+    // Instances grouped by their tenant on each side (one that moves is checked in its tenant on each side;
+    // one that exists on one side only is granted nothing on the other).
+    const groups = new Map<string, { tenants: (string | undefined)[]; instances: string[] }>();
+    const where = [A, B].map((g) => {
+      const out = new Map<string, string>();
+      for (const [tenant, list] of g?.instancesOf(type) ?? []) for (const i of list) out.set(i, tenant);
+      return out;
+    });
+    for (const i of [...new Set([...where[0].keys(), ...where[1].keys()])].sort(cmp)) {
+      const ts = [where[0].get(i), where[1].get(i)];
+      getOrSet(groups, `${ts[0] ?? ''}\u0000${ts[1] ?? ''}`, () => ({ tenants: ts, instances: [] })).instances.push(i);
+    }
+    for (const { tenants: ts, instances } of groups.values()) {
+      const sides = allSides.map((side, k) => (ts[k] === undefined ? undefined : side));
+      const tk = ts.map((x) => x ?? ts[0] ?? ts[1]!);
+      const t = tk[1];
       const words = (instances.length + 31) >>> 5;
       const bitsOf = (pred: (i: string) => boolean) => {
         const out = new Uint32Array(words);
@@ -127,16 +140,16 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
         return out;
       };
       const everything = bitsOf(() => true);
-      const changedInstances = crossRules.length > 0 && !crossEverywhere && !changes.tenantChanged(t) ? bitsOf((i) => crossReads.some((r) => changes.instanceChanged(i, r))) : everything;
+      const changedInstances = crossRules.length > 0 && !crossEverywhere && tk[0] === tk[1] && !changes.tenantChanged(t) ? bitsOf((i) => crossReads.some((r) => changes.instanceChanged(i, r))) : everything;
       // Per side and rule read per side: the instances in its resource set (yes, or depending on the context), for a user outside and inside the tenant.
-      const prepared = sides.map((side) => side && side.rules.map((r): Prepared => {
-        if (isCross(r)) return { r, cross: true as const, ...(r.userSet.cross ? {} : { users: side.vec(r.userSet, t) }) };
+      const prepared = sides.map((side, k) => side && side.rules.map((r): Prepared => {
+        if (isCross(r)) return { r, cross: true as const, ...(r.userSet.cross ? {} : { users: side.vec(r.userSet, tk[k]) }) };
         const sets = [false, true].map((member) => {
           const yes = bitsOf((i) => side.g.instanceStatus(r.resourceSet, i, member) === 1);
           const maybe = bitsOf((i) => dependsOnContext(side.g.instanceStatus(r.resourceSet, i, member)));
           return { yes, maybe };
         });
-        return { r, cross: false as const, users: side.vec(r.userSet, t), sets };
+        return { r, cross: false as const, users: side.vec(r.userSet, tk[k]), sets };
       }));
       const rows = [0, 1].map(() => ({ yes: new Uint32Array(words), maybe: new Uint32Array(words) }));
       // The permission's outcome on one pair on one side: the row's bit, or else the rules read per pair (3 reads as 2: depends).
@@ -148,7 +161,7 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
           for (const p of list) {
             if (!p.cross) continue;
             // Only where the rule's user set (read per user) holds the user.
-            if (!p.r.userSet.cross && vectors[side]!(p.r.userSet, t)[u] === 0) continue;
+            if (p.users?.[u] === 0) continue;
             s = or(s, sides[side]!.g.ruleStatus(p.r, user, i));
             if (s === 1) break;
           }
@@ -158,7 +171,7 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
       const diffBits = new Uint32Array(words);
       const crossBits = prepared.map((list) => (list ?? []).map((p) => (p.cross ? new Uint32Array(words) : undefined)));
       const crossMaybe = [new Uint32Array(words), new Uint32Array(words)];
-      const members = [membersIn(0, t), membersIn(1, t)];
+      const members = [membersIn(0, tk[0]), membersIn(1, tk[1])];
       // Without rules read per pair, and with the same rules and resource sets on both sides, only users
       // whose place in a user set (or in the tenant) moved can gain or lose.
       const candidates = crossRules.length > 0 || !sameResources(prepared) ? undefined : movedUsers(prepared, members);
