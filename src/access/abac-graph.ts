@@ -318,14 +318,21 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
     if (s === undefined) m.set(key, (s = decide(set, { user: EMPTY, tenant: tenantBag, resource: side.resource, context: {}, roles: [] })));
     return s;
   }
-  // Per pair, remembered by what the set reads of both (shared by the rules on the set, and the sides compared).
+  // Per pair, remembered by what the set reads of both (shared by the rules on the set, and the sides
+  // compared): by the user's key, then the instance's (no key made per pair).
+  const pairMemos = new Map<Map<string, Status>, Map<string, Map<string, Status>>>();
   function pairStatus(set: SetInfo, user: string, instance: string): Status {
     const u = userSide(user, tenantOf(instance));
     const i = instanceSide(instance);
     const m = memoOf(set);
-    const key = `${userKeyFor(set.reads, u)}\u0001${instanceKeyFor(set.reads, i)}`;
-    let s = m.get(key);
-    if (s === undefined) m.set(key, (s = decide(set, { user: u.user, tenant: u.tenant, resource: i.resource, context: {}, roles: [] })));
+    let byUser = pairMemos.get(m);
+    if (!byUser) pairMemos.set(m, (byUser = new Map()));
+    const uk = userKeyFor(set.reads, u);
+    let row = byUser.get(uk);
+    if (!row) byUser.set(uk, (row = new Map()));
+    const ik = instanceKeyFor(set.reads, i);
+    let s = row.get(ik);
+    if (s === undefined) row.set(ik, (s = decide(set, { user: u.user, tenant: u.tenant, resource: i.resource, context: {}, roles: [] })));
     return s;
   }
   function ruleStatus(rule: AbacRule, user: string, instance: string): Status {
