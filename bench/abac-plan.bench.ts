@@ -52,7 +52,7 @@ function resourceSets(): DesiredConditionSet[] {
 const ACTIONS: Record<string, string[]> = { document: ['read', 'comment', 'write', 'delete'], invoice: ['read', 'create', 'approve'] };
 
 /** The ABAC parts, the same on both sides; attribute values drawn in key order (the edit changes some after). */
-export function addAbac(s: DesiredState): number {
+function addAbac(s: DesiredState): number {
   const r = prng(29);
   const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)];
   for (const [key, type] of [['level', 'number'], ['department', 'string'], ['region', 'string'], ['limit', 'number']] as const) s.userAttributes.set(key, { key, type });
@@ -83,7 +83,7 @@ export function addAbac(s: DesiredState): number {
 }
 
 /** 100 users' level or department, 20 instances' amount or classification. */
-export function editAttributes(s: DesiredState): void {
+function editAttributes(s: DesiredState): void {
   const r = prng(31);
   const users = [...s.users.keys()].sort();
   const instances = [...s.resourceInstances.keys()].filter((ref) => TYPES.some((t) => ref.startsWith(`${t}:`))).sort();
@@ -114,7 +114,7 @@ export async function run(): Promise<BenchResult> {
     const plainLive = await load(dir, 'before.yaml', raw);
     const plainDesired = await load(dir, 'after.yaml', edited);
     const plainPlan = planChanges(plainDesired, plainLive, { project: 'bench', environment: 'prod' });
-    const plain = time(() => planAccess({ live: plainLive, changes: plainPlan.changes }), 5);
+    const plain = time(() => planAccess({ live: plainLive, changes: plainPlan.changes }), 3);
 
     const live = await load(dir, 'before.yaml', raw);
     const desired = await load(dir, 'after.yaml', edited);
@@ -122,8 +122,8 @@ export async function run(): Promise<BenchResult> {
     addAbac(desired);
     editAttributes(desired);
     const plan = planChanges(desired, live, { project: 'bench', environment: 'prod' });
-    const section = time(() => planAccess({ live, changes: plan.changes }), 5);
-    const permissions = time(() => planAccess({ live, changes: plan.changes, permissions: true }), 5);
+    const section = time(() => planAccess({ live, changes: plan.changes }), 3);
+    const permissions = time(() => planAccess({ live, changes: plan.changes, permissions: true }), 3);
     const abac = section.value.abac!;
     const ms = 'ms';
     return {
@@ -139,7 +139,7 @@ export async function run(): Promise<BenchResult> {
       notes: [
         `The edit plans ${plan.changes.length} changes. Set rules: ${abac.users} users, ${abac.gains} (user, instance) pairs gained, ${abac.losses} lost, in ${abac.lines.length + abac.omittedLines} lines; ` +
           `the whole section: ${section.value.users} users, ${section.value.gains} gained, ${section.value.losses} lost.`,
-        'Medians of 5 runs; YAML loading and planning are not included.',
+        'Medians of 3 runs; YAML loading and planning are not included.',
         `Load average at the end: ${os.loadavg()[0].toFixed(2)} (the machine's 2 cores are shared).`,
       ],
     };

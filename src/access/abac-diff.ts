@@ -87,33 +87,50 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
       return out;
     });
   // Per tenant and sets read per pair: the users whose values those sets read changed.
+  const readsChanged = new Map<string, Uint8Array>();
+  const changedFor = (t: string, r: Reads) => {
+    // What does not read the tenant's attributes or the roles held there reads the same in every tenant.
+    const tenantFree = r.tenant.length === 0 && !r.user.includes('roles');
+    return getOrSet(readsChanged, tenantFree ? r.key : `${t}\u0000${r.key}`, () => {
+      const out = new Uint8Array(users.length);
+      for (let u = 0; u < users.length; u++) out[u] = changes.userChanged(users[u], t, r) ? 1 : 0;
+      return out;
+    });
+  };
   const crossChanged = new Map<string, Uint8Array>();
   const crossUserChanged = (t: string, reads: readonly Reads[]) =>
     getOrSet(crossChanged, `${t}\u0000${reads.map((r) => r.key).join('\u0000')}`, () => {
       const out = new Uint8Array(users.length);
-      for (let u = 0; u < users.length; u++) out[u] = reads.some((r) => changes.userChanged(users[u], t, r)) ? 1 : 0;
+      for (const r of new Map(reads.map((x) => [x.key, x])).values()) {
+        const one = changedFor(t, r);
+        for (let u = 0; u < users.length; u++) out[u] |= one[u];
+      }
       return out;
     });
 
-  // A user's holdings of the permission through roles on a tenant's instances, on either side, as words.
-  const rolesBits = (user: string, permission: string, instances: readonly string[]) => {
-    const out = new Uint32Array((instances.length + 31) >>> 5);
-    instances.forEach((i, k) => {
-      if (rbac[0](user, permission, i) || rbac[1](user, permission, i)) out[k >>> 5] |= 1 << (k & 31);
-    });
-    return out;
-  };
-
   for (const permission of permissions) {
     const type = typeOf(permission);
-    const sides = [A, B].map((g, k) => (g ? { g, rules: g.rulesFor(permission), vec: vectors[k]! } : undefined));
+    const allSides = [A, B].map((g, k) => (g ? { g, rules: g.rulesFor(permission), vec: vectors[k]! } : undefined));
     // A rule read per pair (a set reading across sides) is compared where something it reads changed.
     const crossRules = [...byKey.values()].filter((p) => (p.b ?? p.a)!.via.permission === permission && [p.a, p.b].some((r) => r && isCross(r)));
     const crossReads = crossRules.flatMap((p) => [p.a, p.b]).filter((r): r is AbacRule => r !== undefined).flatMap((r) => [r.userSet.reads, r.resourceSet.reads]);
     const crossEverywhere = crossRules.some((p) => !p.a || !p.b || p.a.userSet.signature !== p.b.userSet.signature || p.a.resourceSet.signature !== p.b.resourceSet.signature || ((usesFk(p.a) || usesFk(p.b)) && changes.fkChanged()));
-    const tenants = new Set([...(A?.instancesOf(type).keys() ?? []), ...(B?.instancesOf(type).keys() ?? [])]);
-    for (const t of [...tenants].sort(cmp)) {
-      const instances = [...new Set([...(A?.instancesOf(type).get(t) ?? []), ...(B?.instancesOf(type).get(t) ?? [])])].sort(cmp);
+    // Instances grouped by their tenant on each side (one that moves is checked in its tenant on each side;
+    // one that exists on one side only is granted nothing on the other).
+    const groups = new Map<string, { tenants: (string | undefined)[]; instances: string[] }>();
+    const where = [A, B].map((g) => {
+      const out = new Map<string, string>();
+      for (const [tenant, list] of g?.instancesOf(type) ?? []) for (const i of list) out.set(i, tenant);
+      return out;
+    });
+    for (const i of [...new Set([...where[0].keys(), ...where[1].keys()])].sort(cmp)) {
+      const ts = [where[0].get(i), where[1].get(i)];
+      getOrSet(groups, `${ts[0] ?? ''}\u0000${ts[1] ?? ''}`, () => ({ tenants: ts, instances: [] })).instances.push(i);
+    }
+    for (const { tenants: ts, instances } of groups.values()) {
+      const sides = allSides.map((side, k) => (ts[k] === undefined ? undefined : side));
+      const tk = ts.map((x) => x ?? ts[0] ?? ts[1]!);
+      const t = tk[1];
       const words = (instances.length + 31) >>> 5;
       const bitsOf = (pred: (i: string) => boolean) => {
         const out = new Uint32Array(words);
@@ -123,16 +140,16 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
         return out;
       };
       const everything = bitsOf(() => true);
-      const changedInstances = crossRules.length > 0 && !crossEverywhere && !changes.tenantChanged(t) ? bitsOf((i) => crossReads.some((r) => changes.instanceChanged(i, r))) : everything;
+      const changedInstances = crossRules.length > 0 && !crossEverywhere && tk[0] === tk[1] && !changes.tenantChanged(t) ? bitsOf((i) => crossReads.some((r) => changes.instanceChanged(i, r))) : everything;
       // Per side and rule read per side: the instances in its resource set (yes, or depending on the context), for a user outside and inside the tenant.
-      const prepared = sides.map((side) => side && side.rules.map((r): Prepared => {
-        if (isCross(r)) return { r, cross: true as const };
+      const prepared = sides.map((side, k) => side && side.rules.map((r): Prepared => {
+        if (isCross(r)) return { r, cross: true as const, ...(r.userSet.cross ? {} : { users: side.vec(r.userSet, tk[k]) }) };
         const sets = [false, true].map((member) => {
           const yes = bitsOf((i) => side.g.instanceStatus(r.resourceSet, i, member) === 1);
           const maybe = bitsOf((i) => dependsOnContext(side.g.instanceStatus(r.resourceSet, i, member)));
           return { yes, maybe };
         });
-        return { r, cross: false as const, users: side.vec(r.userSet, t), sets };
+        return { r, cross: false as const, users: side.vec(r.userSet, tk[k]), sets };
       }));
       const rows = [0, 1].map(() => ({ yes: new Uint32Array(words), maybe: new Uint32Array(words) }));
       // The permission's outcome on one pair on one side: the row's bit, or else the rules read per pair (3 reads as 2: depends).
@@ -144,7 +161,7 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
           for (const p of list) {
             if (!p.cross) continue;
             // Only where the rule's user set (read per user) holds the user.
-            if (!p.r.userSet.cross && vectors[side]!(p.r.userSet, t)[u] === 0) continue;
+            if (p.users?.[u] === 0) continue;
             s = or(s, sides[side]!.g.ruleStatus(p.r, user, i));
             if (s === 1) break;
           }
@@ -152,7 +169,9 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
         return s === 3 ? 2 : s;
       };
       const diffBits = new Uint32Array(words);
-      const members = [membersIn(0, t), membersIn(1, t)];
+      const crossBits = prepared.map((list) => (list ?? []).map((p) => (p.cross ? new Uint32Array(words) : undefined)));
+      const crossMaybe = [new Uint32Array(words), new Uint32Array(words)];
+      const members = [membersIn(0, tk[0]), membersIn(1, tk[1])];
       // Without rules read per pair, and with the same rules and resource sets on both sides, only users
       // whose place in a user set (or in the tenant) moved can gain or lose.
       const candidates = crossRules.length > 0 || !sameResources(prepared) ? undefined : movedUsers(prepared, members);
@@ -186,35 +205,69 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
           if (diffBits[w] !== 0) nonzero = true;
         }
         if (!nonzero) continue;
-        if (crossRules.length === 0) {
-          // Every rule read per side: gains and losses as words, roles masked out, each bit given to the
-          // first rule granting it; only pairs depending on the context go one by one (below).
+        // Rules read per pair: decided only where something they read changed, or where the rules read
+        // per side differ (a pair one keeps through the other is no change). Elsewhere both sides agree.
+        if (crossRules.length > 0) {
+          for (let k = 0; k < 2; k++) {
+            for (const b of crossBits[k]) b?.fill(0);
+            crossMaybe[k].fill(0);
+          }
+          for (let w = 0; w < words; w++) {
+            for (let bits = diffBits[w]; bits !== 0; bits &= bits - 1) {
+              const bit = bits & -bits;
+              const i = instances[(w << 5) | (31 - Math.clz32(bit))];
+              for (let k = 0; k < 2; k++) {
+                const list = prepared[k];
+                if (!list) continue;
+                for (let j = 0; j < list.length; j++) {
+                  const p = list[j];
+                  if (!p.cross || p.users?.[u] === 0) continue;
+                  const st = sides[k]!.g.ruleStatus(p.r, user, i);
+                  if (st === 1) crossBits[k][j]![w] |= bit;
+                  else if (st !== 0) crossMaybe[k][w] |= bit;
+                }
+              }
+            }
+            for (let k = 0; k < 2; k++) {
+              for (const b of crossBits[k]) if (b) rows[k].yes[w] |= b[w];
+              rows[k].maybe[w] |= crossMaybe[k][w];
+            }
+            diffBits[w] &= (rows[0].yes[w] ^ rows[1].yes[w]) | (rows[0].maybe[w] ^ rows[1].maybe[w]);
+          }
+        }
+        {
+          // Gains and losses as words, roles masked out, each bit given to the first rule granting it;
+          // only pairs depending on the context go one by one (below).
           const [r0, r1] = rows;
-          let rolesMask: Uint32Array | undefined;
           let slow = false;
           for (let w = 0; w < words; w++) {
-            const gain = r1.yes[w] & ~r0.yes[w] & ~r0.maybe[w];
-            const loss = r0.yes[w] & ~r1.yes[w] & ~r1.maybe[w];
+            const gain = diffBits[w] & r1.yes[w] & ~r0.yes[w] & ~r0.maybe[w];
+            const loss = diffBits[w] & r0.yes[w] & ~r1.yes[w] & ~r1.maybe[w];
             if ((diffBits[w] & ~(gain | loss)) !== 0) slow = true;
             if ((gain | loss) === 0) continue;
-            rolesMask ??= rolesBits(user, permission, instances);
-            const sides2 = [[gain & ~rolesMask[w], '+', 1], [loss & ~rolesMask[w], '-', 0]] as const;
+            let roles = 0;
+            for (let b = gain | loss; b !== 0; b &= b - 1) {
+              const bit = b & -b;
+              const i = instances[(w << 5) | (31 - Math.clz32(bit))];
+              if (rbac[0](user, permission, i) || rbac[1](user, permission, i)) roles |= bit;
+            }
+            const sides2 = [[gain & ~roles, '+', 1], [loss & ~roles, '-', 0]] as const;
             for (const [bitsIn, sign, k2] of sides2) {
               if (bitsIn === 0) continue;
               let left = bitsIn;
               const member = members[k2]![u];
-              for (const p of prepared[k2]!) {
-                if (left === 0) break;
-                if (p.cross || p.users[u] !== 1) continue;
-                const mine = left & p.sets[member].yes[w];
+              const list = prepared[k2]!;
+              for (let j = 0; j < list.length && left !== 0; j++) {
+                const p = list[j];
+                const mine = left & (p.cross ? crossBits[k2][j]![w] : p.users[u] === 1 ? p.sets[member].yes[w] : 0);
                 if (mine === 0) continue;
                 left &= ~mine;
                 const foundKey = `${sign}\u0000${p.r.via.rule}`;
                 let entry = found.get(foundKey);
                 if (!entry) found.set(foundKey, (entry = { sign, via: p.r.via, byUser: new Map<string, string[]>() }));
-                let list = entry.byUser.get(user);
-                if (!list) entry.byUser.set(user, (list = []));
-                for (let b = mine; b !== 0; b &= b - 1) list.push(instances[(w << 5) | (31 - Math.clz32(b & -b))]);
+                let got = entry.byUser.get(user);
+                if (!got) entry.byUser.set(user, (got = []));
+                for (let b = mine; b !== 0; b &= b - 1) got.push(instances[(w << 5) | (31 - Math.clz32(b & -b))]);
               }
             }
             diffBits[w] &= ~(gain | loss);
@@ -291,7 +344,7 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
 
 const isCross = (r: AbacRule) => r.userSet.cross || r.resourceSet.cross;
 
-type Prepared = { r: AbacRule; cross: true } | { r: AbacRule; cross: false; users: Uint8Array; sets: { yes: Uint32Array; maybe: Uint32Array }[] };
+type Prepared = { r: AbacRule; cross: true; users?: Uint8Array } | { r: AbacRule; cross: false; users: Uint8Array; sets: { yes: Uint32Array; maybe: Uint32Array }[] };
 
 /** The same rules on both sides, each with the same instances in its resource set. */
 function sameResources(prepared: readonly (readonly Prepared[] | undefined)[]): boolean {

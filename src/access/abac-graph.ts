@@ -227,7 +227,8 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
   const OUTSIDE = '\u0000outside';
   function userSide(user: string, tenant: string): UserSide {
     const t = inTenant(user, tenant) ? tenant : OUTSIDE;
-    const mine = getOrSet(userSides, user, () => new Map<string, UserSide>());
+    let mine = userSides.get(user);
+    if (!mine) userSides.set(user, (mine = new Map<string, UserSide>()));
     let side = mine.get(t);
     if (side) return side;
     const u = abac.users.get(user);
@@ -279,13 +280,25 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
   // A set reading instances through `fk_resource_type` depends on every instance's stored attributes too.
   let fkPrint: string | undefined;
   const fkFingerprint = () => (fkPrint ??= JSON.stringify([...fkInstances].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
-  const memoOf = (set: SetInfo) => getOrSet(memo, set.fk ? `${set.signature}\u0000${fkFingerprint()}` : set.signature, () => new Map<string, Status>());
+  const memos = new Map<SetInfo, Map<string, Status>>();
+  const memoOf = (set: SetInfo) => {
+    let m = memos.get(set);
+    if (!m) memos.set(set, (m = getOrSet(memo, set.fk ? `${set.signature}\u0000${fkFingerprint()}` : set.signature, () => new Map<string, Status>())));
+    return m;
+  };
   function decide(set: SetInfo, bags: Bags): Status {
     return setStatus(set, bags, options);
   }
-  const userKeyFor = (reads: Reads, side: UserSide) =>
-    getOrSet(side.keys, reads.key, () => `${keyOf(side.user, reads.user)}\u0000${keyOf(side.tenant, reads.tenant)}`);
-  const instanceKeyFor = (reads: Reads, side: InstanceSide) => getOrSet(side.keys, reads.key, () => keyOf(side.resource, reads.resource));
+  const userKeyFor = (reads: Reads, side: UserSide) => {
+    let k = side.keys.get(reads.key);
+    if (k === undefined) side.keys.set(reads.key, (k = `${keyOf(side.user, reads.user)}\u0000${keyOf(side.tenant, reads.tenant)}`));
+    return k;
+  };
+  const instanceKeyFor = (reads: Reads, side: InstanceSide) => {
+    let k = side.keys.get(reads.key);
+    if (k === undefined) side.keys.set(reads.key, (k = keyOf(side.resource, reads.resource)));
+    return k;
+  };
   function userStatus(set: SetInfo, user: string, tenant: string): Status {
     const side = userSide(user, set.tenantDependent ? tenant : OUTSIDE_TENANT);
     const m = memoOf(set);
@@ -305,11 +318,22 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
     if (s === undefined) m.set(key, (s = decide(set, { user: EMPTY, tenant: tenantBag, resource: side.resource, context: {}, roles: [] })));
     return s;
   }
-  // Per pair: evaluated each time (a memo of every pair costs more than the few comparisons it saves).
+  // Per pair, remembered by what the set reads of both (shared by the rules on the set, and the sides
+  // compared): by the user's key, then the instance's (no key made per pair).
+  const pairMemos = new Map<Map<string, Status>, Map<string, Map<string, Status>>>();
   function pairStatus(set: SetInfo, user: string, instance: string): Status {
     const u = userSide(user, tenantOf(instance));
     const i = instanceSide(instance);
-    return decide(set, { user: u.user, tenant: u.tenant, resource: i.resource, context: {}, roles: [] });
+    const m = memoOf(set);
+    let byUser = pairMemos.get(m);
+    if (!byUser) pairMemos.set(m, (byUser = new Map()));
+    const uk = userKeyFor(set.reads, u);
+    let row = byUser.get(uk);
+    if (!row) byUser.set(uk, (row = new Map()));
+    const ik = instanceKeyFor(set.reads, i);
+    let s = row.get(ik);
+    if (s === undefined) row.set(ik, (s = decide(set, { user: u.user, tenant: u.tenant, resource: i.resource, context: {}, roles: [] })));
+    return s;
   }
   function ruleStatus(rule: AbacRule, user: string, instance: string): Status {
     if (typeOf(instance) !== rule.def.resource) return 0;
