@@ -81,7 +81,6 @@ export interface AbacExplanation {
   rules: AbacRuleTrace[];
 }
 
-/** Entities a check may pass attributes for (tenant and role attributes are only stored). */
 /**
  * What only the decision-time check has: its `context`. Stored user and resource attributes decide as
  * `/allowed` decides a check that passes nothing (missing: false), as the plan's access section does
@@ -96,7 +95,7 @@ export function passesAttributes(passed: AbacCheck['passed']): boolean {
 
 /**
  * The ABAC explanation of one check on `state`. `check.passed` present (even `{}`) decides exactly;
- * absent, attributes the check could pass are unknown.
+ * absent, only `context.*` is unknown (stored attributes decide, a missing one false).
  */
 export function explainAbac(state: AbacSource, view: AbacView, check: AbacCheck): AbacExplanation {
   const permission = `${check.type}:${check.action}`;

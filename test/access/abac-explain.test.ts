@@ -23,7 +23,8 @@ describe('explainAbac', () => {
     { user: 'carol', on: 'expense:small', outcome: 'undecided' },
     { user: 'carol', on: 'expense:small', passed: { context: { urgent: true } }, outcome: 'allowed', rule: '__autogen_manager can expense:approve on urgent' },
     { user: 'dave', on: 'expense:small', passed: {}, outcome: 'denied' },
-    { user: 'alice', on: 'expense:blank', outcome: 'undecided' },
+    // The instance stores no amount: the comparison on it is false, as /allowed decides it.
+    { user: 'alice', on: 'expense:blank', outcome: 'denied' },
     { user: 'alice', on: 'expense:big', outcome: 'denied' },
     { user: 'carol', on: 'expense:big', passed: { context: { urgent: false } }, outcome: 'denied' },
     { user: 'bob', on: 'expense:big', passed: { user: { level: 5, region: 'eu', limit: 10000 } }, outcome: 'allowed', rule: 'senior-eu can expense:approve on within-limit' },
@@ -69,21 +70,26 @@ describe('explainAbac', () => {
       '  user set approvers: user.level greater-than-equals 3 (user.level = 1, stored)',
       'user set senior-eu × resource set within-limit (rule: senior-eu can expense:approve on within-limit): fails',
       "  user set senior-eu's ancestor approvers: user.level greater-than-equals 3 (user.level = 1, stored)",
+      '  resource set within-limit: resource.amount less-than-equals user.limit (resource.amount = 500, stored; user.limit missing)',
     ]);
-    // erin stores no limit: the resource side waits for it, but the user side fails: the rule is decided.
-    expect(x.rules.find((r) => r.rule.userSet === 'senior-eu')!.resource.outcome).toBe('unknown');
+    // erin stores no limit: a stored attribute missing is not waited for, its comparison is false.
+    expect(x.rules.find((r) => r.rule.userSet === 'senior-eu')!.resource.outcome).toBe('fails');
   });
 
-  it('without passed attributes, a rule waiting for context or an attribute not stored is not decided offline, and says on what', () => {
+  it('without passed attributes, a rule waiting for context is not decided offline, and says on what; a missing stored attribute fails', () => {
     const x = explain('carol', 'expense:small');
     expect(x.rules.map((r) => [r.outcome, r.dependsOn])).toEqual([
       ['unknown', ['context.urgent']],
-      ['unknown', ['user.level']],
-      ['unknown', ['user.level', 'user.limit', 'user.region']],
+      ['fails', []],
+      ['fails', []],
     ]);
     expect(abacLines(x)[0]).toBe('role manager × resource set urgent (rule: __autogen_manager can expense:approve on urgent): not decided offline: depends on context.urgent');
-    // An attribute the instance does not store waits too (alice is no manager: that rule is decided).
-    expect(explain('alice', 'expense:blank').rules.map((r) => r.dependsOn)).toEqual([[], ['resource.amount'], ['resource.amount']]);
+    // carol stores no level: the comparison on it is false, named as the failing condition.
+    expect(abacLines(x)).toContain('  user set approvers: user.level greater-than-equals 3 (user.level missing)');
+    // An attribute the instance does not store does not wait either (alice is no manager: that rule is decided).
+    const blank = explain('alice', 'expense:blank');
+    expect(blank.rules.map((r) => [r.outcome, r.dependsOn])).toEqual([['fails', []], ['fails', []], ['fails', []]]);
+    expect(abacLines(blank)).toContain('  resource set small-expenses: resource.amount less-than 1000 (resource.amount missing)');
   });
 
   it('a failing condition decides a rule even when the other side waits for attributes', () => {
@@ -101,7 +107,7 @@ describe('explainAbac', () => {
     ]);
   });
 
-  it('not, anyOf and a missing attribute under not: unknown offline, decided with attributes', () => {
+  it('not, anyOf and a missing stored attribute under not: context unknown offline, the missing attribute false, decided with attributes', () => {
     const s = abacState({
       resources: { doc: { actions: ['read'], attributes: { secret: 'bool' } } },
       userAttributes: { clearance: 'number', banned: 'bool' },
@@ -114,7 +120,9 @@ describe('explainAbac', () => {
     const v = abacFromState(s);
     const x = (passed?: AbacCheck['passed']) => explainAbac(s, v, checkOn(s, 'u', 'doc:read', 'doc:a', passed));
     expect(x().outcome).toBe('undecided');
-    expect(x().rules[0].dependsOn).toEqual(['context.override', 'user.banned']);
+    // user.banned is not stored: false, so `not` over it holds; only context.override waits.
+    expect(x().rules[0].dependsOn).toEqual(['context.override']);
+    expect(x({ user: { banned: true } }).outcome).toBe('denied');
     expect(x({ context: { override: true } }).outcome).toBe('allowed');
     expect(x({ user: { banned: true }, context: { override: true } }).outcome).toBe('denied');
     expect(x({ user: { clearance: 3 } }).outcome).toBe('allowed');
@@ -153,20 +161,28 @@ describe('joinAbac', () => {
     const lower = joinAbac(graph.explain('alice', 'approve', 'expense:small'), state, view, { user: { level: 1 } });
     expect(lower).toMatchObject({ allowed: false, abac: { outcome: 'denied', exact: true } });
     expect(lower.undecided).toBeUndefined();
-    // `not` over an attribute nobody stores: the graph allows (missing), offline it waits for the attribute.
-    const s = abacState({
+    // `not` over the context: the graph allows (missing), offline it waits for the context.
+    const notOn = (attribute: string) => abacState({
       resources: { doc: { actions: ['read'] } },
       userAttributes: { banned: 'bool' },
       users: { u: {} },
       instances: { 'doc:a': {} },
-      userSets: { 'not-banned': { conditions: { not: { 'user.banned': { equals: true } } } } },
+      userSets: { 'not-banned': { conditions: { not: { [attribute]: { equals: true } } } } },
       resourceSets: { docs: { resource: 'doc', conditions: {} } },
       rules: ['not-banned doc:read docs'],
     });
+    const s = notOn('context.banned');
     const g = buildAccessGraph(factsFromState(s));
     expect(g.can('u', 'read', 'doc:a').allowed).toBe(true);
-    expect(joinAbac(g.explain('u', 'read', 'doc:a'), s, abacFromState(s))).toMatchObject({ allowed: false, undecided: true, abac: { rules: [{ dependsOn: ['user.banned'] }] } });
+    expect(joinAbac(g.explain('u', 'read', 'doc:a'), s, abacFromState(s))).toMatchObject({ allowed: false, undecided: true, abac: { rules: [{ dependsOn: ['context.banned'] }] } });
     expect(joinAbac(g.explain('u', 'read', 'doc:a'), s, abacFromState(s), {})).toMatchObject({ allowed: true });
+    // `not` over a stored attribute u lacks: false, so the rule holds, offline as in the graph.
+    const t = notOn('user.banned');
+    const h = buildAccessGraph(factsFromState(t));
+    expect(h.can('u', 'read', 'doc:a').allowed).toBe(true);
+    const joined = joinAbac(h.explain('u', 'read', 'doc:a'), t, abacFromState(t));
+    expect(joined).toMatchObject({ allowed: true, abac: { outcome: 'allowed', exact: false } });
+    expect(joined.undecided).toBeUndefined();
   });
 
   it('a role explanation and a permission no rule grants are left as they are', () => {

@@ -102,6 +102,63 @@ describe('planAccess', () => {
     });
   });
 
+  describe('assertions through set rules', () => {
+    const abac = (assertions = '') => `
+resources:
+  expense:
+    actions: [approve, view]
+    attributes: { amount: number }
+roles: { manager: [expense:view] }
+user_attributes: { level: number }
+tenants: { acme: {} }
+users:
+  alice: { tenants: [acme], attributes: { level: 4 } }
+  bob: { tenants: [acme], attributes: { level: 2 } }
+  carol: { roles: [{ role: manager, tenant: acme }] }
+resource_instances:
+  expense:small: { tenant: acme, attributes: { amount: 500 } }
+  expense:big: { tenant: acme, attributes: { amount: 5000 } }
+user_sets:
+  approvers:
+    conditions: { allOf: [{ user.level: { greater-than-equals: 3 } }] }
+resource_sets:
+  small-expenses:
+    resource: expense
+    conditions: { allOf: [{ resource.amount: { less-than: 1000 } }] }
+  urgent:
+    resource: expense
+    conditions: { allOf: [{ context.urgent: { equals: true } }] }
+set_rules:
+  - { user_set: approvers, can: approve, resource_set: small-expenses }
+  - { role: manager, can: approve, resource_set: urgent }
+${assertions}`;
+
+    it("decides an assertion with its with: attributes (passing where the stored ones alone fail)", () => {
+      const { access: a } = access(abac(), abac(`assertions:
+  - { user: bob, can: approve, on: expense:small, with: { user: { level: 5 } } }
+  - { user: bob, can: approve, on: expense:small }
+`));
+      // bob stores level 2: without with:, the rule fails on it; with level 5 passed, it holds.
+      expect(a.assertions).toMatchObject({ total: 2, failed: 1, failures: [{ name: 'bob can approve on expense:small' }] });
+      expect(a.assertions!.failures[0].place).toBe('roster.yaml:31');
+      expect(a.assertions!.failures[0].lines.map((l) => l.trim())).toContain('user set approvers: user.level greater-than-equals 3 (user.level = 2, stored)');
+      expect(a.assertions!.undecided).toBeUndefined();
+    });
+
+    it('lists an assertion depending on context.* as not decided offline in the text output, neither passed nor failed', () => {
+      const { access: a } = access(abac(), abac(`assertions:
+  - { user: carol, can: approve, on: expense:big }
+  - { user: carol, can: approve, on: expense:big, with: { context: { urgent: true } } }
+`));
+      expect(a.assertions).toMatchObject({ total: 2, failed: 0, failures: [], undecided: [{ place: 'roster.yaml:30', name: 'carol can approve on expense:big' }] });
+      const text = accessTextLines(a).join('\n');
+      expect(text).toContain('Assertions not decided offline (a set rule waits for attributes the check passes): 1\n  UNDECIDED roster.yaml:30: carol can approve on expense:big\n');
+      expect(text).toContain('depends on context.urgent');
+      expect(text).not.toContain('FAIL');
+      expect(accessMarkdownLines(a)).toContain('#### 1 assertion not decided offline');
+    });
+  });
+
   it('renders in text, markdown and JSON; the checksum does not cover it', () => {
     const { plan, access: a } = access(base(), base(', member_of: [team:engineering]'));
     const withAccess = { ...plan, access: a };

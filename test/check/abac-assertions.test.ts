@@ -32,7 +32,7 @@ const assertions: AssertionSpec[] = [
   spec({ user: 'carol', check: 'cannot', subject: 'approve', on: 'expense:small', passed: { context: { urgent: false } } }, 5),
   spec({ user: 'bob', check: 'cannot', subject: 'approve', on: 'expense:big', passed: { user: { level: 5, region: 'eu', limit: 9000 } } }, 6), // fails: allowed with these
   spec({ user: 'olga', check: 'can', subject: 'approve', on: 'expense:blank' }, 7), // a role decides: no ABAC needed
-  spec({ user: 'alice', check: 'cannot', subject: 'approve', on: 'expense:blank' }, 8), // amount not stored: undecided
+  spec({ user: 'alice', check: 'cannot', subject: 'approve', on: 'expense:blank' }, 8), // amount not stored: false, denied
   spec({ user: 'dave', check: 'cannot', subject: 'approve', on: 'expense:small', passed: {} }, 9), // with: {} decides exactly
 ];
 
@@ -48,10 +48,10 @@ describe('assertions with set rules, offline', () => {
       [5, 'passed'],
       [6, 'failed'],
       [7, 'passed'],
-      [8, 'undecided'],
+      [8, 'passed'],
       [9, 'passed'],
     ]);
-    expect(report).toMatchObject({ passed: false, total: 9, failed: 2, undecided: 2 });
+    expect(report).toMatchObject({ passed: false, total: 9, failed: 2, undecided: 1 });
   });
 
   it('a failure names the set rule and the condition; an undecided one the attributes it waits for', () => {
@@ -68,24 +68,26 @@ describe('assertions with set rules, offline', () => {
     expect(report.results[2].undecided).toEqual([
       {
         user: 'carol',
-        message: "not decided offline: whether carol may expense:approve on expense:small depends on context.urgent, user.level, user.limit, user.region (give them in the assertion's with:)",
+        message: "not decided offline: whether carol may expense:approve on expense:small depends on context.urgent (give them in the assertion's with:)",
         paths: [
           'role manager × resource set urgent (rule: __autogen_manager can expense:approve on urgent): not decided offline: depends on context.urgent',
-          'user set approvers × resource set small-expenses (rule: approvers can expense:approve on small-expenses): not decided offline: depends on user.level',
-          'user set senior-eu × resource set within-limit (rule: senior-eu can expense:approve on within-limit): not decided offline: depends on user.level, user.limit, user.region',
         ],
-        dependsOn: ['context.urgent', 'user.level', 'user.limit', 'user.region'],
+        dependsOn: ['context.urgent'],
       },
     ]);
+    // A stored attribute missing is not waited for: its comparison is false, and the failure names it.
+    const blank = evaluateAssertions([spec({ user: 'alice', check: 'can', subject: 'approve', on: 'expense:blank' }, 10)], graph, { abac }).results[0];
+    expect(blank.status).toBe('failed');
+    expect(blank.failures[0].paths).toContain('  resource set small-expenses: resource.amount less-than 1000 (resource.amount missing)');
   });
 
   it('text, JSON and JUnit: undecided is printed, counted apart, skipped in JUnit, and does not fail the run', () => {
     const text = renderCheck(report, 'text', { on: 'desired' });
     expect(text).toContain('UNDECIDED roster.yaml:3: carol can approve on expense:small\n  not decided offline: whether carol may');
-    expect(text.trimEnd().split('\n').at(-1)).toBe('9 assertions on the configuration: 5 passed, 2 failed, 2 not decided offline.');
-    expect(JSON.parse(renderCheck(report, 'json', { on: 'desired' }))).toMatchObject({ passed: false, failed: 2, undecided: 2 });
+    expect(text.trimEnd().split('\n').at(-1)).toBe('9 assertions on the configuration: 6 passed, 2 failed, 1 not decided offline.');
+    expect(JSON.parse(renderCheck(report, 'json', { on: 'desired' }))).toMatchObject({ passed: false, failed: 2, undecided: 1 });
     const junit = renderCheck(report, 'junit', { on: 'desired' });
-    expect(junit).toContain('failures="2" errors="0" skipped="2"');
+    expect(junit).toContain('failures="2" errors="0" skipped="1"');
     expect(junit).toContain('<testcase classname="roster.yaml" name="carol can approve on expense:small" file="roster.yaml" line="3">\n      <skipped message="not decided offline');
     const onlyUndecided = evaluateAssertions([assertions[2]], graph, { abac });
     expect(onlyUndecided).toMatchObject({ passed: true, failed: 0, undecided: 1 });
