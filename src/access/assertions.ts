@@ -11,7 +11,7 @@ import { typeOf } from '../types/refs.js';
 import { checkKey, type AccessCheck } from '../types/checks.js';
 import type { AbacSource, AbacView } from './abac.js';
 import { abacLines, checkOn, explainAbac, setLabel, type AbacExplanation } from './abac-explain.js';
-import { count } from '../words.js';
+import { agree, count } from '../words.js';
 
 /** An assertion's fields without its place: what evaluation needs. */
 export type AssertionSpec = Omit<DesiredAssertion, 'source'> & { source?: DesiredAssertion['source'] };
@@ -211,7 +211,7 @@ function checkPermission(user: string, a: AssertionSpec, graph: AccessGraph, { d
 function undecidedFor(user: string, a: AssertionSpec, permission: string, rules: AbacExplanation): AssertionUndecided {
   const waiting = rules.rules.filter((r) => r.outcome === 'unknown');
   const dependsOn = [...new Set(waiting.flatMap((r) => r.dependsOn))].sort();
-  const message = `not decided offline: whether ${user} may ${permission} on ${a.on} depends on ${dependsOn.join(', ')} (give them in the assertion's with:)`;
+  const message = `not decided offline: whether ${user} may ${permission} on ${a.on} depends on ${dependsOn.join(', ')} (give ${agree(dependsOn.length, 'it', 'them')} in the assertion's with:)`;
   return { user, message, paths: abacLines({ ...rules, rules: waiting }), dependsOn };
 }
 

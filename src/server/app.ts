@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyError, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import { isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation, type Db } from './store/db.js';
-import { ERROR_CODES, HttpError, ValidationError, invalid } from './errors.js';
+import { ERROR_CODES, HttpError, ValidationError } from './errors.js';
 import { installValidators, toDetail } from './validation.js';
 import { authenticate, buildKeyTable, EnvResolver, type KeyOptions } from './auth.js';
 import type { ServerDeps } from './context.js';

@@ -68,7 +68,7 @@ describe('assertions with set rules, offline', () => {
     expect(report.results[2].undecided).toEqual([
       {
         user: 'carol',
-        message: "not decided offline: whether carol may expense:approve on expense:small depends on context.urgent (give them in the assertion's with:)",
+        message: "not decided offline: whether carol may expense:approve on expense:small depends on context.urgent (give it in the assertion's with:)",
         paths: [
           'role manager × resource set urgent (rule: __autogen_manager can expense:approve on urgent): not decided offline: depends on context.urgent',
         ],
