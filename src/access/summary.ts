@@ -71,16 +71,19 @@ export function summarise(changes: readonly SummarisedChange[]): AccessSummaryEn
   }
   const out = [...groups.values()];
   for (const e of out) e.users.sort(cmp);
-  return out.sort(
-    (a, b) =>
-      b.users.length - a.users.length ||
-      cmp(a.instance ?? '', b.instance ?? '') ||
-      cmp(a.subject, b.subject) ||
-      (a.sign === b.sign ? 0 : a.sign === '+' ? -1 : 1) ||
-      cmp(a.viaKind, b.viaKind) ||
-      cmp(a.via, b.via) ||
-      cmp(a.role ?? '', b.role ?? '') ||
-      cmp((a.instances ?? []).join(' '), (b.instances ?? []).join(' ')),
+  return out.sort((a, b) => b.users.length - a.users.length || compareEntries(a, b));
+}
+
+/** The order of summary lines of equal size: by instance, subject, sign, origin, role, instances. */
+export function compareEntries(a: AccessSummaryEntry, b: AccessSummaryEntry): number {
+  return (
+    cmp(a.instance ?? '', b.instance ?? '') ||
+    cmp(a.subject, b.subject) ||
+    (a.sign === b.sign ? 0 : a.sign === '+' ? -1 : 1) ||
+    cmp(a.viaKind, b.viaKind) ||
+    cmp(a.via, b.via) ||
+    cmp(a.role ?? '', b.role ?? '') ||
+    cmp((a.instances ?? []).join(' '), (b.instances ?? []).join(' '))
   );
 }
 

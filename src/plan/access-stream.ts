@@ -10,7 +10,7 @@ import { eachAccessChange, formatPath } from '../access/index.js';
 import type { AccessChange } from '../access/diff.js';
 import { diffRoleDefinitions } from '../access/definition-diff.js';
 import { cmp } from '../access/paths.js';
-import { formatCountedEntry, origin, tenantWide } from '../access/summary.js';
+import { compareEntries, formatCountedEntry, origin, tenantWide } from '../access/summary.js';
 
 // The shapes of access.ts's PlanAccess, written out here (access.ts calls this file; the two must not
 // import each other): the compiler checks that the result fits PlanAccess where planAccess returns it.
@@ -186,18 +186,7 @@ export function streamAccessSection(before: AccessGraph, after: AccessGraph, per
 
 /** summary.ts's order of lines: largest first, then by instance, subject, sign, origin, role, instances. */
 function compareLines(x: Counted, y: Counted): number {
-  const a = x.entry;
-  const b = y.entry;
-  return (
-    y.count - x.count ||
-    cmp(a.instance ?? '', b.instance ?? '') ||
-    cmp(a.subject, b.subject) ||
-    (a.sign === b.sign ? 0 : a.sign === '+' ? -1 : 1) ||
-    cmp(a.viaKind, b.viaKind) ||
-    cmp(a.via, b.via) ||
-    cmp(a.role ?? '', b.role ?? '') ||
-    cmp((a.instances ?? []).join(' '), (b.instances ?? []).join(' '))
-  );
+  return y.count - x.count || compareEntries(x.entry, y.entry);
 }
 
 /** The diff's order: user, instance, subject, then sign (`+` first). */

@@ -439,41 +439,37 @@ const roleOn = (role: string, on: string) => ids.resourceRole(typeOf(on), role);
 function byExtendsDepth(creates: Change[]): Change[] {
   const roles = new Map(creates.filter((c) => c.kind === 'resource_role' || c.kind === 'role' || c.kind === 'condition_set').map((c) => [c.id, c]));
   if (roles.size === 0) return creates;
-  const depth = new Map<string, number>();
-  const depthOf = (id: string, seen: Set<string>): number => {
-    const known = depth.get(id);
-    if (known !== undefined) return known;
-    const c = roles.get(id);
-    if (!c || seen.has(id)) return 0;
-    seen.add(id);
-    const d = 1 + Math.max(0, ...c.dependsOn.filter((x) => roles.has(x)).map((x) => depthOf(x, seen)));
-    depth.set(id, d);
-    return d;
-  };
-  const rank = (c: Change) => (roles.has(c.id) ? depthOf(c.id, new Set()) : 0);
+  const rank = depthRank(roles);
   // No role extends another this plan creates: every role is at depth 1, and the order by level and
   // identity the creates come in is already this one (no second sort of hundreds of thousands).
   if ([...roles.values()].every((c) => rank(c) === 1)) return creates;
   return [...creates].sort((a, b) => level(a.kind) - level(b.kind) || rank(a) - rank(b) || cmp(a.id, b.id));
 }
 
-/** Deletions in reverse dependency order, a set's child sets before it (their `dependsOn`, set in `finish`). */
-function byDepthReversed(deletes: Change[]): Change[] {
-  const sets = new Map(deletes.filter((c) => c.kind === 'condition_set').map((c) => [c.id, c]));
-  if (sets.size === 0) return deletes;
+/**
+ * A change's depth among `among` by its `dependsOn` within them (1 for one that depends on none of
+ * them, 0 for a change not among them); a cycle in live data only stops the walk.
+ */
+function depthRank(among: ReadonlyMap<string, Change>): (c: Change) => number {
   const depth = new Map<string, number>();
   const depthOf = (id: string, seen: Set<string>): number => {
     const known = depth.get(id);
     if (known !== undefined) return known;
-    const c = sets.get(id);
+    const c = among.get(id);
     if (!c || seen.has(id)) return 0;
     seen.add(id);
-    const d = 1 + Math.max(0, ...c.dependsOn.filter((x) => sets.has(x)).map((x) => depthOf(x, seen)));
+    const d = 1 + Math.max(0, ...c.dependsOn.filter((x) => among.has(x)).map((x) => depthOf(x, seen)));
     depth.set(id, d);
     return d;
   };
-  const rank = (c: Change) => (sets.has(c.id) ? depthOf(c.id, new Set()) : 0);
-  const level = (k: Kind) => KINDS.indexOf(k);
+  return (c) => (among.has(c.id) ? depthOf(c.id, new Set()) : 0);
+}
+
+/** Deletions in reverse dependency order, a set's child sets before it (their `dependsOn`, set in `finish`). */
+function byDepthReversed(deletes: Change[]): Change[] {
+  const sets = new Map(deletes.filter((c) => c.kind === 'condition_set').map((c) => [c.id, c]));
+  if (sets.size === 0) return deletes;
+  const rank = depthRank(sets);
   return [...deletes].sort((a, b) => level(b.kind) - level(a.kind) || rank(a) - rank(b) || cmp(a.id, b.id));
 }
 
