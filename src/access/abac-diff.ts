@@ -68,12 +68,21 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
   for (const r of A?.rules ?? []) slot(r.via.rule).a = r;
   for (const r of B?.rules ?? []) slot(r.via.rule).b = r;
   const users = [...new Set([...(A?.users() ?? []), ...(B?.users() ?? [])])].sort(cmp);
-  const rbac = [rolesGrant(before), rolesGrant(after)] as const;
+  // Per user (by index), on either side: whether a role grants the permission on the instance.
+  const roleChecks: ((permission: string, instance: string) => boolean)[] = [];
+  const roleCheck = (u: number) => {
+    let check = roleChecks[u];
+    if (!check) {
+      const [x, y] = [before.roleGrants(users[u]), after.roleGrants(users[u])];
+      roleChecks[u] = check = (permission, instance) => x(permission, instance) || y(permission, instance);
+    }
+    return check;
+  };
   const changes = changeDetector(A, B);
-  const vectors = [statusVectors(A, users), statusVectors(B, users)] as const;
+  const vectors = [sideVectors(A, users), sideVectors(B, users)] as const;
 
   // (sign, rule) → user → instances
-  const found = new Map<string, { sign: '+' | '-'; via: AbacVia; byUser: Map<string, string[]> }>();
+  const found = new Map<string, Found>();
   const undecided = new Map<string, { rule: AbacRule; change: AbacUndecided['change']; users: Set<string>; instances: Set<string> }>();
   const permissions = [...new Set([...byKey.values()].map((p) => (p.b ?? p.a)!.via.permission))].sort(cmp);
 
@@ -93,7 +102,9 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
     const tenantFree = r.tenant.length === 0 && !r.user.includes('roles');
     return getOrSet(readsChanged, tenantFree ? r.key : `${t}\u0000${r.key}`, () => {
       const out = new Uint8Array(users.length);
-      for (let u = 0; u < users.length; u++) out[u] = changes.userChanged(users[u], t, r) ? 1 : 0;
+      if (!vectors[0] || !vectors[1] || changes.definitionsChanged) return out.fill(1);
+      const [a, b] = [vectors[0].classesOf(r, tenantFree ? undefined : t), vectors[1].classesOf(r, tenantFree ? undefined : t)];
+      for (let u = 0; u < users.length; u++) out[u] = a.global[a.local[u]] !== b.global[b.local[u]] ? 1 : 0;
       return out;
     });
   };
@@ -110,7 +121,7 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
 
   for (const permission of permissions) {
     const type = typeOf(permission);
-    const allSides = [A, B].map((g, k) => (g ? { g, rules: g.rulesFor(permission), vec: vectors[k]! } : undefined));
+    const allSides = [A, B].map((g, k) => (g ? { g, rules: g.rulesFor(permission), vec: vectors[k]!.vec, vectors: vectors[k]! } : undefined));
     // A rule read per pair (a set reading across sides) is compared where something it reads changed.
     const crossRules = [...byKey.values()].filter((p) => (p.b ?? p.a)!.via.permission === permission && [p.a, p.b].some((r) => r && isCross(r)));
     const crossReads = crossRules.flatMap((p) => [p.a, p.b]).filter((r): r is AbacRule => r !== undefined).flatMap((r) => [r.userSet.reads, r.resourceSet.reads]);
@@ -141,9 +152,14 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
       };
       const everything = bitsOf(() => true);
       const changedInstances = crossRules.length > 0 && !crossEverywhere && tk[0] === tk[1] && !changes.tenantChanged(t) ? bitsOf((i) => crossReads.some((r) => changes.instanceChanged(i, r))) : everything;
+      const members = [membersIn(0, tk[0]), membersIn(1, tk[1])];
+      const groupKey = `${type}\u0000${ts[0] ?? ''}\u0000${ts[1] ?? ''}`;
       // Per side and rule read per side: the instances in its resource set (yes, or depending on the context), for a user outside and inside the tenant.
       const prepared = sides.map((side, k) => side && side.rules.map((r): Prepared => {
-        if (isCross(r)) return { r, cross: true as const, ...(r.userSet.cross ? {} : { users: side.vec(r.userSet, tk[k]) }) };
+        if (isCross(r)) {
+          const users = r.userSet.cross ? undefined : side.vec(r.userSet, tk[k]);
+          return { r, cross: true as const, ...(users ? { users } : {}), status: crossStatus(side.g, side.vectors, r, users, instances, tk[k], members[k]!, `${k}\u0000${groupKey}`) };
+        }
         const sets = [false, true].map((member) => {
           const yes = bitsOf((i) => side.g.instanceStatus(r.resourceSet, i, member) === 1);
           const maybe = bitsOf((i) => dependsOnContext(side.g.instanceStatus(r.resourceSet, i, member)));
@@ -162,7 +178,7 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
             if (!p.cross) continue;
             // Only where the rule's user set (read per user) holds the user.
             if (p.users?.[u] === 0) continue;
-            s = or(s, sides[side]!.g.ruleStatus(p.r, user, i));
+            s = or(s, p.status(u, k));
             if (s === 1) break;
           }
         }
@@ -171,12 +187,23 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
       const diffBits = new Uint32Array(words);
       const crossBits = prepared.map((list) => (list ?? []).map((p) => (p.cross ? new Uint32Array(words) : undefined)));
       const crossMaybe = [new Uint32Array(words), new Uint32Array(words)];
-      const members = [membersIn(0, tk[0]), membersIn(1, tk[1])];
+      const changedUsers = crossRules.length > 0 && !crossEverywhere ? crossUserChanged(t, crossReads) : undefined;
       // Without rules read per pair, and with the same rules and resource sets on both sides, only users
       // whose place in a user set (or in the tenant) moved can gain or lose.
       const candidates = crossRules.length > 0 || !sameResources(prepared) ? undefined : movedUsers(prepared, members);
+      // With rules read per pair: a user whose place in no set (nor in the tenant) moved, and whose values
+      // those rules read did not change, can differ only on the instances whose values the rules read per
+      // pair changed, or that moved in or out of a resource set: only the words holding those are visited
+      // for such a user (the others are equal on both sides).
+      const allWords = Int32Array.from({ length: words }, (_, w) => w);
+      const narrow = crossRules.length > 0 && changedInstances !== everything && sameShape(prepared) ? widened(prepared, members, changedUsers!) : undefined;
+      const crossWords = narrow ? allWords.filter((w) => changedInstances[w] !== 0 || setsDifferAt(prepared, w)) : allWords;
       for (let c = 0, n = candidates ? candidates.length : users.length; c < n; c++) {
         const u = candidates ? candidates[c] : c;
+        const ws = narrow && narrow[u] === 0 ? crossWords : allWords;
+        if (ws.length === 0) continue;
+        const nw = ws.length;
+        if (ws !== allWords) diffBits.fill(0);
         const user = users[u];
         let any = false;
         for (let k = 0; k < 2; k++) {
@@ -191,15 +218,16 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
             const su = p.users[u];
             if (su === 0) continue;
             const { yes, maybe } = p.sets[member];
-            if (su === 1) for (let w = 0; w < words; w++) { row.yes[w] |= yes[w]; row.maybe[w] |= maybe[w]; }
-            else for (let w = 0; w < words; w++) row.maybe[w] |= yes[w] | maybe[w];
+            if (su === 1) for (let x = 0; x < nw; x++) { const w = ws[x]; row.yes[w] |= yes[w]; row.maybe[w] |= maybe[w]; }
+            else for (let x = 0; x < nw; x++) { const w = ws[x]; row.maybe[w] |= yes[w] | maybe[w]; }
             any = true;
           }
         }
-        const userChanged = crossRules.length > 0 && (crossEverywhere || crossUserChanged(t, crossReads)[u] === 1);
+        const userChanged = crossRules.length > 0 && (crossEverywhere || changedUsers![u] === 1);
         if (!any && crossRules.length === 0) continue;
         let nonzero = false;
-        for (let w = 0; w < words; w++) {
+        for (let x = 0; x < nw; x++) {
+          const w = ws[x];
           const cross = crossRules.length === 0 ? 0 : userChanged ? everything[w] : changedInstances[w];
           diffBits[w] = (rows[0].yes[w] ^ rows[1].yes[w]) | (rows[0].maybe[w] ^ rows[1].maybe[w]) | cross;
           if (diffBits[w] !== 0) nonzero = true;
@@ -209,27 +237,32 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
         // per side differ (a pair one keeps through the other is no change). Elsewhere both sides agree.
         if (crossRules.length > 0) {
           for (let k = 0; k < 2; k++) {
-            for (const b of crossBits[k]) b?.fill(0);
+            const bs = crossBits[k];
+            for (let j = 0; j < bs.length; j++) bs[j]?.fill(0);
             crossMaybe[k].fill(0);
           }
           for (let w = 0; w < words; w++) {
             for (let bits = diffBits[w]; bits !== 0; bits &= bits - 1) {
               const bit = bits & -bits;
-              const i = instances[(w << 5) | (31 - Math.clz32(bit))];
+              const ix = (w << 5) | (31 - Math.clz32(bit));
               for (let k = 0; k < 2; k++) {
                 const list = prepared[k];
                 if (!list) continue;
                 for (let j = 0; j < list.length; j++) {
                   const p = list[j];
                   if (!p.cross || p.users?.[u] === 0) continue;
-                  const st = sides[k]!.g.ruleStatus(p.r, user, i);
+                  const st = p.status(u, ix);
                   if (st === 1) crossBits[k][j]![w] |= bit;
                   else if (st !== 0) crossMaybe[k][w] |= bit;
                 }
               }
             }
             for (let k = 0; k < 2; k++) {
-              for (const b of crossBits[k]) if (b) rows[k].yes[w] |= b[w];
+              const bs = crossBits[k];
+              for (let j = 0; j < bs.length; j++) {
+                const b = bs[j];
+                if (b) rows[k].yes[w] |= b[w];
+              }
               rows[k].maybe[w] |= crossMaybe[k][w];
             }
             diffBits[w] &= (rows[0].yes[w] ^ rows[1].yes[w]) | (rows[0].maybe[w] ^ rows[1].maybe[w]);
@@ -246,10 +279,10 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
             if ((diffBits[w] & ~(gain | loss)) !== 0) slow = true;
             if ((gain | loss) === 0) continue;
             let roles = 0;
+            const rolesGrant = roleCheck(u);
             for (let b = gain | loss; b !== 0; b &= b - 1) {
               const bit = b & -b;
-              const i = instances[(w << 5) | (31 - Math.clz32(bit))];
-              if (rbac[0](user, permission, i) || rbac[1](user, permission, i)) roles |= bit;
+              if (rolesGrant(permission, instances[(w << 5) | (31 - Math.clz32(bit))])) roles |= bit;
             }
             const sides2 = [[gain & ~roles, '+', 1], [loss & ~roles, '-', 0]] as const;
             for (const [bitsIn, sign, k2] of sides2) {
@@ -262,11 +295,20 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
                 const mine = left & (p.cross ? crossBits[k2][j]![w] : p.users[u] === 1 ? p.sets[member].yes[w] : 0);
                 if (mine === 0) continue;
                 left &= ~mine;
-                const foundKey = `${sign}\u0000${p.r.via.rule}`;
-                let entry = found.get(foundKey);
-                if (!entry) found.set(foundKey, (entry = { sign, via: p.r.via, byUser: new Map<string, string[]>() }));
-                let got = entry.byUser.get(user);
-                if (!got) entry.byUser.set(user, (got = []));
+                // A rule on one side gives one sign: its entry and this user's list are kept on it.
+                if (p.listUser !== u) {
+                  if (!p.entry) {
+                    const foundKey = `${sign}\u0000${p.r.via.rule}`;
+                    let entry = found.get(foundKey);
+                    if (!entry) found.set(foundKey, (entry = { sign, via: p.r.via, byUser: new Map<string, string[]>() }));
+                    p.entry = entry;
+                  }
+                  let got = p.entry.byUser.get(user);
+                  if (!got) p.entry.byUser.set(user, (got = []));
+                  p.list = got;
+                  p.listUser = u;
+                }
+                const got = p.list!;
                 for (let b = mine; b !== 0; b &= b - 1) got.push(instances[(w << 5) | (31 - Math.clz32(b & -b))]);
               }
             }
@@ -292,12 +334,12 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
               }
               continue;
             }
-            if (rbac[0](user, permission, i) || rbac[1](user, permission, i)) continue;
+            if (roleCheck(u)(permission, i)) continue;
             const sign = s1 === 1 ? '+' : '-';
             const k2 = sign === '+' ? 1 : 0;
             const side = sides[k2]!;
             const member = members[k2]![u];
-            const by = prepared[k2]!.find((p) => (p.cross ? side.g.ruleStatus(p.r, user, i) === 1 : p.users[u] === 1 && (p.sets[member].yes[w] & (1 << (k & 31))) !== 0))!.r;
+            const by = prepared[k2]!.find((p) => (p.cross ? p.status(u, k) === 1 : p.users[u] === 1 && (p.sets[member].yes[w] & (1 << (k & 31))) !== 0))!.r;
             const foundKey = `${sign}\u0000${by.via.rule}`;
             let entry = found.get(foundKey);
             if (!entry) found.set(foundKey, (entry = { sign, via: by.via, byUser: new Map<string, string[]>() }));
@@ -344,7 +386,13 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
 
 const isCross = (r: AbacRule) => r.userSet.cross || r.resourceSet.cross;
 
-type Prepared = { r: AbacRule; cross: true; users?: Uint8Array } | { r: AbacRule; cross: false; users: Uint8Array; sets: { yes: Uint32Array; maybe: Uint32Array }[] };
+type Found = { sign: '+' | '-'; via: AbacVia; byUser: Map<string, string[]> };
+/** A rule on one side of a group, ready for the users' loop; `entry` and `list` remember where its pairs go. */
+type Prepared = ({ r: AbacRule; cross: true; users?: Uint8Array; status: PairStatus } | { r: AbacRule; cross: false; users: Uint8Array; sets: { yes: Uint32Array; maybe: Uint32Array }[] }) & {
+  entry?: Found;
+  list?: string[];
+  listUser?: number;
+};
 
 /** The same rules on both sides, each with the same instances in its resource set. */
 function sameResources(prepared: readonly (readonly Prepared[] | undefined)[]): boolean {
@@ -355,6 +403,33 @@ function sameResources(prepared: readonly (readonly Prepared[] | undefined)[]): 
     if (p.cross || q.cross || p.r.via.rule !== q.r.via.rule) return false;
     return p.sets.every((s, m) => equalWords(s.yes, q.sets[m].yes) && equalWords(s.maybe, q.sets[m].maybe));
   });
+}
+
+/** The same rules on both sides in the same order, each read per pair on both sides or on neither. */
+function sameShape(prepared: readonly (readonly Prepared[] | undefined)[]): boolean {
+  const [a, b] = prepared;
+  if (!a || !b || a.length !== b.length) return false;
+  return a.every((p, i) => p.r.via.rule === b[i].r.via.rule && p.cross === b[i].cross);
+}
+
+/** Whether a rule read per side has other instances in its resource set on each side in word `w` (`sameShape` holds). */
+function setsDifferAt(prepared: readonly (readonly Prepared[] | undefined)[], w: number): boolean {
+  const [a, b] = prepared as [Prepared[], Prepared[]];
+  return a.some((p, i) => {
+    const q = b[i];
+    return !p.cross && !q.cross && p.sets.some((s, m) => s.yes[w] !== q.sets[m].yes[w] || s.maybe[w] !== q.sets[m].maybe[w]);
+  });
+}
+
+/** Per user (by index), 1 when anything of theirs a rule reads differs between the sides (`sameShape` holds). */
+function widened(prepared: readonly (readonly Prepared[] | undefined)[], members: readonly Uint8Array[], changed: Uint8Array): Uint8Array {
+  const [a, b] = prepared as [Prepared[], Prepared[]];
+  const out = new Uint8Array(members[0].length);
+  for (let u = 0; u < out.length; u++) {
+    if (changed[u] === 1 || members[0][u] !== members[1][u]) out[u] = 1;
+    else for (let i = 0; i < a.length && out[u] === 0; i++) if ((a[i].users?.[u] ?? 0) !== (b[i].users?.[u] ?? 0)) out[u] = 1;
+  }
+  return out;
 }
 
 /** Users whose outcome in some rule's user set, or whose place in the tenant, differs between the sides. */
@@ -379,44 +454,155 @@ function or(a: Status, b: Status): Status {
   return 2;
 }
 
-/** Per graph: a user set's outcome for every user (by index) in checks in a tenant, computed once per set (and tenant, when it reads one). */
-function statusVectors(g: AbacIndex | undefined, users: readonly string[]): ((set: SetInfo, tenant: string) => Uint8Array) | undefined {
+/** The users' classes for what some sets read: `local[u]` numbers them densely, `global` gives the memo's id of each. */
+interface Classes {
+  local: Int32Array;
+  global: Int32Array;
+  /** A user (by index) of each class. */
+  rep: Int32Array;
+  count: number;
+}
+
+interface SideVectors {
+  users: readonly string[];
+  /** What sets reading `reads` see of each user, in checks in the tenant (outside every tenant when undefined). */
+  classesOf(reads: Reads, tenant: string | undefined): Classes;
+  /** A user set's outcome for every user (by index) in checks in a tenant, computed once per class of users. */
+  vec(set: SetInfo, tenant: string): Uint8Array;
+  /** Pair tables of sets read across sides, by side, group and set (crossStatus). */
+  pairs: Map<string, PairTable>;
+}
+
+function sideVectors(g: AbacIndex | undefined, users: readonly string[]): SideVectors | undefined {
   if (!g) return undefined;
+  const classes = new Map<string, Classes>();
+  const classesOf = (reads: Reads, tenant: string | undefined): Classes =>
+    getOrSet(classes, `${tenant ?? ''}\u0001${reads.key}`, () => {
+      const local = new Int32Array(users.length);
+      const byGlobal = new Map<number, number>();
+      const global: number[] = [];
+      const rep: number[] = [];
+      const ids = g.userClasses(reads, users, tenant);
+      for (let u = 0; u < users.length; u++) {
+        const id = ids[u];
+        let l = byGlobal.get(id);
+        if (l === undefined) {
+          byGlobal.set(id, (l = global.length));
+          global.push(id);
+          rep.push(u);
+        }
+        local[u] = l;
+      }
+      return { local, global: Int32Array.from(global), rep: Int32Array.from(rep), count: global.length };
+    });
   const known = new Map<string, Uint8Array>();
-  return (set, tenant) =>
+  const vec = (set: SetInfo, tenant: string) =>
     getOrSet(known, set.tenantDependent ? `${set.key}\u0000${tenant}` : set.key, () => {
+      const c = classesOf(set.reads, set.tenantDependent ? tenant : undefined);
+      const byClass = new Int8Array(c.count).fill(-1);
       const out = new Uint8Array(users.length);
-      for (let u = 0; u < users.length; u++) out[u] = g.userStatus(set, users[u], tenant);
+      for (let u = 0; u < users.length; u++) {
+        const l = c.local[u];
+        let s = byClass[l];
+        if (s < 0) byClass[l] = s = g.userStatus(set, users[c.rep[l]], tenant);
+        out[u] = s;
+      }
       return out;
     });
+  return { users, classesOf, vec, pairs: new Map() };
+}
+
+/** A rule's outcome on (user index, instance index in the group). */
+type PairStatus = (u: number, k: number) => Status;
+
+/**
+ * A set read across sides on the pairs of one group of instances (one type, one tenant on this side):
+ * decided once per (class of users, class of instances) as the set reads them, remembered densely.
+ */
+interface PairTable {
+  status(u: number, k: number): Status;
+}
+
+const DENSE_LIMIT = 1 << 22;
+
+function pairTable(g: AbacIndex, side: SideVectors, set: SetInfo, users: readonly string[], instances: readonly string[], tenant: string): PairTable {
+  // A set that reads no tenant (nor the roles held there) sees a user alike in every tenant.
+  const uc = side.classesOf(set.reads, set.tenantDependent ? tenant : undefined);
+  const ic = new Int32Array(instances.length);
+  const byGlobal = new Map<number, number>();
+  const repI: number[] = [];
+  for (let k = 0; k < instances.length; k++) {
+    const id = g.instanceClass(set.reads, instances[k]);
+    let l = byGlobal.get(id);
+    if (l === undefined) {
+      byGlobal.set(id, (l = repI.length));
+      repI.push(k);
+    }
+    ic[k] = l;
+  }
+  const nI = repI.length;
+  const decide = (cu: number, ci: number) => g.decidePair(set, users[uc.rep[cu]], instances[repI[ci]]);
+  if (uc.count * nI <= DENSE_LIMIT) {
+    const table = new Int8Array(uc.count * nI).fill(-1);
+    return {
+      status(u, k) {
+        const cu = uc.local[u];
+        const x = cu * nI + ic[k];
+        let s = table[x];
+        if (s < 0) table[x] = s = decide(cu, ic[k]);
+        return s as Status;
+      },
+    };
+  }
+  const sparse = new Map<number, Status>();
+  return {
+    status(u, k) {
+      const cu = uc.local[u];
+      const x = cu * nI + ic[k];
+      let s = sparse.get(x);
+      if (s === undefined) sparse.set(x, (s = decide(cu, ic[k])));
+      return s;
+    },
+  };
+}
+
+/**
+ * A rule reading across sides, on the pairs of a group (its instances' tenant on this side): its user set
+ * by the user's vector or a pair table, its resource set by the instance's status or a pair table.
+ */
+function crossStatus(g: AbacIndex, side: SideVectors, r: AbacRule, userVec: Uint8Array | undefined, instances: readonly string[], tenant: string, members: Uint8Array, group: string): PairStatus {
+  const users = side.users;
+  const table = (set: SetInfo) => getOrSet(side.pairs, `${group}\u0000${set.key}`, () => pairTable(g, side, set, users, instances, tenant));
+  const userPart = userVec ? undefined : table(r.userSet);
+  let resOf: PairStatus;
+  if (r.resourceSet.cross) {
+    const t = table(r.resourceSet);
+    resOf = (u, k) => t.status(u, k);
+  } else {
+    const byMember = [false, true].map((m) => Uint8Array.from(instances, (i) => g.instanceStatus(r.resourceSet, i, m)));
+    resOf = (u, k) => byMember[members[u]][k] as Status;
+  }
+  return (u, k) => {
+    const su = userVec ? (userVec[u] as Status) : userPart!.status(u, k);
+    if (su === 0) return 0;
+    const sr = resOf(u, k);
+    return sr === 0 ? 0 : and(su, sr);
+  };
+}
+
+function and(a: Status, b: Status): Status {
+  if (a === 0 || b === 0) return 0;
+  if (a === 1) return b;
+  if (b === 1) return a;
+  return a === 3 && b === 3 ? 3 : 2;
 }
 
 const changeOf = (p: { a?: AbacRule; b?: AbacRule }): AbacUndecided['change'] => (!p.a ? 'added' : !p.b ? 'removed' : 'kept');
 const usesFk = (r: AbacRule) => r.userSet.fk || r.resourceSet.fk;
 
-/**
- * Whether a role grants the permission on the instance, in one graph: from the user's sources (their
- * merge is what `rolesOn` gives), each shared source's instance → permissions indexed once for all users.
- */
-function rolesGrant(g: AccessGraph): (user: string, permission: string, instance: string) => boolean {
-  const perms = new Map<string, ReadonlySet<string>>();
-  const permsOf = (role: string) => getOrSet(perms, role, () => new Set(g.permissionsOf(role)));
-  const shared = new Map<string, Map<string, Set<string>>>();
-  const index = (held: HeldSource['held']) => {
-    const out = new Map<string, Set<string>>();
-    for (const h of held) for (const p of permsOf(h.role)) getOrSet(out, h.instance, () => new Set<string>()).add(p);
-    return out;
-  };
-  const byUser = new Map<string, Map<string, Set<string>>[]>();
-  return (user, permission, instance) => {
-    let maps = byUser.get(user);
-    if (!maps) byUser.set(user, (maps = g.sourcesOf(user).map((s) => (s.shared ? getOrSet(shared, s.key, () => index(s.held)) : index(s.held)))));
-    for (const m of maps) if (m.get(instance)?.has(permission)) return true;
-    return false;
-  };
-}
-
 interface Changes {
+  /** Attribute definitions differ: every user's and instance's attributes may read differently. */
+  definitionsChanged: boolean;
   /** Whether what the sets read (`reads`; all the model reads when absent) of the user differs. */
   userChanged(user: string, tenant: string, reads?: Reads): boolean;
   instanceChanged(instance: string, reads?: Reads): boolean;
@@ -426,11 +612,12 @@ interface Changes {
 
 /** What changed between the graphs, as the sets read it (equal keys: equal decisions). */
 function changeDetector(A: AbacIndex | undefined, B: AbacIndex | undefined): Changes {
-  if (!A || !B) return { userChanged: () => true, instanceChanged: () => true, tenantChanged: () => true, fkChanged: () => true };
+  if (!A || !B) return { definitionsChanged: true, userChanged: () => true, instanceChanged: () => true, tenantChanged: () => true, fkChanged: () => true };
   const definitionsChanged = JSON.stringify(definedOf(A)) !== JSON.stringify(definedOf(B));
   const tenants = new Map<string, boolean>();
   let fk: boolean | undefined;
   return {
+    definitionsChanged,
     userChanged: (u, t, r) => definitionsChanged || (r ? A.userKeyFor(r, u, t) !== B.userKeyFor(r, u, t) : A.userKey(u, t) !== B.userKey(u, t)),
     instanceChanged: (i, r) => definitionsChanged || (r ? A.instanceKeyFor(r, i) !== B.instanceKeyFor(r, i) : A.instanceKey(i) !== B.instanceKey(i)),
     tenantChanged: (t) => getOrSet(tenants, t, () => definitionsChanged || JSON.stringify(A.storedTenant(t) ?? null) !== JSON.stringify(B.storedTenant(t) ?? null)),

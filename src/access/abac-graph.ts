@@ -86,22 +86,49 @@ export interface AbacRule {
   context: string[];
 }
 
-/** Set outcomes by set signature and the key of the attributes read: shared by graphs compared with each other. */
-export type AbacMemo = Map<string, Map<string, Status>>;
-export const abacMemo = (): AbacMemo => new Map();
+/** Shared by graphs compared with each other (a plan's before and after). */
+export interface AbacMemo {
+  /** Set outcomes by set signature and the key of the attributes read. */
+  readonly statuses: Map<string, Map<string, Status>>;
+  /** Users' sides by user and tenant, with what they were made of (equal makings: the same side). */
+  readonly sides: Map<string, Map<string, { made: UserMaking; side: UserSide }>>;
+  /** Keys of the attributes some sets read, as small integers: equal ids, equal keys (`userClass`). */
+  readonly ids: Map<string, number>;
+}
+export const abacMemo = (): AbacMemo => ({ statuses: new Map(), ids: new Map(), sides: new Map() });
+
+/** What a user's side in checks in a tenant is computed from. */
+interface UserMaking {
+  stored: unknown;
+  email: string | undefined;
+  first: string | undefined;
+  last: string | undefined;
+  roles: readonly string[];
+  tenants: readonly string[];
+  tenant: string;
+  definitions: string;
+}
+
+/** The stored attributes compared by identity (a plan's state after shares what it does not change). */
+function sameMaking(a: UserMaking, b: UserMaking): boolean {
+  return a.stored === b.stored && a.email === b.email && a.first === b.first && a.last === b.last && a.tenant === b.tenant && a.definitions === b.definitions && sameList(a.roles, b.roles) && sameList(a.tenants, b.tenants);
+}
+const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** One user's attributes as a check in a tenant sees them: the user's part, the tenant's part, and a key naming both. */
 interface UserSide {
   user: Bag;
   tenant: Bag;
   key: string;
-  /** Keys of the values some sets read, by `Reads.key`. */
+  /** Keys of the values some sets read, by `Reads.key`, and their ids in the memo. */
   keys: Map<string, string>;
+  ids: Map<string, number>;
 }
 interface InstanceSide {
   resource: Bag;
   key: string;
   keys: Map<string, string>;
+  ids: Map<string, number>;
 }
 
 export interface AbacIndex {
@@ -131,6 +158,17 @@ export interface AbacIndex {
   permissionStatus(user: string, permission: string, instance: string): Status;
   /** The rules that allow a check passing no context, in order. */
   allowing(user: string, permission: string, instance: string): AbacVia[];
+  /**
+   * What the sets reading `reads` see of the user in checks in `tenant` (outside every tenant when
+   * undefined), as an integer: equal ids, equal outcomes of those sets (in graphs sharing the memo too).
+   */
+  userClass(reads: Reads, user: string, tenant: string | undefined): number;
+  /** `userClass` of every user of the list, by index. */
+  userClasses(reads: Reads, users: readonly string[], tenant: string | undefined): Int32Array;
+  /** The same of the instance's own attributes (its tenant's are the user's side: see `pairStatus`). */
+  instanceClass(reads: Reads, instance: string): number;
+  /** A set reading across sides, on one (user, instance), checked in the instance's tenant: decided anew each call (for callers remembering by `userClass` and `instanceClass`). */
+  decidePair(set: SetInfo, user: string, instance: string): Status;
   /** The key of the user's attributes in checks in the tenant (equal keys: equal attributes as the model's sets read them). */
   userKey(user: string, tenant: string): string;
   /** The same, of what the given sets read only. */
@@ -224,15 +262,40 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
 
   // The user's side of checks: in a tenant where the user has a role (its own), or in any other (one for all).
   const userSides = new Map<string, Map<string, UserSide>>();
+  const outsideSides = new Map<string, UserSide>();
   const OUTSIDE = '\u0000outside';
+  // What a user's side is made of, to take the side (and the ids it has computed) from a graph sharing the
+  // memo when they are the same: most users are alike before and after a plan.
+  const definitionsKey = JSON.stringify([[...abac.defined.user].sort(), [...abac.defined.tenant].sort()]);
+  const tenantKeys = new Map<string, string>();
+  const tenantKey = (t: string) => getOrSet(tenantKeys, t, () => JSON.stringify(abac.tenants.get(t) ?? null));
   function userSide(user: string, tenant: string): UserSide {
-    const t = inTenant(user, tenant) ? tenant : OUTSIDE;
+    const outside = tenant === OUTSIDE_TENANT || !inTenant(user, tenant);
+    if (outside) {
+      const side = outsideSides.get(user);
+      if (side) return side;
+    }
+    const t = outside ? OUTSIDE : tenant;
     let mine = userSides.get(user);
     if (!mine) userSides.set(user, (mine = new Map<string, UserSide>()));
     let side = mine.get(t);
     if (side) return side;
     const u = abac.users.get(user);
     const member = t !== OUTSIDE;
+    const made = { stored: u?.attributes, email: u?.email, first: u?.first_name, last: u?.last_name, roles: member ? rolesIn(user, t) : [], tenants: tenantsOf(user), tenant: member ? tenantKey(t) : '', definitions: definitionsKey };
+    const shared = getOrSet(memo.sides, user, () => new Map<string, { made: typeof made; side: UserSide }>());
+    const before = shared.get(t);
+    if (before && sameMaking(before.made, made)) {
+      side = before.side;
+    } else {
+      side = newUserSide(user, t, u, member);
+      shared.set(t, { made, side });
+    }
+    mine.set(t, side);
+    if (outside) outsideSides.set(user, side);
+    return side;
+  }
+  function newUserSide(user: string, t: string, u: AbacFacts['users'] extends ReadonlyMap<string, infer U> ? U | undefined : never, member: boolean): UserSide {
     const bags = checkAttributes({
       user: {
         key: user,
@@ -245,8 +308,7 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
       defined: { user: abac.defined.user, tenant: abac.defined.tenant, resource: NONE },
     });
     const key = `${keyOf(bags.user, names.user)}\u0000${member ? keyOf(bags.tenant, names.tenant) : ''}`;
-    mine.set(t, (side = { user: bags.user, tenant: bags.tenant, key, keys: new Map() }));
-    return side;
+    return { user: bags.user, tenant: bags.tenant, key, keys: new Map(), ids: new Map() };
   }
   const instanceSides = new Map<string, InstanceSide>();
   function instanceSide(instance: string): InstanceSide {
@@ -259,7 +321,7 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
         tenant: { key: '', member: false },
         defined: { user: NONE, tenant: NONE, resource: abac.defined.byResource.get(type) ?? NONE },
       });
-      instanceSides.set(instance, (side = { resource: bags.resource, key: keyOf(bags.resource, names.resource), keys: new Map() }));
+      instanceSides.set(instance, (side = { resource: bags.resource, key: keyOf(bags.resource, names.resource), keys: new Map(), ids: new Map() }));
     }
     return side;
   }
@@ -283,7 +345,7 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
   const memos = new Map<SetInfo, Map<string, Status>>();
   const memoOf = (set: SetInfo) => {
     let m = memos.get(set);
-    if (!m) memos.set(set, (m = getOrSet(memo, set.fk ? `${set.signature}\u0000${fkFingerprint()}` : set.signature, () => new Map<string, Status>())));
+    if (!m) memos.set(set, (m = getOrSet(memo.statuses, set.fk ? `${set.signature}\u0000${fkFingerprint()}` : set.signature, () => new Map<string, Status>())));
     return m;
   };
   function decide(set: SetInfo, bags: Bags): Status {
@@ -298,6 +360,36 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
     let k = side.keys.get(reads.key);
     if (k === undefined) side.keys.set(reads.key, (k = keyOf(side.resource, reads.resource)));
     return k;
+  };
+  const idOf = (key: string) => {
+    let id = memo.ids.get(key);
+    if (id === undefined) memo.ids.set(key, (id = memo.ids.size));
+    return id;
+  };
+  const classOf = (reads: Reads, side: UserSide) => {
+    let id = side.ids.get(reads.key);
+    if (id === undefined) side.ids.set(reads.key, (id = idOf(userKeyFor(reads, side))));
+    return id;
+  };
+  const userClass = (reads: Reads, user: string, tenant: string | undefined) => classOf(reads, userSide(user, tenant ?? OUTSIDE_TENANT));
+  // Outside every tenant, by the position of the user in a list the caller passes again and again.
+  const outsideByList = new WeakMap<readonly string[], UserSide[]>();
+  const userClasses = (reads: Reads, users: readonly string[], tenant: string | undefined) => {
+    const out = new Int32Array(users.length);
+    if (tenant !== undefined) {
+      for (let u = 0; u < users.length; u++) out[u] = classOf(reads, userSide(users[u], tenant));
+      return out;
+    }
+    let sides = outsideByList.get(users);
+    if (!sides) outsideByList.set(users, (sides = users.map((user) => userSide(user, OUTSIDE_TENANT))));
+    for (let u = 0; u < users.length; u++) out[u] = classOf(reads, sides[u]);
+    return out;
+  };
+  const instanceClass = (reads: Reads, instance: string) => {
+    const side = instanceSide(instance);
+    let id = side.ids.get(reads.key);
+    if (id === undefined) side.ids.set(reads.key, (id = idOf(instanceKeyFor(reads, side))));
+    return id;
   };
   function userStatus(set: SetInfo, user: string, tenant: string): Status {
     const side = userSide(user, set.tenantDependent ? tenant : OUTSIDE_TENANT);
@@ -366,6 +458,13 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
     instanceStatus,
     ruleStatus,
     permissionStatus,
+    userClass,
+    userClasses,
+    instanceClass,
+    decidePair: (set, user, instance) => {
+      const u = userSide(user, tenantOf(instance));
+      return decide(set, { user: u.user, tenant: u.tenant, resource: instanceSide(instance).resource, context: {}, roles: [] });
+    },
     allowing: (user, permission, instance) =>
       (byPermission.get(permission) ?? []).filter((r) => allowsWithout(ruleStatus(r, user, instance))).map((r) => r.via),
     userKey: (user, tenant) => userSide(user, tenant).key,

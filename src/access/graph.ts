@@ -28,6 +28,11 @@ export interface AccessGraph {
   /** Roles the user holds on the instance, each with every path that grants it; sorted by role. */
   rolesOn(user: string, instance: string): RoleHolding[];
   /**
+   * For one user: whether a role they hold on the instance (by any path) grants the permission, as
+   * `rolesOn` decides it without building its paths (the user's own holdings looked up once).
+   */
+  roleGrants(user: string): (permission: string, instance: string) => boolean;
+  /**
    * `action` is `write` or `document:write`; a qualified action of another type is never allowed. Through
    * roles (`via`) or set rules (`rules`, when the facts have ABAC): a check on the instance in its tenant
    * passing no attributes and no context, as `/allowed` decides it.
@@ -217,6 +222,26 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
     return [...users].sort(cmp);
   }
 
+  function roleGrants(user: string): (permission: string, instance: string) => boolean {
+    if (derivations) return (permission, instance) => rolesOn(user, instance).some((r) => roles.permissionsOf(r.role).has(permission));
+    const mine = direct.get(user);
+    const wide = tenantWide.get(user);
+    const through = groups.directGroupsOf(user).map((g) => groups.accessOf(g));
+    const any = (rs: Iterable<string> | undefined, permission: string) => {
+      if (rs) for (const role of rs) if (roles.permissionsOf(role).has(permission)) return true;
+      return false;
+    };
+    return (permission, instance) => {
+      if (mine && any(mine.get(instance), permission)) return true;
+      if (wide) {
+        const tenant = tenantOfInstance.get(instance);
+        if (tenant !== undefined && any(wide.get(tenant), permission)) return true;
+      }
+      for (const access of through) if (any(access.get(instance)?.keys(), permission)) return true;
+      return false;
+    };
+  }
+
   const abac = buildAbacIndex(facts, options.abacMemo);
   function can(user: string, action: string, instance: string): Decision {
     const permission = qualify(action, instance);
@@ -259,6 +284,7 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
     facts,
     users: () => [...allUsers],
     rolesOn,
+    roleGrants,
     can,
     explain: (user, subject, instance) =>
       explainAccess({ graph, roles, grantsOn: grantsOn.get(instance) ?? [], user, subject, instance }),
