@@ -14,8 +14,10 @@
  * for a new, removed or redefined rule, its user set × its resource set.
  */
 import type { AbacVia } from './facts.js';
-import type { AccessGraph, HeldSource } from './graph.js';
-import { dependsOnContext, type AbacIndex, type AbacRule, type Reads, type SetInfo, type Status } from './abac-graph.js';
+import type { AccessGraph } from './graph.js';
+import { dependsOnContext, type AbacIndex, type AbacRule, type Reads } from './abac-graph.js';
+import { crossStatus, isCross, movedUsers, sameResources, sameShape, setsDifferAt, sideVectors, widened, type Found, type Prepared } from './abac-diff-sides.js';
+import { GroupUsers } from './abac-diff-users.js';
 import { getOrSet } from './groups.js';
 import { cmp } from './paths.js';
 import { countInstances } from './summary.js';
@@ -167,26 +169,6 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
         });
         return { r, cross: false as const, users: side.vec(r.userSet, tk[k]), sets };
       }));
-      const rows = [0, 1].map(() => ({ yes: new Uint32Array(words), maybe: new Uint32Array(words) }));
-      // The permission's outcome on one pair on one side: the row's bit, or else the rules read per pair (3 reads as 2: depends).
-      const statusOf = (side: number, w: number, k: number, u: number, user: string, i: string): Status => {
-        const bit = 1 << (k & 31);
-        let s: Status = rows[side].yes[w] & bit ? 1 : rows[side].maybe[w] & bit ? 2 : 0;
-        const list = prepared[side];
-        if (s !== 1 && list) {
-          for (const p of list) {
-            if (!p.cross) continue;
-            // Only where the rule's user set (read per user) holds the user.
-            if (p.users?.[u] === 0) continue;
-            s = or(s, p.status(u, k));
-            if (s === 1) break;
-          }
-        }
-        return s === 3 ? 2 : s;
-      };
-      const diffBits = new Uint32Array(words);
-      const crossBits = prepared.map((list) => (list ?? []).map((p) => (p.cross ? new Uint32Array(words) : undefined)));
-      const crossMaybe = [new Uint32Array(words), new Uint32Array(words)];
       const changedUsers = crossRules.length > 0 && !crossEverywhere ? crossUserChanged(t, crossReads) : undefined;
       // Without rules read per pair, and with the same rules and resource sets on both sides, only users
       // whose place in a user set (or in the tenant) moved can gain or lose.
@@ -195,160 +177,32 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
       // those rules read did not change, can differ only on the instances whose values the rules read per
       // pair changed, or that moved in or out of a resource set: only the words holding those are visited
       // for such a user (the others are equal on both sides).
-      const allWords = Int32Array.from({ length: words }, (_, w) => w);
       const narrow = crossRules.length > 0 && changedInstances !== everything && sameShape(prepared) ? widened(prepared, members, changedUsers!) : undefined;
-      const crossWords = narrow ? allWords.filter((w) => changedInstances[w] !== 0 || setsDifferAt(prepared, w)) : allWords;
-      for (let c = 0, n = candidates ? candidates.length : users.length; c < n; c++) {
-        const u = candidates ? candidates[c] : c;
-        const ws = narrow && narrow[u] === 0 ? crossWords : allWords;
-        if (ws.length === 0) continue;
-        const nw = ws.length;
-        if (ws !== allWords) diffBits.fill(0);
-        const user = users[u];
-        let any = false;
-        for (let k = 0; k < 2; k++) {
-          const row = rows[k];
-          row.yes.fill(0);
-          row.maybe.fill(0);
-          const side = sides[k];
-          if (!side) continue;
-          const member = members[k]![u];
-          for (const p of prepared[k]!) {
-            if (p.cross) continue;
-            const su = p.users[u];
-            if (su === 0) continue;
-            const { yes, maybe } = p.sets[member];
-            if (su === 1) for (let x = 0; x < nw; x++) { const w = ws[x]; row.yes[w] |= yes[w]; row.maybe[w] |= maybe[w]; }
-            else for (let x = 0; x < nw; x++) { const w = ws[x]; row.maybe[w] |= yes[w] | maybe[w]; }
-            any = true;
-          }
-        }
-        const userChanged = crossRules.length > 0 && (crossEverywhere || changedUsers![u] === 1);
-        if (!any && crossRules.length === 0) continue;
-        let nonzero = false;
-        for (let x = 0; x < nw; x++) {
-          const w = ws[x];
-          const cross = crossRules.length === 0 ? 0 : userChanged ? everything[w] : changedInstances[w];
-          diffBits[w] = (rows[0].yes[w] ^ rows[1].yes[w]) | (rows[0].maybe[w] ^ rows[1].maybe[w]) | cross;
-          if (diffBits[w] !== 0) nonzero = true;
-        }
-        if (!nonzero) continue;
-        // Rules read per pair: decided only where something they read changed, or where the rules read
-        // per side differ (a pair one keeps through the other is no change). Elsewhere both sides agree.
-        if (crossRules.length > 0) {
-          for (let k = 0; k < 2; k++) {
-            const bs = crossBits[k];
-            for (let j = 0; j < bs.length; j++) bs[j]?.fill(0);
-            crossMaybe[k].fill(0);
-          }
-          for (let w = 0; w < words; w++) {
-            for (let bits = diffBits[w]; bits !== 0; bits &= bits - 1) {
-              const bit = bits & -bits;
-              const ix = (w << 5) | (31 - Math.clz32(bit));
-              for (let k = 0; k < 2; k++) {
-                const list = prepared[k];
-                if (!list) continue;
-                for (let j = 0; j < list.length; j++) {
-                  const p = list[j];
-                  if (!p.cross || p.users?.[u] === 0) continue;
-                  const st = p.status(u, ix);
-                  if (st === 1) crossBits[k][j]![w] |= bit;
-                  else if (st !== 0) crossMaybe[k][w] |= bit;
-                }
-              }
-            }
-            for (let k = 0; k < 2; k++) {
-              const bs = crossBits[k];
-              for (let j = 0; j < bs.length; j++) {
-                const b = bs[j];
-                if (b) rows[k].yes[w] |= b[w];
-              }
-              rows[k].maybe[w] |= crossMaybe[k][w];
-            }
-            diffBits[w] &= (rows[0].yes[w] ^ rows[1].yes[w]) | (rows[0].maybe[w] ^ rows[1].maybe[w]);
-          }
-        }
-        {
-          // Gains and losses as words, roles masked out, each bit given to the first rule granting it;
-          // only pairs depending on the context go one by one (below).
-          const [r0, r1] = rows;
-          let slow = false;
-          for (let w = 0; w < words; w++) {
-            const gain = diffBits[w] & r1.yes[w] & ~r0.yes[w] & ~r0.maybe[w];
-            const loss = diffBits[w] & r0.yes[w] & ~r1.yes[w] & ~r1.maybe[w];
-            if ((diffBits[w] & ~(gain | loss)) !== 0) slow = true;
-            if ((gain | loss) === 0) continue;
-            let roles = 0;
-            const rolesGrant = roleCheck(u);
-            for (let b = gain | loss; b !== 0; b &= b - 1) {
-              const bit = b & -b;
-              if (rolesGrant(permission, instances[(w << 5) | (31 - Math.clz32(bit))])) roles |= bit;
-            }
-            const sides2 = [[gain & ~roles, '+', 1], [loss & ~roles, '-', 0]] as const;
-            for (const [bitsIn, sign, k2] of sides2) {
-              if (bitsIn === 0) continue;
-              let left = bitsIn;
-              const member = members[k2]![u];
-              const list = prepared[k2]!;
-              for (let j = 0; j < list.length && left !== 0; j++) {
-                const p = list[j];
-                const mine = left & (p.cross ? crossBits[k2][j]![w] : p.users[u] === 1 ? p.sets[member].yes[w] : 0);
-                if (mine === 0) continue;
-                left &= ~mine;
-                // A rule on one side gives one sign: its entry and this user's list are kept on it.
-                if (p.listUser !== u) {
-                  if (!p.entry) {
-                    const foundKey = `${sign}\u0000${p.r.via.rule}`;
-                    let entry = found.get(foundKey);
-                    if (!entry) found.set(foundKey, (entry = { sign, via: p.r.via, byUser: new Map<string, string[]>() }));
-                    p.entry = entry;
-                  }
-                  let got = p.entry.byUser.get(user);
-                  if (!got) p.entry.byUser.set(user, (got = []));
-                  p.list = got;
-                  p.listUser = u;
-                }
-                const got = p.list!;
-                for (let b = mine; b !== 0; b &= b - 1) got.push(instances[(w << 5) | (31 - Math.clz32(b & -b))]);
-              }
-            }
-            diffBits[w] &= ~(gain | loss);
-          }
-          if (!slow) continue;
-        }
-        for (let w = 0; w < words; w++) {
-          for (let bits = diffBits[w]; bits !== 0; bits &= bits - 1) {
-            const k = (w << 5) | (31 - Math.clz32(bits & -bits));
-            const i = instances[k];
-            const s0 = statusOf(0, w, k, u, user, i);
-            const s1 = statusOf(1, w, k, u, user, i);
-            if (s0 === s1) continue;
-            if (s0 === 2 || s1 === 2) {
-              for (const side of sides) {
-                for (const r of side?.rules ?? []) {
-                  if (!dependsOnContext(side!.g.ruleStatus(r, user, i))) continue;
-                  const entry = getOrSet(undecided, r.via.rule, () => ({ rule: r, change: changeOf(byKey.get(r.via.rule)!), users: new Set<string>(), instances: new Set<string>() }));
-                  entry.users.add(user);
-                  entry.instances.add(i);
-                }
-              }
-              continue;
-            }
-            if (roleCheck(u)(permission, i)) continue;
-            const sign = s1 === 1 ? '+' : '-';
-            const k2 = sign === '+' ? 1 : 0;
-            const side = sides[k2]!;
-            const member = members[k2]![u];
-            const by = prepared[k2]!.find((p) => (p.cross ? p.status(u, k) === 1 : p.users[u] === 1 && (p.sets[member].yes[w] & (1 << (k & 31))) !== 0))!.r;
-            const foundKey = `${sign}\u0000${by.via.rule}`;
-            let entry = found.get(foundKey);
-            if (!entry) found.set(foundKey, (entry = { sign, via: by.via, byUser: new Map<string, string[]>() }));
-            const list = entry.byUser.get(user);
-            if (list) list.push(i);
-            else entry.byUser.set(user, [i]);
-          }
-        }
-      }
+      const narrowWords = Int32Array.from({ length: words }, (_, w) => w).filter((w) => changedInstances[w] !== 0 || setsDifferAt(prepared, w));
+      const group = new GroupUsers({
+        permission,
+        users,
+        instances,
+        graphs: sides.map((s) => s?.g),
+        prepared,
+        members,
+        cross: crossRules.length > 0,
+        crossEverywhere,
+        changedUsers,
+        changedInstances,
+        everything,
+        narrow,
+        narrowWords,
+        roleCheck,
+        found,
+        undecided: (rule, user, instance) => {
+          const entry = getOrSet(undecided, rule.via.rule, () => ({ rule, change: changeOf(byKey.get(rule.via.rule)!), users: new Set<string>(), instances: new Set<string>() }));
+          entry.users.add(user);
+          entry.instances.add(instance);
+        },
+      });
+      if (candidates) for (const u of candidates) group.visit(u);
+      else for (let u = 0; u < users.length; u++) group.visit(u);
     }
   }
 
@@ -382,219 +236,6 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
     if (r.context.length > 0 && changeOf(pair) !== 'kept' && !undecided.has(key)) undecidedOut.push({ via: r.via, attributes: r.context, users: 0, instances: 0, change: changeOf(pair) });
   }
   return { lines, undecided: undecidedOut, users: [...changedUsers].sort(cmp), gains, losses };
-}
-
-const isCross = (r: AbacRule) => r.userSet.cross || r.resourceSet.cross;
-
-type Found = { sign: '+' | '-'; via: AbacVia; byUser: Map<string, string[]> };
-/** A rule on one side of a group, ready for the users' loop; `entry` and `list` remember where its pairs go. */
-type Prepared = ({ r: AbacRule; cross: true; users?: Uint8Array; status: PairStatus } | { r: AbacRule; cross: false; users: Uint8Array; sets: { yes: Uint32Array; maybe: Uint32Array }[] }) & {
-  entry?: Found;
-  list?: string[];
-  listUser?: number;
-};
-
-/** The same rules on both sides, each with the same instances in its resource set. */
-function sameResources(prepared: readonly (readonly Prepared[] | undefined)[]): boolean {
-  const [a, b] = prepared;
-  if (!a || !b || a.length !== b.length) return false;
-  return a.every((p, i) => {
-    const q = b[i];
-    if (p.cross || q.cross || p.r.via.rule !== q.r.via.rule) return false;
-    return p.sets.every((s, m) => equalWords(s.yes, q.sets[m].yes) && equalWords(s.maybe, q.sets[m].maybe));
-  });
-}
-
-/** The same rules on both sides in the same order, each read per pair on both sides or on neither. */
-function sameShape(prepared: readonly (readonly Prepared[] | undefined)[]): boolean {
-  const [a, b] = prepared;
-  if (!a || !b || a.length !== b.length) return false;
-  return a.every((p, i) => p.r.via.rule === b[i].r.via.rule && p.cross === b[i].cross);
-}
-
-/** Whether a rule read per side has other instances in its resource set on each side in word `w` (`sameShape` holds). */
-function setsDifferAt(prepared: readonly (readonly Prepared[] | undefined)[], w: number): boolean {
-  const [a, b] = prepared as [Prepared[], Prepared[]];
-  return a.some((p, i) => {
-    const q = b[i];
-    return !p.cross && !q.cross && p.sets.some((s, m) => s.yes[w] !== q.sets[m].yes[w] || s.maybe[w] !== q.sets[m].maybe[w]);
-  });
-}
-
-/** Per user (by index), 1 when anything of theirs a rule reads differs between the sides (`sameShape` holds). */
-function widened(prepared: readonly (readonly Prepared[] | undefined)[], members: readonly Uint8Array[], changed: Uint8Array): Uint8Array {
-  const [a, b] = prepared as [Prepared[], Prepared[]];
-  const out = new Uint8Array(members[0].length);
-  for (let u = 0; u < out.length; u++) {
-    if (changed[u] === 1 || members[0][u] !== members[1][u]) out[u] = 1;
-    else for (let i = 0; i < a.length && out[u] === 0; i++) if ((a[i].users?.[u] ?? 0) !== (b[i].users?.[u] ?? 0)) out[u] = 1;
-  }
-  return out;
-}
-
-/** Users whose outcome in some rule's user set, or whose place in the tenant, differs between the sides. */
-function movedUsers(prepared: readonly (readonly Prepared[] | undefined)[], members: readonly Uint8Array[]): number[] {
-  const [a, b] = prepared as [Prepared[], Prepared[]];
-  const out: number[] = [];
-  for (let u = 0; u < members[0].length; u++) {
-    if (members[0][u] !== members[1][u] || a.some((p, i) => !p.cross && !b[i].cross && p.users[u] !== (b[i] as Extract<Prepared, { cross: false }>).users[u])) out.push(u);
-  }
-  return out;
-}
-
-function equalWords(x: Uint32Array, y: Uint32Array): boolean {
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
-  return true;
-}
-
-function or(a: Status, b: Status): Status {
-  if (a === 1 || b === 1) return 1;
-  if (a === 0) return b;
-  if (b === 0) return a;
-  return 2;
-}
-
-/** The users' classes for what some sets read: `local[u]` numbers them densely, `global` gives the memo's id of each. */
-interface Classes {
-  local: Int32Array;
-  global: Int32Array;
-  /** A user (by index) of each class. */
-  rep: Int32Array;
-  count: number;
-}
-
-interface SideVectors {
-  users: readonly string[];
-  /** What sets reading `reads` see of each user, in checks in the tenant (outside every tenant when undefined). */
-  classesOf(reads: Reads, tenant: string | undefined): Classes;
-  /** A user set's outcome for every user (by index) in checks in a tenant, computed once per class of users. */
-  vec(set: SetInfo, tenant: string): Uint8Array;
-  /** Pair tables of sets read across sides, by side, group and set (crossStatus). */
-  pairs: Map<string, PairTable>;
-}
-
-function sideVectors(g: AbacIndex | undefined, users: readonly string[]): SideVectors | undefined {
-  if (!g) return undefined;
-  const classes = new Map<string, Classes>();
-  const classesOf = (reads: Reads, tenant: string | undefined): Classes =>
-    getOrSet(classes, `${tenant ?? ''}\u0001${reads.key}`, () => {
-      const local = new Int32Array(users.length);
-      const byGlobal = new Map<number, number>();
-      const global: number[] = [];
-      const rep: number[] = [];
-      const ids = g.userClasses(reads, users, tenant);
-      for (let u = 0; u < users.length; u++) {
-        const id = ids[u];
-        let l = byGlobal.get(id);
-        if (l === undefined) {
-          byGlobal.set(id, (l = global.length));
-          global.push(id);
-          rep.push(u);
-        }
-        local[u] = l;
-      }
-      return { local, global: Int32Array.from(global), rep: Int32Array.from(rep), count: global.length };
-    });
-  const known = new Map<string, Uint8Array>();
-  const vec = (set: SetInfo, tenant: string) =>
-    getOrSet(known, set.tenantDependent ? `${set.key}\u0000${tenant}` : set.key, () => {
-      const c = classesOf(set.reads, set.tenantDependent ? tenant : undefined);
-      const byClass = new Int8Array(c.count).fill(-1);
-      const out = new Uint8Array(users.length);
-      for (let u = 0; u < users.length; u++) {
-        const l = c.local[u];
-        let s = byClass[l];
-        if (s < 0) byClass[l] = s = g.userStatus(set, users[c.rep[l]], tenant);
-        out[u] = s;
-      }
-      return out;
-    });
-  return { users, classesOf, vec, pairs: new Map() };
-}
-
-/** A rule's outcome on (user index, instance index in the group). */
-type PairStatus = (u: number, k: number) => Status;
-
-/**
- * A set read across sides on the pairs of one group of instances (one type, one tenant on this side):
- * decided once per (class of users, class of instances) as the set reads them, remembered densely.
- */
-interface PairTable {
-  status(u: number, k: number): Status;
-}
-
-const DENSE_LIMIT = 1 << 22;
-
-function pairTable(g: AbacIndex, side: SideVectors, set: SetInfo, users: readonly string[], instances: readonly string[], tenant: string): PairTable {
-  // A set that reads no tenant (nor the roles held there) sees a user alike in every tenant.
-  const uc = side.classesOf(set.reads, set.tenantDependent ? tenant : undefined);
-  const ic = new Int32Array(instances.length);
-  const byGlobal = new Map<number, number>();
-  const repI: number[] = [];
-  for (let k = 0; k < instances.length; k++) {
-    const id = g.instanceClass(set.reads, instances[k]);
-    let l = byGlobal.get(id);
-    if (l === undefined) {
-      byGlobal.set(id, (l = repI.length));
-      repI.push(k);
-    }
-    ic[k] = l;
-  }
-  const nI = repI.length;
-  const decide = (cu: number, ci: number) => g.decidePair(set, users[uc.rep[cu]], instances[repI[ci]]);
-  if (uc.count * nI <= DENSE_LIMIT) {
-    const table = new Int8Array(uc.count * nI).fill(-1);
-    return {
-      status(u, k) {
-        const cu = uc.local[u];
-        const x = cu * nI + ic[k];
-        let s = table[x];
-        if (s < 0) table[x] = s = decide(cu, ic[k]);
-        return s as Status;
-      },
-    };
-  }
-  const sparse = new Map<number, Status>();
-  return {
-    status(u, k) {
-      const cu = uc.local[u];
-      const x = cu * nI + ic[k];
-      let s = sparse.get(x);
-      if (s === undefined) sparse.set(x, (s = decide(cu, ic[k])));
-      return s;
-    },
-  };
-}
-
-/**
- * A rule reading across sides, on the pairs of a group (its instances' tenant on this side): its user set
- * by the user's vector or a pair table, its resource set by the instance's status or a pair table.
- */
-function crossStatus(g: AbacIndex, side: SideVectors, r: AbacRule, userVec: Uint8Array | undefined, instances: readonly string[], tenant: string, members: Uint8Array, group: string): PairStatus {
-  const users = side.users;
-  const table = (set: SetInfo) => getOrSet(side.pairs, `${group}\u0000${set.key}`, () => pairTable(g, side, set, users, instances, tenant));
-  const userPart = userVec ? undefined : table(r.userSet);
-  let resOf: PairStatus;
-  if (r.resourceSet.cross) {
-    const t = table(r.resourceSet);
-    resOf = (u, k) => t.status(u, k);
-  } else {
-    const byMember = [false, true].map((m) => Uint8Array.from(instances, (i) => g.instanceStatus(r.resourceSet, i, m)));
-    resOf = (u, k) => byMember[members[u]][k] as Status;
-  }
-  return (u, k) => {
-    const su = userVec ? (userVec[u] as Status) : userPart!.status(u, k);
-    if (su === 0) return 0;
-    const sr = resOf(u, k);
-    return sr === 0 ? 0 : and(su, sr);
-  };
-}
-
-function and(a: Status, b: Status): Status {
-  if (a === 0 || b === 0) return 0;
-  if (a === 1) return b;
-  if (b === 1) return a;
-  return a === 3 && b === 3 ? 3 : 2;
 }
 
 const changeOf = (p: { a?: AbacRule; b?: AbacRule }): AbacUndecided['change'] => (!p.a ? 'added' : !p.b ? 'removed' : 'kept');
