@@ -4,7 +4,8 @@
  * across sides decided once per (class of users, class of instances). Pure.
  */
 import type { AbacVia } from './facts.js';
-import type { AbacIndex, AbacRule, Reads, SetInfo, Status } from './abac-graph.js';
+import type { AbacIndex, AbacRule, Reads, SetInfo, Status, UserBags } from './abac-graph.js';
+import type { Bag } from './conditions/index.js';
 import { getOrSet } from './groups.js';
 
 export const isCross = (r: AbacRule) => r.userSet.cross || r.resourceSet.cross;
@@ -91,6 +92,8 @@ export interface SideVectors {
   users: readonly string[];
   /** What sets reading `reads` see of each user, in checks in the tenant (outside every tenant when undefined). */
   classesOf(reads: Reads, tenant: string | undefined): Classes;
+  /** Whether each user has a role in the tenant (a role assignment or a membership). */
+  membersIn(tenant: string): Uint8Array;
   /** A user set's outcome for every user (by index) in checks in a tenant, computed once per class of users. */
   vec(set: SetInfo, tenant: string): Uint8Array;
   /** Pair tables of sets read across sides, by side, group and set (crossStatus). */
@@ -100,13 +103,16 @@ export interface SideVectors {
 export function sideVectors(g: AbacIndex | undefined, users: readonly string[]): SideVectors | undefined {
   if (!g) return undefined;
   const classes = new Map<string, Classes>();
+  const membership = g.membership(users);
+  const none = new Uint8Array(users.length);
+  const membersIn = (tenant: string) => membership.get(tenant) ?? none;
   const classesOf = (reads: Reads, tenant: string | undefined): Classes =>
     getOrSet(classes, `${tenant ?? ''}\u0001${reads.key}`, () => {
       const local = new Int32Array(users.length);
       const byGlobal = new Map<number, number>();
       const global: number[] = [];
       const rep: number[] = [];
-      const ids = g.userClasses(reads, users, tenant);
+      const ids = g.userClasses(reads, users, tenant, tenant === undefined ? undefined : membersIn(tenant));
       for (let u = 0; u < users.length; u++) {
         const id = ids[u];
         let l = byGlobal.get(id);
@@ -133,7 +139,7 @@ export function sideVectors(g: AbacIndex | undefined, users: readonly string[]):
       }
       return out;
     });
-  return { users, classesOf, vec, pairs: new Map() };
+  return { users, classesOf, membersIn, vec, pairs: new Map() };
 }
 
 /** A rule's outcome on (user index, instance index in the group). */
@@ -165,7 +171,11 @@ function pairTable(g: AbacIndex, side: SideVectors, set: SetInfo, users: readonl
     ic[k] = l;
   }
   const nI = repI.length;
-  const decide = (cu: number, ci: number) => g.decidePair(set, users[uc.rep[cu]], instances[repI[ci]]);
+  // The sides' attributes, once per class.
+  const userBags: (UserBags | undefined)[] = [];
+  const resourceBags: (Bag | undefined)[] = [];
+  const decide = (cu: number, ci: number) =>
+    g.decideBags(set, (userBags[cu] ??= g.userBags(users[uc.rep[cu]], tenant)), (resourceBags[ci] ??= g.resourceBag(instances[repI[ci]])));
   if (uc.count * nI <= DENSE_LIMIT) {
     const table = new Int8Array(uc.count * nI).fill(-1);
     return {

@@ -89,14 +89,8 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
   const permissions = [...new Set([...byKey.values()].map((p) => (p.b ?? p.a)!.via.permission))].sort(cmp);
 
   // Per side and tenant: whether each user has a role there (which decides `user.roles` and tenant attributes).
-  const memberVectors = [new Map<string, Uint8Array>(), new Map<string, Uint8Array>()];
-  const membersIn = (k: number, t: string) =>
-    getOrSet(memberVectors[k], t, () => {
-      const g = k === 0 ? A : B;
-      const out = new Uint8Array(users.length);
-      if (g) for (let u = 0; u < users.length; u++) out[u] = g.inTenant(users[u], t) ? 1 : 0;
-      return out;
-    });
+  const outsideAll = new Uint8Array(users.length);
+  const membersIn = (k: number, t: string) => vectors[k]?.membersIn(t) ?? outsideAll;
   // Per tenant and sets read per pair: the users whose values those sets read changed.
   const readsChanged = new Map<string, Uint8Array>();
   const changedFor = (t: string, r: Reads) => {
@@ -256,10 +250,14 @@ function changeDetector(A: AbacIndex | undefined, B: AbacIndex | undefined): Cha
   if (!A || !B) return { definitionsChanged: true, userChanged: () => true, instanceChanged: () => true, tenantChanged: () => true, fkChanged: () => true };
   const definitionsChanged = JSON.stringify(definedOf(A)) !== JSON.stringify(definedOf(B));
   const tenants = new Map<string, boolean>();
+  const users = new Map<string, Map<string, boolean>>();
+  // A side shared by both graphs (made of the same values) has not changed.
+  const whole = (u: string, t: string) => A.userBags(u, t) !== B.userBags(u, t) && A.userKey(u, t) !== B.userKey(u, t);
   let fk: boolean | undefined;
   return {
     definitionsChanged,
-    userChanged: (u, t, r) => definitionsChanged || (r ? A.userKeyFor(r, u, t) !== B.userKeyFor(r, u, t) : A.userKey(u, t) !== B.userKey(u, t)),
+    userChanged: (u, t, r) =>
+      definitionsChanged || (r ? A.userKeyFor(r, u, t) !== B.userKeyFor(r, u, t) : getOrSet(getOrSet(users, u, () => new Map<string, boolean>()), t, () => whole(u, t))),
     instanceChanged: (i, r) => definitionsChanged || (r ? A.instanceKeyFor(r, i) !== B.instanceKeyFor(r, i) : A.instanceKey(i) !== B.instanceKey(i)),
     tenantChanged: (t) => getOrSet(tenants, t, () => definitionsChanged || JSON.stringify(A.storedTenant(t) ?? null) !== JSON.stringify(B.storedTenant(t) ?? null)),
     fkChanged: () => (fk ??= JSON.stringify([...A.fkInstances]) !== JSON.stringify([...B.fkInstances])),

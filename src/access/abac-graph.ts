@@ -131,6 +131,12 @@ interface InstanceSide {
   ids: Map<string, number>;
 }
 
+/** What checks in a tenant see of a user: the user's attributes and the tenant's. */
+export interface UserBags {
+  readonly user: Bag;
+  readonly tenant: Bag;
+}
+
 export interface AbacIndex {
   readonly facts: AbacFacts;
   /** Every rule, in the model's order. */
@@ -164,11 +170,19 @@ export interface AbacIndex {
    */
   userClass(reads: Reads, user: string, tenant: string | undefined): number;
   /** `userClass` of every user of the list, by index. */
-  userClasses(reads: Reads, users: readonly string[], tenant: string | undefined): Int32Array;
+  userClasses(reads: Reads, users: readonly string[], tenant: string | undefined, members?: Uint8Array): Int32Array;
+  /** Per tenant, whether each user of the list has a role assignment (or membership) there, by index. */
+  membership(users: readonly string[]): Map<string, Uint8Array>;
   /** The same of the instance's own attributes (its tenant's are the user's side: see `pairStatus`). */
   instanceClass(reads: Reads, instance: string): number;
-  /** A set reading across sides, on one (user, instance), checked in the instance's tenant: decided anew each call (for callers remembering by `userClass` and `instanceClass`). */
-  decidePair(set: SetInfo, user: string, instance: string): Status;
+  /**
+   * A set reading across sides on one (user, instance), from the user's side in checks in the
+   * instance's tenant (`userBags`) and the instance's attributes (`resourceBag`): decided anew each call,
+   * for callers remembering by `userClass` and `instanceClass`.
+   */
+  decideBags(set: SetInfo, user: UserBags, resource: Bag): Status;
+  userBags(user: string, tenant: string): UserBags;
+  resourceBag(instance: string): Bag;
   /** The key of the user's attributes in checks in the tenant (equal keys: equal attributes as the model's sets read them). */
   userKey(user: string, tenant: string): string;
   /** The same, of what the given sets read only. */
@@ -258,7 +272,11 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
     }
   }
   const names = { user: [...readNames.user].sort(), tenant: [...readNames.tenant].sort(), resource: [...readNames.resource].sort() };
-  const keyOf = (bag: Bag, read: readonly string[]) => JSON.stringify(read.map((n) => encode(bag[n])));
+  const keyOf = (bag: Bag, read: readonly string[]) => {
+    let out = '';
+    for (let i = 0; i < read.length; i++) out += (i === 0 ? '' : ',') + encodeOne(bag[read[i]]);
+    return out;
+  };
 
   // The user's side of checks: in a tenant where the user has a role (its own), or in any other (one for all).
   const userSides = new Map<string, Map<string, UserSide>>();
@@ -374,15 +392,26 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
   const userClass = (reads: Reads, user: string, tenant: string | undefined) => classOf(reads, userSide(user, tenant ?? OUTSIDE_TENANT));
   // Outside every tenant, by the position of the user in a list the caller passes again and again.
   const outsideByList = new WeakMap<readonly string[], UserSide[]>();
-  const userClasses = (reads: Reads, users: readonly string[], tenant: string | undefined) => {
+  const outsideOf = (users: readonly string[]) => {
+    let sides = outsideByList.get(users);
+    if (!sides) outsideByList.set(users, (sides = users.map((user) => userSide(user, OUTSIDE_TENANT))));
+    return sides;
+  };
+  const userClasses = (reads: Reads, users: readonly string[], tenant: string | undefined, members?: Uint8Array) => {
     const out = new Int32Array(users.length);
-    if (tenant !== undefined) {
+    if (tenant !== undefined && !members) {
       for (let u = 0; u < users.length; u++) out[u] = classOf(reads, userSide(users[u], tenant));
       return out;
     }
-    let sides = outsideByList.get(users);
-    if (!sides) outsideByList.set(users, (sides = users.map((user) => userSide(user, OUTSIDE_TENANT))));
-    for (let u = 0; u < users.length; u++) out[u] = classOf(reads, sides[u]);
+    const sides = outsideOf(users);
+    for (let u = 0; u < users.length; u++) out[u] = classOf(reads, members?.[u] ? userSide(users[u], tenant!) : sides[u]);
+    return out;
+  };
+  const membership = (users: readonly string[]) => {
+    const out = new Map<string, Uint8Array>();
+    users.forEach((user, u) => {
+      for (const t of tenantsOf(user)) getOrSet(out, t, () => new Uint8Array(users.length))[u] = 1;
+    });
     return out;
   };
   const instanceClass = (reads: Reads, instance: string) => {
@@ -460,11 +489,11 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
     permissionStatus,
     userClass,
     userClasses,
+    membership,
     instanceClass,
-    decidePair: (set, user, instance) => {
-      const u = userSide(user, tenantOf(instance));
-      return decide(set, { user: u.user, tenant: u.tenant, resource: instanceSide(instance).resource, context: {}, roles: [] });
-    },
+    decideBags: (set, user, resource) => decide(set, { user: user.user, tenant: user.tenant, resource, context: {}, roles: [] }),
+    userBags: (user, tenant) => userSide(user, tenant),
+    resourceBag: (instance) => instanceSide(instance).resource,
     allowing: (user, permission, instance) =>
       (byPermission.get(permission) ?? []).filter((r) => allowsWithout(ruleStatus(r, user, instance))).map((r) => r.via),
     userKey: (user, tenant) => userSide(user, tenant).key,
@@ -482,8 +511,16 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
 /** No tenant: what a tenant-independent set is decided on (the user's side outside any tenant they are in). */
 const OUTSIDE_TENANT = '\u0000none';
 
-/** A value in a side's key: a generated set is told from an array of the same items. */
-const encode = (v: unknown): unknown => (v instanceof AttrSet ? { '\u0000set': v.items } : v === undefined ? { '\u0000missing': true } : v);
+/**
+ * A value in a side's key: equal texts for equal values only (a string is quoted, a number or boolean is
+ * not, a missing value and a generated set are marked apart from any JSON).
+ */
+function encodeOne(v: unknown): string {
+  if (v === undefined) return '~';
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (v instanceof AttrSet) return `S${JSON.stringify(v.items)}`;
+  return JSON.stringify(v);
+}
 const NONE: ReadonlySet<string> = new Set<string>();
 
 function and(a: Status, b: Status): Status {
