@@ -172,7 +172,7 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
       // pair changed, or that moved in or out of a resource set: only the words holding those are visited
       // for such a user (the others are equal on both sides).
       const narrow = crossRules.length > 0 && changedInstances !== everything && sameShape(prepared) ? widened(prepared, members, changedUsers!) : undefined;
-      const narrowWords = Int32Array.from({ length: words }, (_, w) => w).filter((w) => changedInstances[w] !== 0 || setsDifferAt(prepared, w));
+      const narrowWords = narrow ? Int32Array.from({ length: words }, (_, w) => w).filter((w) => changedInstances[w] !== 0 || setsDifferAt(prepared, w)) : new Int32Array(0);
       const group = new GroupUsers({
         permission,
         users,
@@ -240,6 +240,11 @@ interface Changes {
   definitionsChanged: boolean;
   /** Whether what the sets read (`reads`; all the model reads when absent) of the user differs. */
   userChanged(user: string, tenant: string, reads?: Reads): boolean;
+  /**
+   * Whether the user's own record differs (stored attributes, names, tenants, roles in any tenant): when
+   * not, and definitions are the same, only their tenants' attributes can make `userChanged` true.
+   */
+  userRecordChanged(user: string): boolean;
   instanceChanged(instance: string, reads?: Reads): boolean;
   tenantChanged(tenant: string): boolean;
   fkChanged(): boolean;
@@ -247,15 +252,24 @@ interface Changes {
 
 /** What changed between the graphs, as the sets read it (equal keys: equal decisions). */
 function changeDetector(A: AbacIndex | undefined, B: AbacIndex | undefined): Changes {
-  if (!A || !B) return { definitionsChanged: true, userChanged: () => true, instanceChanged: () => true, tenantChanged: () => true, fkChanged: () => true };
+  if (!A || !B) return { definitionsChanged: true, userChanged: () => true, userRecordChanged: () => true, instanceChanged: () => true, tenantChanged: () => true, fkChanged: () => true };
   const definitionsChanged = JSON.stringify(definedOf(A)) !== JSON.stringify(definedOf(B));
   const tenants = new Map<string, boolean>();
   const users = new Map<string, Map<string, boolean>>();
   // A side shared by both graphs (made of the same values) has not changed.
   const whole = (u: string, t: string) => A.userBags(u, t) !== B.userBags(u, t) && A.userKey(u, t) !== B.userKey(u, t);
   let fk: boolean | undefined;
+  const record = (g: AbacIndex, u: string) => g.facts.users.get(u);
+  const sameRoles = (u: string) => [...new Set([...A.tenantsOf(u), ...B.tenantsOf(u)])].every((t) => A.rolesIn(u, t).join('\u0000') === B.rolesIn(u, t).join('\u0000'));
+  const userRecordChanged = (u: string) => {
+    const [a, b] = [record(A, u), record(B, u)];
+    if (a === undefined || b === undefined) return a !== b;
+    const same = a.attributes === b.attributes && a.email === b.email && a.first_name === b.first_name && a.last_name === b.last_name;
+    return !same || A.tenantsOf(u).join('\u0000') !== B.tenantsOf(u).join('\u0000') || !sameRoles(u);
+  };
   return {
     definitionsChanged,
+    userRecordChanged,
     userChanged: (u, t, r) =>
       definitionsChanged || (r ? A.userKeyFor(r, u, t) !== B.userKeyFor(r, u, t) : getOrSet(getOrSet(users, u, () => new Map<string, boolean>()), t, () => whole(u, t))),
     instanceChanged: (i, r) => definitionsChanged || (r ? A.instanceKeyFor(r, i) !== B.instanceKeyFor(r, i) : A.instanceKey(i) !== B.instanceKey(i)),
@@ -299,6 +313,7 @@ function causesOf(
     const byWhat = new Map<string, string[]>();
     const tenants = [...new Set(instances.map((i) => (B.tenantOf(i))))];
     for (const u of users) {
+      if (!changes.definitionsChanged && !changes.userRecordChanged(u)) continue;
       if (!tenants.some((t) => changes.userChanged(u, t))) continue;
       const whats = userDifferences(A, B, u, tenants, memo);
       if (whats.length > 0) getOrSet(byWhat, joinWords(whats), () => []).push(u);
