@@ -15,7 +15,7 @@
  */
 import type { AbacVia } from './facts.js';
 import type { AccessGraph } from './graph.js';
-import { dependsOnContext, type AbacIndex, type AbacRule, type Reads } from './abac-graph.js';
+import { dependsOnContext, type AbacIndex, type AbacRule, type Reads, type SetInfo } from './abac-graph.js';
 import { crossStatus, isCross, movedUsers, sameResources, sameShape, setsDifferAt, sideVectors, widened, type Found, type Prepared } from './abac-diff-sides.js';
 import { GroupUsers } from './abac-diff-users.js';
 import { getOrSet } from './groups.js';
@@ -90,6 +90,8 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
 
   // Per side and tenant: whether each user has a role there (which decides `user.roles` and tenant attributes).
   const outsideAll = new Uint8Array(users.length);
+  // Per side, group of instances and resource set: its instances (yes, or depending on the context), for a user outside and inside the tenant.
+  const resourceBits = new Map<string, { yes: Uint32Array; maybe: Uint32Array }[]>();
   const membersIn = (k: number, t: string) => vectors[k]?.membersIn(t) ?? outsideAll;
   // Per tenant and sets read per pair: the users whose values those sets read changed.
   const readsChanged = new Map<string, Uint8Array>();
@@ -156,11 +158,7 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
           const users = r.userSet.cross ? undefined : side.vec(r.userSet, tk[k]);
           return { r, cross: true as const, ...(users ? { users } : {}), status: crossStatus(side.g, side.vectors, r, users, instances, tk[k], members[k]!, `${k}\u0000${groupKey}`) };
         }
-        const sets = [false, true].map((member) => {
-          const yes = bitsOf((i) => side.g.instanceStatus(r.resourceSet, i, member) === 1);
-          const maybe = bitsOf((i) => dependsOnContext(side.g.instanceStatus(r.resourceSet, i, member)));
-          return { yes, maybe };
-        });
+        const sets = getOrSet(resourceBits, `${k}\u0000${groupKey}\u0000${r.resourceSet.key}`, () => setBits(side.g, r.resourceSet, instances));
         return { r, cross: false as const, users: side.vec(r.userSet, tk[k]), sets };
       }));
       const changedUsers = crossRules.length > 0 && !crossEverywhere ? crossUserChanged(t, crossReads) : undefined;
@@ -232,6 +230,22 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
   return { lines, undecided: undecidedOut, users: [...changedUsers].sort(cmp), gains, losses };
 }
 
+/** A resource set's instances among the group's, as words: for a user outside the instances' tenant, and inside it. */
+function setBits(g: AbacIndex, set: SetInfo, instances: readonly string[]): { yes: Uint32Array; maybe: Uint32Array }[] {
+  const words = (instances.length + 31) >>> 5;
+  const out = [0, 1].map(() => ({ yes: new Uint32Array(words), maybe: new Uint32Array(words) }));
+  for (let k = 0; k < instances.length; k++) {
+    const outside = g.instanceStatus(set, instances[k], false);
+    // A set reading no tenant (nor roles held there) decides alike inside and outside it.
+    const inside = set.tenantDependent ? g.instanceStatus(set, instances[k], true) : outside;
+    [outside, inside].forEach((s, m) => {
+      if (s === 1) out[m].yes[k >>> 5] |= 1 << (k & 31);
+      else if (dependsOnContext(s)) out[m].maybe[k >>> 5] |= 1 << (k & 31);
+    });
+  }
+  return out;
+}
+
 const changeOf = (p: { a?: AbacRule; b?: AbacRule }): AbacUndecided['change'] => (!p.a ? 'added' : !p.b ? 'removed' : 'kept');
 const usesFk = (r: AbacRule) => r.userSet.fk || r.resourceSet.fk;
 
@@ -256,6 +270,7 @@ function changeDetector(A: AbacIndex | undefined, B: AbacIndex | undefined): Cha
   const definitionsChanged = JSON.stringify(definedOf(A)) !== JSON.stringify(definedOf(B));
   const tenants = new Map<string, boolean>();
   const users = new Map<string, Map<string, boolean>>();
+  const instances = new Map<string, boolean>();
   // A side shared by both graphs (made of the same values) has not changed.
   const whole = (u: string, t: string) => A.userBags(u, t) !== B.userBags(u, t) && A.userKey(u, t) !== B.userKey(u, t);
   let fk: boolean | undefined;
@@ -272,7 +287,8 @@ function changeDetector(A: AbacIndex | undefined, B: AbacIndex | undefined): Cha
     userRecordChanged,
     userChanged: (u, t, r) =>
       definitionsChanged || (r ? A.userKeyFor(r, u, t) !== B.userKeyFor(r, u, t) : getOrSet(getOrSet(users, u, () => new Map<string, boolean>()), t, () => whole(u, t))),
-    instanceChanged: (i, r) => definitionsChanged || (r ? A.instanceKeyFor(r, i) !== B.instanceKeyFor(r, i) : A.instanceKey(i) !== B.instanceKey(i)),
+    instanceChanged: (i, r) =>
+      definitionsChanged || (r ? A.instanceKeyFor(r, i) !== B.instanceKeyFor(r, i) : getOrSet(instances, i, () => A.instanceKey(i) !== B.instanceKey(i))),
     tenantChanged: (t) => getOrSet(tenants, t, () => definitionsChanged || JSON.stringify(A.storedTenant(t) ?? null) !== JSON.stringify(B.storedTenant(t) ?? null)),
     fkChanged: () => (fk ??= JSON.stringify([...A.fkInstances]) !== JSON.stringify([...B.fkInstances])),
   };

@@ -90,12 +90,13 @@ export interface AbacRule {
 export interface AbacMemo {
   /** Set outcomes by set signature and the key of the attributes read. */
   readonly statuses: Map<string, Map<string, Status>>;
-  /** Users' sides by user and tenant, with what they were made of (equal makings: the same side). */
+  /** Users' sides by tenant and user, and outside every tenant by user, with what they were made of (equal makings: the same side). */
   readonly sides: Map<string, Map<string, { made: UserMaking; side: UserSide }>>;
+  readonly outside: Map<string, { made: UserMaking; side: UserSide }>;
   /** Keys of the attributes some sets read, as small integers: equal ids, equal keys (`userClass`). */
   readonly ids: Map<string, number>;
 }
-export const abacMemo = (): AbacMemo => ({ statuses: new Map(), ids: new Map(), sides: new Map() });
+export const abacMemo = (): AbacMemo => ({ statuses: new Map(), ids: new Map(), sides: new Map(), outside: new Map() });
 
 /** What a user's side in checks in a tenant is computed from. */
 interface UserMaking {
@@ -279,6 +280,7 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
   };
 
   // The user's side of checks: in a tenant where the user has a role (its own), or in any other (one for all).
+  // Sides by tenant then user; outside every tenant, by user.
   const userSides = new Map<string, Map<string, UserSide>>();
   const outsideSides = new Map<string, UserSide>();
   const OUTSIDE = '\u0000outside';
@@ -289,28 +291,20 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
   const tenantKey = (t: string) => getOrSet(tenantKeys, t, () => JSON.stringify(abac.tenants.get(t) ?? null));
   function userSide(user: string, tenant: string): UserSide {
     const outside = tenant === OUTSIDE_TENANT || !inTenant(user, tenant);
-    if (outside) {
-      const side = outsideSides.get(user);
-      if (side) return side;
-    }
-    const t = outside ? OUTSIDE : tenant;
-    let mine = userSides.get(user);
-    if (!mine) userSides.set(user, (mine = new Map<string, UserSide>()));
-    let side = mine.get(t);
-    if (side) return side;
+    if (outside) return outsideSides.get(user) ?? newSide(user, OUTSIDE, outsideSides, memo.outside);
+    const mine = getOrSet(userSides, tenant, () => new Map<string, UserSide>());
+    return mine.get(user) ?? newSide(user, tenant, mine, getOrSet(memo.sides, tenant, () => new Map()));
+  }
+  /** The user's side in `t`, from the memo when made of the same values (by tenant, then user: no map per user). */
+  function newSide(user: string, t: string, mine: Map<string, UserSide>, shared: Map<string, { made: UserMaking; side: UserSide }>): UserSide {
     const u = abac.users.get(user);
     const member = t !== OUTSIDE;
-    const made = { stored: u?.attributes, email: u?.email, first: u?.first_name, last: u?.last_name, roles: member ? rolesIn(user, t) : [], tenants: tenantsOf(user), tenant: member ? tenantKey(t) : '', definitions: definitionsKey };
-    const shared = getOrSet(memo.sides, user, () => new Map<string, { made: typeof made; side: UserSide }>());
-    const before = shared.get(t);
-    if (before && sameMaking(before.made, made)) {
-      side = before.side;
-    } else {
-      side = newUserSide(user, t, u, member);
-      shared.set(t, { made, side });
-    }
-    mine.set(t, side);
-    if (outside) outsideSides.set(user, side);
+    const made: UserMaking = { stored: u?.attributes, email: u?.email, first: u?.first_name, last: u?.last_name, roles: member ? rolesIn(user, t) : [], tenants: tenantsOf(user), tenant: member ? tenantKey(t) : '', definitions: definitionsKey };
+    const before = shared.get(user);
+    let side: UserSide;
+    if (before && sameMaking(before.made, made)) side = before.side;
+    else shared.set(user, { made, side: (side = newUserSide(user, t, u, member)) });
+    mine.set(user, side);
     return side;
   }
   function newUserSide(user: string, t: string, u: AbacFacts['users'] extends ReadonlyMap<string, infer U> ? U | undefined : never, member: boolean): UserSide {
