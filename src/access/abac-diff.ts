@@ -260,23 +260,34 @@ interface Changes {
    */
   userRecordChanged(user: string): boolean;
   instanceChanged(instance: string, reads?: Reads): boolean;
+  /** The instances of a type whose attributes (as the model reads them) or tenant changed, sorted. */
+  changedInstances(type: string): readonly string[];
   tenantChanged(tenant: string): boolean;
+  /** Whether any tenant's stored attributes changed. */
+  someTenantChanged(): boolean;
   fkChanged(): boolean;
 }
 
 /** What changed between the graphs, as the sets read it (equal keys: equal decisions). */
 function changeDetector(A: AbacIndex | undefined, B: AbacIndex | undefined): Changes {
-  if (!A || !B) return { definitionsChanged: true, userChanged: () => true, userRecordChanged: () => true, instanceChanged: () => true, tenantChanged: () => true, fkChanged: () => true };
+  if (!A || !B) {
+    const all = (type: string) => [...new Set([A, B].flatMap((g) => [...(g?.instancesOf(type).values() ?? [])].flat()))].sort(cmp);
+    return { definitionsChanged: true, userChanged: () => true, userRecordChanged: () => true, instanceChanged: () => true, changedInstances: all, tenantChanged: () => true, someTenantChanged: () => true, fkChanged: () => true };
+  }
   const definitionsChanged = JSON.stringify(definedOf(A)) !== JSON.stringify(definedOf(B));
   const tenants = new Map<string, boolean>();
   const users = new Map<string, Map<string, boolean>>();
   const instances = new Map<string, boolean>();
+  const changedByType = new Map<string, string[]>();
+  let someTenant: boolean | undefined;
   // A side shared by both graphs (made of the same values) has not changed.
   const whole = (u: string, t: string) => A.userBags(u, t) !== B.userBags(u, t) && A.userKey(u, t) !== B.userKey(u, t);
   let fk: boolean | undefined;
   const record = (g: AbacIndex, u: string) => g.facts.users.get(u);
   const sameRoles = (u: string) => [...new Set([...A.tenantsOf(u), ...B.tenantsOf(u)])].every((t) => A.rolesIn(u, t).join('\u0000') === B.rolesIn(u, t).join('\u0000'));
-  const userRecordChanged = (u: string) => {
+  const records = new Map<string, boolean>();
+  const userRecordChanged = (u: string) => getOrSet(records, u, () => recordChanged(u));
+  const recordChanged = (u: string) => {
     const [a, b] = [record(A, u), record(B, u)];
     if (a === undefined || b === undefined) return a !== b;
     const same = a.attributes === b.attributes && a.email === b.email && a.first_name === b.first_name && a.last_name === b.last_name;
@@ -289,6 +300,11 @@ function changeDetector(A: AbacIndex | undefined, B: AbacIndex | undefined): Cha
       definitionsChanged || (r ? A.userKeyFor(r, u, t) !== B.userKeyFor(r, u, t) : getOrSet(getOrSet(users, u, () => new Map<string, boolean>()), t, () => whole(u, t))),
     instanceChanged: (i, r) =>
       definitionsChanged || (r ? A.instanceKeyFor(r, i) !== B.instanceKeyFor(r, i) : getOrSet(instances, i, () => A.instanceKey(i) !== B.instanceKey(i))),
+    changedInstances: (type) =>
+      getOrSet(changedByType, type, () =>
+        [...new Set([A, B].flatMap((g) => [...g.instancesOf(type).values()].flat()))].filter((i) => getOrSet(instances, i, () => A.instanceKey(i) !== B.instanceKey(i)) || definitionsChanged).sort(cmp),
+      ),
+    someTenantChanged: () => (someTenant ??= [...new Set([...A.facts.tenants.keys(), ...B.facts.tenants.keys()])].some((t) => JSON.stringify(A.storedTenant(t) ?? null) !== JSON.stringify(B.storedTenant(t) ?? null))),
     tenantChanged: (t) => getOrSet(tenants, t, () => definitionsChanged || JSON.stringify(A.storedTenant(t) ?? null) !== JSON.stringify(B.storedTenant(t) ?? null)),
     fkChanged: () => (fk ??= JSON.stringify([...A.fkInstances]) !== JSON.stringify([...B.fkInstances])),
   };
@@ -324,25 +340,28 @@ function causesOf(
     }
   }
   if (A && B) {
-    if (JSON.stringify(definedOf(A)) !== JSON.stringify(definedOf(B))) out.push('attribute definitions changed');
+    if (changes.definitionsChanged) out.push('attribute definitions changed');
+    // The tenants of the line's instances, when a user's record or a tenant changed.
+    let tenants: string[] | undefined;
+    const tenantsOfLine = () => (tenants ??= [...new Set(instances.map((i) => B.tenantOf(i)))]);
     // Users: which stored attributes, roles or tenants changed (as the user set reads them).
     const byWhat = new Map<string, string[]>();
-    const tenants = [...new Set(instances.map((i) => (B.tenantOf(i))))];
     for (const u of users) {
       if (!changes.definitionsChanged && !changes.userRecordChanged(u)) continue;
-      if (!tenants.some((t) => changes.userChanged(u, t))) continue;
-      const whats = userDifferences(A, B, u, tenants, memo);
+      if (!tenantsOfLine().some((t) => changes.userChanged(u, t))) continue;
+      const whats = userDifferences(A, B, u, tenantsOfLine(), memo);
       if (whats.length > 0) getOrSet(byWhat, joinWords(whats), () => []).push(u);
     }
     for (const [what, us] of byWhat) out.push(us.length === 1 ? `${us[0]}'s ${what} changed` : `the ${what} of ${plural(us.length, 'user')} changed`);
+    // Instances: the few whose attributes or tenant changed, looked up in the line's (sorted) list.
     const byInstanceWhat = new Map<string, string[]>();
-    for (const i of instances) {
-      if (!changes.instanceChanged(i)) continue;
+    for (const i of changes.changedInstances(typeOf(instances[0]))) {
+      if (!includesSorted(instances, i)) continue;
       for (const what of bagDifferences(A.storedInstance(i), B.storedInstance(i))) getOrSet(byInstanceWhat, what, () => []).push(i);
       if (A.tenantOf(i) !== B.tenantOf(i)) getOrSet(byInstanceWhat, 'tenant', () => []).push(i);
     }
     for (const [what, is] of byInstanceWhat) out.push(is.length === 1 ? `${is[0]}'s ${what} changed` : `the ${what} of ${countInstances(is)} changed`);
-    for (const t of tenants) for (const what of bagDifferences(A.storedTenant(t), B.storedTenant(t))) out.push(`tenant ${t}'s ${what} changed`);
+    if (changes.someTenantChanged()) for (const t of tenantsOfLine()) for (const what of bagDifferences(A.storedTenant(t), B.storedTenant(t))) out.push(`tenant ${t}'s ${what} changed`);
   }
   return out.length > MAX_CAUSES ? [...out.slice(0, MAX_CAUSES), `${plural(out.length - MAX_CAUSES, 'more change')}`] : out;
 }
@@ -365,6 +384,20 @@ function bagDifferences(a: object | undefined, b: object | undefined): string[] 
   const y = (b ?? {}) as Record<string, unknown>;
   const keys = [...new Set([...Object.keys(x), ...Object.keys(y)])].filter((k) => JSON.stringify(x[k]) !== JSON.stringify(y[k])).sort(cmp);
   return keys.length === 0 ? [] : [joinWords(keys)];
+}
+
+/** Binary search in a list sorted by `cmp`. */
+function includesSorted(sorted: readonly string[], x: string): boolean {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = cmp(sorted[mid], x);
+    if (c === 0) return true;
+    if (c < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
 }
 
 const joinWords = (xs: readonly string[]) => (xs.length <= 2 ? xs.join(' and ') : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`);
