@@ -16,7 +16,7 @@ import { KINDS, type Change, type Kind } from './change.js';
 import type { PlanHeld } from './request-grants.js';
 import type { RequestGrant } from '../types/live.js';
 import { ruleId, setSection } from './abac.js';
-import { plural } from '../words.js';
+import { agree, plural } from '../words.js';
 import { attributesNamed, parseConditions } from '../access/conditions/index.js';
 
 /**
@@ -135,14 +135,14 @@ function describer(graph: AccessGraph, input: UndeclaredInput): (kind: Kind, key
         const { holders, instances } = holdersOf(key);
         const perms = graph.permissionsOf(key);
         return [
-          ...(holders.size > 0 ? [`held by ${users([...holders].sort(cmp))} on ${count(instances.size, 'instance')}`] : []),
+          ...(holders.size > 0 ? [`held by ${users([...holders].sort(cmp))} on ${plural(instances.size, 'instance')}`] : []),
           ...(perms.length > 0 ? [`permits ${perms.join(', ')}`] : []),
         ];
       }
       case 'tenant': {
         const inTenant = [...live.users.values()].filter((u) => u.tenants.includes(key)).map((u) => u.key).sort(cmp);
         const objects = [...live.resourceInstances.values(), ...live.groups.values()].filter((o) => o.tenant === key).length;
-        const lines = inTenant.length + objects > 0 ? [`${users(inTenant)} in it; ${count(objects, 'instance or group', 'instances and groups')}`] : [];
+        const lines = inTenant.length + objects > 0 ? [`${users(inTenant)} in it; ${plural(objects, 'instance or group', 'instances and groups')}`] : [];
         const wide = new Map<string, string[]>();
         for (const u of live.users.values()) for (const r of u.roles) if (r.tenant === key && r.on === undefined) (wide.get(r.role) ?? wide.set(r.role, []).get(r.role)!).push(u.key);
         for (const [role, holders] of [...wide].sort(([a], [b]) => cmp(a, b))) lines.push(`${role} tenant-wide to ${users(holders.sort(cmp))}`);
@@ -152,15 +152,15 @@ function describer(graph: AccessGraph, input: UndeclaredInput): (kind: Kind, key
         const objects = [...live.resourceInstances.values()].filter((i) => i.resource === key).length + [...live.groups.values()].filter((g) => g.type === key).length;
         const roles = [...live.roles.values()].filter((r) => r.permissions.some((p) => p.startsWith(`${key}:`))).map((r) => r.key);
         return [
-          ...(objects > 0 ? [`${count(objects, 'instance')} of this type`] : []),
-          ...(roles.length > 0 ? [`its actions are permitted by ${roles.length === 1 ? 'role' : 'roles'} ${roles.join(', ')}`] : []),
+          ...(objects > 0 ? [`${plural(objects, 'instance')} of this type`] : []),
+          ...(roles.length > 0 ? [`its actions are permitted by ${agree(roles.length, 'role', 'roles')} ${roles.join(', ')}`] : []),
         ];
       }
       case 'access_requests': {
         const requests = new Set(input.requestGrants.filter((g) => g.request.config === key).map((g) => g.request.id));
         const held = (input.held?.grants ?? []).filter((g) => g.request.config === key).map((g) => g.id);
         return [
-          ...(requests.size > 0 ? [`${count(requests.size, 'approved request')} made through it`] : []),
+          ...(requests.size > 0 ? [`${plural(requests.size, 'approved request')} made through it`] : []),
           ...held.map((id) => `holds ${id}`),
         ];
       }
@@ -210,7 +210,7 @@ function userAccess(graph: AccessGraph, user: string): string[] {
     .sort(([a], [b]) => cmp(a, b))
     .map(([key, instances]) => {
       const [role, origin] = key.split('\u0000');
-      return `${role} on ${instances.length === 1 ? instances[0] : `${count(instances.length, 'instance')} (${names(instances)})`} (${origin})`;
+      return `${role} on ${instances.length === 1 ? instances[0] : `${plural(instances.length, 'instance')} (${names(instances)})`} (${origin})`;
     });
 }
 
@@ -220,7 +220,7 @@ function onInstance(graph: AccessGraph, live: LiveState, ref: string, isGroup: b
   if (isGroup) {
     const members = graph.membersOf(ref);
     const through = graph.grantsThrough(ref);
-    if (through.length === 0 && members.length > 0) lines.push(`${count(members.length, 'member')} (${names(members)}), no roles through it`);
+    if (through.length === 0 && members.length > 0) lines.push(`${plural(members.length, 'member')} (${names(members)}), no roles through it`);
     for (const g of through) lines.push(`${g.role} on ${g.instance} to ${users(members)}`);
   }
   // Every role that can be held on it, by identity: the top-level roles, as they resolve on the
@@ -238,7 +238,6 @@ function onInstance(graph: AccessGraph, live: LiveState, ref: string, isGroup: b
   return lines;
 }
 
-const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const names = (xs: readonly string[]) => xs.slice(0, NAMES).join(', ') + (xs.length > NAMES ? ', …' : '');
-const users = (xs: readonly string[]) => (xs.length === 0 ? 'no users' : `${count(xs.length, 'user')} (${names(xs)})`);
+const users = (xs: readonly string[]) => (xs.length === 0 ? 'no users' : `${plural(xs.length, 'user')} (${names(xs)})`);
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
