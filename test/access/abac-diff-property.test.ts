@@ -53,6 +53,14 @@ function stateOf(side: fc.Arbitrary<unknown> extends never ? never : { users: { 
   };
 }
 
+/** Every user at level 0 in department a, every document in t0 worth 0 and owned by u0, with the given rules. */
+const sameDocs = (rules: string[]) => ({
+  users: USERS.map(() => ({ level: 0, dept: 'a' as const, admin: undefined, role: false })),
+  docs: DOCS.map(() => ({ tenant: 't0' as const, amount: 0, owner: 'u0' })),
+  region: 'eu' as const,
+  rules,
+});
+
 describe('set-rule lines = brute force', () => {
   it('every decided change of a permission not held through a role on either side, once, with its sign', () => {
     fc.assert(
@@ -71,7 +79,11 @@ describe('set-rule lines = brute force', () => {
         const got = diffAbac(before, after).lines.flatMap((l) => l.users.flatMap((u) => l.instances.map((i) => `${l.sign} ${u} ${l.permission} ${i}`)));
         expect(got.sort()).toEqual(expected.sort());
       }),
-      { numRuns: Number(process.env.ROSTER_PROPERTY_RUNS || 300) },
+      {
+        numRuns: Number(process.env.ROSTER_PROPERTY_RUNS || 300),
+        // Found at ~800 runs: a rule read per side on one side only, beside a rule read per pair on both.
+        examples: [[sameDocs(['all|doc:read|mine', 'ctx|doc:read|eu']), sameDocs(['all|doc:read|mine']), false]],
+      },
     );
   });
 });
