@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildAccessGraph, diffAccess, type AccessPath } from '../../src/access/index.js';
 import { derivationCache } from '../../src/access/derive.js';
+import { qualify } from '../../src/types/refs.js';
 import { arbAccessFacts, arbAccessQuery, arbFactsEdit, arbRebacFacts, arbRebacFactsEdit } from './arbitraries.js';
 import {
   naiveCan,
@@ -24,6 +25,8 @@ describe('the graph agrees with the naive reference', () => {
         for (const { user, action, instance } of queries) {
           const decision = graph.can(user, action, instance);
           expect(decision.allowed).toBe(naiveCan(f, user, action, instance));
+          const permission = qualify(action, instance);
+          if (permission) expect(graph.roleGrants(user)(permission, instance)).toBe(decision.allowed);
           expect(decision.via.length > 0).toBe(decision.allowed);
           expect(graph.rolesOn(user, instance).map((h) => h.role)).toEqual(naiveRolesOn(f, user, instance));
         }
@@ -39,6 +42,8 @@ describe('the graph agrees with the naive reference', () => {
         for (const { user, action, instance } of queries) {
           expect(graph.can(user, action, instance).allowed).toBe(naiveCan(f, user, action, instance));
           expect(graph.rolesOn(user, instance).map((h) => h.role)).toEqual(naiveRolesOn(f, user, instance));
+          const permission = qualify(action, instance);
+          if (permission) expect(graph.roleGrants(user)(permission, instance)).toBe(naiveCan(f, user, action, instance));
         }
         for (const user of graph.users()) {
           expect(graph.grantsOf(user).map((g) => `${user}|${g.instance}|${g.role}`).sort()).toEqual(
