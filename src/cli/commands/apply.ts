@@ -3,7 +3,7 @@ import { openTarget, pdpOf, type Target, type TargetOptions } from '../target.js
 import type { LiveState } from '../../types/live.js';
 import { parseDuration } from '../../types/duration.js';
 import { planFromFiles, printWarnings } from '../workflow.js';
-import { renderPlan } from '../render-plan.js';
+import { writePlanText } from '../render-plan.js';
 import { readPlanFile } from '../plan-file.js';
 import { ask, isInteractive } from '../prompt.js';
 import { isCi } from '../../ci.js';
@@ -77,7 +77,7 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
       plan = fromFiles!.plan;
     }
     // The plan is shown before the safety check: a refusal asks the user to review what it would delete.
-    out(renderPlan(plan, 'text'));
+    writePlanText(plan, out);
     enforceAssertions(plan, opts);
     const { assertSafe } = await import('../../plan/safety.js');
     assertSafe(plan, { maxDeletes });
