@@ -4,6 +4,7 @@ import type { LiveState } from '../../types/live.js';
 import { parseDuration } from '../../types/duration.js';
 import { planFromFiles, printWarnings } from '../workflow.js';
 import { writePlanText } from '../render-plan.js';
+import { collectGarbage, COLLECT_FROM_CHANGES } from '../collect.js';
 import { readPlanFile } from '../plan-file.js';
 import { ask, isInteractive } from '../prompt.js';
 import { isCi } from '../../ci.js';
@@ -91,6 +92,7 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
     if (plan.changes.length === 0) return;
     await confirm(plan, opts, target.where);
 
+    if (plan.changes.length >= COLLECT_FROM_CHANGES) collectGarbage();
     const { applyPlan } = await import('../../apply/apply.js');
     const { createLogProgress, interruptedLine } = await import('../../apply/progress.js');
     const live = process.stderr.isTTY === true && !isCi() ? (await import('../ui/apply-progress.js')).renderApplyProgress(plan.changes.length) : undefined;
