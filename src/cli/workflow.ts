@@ -2,6 +2,7 @@ import type { DesiredState } from '../types/desired.js';
 import type { ConfigProblem } from '../errors.js';
 import { ConfigError } from '../errors.js';
 import type { Plan } from '../plan/index.js';
+import type { PlanAccessInput } from '../plan/access.js';
 import type { LiveState } from '../types/live.js';
 import { openTarget, type Target, type TargetOptions } from './target.js';
 import type { RequestGrant } from '../types/live.js';
@@ -24,7 +25,7 @@ export async function loadDesired(paths: string[], command: string, options: { o
 export interface PlanOptions {
   prune?: boolean;
   /** Add the plan's access section (src/plan/access.ts), with the assertions evaluated after the plan. */
-  access?: { permissions?: boolean };
+  access?: { permissions?: boolean; withGraphs?: PlanAccessInput['withGraphs'] };
 }
 
 interface LiveRead {
@@ -109,7 +110,7 @@ async function planOf(desired: DesiredState, target: Target, { live, requestGran
   if (options.access) {
     const { planAccess } = await import('../plan/access.js');
     const { heldLookup } = await import('../plan/render-held.js');
-    plan.access = planAccess({ live, changes: plan.changes, permissions: options.access.permissions, assertions: desired.assertions, held: heldLookup(plan.held?.grants ?? []) });
+    plan.access = planAccess({ live, changes: plan.changes, permissions: options.access.permissions, assertions: desired.assertions, held: heldLookup(plan.held?.grants ?? []), withGraphs: options.access.withGraphs });
   }
   return { plan, live };
 }

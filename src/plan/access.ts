@@ -149,6 +149,11 @@ export interface PlanAccessInput {
   /** The plan's held grants (render-held.ts `heldLookup`): a failing `cannot` names the request behind it. */
   held?: HeldLookup;
   limits?: Partial<PlanAccessLimits>;
+  /**
+   * Given the graphs before and after the plan once the section is made, for work of the caller's on the
+   * same graphs: apply's decision check samples its checks there instead of building them again.
+   */
+  withGraphs?: (before: AccessGraph, after: AccessGraph) => void;
 }
 
 /** The graphs before and after the changes: exported for the bench and `check`'s use of a plan. */
@@ -194,6 +199,7 @@ export function planAccess(input: PlanAccessInput): PlanAccess {
       ...(undecided.length > 0 ? { undecided } : {}),
     };
   }
+  input.withGraphs?.(before, after);
   return out;
 }
 

@@ -4,7 +4,7 @@ export type { Change, Kind, FieldChange } from './change.js';
 export { KINDS } from './change.js';
 export { emptyLiveState, type LiveState } from '../types/live.js';
 export { assertSafe, defaultMaxDeletes, deletesOf } from './safety.js';
-export { renderPlanText } from './render-text.js';
+export { planTextPieces, renderPlanText } from './render-text.js';
 export { renderPlanJson } from './render-json.js';
 export { renderPlanMarkdown, MARKDOWN_MARKER } from './render-markdown.js';
 export { summaryLine } from './render-common.js';

@@ -8,6 +8,7 @@ import { accessGraphs, accessMarkdownLines, accessTextLines, planAccess } from '
 import { diffAccess } from '../../src/access/diff.js';
 import { renderPlanJson, renderPlanText } from '../../src/plan/index.js';
 import type { LiveState } from '../../src/types/live.js';
+import { planDecisionChecks } from '../../src/apply/verify-decisions.js';
 
 function desired(text: string): DesiredState {
   const r = validateSources([{ file: 'roster.yaml', text }]);
@@ -48,6 +49,16 @@ describe('planAccess', () => {
       { user: 'carol', changes: [{ sign: '+', subject: 'editor', instance: 'document:roadmap', paths: ['carol → team:platform → team:engineering → editor on document:roadmap'] }] },
     ]);
     expect([a.users, a.gains, a.losses, a.omittedChanges, a.omittedSummary]).toEqual([2, 2, 0, 0, 0]);
+  });
+
+  it('gives its graphs to withGraphs: the decision check sampled there is the one built after the writes', () => {
+    const live = asLive(desired(base()));
+    const plan = planChanges(desired(base(', member_of: [team:engineering]')), live, { project: 'p', environment: 'e' });
+    let sampled: ReturnType<typeof planDecisionChecks> | undefined;
+    planAccess({ live, changes: plan.changes, withGraphs: (before, after) => (sampled = planDecisionChecks(before, after)) });
+    const { before, after } = accessGraphs(live, plan.changes);
+    expect(sampled).toEqual(planDecisionChecks(before, after));
+    expect(sampled!.total).toBeGreaterThan(0);
   });
 
   it('the permission view names permissions and the role carrying them', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planChanges } from '../../src/plan/plan.js';
-import { MARKDOWN_MARKER, renderPlanJson, renderPlanMarkdown, renderPlanText } from '../../src/plan/index.js';
+import { MARKDOWN_MARKER, planTextPieces, renderPlanJson, renderPlanMarkdown, renderPlanText } from '../../src/plan/index.js';
 import { aGroup, aRole, aTenant, aUser, anInstance, desired, live, OPTIONS } from './builders.js';
 
 /** One create, one replace, two updates (a scalar and a list) and one delete. */
@@ -24,6 +24,14 @@ const plan = planChanges(
 const placeholders = (s: string) => s.replace(/[0-9a-f]{64}/g, '<sha256>');
 
 describe('plan renderers', () => {
+  it('text in pieces: whole lines, joined the same text (a large plan is written as it is made)', () => {
+    const big = planChanges(desired({ tenants: [aTenant('acme')], users: Array.from({ length: 4500 }, (_, i) => aUser(`u${i}`, { tenants: ['acme'] })) }), live(), OPTIONS);
+    const pieces = [...planTextPieces(big)];
+    expect(pieces.length).toBeGreaterThan(2);
+    for (const piece of pieces) expect(piece.endsWith('\n')).toBe(true);
+    expect(pieces.join('')).toBe(renderPlanText(big));
+    expect(pieces.join('').split('\n').filter((l) => l.startsWith('  + user:'))).toHaveLength(4500);
+  });
   it('text: one line a change, field changes under updates, summary and checksum', () => {
     expect(placeholders(renderPlanText(plan))).toMatchInlineSnapshot(`
       "Plan for p/e (with --prune)

@@ -3,13 +3,16 @@ import { openTarget, pdpOf, type Target, type TargetOptions } from '../target.js
 import type { LiveState } from '../../types/live.js';
 import { parseDuration } from '../../types/duration.js';
 import { planFromFiles, printWarnings } from '../workflow.js';
-import { renderPlan } from '../render-plan.js';
+import { writePlanText } from '../render-plan.js';
+import { collectGarbage, COLLECT_FROM_CHANGES } from '../collect.js';
 import { readPlanFile } from '../plan-file.js';
 import { ask, isInteractive } from '../prompt.js';
 import { isCi } from '../../ci.js';
 import type { Plan } from '../../plan/index.js';
 import { agree, plural } from '../../words.js';
 import type { VerifyMode } from '../../apply/verify.js';
+import type { DecisionExpectation } from '../../apply/verify-decisions.js';
+import type { AccessGraph } from '../../access/index.js';
 
 export interface ApplyCommandOptions extends Omit<TargetOptions, 'concurrency'> {
   plan?: string;
@@ -55,7 +58,12 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
   }
   // The access section (who gains and loses access) and the assertions on the state after the plan,
   // exactly as `roster plan` computes them: what was reviewed on the pull request is what apply checks.
-  const fromFiles = saved ? undefined : await planFromFiles(paths, 'apply', { ...opts, concurrency }, { prune: opts.prune, access: { permissions: opts.accessPermissions } });
+  // The decision check after the writes samples its checks on the access section's graphs, while they
+  // exist: built again after the writes, they cost seconds and hundreds of MB at 100,000 users.
+  const decisionChecks = !saved && opts.verifyDecisions !== false ? await import('../../apply/verify-decisions.js') : undefined;
+  let sampled: DecisionChecks | undefined;
+  const withGraphs = decisionChecks && ((before: AccessGraph, after: AccessGraph) => void (sampled = decisionChecks.planDecisionChecks(before, after)));
+  const fromFiles = saved ? undefined : await planFromFiles(paths, 'apply', { ...opts, concurrency }, { prune: opts.prune, access: { permissions: opts.accessPermissions, withGraphs } });
   if (fromFiles) printWarnings(fromFiles.warnings);
   const target = fromFiles?.target ?? (await openTarget({ ...opts, concurrency }, { project: saved!.project, environment: saved!.environment }));
   try {
@@ -77,13 +85,14 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
       plan = fromFiles!.plan;
     }
     // The plan is shown before the safety check: a refusal asks the user to review what it would delete.
-    out(renderPlan(plan, 'text'));
+    writePlanText(plan, out);
     enforceAssertions(plan, opts);
     const { assertSafe } = await import('../../plan/safety.js');
     assertSafe(plan, { maxDeletes });
     if (plan.changes.length === 0) return;
     await confirm(plan, opts, target.where);
 
+    if (plan.changes.length >= COLLECT_FROM_CHANGES) collectGarbage();
     const { applyPlan } = await import('../../apply/apply.js');
     const { createLogProgress, interruptedLine } = await import('../../apply/progress.js');
     const live = process.stderr.isTTY === true && !isCi() ? (await import('../ui/apply-progress.js')).renderApplyProgress(plan.changes.length) : undefined;
@@ -130,7 +139,7 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
         : undefined;
     const { applyExitCode, applyJson, renderApplySummary, UNVERIFIED_EXIT } = await import('../../apply/summary.js');
     const checked = opts.verifyDecisions !== false && liveBefore && result.failed.length === 0 && !result.stopped
-      ? await checkDecisions(target, plan, liveBefore, decisionWaitMs)
+      ? await checkDecisions(target, plan, liveBefore, decisionWaitMs, sampled)
       : undefined;
     const outcome = { total: plan.changes.length, seconds, result, leftover, unverified, decisions: checked?.verification };
     process.stdout.write(format === 'json' ? applyJson(outcome) : '\n' + renderApplySummary(outcome));
@@ -145,6 +154,9 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
   }
 }
 
+/** The decision check's sample (verify-decisions.ts `planDecisionChecks`). */
+type DecisionChecks = { checks: DecisionExpectation[]; total: number };
+
 /** Exit code when everything applied but the decision point disagrees with the plan (docs/plan.md). */
 export const DECISIONS_DISAGREE = 3;
 
@@ -153,12 +165,11 @@ export const DECISIONS_DISAGREE = 3;
  * failure (no decision point at that URL, the PDP unreachable) is reported after the summary, never
  * instead of it: the writes are done.
  */
-async function checkDecisions(target: Target, plan: Plan, live: LiveState, waitMs: number | undefined) {
-  const { accessGraphs } = await import('../../plan/access.js');
+async function checkDecisions(target: Target, plan: Plan, live: LiveState, waitMs: number | undefined, sampled: DecisionChecks | undefined) {
   const { planDecisionChecks, verifyDecisions, decisionReportLines } = await import('../../apply/verify-decisions.js');
   const { readDecisions } = await import('../../api/read-decisions.js');
-  const { before, after } = accessGraphs(live, plan.changes);
-  const { checks, total } = planDecisionChecks(before, after);
+  const graphs = sampled ? undefined : (await import('../../plan/access.js')).accessGraphs(live, plan.changes);
+  const { checks, total } = sampled ?? planDecisionChecks(graphs!.before, graphs!.after);
   if (total === 0) return undefined;
   const pdp = pdpOf(target);
   try {
