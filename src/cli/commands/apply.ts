@@ -125,6 +125,8 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
     const seconds = (Date.now() - started) / 1000;
     // Everything applied: read again what the apply changed, to catch another apply that ran at the same
     // time (src/apply/verify.ts). A saved plan has no configuration to compare with.
+    // The writes' garbage goes before the verification's read (at x10 its whole re-read is the peak).
+    if (plan.changes.length >= COLLECT_FROM_CHANGES) collectGarbage();
     const { verifyApplied } = await import('../../apply/verify.js');
     let unverified: string | undefined;
     const leftover =
