@@ -18,17 +18,6 @@ export type Prepared = ({ r: AbacRule; cross: true; users?: Uint8Array; status: 
   listUser?: number;
 };
 
-/** The same rules on both sides, each with the same instances in its resource set. */
-export function sameResources(prepared: readonly (readonly Prepared[] | undefined)[]): boolean {
-  const [a, b] = prepared;
-  if (!a || !b || a.length !== b.length) return false;
-  return a.every((p, i) => {
-    const q = b[i];
-    if (p.cross || q.cross || p.r.via.rule !== q.r.via.rule) return false;
-    return p.sets.every((s, m) => equalWords(s.yes, q.sets[m].yes) && equalWords(s.maybe, q.sets[m].maybe));
-  });
-}
-
 /** The same rules on both sides in the same order, each read per pair on both sides or on neither. */
 export function sameShape(prepared: readonly (readonly Prepared[] | undefined)[]): boolean {
   const [a, b] = prepared;
@@ -45,30 +34,18 @@ export function setsDifferAt(prepared: readonly (readonly Prepared[] | undefined
   });
 }
 
-/** Per user (by index), 1 when anything of theirs a rule reads differs between the sides (`sameShape` holds). */
-export function widened(prepared: readonly (readonly Prepared[] | undefined)[], members: readonly Uint8Array[], changed: Uint8Array): Uint8Array {
+/**
+ * Per user (by index), 1 when their outcome in some rule's user set, their place in the tenant, or (with
+ * `changed`) the values the rules read per pair differ between the sides (`sameShape` holds).
+ */
+export function widened(prepared: readonly (readonly Prepared[] | undefined)[], members: readonly Uint8Array[], changed?: Uint8Array): Uint8Array {
   const [a, b] = prepared as [Prepared[], Prepared[]];
   const out = new Uint8Array(members[0].length);
   for (let u = 0; u < out.length; u++) {
-    if (changed[u] === 1 || members[0][u] !== members[1][u]) out[u] = 1;
+    if (changed?.[u] === 1 || members[0][u] !== members[1][u]) out[u] = 1;
     else for (let i = 0; i < a.length && out[u] === 0; i++) if ((a[i].users?.[u] ?? 0) !== (b[i].users?.[u] ?? 0)) out[u] = 1;
   }
   return out;
-}
-
-/** Users whose outcome in some rule's user set, or whose place in the tenant, differs between the sides. */
-export function movedUsers(prepared: readonly (readonly Prepared[] | undefined)[], members: readonly Uint8Array[]): number[] {
-  const [a, b] = prepared as [Prepared[], Prepared[]];
-  const out: number[] = [];
-  for (let u = 0; u < members[0].length; u++) {
-    if (members[0][u] !== members[1][u] || a.some((p, i) => !p.cross && !b[i].cross && p.users[u] !== (b[i] as Extract<Prepared, { cross: false }>).users[u])) out.push(u);
-  }
-  return out;
-}
-
-function equalWords(x: Uint32Array, y: Uint32Array): boolean {
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
-  return true;
 }
 
 /** Either, with 3 read as 2 (depends on the context). */

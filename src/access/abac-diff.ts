@@ -16,7 +16,7 @@
 import type { AbacVia } from './facts.js';
 import type { AccessGraph } from './graph.js';
 import { dependsOnContext, type AbacIndex, type AbacRule, type Reads, type SetInfo } from './abac-graph.js';
-import { crossStatus, isCross, movedUsers, sameResources, sameShape, setsDifferAt, sideVectors, widened, type Found, type Prepared } from './abac-diff-sides.js';
+import { crossStatus, isCross, sameShape, setsDifferAt, sideVectors, widened, type Found, type Prepared } from './abac-diff-sides.js';
 import { GroupUsers } from './abac-diff-users.js';
 import { getOrSet } from './groups.js';
 import { cmp } from './paths.js';
@@ -119,7 +119,7 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
 
   for (const permission of permissions) {
     const type = typeOf(permission);
-    const allSides = [A, B].map((g, k) => (g ? { g, rules: g.rulesFor(permission), vec: vectors[k]!.vec, vectors: vectors[k]! } : undefined));
+    const allSides = [A, B].map((g, k) => (g ? { g, rules: g.rulesFor(permission), vectors: vectors[k]! } : undefined));
     // A rule read per pair (a set reading across sides) is compared where something it reads changed.
     const crossRules = [...byKey.values()].filter((p) => (p.b ?? p.a)!.via.permission === permission && [p.a, p.b].some((r) => r && isCross(r)));
     const crossReads = crossRules.flatMap((p) => [p.a, p.b]).filter((r): r is AbacRule => r !== undefined).flatMap((r) => [r.userSet.reads, r.resourceSet.reads]);
@@ -155,22 +155,26 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
       // Per side and rule read per side: the instances in its resource set (yes, or depending on the context), for a user outside and inside the tenant.
       const prepared = sides.map((side, k) => side && side.rules.map((r): Prepared => {
         if (isCross(r)) {
-          const users = r.userSet.cross ? undefined : side.vec(r.userSet, tk[k]);
+          const users = r.userSet.cross ? undefined : side.vectors.vec(r.userSet, tk[k]);
           return { r, cross: true as const, ...(users ? { users } : {}), status: crossStatus(side.g, side.vectors, r, users, instances, tk[k], members[k]!, `${k}\u0000${groupKey}`) };
         }
         const sets = getOrSet(resourceBits, `${k}\u0000${groupKey}\u0000${r.resourceSet.key}`, () => setBits(side.g, r.resourceSet, instances));
-        return { r, cross: false as const, users: side.vec(r.userSet, tk[k]), sets };
+        return { r, cross: false as const, users: side.vectors.vec(r.userSet, tk[k]), sets };
       }));
       const changedUsers = crossRules.length > 0 && !crossEverywhere ? crossUserChanged(t, crossReads) : undefined;
+      const shape = sameShape(prepared);
+      const allWords = Int32Array.from({ length: words }, (_, w) => w);
+      // Words where a rule read per side has other instances in its resource set on each side.
+      const setsMoved = shape ? allWords.filter((w) => setsDifferAt(prepared, w)) : allWords;
       // Without rules read per pair, and with the same rules and resource sets on both sides, only users
       // whose place in a user set (or in the tenant) moved can gain or lose.
-      const candidates = crossRules.length > 0 || !sameResources(prepared) ? undefined : movedUsers(prepared, members);
+      const candidates = crossRules.length === 0 && shape && setsMoved.length === 0 ? indexesOf(widened(prepared, members)) : undefined;
       // With rules read per pair: a user whose place in no set (nor in the tenant) moved, and whose values
       // those rules read did not change, can differ only on the instances whose values the rules read per
       // pair changed, or that moved in or out of a resource set: only the words holding those are visited
       // for such a user (the others are equal on both sides).
-      const narrow = crossRules.length > 0 && changedInstances !== everything && sameShape(prepared) ? widened(prepared, members, changedUsers!) : undefined;
-      const narrowWords = narrow ? Int32Array.from({ length: words }, (_, w) => w).filter((w) => changedInstances[w] !== 0 || setsDifferAt(prepared, w)) : new Int32Array(0);
+      const narrow = crossRules.length > 0 && changedInstances !== everything && shape ? widened(prepared, members, changedUsers) : undefined;
+      const narrowWords = narrow ? allWords.filter((w) => changedInstances[w] !== 0 || setsMoved.includes(w)) : new Int32Array(0);
       const group = new GroupUsers({
         permission,
         users,
@@ -246,20 +250,28 @@ function setBits(g: AbacIndex, set: SetInfo, instances: readonly string[]): { ye
   return out;
 }
 
+/** The indexes holding 1. */
+function indexesOf(mask: Uint8Array): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < mask.length; i++) if (mask[i] === 1) out.push(i);
+  return out;
+}
+
 const changeOf = (p: { a?: AbacRule; b?: AbacRule }): AbacUndecided['change'] => (!p.a ? 'added' : !p.b ? 'removed' : 'kept');
 const usesFk = (r: AbacRule) => r.userSet.fk || r.resourceSet.fk;
 
 interface Changes {
   /** Attribute definitions differ: every user's and instance's attributes may read differently. */
   definitionsChanged: boolean;
-  /** Whether what the sets read (`reads`; all the model reads when absent) of the user differs. */
-  userChanged(user: string, tenant: string, reads?: Reads): boolean;
+  /** Whether what the model's sets read of the user, in checks in the tenant, differs. */
+  userChanged(user: string, tenant: string): boolean;
   /**
    * Whether the user's own record differs (stored attributes, names, tenants, roles in any tenant): when
    * not, and definitions are the same, only their tenants' attributes can make `userChanged` true.
    */
   userRecordChanged(user: string): boolean;
-  instanceChanged(instance: string, reads?: Reads): boolean;
+  /** Whether what sets reading `reads` read of the instance (and its tenant) differs. */
+  instanceChanged(instance: string, reads: Reads): boolean;
   /** The instances of a type whose attributes (as the model reads them) or tenant changed, sorted. */
   changedInstances(type: string): readonly string[];
   tenantChanged(tenant: string): boolean;
@@ -276,6 +288,7 @@ function changeDetector(A: AbacIndex | undefined, B: AbacIndex | undefined): Cha
   }
   const definitionsChanged = JSON.stringify(definedOf(A)) !== JSON.stringify(definedOf(B));
   const tenants = new Map<string, boolean>();
+  const tenantDiffers = (t: string) => getOrSet(tenants, t, () => JSON.stringify(A.storedTenant(t) ?? null) !== JSON.stringify(B.storedTenant(t) ?? null));
   const users = new Map<string, Map<string, boolean>>();
   const instances = new Map<string, boolean>();
   const changedByType = new Map<string, string[]>();
@@ -296,16 +309,14 @@ function changeDetector(A: AbacIndex | undefined, B: AbacIndex | undefined): Cha
   return {
     definitionsChanged,
     userRecordChanged,
-    userChanged: (u, t, r) =>
-      definitionsChanged || (r ? A.userKeyFor(r, u, t) !== B.userKeyFor(r, u, t) : getOrSet(getOrSet(users, u, () => new Map<string, boolean>()), t, () => whole(u, t))),
-    instanceChanged: (i, r) =>
-      definitionsChanged || (r ? A.instanceKeyFor(r, i) !== B.instanceKeyFor(r, i) : getOrSet(instances, i, () => A.instanceKey(i) !== B.instanceKey(i))),
+    userChanged: (u, t) => definitionsChanged || getOrSet(getOrSet(users, u, () => new Map<string, boolean>()), t, () => whole(u, t)),
+    instanceChanged: (i, r) => definitionsChanged || A.instanceKeyFor(r, i) !== B.instanceKeyFor(r, i),
     changedInstances: (type) =>
       getOrSet(changedByType, type, () =>
         [...new Set([A, B].flatMap((g) => [...g.instancesOf(type).values()].flat()))].filter((i) => getOrSet(instances, i, () => A.instanceKey(i) !== B.instanceKey(i)) || definitionsChanged).sort(cmp),
       ),
-    someTenantChanged: () => (someTenant ??= [...new Set([...A.facts.tenants.keys(), ...B.facts.tenants.keys()])].some((t) => JSON.stringify(A.storedTenant(t) ?? null) !== JSON.stringify(B.storedTenant(t) ?? null))),
-    tenantChanged: (t) => getOrSet(tenants, t, () => definitionsChanged || JSON.stringify(A.storedTenant(t) ?? null) !== JSON.stringify(B.storedTenant(t) ?? null)),
+    someTenantChanged: () => (someTenant ??= [...new Set([...A.facts.tenants.keys(), ...B.facts.tenants.keys()])].some(tenantDiffers)),
+    tenantChanged: (t) => definitionsChanged || tenantDiffers(t),
     fkChanged: () => (fk ??= JSON.stringify([...A.fkInstances]) !== JSON.stringify([...B.fkInstances])),
   };
 }

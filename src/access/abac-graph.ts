@@ -93,7 +93,7 @@ export interface AbacMemo {
   /** Users' sides by tenant and user, and outside every tenant by user, with what they were made of (equal makings: the same side). */
   readonly sides: Map<string, Map<string, { made: UserMaking; side: UserSide }>>;
   readonly outside: Map<string, { made: UserMaking; side: UserSide }>;
-  /** Keys of the attributes some sets read, as small integers: equal ids, equal keys (`userClass`). */
+  /** Keys of the attributes some sets read, as small integers: equal ids, equal keys (`userClasses`). */
   readonly ids: Map<string, number>;
 }
 export const abacMemo = (): AbacMemo => ({ statuses: new Map(), ids: new Map(), sides: new Map(), outside: new Map() });
@@ -166,11 +166,10 @@ export interface AbacIndex {
   /** The rules that allow a check passing no context, in order. */
   allowing(user: string, permission: string, instance: string): AbacVia[];
   /**
-   * What the sets reading `reads` see of the user in checks in `tenant` (outside every tenant when
-   * undefined), as an integer: equal ids, equal outcomes of those sets (in graphs sharing the memo too).
+   * What the sets reading `reads` see of each user of the list (by index) in checks in `tenant` (outside
+   * every tenant when undefined; `members` says who is in it), as integers: equal ids, equal outcomes of
+   * those sets (in graphs sharing the memo too).
    */
-  userClass(reads: Reads, user: string, tenant: string | undefined): number;
-  /** `userClass` of every user of the list, by index. */
   userClasses(reads: Reads, users: readonly string[], tenant: string | undefined, members?: Uint8Array): Int32Array;
   /** Per tenant, whether each user of the list has a role assignment (or membership) there, by index. */
   membership(users: readonly string[]): Map<string, Uint8Array>;
@@ -179,16 +178,15 @@ export interface AbacIndex {
   /**
    * A set reading across sides on one (user, instance), from the user's side in checks in the
    * instance's tenant (`userBags`) and the instance's attributes (`resourceBag`): decided anew each call,
-   * for callers remembering by `userClass` and `instanceClass`.
+   * for callers remembering by `userClasses` and `instanceClass`.
    */
   decideBags(set: SetInfo, user: UserBags, resource: Bag): Status;
   userBags(user: string, tenant: string): UserBags;
   resourceBag(instance: string): Bag;
   /** The key of the user's attributes in checks in the tenant (equal keys: equal attributes as the model's sets read them). */
   userKey(user: string, tenant: string): string;
-  /** The same, of what the given sets read only. */
-  userKeyFor(reads: Reads, user: string, tenant: string): string;
   instanceKey(instance: string): string;
+  /** The same, of what the given sets read only (the instance's tenant's attributes included). */
   instanceKeyFor(reads: Reads, instance: string): string;
   /** The user's stored attributes with a definition, and fields; undefined when not stored. */
   storedUser(user: string): Bag | undefined;
@@ -383,7 +381,6 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
     if (id === undefined) side.ids.set(reads.key, (id = idOf(userKeyFor(reads, side))));
     return id;
   };
-  const userClass = (reads: Reads, user: string, tenant: string | undefined) => classOf(reads, userSide(user, tenant ?? OUTSIDE_TENANT));
   // Outside every tenant, by the position of the user in a list the caller passes again and again.
   const outsideByList = new WeakMap<readonly string[], UserSide[]>();
   const outsideOf = (users: readonly string[]) => {
@@ -481,7 +478,6 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
     instanceStatus,
     ruleStatus,
     permissionStatus,
-    userClass,
     userClasses,
     membership,
     instanceClass,
@@ -491,7 +487,6 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
     allowing: (user, permission, instance) =>
       (byPermission.get(permission) ?? []).filter((r) => allowsWithout(ruleStatus(r, user, instance))).map((r) => r.via),
     userKey: (user, tenant) => userSide(user, tenant).key,
-    userKeyFor: (reads, user, tenant) => userKeyFor(reads, userSide(user, tenant)),
     instanceKeyFor: (reads, instance) => (tenantOfInstance.has(instance) ? `${instanceKeyFor(reads, instanceSide(instance))}\u0000${tenantOf(instance)}\u0000${keyOf(tenantBagOf(tenantOf(instance)), reads.tenant)}` : ''),
     instanceKey: (instance) => (tenantOfInstance.has(instance) ? `${instanceSide(instance).key}\u0000${tenantOf(instance)}\u0000${keyOf(tenantBagOf(tenantOf(instance)), names.tenant)}` : ''),
     storedUser,

@@ -11,49 +11,7 @@ import type { AccessChange } from '../access/diff.js';
 import { diffRoleDefinitions } from '../access/definition-diff.js';
 import { cmp } from '../access/paths.js';
 import { compareEntries, formatCountedEntry, origin, tenantWide } from '../access/summary.js';
-
-// The shapes of access.ts's PlanAccess, written out here (access.ts calls this file; the two must not
-// import each other): the compiler checks that the result fits PlanAccess where planAccess returns it.
-export interface StreamedLimits {
-  summaryLines: number;
-  usersPerLine: number;
-  changes: number;
-  pathsPerChange: number;
-}
-
-export interface StreamedSummaryLine {
-  line: string;
-  sign: '+' | '-';
-  subject: string;
-  instance?: string;
-  instances?: string[];
-  viaKind: AccessSummaryEntry['viaKind'];
-  via: string;
-  role?: string;
-  userCount: number;
-  users: string[];
-}
-
-export interface StreamedChange {
-  sign: '+' | '-';
-  subject: string;
-  instance?: string;
-  instances?: string[];
-  tenant?: string;
-  role?: string;
-  paths: string[];
-}
-
-export interface StreamedSection {
-  level: 'role' | 'permission';
-  users: number;
-  gains: number;
-  losses: number;
-  summary: StreamedSummaryLine[];
-  omittedSummary: number;
-  byUser: { user: string; changes: StreamedChange[] }[];
-  omittedChanges: number;
-}
+import type { PlanAccessCore, PlanAccessLimits, PlanAccessSummary } from './access-shapes.js';
 
 /** One summary line being counted: its first users (sorted: users come in order) and how many. */
 interface Counted {
@@ -65,9 +23,9 @@ interface Counted {
  * `alsoUsers`: users who gain or lose access otherwise (through set rules): `users` counts each user
  * once, whether their changes come through roles, rules or both.
  */
-export function streamAccessSection(before: AccessGraph, after: AccessGraph, permissions: boolean, limits: StreamedLimits, alsoUsers?: ReadonlySet<string>): StreamedSection {
+export function streamAccessSection(before: AccessGraph, after: AccessGraph, permissions: boolean, limits: PlanAccessLimits, alsoUsers?: ReadonlySet<string>): PlanAccessCore {
   const lines = new Map<string, Counted>();
-  const byUser: StreamedSection['byUser'] = [];
+  const byUser: PlanAccessCore['byUser'] = [];
   let users = 0;
   let gains = 0;
   let losses = 0;
@@ -160,7 +118,7 @@ export function streamAccessSection(before: AccessGraph, after: AccessGraph, per
   if (mine.length > 0) user(mine);
 
   const counted = [...lines.values()].sort(compareLines);
-  const summary = counted.slice(0, limits.summaryLines).map(({ entry: e, count: n }): StreamedSummaryLine => ({
+  const summary = counted.slice(0, limits.summaryLines).map(({ entry: e, count: n }): PlanAccessSummary => ({
     line: formatCountedEntry(e, n),
     sign: e.sign,
     subject: e.subject,

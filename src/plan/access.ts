@@ -18,41 +18,11 @@ import type { LiveState } from '../types/live.js';
 import type { Change } from './change.js';
 import { liveAfter } from './after.js';
 import { streamAccessSection } from './access-stream.js';
+import type { PlanAccessChange, PlanAccessCore, PlanAccessLimits, PlanAccessSummary } from './access-shapes.js';
 import { cell, codeCell } from './markdown.js';
 import { count, plural } from '../words.js';
 
-export interface PlanAccessSummary {
-  /** "+37 users gain editor on document:roadmap via team:engineering". */
-  line: string;
-  sign: '+' | '-';
-  subject: string;
-  /** The instance; absent on a tenant-wide line, which covers `instances`. */
-  instance?: string;
-  /** Tenant-wide lines only: every instance the line covers, sorted (`tenant` is `via`). */
-  instances?: string[];
-  viaKind: 'direct' | 'tenant' | 'group' | 'derived';
-  via: string;
-  role?: string;
-  userCount: number;
-  /** The first `limits.usersPerLine` users, sorted. */
-  users: string[];
-}
-
-export interface PlanAccessChange {
-  sign: '+' | '-';
-  subject: string;
-  /** The instance; absent on a change through a tenant-wide role, which covers `instances`. */
-  instance?: string;
-  /**
-   * A change held only through a tenant-wide role, named once per role and tenant: the instances it
-   * covers (sorted), the tenant, and the role carrying the permission (permission view).
-   */
-  instances?: string[];
-  tenant?: string;
-  role?: string;
-  /** Formatted granting paths, best first (at most `limits.pathsPerChange`). */
-  paths: string[];
-}
+export type { PlanAccessChange, PlanAccessCore, PlanAccessLimits, PlanAccessSummary };
 
 export interface PlanAccessAssertions {
   total: number;
@@ -112,29 +82,10 @@ export interface PlanAbac {
   undecided: PlanAbacUndecided[];
 }
 
-export interface PlanAccess {
-  level: 'role' | 'permission';
-  /** Over every change, before capping; set rules' gains and losses included (`abac` has their own counts). */
-  users: number;
-  gains: number;
-  losses: number;
-  summary: PlanAccessSummary[];
-  /** Summary lines left out. */
-  omittedSummary: number;
-  /** Per user, sorted by user then instance and subject. */
-  byUser: { user: string; changes: PlanAccessChange[] }[];
-  /** Changes left out of `byUser`. */
-  omittedChanges: number;
+export interface PlanAccess extends PlanAccessCore {
   /** Attribute-based access (set rules): present when either side has set rules. */
   abac?: PlanAbac;
   assertions?: PlanAccessAssertions;
-}
-
-export interface PlanAccessLimits {
-  summaryLines: number;
-  usersPerLine: number;
-  changes: number;
-  pathsPerChange: number;
 }
 
 export const DEFAULT_ACCESS_LIMITS: PlanAccessLimits = { summaryLines: 50, usersPerLine: 10, changes: 200, pathsPerChange: 3 };
