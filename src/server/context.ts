@@ -30,7 +30,7 @@ export interface DecisionLog {
   close(): Promise<void>;
 }
 
-export const newId = (): string => crypto.randomUUID();
+export { newId } from './new-id.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,3 +1,4 @@
+import { newId } from '../new-id.js';
 import type { Queryable } from '../store/db.js';
 import type { EnvContext } from '../context.js';
 import { duplicate, httpError, notFound } from '../errors.js';
@@ -82,7 +83,7 @@ export async function createAttribute(tx: Queryable, env: EnvContext, owner: Att
   if (key === 'type') throw httpError('INVALID_INPUT', "the attribute key 'type' is reserved: conditions read resource.type as the resource's key");
   const existing = await listAttributes(tx, env, owner);
   if (existing.some((a) => a.key === key)) throw duplicate(`attribute of ${ownerKey(owner)}`, key);
-  const id = crypto.randomUUID();
+  const id = newId();
   if (owner.kind === 'builtin') {
     await tx.run(`INSERT INTO builtin_attributes (id, env_id, resource_key, key, type, description, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, [
       id, env.envId, owner.key, key, b.type!, b.description ?? null, at, at,

@@ -1,3 +1,4 @@
+import { newId } from '../new-id.js';
 import type { Queryable } from '../store/db.js';
 import type { EnvContext } from '../context.js';
 import { duplicate, httpError, notFound } from '../errors.js';
@@ -94,7 +95,7 @@ export async function findOrCreateInstance(q: Queryable, envId: string, ref: str
   await q.run(
     `INSERT INTO resource_instances (id, env_id, resource_id, key, tenant_id, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, '{}', ?, ?)
      ON CONFLICT DO NOTHING`,
-    [crypto.randomUUID(), envId, res.id, parts[1], t.id, at, at],
+    [newId(), envId, res.id, parts[1], t.id, at, at],
   );
   return findInstance(q, envId, ref);
 }
@@ -150,7 +151,7 @@ export async function assignRole(
     if (options.ignoreDuplicate) return { id: existing.id, created: false };
     throw duplicate('role assignment', describe(a));
   }
-  const id = crypto.randomUUID();
+  const id = newId();
   // A concurrent request (another process, on PostgreSQL) may insert the same assignment between the
   // check above and this insert: the unique index decides. `ON CONFLICT DO NOTHING` rather than catching
   // the violation, because in PostgreSQL a failed statement aborts the whole transaction, so a caught

@@ -1,3 +1,4 @@
+import { newId } from '../new-id.js';
 import type { Queryable } from '../store/db.js';
 import { httpError, notFound } from '../errors.js';
 import { parseGroupRef } from '../domain/groups.js';
@@ -97,7 +98,7 @@ export async function ensureMemberRole(q: Queryable, envId: string, typeResource
   await q.run(
     `INSERT INTO roles (id, env_id, resource_id, key, name, description, permissions, extends, created_at, updated_at)
      VALUES (?, ?, ?, 'member', 'Member', 'Membership of a group', '[]', '[]', ?, ?) ON CONFLICT (resource_id, key) WHERE resource_id IS NOT NULL DO NOTHING`,
-    [crypto.randomUUID(), envId, typeResourceId, at, at],
+    [newId(), envId, typeResourceId, at, at],
   );
   return (await memberRoleOf(q, typeResourceId))!;
 }

@@ -1,3 +1,4 @@
+import { newId } from '../new-id.js';
 import type { Queryable } from '../store/db.js';
 import { isUniqueViolation } from '../store/db.js';
 import { duplicate } from '../errors.js';
@@ -74,7 +75,7 @@ export async function createProject(
   environments: NewScope[],
   at: string,
 ): Promise<{ project: ProjectRow; environments: EnvironmentRow[] }> {
-  const id = crypto.randomUUID();
+  const id = newId();
   try {
     await tx.run(`INSERT INTO projects (id, key, name, description, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`, [
       id, project.key, project.name, project.description ?? null, at, at,
@@ -90,7 +91,7 @@ export async function createProject(
 
 /** Creates an environment in the project (by id); 409 when the key is taken there. */
 export async function createEnvironment(tx: Queryable, projectId: string, env: NewScope, at: string): Promise<EnvironmentRow> {
-  const id = crypto.randomUUID();
+  const id = newId();
   try {
     await tx.run(`INSERT INTO environments (id, project_id, key, name, description, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`, [
       id, projectId, env.key, env.name, env.description ?? null, at, at,
@@ -110,7 +111,7 @@ export async function createEnvironment(tx: Queryable, projectId: string, env: N
 async function addDefaultTenant(q: Queryable, envId: string, at: string): Promise<void> {
   await q.run(
     `INSERT INTO tenants (id, env_id, key, name, description, attributes, created_at, updated_at) VALUES (?, ?, 'default', 'Default Tenant', NULL, '{}', ?, ?)`,
-    [crypto.randomUUID(), envId, at, at],
+    [newId(), envId, at, at],
   );
 }
 
@@ -120,10 +121,10 @@ async function addDefaultTenant(q: Queryable, envId: string, at: string): Promis
  */
 export async function ensureEnvironment(q: Queryable, project: string, env: string, at: string): Promise<void> {
   await q.run(`INSERT INTO projects (id, key, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING`, [
-    crypto.randomUUID(), project, project, at, at,
+    newId(), project, project, at, at,
   ]);
   const p = await q.get<{ id: string }>(`SELECT id FROM projects WHERE key = ?`, [project]);
-  const id = crypto.randomUUID();
+  const id = newId();
   // Only the process that made the environment adds its tenant `default` (a second one finds it made).
   const { changes } = await q.run(
     `INSERT INTO environments (id, project_id, key, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (project_id, key) DO NOTHING`,

@@ -1,3 +1,4 @@
+import { newId } from '../new-id.js';
 import type { Queryable } from '../store/db.js';
 import { duplicate, httpError, invalid } from '../errors.js';
 import { isUniqueViolation } from '../store/db.js';
@@ -19,7 +20,7 @@ export async function ensureRelation(q: Queryable, envId: string, objectResource
   await q.run(
     `INSERT INTO relations (id, env_id, object_resource_id, key, name, description, subject_resource_id, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?) ON CONFLICT (object_resource_id, key) DO NOTHING`,
-    [crypto.randomUUID(), envId, objectResourceId, key, key, subjectResourceId, at, at],
+    [newId(), envId, objectResourceId, key, key, subjectResourceId, at, at],
   );
   const there = (await q.get<{ id: string; subject_resource_id: string; object_key: string; subject_key: string }>(
     `SELECT rel.id, rel.subject_resource_id, o.key AS object_key, s.key AS subject_key
@@ -43,7 +44,7 @@ export async function ensureImplicitGrant(
   await q.run(
     `INSERT INTO implicit_grants (id, env_id, resource_id, role_id, on_resource_id, linked_role_id, relation_id, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (resource_id, role_id, on_resource_id, linked_role_id, relation_id) DO NOTHING`,
-    [crypto.randomUUID(), envId, g.resourceId, g.roleId, g.onResourceId, g.linkedRoleId, g.relationId, at],
+    [newId(), envId, g.resourceId, g.roleId, g.onResourceId, g.linkedRoleId, g.relationId, at],
   );
 }
 
@@ -58,7 +59,7 @@ export async function writeImplicitGrant(
     `INSERT INTO implicit_grants (id, env_id, resource_id, role_id, on_resource_id, linked_role_id, relation_id, created_at, no_direct_roles)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (resource_id, role_id, on_resource_id, linked_role_id, relation_id)
      DO UPDATE SET no_direct_roles = excluded.no_direct_roles`,
-    [crypto.randomUUID(), envId, g.resourceId, g.roleId, g.onResourceId, g.linkedRoleId, g.relationId, at, g.noDirect ? 1 : 0],
+    [newId(), envId, g.resourceId, g.roleId, g.onResourceId, g.linkedRoleId, g.relationId, at, g.noDirect ? 1 : 0],
   );
 }
 
@@ -80,7 +81,7 @@ export async function ensureTuple(q: Queryable, envId: string, subjectId: string
   await q.run(
     `INSERT INTO relationship_tuples (id, env_id, subject_id, relation, object_id, tenant_id, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (subject_id, relation, object_id) DO NOTHING`,
-    [crypto.randomUUID(), envId, subjectId, relation, objectId, tenantId, at],
+    [newId(), envId, subjectId, relation, objectId, tenantId, at],
   );
 }
 
@@ -149,7 +150,7 @@ export async function createRelation(
   at: string,
 ): Promise<string> {
   const subject = await findKeyed<{ id: string }>(q, 'resources', envId, b.subject_resource, 'resource');
-  const id = crypto.randomUUID();
+  const id = newId();
   try {
     await q.run(
       `INSERT INTO relations (id, env_id, object_resource_id, key, name, description, subject_resource_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,

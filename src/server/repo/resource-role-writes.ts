@@ -1,3 +1,4 @@
+import { newId } from '../new-id.js';
 import type { Queryable } from '../store/db.js';
 import { duplicate } from '../errors.js';
 import { isUniqueViolation } from '../store/db.js';
@@ -66,7 +67,7 @@ export async function writeResourceRoles(
     try {
       await tx.run(
         `INSERT INTO roles (id, env_id, resource_id, key, name, description, permissions, extends, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [crypto.randomUUID(), envId, resource.id, key, b.name ?? key, b.description ?? null, JSON.stringify(permissions), JSON.stringify(ext), at, at],
+        [newId(), envId, resource.id, key, b.name ?? key, b.description ?? null, JSON.stringify(permissions), JSON.stringify(ext), at, at],
       );
     } catch (err) {
       if (isUniqueViolation(err)) throw duplicate('resource role', `${resource.key}#${key}`);

@@ -1,3 +1,4 @@
+import { newId } from '../new-id.js';
 import type { Queryable } from '../store/db.js';
 import type { EnvContext } from '../context.js';
 import { envFields, parseJson, stableUuid } from './common.js';
@@ -51,7 +52,7 @@ export function resourceRead(row: ResourceRow, env: EnvContext) {
  * an action for as long as it exists.
  */
 export function withIds<T extends { id?: string }>(given: Record<string, Omit<T, 'id'>>, before: Record<string, T> = {}): Record<string, T> {
-  return Object.fromEntries(Object.entries(given).map(([k, v]) => [k, { ...v, id: before[k]?.id ?? crypto.randomUUID() } as T]));
+  return Object.fromEntries(Object.entries(given).map(([k, v]) => [k, { ...v, id: before[k]?.id ?? newId() } as T]));
 }
 
 /**
@@ -83,7 +84,7 @@ export async function ensureResource(q: Queryable, envId: string, key: string, a
   await q.run(
     `INSERT INTO resources (id, env_id, key, name, description, actions, attributes, created_at, updated_at)
      VALUES (?, ?, ?, ?, NULL, '{}', '{}', ?, ?) ON CONFLICT (env_id, key) DO NOTHING`,
-    [crypto.randomUUID(), envId, key, key, at, at],
+    [newId(), envId, key, key, at, at],
   );
   return (await q.get<{ id: string }>(`SELECT id FROM resources WHERE env_id = ? AND key = ?`, [envId, key]))!.id;
 }

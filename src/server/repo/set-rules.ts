@@ -1,3 +1,4 @@
+import { newId } from '../new-id.js';
 import type { Queryable, SqlValue } from '../store/db.js';
 import type { EnvContext } from '../context.js';
 import { httpError, notFound } from '../errors.js';
@@ -124,7 +125,7 @@ export async function createRule(tx: Queryable, envId: string, r: ResolvedRule, 
   await tx.run(
     `INSERT INTO set_rules (id, env_id, user_set_id, user_role_id, resource_set_id, set_resource_id, resource_id, action, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-    [crypto.randomUUID(), envId, r.userSetId, r.userRoleId, r.resourceSetId, r.setResourceId, r.resourceId, r.action, at, at],
+    [newId(), envId, r.userSetId, r.userRoleId, r.resourceSetId, r.setResourceId, r.resourceId, r.action, at, at],
   );
   const id = await ruleId(tx, envId, r);
   return (await tx.get<RuleRow>(`SELECT * FROM ${RULES} WHERE id = ?`, [id!]))!;

@@ -1,3 +1,4 @@
+import { newId } from '../new-id.js';
 import type { Queryable } from '../store/db.js';
 import type { EnvContext } from '../context.js';
 import { envFields, parseJson } from './common.js';
@@ -124,7 +125,7 @@ export async function upsertUser(q: Queryable, envId: string, u: UserFields, at:
     }
     return { id: existing.id, created: false };
   }
-  const id = crypto.randomUUID();
+  const id = newId();
   const { changes } = await q.run(
     `INSERT INTO users (id, env_id, key, email, first_name, last_name, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (env_id, key) DO NOTHING`,
@@ -158,7 +159,7 @@ export async function insertUsers(q: Queryable, envId: string, users: UserFields
   const lost: string[] = [];
   for (let i = 0; i < users.length; i += CHUNK) {
     const chunk = users.slice(i, i + CHUNK);
-    const rows = chunk.map((u) => [crypto.randomUUID(), envId, u.key, u.email ?? null, u.first_name ?? null, u.last_name ?? null, JSON.stringify(u.attributes ?? {}), at, at]);
+    const rows = chunk.map((u) => [newId(), envId, u.key, u.email ?? null, u.first_name ?? null, u.last_name ?? null, JSON.stringify(u.attributes ?? {}), at, at]);
     const { changes } = await q.run(
       `INSERT INTO users (id, env_id, key, email, first_name, last_name, attributes, created_at, updated_at)
        VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')} ON CONFLICT (env_id, key) DO NOTHING`,

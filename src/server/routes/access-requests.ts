@@ -1,3 +1,4 @@
+import { newId } from '../new-id.js';
 import { findRoleNamed } from '../repo/role-scope.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerDeps } from '../context.js';
@@ -69,7 +70,7 @@ export default async function accessRequestRoutes(app: FastifyInstance, { db, no
     const b = req.body as { access_request_details: { tenant?: string; role: string; resource?: string | null; resource_instance?: string | null }; reason?: string | null };
     const d = b.access_request_details;
     const at = now().toISOString();
-    const id = crypto.randomUUID();
+    const id = newId();
     const row = await db.transaction(async (tx) => {
       const ctx = await context(tx, req);
       if (d.tenant && d.tenant !== ctx.tenant.key && d.tenant !== ctx.tenant.id) {

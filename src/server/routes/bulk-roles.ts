@@ -1,3 +1,4 @@
+import { newId } from '../new-id.js';
 import type { FastifyInstance } from 'fastify';
 import type { ServerDeps } from '../context.js';
 import { invalid } from '../errors.js';
@@ -41,7 +42,7 @@ export default async function bulkRoleRoutes(app: FastifyInstance, { db, now }: 
         } else {
           await tx.run(
             `INSERT INTO roles (id, env_id, key, name, description, permissions, extends, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, '[]', ?, ?)`,
-            [crypto.randomUUID(), envId, o.key, o.name, o.description ?? null, permissions, at, at],
+            [newId(), envId, o.key, o.name, o.description ?? null, permissions, at, at],
           );
           created.push(o.key);
         }

@@ -1,3 +1,4 @@
+import { newId } from '../new-id.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerDeps } from '../context.js';
 import { duplicate, httpError, invalid } from '../errors.js';
@@ -80,7 +81,7 @@ export default async function bulkRoutes(app: FastifyInstance, { db, now }: Serv
       for (const t of ops) {
         if (await tx.get(`SELECT 1 AS x FROM tenants WHERE env_id = ? AND key = ?`, [req.env.envId, t.key])) throw duplicate('tenant', t.key);
         await tx.run(`INSERT INTO tenants (id, env_id, key, name, description, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, [
-          crypto.randomUUID(), req.env.envId, t.key, t.name, t.description ?? null, JSON.stringify(t.attributes ?? {}), at, at,
+          newId(), req.env.envId, t.key, t.name, t.description ?? null, JSON.stringify(t.attributes ?? {}), at, at,
         ]);
       }
     });
@@ -123,7 +124,7 @@ async function upsertInstance(tx: Queryable, envId: string, i: InstanceBody, at:
   }
   await tx.run(
     `INSERT INTO resource_instances (id, env_id, resource_id, key, tenant_id, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    [crypto.randomUUID(), envId, res.id, i.key, tenant.id, JSON.stringify(i.attributes ?? {}), at, at],
+    [newId(), envId, res.id, i.key, tenant.id, JSON.stringify(i.attributes ?? {}), at, at],
   );
 }
 

@@ -1,3 +1,4 @@
+import { newId } from '../new-id.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerDeps } from '../context.js';
 import { duplicate } from '../errors.js';
@@ -39,7 +40,7 @@ export default async function elementsRoutes(app: FastifyInstance, { db, now }: 
   app.post('/config', { schema: { body: strictObject({ key: KEY, ...FIELDS }, ['key', 'name', 'elements_type', 'settings', 'roles_to_levels']) } }, async (req) => {
     const b = req.body as Body;
     const at = now().toISOString();
-    const id = crypto.randomUUID();
+    const id = newId();
     await db.transaction(async (tx) => {
       const levels = await resolveLevels(tx, req.env.envId, b.roles_to_levels ?? {});
       try {

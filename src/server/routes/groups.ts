@@ -1,3 +1,4 @@
+import { newId } from '../new-id.js';
 import { findRoleOn } from '../repo/role-scope.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerDeps } from '../context.js';
@@ -45,13 +46,13 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
         if (await tx.get(`SELECT 1 AS x FROM access_groups WHERE instance_id = ?`, [instance.id])) throw duplicate('group', `${type}:${key}`);
         if (instance.tenant_id !== tenant.id) throw httpError('MISMATCH_RESOURCE_INSTANCES_TENANTS', `resource instance '${type}:${key}' exists in another tenant`);
       } else {
-        instance = { id: crypto.randomUUID(), tenant_id: tenant.id };
+        instance = { id: newId(), tenant_id: tenant.id };
         await tx.run(
           `INSERT INTO resource_instances (id, env_id, resource_id, key, tenant_id, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, '{}', ?, ?)`,
           [instance.id, envId, typeId, key, tenant.id, at, at],
         );
       }
-      const id = crypto.randomUUID();
+      const id = newId();
       await tx.run(`INSERT INTO access_groups (id, env_id, instance_id, created_at) VALUES (?, ?, ?, ?)`, [id, envId, instance.id, at]);
       return id;
     });
@@ -97,7 +98,7 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
       await tx.run(
         `INSERT INTO group_grants (id, env_id, group_id, role_id, resource_instance_id, created_at) VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT (group_id, role_id, resource_instance_id) DO NOTHING`,
-        [crypto.randomUUID(), envId, g.id, role.id, inst.id, at],
+        [newId(), envId, g.id, role.id, inst.id, at],
       );
       const objectResourceId = (await findKeyed<{ id: string }>(tx, 'resources', envId, inst.resource_key, 'resource')).id;
       const relationId = await ensureRelation(tx, envId, objectResourceId, relation, g.type_resource_id, at);
@@ -133,7 +134,7 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
         await tx.run(
           `INSERT INTO role_assignments (id, env_id, user_id, role_id, tenant_id, resource_instance_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
            ON CONFLICT DO NOTHING`,
-          [crypto.randomUUID(), envId, u.id, member, g.tenant_id, g.instance_id, at],
+          [newId(), envId, u.id, member, g.tenant_id, g.instance_id, at],
         );
       }
       return g.id;

@@ -1,3 +1,4 @@
+import { newId } from '../new-id.js';
 import type { FastifyInstance } from 'fastify';
 import type { ServerDeps, EnvContext } from '../context.js';
 import { duplicate } from '../errors.js';
@@ -93,7 +94,7 @@ export default async function resourceInstanceRoutes(app: FastifyInstance, { db,
   }, async (req) => {
     const b = req.body as { key: string; tenant: string; resource: string; attributes?: Record<string, unknown> };
     const at = now().toISOString();
-    const id = crypto.randomUUID();
+    const id = newId();
     const row = await db.transaction(async (tx) => {
       const res = await findKeyed<{ id: string }>(tx, 'resources', req.env.envId, b.resource, 'resource');
       const t = await findKeyed<{ id: string }>(tx, 'tenants', req.env.envId, b.tenant, 'tenant');

@@ -1,3 +1,4 @@
+import { newId } from '../new-id.js';
 import type { FastifyInstance } from 'fastify';
 import type { ServerDeps } from '../context.js';
 import { duplicate } from '../errors.js';
@@ -54,7 +55,7 @@ export default async function resourceRoutes(app: FastifyInstance, { db, now }: 
   app.post('/resources', { schema: { body: CREATE } }, async (req) => {
     const b = req.body as Body;
     const at = now().toISOString();
-    const id = crypto.randomUUID();
+    const id = newId();
     const row = await db.transaction(async (tx) => {
       const { changes } = await tx.run(
         `INSERT INTO resources (id, env_id, key, name, urn, description, actions, type_attributes, attributes, created_at, updated_at)

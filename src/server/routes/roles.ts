@@ -1,3 +1,4 @@
+import { newId } from '../new-id.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerDeps } from '../context.js';
 import { duplicate } from '../errors.js';
@@ -40,7 +41,7 @@ export default async function roleRoutes(app: FastifyInstance, { db, now }: Serv
   app.post('/roles', { schema: { body: CREATE } }, async (req) => {
     const b = req.body as Body;
     const at = now().toISOString();
-    const id = crypto.randomUUID();
+    const id = newId();
     return db.transaction(async (tx) => {
       const permissions = await checkPermissions(tx, req.env.envId, b.permissions ?? []);
       const ext = await checkExtends(tx, req.env.envId, b.key!, b.extends ?? []);

@@ -1,3 +1,4 @@
+import { newId } from '../new-id.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerDeps, EnvContext } from '../context.js';
 import { duplicate } from '../errors.js';
@@ -45,7 +46,7 @@ export default async function tenantRoutes(app: FastifyInstance, { db, now }: Se
   app.post('/tenants', { schema: { body: strictObject({ key: KEY, ...FIELDS }, ['key', 'name']) } }, async (req) => {
     const b = req.body as Body;
     const at = now().toISOString();
-    const id = crypto.randomUUID();
+    const id = newId();
     try {
       await db.run(`INSERT INTO tenants (id, env_id, key, name, description, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, [
         id, req.env.envId, b.key!, b.name!, b.description ?? null, JSON.stringify(b.attributes ?? {}), at, at,

@@ -1,3 +1,4 @@
+import { newId } from '../new-id.js';
 import type { Db } from './db.js';
 import { migrations } from './migrations.js';
 
@@ -30,5 +31,5 @@ async function applyMigrations(db: Db): Promise<void> {
       });
     await (m.foreignKeysOff && db.withoutForeignKeys ? db.withoutForeignKeys(apply) : apply());
   }
-  await db.run(`INSERT INTO meta (key, value) VALUES ('organization_id', ?) ON CONFLICT (key) DO NOTHING`, [crypto.randomUUID()]);
+  await db.run(`INSERT INTO meta (key, value) VALUES ('organization_id', ?) ON CONFLICT (key) DO NOTHING`, [newId()]);
 }

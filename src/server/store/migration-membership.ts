@@ -1,3 +1,4 @@
+import { newId } from '../new-id.js';
 import type { Queryable } from './db.js';
 
 /**
@@ -88,7 +89,7 @@ async function typeMemberRole(
     .filter((p) => p.startsWith(`${type.key}:`) && Object.hasOwn(actions, p.slice(type.key.length + 1)))
     .map((p) => p.slice(type.key.length + 1))
     .sort();
-  const id = crypto.randomUUID();
+  const id = newId();
   await tx.run(
     `INSERT INTO roles (id, env_id, resource_id, key, name, description, permissions, extends, created_at, updated_at)
      VALUES (?, ?, ?, 'member', 'Member', 'Membership of a group', ?, '[]', ?, ?)`,
