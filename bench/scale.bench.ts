@@ -2,7 +2,7 @@
  * Issue 32: what an apply costs as the environment grows. The generated environment at three scales
  * (×1: 10,000 users, about 36k objects; ×3; ×10), the configuration split into files, the CLI run as
  * users run it (bin/roster.js over dist/, a process of its own) against `roster serve` through a counting
- * proxy: apply from empty (time, peak memory of the CLI, requests), a no-op plan, and a 1% membership
+ * proxy (bench/count-proxy.ts: at the TCP level, so that counting costs the machine little): apply from empty (time, peak memory of the CLI, requests), a no-op plan, and a 1% membership
  * edit's apply (its requests: the plan's reads, the writes, the verification's reads).
  * `ROSTER_BENCH_SCALES=1,3` runs fewer scales.
  */
@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateEnvironment, moveMemberships, toYaml, type RawConfigObject } from './generate.js';
-import { startProxy } from './proxy.js';
+import { startCountingProxy } from './count-proxy.js';
 import { serveProcess } from './plan.bench.js';
 import type { BenchFigure, BenchResult } from './run.js';
 
@@ -33,7 +33,7 @@ export async function run(): Promise<BenchResult> {
       const config = path.join(work, 'roster');
       writeSplit(config, raw);
       const server = await serveProcess(path.join(work, 'data'));
-      const proxy = await startProxy({ upstream: server.url });
+      const proxy = await startCountingProxy(server.url);
       try {
         const cli = (...args: string[]) => runCli(work, proxy.url, args);
         proxy.reset();
