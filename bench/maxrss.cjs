@@ -1,4 +1,4 @@
-// Preloaded into a CLI run by bench/scale.bench.ts (`node --require bench/maxrss.cjs bin/roster.js ...`):
+// Preloaded into a CLI run by bench/scale.bench.ts (`NODE_OPTIONS=--require bench/maxrss.cjs bin/roster.js ...`):
 // writes the process's peak resident memory (bytes) to $ROSTER_MAXRSS_FILE when it exits.
 const fs = require('node:fs');
 process.on('exit', () => {

@@ -84,13 +84,14 @@ function writeSplit(dir: string, raw: RawConfigObject): void {
   for (const [name, value] of Object.entries(sections)) writeFileSync(path.join(dir, `${name}.yaml`), toYaml({ version: 1, [name]: value }));
 }
 
-/** The CLI from the build, in a process of its own, with its peak memory. */
+/** The CLI from the build, run as a user's shell runs `roster`, in a process of its own, with its peak memory. */
 function runCli(cwd: string, url: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string; ms: number; maxRss: number }> {
   const rssFile = path.join(cwd, `maxrss-${Date.now()}`);
   const t = performance.now();
-  const child = spawn(process.execPath, ['--require', path.join(ROOT, 'bench/maxrss.cjs'), path.join(ROOT, 'bin/roster.js'), ...args], {
+  // The binary itself, so that its `#!` line's Node flags apply as they do for `roster` on a PATH.
+  const child = spawn(path.join(ROOT, 'bin/roster.js'), args, {
     cwd,
-    env: { ...process.env, ROSTER_API_URL: url, ROSTER_API_KEY: KEY, ROSTER_MAXRSS_FILE: rssFile, CI: 'true' },
+    env: { ...process.env, ROSTER_API_URL: url, ROSTER_API_KEY: KEY, ROSTER_MAXRSS_FILE: rssFile, CI: 'true', NODE_OPTIONS: `--require ${path.join(ROOT, 'bench/maxrss.cjs')}` },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -8,6 +8,7 @@
  * (the last `flushMs`, at most `flushAt` plus what arrived during a write). Reads through this process
  * write the queue first, so they see every decision this process answered.
  */
+import { monotonicIds } from './new-id.js';
 import type { Db } from './store/db.js';
 import type { DecisionLog } from './context.js';
 import { pruneDecisions, writeDecisions, type DecisionRow } from './repo/decision-log.js';
@@ -154,30 +155,3 @@ function toRow(p: Pending): DecisionRow {
   };
 }
 
-/**
- * UUIDv7 ids (RFC 9562): 48 bits of milliseconds, then a 12-bit counter within the millisecond, then
- * random bits. Within a process they increase, so (ts, id) orders a bulk call's decisions (all in one
- * millisecond) as they were answered, and paging by (ts, id) is stable.
- */
-export function monotonicIds(): { next(ms: number): string } {
-  let lastMs = -1;
-  let counter = 0;
-  return {
-    next(ms: number) {
-      if (ms > lastMs) {
-        lastMs = ms;
-        counter = 0;
-      } else if (++counter > 0xfff) {
-        // 4,096 in one millisecond: borrow the next one (the id stays ordered; `ts` is the true time).
-        lastMs += 1;
-        counter = 0;
-      }
-      const r = crypto.getRandomValues(new Uint8Array(8));
-      const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
-      const time = hex(lastMs, 12);
-      const variant = hex(0x8000 | ((r[0] & 0x3f) << 8) | r[1], 4);
-      const tail = Array.from(r.subarray(2), (b) => hex(b, 2)).join('');
-      return `${time.slice(0, 8)}-${time.slice(8)}-7${hex(counter, 3)}-${variant}-${tail}`;
-    },
-  };
-}

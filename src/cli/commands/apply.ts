@@ -42,7 +42,8 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
   if (opts.plan && paths.length > 0) throw new ConfigError('give configuration paths or --plan FILE, not both');
   // A saved plan is applied as it was reviewed: pruning is decided when it is made (roster plan --prune --out).
   if (opts.plan && opts.prune) throw new ConfigError(`--prune does not go with --plan: the saved plan already says whether it prunes; make it with roster plan --prune --out ${opts.plan}`);
-  const concurrency = opts.concurrency ? positive(opts.concurrency, '--concurrency') : 8;
+  // Unset: the target's default, by whether it is paced (target.ts `inFlightDefault`).
+  const concurrency = opts.concurrency ? positive(opts.concurrency, '--concurrency') : undefined;
   const format = opts.format ?? 'text';
   if (format !== 'text' && format !== 'json') throw new ConfigError(`--format must be text or json, got '${format}'`);
   const out = (text: string) => (format === 'json' ? process.stderr : process.stdout).write(text);
@@ -110,7 +111,7 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
     let result: Awaited<ReturnType<typeof applyPlan>>;
     try {
       result = await applyPlan(plan, target.client, {
-        concurrency,
+        concurrency: concurrency ?? target.concurrency,
         onEvent: (e) => {
           log.onEvent(e);
           live?.onEvent(e);

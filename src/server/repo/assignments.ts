@@ -103,31 +103,67 @@ export async function findOrCreateInstance(q: Queryable, envId: string, ref: str
 const KEY_PATTERN = /^[A-Za-z0-9\-_]{1,256}$/;
 
 /**
+ * What one bulk call has already resolved, by the reference as given (key or id): a call of 1,000
+ * assignments names a few roles, tenants and instances many times over. Valid within one transaction
+ * (nothing it holds is deleted by an assignment).
+ */
+export class AssignmentLookups {
+  readonly users = new Map<string, string>();
+  readonly tenants = new Map<string, string>();
+  readonly instances = new Map<string, InstanceRef>();
+  /** By the instance type's id and the role as named; '' for top-level roles. */
+  readonly roles = new Map<string, { id: string }>();
+
+  /** The call's users by key, a few statements for all of them (one each cost most of a bulk call's reads). */
+  async loadUsers(q: Queryable, envId: string, keys: Iterable<string>): Promise<void> {
+    const wanted = [...new Set(keys)];
+    for (let i = 0; i < wanted.length; i += USERS_PER_READ) {
+      const chunk = wanted.slice(i, i + USERS_PER_READ);
+      const rows = await q.all<{ id: string; key: string }>(`SELECT id, key FROM users WHERE env_id = ? AND key IN (${chunk.map(() => '?').join(', ')})`, [envId, ...chunk]);
+      for (const r of rows) this.users.set(r.key, r.id);
+    }
+  }
+}
+
+/** Keys bound in one read: well under both stores' limits on bound parameters. */
+const USERS_PER_READ = 500;
+
+async function remembered<T>(map: Map<string, T> | undefined, key: string, find: () => Promise<T>): Promise<T> {
+  const known = map?.get(key);
+  if (known !== undefined) return known;
+  const found = await find();
+  map?.set(key, found);
+  return found;
+}
+
+/**
  * Resolves an assignment's references (404 naming what is missing) and its tenant. The role named on an
  * instance is the instance type's resource role of that key, else the top-level one (repo/role-scope.ts);
  * a tenant-wide assignment names a top-level role. `createAt`: a missing instance is created in the
- * assignment's tenant (assigning; never when unassigning).
+ * assignment's tenant (assigning; never when unassigning). `memo`: a bulk call's lookups.
  */
-export async function resolveAssignment(q: Queryable, envId: string, a: AssignmentInput, createAt?: string) {
-  const user = await findKeyed<{ id: string }>(q, 'users', envId, a.user, 'user');
+export async function resolveAssignment(q: Queryable, envId: string, a: AssignmentInput, createAt?: string, memo?: AssignmentLookups) {
+  const userId = await remembered(memo?.users, a.user, async () => (await findKeyed<{ id: string }>(q, 'users', envId, a.user, 'user')).id);
+  const tenantIdOf = (ref: string) => remembered(memo?.tenants, ref, async () => (await findKeyed<{ id: string }>(q, 'tenants', envId, ref, 'tenant')).id);
   let tenantId: string;
   let instanceId: string | null = null;
   let role: { id: string };
   if (a.resource_instance) {
-    const inst = createAt ? await findOrCreateInstance(q, envId, a.resource_instance, a.tenant, createAt) : await findInstance(q, envId, a.resource_instance);
-    role = await findRoleNamed(q, envId, { id: inst.resource_id, key: inst.resource_key }, a.role);
+    const ref = a.resource_instance;
+    const inst = await remembered(memo?.instances, ref, () => (createAt ? findOrCreateInstance(q, envId, ref, a.tenant, createAt) : findInstance(q, envId, ref)));
+    role = await remembered(memo?.roles, `${inst.resource_id}\n${a.role}`, () => findRoleNamed(q, envId, { id: inst.resource_id, key: inst.resource_key }, a.role));
     // The tenant may be named by key or id: compare ids (an unknown one is 404, not a mismatch).
-    if (a.tenant && (await findKeyed<{ id: string }>(q, 'tenants', envId, a.tenant, 'tenant')).id !== inst.tenant_id) {
+    if (a.tenant && (await tenantIdOf(a.tenant)) !== inst.tenant_id) {
       throw httpError('MISMATCH_RESOURCE_INSTANCES_TENANTS', `resource instance '${a.resource_instance}' is in tenant '${inst.tenant_key}', not '${a.tenant}'`);
     }
     tenantId = inst.tenant_id;
     instanceId = inst.id;
   } else {
-    role = await findRoleNamed(q, envId, undefined, a.role);
+    role = await remembered(memo?.roles, `\n${a.role}`, () => findRoleNamed(q, envId, undefined, a.role));
     // Without a tenant, an assignment is in the tenant 'default', as on the public service.
-    tenantId = (await findKeyed<{ id: string }>(q, 'tenants', envId, a.tenant ?? 'default', 'tenant')).id;
+    tenantId = await tenantIdOf(a.tenant ?? 'default');
   }
-  return { userId: user.id, roleId: role.id, tenantId, instanceId };
+  return { userId, roleId: role.id, tenantId, instanceId };
 }
 
 /**
@@ -140,16 +176,19 @@ export async function assignRole(
   envId: string,
   a: AssignmentInput,
   at: string,
-  options: { ignoreDuplicate?: boolean; createInstance?: boolean } = {},
+  options: { ignoreDuplicate?: boolean; createInstance?: boolean; memo?: AssignmentLookups } = {},
 ): Promise<{ id: string; created: boolean }> {
-  const r = await resolveAssignment(q, envId, a, options.createInstance ? at : undefined);
-  const existing = await q.get<{ id: string }>(
-    `SELECT id FROM role_assignments WHERE user_id = ? AND role_id = ? AND tenant_id = ? AND COALESCE(resource_instance_id, '') = ?`,
-    [r.userId, r.roleId, r.tenantId, r.instanceId ?? ''],
-  );
-  if (existing) {
-    if (options.ignoreDuplicate) return { id: existing.id, created: false };
-    throw duplicate('role assignment', describe(a));
+  const r = await resolveAssignment(q, envId, a, options.createInstance ? at : undefined, options.memo);
+  // A bulk call needs only whether each was created: the insert below says so, without reading first.
+  if (!options.memo) {
+    const existing = await q.get<{ id: string }>(
+      `SELECT id FROM role_assignments WHERE user_id = ? AND role_id = ? AND tenant_id = ? AND COALESCE(resource_instance_id, '') = ?`,
+      [r.userId, r.roleId, r.tenantId, r.instanceId ?? ''],
+    );
+    if (existing) {
+      if (options.ignoreDuplicate) return { id: existing.id, created: false };
+      throw duplicate('role assignment', describe(a));
+    }
   }
   const id = newId();
   // A concurrent request (another process, on PostgreSQL) may insert the same assignment between the
@@ -169,8 +208,8 @@ export async function assignRole(
 }
 
 /** Removes one assignment; `ignoreMissing` makes a missing one a no-op. */
-export async function unassignRole(q: Queryable, envId: string, a: AssignmentInput, options: { ignoreMissing?: boolean } = {}): Promise<boolean> {
-  const r = await resolveAssignment(q, envId, a);
+export async function unassignRole(q: Queryable, envId: string, a: AssignmentInput, options: { ignoreMissing?: boolean; memo?: AssignmentLookups } = {}): Promise<boolean> {
+  const r = await resolveAssignment(q, envId, a, undefined, options.memo);
   const { changes } = await q.run(
     `DELETE FROM role_assignments WHERE user_id = ? AND role_id = ? AND tenant_id = ? AND COALESCE(resource_instance_id, '') = ?`,
     [r.userId, r.roleId, r.tenantId, r.instanceId ?? ''],

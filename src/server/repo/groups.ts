@@ -95,6 +95,8 @@ export async function findMemberRole(q: Queryable, group: GroupRow): Promise<str
 
 /** The membership role of a group type, created when missing (a group write, or a member added after it was deleted). */
 export async function ensureMemberRole(q: Queryable, envId: string, typeResourceId: string, at: string): Promise<string> {
+  const there = await memberRoleOf(q, typeResourceId);
+  if (there) return there;
   await q.run(
     `INSERT INTO roles (id, env_id, resource_id, key, name, description, permissions, extends, created_at, updated_at)
      VALUES (?, ?, ?, 'member', 'Member', 'Membership of a group', '[]', '[]', ?, ?) ON CONFLICT (resource_id, key) WHERE resource_id IS NOT NULL DO NOTHING`,

@@ -17,17 +17,23 @@ import { findKeyed } from './common.js';
  * every tuple of it and over-grant, so the group write is refused until it is deleted.
  */
 export async function ensureRelation(q: Queryable, envId: string, objectResourceId: string, key: string, subjectResourceId: string, at: string): Promise<string> {
-  await q.run(
-    `INSERT INTO relations (id, env_id, object_resource_id, key, name, description, subject_resource_id, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?) ON CONFLICT (object_resource_id, key) DO NOTHING`,
-    [newId(), envId, objectResourceId, key, key, subjectResourceId, at, at],
-  );
-  const there = (await q.get<{ id: string; subject_resource_id: string; object_key: string; subject_key: string }>(
-    `SELECT rel.id, rel.subject_resource_id, o.key AS object_key, s.key AS subject_key
-     FROM relations rel JOIN resources o ON o.id = rel.object_resource_id JOIN resources s ON s.id = rel.subject_resource_id
-     WHERE rel.object_resource_id = ? AND rel.key = ?`,
-    [objectResourceId, key],
-  ))!;
+  const find = () =>
+    q.get<{ id: string; subject_resource_id: string; object_key: string; subject_key: string }>(
+      `SELECT rel.id, rel.subject_resource_id, o.key AS object_key, s.key AS subject_key
+       FROM relations rel JOIN resources o ON o.id = rel.object_resource_id JOIN resources s ON s.id = rel.subject_resource_id
+       WHERE rel.object_resource_id = ? AND rel.key = ?`,
+      [objectResourceId, key],
+    );
+  // Read first: every group write after the first of its pair of types finds the relation there.
+  let there = await find();
+  if (!there) {
+    await q.run(
+      `INSERT INTO relations (id, env_id, object_resource_id, key, name, description, subject_resource_id, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?) ON CONFLICT (object_resource_id, key) DO NOTHING`,
+      [newId(), envId, objectResourceId, key, key, subjectResourceId, at, at],
+    );
+    there = (await find())!;
+  }
   if (there.subject_resource_id !== subjectResourceId) {
     throw httpError('MISMATCH_RELATION_TYPE', `relation ${there.object_key}#${key} relates '${there.subject_key}' instances: the name is the group machinery's, but this relation was made through the relation routes; delete it (DELETE .../resources/${there.object_key}/relations/${key}, with its tuples) so that groups can use the name here`);
   }
@@ -41,6 +47,11 @@ export async function ensureImplicitGrant(
   g: { resourceId: string; roleId: string; onResourceId: string; linkedRoleId: string; relationId: string },
   at: string,
 ): Promise<void> {
+  const there = await q.get(
+    `SELECT 1 AS x FROM implicit_grants WHERE resource_id = ? AND role_id = ? AND on_resource_id = ? AND linked_role_id = ? AND relation_id = ?`,
+    [g.resourceId, g.roleId, g.onResourceId, g.linkedRoleId, g.relationId],
+  );
+  if (there) return;
   await q.run(
     `INSERT INTO implicit_grants (id, env_id, resource_id, role_id, on_resource_id, linked_role_id, relation_id, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (resource_id, role_id, on_resource_id, linked_role_id, relation_id) DO NOTHING`,

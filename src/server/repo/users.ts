@@ -114,16 +114,20 @@ export interface UserFields {
   attributes?: Record<string, unknown>;
 }
 
-/** Creates the user, or (when `replace`) replaces its fields; returns the id. */
-export async function upsertUser(q: Queryable, envId: string, u: UserFields, at: string, replace: boolean): Promise<{ id: string; created: boolean }> {
+/**
+ * Creates the user, or (when `replace`) replaces its fields; returns the id, and the row when it was
+ * found and left as it was (the caller's answer need not read it again).
+ */
+export async function upsertUser(q: Queryable, envId: string, u: UserFields, at: string, replace: boolean): Promise<{ id: string; created: boolean; row?: UserRow }> {
   const existing = await q.get<UserRow>(`SELECT * FROM users WHERE env_id = ? AND key = ?`, [envId, u.key]);
   if (existing) {
     if (replace) {
       await q.run(`UPDATE users SET email = ?, first_name = ?, last_name = ?, attributes = ?, updated_at = ? WHERE id = ?`, [
         u.email ?? null, u.first_name ?? null, u.last_name ?? null, JSON.stringify(u.attributes ?? {}), at, existing.id,
       ]);
+      return { id: existing.id, created: false };
     }
-    return { id: existing.id, created: false };
+    return { id: existing.id, created: false, row: existing };
   }
   const id = newId();
   const { changes } = await q.run(

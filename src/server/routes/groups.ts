@@ -27,9 +27,10 @@ const LINK = strictObject({ group_instance_key: INSTANCE_REF }, ['group_instance
  * transaction.
  */
 export default async function groupRoutes(app: FastifyInstance, { db, now }: ServerDeps) {
-  const read = async (req: FastifyRequest, id: string) => {
-    const row = await db.get<GroupRow>(`SELECT ${GROUP_SELECT} FROM ${GROUP_FROM} WHERE g.id = ?`, [id]);
-    return (await groupReads(db, [row!]))[0];
+  // A write's answer is read in its own transaction: it is ready when the transaction commits.
+  const read = async (tx: Queryable, id: string) => {
+    const row = await tx.get<GroupRow>(`SELECT ${GROUP_SELECT} FROM ${GROUP_FROM} WHERE g.id = ?`, [id]);
+    return (await groupReads(tx, [row!]))[0];
   };
 
   app.post('/groups', { schema: { body: CREATE } }, async (req) => {
@@ -37,7 +38,7 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
     const [type, key] = splitKey(b.group_instance_key, b.group_resource_type_key);
     const at = now().toISOString();
     const envId = req.env.envId;
-    const id = await db.transaction(async (tx) => {
+    return db.transaction(async (tx) => {
       const tenant = await findKeyed<{ id: string }>(tx, 'tenants', envId, b.group_tenant, 'tenant');
       const typeId = await ensureResource(tx, envId, type, at);
       await ensureMemberRole(tx, envId, typeId, at);
@@ -54,9 +55,8 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
       }
       const id = newId();
       await tx.run(`INSERT INTO access_groups (id, env_id, instance_id, created_at) VALUES (?, ?, ?, ?)`, [id, envId, instance.id, at]);
-      return id;
+      return read(tx, id);
     });
-    return read(req, id);
   });
 
   // Deleting the group's instance removes the group, its memberships, grants, links and tuples (cascade).
@@ -74,7 +74,7 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
     const b = req.body as { role: string; resource: string; resource_instance: string; tenant: string };
     const envId = req.env.envId;
     const at = now().toISOString();
-    const groupId = await db.transaction(async (tx) => {
+    const answer = await db.transaction(async (tx) => {
       const g = await findGroup(tx, envId, group);
       const ref = b.resource_instance.includes(':') ? b.resource_instance : `${b.resource}:${b.resource_instance}`;
       if (!ref.startsWith(`${b.resource}:`)) throw httpError('INVALID_INPUT', `resource_instance '${b.resource_instance}' is not of resource '${b.resource}'`);
@@ -93,7 +93,7 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
         if (!changes) throw notFound('group role', `${b.role} on ${ref} for ${g.type}:${g.key}`);
         const other = await tx.get(`SELECT 1 AS x FROM group_grants WHERE group_id = ? AND resource_instance_id = ?`, [g.id, inst.id]);
         if (!other) await removeTuple(tx, g.instance_id, relation, inst.id);
-        return g.id;
+        return undefined;
       }
       await tx.run(
         `INSERT INTO group_grants (id, env_id, group_id, role_id, resource_instance_id, created_at) VALUES (?, ?, ?, ?, ?, ?)
@@ -105,9 +105,9 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
       const memberId = await ensureMemberRole(tx, envId, g.type_resource_id, at);
       await ensureImplicitGrant(tx, envId, { resourceId: objectResourceId, roleId: role.id, onResourceId: g.type_resource_id, linkedRoleId: memberId, relationId }, at);
       await ensureTuple(tx, envId, g.instance_id, relation, inst.id, inst.tenant_id, at);
-      return g.id;
+      return read(tx, g.id);
     });
-    return remove ? reply.status(204).send() : read(req, groupId);
+    return answer ?? reply.status(204).send();
   };
   for (const prefix of ['/groups', '/group']) {
     app.post(`${prefix}/:group/roles`, { schema: { body: GRANT } }, grant(false));
@@ -119,7 +119,7 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
     const { tenant } = req.body as { tenant: string };
     const envId = req.env.envId;
     const at = now().toISOString();
-    const groupId = await db.transaction(async (tx) => {
+    const answer = await db.transaction(async (tx) => {
       const g = await findGroup(tx, envId, group);
       const u = await findKeyed<{ id: string }>(tx, 'users', envId, user, 'user');
       // By key or id: compare ids.
@@ -137,9 +137,9 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
           [newId(), envId, u.id, member, g.tenant_id, g.instance_id, at],
         );
       }
-      return g.id;
+      return remove ? undefined : read(tx, g.id);
     });
-    return remove ? reply.status(204).send() : read(req, groupId);
+    return answer ?? reply.status(204).send();
   };
   app.put('/groups/:group/users/:user', { schema: { body: MEMBERSHIP, params: { type: 'object', properties: { user: USER_KEY } } } }, membership(false));
   app.delete('/groups/:group/users/:user', { schema: { body: MEMBERSHIP } }, membership(true));
@@ -149,7 +149,7 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
     const { group_instance_key: parentRef } = req.body as { group_instance_key: string };
     const envId = req.env.envId;
     const at = now().toISOString();
-    const childId = await db.transaction(async (tx) => {
+    const answer = await db.transaction(async (tx) => {
       const child = await findGroup(tx, envId, group);
       const parent = await findGroup(tx, envId, parentRef);
       const name = (g: GroupRow) => `${g.type}:${g.key}`;
@@ -157,7 +157,7 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
         const { changes } = await tx.run(`DELETE FROM group_links WHERE child_id = ? AND parent_id = ?`, [child.id, parent.id]);
         if (!changes) throw notFound('group link', `${name(child)} in ${name(parent)}`);
         await removeTuple(tx, child.instance_id, 'group', parent.instance_id);
-        return child.id;
+        return undefined;
       }
       if (child.type !== parent.type) {
         throw httpError('MISMATCH_GROUP_TYPE', `groups of different types cannot be linked: ${name(child)} is a '${child.type}', ${name(parent)} a '${parent.type}'`);
@@ -171,9 +171,9 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
       const memberId = await ensureMemberRole(tx, envId, child.type_resource_id, at);
       await ensureImplicitGrant(tx, envId, { resourceId: child.type_resource_id, roleId: memberId, onResourceId: child.type_resource_id, linkedRoleId: memberId, relationId }, at);
       await ensureTuple(tx, envId, child.instance_id, 'group', parent.instance_id, child.tenant_id, at);
-      return child.id;
+      return read(tx, child.id);
     });
-    return remove ? reply.status(204).send() : read(req, childId);
+    return answer ?? reply.status(204).send();
   };
   app.put('/groups/:group/assign_group', { schema: { body: LINK } }, link(false));
   app.delete('/groups/:group/assign_group', { schema: { body: LINK } }, link(true));

@@ -4,7 +4,7 @@ import { envelope, parsePaging, schemaList } from '../paging.js';
 import { INSTANCE_REF, KEY, PAGING_QUERY, USER_KEY, strictObject } from '../schemas.js';
 import { detailedAssignmentReads, listAssignments, type AssignmentFilters } from '../repo/assignment-lists.js';
 import {
-  ASSIGNMENT_FROM, ASSIGNMENT_SELECT, assignRole, assignmentRead, unassignRole, type AssignmentInput, type AssignmentRow,
+  AssignmentLookups, ASSIGNMENT_FROM, ASSIGNMENT_SELECT, assignRole, assignmentRead, unassignRole, type AssignmentInput, type AssignmentRow,
 } from '../repo/assignments.js';
 
 const FIELDS = { user: USER_KEY, role: KEY, tenant: KEY, resource_instance: INSTANCE_REF };
@@ -63,7 +63,9 @@ export default async function roleAssignmentRoutes(app: FastifyInstance, { db, n
     const items = req.body as AssignmentInput[];
     const created = await db.transaction(async (tx) => {
       let n = 0;
-      for (const a of items) if ((await assignRole(tx, req.env.envId, a, at, { ignoreDuplicate: true, createInstance: true })).created) n++;
+      const memo = new AssignmentLookups();
+      await memo.loadUsers(tx, req.env.envId, items.map((a) => a.user));
+      for (const a of items) if ((await assignRole(tx, req.env.envId, a, at, { ignoreDuplicate: true, createInstance: true, memo })).created) n++;
       return n;
     });
     return { assignments_created: created };
@@ -73,7 +75,9 @@ export default async function roleAssignmentRoutes(app: FastifyInstance, { db, n
     const items = req.body as AssignmentInput[];
     const removed = await db.transaction(async (tx) => {
       let n = 0;
-      for (const a of items) if (await unassignRole(tx, req.env.envId, a, { ignoreMissing: true })) n++;
+      const memo = new AssignmentLookups();
+      await memo.loadUsers(tx, req.env.envId, items.map((a) => a.user));
+      for (const a of items) if (await unassignRole(tx, req.env.envId, a, { ignoreMissing: true, memo })) n++;
       return n;
     });
     return { assignments_removed: removed };

@@ -44,15 +44,15 @@ export default async function userRoutes(app: FastifyInstance, { db, now }: Serv
     const b = req.body as Body;
     const key = b.key;
     const at = now().toISOString();
-    const { id, created } = await db.transaction(async (tx) => {
+    const { created, answer } = await db.transaction(async (tx) => {
       if (fromPath) await checkPathNamesBodyKey(tx, req.env.envId, (req.params as { key: string }).key, key);
       const { id, created } = await upsertUser(tx, req.env.envId, b, at, replace);
       if (!created && !replace) throw duplicate('user', key);
       for (const ra of b.role_assignments ?? []) await assignRole(tx, req.env.envId, { ...ra, user: key }, at, { ignoreDuplicate: true });
-      return { id, created };
+      const row = (await tx.get<UserRow>(`SELECT * FROM users WHERE id = ?`, [id]))!;
+      return { created, answer: (await userReads(tx, req.env, [row]))[0] };
     });
-    const row = (await db.get<UserRow>(`SELECT * FROM users WHERE id = ?`, [id]))!;
-    return reply.status(replace && created ? 201 : 200).send((await userReads(db, req.env, [row]))[0]);
+    return reply.status(replace && created ? 201 : 200).send(answer);
   };
   app.post('/users', { schema: { body: CREATE } }, create(false, false));
   // The path names the user, so its key is checked like a body key (PUT creates the user when missing).
@@ -105,14 +105,14 @@ export default async function userRoutes(app: FastifyInstance, { db, now }: Serv
     const { tenant } = req.params as { tenant: string };
     const b = req.body as Body;
     const at = now().toISOString();
-    const id = await db.transaction(async (tx) => {
+    // The answer is read in the transaction: it is ready when the transaction commits.
+    return db.transaction(async (tx) => {
       const t = await findKeyed<{ id: string }>(tx, 'tenants', req.env.envId, tenant, 'tenant');
-      const { id } = await upsertUser(tx, req.env.envId, b, at, false);
+      const { id, row } = await upsertUser(tx, req.env.envId, b, at, false);
       await tx.run(`INSERT INTO tenant_users (tenant_id, user_id, created_at) VALUES (?, ?, ?) ON CONFLICT (tenant_id, user_id) DO NOTHING`, [t.id, id, at]);
       for (const ra of b.role_assignments ?? []) await assignRole(tx, req.env.envId, { tenant, ...ra, user: b.key }, at, { ignoreDuplicate: true });
-      return id;
+      return (await userReads(tx, req.env, [row ?? (await tx.get<UserRow>(`SELECT * FROM users WHERE id = ?`, [id]))!]))[0];
     });
-    return (await userReads(db, req.env, [(await db.get<UserRow>(`SELECT * FROM users WHERE id = ?`, [id]))!]))[0];
   });
 
   app.get('/tenants/:tenant/users', { schema: { querystring: PAGING_QUERY } }, async (req) => {

@@ -10,7 +10,8 @@ const CHECKPOINT_PAGES = 10_000;
 /**
  * SQLite store: one file `roster.db` under the data directory, WAL journal. better-sqlite3 is
  * synchronous and has one connection, so an asynchronous transaction must not let another request's
- * statements run inside it: a mutex serialises transactions, and plain statements wait while one is open.
+ * statements run inside it: a lock serialises transactions, and plain statements wait while one is open.
+ * Transactions begun in one turn of the event loop commit together (group commit: `transaction`).
  * With WAL and `synchronous = NORMAL` a committed transaction survives a kill -9 of the process (the
  * WAL is in the OS's hands); only a power loss can drop the last commits.
  */
@@ -79,29 +80,30 @@ class SqliteDb implements Db {
 
   /** A FIFO lock: the order of `acquire` calls is the order of entry, decided synchronously. */
   private tail: Promise<void> = Promise.resolve();
-  private pending = 0;
 
   private acquire(): Promise<() => void> {
-    this.pending++;
     const previous = this.tail;
     let release!: () => void;
     const mine = new Promise<void>((r) => (release = r));
     this.tail = previous.then(() => mine);
-    return previous.then(() => () => {
-      this.pending--;
-      release();
-    });
+    return previous.then(() => release);
   }
 
-  /** Plain statements run at once unless a transaction is open or queued; then they take their turn. */
+  /**
+   * The open SQLite transaction, shared by the transactions that ran since it began (group commit):
+   * defined exactly while one is open. `committed` settles when it commits (or fails); `done` then
+   * resolves whatever the outcome.
+   */
+  private group: CommitGroup | undefined;
+
+  /**
+   * Plain statements never run inside an open transaction (they would read what may not commit, or
+   * become part of it): they wait for the group's commit. Opening and committing a group are synchronous,
+   * so the check and the statement cannot be separated by either.
+   */
   private async exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.pending === 0) return fn();
-    const release = await this.acquire();
-    try {
-      return await fn();
-    } finally {
-      release();
-    }
+    while (this.group) await this.group.done;
+    return fn();
   }
 
   all<T>(sql: string, params?: SqlValue[]): Promise<T[]> {
@@ -120,17 +122,63 @@ class SqliteDb implements Db {
     return this.exclusive(() => this.direct.run(sql, params));
   }
 
+  /**
+   * Group commit. Transactions still run one at a time (the lock), each in a savepoint of one SQLite
+   * transaction that stays open until the event loop's turn ends (`setImmediate`): every transaction
+   * begun in that turn commits with it, in one COMMIT. A transaction's result is returned only once its
+   * group has committed, so an answer never reports a write that could still be lost; a transaction that
+   * throws is rolled back to its savepoint alone. With eight requests in flight, an apply's writes
+   * commit several at a time: fewer commits, and pages that consecutive writes share (the last pages of
+   * indexes that grow at their end) written to the WAL once per group (docs/performance.md).
+   */
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     const release = await this.acquire();
+    let group: CommitGroup;
+    let result: T;
     try {
-      this.db.exec('BEGIN IMMEDIATE');
+      group = this.group ?? this.begin();
+      this.db.exec('SAVEPOINT tx');
       try {
-        const result = await fn(this.direct);
+        result = await fn(this.direct);
+        this.db.exec('RELEASE tx');
+      } catch (err) {
+        if (this.db.inTransaction) {
+          this.db.exec('ROLLBACK TO tx');
+          this.db.exec('RELEASE tx');
+        } else if (this.group === group) {
+          // SQLite rolled back the whole transaction (a full disk, an I/O error): the group's earlier
+          // members are lost with it, and fail with the same error.
+          this.group = undefined;
+          group.fail(err);
+        }
+        throw err;
+      }
+    } finally {
+      release();
+    }
+    await group.committed;
+    return result;
+  }
+
+  private begin(): CommitGroup {
+    this.db.exec('BEGIN IMMEDIATE');
+    const group = new CommitGroup();
+    this.group = group;
+    setImmediate(() => void this.commit(group));
+    return group;
+  }
+
+  private async commit(group: CommitGroup): Promise<void> {
+    const release = await this.acquire();
+    try {
+      if (this.group !== group) return;
+      this.group = undefined;
+      try {
         this.db.exec('COMMIT');
-        return result;
+        group.succeed();
       } catch (err) {
         if (this.db.inTransaction) this.db.exec('ROLLBACK');
-        throw err;
+        group.fail(err);
       }
     } finally {
       release();
@@ -138,6 +186,8 @@ class SqliteDb implements Db {
   }
 
   async withoutForeignKeys<T>(fn: () => Promise<T>): Promise<T> {
+    // The pragma is a no-op inside a transaction.
+    while (this.group) await this.group.done;
     this.db.pragma('foreign_keys = OFF');
     try {
       return await fn();
@@ -147,8 +197,40 @@ class SqliteDb implements Db {
   }
 
   async close(): Promise<void> {
+    while (this.group) await this.group.done;
     const release = await this.acquire();
     this.db.close();
     release();
+  }
+}
+
+/** The transactions committed by one COMMIT (SqliteDb.transaction). */
+class CommitGroup {
+  readonly committed: Promise<void>;
+  readonly done: Promise<void>;
+  private settle!: (err?: unknown) => void;
+  private settled = false;
+
+  constructor() {
+    let resolve!: () => void;
+    let reject!: (err: unknown) => void;
+    this.committed = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+    // Awaited only by members, after their own outcome; a group nobody awaits must not warn.
+    this.committed.catch(() => {});
+    this.done = this.committed.then(
+      () => {},
+      () => {},
+    );
+    this.settle = (err) => (err === undefined ? resolve() : reject(err));
+  }
+
+  succeed(): void {
+    if (!this.settled) this.settle();
+    this.settled = true;
+  }
+
+  fail(err: unknown): void {
+    if (!this.settled) this.settle(err ?? new Error('the transaction was rolled back'));
+    this.settled = true;
   }
 }
