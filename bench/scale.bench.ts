@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateEnvironment, moveMemberships, toYaml, type RawConfigObject } from './generate.js';
-import { startCountingProxy } from './count-proxy.js';
+import { startCountingProxyProcess } from './count-proxy.js';
 import { serveProcess } from './plan.bench.js';
 import type { BenchFigure, BenchResult } from './run.js';
 
@@ -33,23 +33,24 @@ export async function run(): Promise<BenchResult> {
       const config = path.join(work, 'roster');
       writeSplit(config, raw);
       const server = await serveProcess(path.join(work, 'data'));
-      const proxy = await startCountingProxy(server.url);
+      const proxy = await startCountingProxyProcess(server.url);
       try {
         const cli = (...args: string[]) => runCli(work, proxy.url, args);
-        proxy.reset();
+        await proxy.reset();
         const empty = await cli('apply', 'roster', '--yes', '--format', 'json');
         const emptyOut = JSON.parse(empty.stdout) as { applied: string[]; verification?: { requests: number } };
-        const emptyRequests = proxy.seen.length;
-        proxy.reset();
+        const emptyRequests = (await proxy.counts()).requests;
+        await proxy.reset();
         const noop = await cli('plan', 'roster', '--detailed-exitcode');
         if (noop.code !== 0) throw new Error(`no-op plan at ×${s} exited ${noop.code}: ${noop.stderr.slice(0, 400)}`);
-        const noopRequests = proxy.seen.length;
+        const noopRequests = (await proxy.counts()).requests;
         moveMemberships(raw, 200 * s);
         writeSplit(config, raw);
-        proxy.reset();
+        await proxy.reset();
         const edit = await cli('apply', 'roster', '--yes', '--format', 'json');
         const editOut = JSON.parse(edit.stdout) as { applied: string[]; verification?: { requests: number; full: boolean } };
-        const writes = proxy.seen.filter((r) => r.method !== 'GET').length;
+        const editCounts = await proxy.counts();
+        const writes = editCounts.writes;
         const verify = editOut.verification?.requests ?? 0;
         const label = `×${s} (${emptyOut.applied.length.toLocaleString('en-US')} changes from empty)`;
         figures.push(
@@ -59,11 +60,11 @@ export async function run(): Promise<BenchResult> {
           { name: `${label}: no-op plan`, value: noop.ms / 1000, unit: 's' },
           { name: `${label}: no-op plan, peak memory`, value: noop.maxRss / 2 ** 20, unit: 'MB' },
           { name: `${label}: no-op plan, requests`, value: noopRequests, unit: 'requests' },
-          { name: `${label}: 1% membership edit, apply requests`, value: proxy.seen.length, unit: 'requests' },
+          { name: `${label}: 1% membership edit, apply requests`, value: editCounts.requests, unit: 'requests' },
           { name: `${label}: 1% membership edit, writes`, value: writes, unit: 'requests' },
           { name: `${label}: 1% membership edit, verification reads`, value: verify, unit: 'requests', ...(s === 1 ? { target: { op: '<=' as const, value: 50 } } : {}) },
         );
-        notes.push(`×${s}: the edit moved ${200 * s} memberships; its apply sent ${proxy.seen.length} requests: the plan's reads, ${writes} writes and ${verify} reads to verify them.`);
+        notes.push(`×${s}: the edit moved ${200 * s} memberships; its apply sent ${editCounts.requests} requests: the plan's reads, ${writes} writes and ${verify} reads to verify them.`);
       } finally {
         await proxy.close();
         await server.close();

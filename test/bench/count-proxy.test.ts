@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RequestStream, startCountingProxy, type CountingProxy } from '../../bench/count-proxy.js';
+import { RequestStream, startCountingProxy, startCountingProxyProcess, type CountingProxy } from '../../bench/count-proxy.js';
 import { createClient } from '../../src/api/client.js';
 import { ORG_KEY, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -58,6 +58,26 @@ describe('startCountingProxy', () => {
       expect(proxy.seen.length).toBe(client.counters().requests);
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe('startCountingProxyProcess', () => {
+  it('counts in a process of its own: requests, writes, and from zero after reset', async () => {
+    const server = await startTestServer();
+    const proxy = await startCountingProxyProcess(server.url);
+    const client = createClient({ baseUrl: proxy.url, apiKey: ORG_KEY, project: 'p', environment: 'e', pacing: 'none' });
+    try {
+      await client.put(`${client.paths.facts}/users/a`, { key: 'a' });
+      await client.get(`${client.paths.facts}/users/a`);
+      expect(await proxy.counts()).toEqual({ requests: 2, writes: 1 });
+      await proxy.reset();
+      await client.get(`${client.paths.facts}/users/a`);
+      expect(await proxy.counts()).toEqual({ requests: 1, writes: 0 });
+    } finally {
+      await client.close();
+      await proxy.close();
+      await server.close();
     }
   });
 });
