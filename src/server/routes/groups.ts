@@ -8,7 +8,7 @@ import type { Queryable } from '../store/db.js';
 import { findKeyed } from '../repo/common.js';
 import { ensureResource } from '../repo/resources.js';
 import { findInstance } from '../repo/assignments.js';
-import { ensureMemberRole, findGroup, findMemberRole, groupReads, GROUP_FROM, GROUP_SELECT, type GroupRow } from '../repo/groups.js';
+import { ensureMemberRole, findGroup, findMemberRole, groupReads, type GroupRow } from '../repo/groups.js';
 import { ensureImplicitGrant, ensureRelation, ensureTuple, removeTuple } from '../repo/relations.js';
 import { findCycle } from '../domain/groups.js';
 
@@ -28,10 +28,8 @@ const LINK = strictObject({ group_instance_key: INSTANCE_REF }, ['group_instance
  */
 export default async function groupRoutes(app: FastifyInstance, { db, now }: ServerDeps) {
   // A write's answer is read in its own transaction: it is ready when the transaction commits.
-  const read = async (tx: Queryable, id: string) => {
-    const row = await tx.get<GroupRow>(`SELECT ${GROUP_SELECT} FROM ${GROUP_FROM} WHERE g.id = ?`, [id]);
-    return (await groupReads(tx, [row!]))[0];
-  };
+  // The group's row is the one the write found (or made): its own fields do not change with a write.
+  const read = async (tx: Queryable, row: GroupRow) => (await groupReads(tx, [row]))[0];
 
   app.post('/groups', { schema: { body: CREATE } }, async (req) => {
     const b = req.body as { group_instance_key: string; group_tenant: string; group_resource_type_key?: string };
@@ -39,7 +37,7 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
     const at = now().toISOString();
     const envId = req.env.envId;
     return db.transaction(async (tx) => {
-      const tenant = await findKeyed<{ id: string }>(tx, 'tenants', envId, b.group_tenant, 'tenant');
+      const tenant = await findKeyed<{ id: string; key: string }>(tx, 'tenants', envId, b.group_tenant, 'tenant');
       const typeId = await ensureResource(tx, envId, type, at);
       await ensureMemberRole(tx, envId, typeId, at);
       let instance = await tx.get<{ id: string; tenant_id: string }>(`SELECT id, tenant_id FROM resource_instances WHERE resource_id = ? AND key = ?`, [typeId, key]);
@@ -55,7 +53,7 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
       }
       const id = newId();
       await tx.run(`INSERT INTO access_groups (id, env_id, instance_id, created_at) VALUES (?, ?, ?, ?)`, [id, envId, instance.id, at]);
-      return read(tx, id);
+      return read(tx, { id, instance_id: instance.id, key, type, type_resource_id: typeId, tenant_id: tenant.id, tenant_key: tenant.key, created_at: at });
     });
   });
 
@@ -100,12 +98,12 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
          ON CONFLICT (group_id, role_id, resource_instance_id) DO NOTHING`,
         [newId(), envId, g.id, role.id, inst.id, at],
       );
-      const objectResourceId = (await findKeyed<{ id: string }>(tx, 'resources', envId, inst.resource_key, 'resource')).id;
+      const objectResourceId = inst.resource_id;
       const relationId = await ensureRelation(tx, envId, objectResourceId, relation, g.type_resource_id, at);
       const memberId = await ensureMemberRole(tx, envId, g.type_resource_id, at);
       await ensureImplicitGrant(tx, envId, { resourceId: objectResourceId, roleId: role.id, onResourceId: g.type_resource_id, linkedRoleId: memberId, relationId }, at);
       await ensureTuple(tx, envId, g.instance_id, relation, inst.id, inst.tenant_id, at);
-      return read(tx, g.id);
+      return read(tx, g);
     });
     return answer ?? reply.status(204).send();
   };
@@ -137,7 +135,7 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
           [newId(), envId, u.id, member, g.tenant_id, g.instance_id, at],
         );
       }
-      return remove ? undefined : read(tx, g.id);
+      return remove ? undefined : read(tx, g);
     });
     return answer ?? reply.status(204).send();
   };
@@ -171,7 +169,7 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
       const memberId = await ensureMemberRole(tx, envId, child.type_resource_id, at);
       await ensureImplicitGrant(tx, envId, { resourceId: child.type_resource_id, roleId: memberId, onResourceId: child.type_resource_id, linkedRoleId: memberId, relationId }, at);
       await ensureTuple(tx, envId, child.instance_id, 'group', parent.instance_id, child.tenant_id, at);
-      return read(tx, child.id);
+      return read(tx, child);
     });
     return answer ?? reply.status(204).send();
   };
