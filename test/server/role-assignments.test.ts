@@ -99,6 +99,28 @@ describe('bulk role assignments', () => {
     expect(ok(await s.facts('DELETE', '/role_assignments/bulk', items))).toEqual({ assignments_removed: 0 });
   });
 
+  it('one call naming the same user (by key and by id) and instance several times creates each assignment once; a missing instance named with its tenant is made', async () => {
+    const bulk4 = ok(await s.facts('PUT', '/users/bulk4', { key: 'bulk4' }));
+    const items = [
+      { user: 'bulk4', role: 'editor', resource_instance: 'doc:d2' },
+      { user: bulk4.id, role: 'editor', resource_instance: 'doc:d2' },
+      { user: 'bulk4', role: 'viewer', resource_instance: 'doc:d2', tenant: 't' },
+      { user: 'bulk4', role: 'viewer', resource_instance: 'doc:made-by-bulk', tenant: 't' },
+      { user: 'bulk4', role: 'editor', resource_instance: 'doc:made-by-bulk', tenant: 't' },
+      { user: 'bulk4', role: 'viewer', tenant: 't' },
+      { user: 'bulk4', role: 'viewer', tenant: 't' },
+    ];
+    expect(ok(await s.facts('POST', '/role_assignments/bulk', items))).toEqual({ assignments_created: 5 });
+    expect(brief(ok(await s.facts('GET', '/role_assignments?user=bulk4')))).toEqual([
+      'bulk4 editor doc:d2', 'bulk4 editor doc:made-by-bulk', 'bulk4 viewer doc:d2', 'bulk4 viewer doc:made-by-bulk', 'bulk4 viewer t',
+    ]);
+    // In another tenant than the one named: refused, and nothing of the call stays.
+    const refused = await s.facts('POST', '/role_assignments/bulk', [{ user: 'bulk4', role: 'viewer', tenant: 'other' }, { user: 'bulk4', role: 'editor', resource_instance: 'doc:d2', tenant: 'other' }]);
+    expect(refused.body.error_code).toBe('MISMATCH_RESOURCE_INSTANCES_TENANTS');
+    expect(ok(await s.facts('GET', '/role_assignments?user=bulk4'))).toHaveLength(5);
+    expect(ok(await s.facts('DELETE', '/role_assignments/bulk', items.map((a) => ({ ...a, tenant: 't' }))))).toEqual({ assignments_removed: 5 });
+  });
+
   it('is whole or nothing: one bad item leaves nothing behind', async () => {
     await user(s, 'bulk3');
     const r = await s.facts('POST', '/role_assignments/bulk', [

@@ -117,16 +117,39 @@ export class AssignmentLookups {
   /** The call's users by key, a few statements for all of them (one each cost most of a bulk call's reads). */
   async loadUsers(q: Queryable, envId: string, keys: Iterable<string>): Promise<void> {
     const wanted = [...new Set(keys)];
-    for (let i = 0; i < wanted.length; i += USERS_PER_READ) {
-      const chunk = wanted.slice(i, i + USERS_PER_READ);
+    for (let i = 0; i < wanted.length; i += KEYS_PER_READ) {
+      const chunk = wanted.slice(i, i + KEYS_PER_READ);
       const rows = await q.all<{ id: string; key: string }>(`SELECT id, key FROM users WHERE env_id = ? AND key IN (${chunk.map(() => '?').join(', ')})`, [envId, ...chunk]);
       for (const r of rows) this.users.set(r.key, r.id);
+    }
+  }
+
+  /** The call's instances named `type:key`, a few statements per type (memberships name thousands of groups). */
+  async loadInstances(q: Queryable, envId: string, refs: Iterable<string>): Promise<void> {
+    const byType = new Map<string, Set<string>>();
+    for (const ref of refs) {
+      const parts = splitRef(ref);
+      if (parts) (byType.get(parts[0]) ?? byType.set(parts[0], new Set()).get(parts[0])!).add(parts[1]);
+    }
+    for (const [type, keys] of byType) {
+      const resource = await q.get<{ id: string }>(`SELECT id FROM resources WHERE env_id = ? AND key = ?`, [envId, type]);
+      if (!resource) continue;
+      const wanted = [...keys];
+      for (let i = 0; i < wanted.length; i += KEYS_PER_READ) {
+        const chunk = wanted.slice(i, i + KEYS_PER_READ);
+        const rows = await q.all<InstanceRef>(
+          `SELECT ri.id, ri.key, ri.resource_id, ? AS resource_key, ri.tenant_id, t.key AS tenant_key FROM resource_instances ri JOIN tenants t ON t.id = ri.tenant_id
+           WHERE ri.resource_id = ? AND ri.key IN (${chunk.map(() => '?').join(', ')})`,
+          [type, resource.id, ...chunk],
+        );
+        for (const r of rows) this.instances.set(`${type}:${r.key}`, r);
+      }
     }
   }
 }
 
 /** Keys bound in one read: well under both stores' limits on bound parameters. */
-const USERS_PER_READ = 500;
+const KEYS_PER_READ = 500;
 
 async function remembered<T>(map: Map<string, T> | undefined, key: string, find: () => Promise<T>): Promise<T> {
   const known = map?.get(key);
