@@ -9,6 +9,12 @@ import { summarise, type AccessSummaryEntry } from './summary.js';
 export interface AccessDiffOptions {
   /** Compare permissions (`document:write`) instead of roles. */
   permissions?: boolean;
+  /**
+   * false: every change's `via` is left empty, for callers that need only who gains or loses what where
+   * (the decision check samples millions of them after an apply from empty; the paths were most of
+   * what it allocated).
+   */
+  via?: boolean;
 }
 
 export interface AccessChange {
@@ -66,9 +72,10 @@ export function eachAccessChange(before: AccessGraph, after: AccessGraph, opts: 
   // Same definitions: an instance where every source holds the same roles, listed the same way, has no change.
   const everywhere = delta.all || (definitionsMatter && delta.definitions);
   const differing = sourceDiffer();
+  const withVia = opts.via !== false;
   const subjects = {
-    before: subjectsIn(before, permissions),
-    after: subjectsIn(after, permissions),
+    before: subjectsIn(before, permissions, withVia),
+    after: subjectsIn(after, permissions, withVia),
   };
   // The permission view: a permission gained through a role that a set rule granted already, or lost
   // through a role while a set rule still grants it, is no change of access (abac-diff.ts has the rules' own).
@@ -172,7 +179,10 @@ function differingInstances(a: readonly Held[], b: readonly Held[]): string[] {
 const beyondTenant = (paths: readonly AccessPath[]) => paths.some((p) => p.kind !== 'tenant');
 
 /** The roles one user holds on one instance → subject (role, or permission on the instance's type) → why. */
-function subjectsIn(graph: AccessGraph, permissions: boolean): (instance: string, held: readonly RoleHolding[]) => Map<string, Via[]> {
+/** The `via` of every change when the caller asked for none. */
+const NO_VIA: Via[] = [];
+
+function subjectsIn(graph: AccessGraph, permissions: boolean, withVia = true): (instance: string, held: readonly RoleHolding[]) => Map<string, Via[]> {
   const perms = new Map<string, string[]>(); // role NUL type → permissions on that type
   const permissionsOn = (role: string, instance: string) => {
     const type = typeOf(instance);
@@ -189,6 +199,10 @@ function subjectsIn(graph: AccessGraph, permissions: boolean): (instance: string
       // out, as the permission view does by construction. Direct and group grants are named on the instance.
       const paths = permissions || permissionsOn(role, instance).length > 0 ? all : all.filter((path) => path.kind !== 'tenant');
       if (paths.length === 0) continue;
+      if (!withVia) {
+        for (const subject of permissions ? permissionsOn(role, instance) : [role]) out.set(subject, NO_VIA);
+        continue;
+      }
       for (const subject of permissions ? permissionsOn(role, instance) : [role]) {
         const via = paths.map((path: AccessPath) => ({ role, path }));
         const known = out.get(subject);
@@ -197,7 +211,7 @@ function subjectsIn(graph: AccessGraph, permissions: boolean): (instance: string
       }
     }
     // Roles come in key order, so only a permission granted by several roles needs re-sorting.
-    if (permissions) for (const via of out.values()) via.sort(compareVia);
+    if (permissions && withVia) for (const via of out.values()) via.sort(compareVia);
     return out;
   };
 }

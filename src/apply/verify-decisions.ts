@@ -35,7 +35,7 @@ export interface DecisionExpectation extends AccessCheck {
  */
 export function planDecisionChecks(before: AccessGraph, after: AccessGraph, bound = VERIFY_BOUND): { checks: DecisionExpectation[]; total: number } {
   const kept = evenSample<DecisionExpectation>(bound);
-  eachAccessChange(before, after, { permissions: true }, (c) =>
+  eachAccessChange(before, after, { permissions: true, via: false }, (c) =>
     kept.add(() => ({ user: c.user, action: bareAction(c.subject), instance: c.instance, permission: c.subject, sign: c.sign, expected: c.sign === '+' })),
   );
   return kept.result();

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildAccessGraph, diffAccess, type AccessPath } from '../../src/access/index.js';
+import { buildAccessGraph, diffAccess, eachAccessChange, type AccessPath } from '../../src/access/index.js';
 import { derivationCache } from '../../src/access/derive.js';
 import { qualify } from '../../src/types/refs.js';
 import { arbAccessFacts, arbAccessQuery, arbFactsEdit, arbRebacFacts, arbRebacFactsEdit } from './arbitraries.js';
@@ -205,6 +205,24 @@ describe('diffAccess is the set difference of the naive effective grants', () =>
         expect(d.changes.every((c) => c.via.length > 0)).toBe(true);
         // Each change counted once: a tenant-wide line stands for each of its users on each of its instances.
         expect(d.summary.reduce((n, e) => n + e.users.length * (e.instances?.length ?? 1), 0)).toBe(d.changes.length);
+      }),
+      runs,
+    );
+  });
+
+  it.each([false, true])('without paths (via: false), the same changes in the same order, permissions: %s', (permissions) => {
+    fc.assert(
+      fc.property(fc.oneof(arbFactsEdit(), arbRebacFactsEdit()), ([before, after]) => {
+        const [g0, g1] = [buildAccessGraph(before), buildAccessGraph(after)];
+        const bare = (c: { sign: string; user: string; instance: string; subject: string }) => `${c.sign}${c.user}|${c.instance}|${c.subject}`;
+        const full: string[] = [];
+        eachAccessChange(g0, g1, { permissions }, (c) => void full.push(bare(c)));
+        const light: string[] = [];
+        eachAccessChange(g0, g1, { permissions, via: false }, (c) => {
+          expect(c.via).toEqual([]);
+          light.push(bare(c));
+        });
+        expect(light).toEqual(full);
       }),
       runs,
     );
