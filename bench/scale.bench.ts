@@ -109,7 +109,7 @@ type CliRun = { code: number; stdout: string; stderr: string; ms: number; maxRss
 function runCli(cwd: string, url: string, args: string[]): Promise<CliRun> {
   const rssFile = path.join(cwd, `maxrss-${Date.now()}`);
   const t = performance.now();
-  // The binary itself, so that its `#!` line's Node flags apply as they do for `roster` on a PATH.
+  // The binary itself, as a shell runs `roster`.
   const child = spawn(path.join(ROOT, 'bin/roster.js'), args, {
     cwd,
     env: { ...process.env, ROSTER_API_URL: url, ROSTER_API_KEY: KEY, ROSTER_MAXRSS_FILE: rssFile, CI: 'true', NODE_OPTIONS: `--require ${path.join(ROOT, 'bench/maxrss.cjs')}` },

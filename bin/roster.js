@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=32
+#!/usr/bin/env node
 // The one binary. `npm ci` builds dist/ through the `prepare` script.
 import('../dist/cli/main.js').then((m) => m.main(process.argv)).catch((err) => {
   console.error(err && err.code === 'ERR_MODULE_NOT_FOUND'
