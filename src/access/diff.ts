@@ -178,10 +178,13 @@ function differingInstances(a: readonly Held[], b: readonly Held[]): string[] {
 
 const beyondTenant = (paths: readonly AccessPath[]) => paths.some((p) => p.kind !== 'tenant');
 
-/** The roles one user holds on one instance → subject (role, or permission on the instance's type) → why. */
 /** The `via` of every change when the caller asked for none. */
 const NO_VIA: Via[] = [];
 
+/**
+ * The roles one user holds on one instance → subject (role, or permission on the instance's type) → why
+ * (`withVia` false: no why, NO_VIA).
+ */
 function subjectsIn(graph: AccessGraph, permissions: boolean, withVia = true): (instance: string, held: readonly RoleHolding[]) => Map<string, Via[]> {
   const perms = new Map<string, string[]>(); // role NUL type → permissions on that type
   const permissionsOn = (role: string, instance: string) => {

@@ -155,7 +155,7 @@ function registerPlanCommands(program: Command): void {
       .option('--yes', 'do not ask for confirmation (required when not on a terminal)')
       .option('--allow-failing-assertions', 'apply although assertions of the configuration fail on the state after the plan (printed loudly)')
       .option('--access-permissions', 'access changes per permission (document:write) instead of per role')
-      .option('--concurrency <n>', 'changes in flight at once (default: 8; 16 against a service on this machine, which is not paced)')
+      .option('--concurrency <n>', 'changes in flight at once (default: 8; 16 when not paced: the embedded service, a loopback --api-url, --pacing none)')
       .option('--max-deletes <n>', 'refuse a plan deleting more objects (default: 25% of the managed live objects when more than 10)')
       .option('--pdp-url <url>', PDP_URL)
       .option('--no-verify-decisions', 'do not ask the decision point, after the writes, whether it decides what the plan announced')

@@ -30,8 +30,6 @@ export interface DecisionLog {
   close(): Promise<void>;
 }
 
-export { newId } from './new-id.js';
-
 declare module 'fastify' {
   interface FastifyRequest {
     env: EnvContext;

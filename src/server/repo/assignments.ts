@@ -3,6 +3,7 @@ import type { Queryable } from '../store/db.js';
 import type { EnvContext } from '../context.js';
 import { duplicate, httpError, notFound } from '../errors.js';
 import { findKeyed, splitRef } from './common.js';
+import { userIdsByKey } from './users.js';
 import { findRoleNamed } from './role-scope.js';
 
 export interface AssignmentInput {
@@ -116,12 +117,7 @@ export class AssignmentLookups {
 
   /** The call's users by key, a few statements for all of them (one each cost most of a bulk call's reads). */
   async loadUsers(q: Queryable, envId: string, keys: Iterable<string>): Promise<void> {
-    const wanted = [...new Set(keys)];
-    for (let i = 0; i < wanted.length; i += KEYS_PER_READ) {
-      const chunk = wanted.slice(i, i + KEYS_PER_READ);
-      const rows = await q.all<{ id: string; key: string }>(`SELECT id, key FROM users WHERE env_id = ? AND key IN (${chunk.map(() => '?').join(', ')})`, [envId, ...chunk]);
-      for (const r of rows) this.users.set(r.key, r.id);
-    }
+    for (const [key, id] of await userIdsByKey(q, envId, [...new Set(keys)])) this.users.set(key, id);
   }
 
   /** The call's instances named `type:key`, a few statements per type (memberships name thousands of groups). */
@@ -148,7 +144,7 @@ export class AssignmentLookups {
   }
 }
 
-/** Keys bound in one read: well under both stores' limits on bound parameters. */
+/** Instance keys bound in one read: well under both stores' limits on bound parameters. */
 const KEYS_PER_READ = 500;
 
 async function remembered<T>(map: Map<string, T> | undefined, key: string, find: () => Promise<T>): Promise<T> {
