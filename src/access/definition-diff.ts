@@ -30,7 +30,8 @@ export function diffRoleDefinitions(before: AccessGraph, after: AccessGraph): Ac
 
   const out = new Map<string, AccessChange>();
   const walk = (sign: '+' | '-', from: AccessGraph, to: AccessGraph, changed: Map<string, string[]>) => {
-    if (changed.size === 0) return;
+    // Nobody holds anything in `to` (an apply from empty): no role is kept anywhere.
+    if (changed.size === 0 || to.users().length === 0) return;
     for (const g of from.effectiveGrants()) {
       const permissions = changed.get(g.role);
       if (!permissions) continue;

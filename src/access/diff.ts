@@ -1,4 +1,4 @@
-import type { AccessPath, EffectiveGrant, RoleHolding, Via } from './facts.js';
+import type { AccessPath, RoleHolding, Via } from './facts.js';
 import type { AccessGraph, HeldSource } from './graph.js';
 import { compareHeld, type Held } from './held.js';
 import { diffFacts } from './delta.js';
@@ -87,6 +87,19 @@ export function eachAccessChange(before: AccessGraph, after: AccessGraph, opts: 
         }
       : undefined;
   const compare = (user: string, instance: string, was: readonly RoleHolding[], now: readonly RoleHolding[]) => {
+    // Held on one side only (every change of an apply from empty): each subject is a gain, or a loss,
+    // and nothing is held on the other side to leave out.
+    if (was.length === 0 || now.length === 0) {
+      const sign = was.length === 0 ? '+' : '-';
+      const held = sign === '+' ? subjects.after(instance, now) : subjects.before(instance, was);
+      // The role view yields its subjects in key order already; the permission view's need sorting.
+      const keys = permissions && held.size > 1 ? [...held.keys()].sort(cmp) : held.keys();
+      for (const subject of keys) {
+        const c: AccessChange = { sign, user, instance, subject, via: held.get(subject)! };
+        if (!coveredByRule?.(c)) visit(c);
+      }
+      return;
+    }
     const a = subjects.before(instance, was);
     const b = subjects.after(instance, now);
     // The role view never says a user gains a role they held already, or loses one they still hold: a
@@ -101,7 +114,7 @@ export function eachAccessChange(before: AccessGraph, after: AccessGraph, opts: 
   };
   for (const user of [...users].sort(cmp)) {
     if (everywhere) {
-      compareEverywhere(before.grantsOf(user), after.grantsOf(user), (instance, was, now) => compare(user, instance, was, now));
+      compareEverywhere(before.heldOf(user), after.heldOf(user), (instance, was, now) => compare(user, instance, was, now));
       continue;
     }
     for (const instance of [...differing(before.sourcesOf(user), after.sourcesOf(user))].sort(cmp)) {
@@ -112,9 +125,9 @@ export function eachAccessChange(before: AccessGraph, after: AccessGraph, opts: 
 
 /** Both lists are sorted by instance then role: one walk, one instance at a time. */
 function compareEverywhere(
-  was: readonly EffectiveGrant[],
-  now: readonly EffectiveGrant[],
-  each: (instance: string, was: readonly EffectiveGrant[], now: readonly EffectiveGrant[]) => void,
+  was: readonly Held[],
+  now: readonly Held[],
+  each: (instance: string, was: readonly Held[], now: readonly Held[]) => void,
 ): void {
   let i = 0;
   let j = 0;
@@ -124,7 +137,7 @@ function compareEverywhere(
     const j0 = j;
     while (i < was.length && was[i].instance === instance) i++;
     while (j < now.length && now[j].instance === instance) j++;
-    each(instance, was.slice(i0, i), now.slice(j0, j));
+    each(instance, i > i0 ? was.slice(i0, i) : NONE, j > j0 ? now.slice(j0, j) : NONE);
   }
 }
 
@@ -178,6 +191,8 @@ function differingInstances(a: readonly Held[], b: readonly Held[]): string[] {
 
 const beyondTenant = (paths: readonly AccessPath[]) => paths.some((p) => p.kind !== 'tenant');
 
+const NONE: readonly Held[] = [];
+
 /** The `via` of every change when the caller asked for none. */
 const NO_VIA: Via[] = [];
 
@@ -186,27 +201,35 @@ const NO_VIA: Via[] = [];
  * (`withVia` false: no why, NO_VIA).
  */
 function subjectsIn(graph: AccessGraph, permissions: boolean, withVia = true): (instance: string, held: readonly RoleHolding[]) => Map<string, Via[]> {
-  const perms = new Map<string, string[]>(); // role NUL type → permissions on that type
-  const permissionsOn = (role: string, instance: string) => {
-    const type = typeOf(instance);
-    const key = `${role}\u0000${type}`;
-    let found = perms.get(key);
-    if (!found) perms.set(key, (found = graph.permissionsOf(role).filter((p) => typeOf(p) === type)));
+  const perms = new Map<string, Map<string, string[]>>(); // role → type → permissions on that type
+  const permissionsOn = (role: string, type: string) => {
+    let ofRole = perms.get(role);
+    if (!ofRole) perms.set(role, (ofRole = new Map()));
+    let found = ofRole.get(type);
+    if (!found) ofRole.set(type, (found = graph.permissionsOf(role).filter((p) => typeOf(p) === type)));
     return found;
   };
   return (instance, held) => {
     const out = new Map<string, Via[]>();
+    const type = typeOf(instance);
     for (const { role, paths: all } of held) {
       // A tenant-wide role holds on every instance of its tenant, but says nothing about an instance of a
       // type it grants nothing on (`security-reviewer on team:product-mgmt`): the role view leaves those
       // out, as the permission view does by construction. Direct and group grants are named on the instance.
-      const paths = permissions || permissionsOn(role, instance).length > 0 ? all : all.filter((path) => path.kind !== 'tenant');
+      const granted = permissions ? permissionsOn(role, type) : undefined;
+      const paths = permissions || permissionsOn(role, type).length > 0 ? all : all.filter((path) => path.kind !== 'tenant');
       if (paths.length === 0) continue;
       if (!withVia) {
-        for (const subject of permissions ? permissionsOn(role, instance) : [role]) out.set(subject, NO_VIA);
+        if (granted) for (const subject of granted) out.set(subject, NO_VIA);
+        else out.set(role, NO_VIA);
         continue;
       }
-      for (const subject of permissions ? permissionsOn(role, instance) : [role]) {
+      if (!granted) {
+        // The role view: one subject, the role itself, met once per instance (held is by role).
+        out.set(role, paths.map((path: AccessPath) => ({ role, path })));
+        continue;
+      }
+      for (const subject of granted) {
         const via = paths.map((path: AccessPath) => ({ role, path }));
         const known = out.get(subject);
         if (known) known.push(...via);

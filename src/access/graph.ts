@@ -44,6 +44,8 @@ export interface AccessGraph {
   explain(user: string, actionOrRole: string, instance: string): Explanation;
   /** Everything one user holds, sorted by instance then role. */
   grantsOf(user: string): readonly EffectiveGrant[];
+  /** `grantsOf` without the user on each entry (the merge of `sourcesOf`): what the access diff walks. */
+  heldOf(user: string): readonly Held[];
   /** The user's holdings by source (their merge is `grantsOf`), sorted by key. */
   sourcesOf(user: string): readonly HeldSource[];
   /** Every (user, instance, role), sorted by user, instance, role. Lazy: consume it once per need. */
@@ -185,17 +187,21 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
     return out;
   }
 
-  const grantsMemo = new Map<string, readonly EffectiveGrant[]>();
-  function grantsOf(user: string): readonly EffectiveGrant[] {
-    const known = grantsMemo.get(user);
+  // Without derivations a user's holdings are cheap to merge again; with them, keep them.
+  const heldMemo = new Map<string, readonly Held[]>();
+  function heldOf(user: string): readonly Held[] {
+    const known = heldMemo.get(user);
     if (known) return known;
     const merged = mergeHeld(
       sourcesOf(user).map((s) => s.held),
       derivations ? joinDerivedPaths : undefined,
-    ).map(({ instance, role, paths }) => ({ user, instance, role, paths }));
-    // Without derivations a user's grants are cheap to merge again; with them, keep them.
-    if (derivations) grantsMemo.set(user, merged);
+    );
+    if (derivations) heldMemo.set(user, merged);
     return merged;
+  }
+
+  function grantsOf(user: string): readonly EffectiveGrant[] {
+    return heldOf(user).map(({ instance, role, paths }) => ({ user, instance, role, paths }));
   }
 
   function rolesOn(user: string, instance: string): RoleHolding[] {
@@ -289,6 +295,7 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
     explain: (user, subject, instance) =>
       explainAccess({ graph, roles, grantsOn: grantsOn.get(instance) ?? [], user, subject, instance }),
     grantsOf,
+    heldOf,
     sourcesOf,
     usersReaching,
     *effectiveGrants() {

@@ -50,7 +50,7 @@ export function streamAccessSection(before: AccessGraph, after: AccessGraph, per
     // A change held only through a tenant-wide role is counted once per role and tenant (summary.ts).
     const { wide, rest } = tenantWide(changes);
     for (const w of wide) {
-      count(['tenant', w.sign, w.subject, w.tenant, w.role ?? '', ...w.instances].join('\u0000'), w.user, () => ({
+      count(`tenant\u0000${w.sign}\u0000${w.subject}\u0000${w.tenant}\u0000${w.role ?? ''}\u0000${w.instances.join('\u0000')}`, w.user, () => ({
         sign: w.sign,
         subject: w.subject,
         instances: w.instances,
@@ -64,7 +64,7 @@ export function streamAccessSection(before: AccessGraph, after: AccessGraph, per
       const best = c.via[0];
       const via = origin(best.path);
       const role = best.role === c.subject ? undefined : best.role;
-      count([c.sign, c.subject, c.instance, best.path.kind, via, role ?? ''].join('\u0000'), c.user, () => ({
+      count(`${c.sign}\u0000${c.subject}\u0000${c.instance}\u0000${best.path.kind}\u0000${via}\u0000${role ?? ''}`, c.user, () => ({
         sign: c.sign,
         subject: c.subject,
         instance: c.instance,

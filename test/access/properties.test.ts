@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildAccessGraph, diffAccess, eachAccessChange, type AccessPath } from '../../src/access/index.js';
+import { buildAccessGraph, diffAccess, eachAccessChange, type AccessFacts, type AccessPath } from '../../src/access/index.js';
 import { derivationCache } from '../../src/access/derive.js';
 import { qualify } from '../../src/types/refs.js';
 import { arbAccessFacts, arbAccessQuery, arbFactsEdit, arbRebacFacts, arbRebacFactsEdit } from './arbitraries.js';
@@ -223,6 +223,27 @@ describe('diffAccess is the set difference of the naive effective grants', () =>
           light.push(bare(c));
         });
         expect(light).toEqual(full);
+      }),
+      runs,
+    );
+  });
+
+  it.each([false, true])('changes come in the diff order (user, instance, subject, + first), from and to an empty state too, permissions: %s', (permissions) => {
+    const empty = (f: AccessFacts): AccessFacts => ({ ...f, tenantRoles: [], instanceRoles: [], memberships: [], links: [], groupGrants: [], relationships: [] });
+    const order = (c: { sign: string; user: string; instance: string; subject: string }) => [c.user, c.instance, c.subject, c.sign === '+' ? 0 : 1] as const;
+    const before = (a: readonly (string | number)[], b: readonly (string | number)[]) => {
+      for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] < b[i];
+      return false;
+    };
+    fc.assert(
+      fc.property(fc.oneof(arbFactsEdit(), arbRebacFactsEdit()), fc.constantFrom('edit', 'from empty', 'to empty'), ([was, now], how) => {
+        const [f0, f1] = how === 'from empty' ? [empty(now), now] : how === 'to empty' ? [was, empty(was)] : [was, now];
+        const d = diffAccess(buildAccessGraph(f0), buildAccessGraph(f1), { permissions });
+        for (let i = 1; i < d.changes.length; i++) expect(before(order(d.changes[i - 1]), order(d.changes[i]))).toBe(true);
+        const held = permissions ? naivePermissionGrants : naiveRoleViewGrants;
+        const had = permissions ? naivePermissionGrants : naiveGrants;
+        expect(asKeys(d.changes, '+')).toEqual(minus(held(f1), had(f0)));
+        expect(asKeys(d.changes, '-')).toEqual(minus(held(f0), had(f1)));
       }),
       runs,
     );
