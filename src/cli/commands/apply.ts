@@ -140,6 +140,8 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
             return undefined;
           })
         : undefined;
+    // The verification's read and plan are garbage now; the summary (every id, in JSON) comes on top.
+    if (plan.changes.length >= COLLECT_FROM_CHANGES) collectGarbage();
     const { applyExitCode, applyJson, renderApplySummary, UNVERIFIED_EXIT } = await import('../../apply/summary.js');
     const checked = opts.verifyDecisions !== false && liveBefore && result.failed.length === 0 && !result.stopped
       ? await checkDecisions(target, plan, liveBefore, decisionWaitMs, sampled)
