@@ -479,7 +479,7 @@ const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * Changes by kind's level (ascending or descending), then by identity: what sorting by
  * `level(kind)` then `cmp(id)` gives, as one bucket per kind, each sorted by identity unless it comes
  * sorted already (the planner makes most kinds in key order). An apply from empty at 100,000 users
- * sorts 455,097 changes: 0.8 s through one comparison of levels and ids, ~0.1 s this way.
+ * sorts 455,097 changes: ~0.8 s through one comparison of levels and ids, ~0.35 s this way (CPU profile).
  */
 function byLevelThenId(changes: Change[], order: 'ascending' | 'descending'): Change[] {
   const buckets: Change[][] = KINDS.map(() => []);
