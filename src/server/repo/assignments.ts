@@ -115,13 +115,21 @@ export class AssignmentLookups {
   /** By the instance type's id and the role as named; '' for top-level roles. */
   readonly roles = new Map<string, { id: string }>();
 
+  /** A bulk call's users and instances, read up front; roles and tenants are remembered as they are met. */
+  static async of(q: Queryable, envId: string, items: readonly AssignmentInput[]): Promise<AssignmentLookups> {
+    const memo = new AssignmentLookups();
+    await memo.loadUsers(q, envId, items.map((a) => a.user));
+    await memo.loadInstances(q, envId, items.flatMap((a) => (a.resource_instance ? [a.resource_instance] : [])));
+    return memo;
+  }
+
   /** The call's users by key, a few statements for all of them (one each cost most of a bulk call's reads). */
-  async loadUsers(q: Queryable, envId: string, keys: Iterable<string>): Promise<void> {
+  private async loadUsers(q: Queryable, envId: string, keys: Iterable<string>): Promise<void> {
     for (const [key, id] of await userIdsByKey(q, envId, [...new Set(keys)])) this.users.set(key, id);
   }
 
   /** The call's instances named `type:key`, a few statements per type (memberships name thousands of groups). */
-  async loadInstances(q: Queryable, envId: string, refs: Iterable<string>): Promise<void> {
+  private async loadInstances(q: Queryable, envId: string, refs: Iterable<string>): Promise<void> {
     const byType = new Map<string, Set<string>>();
     for (const ref of refs) {
       const parts = splitRef(ref);

@@ -63,9 +63,7 @@ export default async function roleAssignmentRoutes(app: FastifyInstance, { db, n
     const items = req.body as AssignmentInput[];
     const created = await db.transaction(async (tx) => {
       let n = 0;
-      const memo = new AssignmentLookups();
-      await memo.loadUsers(tx, req.env.envId, items.map((a) => a.user));
-      await memo.loadInstances(tx, req.env.envId, items.flatMap((a) => (a.resource_instance ? [a.resource_instance] : [])));
+      const memo = await AssignmentLookups.of(tx, req.env.envId, items);
       for (const a of items) if ((await assignRole(tx, req.env.envId, a, at, { ignoreDuplicate: true, createInstance: true, memo })).created) n++;
       return n;
     });
@@ -76,9 +74,7 @@ export default async function roleAssignmentRoutes(app: FastifyInstance, { db, n
     const items = req.body as AssignmentInput[];
     const removed = await db.transaction(async (tx) => {
       let n = 0;
-      const memo = new AssignmentLookups();
-      await memo.loadUsers(tx, req.env.envId, items.map((a) => a.user));
-      await memo.loadInstances(tx, req.env.envId, items.flatMap((a) => (a.resource_instance ? [a.resource_instance] : [])));
+      const memo = await AssignmentLookups.of(tx, req.env.envId, items);
       for (const a of items) if (await unassignRole(tx, req.env.envId, a, { ignoreMissing: true, memo })) n++;
       return n;
     });

@@ -134,7 +134,7 @@ class SqliteDb implements Db {
    * transaction that stays open until the event loop's turn ends (`setImmediate`): every transaction
    * begun in that turn commits with it, in one COMMIT. A transaction's result is returned only once its
    * group has committed, so an answer never reports a write that could still be lost; a transaction that
-   * throws is rolled back to its savepoint alone. With eight requests in flight, an apply's writes
+   * throws is rolled back to its savepoint alone. With several requests in flight, an apply's writes
    * commit several at a time: fewer commits, and pages that consecutive writes share (the last pages of
    * indexes that grow at their end) written to the WAL once per group (docs/performance.md).
    */
