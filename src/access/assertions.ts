@@ -9,8 +9,8 @@ import type { AccessPath } from './facts.js';
 import { formatPath } from './paths.js';
 import { typeOf } from '../types/refs.js';
 import { checkKey, type AccessCheck } from '../types/checks.js';
-import type { AbacSource, AbacView } from './abac.js';
-import { abacLines, checkOn, explainAbac, setLabel, type AbacExplanation } from './abac-explain.js';
+import type { AbacSource, AbacView } from './abac/model.js';
+import { abacLines, checkOn, explainAbac, setLabel, type AbacExplanation } from './abac/explain.js';
 import { agree, count } from '../words.js';
 
 /** An assertion's fields without its place: what evaluation needs. */

@@ -78,7 +78,7 @@ export function eachAccessChange(before: AccessGraph, after: AccessGraph, opts: 
     after: subjectsIn(after, permissions, withVia),
   };
   // The permission view: a permission gained through a role that a set rule granted already, or lost
-  // through a role while a set rule still grants it, is no change of access (abac-diff.ts has the rules' own).
+  // through a role while a set rule still grants it, is no change of access (abac/diff.ts has the rules' own).
   const coveredByRule =
     permissions && (before.abac || after.abac)
       ? (c: AccessChange) => {

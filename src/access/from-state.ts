@@ -7,7 +7,7 @@ import type { LiveState } from '../types/live.js';
 import { MEMBER_ROLE } from '../types/names.js';
 import { setRuleKey } from '../types/abac.js';
 import { resolveRoleKey, type AbacFacts, type AccessFacts } from './facts.js';
-import { abacFromState } from './abac.js';
+import { abacFromState } from './abac/model.js';
 import type { JsonObject } from './conditions/index.js';
 
 /** The parts of either state the graph needs (the ABAC parts only when the state has set rules). */

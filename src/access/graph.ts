@@ -6,7 +6,7 @@ import { qualify, typeOf } from '../types/refs.js';
 import { buildRoleIndex } from './roles.js';
 import { buildDerivationIndex, derivationCache, derive, joinDerivedPaths, upstreamOf, type DerivationCache } from './derive.js';
 import { compareHeld, mergeHeld, rangeOf, type Held } from './held.js';
-import { buildAbacIndex, type AbacIndex, type AbacMemo } from './abac-graph.js';
+import { buildAbacIndex, type AbacIndex, type AbacMemo } from './abac/graph.js';
 
 /**
  * One source of a user's holdings, with what it derives: the user's direct roles, their tenant-wide roles
@@ -38,7 +38,7 @@ export interface AccessGraph {
    * passing no attributes and no context, as `/allowed` decides it.
    */
   can(user: string, action: string, instance: string): Decision;
-  /** Attribute-based access (abac-graph.ts), when the facts have set rules. */
+  /** Attribute-based access (abac/graph.ts), when the facts have set rules. */
   readonly abac: AbacIndex | undefined;
   /** A known role key is explained as a role, anything else as an action (see `can`). */
   explain(user: string, actionOrRole: string, instance: string): Explanation;
@@ -77,7 +77,7 @@ export interface AccessGraphOptions {
   maxChains?: number;
   /** Shared by graphs built for comparison (a plan's before and after): what shared sources derive is reused. */
   derivations?: DerivationCache;
-  /** Shared by graphs built for comparison: set outcomes on equal attributes are reused (abac-graph.ts). */
+  /** Shared by graphs built for comparison: set outcomes on equal attributes are reused (abac/graph.ts). */
   abacMemo?: AbacMemo;
 }
 

@@ -7,8 +7,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildAccessGraph } from '../../src/access/index.js';
 import { factsFromState } from '../../src/access/from-state.js';
-import { diffAbac } from '../../src/access/abac-diff.js';
-import { abacMemo } from '../../src/access/abac-graph.js';
+import { diffAbac } from '../../src/access/abac/diff.js';
+import { abacMemo } from '../../src/access/abac/graph.js';
 import { abacState, type AbacStateInput } from './abac-state.js';
 
 const USERS = ['u0', 'u1', 'u2', 'u3'];

@@ -3,8 +3,8 @@
  * matched, or per rule the condition that failed (ancestors included), and what is not decided offline.
  */
 import { describe, expect, it } from 'vitest';
-import { abacFromState, decideAbacIn, type AbacCheck } from '../../src/access/abac.js';
-import { abacLines, explainAbac, joinAbac, checkOn, type AbacExplanation } from '../../src/access/abac-explain.js';
+import { abacFromState, decideAbacIn, type AbacCheck } from '../../src/access/abac/model.js';
+import { abacLines, explainAbac, joinAbac, checkOn, type AbacExplanation } from '../../src/access/abac/explain.js';
 import { buildAccessGraph } from '../../src/access/index.js';
 import { factsFromState } from '../../src/access/from-state.js';
 import { renderExplanation } from '../../src/cli/commands/explain.js';

@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildAccessGraph } from '../../src/access/index.js';
 import { factsFromState } from '../../src/access/from-state.js';
-import { diffAbac, formatAbacLine, formatAbacUndecided } from '../../src/access/abac-diff.js';
-import { abacMemo } from '../../src/access/abac-graph.js';
+import { diffAbac, formatAbacLine, formatAbacUndecided } from '../../src/access/abac/diff.js';
+import { abacMemo } from '../../src/access/abac/graph.js';
 import { diffAccess } from '../../src/access/diff.js';
 import { accessMarkdownLines, accessTextLines, planAccess } from '../../src/plan/access.js';
 import { planChanges } from '../../src/plan/plan.js';

@@ -5,7 +5,7 @@
  * offline and live agree on every assertion that passes attributes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { abacFromState } from '../../src/access/abac.js';
+import { abacFromState } from '../../src/access/abac/model.js';
 import { checksNeeded, evaluateAssertions, type AssertionSpec } from '../../src/access/assertions.js';
 import { renderCheck } from '../../src/access/check-report.js';
 import { buildAccessGraph } from '../../src/access/index.js';

@@ -1,5 +1,5 @@
 import { ConfigError } from '../../errors.js';
-import type { AbacCheck } from '../../access/abac.js';
+import type { AbacCheck } from '../../access/abac/model.js';
 import type { JsonObject, Json } from '../../access/conditions/index.js';
 
 /** The options that pass attributes to a check, as `explain` takes them (docs/check.md). */

@@ -47,7 +47,7 @@ export async function checkCommand(paths: string[], opts: CheckCommandOptions): 
       decisions = await readDecisions(pdp.client, state.target, checksNeeded(assertions, state.graph), pdp);
     }
     // Set rules are decided (offline) and explained (both) on the state the graph was built from.
-    const { abacFromState } = await import('../../access/abac.js');
+    const { abacFromState } = await import('../../access/abac/model.js');
     const source = state.on === 'desired' ? state.desired : state.live;
     const abac = { state: source, view: abacFromState(source) };
     let report = evaluateAssertions(assertions, state.graph, { decisions, abac });

@@ -1,6 +1,6 @@
 import { ConfigError } from '../../errors.js';
 import type { Explanation } from '../../access/index.js';
-import { abacLines, type JoinedExplanation } from '../../access/abac-explain.js';
+import { abacLines, type JoinedExplanation } from '../../access/abac/explain.js';
 import { passedFromFlags, type AttributeFlags } from './check-attributes.js';
 import { formatPath } from '../../access/paths.js';
 import { didYouMean } from '../../config/suggest.js';
@@ -25,8 +25,8 @@ export async function explainCommand(user: string, subject: string, instance: st
   const passed = passedFromFlags(opts);
   const state = await openAccessState(paths, opts, 'explain', false);
   try {
-    const { abacFromState } = await import('../../access/abac.js');
-    const { joinAbac } = await import('../../access/abac-explain.js');
+    const { abacFromState } = await import('../../access/abac/model.js');
+    const { joinAbac } = await import('../../access/abac/explain.js');
     const source = state.on === 'desired' ? state.desired : state.live;
     const e = joinAbac(state.graph.explain(user, subject, instance), source, abacFromState(source), passed);
     const users = state.on === 'desired' ? state.desired.users : state.live.users;

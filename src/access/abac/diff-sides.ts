@@ -1,12 +1,12 @@
 /**
- * The set-rule diff's view of one side (abac-diff.ts): the users' classes for what sets read, user sets'
+ * The set-rule diff's view of one side (diff.ts): the users' classes for what sets read, user sets'
  * outcomes for every user, and the rules of a group of instances ready for the users' loop, sets read
  * across sides decided once per (class of users, class of instances). Pure.
  */
-import type { AbacVia } from './facts.js';
-import type { AbacIndex, AbacRule, Reads, SetInfo, Status, UserBags } from './abac-graph.js';
-import type { Bag } from './conditions/index.js';
-import { getOrSet } from './groups.js';
+import type { AbacVia } from '../facts.js';
+import type { AbacIndex, AbacRule, Reads, SetInfo, Status, UserBags } from './graph.js';
+import type { Bag } from '../conditions/index.js';
+import { getOrSet } from '../groups.js';
 
 export const isCross = (r: AbacRule) => r.userSet.cross || r.resourceSet.cross;
 

@@ -6,10 +6,10 @@
  * resource set. The user's own attributes (and the tenant's) are not read here: a condition on them is
  * unknown, and the line says it also depends on them rather than guessing. Pure.
  */
-import { checkAttributes, type Trace } from './conditions/index.js';
-import type { AbacView } from './abac.js';
-import { traceSideWith, unknownAttributes, setLabel, ruleName, type Outcome } from './abac-explain.js';
-import type { RuleDef } from './conditions/index.js';
+import { checkAttributes, type Trace } from '../conditions/index.js';
+import type { AbacView } from './model.js';
+import { traceSideWith, unknownAttributes, setLabel, ruleName, type Outcome } from './explain.js';
+import type { RuleDef } from '../conditions/index.js';
 
 export interface RoleGrantAbacChange {
   rule: RuleDef;

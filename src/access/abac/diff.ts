@@ -8,21 +8,21 @@
  * through a role as well is the role view's (diff.ts): it is not repeated here. A pair whose decision
  * depends on `context.*` in either graph is not guessed: it is counted under its rule in `undecided`.
  *
- * Only pairs whose decision can differ are visited (abac-graph.ts decides each side once): for a rule
+ * Only pairs whose decision can differ are visited (graph.ts decides each side once): for a rule
  * whose sets are unchanged, the users whose attributes (as the rule's sets read them) changed × the
  * instances in its resource set, and the instances whose attributes changed × the users in its user set;
  * for a new, removed or redefined rule, its user set × its resource set.
  */
-import type { AbacVia } from './facts.js';
-import type { AccessGraph } from './graph.js';
-import { dependsOnContext, type AbacIndex, type AbacRule, type Reads, type SetInfo } from './abac-graph.js';
-import { crossStatus, isCross, sameShape, setsDifferAt, sideVectors, widened, type Found, type Prepared } from './abac-diff-sides.js';
-import { GroupUsers } from './abac-diff-users.js';
-import { getOrSet } from './groups.js';
-import { cmp } from './paths.js';
-import { countInstances } from './summary.js';
-import { plural } from '../words.js';
-import { typeOf } from '../types/refs.js';
+import type { AbacVia } from '../facts.js';
+import type { AccessGraph } from '../graph.js';
+import { dependsOnContext, type AbacIndex, type AbacRule, type Reads, type SetInfo } from './graph.js';
+import { crossStatus, isCross, sameShape, setsDifferAt, sideVectors, widened, type Found, type Prepared } from './diff-sides.js';
+import { GroupUsers } from './diff-users.js';
+import { getOrSet } from '../groups.js';
+import { cmp } from '../paths.js';
+import { countInstances } from '../summary.js';
+import { plural } from '../../words.js';
+import { typeOf } from '../../types/refs.js';
 
 export interface AbacChangeLine {
   sign: '+' | '-';

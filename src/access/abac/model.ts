@@ -4,10 +4,10 @@
  * counterpart of the server's repo/abac-model.ts and repo/abac-allowed.ts: both end in `decideAbac`, so
  * the plan, `check`, `explain` and `/allowed` decide alike. Pure.
  */
-import type { DesiredState } from '../types/desired.js';
-import type { LiveState } from '../types/live.js';
-import { AUTOGEN_SET_PREFIX } from '../types/abac.js';
-import { DEFAULT_TENANT } from '../types/names.js';
+import type { DesiredState } from '../../types/desired.js';
+import type { LiveState } from '../../types/live.js';
+import { AUTOGEN_SET_PREFIX } from '../../types/abac.js';
+import { DEFAULT_TENANT } from '../../types/names.js';
 import {
   BUILT_IN_USER_ATTRIBUTES,
   autogenSets,
@@ -21,7 +21,7 @@ import {
   type JsonObject,
   type RuleDef,
   type SetDef,
-} from './conditions/index.js';
+} from '../conditions/index.js';
 
 /** The parts of either state ABAC needs. */
 export type AbacSource = Pick<

@@ -34,11 +34,11 @@ import {
   type JsonObject,
   type RuleDef,
   type SetDef,
-} from './conditions/index.js';
-import type { AbacFacts, AbacVia, AccessFacts } from './facts.js';
-import { getOrSet } from './groups.js';
-import { typeOf } from '../types/refs.js';
-import { DEFAULT_TENANT } from '../types/names.js';
+} from '../conditions/index.js';
+import type { AbacFacts, AbacVia, AccessFacts } from '../facts.js';
+import { getOrSet } from '../groups.js';
+import { typeOf } from '../../types/refs.js';
+import { DEFAULT_TENANT } from '../../types/names.js';
 
 /**
  * A decision on one (user, instance) through a set or a rule: 0 no, 1 yes, whatever the check passes as

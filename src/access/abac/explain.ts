@@ -11,11 +11,11 @@
  * depends on …", never guessed. A check that passes attributes (`--with`, an assertion's `with:`) is
  * decided exactly as `/allowed` decides that check: what it does not pass is missing. Pure.
  */
-import { resolve, traceSet, type Bags, type EvaluateOptions, type RuleDef, type Trace, type Value } from './conditions/index.js';
-import { AUTOGEN_SET_PREFIX } from '../types/abac.js';
-import { typeOf } from '../types/refs.js';
-import type { Explanation } from './facts.js';
-import { bagsFor, instanceBags, type AbacCheck, type AbacSource, type AbacView } from './abac.js';
+import { resolve, traceSet, type Bags, type EvaluateOptions, type RuleDef, type Trace, type Value } from '../conditions/index.js';
+import { AUTOGEN_SET_PREFIX } from '../../types/abac.js';
+import { typeOf } from '../../types/refs.js';
+import type { Explanation } from '../facts.js';
+import { bagsFor, instanceBags, type AbacCheck, type AbacSource, type AbacView } from './model.js';
 
 /** A three-valued outcome: `unknown` when it depends on attributes only the decision-time check has. */
 export type Outcome = 'holds' | 'fails' | 'unknown';
@@ -84,7 +84,7 @@ export interface AbacExplanation {
 /**
  * What only the decision-time check has: its `context`. Stored user and resource attributes decide as
  * `/allowed` decides a check that passes nothing (missing: false), as the plan's access section does
- * (abac-graph.ts): one rule for every surface.
+ * (graph.ts): one rule for every surface.
  */
 const PASSABLE = new Set(['context']);
 

@@ -1,11 +1,11 @@
 /**
- * The set-rule diff's loop over users for one permission and one group of instances (abac-diff.ts): per
+ * The set-rule diff's loop over users for one permission and one group of instances (diff.ts): per
  * user, the permission's outcome on every instance of the group on each side, as words of bits (yes, or
  * depending on the context), their differences attributed to the first rule granting them. A class of
  * its own so that the engine optimises the per-user step as the small function it is. Pure.
  */
-import { dependsOnContext, type AbacIndex, type AbacRule, type Status } from './abac-graph.js';
-import { or, type Found, type Prepared } from './abac-diff-sides.js';
+import { dependsOnContext, type AbacIndex, type AbacRule, type Status } from './graph.js';
+import { or, type Found, type Prepared } from './diff-sides.js';
 
 export interface GroupInput {
   permission: string;
@@ -13,7 +13,7 @@ export interface GroupInput {
   instances: readonly string[];
   /** Per side: the graph, where the group's instances exist on that side. */
   graphs: readonly (AbacIndex | undefined)[];
-  /** Per side: the permission's rules, ready (abac-diff-sides.ts). */
+  /** Per side: the permission's rules, ready (diff-sides.ts). */
   prepared: readonly (Prepared[] | undefined)[];
   /** Per side: whether each user has a role in the group's tenant there. */
   members: readonly Uint8Array[];
