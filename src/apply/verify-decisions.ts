@@ -8,6 +8,7 @@
 import type { AccessGraph } from '../access/index.js';
 import { eachAccessChange } from '../access/index.js';
 import { bareAction } from '../access/assertions.js';
+import { diffAbac, type AbacDiff } from '../access/abac/diff.js';
 import { checkKey, type AccessCheck } from '../types/checks.js';
 import { agree, count, plural } from '../words.js';
 
@@ -28,17 +29,36 @@ export interface DecisionExpectation extends AccessCheck {
 
 /**
  * The checks for a plan: every permission gained or lost (the permission view of the access diff
- * between the state before and after it), or, beyond `bound`, an even sample of them in their sorted
- * order (users, then instances, then permissions), so that the sample spreads over users and instances.
- * The changes are sampled as the diff yields them, never held: an apply from empty changes millions of
- * permissions at 100,000 users (bench/scale.bench.ts).
+ * between the state before and after it, and every (user, instance) a set rule grants or takes away:
+ * `abac`, the plan's set-rule diff, computed here when not given), or, beyond `bound`, an even sample
+ * of them in their order (roles' changes by users, then instances, then permissions; then set rules'),
+ * so that the sample spreads over users and instances. The changes are sampled as the diffs yield
+ * them, never held: an apply from empty changes millions of permissions at 100,000 users
+ * (bench/scale.bench.ts). A set rule whose decisions depend on what a check passes (`context.*`) is
+ * named in `undecided`, not asked: a check passing nothing would not test what the plan says.
  */
-export function planDecisionChecks(before: AccessGraph, after: AccessGraph, bound = VERIFY_BOUND): { checks: DecisionExpectation[]; total: number } {
+export function planDecisionChecks(before: AccessGraph, after: AccessGraph, bound = VERIFY_BOUND, abac?: AbacDiff): DecisionChecks {
   const kept = evenSample<DecisionExpectation>(bound);
   eachAccessChange(before, after, { permissions: true, via: false }, (c) =>
     kept.add(() => ({ user: c.user, action: bareAction(c.subject), instance: c.instance, permission: c.subject, sign: c.sign, expected: c.sign === '+' })),
   );
-  return kept.result();
+  const rules = abac ?? (before.abac || after.abac ? diffAbac(before, after) : undefined);
+  for (const line of rules?.lines ?? []) {
+    const action = bareAction(line.permission);
+    for (const user of line.users) {
+      for (const instance of line.instances) kept.add(() => ({ user, action, instance, permission: line.permission, sign: line.sign, expected: line.sign === '+' }));
+    }
+  }
+  const undecided = (rules?.undecided ?? []).filter((u) => u.users > 0 && u.instances > 0).map((u) => `${u.via.rule} (${u.via.permission}; depends on ${u.attributes.join(', ')})`);
+  return { ...kept.result(), ...(undecided.length > 0 ? { undecided } : {}) };
+}
+
+/** What apply asks the decision point: a sample of the changed decisions, and the set rules it cannot ask about. */
+export interface DecisionChecks {
+  checks: DecisionExpectation[];
+  total: number;
+  /** Set rules whose changed decisions depend on what a check passes: named, not asked. */
+  undecided?: string[];
 }
 
 export function sample<T>(items: readonly T[], bound: number): T[] {
@@ -72,6 +92,8 @@ export function evenSample<T>(bound: number): { add: (make: () => T) => void; re
 
 export interface DecisionVerification {
   total: number;
+  /** Set rules not asked about (`DecisionChecks.undecided`). */
+  undecided?: string[];
   checked: number;
   /** Rounds asked (1 when everything agreed at once). */
   rounds: number;
@@ -87,6 +109,7 @@ export interface DecisionVerification {
 export async function verifyDecisions(options: {
   checks: DecisionExpectation[];
   total: number;
+  undecided?: string[];
   ask: (checks: AccessCheck[]) => Promise<Map<string, boolean>>;
   waitMs?: number;
   sleep?: (ms: number) => Promise<void>;
@@ -111,6 +134,7 @@ export async function verifyDecisions(options: {
   }
   return {
     total: options.total,
+    ...(options.undecided ? { undecided: options.undecided } : {}),
     checked: checks.length,
     rounds,
     waitedMs,
@@ -126,18 +150,22 @@ export function disagreementLine(d: DecisionExpectation & { decided: boolean }):
 
 /** The report apply prints after its summary. */
 export function decisionReportLines(v: DecisionVerification, where: string): string[] {
+  const notAsked = (v.undecided ?? []).length > 0
+    ? [`Decisions not asked: ${plural(v.undecided!.length, 'set rule')} ${agree(v.undecided!.length, 'decides', 'decide')} with attributes the check passes: ${v.undecided!.join('; ')}.`]
+    : [];
+  if (v.total === 0) return notAsked;
   const scope = v.checked < v.total ? `${count(v.checked)} (an even sample) of ${count(v.total)}` : count(v.checked);
   const asked = `${plural(v.requests, 'request')} to ${where}`;
-  if (v.total === 0) return [];
   if (v.disagreements.length === 0) {
     const waited = v.waitedMs > 0 ? ` after ${(v.waitedMs / 1000).toFixed(0)}s` : '';
-    return [`Decisions: the decision point agrees with the plan on ${scope} changed ${agree(v.checked, 'decision', 'decisions')}${waited} (${asked}).`];
+    return [`Decisions: the decision point agrees with the plan on ${scope} changed ${agree(v.checked, 'decision', 'decisions')}${waited} (${asked}).`, ...notAsked];
   }
   const shown = v.disagreements.slice(0, 20);
   return [
     `Decisions: the decision point disagrees with the plan on ${count(v.disagreements.length)} of ${scope} changed decisions after waiting ${(v.waitedMs / 1000).toFixed(0)}s (${asked}):`,
     ...shown.map((d) => `  ${disagreementLine(d)}`),
     ...(v.disagreements.length > shown.length ? [`  … and ${v.disagreements.length - shown.length} more (--format json lists them all)`] : []),
+    ...notAsked,
     'The writes are done. The decision point may answer from stale data (restart or resync it), or decide otherwise than Roster models; check again with roster check --live.',
   ];
 }

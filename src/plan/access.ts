@@ -13,7 +13,7 @@ import { failureLines, placeOf } from '../access/check-report.js';
 import { describeTenantWide } from '../access/summary.js';
 import { abacMemo } from '../access/abac/graph.js';
 import { abacFromState } from '../access/abac/model.js';
-import { diffAbac, formatAbacLine, formatAbacUndecided } from '../access/abac/diff.js';
+import { diffAbac, formatAbacLine, formatAbacUndecided, type AbacDiff } from '../access/abac/diff.js';
 import type { LiveState } from '../types/live.js';
 import type { Change } from './change.js';
 import { liveAfter } from './after.js';
@@ -104,7 +104,7 @@ export interface PlanAccessInput {
    * Given the graphs before and after the plan once the section is made, for work of the caller's on the
    * same graphs: apply's decision check samples its checks there instead of building them again.
    */
-  withGraphs?: (before: AccessGraph, after: AccessGraph) => void;
+  withGraphs?: (before: AccessGraph, after: AccessGraph, abac?: AbacDiff) => void;
 }
 
 /** The graphs before and after the changes: exported for the bench and `check`'s use of a plan. */
@@ -128,7 +128,8 @@ export function planAccess(input: PlanAccessInput): PlanAccess {
   }
   const { before, after, afterState } = accessGraphs(input.live, input.changes);
   // Set rules (ABAC) first: their users join the count of users the section names.
-  const abac = before.abac || after.abac ? planAbac(diffAbac(before, after), limits) : undefined;
+  const abacDiff = before.abac || after.abac ? diffAbac(before, after) : undefined;
+  const abac = abacDiff ? planAbac(abacDiff, limits) : undefined;
   // Counted and summarised as the diff yields its changes, never held whole (access-stream.ts).
   const streamed = streamAccessSection(before, after, input.permissions === true, limits, abac ? new Set(abac.users) : undefined);
   const out: PlanAccess = {
@@ -150,7 +151,7 @@ export function planAccess(input: PlanAccessInput): PlanAccess {
       ...(undecided.length > 0 ? { undecided } : {}),
     };
   }
-  input.withGraphs?.(before, after);
+  input.withGraphs?.(before, after, abacDiff);
   return out;
 }
 

@@ -133,3 +133,73 @@ describe('apply asks the decision point after its writes', () => {
     expect(r.stderr).toContain('--pdp-url');
   });
 });
+
+/** Access through attributes only: senior users (level >= 3) may approve expenses; a context rule is undecided offline. */
+const ABAC = `project: p
+environment: e
+user_attributes: { level: number }
+resources:
+  expense: { actions: [view, approve], attributes: { amount: number } }
+tenants: { acme: {} }
+users:
+  erin: { tenants: [acme], attributes: { level: 4 } }
+  frank: { tenants: [acme], attributes: { level: 1 } }
+resource_instances:
+  expense:e1: { tenant: acme, attributes: { amount: 10 } }
+  expense:e2: { tenant: acme, attributes: { amount: 20 } }
+user_sets:
+  senior: { conditions: { user.level: { greater-than-equals: 3 } } }
+  on-call: { conditions: { context.channel: { equals: pager } } }
+set_rules:
+  - { user_set: senior, can: approve, resource: expense }
+`;
+
+describe('apply asks the decision point about set-rule changes too', () => {
+  let abacApi: TestServer;
+  let abacStale: TestServer;
+  let staleDecisions: FaultProxy;
+  let abacDir: string;
+  const writeAbac = (text: string) => writeFileSync(path.join(abacDir, 'roster.yaml'), text);
+  const cliAbac = (args: string[]) => runCli(args, { cwd: abacDir, env: { ROSTER_API_KEY: ORG_KEY } });
+
+  beforeAll(async () => {
+    [abacApi, abacStale] = await Promise.all([startTestServer(), startTestServer()]);
+    staleDecisions = await startFaultProxy(abacStale.url, (r) => (isDecision(r.path) ? undefined : NOT_SERVED));
+    abacDir = mkdtempSync(path.join(os.tmpdir(), 'roster-pdp-abac-'));
+    writeAbac(ABAC);
+    for (const url of [abacApi.url, abacStale.url]) {
+      const r = await cliAbac(['apply', '--yes', '--api-url', url]);
+      expect(r.code, r.stderr).toBe(0);
+    }
+  });
+  afterAll(async () => {
+    await staleDecisions?.close();
+    await Promise.all([abacApi?.close(), abacStale?.close()]);
+    if (abacDir) rmSync(abacDir, { recursive: true, force: true });
+  });
+
+  it('a user attribute change only: the stale decision point is caught, exit 3', async () => {
+    writeAbac(ABAC.replace('level: 1 }', 'level: 5 }'));
+    const r = await cliAbac(['apply', '--yes', '--api-url', abacApi.url, '--pdp-url', staleDecisions.url, '--decision-wait', '0']);
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stdout).toContain('Decisions: the decision point disagrees with the plan on 2 of 2 changed decisions');
+    expect(r.stdout).toContain('the plan says frank gains expense:approve on expense:e1; the decision point still denies it');
+  });
+
+  it('a set rule change agrees with an up-to-date decision point; a context rule is named, not asked', async () => {
+    // erin drops to level 2: she loses approve on both expenses.
+    writeAbac(ABAC.replace('level: 1 }', 'level: 5 }').replace('level: 4 }', 'level: 2 }') + '  - { user_set: on-call, can: view, resource: expense }\n');
+    const r = await cliAbac(['apply', '--yes', '--api-url', abacApi.url]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Decisions: the decision point agrees with the plan on 2 changed decisions');
+    expect(r.stdout).toContain('Decisions not asked: 1 set rule decides with attributes the check passes');
+    expect(r.stdout).toContain('context.channel');
+  });
+
+  it('an ABAC-only apply with nothing listening at --pdp-url fails with exit 1', async () => {
+    writeAbac(ABAC.replace('level: 1 }', 'level: 5 }'));
+    const r = await cliAbac(['apply', '--yes', '--api-url', abacApi.url, '--pdp-url', 'http://127.0.0.1:9']);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stderr).toContain('the decision point could not be asked');
+  });
+});

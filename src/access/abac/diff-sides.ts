@@ -5,7 +5,7 @@
  */
 import type { AbacVia } from '../facts.js';
 import type { AbacIndex, AbacRule, Reads, SetInfo, Status, UserBags } from './graph.js';
-import type { Bag } from '../conditions/index.js';
+import { andStatus, orStatus, type Bag } from '../conditions/index.js';
 import { getOrSet } from '../groups.js';
 
 export const isCross = (r: AbacRule) => r.userSet.cross || r.resourceSet.cross;
@@ -48,13 +48,8 @@ export function widened(prepared: readonly (readonly Prepared[] | undefined)[], 
   return out;
 }
 
-/** Either, with 3 read as 2 (depends on the context). */
-export function or(a: Status, b: Status): Status {
-  if (a === 1 || b === 1) return 1;
-  if (a === 0) return b;
-  if (b === 0) return a;
-  return 2;
-}
+/** Either (conditions/judge.ts `orStatus`). */
+export const or = orStatus;
 
 /** The users' classes for what some sets read: `local[u]` numbers them densely, `global` gives the memo's id of each. */
 export interface Classes {
@@ -201,10 +196,5 @@ export function crossStatus(g: AbacIndex, side: SideVectors, r: AbacRule, userVe
   };
 }
 
-function and(a: Status, b: Status): Status {
-  if (a === 0 || b === 0) return 0;
-  if (a === 1) return b;
-  if (b === 1) return a;
-  return a === 3 && b === 3 ? 3 : 2;
-}
+const and = andStatus;
 

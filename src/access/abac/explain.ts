@@ -11,14 +11,29 @@
  * depends on …", never guessed. A check that passes attributes (`--with`, an assertion's `with:`) is
  * decided exactly as `/allowed` decides that check: what it does not pass is missing. Pure.
  */
-import { resolve, traceSet, type Bags, type EvaluateOptions, type RuleDef, type Trace, type Value } from '../conditions/index.js';
+import {
+  CONTEXT_UNKNOWN,
+  NOTHING_UNKNOWN,
+  andVerdict,
+  decidingLeaves,
+  judgeChainTrees,
+  resolve,
+  setChain,
+  type Bags,
+  type EvaluateOptions,
+  type JudgedLeaf,
+  type RuleDef,
+  type UnknownAttributes,
+  type Value,
+  type Verdict,
+} from '../conditions/index.js';
 import { AUTOGEN_SET_PREFIX } from '../../types/abac.js';
 import { typeOf } from '../../types/refs.js';
 import type { Explanation } from '../facts.js';
 import { bagsFor, instanceBags, type AbacCheck, type AbacSource, type AbacView } from './model.js';
 
-/** A three-valued outcome: `unknown` when it depends on attributes only the decision-time check has. */
-export type Outcome = 'holds' | 'fails' | 'unknown';
+/** A three-valued outcome, the judge's verdict (conditions/judge.ts): `unknown` when it depends on attributes only the decision-time check has. */
+export type Outcome = Verdict;
 
 /** Where the value a condition saw came from (api-notes "Decision point"). */
 export type AttributeSource = 'stored' | 'passed' | 'generated' | 'missing';
@@ -36,6 +51,8 @@ export interface AbacLeaf {
   outcome: Outcome;
   /** Where in the set's conditions (`conditions.allOf[1]["user.level"]`). */
   path: string;
+  /** For an unknown leaf: the attributes it waits for. */
+  missing?: string[];
 }
 
 /** One set of the chain (the set itself first, then its ancestors) and the conditions that decided it. */
@@ -84,10 +101,8 @@ export interface AbacExplanation {
 /**
  * What only the decision-time check has: its `context`. Stored user and resource attributes decide as
  * `/allowed` decides a check that passes nothing (missing: false), as the plan's access section does
- * (graph.ts): one rule for every surface.
+ * (graph.ts): one judge for every surface (conditions/judge.ts `CONTEXT_UNKNOWN`).
  */
-const PASSABLE = new Set(['context']);
-
 /** Whether a check passes anything at all (then it is decided exactly). */
 export function passesAttributes(passed: AbacCheck['passed']): boolean {
   return passed !== undefined && (passed.user !== undefined || passed.resource !== undefined || passed.context !== undefined);
@@ -134,85 +149,33 @@ export function setLabel(key: string, kind: 'user' | 'resource'): string {
 }
 
 function traceSide(view: AbacView, key: string, kind: 'user' | 'resource', bags: Bags, check: AbacCheck, exact: boolean, options: EvaluateOptions): AbacSide {
-  return traceSideWith(view, key, kind, bags, check, (leaf) => !exact && leafUnknown(leaf), options);
+  return traceSideWith(view, key, kind, bags, check, exact ? NOTHING_UNKNOWN : CONTEXT_UNKNOWN, options);
 }
 
 /**
- * One side of a rule decided on `bags`, `unknown` telling which failing leaves are unknown instead (the
- * review's impact, which reads no attributes, says every attribute it did not read is).
+ * One side of a rule judged on `bags`, `unknown` naming the attributes only the decision-time check has
+ * (the review's impact, which reads no stored attributes, says every attribute it did not read is).
  */
-export function traceSideWith(view: AbacView, key: string, kind: 'user' | 'resource', bags: Bags, check: AbacCheck, unknown: (leaf: Trace & { kind: 'leaf' }) => boolean, options: EvaluateOptions = {}): AbacSide {
+export function traceSideWith(view: AbacView, key: string, kind: 'user' | 'resource', bags: Bags, check: AbacCheck, unknown: UnknownAttributes, options: EvaluateOptions = {}): AbacSide {
   const label = setLabel(key, kind);
   const own = view.model.sets.get(key);
   if (!own) return { set: key, label, outcome: 'fails', chain: [] };
   if (own.type === 'resourceset' && own.resource !== check.type) return { set: key, label, outcome: 'fails', chain: [], otherType: own.resource };
   const chain: AbacSetStep[] = [];
-  for (const { set, trace } of traceSet(view.model, key, bags, options)) {
-    const judged = judge(trace, unknown);
-    chain.push({ set, outcome: judged.outcome, leaves: deciding(judged).map((j) => leafOf(j.node as Trace & { kind: 'leaf' }, j.outcome, bags, check)) });
-    if (judged.outcome === 'fails') break;
+  for (const { set, tree } of judgeChainTrees(setChain(view.model.sets, key), bags, { ...options, unknown })) {
+    chain.push({ set, outcome: tree.verdict, leaves: decidingLeaves(tree).map((leaf) => leafOf(leaf, bags, check)) });
+    if (tree.verdict === 'fails') break;
   }
   return { set: key, label, outcome: and(chain.map((c) => c.outcome)), chain };
 }
 
-/** A leaf that failed only for want of an attribute the check could pass. */
-function leafUnknown(leaf: Trace & { kind: 'leaf' }): boolean {
-  if (leaf.holds) return false;
-  const passable = (attribute: string) => PASSABLE.has(attribute.slice(0, attribute.indexOf('.')));
-  if (leaf.actual === undefined && passable(leaf.attribute)) return true;
-  return 'ref' in leaf.value && leaf.value.resolved === undefined && passable(leaf.value.ref);
-}
+const and = (outcomes: Outcome[]): Outcome => outcomes.reduce<Outcome>(andVerdict, 'holds');
 
-interface Judged {
-  node: Trace;
-  outcome: Outcome;
-  children: Judged[];
-}
-
-/** Kleene's three-valued reading of a trace. */
-function judge(t: Trace, unknown: (leaf: Trace & { kind: 'leaf' }) => boolean): Judged {
-  switch (t.kind) {
-    case 'leaf':
-      return { node: t, outcome: t.holds ? 'holds' : unknown(t) ? 'unknown' : 'fails', children: [] };
-    case 'not': {
-      const child = judge(t.child, unknown);
-      const outcome = child.outcome === 'holds' ? 'fails' : child.outcome === 'fails' ? 'holds' : 'unknown';
-      return { node: t, outcome, children: [child] };
-    }
-    default: {
-      const children = t.children.map((c) => judge(c, unknown));
-      const outcomes = children.map((c) => c.outcome);
-      return { node: t, outcome: t.kind === 'allOf' ? and(outcomes) : or(outcomes), children };
-    }
-  }
-}
-
-function and(outcomes: Outcome[]): Outcome {
-  if (outcomes.includes('fails')) return 'fails';
-  return outcomes.includes('unknown') ? 'unknown' : 'holds';
-}
-
-function or(outcomes: Outcome[]): Outcome {
-  if (outcomes.includes('holds')) return 'holds';
-  return outcomes.includes('unknown') ? 'unknown' : 'fails';
-}
-
-/**
- * The leaves that decide a node's outcome: all that held for a holding `allOf`, the first that failed
- * for a failing one, every unknown for an unknown one (and the mirror for `anyOf`).
- */
-function deciding(j: Judged): Judged[] {
-  if (j.node.kind === 'leaf') return [j];
-  if (j.node.kind === 'not') return deciding(j.children[0]);
-  const same = j.children.filter((c) => c.outcome === j.outcome);
-  const one = j.node.kind === 'allOf' ? j.outcome === 'fails' : j.outcome === 'holds';
-  return (one ? same.slice(0, 1) : same).flatMap(deciding);
-}
-
-function leafOf(t: Trace & { kind: 'leaf' }, outcome: Outcome, bags: Bags, check: AbacCheck): AbacLeaf {
+function leafOf(t: JudgedLeaf, bags: Bags, check: AbacCheck): AbacLeaf {
+  const outcome = t.verdict;
   const value: AbacLeaf['value'] = 'ref' in t.value ? { ref: t.value.ref, resolved: t.value.resolved, source: sourceOf(t.value.ref, bags, check) } : { literal: t.value.literal };
   const source = t.attribute.startsWith('role.') ? (t.actual === undefined || (Array.isArray(t.actual) && t.actual.length === 0) ? 'missing' : 'stored') : sourceOf(t.attribute, bags, check);
-  return { attribute: t.attribute, operator: t.operator, value, ...(t.actual !== undefined ? { actual: t.actual } : {}), source, outcome, path: t.path };
+  return { attribute: t.attribute, operator: t.operator, value, ...(t.actual !== undefined ? { actual: t.actual } : {}), source, outcome, path: t.path, ...(t.missing.length > 0 ? { missing: t.missing } : {}) };
 }
 
 /** Where an attribute's value comes from: passed in the check, generated by the decision, or stored. */
@@ -240,9 +203,7 @@ export function unknownAttributes(sides: AbacSide[]): string[] {
   for (const s of sides) {
     for (const step of s.chain) {
       for (const l of step.leaves) {
-        if (l.outcome !== 'unknown') continue;
-        if (l.actual === undefined) out.add(l.attribute);
-        if ('ref' in l.value && l.value.resolved === undefined) out.add(l.value.ref);
+        if (l.outcome === 'unknown') for (const m of l.missing ?? []) out.add(m);
       }
     }
   }

@@ -22,10 +22,15 @@
  */
 import {
   AttrSet,
+  CONTEXT_UNKNOWN,
+  andStatus,
   attributesNamed,
   checkAttributes,
-  evaluate,
+  judgeChain,
+  orStatus,
   setChain,
+  statusOf,
+  type Status,
   type AbacModel,
   type Bag,
   type Bags,
@@ -41,14 +46,12 @@ import { typeOf } from '../../types/refs.js';
 import { DEFAULT_TENANT } from '../../types/names.js';
 
 /**
- * A decision on one (user, instance) through a set or a rule: 0 no, 1 yes, whatever the check passes as
- * context; 2 and 3 depend on the context: 2 denies and 3 allows when the check passes none.
+ * A decision on one (user, instance) through a set or a rule, the judge's verdict packed
+ * (conditions/judge.ts): 0 no, 1 yes, whatever the check passes as context; 2 and 3 depend on the
+ * context: 2 denies and 3 allows when the check passes none.
  */
-export type Status = 0 | 1 | 2 | 3;
-/** Allowed by a check passing no context (what `/allowed` answers without one). */
-export const allowsWithout = (s: Status): boolean => s === 1 || s === 3;
-/** Whether the context decides it. */
-export const dependsOnContext = (s: Status): boolean => s >= 2;
+export { allowsWithout, dependsOnContext, type Status } from '../conditions/index.js';
+import { allowsWithout } from '../conditions/index.js';
 
 /** What a set's conditions (ancestors included) read, which decides how it is evaluated. */
 export interface SetInfo {
@@ -512,70 +515,15 @@ function encodeOne(v: unknown): string {
 }
 const NONE: ReadonlySet<string> = new Set<string>();
 
-function and(a: Status, b: Status): Status {
-  if (a === 0 || b === 0) return 0;
-  if (a === 1) return b;
-  if (b === 1) return a;
-  return a === 3 && b === 3 ? 3 : 2;
-}
+const and = andStatus;
+const or = orStatus;
 
-function or(a: Status, b: Status): Status {
-  if (a === 1 || b === 1) return 1;
-  if (a === 0) return b;
-  if (b === 0) return a;
-  return a === 3 || b === 3 ? 3 : 2;
-}
-
-/** A set's outcome on a check's attributes: its chain AND-ed, a resource set's base type. */
+/**
+ * A set's outcome on a check's attributes (its chain AND-ed, a resource set's base type), judged with the
+ * check's context unknown; an unknown one is decided again as a check passing no context.
+ */
 export function setStatus(set: SetInfo, bags: Bags, options: EvaluateOptions): Status {
-  if (set.chain.length === 0) return 0;
-  if (set.def.type === 'resourceset' && bags.resource.type !== set.def.resource) return 0;
-  if (set.context.length === 0) return set.chain.every((s) => evaluate(s.conditions, bags, options)) ? 1 : 0;
-  let kleene: 0 | 1 | 2 = 1;
-  for (const s of set.chain) {
-    const v = evaluate3(s.conditions, bags, options);
-    if (v === 0) return 0;
-    if (v === 2) kleene = 2;
-  }
-  if (kleene === 1) return 1;
-  return set.chain.every((s) => evaluate(s.conditions, bags, options)) ? 3 : 2;
-}
-
-const readsContextMemo = new WeakMap<Condition, boolean>();
-function readsContext(c: Condition): boolean {
-  let r = readsContextMemo.get(c);
-  if (r === undefined) readsContextMemo.set(c, (r = attributesNamed(c).some((a) => a.attribute.entity === 'context')));
-  return r;
-}
-
-/** Three-valued: 2 when the outcome depends on context attributes (unknown offline). */
-function evaluate3(c: Condition, bags: Bags, options: EvaluateOptions): 0 | 1 | 2 {
-  switch (c.kind) {
-    case 'allOf': {
-      let r: 0 | 1 | 2 = 1;
-      for (const child of c.children) {
-        const v = evaluate3(child, bags, options);
-        if (v === 0) return 0;
-        if (v === 2) r = 2;
-      }
-      return r;
-    }
-    case 'anyOf': {
-      let r: 0 | 1 | 2 = 0;
-      for (const child of c.children) {
-        const v = evaluate3(child, bags, options);
-        if (v === 1) return 1;
-        if (v === 2) r = 2;
-      }
-      return r;
-    }
-    case 'not': {
-      const v = evaluate3(c.child, bags, options);
-      return v === 2 ? 2 : v === 1 ? 0 : 1;
-    }
-    case 'leaf':
-      return readsContext(c) ? 2 : evaluate(c, bags, options) ? 1 : 0;
-  }
+  return statusOf(judgeChain(set.chain, bags, { ...options, unknown: CONTEXT_UNKNOWN }).verdict, () => judgeChain(set.chain, bags, options).verdict === 'holds');
 }
 
 /** What a set reads (see the file's comment). A set missing from the model (or its chain) matches nothing. */

@@ -6,7 +6,7 @@
  * resource set. The user's own attributes (and the tenant's) are not read here: a condition on them is
  * unknown, and the line says it also depends on them rather than guessing. Pure.
  */
-import { checkAttributes, type Trace } from '../conditions/index.js';
+import { checkAttributes, type UnknownAttributes } from '../conditions/index.js';
 import type { AbacView } from './model.js';
 import { traceSideWith, unknownAttributes, setLabel, ruleName, type Outcome } from './explain.js';
 import type { RuleDef } from '../conditions/index.js';
@@ -40,9 +40,6 @@ export function abacOnRoleGrant(view: AbacView, user: string, tenant: string, he
       tenant: { key: tenant, member: true },
       defined: { user: view.defined.user, tenant: view.defined.tenant, resource: view.defined.byResource.get(resource) ?? new Set() },
     });
-  // Nothing but the generated attributes is known: any other failing leaf is unknown, not false.
-  const generated = (attribute: string) => GENERATED_ATTRIBUTES.has(attribute.split('.').slice(0, 2).join('.'));
-  const unknown = (leaf: Trace & { kind: 'leaf' }) => !leaf.holds && (!generated(leaf.attribute) || ('ref' in leaf.value && !generated(leaf.value.ref)));
   const memo = new Map<string, RoleGrantAbacChange | null>();
   for (const rule of view.model.rules) {
     const key = `${rule.userSet}\u0000${rule.resource}`;
@@ -62,8 +59,10 @@ export function abacOnRoleGrant(view: AbacView, user: string, tenant: string, he
   return out;
 }
 
-/** Attributes the decision generates: known without reading anything. */
-const GENERATED_ATTRIBUTES = new Set(['user.roles', 'user.tenants', 'resource.type', 'tenant.key']);
+/** Attributes the decision generates (and the user's key): known without reading anything. */
+const GENERATED_ATTRIBUTES = new Set(['user.key', 'user.roles', 'user.tenants', 'resource.type', 'tenant.key']);
+/** Nothing but the generated attributes is known here: a condition on any other is unknown, not false. */
+const unknown: UnknownAttributes = (ref) => !GENERATED_ATTRIBUTES.has(`${ref.entity}.${ref.path[0]}`);
 
 /** `+ expense:approve on resource set urgent (set rule: role manager × resource set urgent)` and the like. */
 export function formatRoleGrantChange(c: RoleGrantAbacChange): string {

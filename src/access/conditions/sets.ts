@@ -1,4 +1,5 @@
-import { evaluate, type Bags, type EvaluateOptions } from './evaluate.js';
+import type { Bags, EvaluateOptions } from './evaluate.js';
+import { judgeChain } from './judge.js';
 import type { Condition } from './types.js';
 
 /** A condition set as the decision needs it. `resource`: a resource set's base resource key. */
@@ -57,11 +58,7 @@ export function setChain(sets: ReadonlyMap<string, SetDef>, key: string): SetDef
  * resource set `resource.type` equal to its base resource (what the policy editor adds to every resource set).
  */
 export function setMatches(model: AbacModel, key: string, bags: Bags, options?: EvaluateOptions): boolean {
-  const chain = setChain(model.sets, key);
-  if (chain.length === 0) return false;
-  const own = chain[0];
-  if (own.type === 'resourceset' && bags.resource.type !== own.resource) return false;
-  return chain.every((s) => evaluate(s.conditions, bags, options));
+  return judgeChain(setChain(model.sets, key), bags, options).verdict === 'holds';
 }
 
 export interface AbacDecision {

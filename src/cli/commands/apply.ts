@@ -11,7 +11,8 @@ import { isCi } from '../../ci.js';
 import type { Plan } from '../../plan/index.js';
 import { agree, plural } from '../../words.js';
 import type { VerifyMode } from '../../apply/verify.js';
-import type { DecisionExpectation } from '../../apply/verify-decisions.js';
+import type { DecisionChecks } from '../../apply/verify-decisions.js';
+import type { AbacDiff } from '../../access/abac/diff.js';
 import type { AccessGraph } from '../../access/index.js';
 
 export interface ApplyCommandOptions extends Omit<TargetOptions, 'concurrency'> {
@@ -63,7 +64,7 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
   // exist: built again after the writes, they cost seconds and hundreds of MB at 100,000 users.
   const decisionChecks = !saved && opts.verifyDecisions !== false ? await import('../../apply/verify-decisions.js') : undefined;
   let sampled: DecisionChecks | undefined;
-  const withGraphs = decisionChecks && ((before: AccessGraph, after: AccessGraph) => void (sampled = decisionChecks.planDecisionChecks(before, after)));
+  const withGraphs = decisionChecks && ((before: AccessGraph, after: AccessGraph, abac?: AbacDiff) => void (sampled = decisionChecks.planDecisionChecks(before, after, undefined, abac)));
   const fromFiles = saved ? undefined : await planFromFiles(paths, 'apply', { ...opts, concurrency }, { prune: opts.prune, access: { permissions: opts.accessPermissions, withGraphs } });
   if (fromFiles) printWarnings(fromFiles.warnings);
   const target = fromFiles?.target ?? (await openTarget({ ...opts, concurrency }, { project: saved!.project, environment: saved!.environment }));
@@ -159,8 +160,6 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
   }
 }
 
-/** The decision check's sample (verify-decisions.ts `planDecisionChecks`). */
-type DecisionChecks = { checks: DecisionExpectation[]; total: number };
 
 /** Exit code when everything applied but the decision point disagrees with the plan (docs/plan.md). */
 export const DECISIONS_DISAGREE = 3;
@@ -174,11 +173,11 @@ async function checkDecisions(target: Target, plan: Plan, live: LiveState, waitM
   const { planDecisionChecks, verifyDecisions, decisionReportLines } = await import('../../apply/verify-decisions.js');
   const { readDecisions } = await import('../../api/read-decisions.js');
   const graphs = sampled ? undefined : (await import('../../plan/access.js')).accessGraphs(live, plan.changes);
-  const { checks, total } = sampled ?? planDecisionChecks(graphs!.before, graphs!.after);
-  if (total === 0) return undefined;
+  const { checks, total, undecided } = sampled ?? planDecisionChecks(graphs!.before, graphs!.after);
+  if (total === 0 && !undecided) return undefined;
   const pdp = pdpOf(target);
   try {
-    const verification = await verifyDecisions({ checks, total, waitMs, ask: (c) => readDecisions(pdp.client, target, c, pdp) });
+    const verification = await verifyDecisions({ checks, total, undecided, waitMs, ask: (c) => readDecisions(pdp.client, target, c, pdp) });
     return { verification, lines: decisionReportLines(verification, new URL(pdp.url).host) };
   } catch (err) {
     if (!(err instanceof ApiError) && !(err instanceof ConfigError)) throw err;
