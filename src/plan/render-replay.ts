@@ -32,7 +32,7 @@ export function replayHeadline(r: PlanReplay): string {
     : `${count(r.read)} logged ${since} (${requests})`;
   const skipped = r.unreplayable.reduce((sum, u) => sum + u.decisions, 0);
   if (r.distinct === 0) return `${logged}, none of which can be replayed (below)`;
-  const asking = `asking ${plural(r.distinct, 'distinct question')}${skipped > 0 ? ` (and ${count(skipped)} that cannot be replayed, below)` : ''}`;
+  const asking = `asking ${plural(r.distinct, 'distinct question')}${skipped > 0 ? ` (${plural(skipped, 'decision')} not replayable, below)` : ''}`;
   const n = r.changes.length;
   const verdict =
     r.distinct === 1 ? (n === 0 ? 'the plan does not change its answer' : 'the plan changes its answer')
