@@ -1,8 +1,8 @@
 /**
  * The YAML library's messages in the house style: lower-case, saying what is wrong in the user's terms,
  * with a hint for the usual causes (a tab, a key out of line, an unclosed bracket or quote, text after a
- * value that has ended). The place
- * (file:line:column) is the problem's own; the library's " at line L, column C" tail is dropped.
+ * value that has ended). The place (file:line:column) is the problem's own; the library's " at line L,
+ * column C" tail is dropped.
  */
 
 /** The house-style message and hint for a yaml error or warning, by its code. */

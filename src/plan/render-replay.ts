@@ -26,7 +26,11 @@ export function disagreementLine(d: ReplayedDecision, until: string): string {
 export function replayHeadline(r: PlanReplay): string {
   const since = `since ${r.since.slice(0, 16).replace('T', ' ')} UTC`;
   const requests = `read in ${plural(r.requests, 'request')}`;
-  if (r.read === 0) return `none logged ${since} (${requests}), so there is nothing to replay; a longer window (--replay=30d) reads further back`;
+  if (r.read === 0) {
+    // 30 days: what `roster serve` keeps by default (--decision-log-max-age).
+    const longer = Date.parse(r.until) - Date.parse(r.since) < 30 * 86_400_000 ? 'a longer window (--replay=30d)' : 'a longer window';
+    return `none logged ${since} (${requests}), so there is nothing to replay; ${longer} reads further back`;
+  }
   const logged = r.truncated
     ? `the newest ${count(r.read)} of ${count(r.total)} logged ${since} (${requests}; shorten --replay to read them all)`
     : `${count(r.read)} logged ${since} (${requests})`;

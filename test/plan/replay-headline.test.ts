@@ -33,6 +33,7 @@ describe('the replay headline', () => {
     ['some not replayable', replay({ unreplayable: [{ reason: 'r', decisions: 12, examples: ['x'] }] }), 'Recent decisions: 446 logged since 2026-11-18 09:00 UTC (read in 5 requests), asking 273 distinct questions (12 decisions not replayable, below); the plan changes none of their answers.'],
     ['none replayable', replay({ read: 12, total: 12, requests: 1, distinct: 0, unreplayable: [{ reason: 'r', decisions: 12, examples: ['x'] }] }), 'Recent decisions: 12 logged since 2026-11-18 09:00 UTC (read in 1 request), none of which can be replayed (below).'],
     ['more than is read', replay({ read: 10000, total: 23000, truncated: true, requests: 100, distinct: 4000 }), 'Recent decisions: the newest 10,000 of 23,000 logged since 2026-11-18 09:00 UTC (read in 100 requests; shorten --replay to read them all), asking 4,000 distinct questions; the plan changes none of their answers.'],
+    ['an empty window of 90 days', replay({ since: '2026-08-27T10:00:00.000Z', read: 0, total: 0, requests: 1, distinct: 0 }), 'Recent decisions: none logged since 2026-08-27 10:00 UTC (read in 1 request), so there is nothing to replay; a longer window reads further back.'],
   ])('%s', (_, r, expected) => {
     expect(headline(r)).toBe(expected);
   });
