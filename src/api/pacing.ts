@@ -51,6 +51,23 @@ export function categorize(method: string, path: string): PacingCategory[] {
   return categories;
 }
 
+/** What one request is, in the cost line's words (src/plan/render-common.ts), in the order it lists them. */
+export const REQUEST_KINDS = ['schema write', 'write', 'bulk write', 'schema delete', 'delete', 'bulk delete', 'read'] as const;
+export type RequestKind = (typeof REQUEST_KINDS)[number];
+
+/**
+ * One kind per request, where the classes of `categorize` overlap (a bulk delete is a write, a delete and
+ * a bulk call): counted by kind, the requests add up to their number, which a sum of classes does not.
+ */
+export function requestKind(method: string, path: string): RequestKind {
+  const classes = categorize(method, path);
+  if (!classes.includes('write')) return 'read';
+  const del = classes.includes('delete');
+  if (classes.includes('bulk')) return del ? 'bulk delete' : 'bulk write';
+  if (classes.includes('schemaWrite')) return del ? 'schema delete' : 'schema write';
+  return del ? 'delete' : 'write';
+}
+
 interface Bucket {
   /** Minimum spacing between sends once the burst is spent. */
   intervalMs: number;

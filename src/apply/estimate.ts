@@ -1,5 +1,5 @@
 import type { ApiClient, ApiResponse, EnvPaths, HttpMethod } from '../api/index.js';
-import { categorize, createPacer, PUBLIC_LIMITS, type PacingCategory, type RateLimits } from '../api/index.js';
+import { categorize, createPacer, PUBLIC_LIMITS, requestKind, type PacingCategory, type RateLimits, type RequestKind } from '../api/index.js';
 import type { Plan, PlanCost } from '../plan/types.js';
 import { applyPlan, type ApplyOptions } from './apply.js';
 
@@ -19,8 +19,13 @@ export async function estimateApply(plan: Plan, options: { limits?: RateLimits; 
   const { client, sent } = dryClient(plan, (r) => pacer.acquire(r.method, r.path));
   await clock.run(applyPlan(plan, client, { concurrency: options.concurrency ?? 8, bulkSize: options.bulkSize }));
   const byClass: Partial<Record<PacingCategory, number>> = {};
-  for (const r of sent) for (const c of categorize(r.method, r.path)) byClass[c] = (byClass[c] ?? 0) + 1;
-  return { requests: sent.length, byClass, seconds: Math.ceil(clock.now() / 1000), limits: options.limits ? 'given' : 'public' };
+  const kinds: Partial<Record<RequestKind, number>> = {};
+  for (const r of sent) {
+    for (const c of categorize(r.method, r.path)) byClass[c] = (byClass[c] ?? 0) + 1;
+    const k = requestKind(r.method, r.path);
+    kinds[k] = (kinds[k] ?? 0) + 1;
+  }
+  return { requests: sent.length, byClass, kinds, seconds: Math.ceil(clock.now() / 1000), limits: options.limits ? 'given' : 'public' };
 }
 
 /** Seconds the client's pacer needs to send `requests` one after another at `limits`, on a simulated clock. */

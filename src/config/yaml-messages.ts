@@ -1,7 +1,8 @@
 /**
  * The YAML library's messages in the house style: lower-case, saying what is wrong in the user's terms,
- * with a hint for the usual causes (a tab, a key out of line, an unclosed bracket or quote). The place
- * (file:line:column) is the problem's own; the library's " at line L, column C" tail is dropped.
+ * with a hint for the usual causes (a tab, a key out of line, an unclosed bracket or quote, text after a
+ * value that has ended). The place (file:line:column) is the problem's own; the library's " at line L,
+ * column C" tail is dropped.
  */
 
 /** The house-style message and hint for a yaml error or warning, by its code. */
@@ -35,6 +36,15 @@ export function yamlMessage(code: string, message: string): { message: string; h
       return { message: 'a key runs over more than one line', hint: 'a key must fit on one line; check for a missing colon or closing quote above' };
     case 'MULTIPLE_DOCS':
       return { message: text }; // rewritten where multi-document files are handled
+    case 'UNEXPECTED_TOKEN':
+      // `- a: {x: 1}, b: {y: 2}`: a flow collection or a quoted scalar ends the value, and the line goes on.
+      if (/ at node end$/.test(text)) {
+        return {
+          message: 'more follows a value that has already ended on this line',
+          hint: 'a { ... }, [ ... ] or quoted value ends where it closes: for several keys on one line, put them all in one { ... } (- { a: {...}, b: {...} }) or give each key a line of its own; for a quoted value, quote all of it',
+        };
+      }
+      break;
     case 'DUPLICATE_KEY':
       return { message: houseStyle(text), hint: 'merge the two entries into one' };
   }

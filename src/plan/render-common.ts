@@ -2,6 +2,7 @@ import type { FieldChange } from './change.js';
 import type { Plan } from './types.js';
 import { deletionCount } from './cascade.js';
 import { agree, count, plural } from '../words.js';
+import { REQUEST_KINDS } from '../api/pacing.js';
 
 export function summaryLine(plan: Plan): string {
   const s = plan.summary;
@@ -10,40 +11,27 @@ export function summaryLine(plan: Plan): string {
 }
 
 /**
- * `Applying it: 11 requests, all writes (each also a bulk call; 5 of them also schema writes), then 4
- * reads to verify them; about 4 min, paced to the public service's rate limits.` The rate-limit classes
- * overlap (a schema write, a delete and a bulk call are writes too): each is said as a part of the
- * requests ("also", "of them"), never beside them, so the line never reads as more requests than it
- * counts. The reads to verify come after them (src/apply/verify-scope.ts). Against a service the
- * apply does not pace (a local `roster serve`), the time is what the public limits would need.
+ * `Applying it: 11 requests: 5 schema writes, 3 writes, 3 bulk writes; then 4 reads to verify; about 4
+ * min, paced to the public service's rate limits.` Each request is named once, by its kind (`bulk
+ * delete`, `write`: src/api/pacing.ts `requestKind`), so the parts add up to the requests; the
+ * rate-limit classes overlap (a bulk delete is a write, a delete and a bulk call) and said side by side
+ * read as more requests than there are (issues #31, #41). The reads to verify come after them
+ * (src/apply/verify-scope.ts). Against a service the apply does not pace (a local `roster serve`), the
+ * time is what the public limits would need.
  */
 export function costLine(plan: Plan): string | undefined {
   const c = plan.cost;
   if (!c || plan.changes.length === 0) return undefined;
-  const writes = c.byClass.write ?? 0;
-  const classes = ([['schemaWrite', 'schema write'], ['delete', 'delete'], ['bulk', 'bulk call']] as const)
-    .map(([k, name]) => ({ name, n: c.byClass[k] ?? 0 }))
-    .filter((x) => x.n > 0);
-  const every = classes.filter((x) => x.n === c.requests).map((x) => `a ${x.name}`);
-  const parts = [
-    ...(every.length ? [`${c.requests === 1 ? 'also' : 'each also'} ${andList(every)}`] : []),
-    ...classes.filter((x) => x.n < c.requests).map((x) => `${count(x.n)} of them also ${x.n === 1 ? `a ${x.name}` : `${x.name}s`}`),
-  ];
-  const kinds =
-    writes === 0 ? '' : `, ${writes === c.requests ? (writes === 1 ? 'a write' : 'all writes') : `${count(writes)} of them writes`}` +
-      (parts.length ? ` (${parts.join('; ')})` : '');
+  // A plan saved before requests were counted by kind says only how many.
+  const kinds = c.kinds ? `: ${REQUEST_KINDS.filter((k) => (c.kinds![k] ?? 0) > 0).map((k) => plural(c.kinds![k]!, k)).join(', ')}` : '';
   const whose = c.limits === 'public' ? "the public service's rate limits" : 'the given rate limits';
   const time = c.paced === false ? `not paced against this service (${duration(c.seconds)} at ${whose})` : `${duration(c.seconds)}, paced to ${whose}`;
-  const verify = c.verify === undefined ? '' : `, then ${plural(c.verify, 'read')} to verify them`;
+  const verify = c.verify === undefined ? '' : `; then ${plural(c.verify, 'read')} to verify`;
   return `Applying it: ${plural(c.requests, 'request')}${kinds}${verify}; ${time}.`;
 }
 
 /** `1 object`, `2 objects`, `9,117 changes` (src/words.ts, kept here for the renderers that import it). */
 export { plural };
-
-function andList(items: string[]): string {
-  return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
-}
 
 /** `under a second`, `about 40 s`, `about 4 min`, `about 2 h 10 min`. */
 export function duration(seconds: number): string {

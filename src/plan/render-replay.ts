@@ -1,5 +1,6 @@
 import type { PlanReplay, ReplayedDecision } from './replay.js';
 import { plural } from './render-common.js';
+import { count } from '../words.js';
 
 /** Decisions listed in each part; the JSON plan carries them all. */
 const LISTED = 50;
@@ -16,11 +17,32 @@ export function disagreementLine(d: ReplayedDecision, until: string): string {
   return `${subject(d)} was ${d.logged ? 'allowed' : 'denied'} by the decision point (last ${ago(d.last, until)}); the model of the live state ${d.before ? 'allows' : 'denies'} it${why}`;
 }
 
+/**
+ * What was read, then what the plan does to it, keeping decisions (log entries) and the distinct
+ * questions they ask apart (issue #41): "446 logged since 2026-11-18 09:00 UTC (read in 5 requests),
+ * asking 273 distinct questions; the plan changes the answer to 7 of them". An empty window says so,
+ * and how to read further back, instead of "0 of 0".
+ */
 export function replayHeadline(r: PlanReplay): string {
-  const window = `since ${r.since.slice(0, 16).replace('T', ' ')} UTC`;
-  const read = `${plural(r.read, 'logged decision')} read in ${plural(r.requests, 'request')}`;
-  const cut = r.truncated ? `; the newest ${r.read.toLocaleString('en-US')} of ${r.total.toLocaleString('en-US')} in the window: shorten --replay to read them all` : '';
-  return `${r.changes.length.toLocaleString('en-US')} of ${plural(r.distinct, 'recent decision')} change (${window}; ${read}${cut})`;
+  const since = `since ${r.since.slice(0, 16).replace('T', ' ')} UTC`;
+  const requests = `read in ${plural(r.requests, 'request')}`;
+  if (r.read === 0) {
+    // 30 days: what `roster serve` keeps by default (--decision-log-max-age).
+    const longer = Date.parse(r.until) - Date.parse(r.since) < 30 * 86_400_000 ? 'a longer window (--replay=30d)' : 'a longer window';
+    return `none logged ${since} (${requests}), so there is nothing to replay; ${longer} reads further back`;
+  }
+  const logged = r.truncated
+    ? `the newest ${count(r.read)} of ${count(r.total)} logged ${since} (${requests}; shorten --replay to read them all)`
+    : `${count(r.read)} logged ${since} (${requests})`;
+  const skipped = r.unreplayable.reduce((sum, u) => sum + u.decisions, 0);
+  if (r.distinct === 0) return `${logged}, none of which can be replayed (below)`;
+  const asking = `asking ${plural(r.distinct, 'distinct question')}${skipped > 0 ? ` (${plural(skipped, 'decision')} not replayable, below)` : ''}`;
+  const n = r.changes.length;
+  const verdict =
+    r.distinct === 1 ? (n === 0 ? 'the plan does not change its answer' : 'the plan changes its answer')
+    : n === 0 ? 'the plan changes none of their answers'
+    : `the plan changes the answer to ${count(n)} of them`;
+  return `${logged}, ${asking}; ${verdict}`;
 }
 
 function unreplayableLines(r: PlanReplay): string[] {
@@ -43,7 +65,8 @@ export function replayTextLines(r: PlanReplay): string[] {
 }
 
 export function replayMarkdownLines(r: PlanReplay): string[] {
-  const out = ['#### Recent decisions replayed', '', `${replayHeadline(r)}.`, ''];
+  const headline = replayHeadline(r);
+  const out = ['#### Recent decisions replayed', '', `${headline[0].toUpperCase()}${headline.slice(1)}.`, ''];
   for (const d of r.changes.slice(0, LISTED)) out.push(`- \`${subject(d)}\` (${usage(d)}, last ${ago(d.last, r.until)}) would be **${d.after ? 'allowed' : 'denied'}**${d.why.length ? `: ${d.why.join('; ')}` : ''}`);
   if (r.changes.length > LISTED) out.push(`- … and ${r.changes.length - LISTED} more`);
   if (r.disagreements.length > 0) {

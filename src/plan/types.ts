@@ -3,6 +3,7 @@
  * value; nothing renders itself. Its changes are a closed union keyed by a stable identity (change.ts).
  */
 
+import type { RequestKind } from '../api/pacing.js';
 import type { PlanAccess } from './access.js';
 import type { PlanReplay } from './replay.js';
 import type { Change } from './change.js';
@@ -60,6 +61,12 @@ export interface PlanCost {
   requests: number;
   /** `request` counts every one; `write`, `delete`, `schemaWrite` and `bulk` the ones in those classes. */
   byClass: Partial<Record<'request' | 'write' | 'delete' | 'schemaWrite' | 'bulk', number>>;
+  /**
+   * The same requests, each counted once, by what it is (`bulk write`, `delete`, ...): the cost line's
+   * words. The classes overlap (a bulk delete is a write, a delete and a bulk call); these do not.
+   * Absent in a plan saved before they were counted.
+   */
+  kinds?: Partial<Record<RequestKind, number>>;
   /** At least this long (round trips add to it). */
   seconds: number;
   /**

@@ -20,9 +20,17 @@ describe('the embedded default', { timeout: 120_000 }, () => {
     const apply = await runCli(['apply', '--yes', example], { cwd: data, env });
     expect(apply.code).toBe(0);
     expect(apply.stdout).toContain('Applied 19 of 19 changes');
+    // The decision check names the embedded service as the plan's header does, not by its random port (issue #41).
+    expect(apply.stdout).toContain('Decisions: the decision point agrees with the plan on 5 changed decisions (1 request to the embedded service).');
+    expect(apply.stdout).not.toMatch(/127\.0\.0\.1:\d+/);
     const again = await runCli(['plan', '--detailed-exitcode', example], { cwd: data, env });
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('No changes.');
+    // Nothing to change: `--format json` still writes the outcome (issue #41); the plan is on stderr.
+    const json = await runCli(['apply', '--yes', '--format', 'json', example], { cwd: data, env });
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({ total: 0, seconds: 0, applied: [], alreadyThere: [], failed: [], skipped: [] });
+    expect(json.stderr).toContain('No changes.');
   });
 
   it('a data directory that cannot be used is reported as the user\'s to fix, with its path', async () => {

@@ -60,12 +60,16 @@ describe('progress in words', () => {
 describe('the cost line', () => {
   const plan = (cost: PlanCost) => ({ changes: [change(0)], cost }) as unknown as Plan;
   it.each([
-    [{ requests: 11, byClass: { request: 11, write: 11, schemaWrite: 5, bulk: 3 }, seconds: 240, limits: 'public' }, "Applying it: 11 requests, all writes (5 of them also schema writes; 3 of them also bulk calls); about 4 min, paced to the public service's rate limits."],
-    [{ requests: 12, byClass: { request: 12, write: 10, delete: 1 }, seconds: 30, limits: 'public' }, "Applying it: 12 requests, 10 of them writes (1 of them also a delete); about 30 s, paced to the public service's rate limits."],
-    // Issue #31: "2 requests, all writes (2 deletes and 2 bulk calls among them)" read as four requests.
-    [{ requests: 2, byClass: { request: 2, write: 2, delete: 2, bulk: 2 }, seconds: 2, limits: 'public' }, "Applying it: 2 requests, all writes (each also a delete and a bulk call); about 2 s, paced to the public service's rate limits."],
-    [{ requests: 9904, byClass: { request: 9904, write: 9904, bulk: 9904, schemaWrite: 1200 }, seconds: 2400, limits: 'public' }, "Applying it: 9,904 requests, all writes (each also a bulk call; 1,200 of them also schema writes); about 40 min, paced to the public service's rate limits."],
-    [{ requests: 1, byClass: { request: 1, write: 1 }, seconds: 0, limits: 'public', paced: false }, "Applying it: 1 request, a write; not paced against this service (under a second at the public service's rate limits)."],
+    [{ requests: 11, byClass: { request: 11, write: 11, schemaWrite: 5, bulk: 3 }, kinds: { 'schema write': 5, write: 3, 'bulk write': 3 }, seconds: 240, limits: 'public', verify: 4 }, "Applying it: 11 requests: 5 schema writes, 3 writes, 3 bulk writes; then 4 reads to verify; about 4 min, paced to the public service's rate limits."],
+    [{ requests: 12, byClass: { request: 12, write: 10, delete: 1 }, kinds: { write: 9, delete: 1, read: 2 }, seconds: 30, limits: 'public' }, "Applying it: 12 requests: 9 writes, 1 delete, 2 reads; about 30 s, paced to the public service's rate limits."],
+    // Issue #31: "2 requests, all writes (2 deletes and 2 bulk calls among them)" read as four requests;
+    // issue #41: "(each also a delete and a bulk call)" was hard to read. Each request is named once.
+    [{ requests: 2, byClass: { request: 2, write: 2, delete: 2, bulk: 2 }, kinds: { 'bulk delete': 2 }, seconds: 2, limits: 'public' }, "Applying it: 2 requests: 2 bulk deletes; about 2 s, paced to the public service's rate limits."],
+    [{ requests: 2, byClass: { request: 2, write: 2, delete: 1, bulk: 1 }, kinds: { 'bulk write': 1, delete: 1 }, seconds: 2, limits: 'public', verify: 14 }, "Applying it: 2 requests: 1 bulk write, 1 delete; then 14 reads to verify; about 2 s, paced to the public service's rate limits."],
+    [{ requests: 9904, byClass: { request: 9904, write: 9904, bulk: 8704, schemaWrite: 1200 }, kinds: { 'schema write': 1200, 'bulk write': 8704 }, seconds: 2400, limits: 'public' }, "Applying it: 9,904 requests: 1,200 schema writes, 8,704 bulk writes; about 40 min, paced to the public service's rate limits."],
+    [{ requests: 1, byClass: { request: 1, write: 1 }, kinds: { write: 1 }, seconds: 0, limits: 'public', paced: false, verify: 1 }, "Applying it: 1 request: 1 write; then 1 read to verify; not paced against this service (under a second at the public service's rate limits)."],
+    // A plan saved before requests were counted by kind.
+    [{ requests: 3, byClass: { request: 3, write: 3 }, seconds: 3, limits: 'public' }, "Applying it: 3 requests; about 3 s, paced to the public service's rate limits."],
   ] as [PlanCost, string][])('%j', (cost, expected) => {
     expect(costLine(plan(cost))).toBe(expected);
   });

@@ -124,8 +124,8 @@ describe('verification reads what the apply changed, on the real service', { tim
       expect(clean.requests).toBeLessThanOrEqual(6);
       // The plan said so beforehand.
       expect(estimateVerify(plan, edited, live)).toBe(clean.requests);
-      const cost = { requests: 1, byClass: { request: 1, write: 1 }, seconds: 0, limits: 'public' as const, verify: clean.requests };
-      expect(costLine({ ...plan, cost })).toContain(`a write, then ${clean.requests === 1 ? "1 read" : `${clean.requests} reads`} to verify them; under a second`);
+      const cost = { requests: 1, byClass: { request: 1, write: 1 }, kinds: { write: 1 }, seconds: 0, limits: 'public' as const, verify: clean.requests };
+      expect(costLine({ ...plan, cost })).toContain(`1 write; then ${clean.requests === 1 ? "1 read" : `${clean.requests} reads`} to verify; under a second`);
 
       await c.undo(env.client().client);
       const undone = await verifyApplied({ desired: edited, client, plan, live, requestGrants: [] });

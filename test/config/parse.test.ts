@@ -33,6 +33,9 @@ describe('YAML errors', () => {
     ['an over-indented key after a blank line', 'users:\n  alice:\n    email: a@b.c\n\n      tenants: [acme]\n', '5:7 : this key is indented more than the key above it', 'nothing can be nested under it'],
     ['an unclosed quote', 'users:\n  "alice: {}\n', '3:1 : a quoted string is not closed', 'end it with the same quote'],
     ['a colon in a value', 'users:\n  alice: a: b\n', '2:10 : a second `key: value` on the line of a value', 'quote the value'],
+    // Issue #41: "unexpected scalar at node end", without a hint.
+    ['two flow mappings on one line', 'set_rules:\n  - a: { x: 1 }, b: { y: 2 }\n', '2:16 : more follows a value that has already ended on this line', 'put them all in one { ... } (- { a: {...}, b: {...} })'],
+    ['text after a quoted value', 'tenants:\n  acme: { name: "Acme" Inc }\n', '2:24 : more follows a value that has already ended on this line', 'for a quoted value, quote all of it'],
   ])('%s: the YAML message in the house style, with a hint', (_, text, expected, hint) => {
     const [error] = validateTexts(text).errors;
     expect(brief(error)).toBe(expected);

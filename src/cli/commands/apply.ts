@@ -91,7 +91,11 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
     enforceAssertions(plan, opts);
     const { assertSafe } = await import('../../plan/safety.js');
     assertSafe(plan, { maxDeletes });
-    if (plan.changes.length === 0) return;
+    if (plan.changes.length === 0) {
+      // A script reading stdout gets an outcome every time, nothing to change included (issue #41).
+      if (format === 'json') process.stdout.write((await import('../../apply/summary.js')).applyJson({ total: 0, seconds: 0, result: { done: [], alreadyThere: [], failed: [], skipped: [] } }));
+      return;
+    }
     await confirm(plan, opts, target.where);
 
     if (plan.changes.length >= COLLECT_FROM_CHANGES) collectGarbage();
@@ -178,7 +182,9 @@ async function checkDecisions(target: Target, plan: Plan, live: LiveState, waitM
   const pdp = pdpOf(target);
   try {
     const verification = await verifyDecisions({ checks, total, undecided, waitMs, ask: (c) => readDecisions(pdp.client, target, c, pdp) });
-    return { verification, lines: decisionReportLines(verification, new URL(pdp.url).host) };
+    // Named as the other lines name the target: the embedded service's port is random and says nothing.
+    const where = pdp.via ? new URL(pdp.url).host : target.kind === 'embedded' ? 'the embedded service' : target.where;
+    return { verification, lines: decisionReportLines(verification, where) };
   } catch (err) {
     if (!(err instanceof ApiError) && !(err instanceof ConfigError)) throw err;
     return { error: err.message, lines: [] };
