@@ -8,6 +8,7 @@ import type { Problem } from '../source.js';
 import { closest, didYouMean } from '../suggest.js';
 import { declared, report, unknown, type RuleContext } from './context.js';
 import { parsedConditions, resourceScope, scopeOf, typeOf, type Scope } from './abac-scope.js';
+import { variableWrittenAt } from '../variables.js';
 
 const GRAMMAR_WORDS = ['allOf', 'anyOf', 'not'];
 /** Names listed in full in a hint when none is close enough for "did you mean". */
@@ -151,9 +152,10 @@ export function conditionLiteralTypes(ctx: RuleContext): Problem[] {
     if (expected === undefined) return;
     const value = test.operand.literal;
     const at = ['conditions', ...named.at, test.operator];
+    const where = ctx.index.conditionSets.get(set.key);
     const warn = (found: Json, what: string, sub: (string | number)[] = []) => {
-      const hint = converted(found, expected);
-      out.push(report(ctx.index.conditionSets.get(set.key), [...at, ...sub], what, { severity: 'warning', ...(hint ? { hint } : {}) }));
+      const hint = converted(found, expected, where && variableWrittenAt(where, [...at, ...sub]));
+      out.push(report(where, [...at, ...sub], what, { severity: 'warning', ...(hint ? { hint } : {}) }));
     };
     const describe = `${declaredType.describe} is ${A[expected] === 'a list' ? 'a list' : `a ${declaredType.type}`}`;
     switch (test.operator) {
@@ -179,12 +181,19 @@ export function conditionLiteralTypes(ctx: RuleContext): Problem[] {
   return out;
 }
 
-/** The literal written as the expected kind, when it reads as one (`"true"` → `true`). */
-function converted(v: Json, expected: string): string | undefined {
+/**
+ * The literal written as the expected kind, when it reads as one (`"true"` → `true`). A value that came
+ * from a variable is fixed where the variable is declared: a string variable is given a value of the
+ * kind (`max_size: 50`, which `"${max_size}"` then takes), and a reference inside longer text is text.
+ */
+function converted(v: Json, expected: string, variable?: { name: string; whole: boolean }): string | undefined {
   if (typeof v !== 'string') return undefined;
-  if (expected === 'boolean' && (v === 'true' || v === 'false')) return `write ${v} without quotes`;
-  if (expected === 'number' && v.trim() !== '' && Number.isFinite(Number(v))) return `write ${Number(v)} without quotes`;
-  return undefined;
+  const reads = expected === 'boolean' && (v === 'true' || v === 'false') ? v : expected === 'number' && v.trim() !== '' && Number.isFinite(Number(v)) ? String(Number(v)) : undefined;
+  if (reads === undefined) return undefined;
+  if (!variable) return `write ${reads} without quotes`;
+  const kind = expected === 'boolean' ? 'a bool' : 'a number';
+  if (variable.whole) return `give the variable "${variable.name}" ${kind} value: \`${variable.name}: ${reads}\` under \`variables:\`, without quotes`;
+  return `text around \`\${${variable.name}}\` makes the value text: write the whole value as one variable, "\${${variable.name}}", holding ${kind}`;
 }
 
 /** Each leaf of each parsed set whose attribute has a declared type. */
