@@ -105,6 +105,14 @@ export const APPLIES_TO: Record<(typeof OPERATORS)[number], readonly AttributeTy
   object_match: ['object'], any_match: ['array', 'object_array'], all_match: ['array', 'object_array'],
 };
 
+/**
+ * With `fk_resource_type` a match operator reads instance keys (strings), not objects: `object_match` one
+ * key (a string attribute), `any_match` and `all_match` a list of them (permit-cli's `fga-tradeoffs`).
+ */
+export const APPLIES_WITH_FK: Record<'object_match' | 'any_match' | 'all_match', readonly AttributeType[]> = {
+  object_match: ['string'], any_match: ['array'], all_match: ['array'],
+};
+
 /** What each operator is for, in the hint of a misapplied one. */
 const PURPOSE: Partial<Record<(typeof OPERATORS)[number], string>> = {
   'greater-than': 'orders numbers, strings and times', 'less-than': 'orders numbers, strings and times',
@@ -121,11 +129,16 @@ const PURPOSE: Partial<Record<(typeof OPERATORS)[number], string>> = {
 export function conditionOperatorsApply(ctx: RuleContext): Problem[] {
   const out: Problem[] = [];
   forEachLeaf(ctx, (set, named, declaredType) => {
-    const operator = named.test!.operator;
-    const applies = APPLIES_TO[operator];
+    const test = named.test!;
+    const operator = test.operator;
+    const byKey = 'match' in test && test.fkResourceType !== undefined ? APPLIES_WITH_FK[test.operator] : undefined;
+    const applies = byKey ?? APPLIES_TO[operator];
     if (applies === 'any' || declaredType.type === 'json' || applies.includes(declaredType.type)) return;
-    out.push(report(ctx.index.conditionSets.get(set.key), ['conditions', ...named.at, operator], `operator "${operator}" cannot apply to ${declaredType.describe}, a ${declaredType.type}`, {
-      on: 'key', hint: `${operator} ${PURPOSE[operator]}`,
+    const hint = byKey
+      ? `with fk_resource_type, ${operator} reads ${operator === 'object_match' ? 'one instance key: a string attribute' : 'a list of instance keys: an array attribute'}`
+      : `${operator} ${PURPOSE[operator]}`;
+    out.push(report(ctx.index.conditionSets.get(set.key), ['conditions', ...named.at, operator], `operator "${operator}" cannot apply to ${declaredType.describe}, ${/^[aeio]/.test(declaredType.type) ? 'an' : 'a'} ${declaredType.type}${byKey ? ' (with fk_resource_type)' : ''}`, {
+      on: 'key', hint,
     }));
   });
   return out;
