@@ -11,9 +11,9 @@ export interface RawConfig {
   environment?: RawKey;
   /** Deletion as the declared default: `true` (every section the configuration has) or a list of sections whose live objects the configuration does not declare are deleted by `roster plan` and `roster apply` without --prune, within the delete limit. See docs/config.md#authoritative. */
   authoritative?: boolean | ("resources" | "roles" | "tenants" | "users" | "resource_instances" | "groups" | "access_requests" | "user_attributes" | "tenant_attributes" | "user_sets" | "resource_sets" | "set_rules")[];
-  /** Values that differ by environment, by name: `${name}` in a string value of any file of the configuration is replaced by the value (`$${` writes a literal `${`). Each variable is declared once, usually in each environment's folder; an unknown variable is an error at its place. Not sent to the service. See docs/config.md. */
+  /** Values that differ by environment, by name: a string, a number or a bool. A value of any file of the configuration that is exactly `${name}` becomes the variable's value, of its type (`"${max_size}"` the number 50); `${name}` within a longer string is replaced by the value as text (`$${` writes a literal `${`). Each variable is declared once, usually in each environment's folder; an unknown variable is an error at its place. Not sent to the service. See docs/config.md. */
   variables?: {
-    [key: string]: string;
+    [key: string]: string | number | boolean;
   };
   /** Warnings that are meant, by rule and object: an acknowledged warning is not printed. Not sent to the service. See docs/config.md. */
   acknowledge?: {

@@ -9,6 +9,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { SCHEMA_URL, VALIDATOR_URL } from './codegen.js';
 import { closest, didYouMean } from './suggest.js';
 import { problemAt, type Loc, type Problem, type Segment, type Source } from './source.js';
+import { variableWrittenAt } from './variables.js';
 import { plural } from '../words.js';
 
 let compiled: ValidateFunction | undefined;
@@ -133,7 +134,9 @@ function toProblem(src: Source, value: unknown, e: ErrorObject): Problem {
       return problemAt(loc, [], `missing required field "${String(params.missingProperty)}"`);
     case 'type': {
       const types = ([] as string[]).concat(params.type as string | string[]);
-      return problemAt(loc, [], `expected ${orList(types.map(describeType))}, found ${describeValue(e.data)}`);
+      const variable = typeof e.data === 'number' || typeof e.data === 'boolean' ? variableWrittenAt(loc, []) : undefined;
+      const hint = variable?.whole ? `the variable "${variable.name}" holds ${describeValue(e.data)}: here it must be ${orList(types.map(describeType))}` : undefined;
+      return problemAt(loc, [], `expected ${orList(types.map(describeType))}, found ${describeValue(e.data)}`, hint ? { hint } : {});
     }
     case 'const':
       return problemAt(loc, [], `must be ${JSON.stringify(params.allowedValue)}, found ${describeValue(e.data)}`);

@@ -193,3 +193,28 @@ describe('roster export with several environments', { timeout: 180_000 }, () => 
     expect(differs.stdout).toMatch(/^ {2}- user:finn$/m);
   });
 });
+
+describe('a number that differs by environment (typed variables, issue 39)', { timeout: 180_000 }, () => {
+  it('"${max_size}" compares as the number each environment gives: the limit denies in prod, offline and live', async () => {
+    const repo = path.join(tmp, 'typed');
+    cpSync(file('roster'), path.join(repo, 'roster'), { recursive: true });
+    const at = (rel: string) => path.join(repo, 'roster', rel);
+    const change = (rel: string, f: (t: string) => string) => writeFileSync(at(rel), f(readFileSync(at(rel), 'utf8')));
+    change('shared/roster.yaml', (t) => t.replace('document: { name: Document, actions: [read, write] }', 'document: { name: Document, actions: [read, write], attributes: { size: number } }')
+      + '\nresource_sets:\n  small:\n    resource: document\n    conditions:\n      resource.size: { less-than: "${max_size}" }\nset_rules:\n  - { role: viewer, can: write, resource_set: small }\n');
+    for (const [e, value] of [['prod', '50'], ['staging', '"50"']]) {
+      change(`envs/${e}/roster.yaml`, (t) => t.replace('variables:\n', `variables:\n  max_size: ${value}\n`).replace('document:handbook: { tenant: example }', 'document:handbook: { tenant: example, attributes: { size: 80 } }'));
+    }
+    // prod: 80 < 50 does not hold, so ada (a viewer) cannot write the handbook, as its assertion says.
+    const prod = await local(['check', '--env', 'prod'], repo);
+    expect([prod.code, prod.stderr], prod.stdout).toEqual([0, '']);
+    // staging: the string "50" orders after every number, so the comparison always holds: a warning whose hint names the variable.
+    const staging = await local(['validate', '--env', 'staging'], repo);
+    expect(staging.stdout).toContain('warning: "50" is a string, but attribute "size" of "document" is a number');
+    expect(staging.stdout).toContain('hint: give the variable "max_size" a number value: `max_size: 50` under `variables:`, without quotes');
+    expect((await local(['check', '--env', 'staging'], repo)).stdout).toMatch(/ada.*cannot write on document:handbook/);
+    expect((await remote(['apply', '--env', 'prod', '--yes'], repo)).code).toBe(0);
+    const live = await remote(['check', '--live', '--env', 'prod'], repo);
+    expect(live.code, live.stdout + live.stderr).toBe(0);
+  });
+});

@@ -78,11 +78,22 @@ const cases: { scenario: string; rule: keyof typeof RULES; expected: string[]; h
     "23:25 user_sets.approvers.conditions.allOf[1][\"user.level\"].contains: operator \"contains\" cannot apply to user attribute \"level\", a number",
     "30:30 resource_sets.small.conditions.allOf[0][\"resource.region\"].array_contains: operator \"array_contains\" cannot apply to attribute \"region\" of \"expense\", a string",
   ] },
+  { scenario: "abac-operator-fk", rule: "conditionOperatorsApply", expected: [
+    "27:33 resource_sets.allowed_visit.conditions.allOf[4][\"resource.diagnosis\"].object_match: operator \"object_match\" cannot apply to attribute \"diagnosis\" of \"visit\", an array (with fk_resource_type)",
+    "28:39 resource_sets.allowed_visit.conditions.allOf[5][\"resource.practitioner_id\"].any_match: operator \"any_match\" cannot apply to attribute \"practitioner_id\" of \"visit\", a string (with fk_resource_type)",
+    "29:31 resource_sets.allowed_visit.conditions.allOf[6][\"resource.records\"].all_match: operator \"all_match\" cannot apply to attribute \"records\" of \"visit\", an object_array (with fk_resource_type)",
+  ], hint: "with fk_resource_type, object_match reads one instance key: a string attribute" },
   { scenario: "abac-literal-type", rule: "conditionLiteralTypes", expected: [
     "22:46 user_sets.approvers.conditions.allOf[0][\"user.level\"].greater-than-equals: \"3\" is a string, but user attribute \"level\" is a number: the service compares them as they are [warning]",
     "23:34 user_sets.approvers.conditions.allOf[1][\"user.active\"].equals: \"true\" is a string, but user attribute \"active\" is a bool: the service compares them as they are [warning]",
     "24:44 user_sets.approvers.conditions.allOf[2][\"user.department\"].in[1]: 7 is a number, but user attribute \"department\" is a string [warning]",
   ], hint: "write 3 without quotes" },
+  { scenario: "abac-condition-role-unknown", rule: "conditionRolesResolve", expected: [
+    "17:41 user_sets.auditors.conditions.anyOf[0][\"user.roles\"].array_contains: unknown role \"auditr\" in a condition on user.roles [warning]",
+    "18:52 user_sets.auditors.conditions.anyOf[1][\"user.roles\"].array_intersect[1]: unknown role \"finance-admn\" in a condition on user.roles [warning]",
+    "19:41 user_sets.auditors.conditions.anyOf[2][\"user.roles\"].array_contains: unknown role \"approver\" in a condition on user.roles [warning]",
+    "22:84 resource_sets.mine.conditions[\"user.roles\"].array_superset[1]: unknown role \"admin\" in a condition on user.roles [warning]",
+  ], hint: "did you mean \"auditor\"?" },
   { scenario: "abac-set-unresolved", rule: "setsResolve", expected: [
     "18:23 user_sets.managers.parent: unknown user set \"seniorz\" as parent",
     "21:38 resource_sets.tiny.parent: \"seniors\" is a user set, so it cannot be the parent of resource set \"tiny\"",
@@ -134,6 +145,15 @@ describe('semantic rules', () => {
     const r = validateFixture(scenario);
     expect([...r.errors, ...r.warnings].map(brief)).toEqual(expected);
     expect(r.desired === undefined).toBe(r.errors.length > 0);
+  });
+
+  it('a role key in a condition on user.roles: did you mean, or that a resource role is not in user.roles', () => {
+    const problems = RULES.conditionRolesResolve(ruleContext(fixturePath('abac-condition-role-unknown'), fixtureText('abac-condition-role-unknown')));
+    expect(problems.map((p) => p.hint)).toEqual([
+      'did you mean "auditor"?', 'did you mean "finance-admin"?',
+      '"approver" is a resource role (of "expense"): user.roles holds the top-level roles the user holds in the check\'s tenant',
+      'declared roles: auditor, finance-admin',
+    ]);
   });
 
   it('every rule has a scenario', () => {

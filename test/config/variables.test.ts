@@ -49,15 +49,58 @@ describe('variables', () => {
     expect(r.errors.map(where)).toEqual(['b.yaml:2:3 variable "label" is declared twice: here and at a.yaml:2:3']);
   });
 
-  it('keys and the values of variables are not substituted; variables must be strings', () => {
-    const r = validateSources([{ file: 'a.yaml', text: 'variables:\n  a: "${b}"\n  n: 3\n' }]);
-    expect(r.errors.map(where)).toEqual([expect.stringMatching(/^a\.yaml:3:6 /)]);
+  it('keys and the values of variables are not substituted; a variable is a string, a number or a bool', () => {
+    const r = validateSources([{ file: 'a.yaml', text: 'variables:\n  a: "${b}"\n  n: 3\n  yes: true\n  list: [1]\n' }]);
+    expect(r.errors.map(where)).toEqual([expect.stringMatching(/^a\.yaml:5:9 /)]);
   });
 
   it('an alias repeats a node: it is substituted once', () => {
     const r = validateSources([{ file: 'a.yaml', text: 'variables: { x: X }\nroles:\n  a: &r { description: "$${x} ${x}", permissions: [] }\n  b: *r\nusers: { u: { roles: [{ role: a, tenant: t }, { role: b, tenant: t }] } }\ntenants: { t: {} }\n' }]);
     expect(r.errors).toEqual([]);
     expect(r.desired!.roles.get('b')!.description).toBe('${x} X');
+  });
+});
+
+describe('typed variables', () => {
+  const limit = (variables: string, condition: string) => validateSources([
+    { file: 'shared.yaml', text: `resources:\n  document:\n    actions: [write]\n    attributes: { size: number, locked: bool, title: string }\nresource_sets:\n  small:\n    resource: document\n    conditions:\n      ${condition}\n` },
+    { file: 'env.yaml', text: `variables:\n${variables}` },
+  ]);
+  const conditions = (r: ReturnType<typeof validateSources>) => r.desired!.conditionSets.get('small')!.conditions;
+
+  it('a value that is exactly ${name} takes the variable\'s type: a number, a bool', () => {
+    const r = limit('  max_size: 50\n  locked: false\n', 'allOf: [{ resource.size: { less-than: "${max_size}" } }, { resource.locked: { equals: "${locked}" } }]');
+    expect([...r.errors, ...r.warnings]).toEqual([]);
+    expect(conditions(r)).toEqual({ allOf: [{ 'resource.size': { 'less-than': 50 } }, { 'resource.locked': { equals: false } }] });
+  });
+
+  it('within a longer string a number or bool variable is text', () => {
+    const r = limit('  max_size: 50\n  locked: true\n', 'resource.title: { equals: "up to ${max_size} (${locked})" }');
+    expect([...r.errors, ...r.warnings]).toEqual([]);
+    expect(conditions(r)).toEqual({ 'resource.title': { equals: 'up to 50 (true)' } });
+  });
+
+  it('a string variable compared with a number warns, and the hint says to give the variable a number value', () => {
+    const r = limit('  max_size: "50"\n', 'resource.size: { less-than: "${max_size}" }');
+    expect(r.errors).toEqual([]);
+    expect(r.warnings.map(where)).toEqual(['shared.yaml:9:35 "50" is a string, but attribute "size" of "document" is a number: the service compares them as they are']);
+    expect(r.warnings[0].hint).toBe('give the variable "max_size" a number value: `max_size: 50` under `variables:`, without quotes');
+  });
+
+  it('a number variable inside a longer string gives text: the hint says to write the variable alone', () => {
+    const around = limit('  n: 5\n', 'resource.size: { less-than: "${n}0" }');
+    expect(around.warnings.map((w) => w.hint)).toEqual(['text around `${n}` makes the value text: write the whole value as one variable, "${n}", holding a number']);
+  });
+
+  it('a quoted literal keeps its hint', () => {
+    const r = limit('  unused: x\n', 'resource.size: { less-than: "50" }');
+    expect(r.warnings.map((w) => w.hint)).toEqual(['write 50 without quotes']);
+  });
+
+  it('a number variable where a string is expected: the schema error names the variable', () => {
+    const r = validateSources([{ file: 'a.yaml', text: 'variables: { n: 3 }\nroles:\n  viewer: { description: "${n}" }\n' }]);
+    expect(r.errors.map(where)).toEqual(['a.yaml:3:26 expected a string, found the number 3']);
+    expect(r.errors[0].hint).toBe('the variable "n" holds the number 3: here it must be a string');
   });
 });
 

@@ -8,6 +8,7 @@ import type { Problem } from '../source.js';
 import { closest, didYouMean } from '../suggest.js';
 import { declared, report, unknown, type RuleContext } from './context.js';
 import { parsedConditions, resourceScope, scopeOf, typeOf, type Scope } from './abac-scope.js';
+import { variableWrittenAt } from '../variables.js';
 
 const GRAMMAR_WORDS = ['allOf', 'anyOf', 'not'];
 /** Names listed in full in a hint when none is close enough for "did you mean". */
@@ -104,6 +105,14 @@ export const APPLIES_TO: Record<(typeof OPERATORS)[number], readonly AttributeTy
   object_match: ['object'], any_match: ['array', 'object_array'], all_match: ['array', 'object_array'],
 };
 
+/**
+ * With `fk_resource_type` a match operator reads instance keys (strings), not objects: `object_match` one
+ * key (a string attribute), `any_match` and `all_match` a list of them (permit-cli's `fga-tradeoffs`).
+ */
+export const APPLIES_WITH_FK: Record<'object_match' | 'any_match' | 'all_match', readonly AttributeType[]> = {
+  object_match: ['string'], any_match: ['array'], all_match: ['array'],
+};
+
 /** What each operator is for, in the hint of a misapplied one. */
 const PURPOSE: Partial<Record<(typeof OPERATORS)[number], string>> = {
   'greater-than': 'orders numbers, strings and times', 'less-than': 'orders numbers, strings and times',
@@ -120,11 +129,16 @@ const PURPOSE: Partial<Record<(typeof OPERATORS)[number], string>> = {
 export function conditionOperatorsApply(ctx: RuleContext): Problem[] {
   const out: Problem[] = [];
   forEachLeaf(ctx, (set, named, declaredType) => {
-    const operator = named.test!.operator;
-    const applies = APPLIES_TO[operator];
+    const test = named.test!;
+    const operator = test.operator;
+    const byKey = 'match' in test && test.fkResourceType !== undefined ? APPLIES_WITH_FK[test.operator] : undefined;
+    const applies = byKey ?? APPLIES_TO[operator];
     if (applies === 'any' || declaredType.type === 'json' || applies.includes(declaredType.type)) return;
-    out.push(report(ctx.index.conditionSets.get(set.key), ['conditions', ...named.at, operator], `operator "${operator}" cannot apply to ${declaredType.describe}, a ${declaredType.type}`, {
-      on: 'key', hint: `${operator} ${PURPOSE[operator]}`,
+    const hint = byKey
+      ? `with fk_resource_type, ${operator} reads ${operator === 'object_match' ? 'one instance key: a string attribute' : 'a list of instance keys: an array attribute'}`
+      : `${operator} ${PURPOSE[operator]}`;
+    out.push(report(ctx.index.conditionSets.get(set.key), ['conditions', ...named.at, operator], `operator "${operator}" cannot apply to ${declaredType.describe}, ${/^[aeio]/.test(declaredType.type) ? 'an' : 'a'} ${declaredType.type}${byKey ? ' (with fk_resource_type)' : ''}`, {
+      on: 'key', hint,
     }));
   });
   return out;
@@ -151,9 +165,10 @@ export function conditionLiteralTypes(ctx: RuleContext): Problem[] {
     if (expected === undefined) return;
     const value = test.operand.literal;
     const at = ['conditions', ...named.at, test.operator];
+    const where = ctx.index.conditionSets.get(set.key);
     const warn = (found: Json, what: string, sub: (string | number)[] = []) => {
-      const hint = converted(found, expected);
-      out.push(report(ctx.index.conditionSets.get(set.key), [...at, ...sub], what, { severity: 'warning', ...(hint ? { hint } : {}) }));
+      const hint = converted(found, expected, where && variableWrittenAt(where, [...at, ...sub]));
+      out.push(report(where, [...at, ...sub], what, { severity: 'warning', ...(hint ? { hint } : {}) }));
     };
     const describe = `${declaredType.describe} is ${A[expected] === 'a list' ? 'a list' : `a ${declaredType.type}`}`;
     switch (test.operator) {
@@ -179,12 +194,19 @@ export function conditionLiteralTypes(ctx: RuleContext): Problem[] {
   return out;
 }
 
-/** The literal written as the expected kind, when it reads as one (`"true"` → `true`). */
-function converted(v: Json, expected: string): string | undefined {
+/**
+ * The literal written as the expected kind, when it reads as one (`"true"` → `true`). A value that came
+ * from a variable is fixed where the variable is declared: a string variable is given a value of the
+ * kind (`max_size: 50`, which `"${max_size}"` then takes), and a reference inside longer text is text.
+ */
+function converted(v: Json, expected: string, variable?: { name: string; whole: boolean }): string | undefined {
   if (typeof v !== 'string') return undefined;
-  if (expected === 'boolean' && (v === 'true' || v === 'false')) return `write ${v} without quotes`;
-  if (expected === 'number' && v.trim() !== '' && Number.isFinite(Number(v))) return `write ${Number(v)} without quotes`;
-  return undefined;
+  const reads = expected === 'boolean' && (v === 'true' || v === 'false') ? v : expected === 'number' && v.trim() !== '' && Number.isFinite(Number(v)) ? String(Number(v)) : undefined;
+  if (reads === undefined) return undefined;
+  if (!variable) return `write ${reads} without quotes`;
+  const kind = expected === 'boolean' ? 'a bool' : 'a number';
+  if (variable.whole) return `give the variable "${variable.name}" ${kind} value: \`${variable.name}: ${reads}\` under \`variables:\`, without quotes`;
+  return `text around \`\${${variable.name}}\` makes the value text: write the whole value as one variable, "\${${variable.name}}", holding ${kind}`;
 }
 
 /** Each leaf of each parsed set whose attribute has a declared type. */

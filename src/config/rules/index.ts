@@ -15,6 +15,7 @@ import { resourceRolesResolve, topLevelRoleOnInstance } from './resource-roles.j
 import { derivationsResolve, relationsResolve, tuplesResolve } from './relations.js';
 import { authoritativeSectionsManaged } from './authoritative.js';
 import { conditionAttributesResolve, conditionLiteralTypes, conditionOperatorsApply, conditionsParse } from './abac-conditions.js';
+import { conditionRolesResolve } from './abac-roles.js';
 import { emptySets, setParentsAcyclic, setRuleShape, setRulesResolve, setsResolve } from './abac-sets.js';
 import { attributeValuesTyped } from './abac-values.js';
 import { instancesResolve, reviewerRolesResolve, roleExtendsResolve, rolePermissionsResolve, userRolesResolve, userTenantsResolve } from './references.js';
@@ -59,6 +60,7 @@ export const RULES: Readonly<Record<string, Rule>> = {
   emptyGroups,
   memberOutsideTenants,
   conditionLiteralTypes,
+  conditionRolesResolve,
   emptySets,
   attributeValuesTyped,
 };
