@@ -32,6 +32,8 @@ export interface PlanAccessChange {
   instances?: string[];
   tenant?: string;
   role?: string;
+  /** A change through a set rule (attributes): the rule's key; `instances` then lists the instances it covers. */
+  rule?: string;
   /** Formatted granting paths, best first (at most `limits.pathsPerChange`). */
   paths: string[];
 }

@@ -18,6 +18,7 @@ import type { LiveState } from '../types/live.js';
 import type { Change } from './change.js';
 import { liveAfter } from './after.js';
 import { streamAccessSection } from './access-stream.js';
+import { joinAbacByUser } from './access-by-user.js';
 import type { PlanAccessChange, PlanAccessCore, PlanAccessLimits, PlanAccessSummary } from './access-shapes.js';
 import { cell, codeCell } from './markdown.js';
 import { count, plural } from '../words.js';
@@ -134,6 +135,7 @@ export function planAccess(input: PlanAccessInput): PlanAccess {
   const streamed = streamAccessSection(before, after, input.permissions === true, limits, abac ? new Set(abac.users) : undefined);
   const out: PlanAccess = {
     ...streamed,
+    ...(abacDiff ? joinAbacByUser(streamed, abacDiff, limits) : {}),
     gains: streamed.gains + (abac?.gains ?? 0),
     losses: streamed.losses + (abac?.losses ?? 0),
     ...(abac ? { abac: abac.section } : {}),
@@ -268,6 +270,7 @@ function listed(items: readonly string[], total: number): string {
 /** A change as one line: "editor on document:a", or "folder:read through auditor in acme, on 3 folders (folder:a, folder:b, folder:c)". */
 function describeChange(c: PlanAccessChange): string {
   if (!c.instances) return `${c.subject} on ${c.instance}`;
+  if (c.rule !== undefined) return `${c.subject} on ${plural(c.instances.length, 'instance')} (${c.instances.slice(0, 3).join(', ')}${c.instances.length > 3 ? ', …' : ''})`;
   const listed = c.instances.length > 1 ? ` (${c.instances.slice(0, 3).join(', ')}${c.instances.length > 3 ? ', …' : ''})` : '';
   return `${describeTenantWide(c.subject, c.role, c.tenant!, c.instances)}${listed}`;
 }

@@ -7,6 +7,7 @@
 import { SECTIONS, type DesiredState, type Section } from '../types/desired.js';
 import { buildAccessGraph, type AccessGraph } from '../access/index.js';
 import { grantsOnType } from '../access/graph.js';
+import { allowsWithout } from '../access/abac/graph.js';
 import { factsFromState } from '../access/from-state.js';
 import { typeOf } from '../types/refs.js';
 import { DEFAULT_TENANT, MEMBER_ROLE } from '../types/names.js';
@@ -127,7 +128,7 @@ function describer(graph: AccessGraph, input: UndeclaredInput): (kind: Kind, key
   return (kind, key) => {
     switch (kind) {
       case 'user':
-        return userAccess(graph, key);
+        return [...userAccess(graph, key), ...setRuleAccess(graph, key)];
       case 'group':
       case 'instance':
         return onInstance(graph, live, key, kind === 'group');
@@ -212,6 +213,26 @@ function userAccess(graph: AccessGraph, user: string): string[] {
       const [role, origin] = key.split('\u0000');
       return `${role} on ${instances.length === 1 ? instances[0] : `${plural(instances.length, 'instance')} (${names(instances)})`} (${origin})`;
     });
+}
+
+/**
+ * What set rules give a user, a line per rule: `expense:approve on 2 instances (expense:e1, expense:e2)
+ * through set rule senior_can_expense_approve___autogen_expense`, decided as a check passing nothing
+ * (stored attributes; one that depends on `context.*` and allows without it counts, as in `can`).
+ */
+function setRuleAccess(graph: AccessGraph, user: string): string[] {
+  const abac = graph.abac;
+  if (!abac) return [];
+  const lines: string[] = [];
+  for (const rule of abac.rules) {
+    const instances: string[] = [];
+    for (const list of abac.instancesOf(rule.def.resource).values()) for (const i of list) if (allowsWithout(abac.ruleStatus(rule, user, i))) instances.push(i);
+    if (instances.length === 0) continue;
+    instances.sort(cmp);
+    const on = instances.length === 1 ? instances[0] : `${plural(instances.length, 'instance')} (${names(instances)})`;
+    lines.push(`${rule.via.permission} on ${on} (set rule ${rule.via.rule})`);
+  }
+  return lines;
 }
 
 /** Who holds what on an instance (or group), and for a group what its members hold through it. */
