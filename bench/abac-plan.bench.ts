@@ -15,7 +15,8 @@ import { editOnePercent, load, OPTS } from './access-plan.bench.js';
 import type { DesiredState } from '../src/types/desired.js';
 import { setRuleKey, type DesiredConditionSet, type DesiredSetRule } from '../src/types/abac.js';
 import { planChanges } from '../src/plan/plan.js';
-import { planAccess } from '../src/plan/access.js';
+import { accessGraphs, planAccess } from '../src/plan/access.js';
+import { planDecisionChecks, VERIFY_BOUND } from '../src/apply/verify-decisions.js';
 import { time } from './stats.js';
 
 const DEPARTMENTS = ['finance', 'legal', 'sales', 'eng', 'ops'];
@@ -125,6 +126,15 @@ export async function run(): Promise<BenchResult> {
     const section = time(() => planAccess({ live, changes: plan.changes }), 3);
     const permissions = time(() => planAccess({ live, changes: plan.changes, permissions: true }), 3);
     const abac = section.value.abac!;
+    // Apply's decision check on each edit: how many questions it samples and how many bulk requests
+    // they take (src/apply/verify-decisions.ts), for roles only and with set rules (issue 39: at most as many).
+    const decisionsOf = (l: typeof live, changes: typeof plan.changes) => {
+      const { before, after } = accessGraphs(l, changes);
+      const d = planDecisionChecks(before, after);
+      return { checks: d.checks.length, total: d.total, requests: Math.ceil(d.checks.length / VERIFY_BOUND) };
+    };
+    const plainDecisions = decisionsOf(plainLive, plainPlan.changes);
+    const abacDecisions = decisionsOf(live, plan.changes);
     const ms = 'ms';
     return {
       name: 'abac-plan',
@@ -135,10 +145,13 @@ export async function run(): Promise<BenchResult> {
         { name: 'access section of the 1% edit, RBAC/ReBAC only (no attributes, sets or rules)', value: plain.ms, unit: ms },
         { name: 'access section of the 1% edit with ABAC (liveAfter + both graphs + role diff + set-rule diff + caps)', value: section.ms, unit: ms, target: { op: '<', value: 2000 } },
         { name: 'the same, permission view', value: permissions.ms, unit: ms, target: { op: '<', value: 2000 } },
+        { name: "apply's decision check on the 1% edit, RBAC/ReBAC only: bulk requests", value: plainDecisions.requests, unit: 'requests' },
+        { name: "apply's decision check on the 1% edit with ABAC: bulk requests", value: abacDecisions.requests, unit: 'requests', target: { op: '<=', value: plainDecisions.requests } },
       ],
       notes: [
         `The edit plans ${plan.changes.length} changes. Set rules: ${abac.users} users, ${abac.gains} (user, instance) pairs gained, ${abac.losses} lost, in ${abac.lines.length + abac.omittedLines} lines; ` +
           `the whole section: ${section.value.users} users, ${section.value.gains} gained, ${section.value.losses} lost.`,
+        `Apply's decision check: ${plainDecisions.checks} of ${plainDecisions.total} changed decisions asked for roles only, ${abacDecisions.checks} of ${abacDecisions.total} with set rules (an even sample beyond ${VERIFY_BOUND}).`,
         'Medians of 3 runs; YAML loading and planning are not included.',
         `Load average at the end: ${os.loadavg()[0].toFixed(2)} (the machine's 2 cores are shared).`,
       ],
