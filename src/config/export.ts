@@ -190,6 +190,8 @@ const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** What a configuration file says above its sections, besides what an export writes (`roster init --from-live`). */
 export interface DeclaredHeader {
+  /** The `# yaml-language-server: $schema=…` line (editor completion and checks), as written. */
+  schemaLine?: string;
   project?: string;
   environment?: string;
   /** `authoritative: true`, with the two lines saying what it means. */
@@ -197,7 +199,8 @@ export interface DeclaredHeader {
 }
 
 /**
- * The export with `project:`, `environment:` and `authoritative: true` declared after `version: 1`: what
+ * The export with its schema line above it and `project:`, `environment:` and `authoritative: true`
+ * declared after `version: 1`: what
  * `roster init --from-live` writes, and what `roster export --diff FILE` compares a file that declares
  * them with, so that the header it wrote is never reported as drift.
  */
@@ -212,9 +215,10 @@ export function withHeader(exported: string, header: DeclaredHeader): string {
       'authoritative: true',
     );
   }
-  if (lines.length === 0) return exported;
+  const above = header.schemaLine !== undefined ? `${header.schemaLine}\n` : '';
+  if (lines.length === 0) return `${above}${exported}`;
   const block = lines.join('\n');
-  return /^version: 1$/m.test(exported) ? exported.replace(/^version: 1$/m, `version: 1\n${block}`) : `${block}\n${exported}`;
+  return above + (/^version: 1$/m.test(exported) ? exported.replace(/^version: 1$/m, `version: 1\n${block}`) : `${block}\n${exported}`);
 }
 
 /** The header `withHeader` would write, as a file's text declares it (top-level lines only). */
@@ -222,6 +226,7 @@ export function readHeader(text: string): DeclaredHeader {
   const scalar = (key: string) => new RegExp(`^${key}:[ \\t]*(?:"([^"\\n]*)"|'([^'\\n]*)'|([^\\s#'"][^\\s#]*))[ \\t]*(?:#.*)?$`, 'm').exec(text);
   const value = (m: RegExpExecArray | null) => (m ? (m[1] ?? m[2] ?? m[3]) : undefined);
   return {
+    schemaLine: /^# yaml-language-server: \$schema=\S+[ \t]*$/.exec(text.split('\n', 1)[0])?.[0],
     project: value(scalar('project')),
     environment: value(scalar('environment')),
     authoritative: /^authoritative:[ \t]*true[ \t]*(#.*)?$/m.test(text) || undefined,
