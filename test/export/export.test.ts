@@ -1,5 +1,5 @@
 /** `roster export`: the canonical writer (pure) and the command end to end against the real server. */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -191,6 +191,7 @@ resource_instances: { document:readme: acme }
 groups:
   team:eng: { tenant: acme, members: [alice], roles: [{ role: editor, on: document:readme }] }
   team:web: { tenant: acme, member_of: [team:eng] }
+access_requests: { default: { reviewer_roles: [editor], grant_for: 1h } }
 `);
     expect((await cli(['apply', '--yes'])).code).toBe(0);
   });
@@ -210,6 +211,21 @@ groups:
       expect(plan.code, plan.stdout + plan.stderr).toBe(0);
       expect(plan.stdout).toContain('No changes.');
     }
+  });
+
+  it('--diff DIR agrees with plan: grant_for, which the service never holds, is no difference', async () => {
+    mkdirSync(path.join(dir, 'declared'), { recursive: true });
+    const declared = readFileSync(path.join(dir, 'roster.yaml'), 'utf8');
+    writeFileSync(path.join(dir, 'declared/roster.yaml'), declared);
+    const plan = await cli(['plan', 'declared', '--detailed-exitcode']);
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    const same = await cli(['export', '--diff', 'declared']);
+    expect([same.code, same.stdout], same.stderr).toEqual([0, '']);
+    expect(same.stderr).toContain('declared matches the live environment.');
+    writeFileSync(path.join(dir, 'declared/roster.yaml'), declared.replace('grant_for: 1h', 'grant_for: 1h, name: Requests'));
+    const drift = await cli(['export', '--diff', 'declared']);
+    expect(drift.code, drift.stdout + drift.stderr).toBe(1);
+    expect(drift.stdout).toContain('  ~ access_request:default\n      name: "Requests" → "default"\n');
   });
 
   it('--diff PATH prints a unified diff and exits 1 when they differ, 0 when not', async () => {
