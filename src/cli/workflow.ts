@@ -10,7 +10,7 @@ import { configPaths } from './config-paths.js';
 import { collectGarbage, COLLECT_FROM_CHANGES } from './collect.js';
 import { problemLine } from './report.js';
 import { redactSecrets } from '../secrets.js';
-import { plural } from '../words.js';
+import { agree, plural } from '../words.js';
 
 /**
  * The use cases shared by the commands: read the configuration (a config error never reaches the API as
@@ -80,7 +80,8 @@ export async function planFromFiles(
     }
     const read = await reading;
     const { plan, live } = await planOf(desired, target, read, options);
-    return { desired, warnings: loaded.warnings, target, plan, live, requestGrants: read.requestGrants };
+    const kept = await valuesKeptWarnings(plan, desired, live, files.sources);
+    return { desired, warnings: [...loaded.warnings, ...kept], target, plan, live, requestGrants: read.requestGrants };
   } catch (err) {
     await target.close();
     throw err;
@@ -118,6 +119,26 @@ async function planOf(desired: DesiredState, target: Target, { live, requestGran
     plan.access = planAccess({ live, changes: plan.changes, permissions: options.access.permissions, assertions: desired.assertions, held: heldLookup(plan.held?.grants ?? []), withGraphs: options.access.withGraphs });
   }
   return { plan, live };
+}
+
+/**
+ * A warning for each attribute definition the plan deletes while live objects it leaves alone keep values
+ * for its key (src/plan/values-kept.ts), at the section of the configuration that no longer declares it.
+ */
+async function valuesKeptWarnings(plan: Plan, desired: DesiredState, live: LiveState, sources: { file: string; text: string }[]): Promise<ConfigProblem[]> {
+  const { valuesKept } = await import('../plan/values-kept.js');
+  const found = valuesKept(plan.changes, desired, live);
+  if (found.length === 0) return [];
+  const { problemInSources } = await import('../config/source.js');
+  const NOUN = { user_attribute: 'user', tenant_attribute: 'tenant', resource_attribute: 'instance' } as const;
+  return found.map((v) => {
+    const section = v.resource !== undefined ? ['resources', v.resource, 'attributes'] : [v.kind === 'user_attribute' ? 'user_attributes' : 'tenant_attributes'];
+    const what = v.resource !== undefined ? `attribute "${v.key}" of "${v.resource}"` : `${NOUN[v.kind]} attribute "${v.key}"`;
+    const shown = v.holders.slice(0, 5).join(', ') + (v.holders.length > 5 ? ', ...' : '');
+    return problemInSources(sources, section, `the plan deletes the definition of ${what}, but ${plural(v.holders.length, NOUN[v.kind])} ${agree(v.holders.length, 'keeps', 'keep')} a value for it (${shown}): the service keeps the values, and decisions ignore them`, {
+      severity: 'warning', hint: `declare it again under ${section.join('.')}, or remove the values`,
+    });
+  });
 }
 
 /** `project:` and `environment:` as the files write them at the top level (plain or quoted scalars). */

@@ -11,11 +11,12 @@
  * even empty, so that each is managed and the export says "nothing else". The sets the service generates
  * (`__autogen_…`) are never written: set rules on them are written `role:` / `resource:`.
  */
-import { Document, isMap, isSeq, type Node, type Pair, type YAMLMap } from 'yaml';
+import { Document } from 'yaml';
 import { AUTOGEN_SET_PREFIX, type DesiredAttribute, type DesiredConditionSet, type DesiredSetRule } from '../types/abac.js';
-import type { DesiredGroup, DesiredResourceRole } from '../types/desired.js';
+import type { DesiredResourceRole } from '../types/desired.js';
 import { DEFAULT_TENANT, MEMBER_ROLE } from '../types/names.js';
 import { type LiveState } from '../types/live.js';
+import { styleSections } from './export-layout.js';
 
 export interface ExportOptions {
   /** Written as a comment on the first line, e.g. `p/e`. */
@@ -73,7 +74,7 @@ export function buildExport(live: LiveState, options: ExportOptions = {}): strin
   const tenants: Obj = {};
   for (const [key, t] of sorted(live.tenants)) {
     if (key === DEFAULT_TENANT && !named.has(key)) continue;
-    tenants[key] = compact({ name: nameOf(t.name, key), description: t.description, attributes: t.attributes });
+    tenants[key] = compact({ name: nameOf(t.name, key), description: t.description, attributes: sortKeys(t.attributes) });
   }
 
   const implied = new Map<string, Set<string>>(); // user → tenants their roles place them in (normalise.ts adds them back)
@@ -85,7 +86,7 @@ export function buildExport(live: LiveState, options: ExportOptions = {}): strin
       .sort((a, b) => cmp(a.tenant, b.tenant) || cmp(a.role, b.role) || cmp(a.on ?? '', b.on ?? ''))
       .map((r) => (r.on !== undefined ? { role: r.role, on: r.on } : { role: r.role, tenant: r.tenant }));
     const tenants = u.tenants.filter((t) => !implied.get(key)?.has(t)).sort(cmp);
-    users[key] = compact({ email: u.email, first_name: u.first_name, last_name: u.last_name, attributes: u.attributes, tenants, roles });
+    users[key] = compact({ email: u.email, first_name: u.first_name, last_name: u.last_name, attributes: sortKeys(u.attributes), tenants, roles });
   }
   const instances: Obj = {};
   for (const [ref, i] of sorted(live.resourceInstances)) {
@@ -96,7 +97,7 @@ export function buildExport(live: LiveState, options: ExportOptions = {}): strin
       relations[t.relation] = had === undefined ? t.subject : [...(Array.isArray(had) ? had : [had]), t.subject];
     }
     const hasRelations = Object.keys(relations).length > 0;
-    instances[ref] = isEmpty(i.attributes) && !hasRelations ? i.tenant : compact({ tenant: i.tenant, attributes: i.attributes, relations: hasRelations ? relations : undefined });
+    instances[ref] = isEmpty(i.attributes) && !hasRelations ? i.tenant : compact({ tenant: i.tenant, attributes: sortKeys(i.attributes), relations: hasRelations ? relations : undefined });
   }
   const groups: Obj = {};
   for (const [ref, g] of sorted(live.groups)) {
@@ -162,97 +163,18 @@ export function exportSetRules(rules: DesiredSetRule[]): Obj[] {
     });
 }
 
-/**
- * Layout: one line per resource (a resource with roles or relations: one line per role and relation), role,
- * tenant, user, instance and access-request configuration (flow
- * mappings); groups as blocks with one member per line (membership diffs read line by line), each
- * preceded by a comment naming its ancestors and its subgroups.
- */
-function styleSections(doc: Document, groups: Map<string, DesiredGroup>): void {
-  const root = doc.contents as YAMLMap;
-  for (const pair of root.items as Pair<Node, Node>[]) {
-    const section = String((pair.key as { value?: unknown }).value);
-    const body = pair.value;
-    if (section === 'set_rules' && isSeq(body)) {
-      body.flow = body.items.length === 0;
-      for (const item of body.items) if (isMap(item)) (item.flow = true, (item.items as Pair<Node, Node>[]).forEach((f) => isSeq(f.value) && (f.value.flow = true)));
-      continue;
-    }
-    if (!isMap(body)) continue;
-    if (body.items.length === 0) body.flow = true;
-    if (section === 'user_sets' || section === 'resource_sets') {
-      for (const entry of body.items as Pair<Node, Node>[]) if (isMap(entry.value)) styleConditions(entry.value);
-      continue;
-    }
-    for (const entry of body.items as Pair<Node, Node>[]) {
-      const v = entry.value;
-      // A resource with roles or relations is a block: one line per role and relation.
-      if (section === 'resources' && isMap(v) && v.items.some((f) => ['roles', 'relations', 'attributes'].includes(String((f.key as { value?: unknown }).value)))) {
-        for (const field of v.items as Pair<Node, Node>[]) {
-          const value = field.value;
-          if (isSeq(value)) value.flow = true;
-          else if (isMap(value)) for (const item of value.items as Pair<Node, Node>[]) if (isMap(item.value) || isSeq(item.value)) item.value.flow = true;
-        }
-        continue;
-      }
-      if (section !== 'groups') {
-        if (isMap(v) || isSeq(v)) v.flow = true;
-        continue;
-      }
-      if (!isMap(v)) continue;
-      for (const field of v.items as Pair<Node, Node>[]) {
-        const name = String((field.key as { value?: unknown }).value);
-        if (isSeq(field.value) && name !== 'members') field.value.flow = true;
-        if (isSeq(field.value) && name === 'roles') for (const item of field.value.items) if (isMap(item)) item.flow = true;
-      }
-      const comment = groupComment(String((entry.key as { value?: unknown }).value), groups);
-      if (comment) (entry.key as Node).commentBefore = comment;
-    }
-  }
-}
-
-/**
- * A set as a block, its conditions as a tree: `allOf`/`anyOf` lists one condition per line, each
- * comparison on its line (`- user.level: {greater-than-equals: 3}`).
- */
-function styleConditions(set: YAMLMap): void {
-  const walk = (node: unknown): void => {
-    if (isSeq(node)) return node.items.forEach(walk);
-    if (!isMap(node)) return;
-    for (const pair of node.items as Pair<Node, Node>[]) {
-      const key = String((pair.key as { value?: unknown }).value);
-      if (key === 'allOf' || key === 'anyOf' || key === 'not') {
-        if (isSeq(pair.value) && pair.value.items.length === 0) pair.value.flow = true;
-        walk(pair.value);
-      } else if (isMap(pair.value) || isSeq(pair.value)) pair.value.flow = true; // a comparison (or a value)
-    }
-  };
-  for (const field of set.items as Pair<Node, Node>[]) {
-    if (String((field.key as { value?: unknown }).value) !== 'conditions') continue;
-    if (isMap(field.value) && field.value.items.length === 0) field.value.flow = true;
-    walk(field.value);
-  }
-}
-
-/** " in team:engineering → team:all; contains team:web" (ancestors nearest first, breadth-first). */
-export function groupComment(ref: string, groups: Map<string, DesiredGroup>): string | undefined {
-  const ancestors: string[] = [];
-  const seen = new Set([ref]);
-  let frontier = [ref];
-  while (frontier.length > 0) {
-    const next: string[] = [];
-    for (const g of frontier) for (const p of [...(groups.get(g)?.memberOf ?? [])].sort(cmp)) if (!seen.has(p)) (seen.add(p), next.push(p), ancestors.push(p));
-    frontier = next;
-  }
-  const children = [...groups].filter(([, g]) => g.memberOf.includes(ref)).map(([r]) => r).sort(cmp);
-  const parts: string[] = [];
-  if (ancestors.length > 0) parts.push(`in ${ancestors.join(', ')}`);
-  if (children.length > 0) parts.push(`contains ${children.join(', ')}`);
-  return parts.length > 0 ? ` ${parts.join('; ')}` : undefined;
-}
-
 function nameOf(name: string, key: string): string | undefined {
   return name === key ? undefined : name;
+}
+
+/**
+ * Attribute values with the keys of every mapping sorted, at every depth (lists keep their order: it is
+ * part of the value). The service returns keys in the order they were written, which a PATCH changes.
+ */
+export function sortKeys<T>(v: T): T {
+  if (Array.isArray(v)) return v.map(sortKeys) as T;
+  if (v === null || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.entries(v).sort(([a], [b]) => cmp(a, b)).map(([k, x]) => [k, sortKeys(x)])) as T;
 }
 
 function isEmpty(v: unknown): boolean {
@@ -268,6 +190,8 @@ const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** What a configuration file says above its sections, besides what an export writes (`roster init --from-live`). */
 export interface DeclaredHeader {
+  /** The `# yaml-language-server: $schema=…` line (editor completion and checks), as written. */
+  schemaLine?: string;
   project?: string;
   environment?: string;
   /** `authoritative: true`, with the two lines saying what it means. */
@@ -275,7 +199,8 @@ export interface DeclaredHeader {
 }
 
 /**
- * The export with `project:`, `environment:` and `authoritative: true` declared after `version: 1`: what
+ * The export with its schema line above it and `project:`, `environment:` and `authoritative: true`
+ * declared after `version: 1`: what
  * `roster init --from-live` writes, and what `roster export --diff FILE` compares a file that declares
  * them with, so that the header it wrote is never reported as drift.
  */
@@ -290,9 +215,10 @@ export function withHeader(exported: string, header: DeclaredHeader): string {
       'authoritative: true',
     );
   }
-  if (lines.length === 0) return exported;
+  const above = header.schemaLine !== undefined ? `${header.schemaLine}\n` : '';
+  if (lines.length === 0) return `${above}${exported}`;
   const block = lines.join('\n');
-  return /^version: 1$/m.test(exported) ? exported.replace(/^version: 1$/m, `version: 1\n${block}`) : `${block}\n${exported}`;
+  return above + (/^version: 1$/m.test(exported) ? exported.replace(/^version: 1$/m, `version: 1\n${block}`) : `${block}\n${exported}`);
 }
 
 /** The header `withHeader` would write, as a file's text declares it (top-level lines only). */
@@ -300,6 +226,7 @@ export function readHeader(text: string): DeclaredHeader {
   const scalar = (key: string) => new RegExp(`^${key}:[ \\t]*(?:"([^"\\n]*)"|'([^'\\n]*)'|([^\\s#'"][^\\s#]*))[ \\t]*(?:#.*)?$`, 'm').exec(text);
   const value = (m: RegExpExecArray | null) => (m ? (m[1] ?? m[2] ?? m[3]) : undefined);
   return {
+    schemaLine: /^# yaml-language-server: \$schema=\S+[ \t]*$/.exec(text.split('\n', 1)[0])?.[0],
     project: value(scalar('project')),
     environment: value(scalar('environment')),
     authoritative: /^authoritative:[ \t]*true[ \t]*(#.*)?$/m.test(text) || undefined,

@@ -140,3 +140,17 @@ export function describePlace(loc: Loc): string {
   const p = problemAt(loc, [], '', { on: 'key' });
   return [p.file, p.line, p.column].filter((x) => x !== undefined).join(':');
 }
+
+/**
+ * A problem at `path` in the first of `sources` whose document has it (pointing at its key): for what
+ * is found after loading, such as a plan's warning about a section. Without such a file, at no line.
+ */
+export function problemInSources(sources: { file: string; text: string }[], path: Segment[], message: string, options: ProblemOptions = {}): Problem {
+  for (const { file, text } of sources) {
+    const src: Source = { file, text };
+    if (documentOf(src).doc.hasIn(path)) return problemAt({ src, path }, [], message, { on: 'key', ...options });
+  }
+  const problem: Problem = { path: formatPath(path), message, severity: options.severity ?? 'error' };
+  if (options.hint) problem.hint = options.hint;
+  return problem;
+}

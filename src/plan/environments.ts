@@ -72,9 +72,24 @@ function diffFields(x: Record<string, unknown>, y: Record<string, unknown>): Fie
     // An empty mapping (`attributes: {}`) is no mapping: the export does not write it.
     const [p, q] = [unset(x[field]), unset(y[field])];
     if (canonical(p) === canonical(q)) continue;
-    out.push({ field, ...(p !== undefined ? { a: p } : {}), ...(q !== undefined ? { b: q } : {}) });
+    out.push({ field: yamlSpelling(field), ...(p !== undefined ? { a: p } : {}), ...(q !== undefined ? { b: q } : {}) });
   }
   return out;
+}
+
+/** A field as the configuration writes it (`memberOf` → `member_of`, `grantFor` → `grant_for`), never the code's spelling. */
+function yamlSpelling(field: string): string {
+  return field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+/**
+ * What the service holds of a declared state: without `grant_for` of the access-request configurations,
+ * which only the planner reads (never sent). `export --diff DIR` compares this with the live state, as
+ * the plan does, so that a lifetime the service cannot hold is not reported as a difference.
+ */
+export function asTheServiceHolds<T extends Compared>(state: T): T {
+  const accessRequests = new Map([...state.accessRequests].map(([k, { grantFor: _, ...held }]) => [k, held]));
+  return { ...state, accessRequests };
 }
 
 /** JSON with object keys sorted: attribute maps written in another order are the same. Lists are sorted already (sortDesiredState). */

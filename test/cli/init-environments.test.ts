@@ -74,6 +74,32 @@ describe('roster init --environments ENV on an existing layout', { timeout: 120_
     expect([validate.code, validate.stdout]).toEqual([0, 'configuration is valid\n']);
   });
 
+  it('declares every variable the shared folder uses in the added folder, which validates as written', async () => {
+    const dir = path.join(tmp, 'variables');
+    expect((await init(dir, '--environments', 'dev,prod')).code).toBe(0);
+    const file = (rel: string) => path.join(dir, 'roster', rel);
+    // The shared folder uses two more variables (one in a file of its own); each environment gives them.
+    writeFileSync(file('shared/roster.yaml'), read(dir, 'roster/shared/roster.yaml').replace('name: Document,', 'name: "Document (${region})",'));
+    writeFileSync(file('shared/access.yaml'), 'access_requests:\n  default: { name: "Requests of ${team}", reviewer_roles: [editor] }\n');
+    writeFileSync(file('envs/dev/roster.yaml'), read(dir, 'roster/envs/dev/roster.yaml').replace('  label: dev\n', '  label: dev\n  region: eu-west\n  team: "007"\n'));
+    writeFileSync(file('envs/prod/roster.yaml'), read(dir, 'roster/envs/prod/roster.yaml').replace('  label: prod\n', '  label: prod\n  region: us-east\n  team: core\n'));
+    const before = await runCli(['validate'], { cwd: dir, env });
+    expect([before.code, before.stdout + before.stderr]).toEqual([0, 'configuration is valid\n']);
+    const r = await init(dir, '--environments', 'qa');
+    expect(r.code, r.stderr).toBe(0);
+    expect(read(dir, 'roster/envs/qa/roster.yaml')).toContain([
+      '# The values of the variables the shared folder uses (`${label}`, `${region}`, `${team}`).',
+      'variables:',
+      '  label: qa',
+      "  region: eu-west # as in dev: set qa's value",
+      `  team: "007" # as in dev: set qa's value`,
+      '',
+      '# Tenants',
+    ].join('\n'));
+    const validate = await runCli(['validate'], { cwd: dir, env });
+    expect([validate.code, validate.stdout + validate.stderr]).toEqual([0, 'configuration is valid\n']);
+  });
+
   it('keeps the edits of an edited workflow, appending the jobs and listing the environment', async () => {
     const dir = path.join(tmp, 'edited');
     expect((await init(dir, '--environments', 'dev')).code).toBe(0);

@@ -131,6 +131,12 @@ const cases: { scenario: string; rule: keyof typeof RULES; expected: string[]; h
     "16:66 users.bob.attributes.level: attribute \"level\" of user \"bob\" is the string \"senior\", but user attribute \"level\" is a number (defined at test/fixtures/config/abac-attribute-value-type.yaml:9:3) [warning]",
     "22:53 resource_instances.expense:e1.attributes.amount: attribute \"amount\" of \"expense:e1\" is the string \"12.50\", but attribute \"amount\" of \"expense\" is a number (defined at test/fixtures/config/abac-attribute-value-type.yaml:5:7) [warning]",
   ] },
+  // memo writes no `attributes:`: its definitions are not managed here (they may be on the service).
+  { scenario: "abac-attribute-value-undefined", rule: "attributeValuesDefined", expected: [
+    "11:33 tenants.acme.attributes.region: attribute \"region\" of tenant \"acme\" has no definition (tenant_attributes does not declare it): the service keeps the value, but decisions ignore it [warning]",
+    "13:86 users.bob.attributes.departement: attribute \"departement\" of user \"bob\" has no definition (user_attributes does not declare it): the service keeps the value, but decisions ignore it [warning]",
+    "15:67 resource_instances.expense:e1.attributes.approved: attribute \"approved\" of \"expense:e1\" has no definition (resources.expense.attributes does not declare it): the service keeps the value, but decisions ignore it [warning]",
+  ], hint: "declare it under tenant_attributes (region: string), or remove the value" },
 ];
 
 describe('semantic rules', () => {

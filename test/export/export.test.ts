@@ -1,5 +1,5 @@
 /** `roster export`: the canonical writer (pure) and the command end to end against the real server. */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,13 +43,19 @@ roles:
   editor: {name: Editor, permissions: [document:read, document:write]}
   viewer: [document:read]
 tenants:
-  acme: {name: Acme Inc., attributes: {region: eu}}
+  acme:
+    name: Acme Inc.
+    attributes:
+      region: eu
   beta: {}
 users:
   alice: {email: alice@acme.test, tenants: [beta], roles: [{role: editor, on: document:readme}, {role: viewer, tenant: acme}]}
   service|ci: {tenants: [beta]}
 resource_instances:
-  document:plans: {tenant: acme, attributes: {secret: true}}
+  document:plans:
+    tenant: acme
+    attributes:
+      secret: true
   document:readme: acme
 groups:
   # contains team:eng
@@ -80,6 +86,60 @@ set_rules: []
     const live = sampleLive();
     const text = buildExport(live);
     expect(buildExport(sampleLive())).toBe(text);
+    const loaded = validateSources([{ file: 'roster.yaml', text }]);
+    expect(loaded.errors).toEqual([]);
+    for (const prune of [false, true]) expect(planChanges(loaded.desired!, live, { project: 'p', environment: 'e', prune }).changes).toEqual([]);
+  });
+
+  it('sorts attribute keys at every depth, whatever order the service returned them in (lists keep theirs)', () => {
+    const live = sampleLive();
+    // As after a PATCH: the service returns carol's keys in another order than alice's.
+    live.users.get('alice')!.attributes = { level: 3, department: 'eng', limits: { max: 9, currency: 'EUR' } };
+    live.users.set('carol', { key: 'carol', attributes: { limits: { currency: 'EUR', max: 9 }, department: 'ops', level: 2 }, tenants: ['acme'], roles: [] });
+    live.resourceInstances.get('document:plans')!.attributes = { tags: ['b', 'a'], owner: 'carol', secret: true };
+    live.tenants.get('acme')!.attributes = { tier: 'gold', region: 'eu' };
+    const text = buildExport(live);
+    // The attribute keys of an entry: the lines below its `attributes:` indented six spaces.
+    const keysOf = (entry: string) => {
+      const from = text.indexOf('    attributes:\n', text.indexOf(`  ${entry}:\n`)) + '    attributes:\n'.length;
+      return text.slice(from).split('\n').map((l) => /^ {6}(\w+):/.exec(l)?.[1]).filter((k, i, all) => all.slice(0, i + 1).every(Boolean)) as string[];
+    };
+    expect(keysOf('alice')).toEqual(['department', 'level', 'limits']);
+    expect(keysOf('carol')).toEqual(['department', 'level', 'limits']);
+    expect(text).toContain('      limits: {currency: EUR, max: 9}\n');
+    expect(text).toContain('      tags: [b, a]\n');
+    expect(keysOf('document:plans')).toEqual(['owner', 'secret', 'tags']);
+    expect(keysOf('acme')).toEqual(['region', 'tier']);
+  });
+
+  it('writes a user, instance or tenant with attributes as a block, one line per attribute; without, on one line', () => {
+    const live = sampleLive();
+    live.users.get('alice')!.attributes = { department: 'engineering', level: 3, cost_centre: 'CC-1042', manager: 'bob@acme.test' };
+    live.resourceInstances.get('document:plans')!.relations = [{ relation: 'parent', subject: 'folder:q3' }];
+    live.resources.set('folder', { key: 'folder', name: 'folder', actions: ['read'] });
+    live.resources.get('document')!.relations = [{ key: 'parent', name: 'parent', subject: 'folder' }];
+    live.resourceInstances.set('folder:q3', { resource: 'folder', key: 'q3', tenant: 'acme', attributes: {} });
+    const text = buildExport(live);
+    expect(text).toContain(`users:
+  alice:
+    email: alice@acme.test
+    attributes:
+      cost_centre: CC-1042
+      department: engineering
+      level: 3
+      manager: bob@acme.test
+    tenants: [beta]
+    roles: [{role: editor, on: document:readme}, {role: viewer, tenant: acme}]
+  service|ci: {tenants: [beta]}
+resource_instances:
+  document:plans:
+    tenant: acme
+    attributes:
+      secret: true
+    relations: {parent: folder:q3}
+  document:readme: acme
+`);
+    // Still the canonical configuration: it validates and plans back to no changes.
     const loaded = validateSources([{ file: 'roster.yaml', text }]);
     expect(loaded.errors).toEqual([]);
     for (const prune of [false, true]) expect(planChanges(loaded.desired!, live, { project: 'p', environment: 'e', prune }).changes).toEqual([]);
@@ -131,6 +191,7 @@ resource_instances: { document:readme: acme }
 groups:
   team:eng: { tenant: acme, members: [alice], roles: [{ role: editor, on: document:readme }] }
   team:web: { tenant: acme, member_of: [team:eng] }
+access_requests: { default: { reviewer_roles: [editor], grant_for: 1h } }
 `);
     expect((await cli(['apply', '--yes'])).code).toBe(0);
   });
@@ -150,6 +211,21 @@ groups:
       expect(plan.code, plan.stdout + plan.stderr).toBe(0);
       expect(plan.stdout).toContain('No changes.');
     }
+  });
+
+  it('--diff DIR agrees with plan: grant_for, which the service never holds, is no difference', async () => {
+    mkdirSync(path.join(dir, 'declared'), { recursive: true });
+    const declared = readFileSync(path.join(dir, 'roster.yaml'), 'utf8');
+    writeFileSync(path.join(dir, 'declared/roster.yaml'), declared);
+    const plan = await cli(['plan', 'declared', '--detailed-exitcode']);
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    const same = await cli(['export', '--diff', 'declared']);
+    expect([same.code, same.stdout], same.stderr).toEqual([0, '']);
+    expect(same.stderr).toContain('declared matches the live environment.');
+    writeFileSync(path.join(dir, 'declared/roster.yaml'), declared.replace('grant_for: 1h', 'grant_for: 1h, name: Requests'));
+    const drift = await cli(['export', '--diff', 'declared']);
+    expect(drift.code, drift.stdout + drift.stderr).toBe(1);
+    expect(drift.stdout).toContain('  ~ access_request:default\n      name: "Requests" → "default"\n');
   });
 
   it('--diff PATH prints a unified diff and exits 1 when they differ, 0 when not', async () => {

@@ -165,6 +165,8 @@ groups:
     expect(read(dir, 'roster/roster.yaml')).toBe(authoritative(exported.stdout));
     expect(read(dir, 'roster/roster.yaml')).toMatch(/^version: 1\n#[^\n]*\n#[^\n]*\nauthoritative: true\n/m);
     expect(read(dir, 'roster/roster.yaml')).toContain('team:eng:');
+    // The starter's schema line comes first, for the editor's completion and checks.
+    expect(read(dir, 'roster/roster.yaml').split('\n')[0]).toBe('# yaml-language-server: $schema=../node_modules/roster-authz/schemas/roster.schema.json');
     const plan = await runCli(['plan', 'roster/', '--prune', '--detailed-exitcode', '--api-url', server.url], { cwd: dir, env: remote });
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
     for (const out of [r.stdout, r.stderr, plan.stdout, plan.stderr]) expect(out).not.toContain(ENV_KEY);

@@ -1,7 +1,7 @@
 /** `diffEnvironments` (src/plan/environments.ts): what differs between two states, object by object. Pure. */
 import { describe, expect, it } from 'vitest';
 import { emptyDesiredState, type DesiredState } from '../../src/types/desired.js';
-import { diffEnvironments } from '../../src/plan/environments.js';
+import { asTheServiceHolds, diffEnvironments } from '../../src/plan/environments.js';
 
 function state(build: (d: DesiredState) => void): DesiredState {
   const d = emptyDesiredState();
@@ -47,6 +47,17 @@ describe('diffEnvironments', () => {
     const a = state((d) => d.roles.set('r', role('r')));
     const b = state((d) => d.users.set('u', user('u')));
     expect(diffEnvironments(a, b, { sections: new Set(['users'] as const) })).toEqual([{ kind: 'only-b', id: 'user:u' }]);
+  });
+
+  it('names fields as the configuration writes them, not as the code spells them', () => {
+    const group = (memberOf: string[]) => ({ type: 'team', key: 'a', tenant: 't', members: [], roles: [], memberOf });
+    const a = state((d) => (d.groups.set('team:a', group(['team:b'])), d.accessRequests.set('default', { key: 'default', name: 'default', reviewerRoles: ['r'], grantFor: '1h' })));
+    const b = state((d) => (d.groups.set('team:a', group([])), d.accessRequests.set('default', { key: 'default', name: 'default', reviewerRoles: ['s'] })));
+    expect(diffEnvironments(a, b).flatMap((x) => (x.kind === 'differs' ? x.fields.map((f) => `${x.id} ${f.field}`) : []))).toEqual([
+      'group:team:a member_of', 'access_request:default grant_for', 'access_request:default reviewer_roles',
+    ]);
+    // Against a live state, grant_for (the planner's, never sent to the service) is not a difference.
+    expect(diffEnvironments(asTheServiceHolds(a), b).flatMap((x) => (x.kind === 'differs' ? x.fields.map((f) => f.field) : []))).toEqual(['member_of', 'reviewer_roles']);
   });
 
   it('two equal states have no differences', () => {

@@ -90,12 +90,12 @@ export async function exportLiveFrom(
 async function diffDirectory(dir: string, opts: ExportCommandOptions): Promise<void> {
   const { loadDesired } = await import('../workflow.js');
   const { readLiveAsDeclared } = await import('./diff.js');
-  const { diffEnvironments } = await import('../../plan/environments.js');
+  const { asTheServiceHolds, diffEnvironments } = await import('../../plan/environments.js');
   const { renderDiffText } = await import('../render-diff.js');
   const { SECTIONS } = await import('../../types/desired.js');
   const { desired } = await loadDesired([dir], 'export', { env: opts.env });
   const live = await readLiveAsDeclared(opts, desired);
-  const differences = diffEnvironments(desired, live, { sections: desired.sections });
+  const differences = diffEnvironments(asTheServiceHolds(desired), live, { sections: desired.sections });
   const left = SECTIONS.filter((s) => !desired.sections.has(s));
   const note = left.length > 0 ? `Not compared (${dir} does not manage them): ${left.join(', ')}.` : undefined;
   if (differences.length === 0) {

@@ -192,7 +192,12 @@ async function embeddedDefaultProblem(): Promise<string | undefined> {
  * live environment, so from now on what a pull request removes from it is deleted on merge.
  */
 export function authoritative(exported: string, scope: { project?: string; environment?: string } = {}): string {
-  return withHeader(exported, { ...scope, authoritative: true });
+  return withHeader(exported, { ...scope, schemaLine: schemaLine(), authoritative: true });
+}
+
+/** The starter's first line, `# yaml-language-server: $schema=…`: the editor's completion and checks. */
+function schemaLine(): string {
+  return template('roster.yaml').split('\n', 1)[0];
 }
 
 function template(name: string): string {

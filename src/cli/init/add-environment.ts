@@ -11,6 +11,7 @@ import { parse } from 'yaml';
 import { ConfigError } from '../../errors.js';
 import { ENVS_DIR, layoutEnvironments } from '../config-paths.js';
 import { environmentFiles } from './environments.js';
+import { variablesFor } from './variables.js';
 import { environmentJobs, environmentsWorkflow } from './workflow-environments.js';
 
 export interface Addition {
@@ -30,13 +31,14 @@ export function planAddition(dir: string, environments: string[], workflowFile: 
   if (there.length > 0) {
     throw new ConfigError(`roster/${ENVS_DIR}/ has ${there.join(', ')} already; nothing was written (the layout has ${existing.join(', ')}; --force writes the whole layout again)`);
   }
+  const files = environmentFiles(environments, (env) => variablesFor(path.join(dir, 'roster'), env, existing));
   const file = path.join(dir, workflowFile);
   const what = `+ the jobs of ${environments.join(', ')} (plan, apply, expire)`;
   if (!existsSync(file)) {
-    return { existing, files: environmentFiles(environments), workflow: { content: environmentsWorkflow([...existing, ...environments]), what: 'plans each environment a pull request touches, applies each on merge, expires grants on a schedule' } };
+    return { existing, files, workflow: { content: environmentsWorkflow([...existing, ...environments]), what: 'plans each environment a pull request touches, applies each on merge, expires grants on a schedule' } };
   }
   const text = readFileSync(file, 'utf8');
-  return { existing, files: environmentFiles(environments), workflow: { content: addJobs(text, environments, file), what } };
+  return { existing, files, workflow: { content: addJobs(text, environments, file), what } };
 }
 
 /** The workflow with the jobs of `environments` added; refused when it is not one `roster init --environments` wrote. */

@@ -9,6 +9,7 @@ import { ConfigError } from '../../errors.js';
 import { ENVS_DIR, SHARED_DIR } from '../config-paths.js';
 import { PACKAGE_ROOT } from './installed-from.js';
 import { ENVIRONMENT_NAME } from './workflow-environments.js';
+import { variablesBlock, type EnvironmentVariable } from './variables.js';
 
 /** `dev,staging,prod` to its environments, in the order given; refused when empty, repeated or not a plain name. */
 export function parseEnvironments(list: string): string[] {
@@ -32,17 +33,27 @@ export function layoutFiles(environments: string[]): { file: string; content: st
   ];
 }
 
-/** The folder of each environment, relative to the repository (also what adding one to a layout writes). */
-export function environmentFiles(environments: string[]): { file: string; content: string; what: string }[] {
+/**
+ * The folder of each environment, relative to the repository (also what adding one to a layout writes,
+ * with `variables` giving the values of every variable its shared folder uses: src/cli/init/variables.ts).
+ */
+export function environmentFiles(environments: string[], variables?: (env: string) => EnvironmentVariable[]): { file: string; content: string; what: string }[] {
   const envTemplate = readFileSync(path.join(PACKAGE_ROOT, 'templates', 'environments', 'env.yaml'), 'utf8');
   return [
-    ...environments.map((env) => ({
-      file: `roster/${ENVS_DIR}/${env}/roster.yaml`,
-      content: envTemplate.replaceAll('ENVIRONMENT', env),
-      what: `the environment ${env}`,
-    })),
+    ...environments.map((env) => {
+      const content = envTemplate.replaceAll('ENVIRONMENT', env);
+      const block = variables && variablesBlock(variables(env), env);
+      return {
+        file: `roster/${ENVS_DIR}/${env}/roster.yaml`,
+        content: block === undefined ? content : content.replace(TEMPLATE_VARIABLES, () => (block ? `${block}\n` : '')),
+        what: `the environment ${env}`,
+      };
+    }),
   ];
 }
+
+/** The template's `variables:` block (for the shared template's one variable), and the blank line after it. */
+const TEMPLATE_VARIABLES = /^# The values of the variables[^\n]*\nvariables:\n(?: {2}[^\n]*\n)*\n?/m;
 
 /** The commands the shared file's header shows, naming environments the layout has (never one it lacks). */
 function sharedCommands(environments: string[]): string {

@@ -17,7 +17,7 @@ import { authoritativeSectionsManaged } from './authoritative.js';
 import { conditionAttributesResolve, conditionLiteralTypes, conditionOperatorsApply, conditionsParse } from './abac-conditions.js';
 import { conditionRolesResolve } from './abac-roles.js';
 import { emptySets, setParentsAcyclic, setRuleShape, setRulesResolve, setsResolve } from './abac-sets.js';
-import { attributeValuesTyped } from './abac-values.js';
+import { attributeValuesDefined, attributeValuesTyped } from './abac-values.js';
 import { instancesResolve, reviewerRolesResolve, roleExtendsResolve, rolePermissionsResolve, userRolesResolve, userTenantsResolve } from './references.js';
 
 export type { Rule, RuleContext } from './context.js';
@@ -63,6 +63,7 @@ export const RULES: Readonly<Record<string, Rule>> = {
   conditionRolesResolve,
   emptySets,
   attributeValuesTyped,
+  attributeValuesDefined,
 };
 
 export function runRules(ctx: RuleContext): { errors: Problem[]; warnings: Problem[] } {
