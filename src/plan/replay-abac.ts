@@ -17,7 +17,7 @@ import { checkOn, explainAbac, formatSide, type AbacExplanation, type AbacRuleTr
 export type Passed = NonNullable<AbacCheck['passed']>;
 
 /** The attributes the rules granting one permission read, by entity (top-level names). */
-interface Reads {
+export interface Reads {
   user: Set<string>;
   resource: Set<string>;
   context: Set<string>;

@@ -11,7 +11,7 @@
 import type { AccessGraph, AccessPath, Via } from '../access/index.js';
 import { formatPath } from '../access/index.js';
 import type { AbacSource } from '../access/abac/model.js';
-import { ReplaySide, decideOn, holdingRules, passedRead, readsOn, ruleReasons, tracesOf, type Decided, type Passed, type Question } from './replay-abac.js';
+import { ReplaySide, decideOn, holdingRules, passedRead, readsOn, ruleReasons, tracesOf, type Decided, type Passed, type Question, type Reads } from './replay-abac.js';
 
 export type { LoggedDecision, ReplayRead } from '../api/read-audit-logs.js';
 import type { LoggedDecision, ReplayRead } from '../api/read-audit-logs.js';
@@ -70,6 +70,8 @@ export interface ReplayInput {
 
 export function replayDecisions({ read, before, after, states, actions }: ReplayInput): PlanReplay {
   const sides = [new ReplaySide(before, states.before), new ReplaySide(after, states.after)] as const;
+  const reads = new Map<string, Reads>();
+  const readsOf = (permission: string) => reads.get(permission) ?? reads.set(permission, readsOn(sides, permission)).get(permission)!;
   const groups = new Map<string, { q: Question & { user: string }; times: number; allowedTimes: number; last: LoggedDecision }>();
   const skipped = new Map<string, { decisions: number; examples: string[] }>();
   const skip = (reason: string, example: string) => {
@@ -78,7 +80,7 @@ export function replayDecisions({ read, before, after, states, actions }: Replay
     if (s.examples.length < EXAMPLES && !s.examples.includes(example)) s.examples.push(example);
   };
   for (const d of read.decisions) {
-    const q = questionOf(d, sides, actions);
+    const q = questionOf(d, readsOf, actions);
     if ('why' in q) {
       skip(q.why, q.example);
       continue;
@@ -136,13 +138,13 @@ export function replayDecisions({ read, before, after, states, actions }: Replay
 }
 
 /** The question a logged decision asks, or why the model cannot decide it again. */
-function questionOf(d: LoggedDecision, sides: readonly ReplaySide[], actions: ReadonlyMap<string, readonly string[]>): (Question & { user: string }) | { why: string; example: string } {
+function questionOf(d: LoggedDecision, readsOf: (permission: string) => Reads, actions: ReadonlyMap<string, readonly string[]>): (Question & { user: string }) | { why: string; example: string } {
   if (!d.user || !d.action || !d.type) return { why: 'incomplete log entries (no user, action or resource type)', example: d.id };
   const what = `${d.user} ${d.action} ${d.key ? `${d.type}:${d.key}` : d.type}`;
   const known = actions.get(d.type);
   if (!known) return { why: `resource type '${d.type}' unknown to the configuration and the live environment`, example: what };
   if (!known.includes(d.action)) return { why: `action '${d.action}' unknown on ${d.type}`, example: what };
-  const reads = readsOn(sides, `${d.type}:${d.action}`);
+  const reads = readsOf(`${d.type}:${d.action}`);
   // The stored attributes of the user's roles (`role.*`) are not in the states Roster reads.
   if (reads.role.size > 0) return { why: `set rules granting ${d.type}:${d.action} read role attributes (${[...reads.role].sort().map((k) => `role.${k}`).join(', ')}), which Roster does not read`, example: what };
   const passed = passedRead(d.input, reads);
