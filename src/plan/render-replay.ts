@@ -79,7 +79,14 @@ export function replayMarkdownLines(r: PlanReplay): string[] {
 }
 
 function subject(d: ReplayedDecision): string {
-  return `${d.user} ${d.action} ${d.resource}${d.tenant !== undefined ? ` in ${d.tenant}` : ''}`;
+  return `${d.user} ${d.action} ${d.resource}${d.tenant !== undefined ? ` in ${d.tenant}` : ''}${withPassed(d)}`;
+}
+
+/** " with user.level = 1, context.urgent = true": what the check passed that a set rule reads. */
+function withPassed(d: ReplayedDecision): string {
+  if (!d.passed) return '';
+  const items = (['user', 'resource', 'context'] as const).flatMap((entity) => Object.entries(d.passed?.[entity] ?? {}).map(([k, v]) => `${entity}.${k} = ${JSON.stringify(v)}`));
+  return ` with ${items.join(', ')}`;
 }
 
 function usage(d: ReplayedDecision): string {

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildAccessGraph, type AccessFacts } from '../../src/access/index.js';
-import { attributesIn, replayDecisions, type LoggedDecision } from '../../src/plan/replay.js';
+import { replayDecisions, type LoggedDecision } from '../../src/plan/replay.js';
+import { emptyLiveState } from '../../src/types/live.js';
 import { planDecisionChecks, sample, verifyDecisions } from '../../src/apply/verify-decisions.js';
 import { ago, replayedLine } from '../../src/plan/render-replay.js';
 
@@ -22,6 +23,8 @@ const facts = (over: Partial<AccessFacts> = {}): AccessFacts => ({
   ...over,
 });
 const ACTIONS = new Map([['document', ['read', 'write']]]);
+/** The role tests' states: no set rules. */
+const states = { before: emptyLiveState(), after: emptyLiveState() };
 let n = 0;
 const log = (user: string, action: string, resource: string, decision: boolean, extra: Partial<LoggedDecision> = {}): LoggedDecision => {
   const [type, key] = resource.split(':');
@@ -38,6 +41,7 @@ describe('replayDecisions', () => {
       before,
       after,
       actions: ACTIONS,
+      states,
     });
     expect(r.distinct).toBe(3);
     expect(r.changes.map((c) => [c.user, c.action, c.resource, c.times, c.allowedTimes, c.before, c.after, c.why])).toEqual([
@@ -50,7 +54,7 @@ describe('replayDecisions', () => {
   it('says when a role keeps its holder but no longer grants the permission', () => {
     const before = buildAccessGraph(facts());
     const after = buildAccessGraph(facts({ roles: [{ key: 'viewer', permissions: [] }, { key: 'editor', permissions: ['document:write'], extends: ['viewer'] }] }));
-    const r = replayDecisions({ read: read([log('bob', 'read', 'document:q3', true)]), before, after, actions: ACTIONS });
+    const r = replayDecisions({ read: read([log('bob', 'read', 'document:q3', true)]), before, after, actions: ACTIONS, states });
     expect(r.changes[0].why).toEqual(['editor no longer grants document:read']);
   });
 
@@ -62,6 +66,7 @@ describe('replayDecisions', () => {
       before: tenant('acme'),
       after: none,
       actions: ACTIONS,
+      states,
     });
     expect(r.changes.map((c) => `${c.user} ${c.action} ${c.resource} in ${c.tenant}: ${c.why.join()}`)).toEqual(['carol read document in acme: carol loses viewer (tenant-wide in acme)']);
     expect(r.distinct).toBe(2);
@@ -69,7 +74,7 @@ describe('replayDecisions', () => {
 
   it('names the decisions the model of the live state answers otherwise', () => {
     const g = buildAccessGraph(facts());
-    const r = replayDecisions({ read: read([log('alice', 'write', 'document:q3', true), log('bob', 'write', 'document:q3', false)]), before: g, after: g, actions: ACTIONS });
+    const r = replayDecisions({ read: read([log('alice', 'write', 'document:q3', true), log('bob', 'write', 'document:q3', false)]), before: g, after: g, actions: ACTIONS, states });
     expect(r.changes).toEqual([]);
     expect(r.disagreements.map((d) => [d.user, d.logged, d.before]).sort()).toEqual([['alice', true, false], ['bob', false, true]]);
   });
@@ -78,19 +83,12 @@ describe('replayDecisions', () => {
     [log('bob', 'read', 'document:q3', true, { user: undefined }), 'incomplete log entries (no user, action or resource type)'],
     [log('bob', 'read', 'folder:f', true), "resource type 'folder' unknown to the configuration and the live environment"],
     [log('bob', 'share', 'document:q3', true), "action 'share' unknown on document"],
-    [log('bob', 'read', 'document:q3', true, { input: { user: { key: 'bob', attributes: { level: 3 } }, context: { ip: 'x' } } }), 'attributes the access model does not evaluate (context.ip, user.attributes.level)'],
   ])('counts and names what it cannot replay: %#', (d, reason) => {
     const g = buildAccessGraph(facts());
-    const r = replayDecisions({ read: read([d, log('bob', 'read', 'document:q3', true)]), before: g, after: g, actions: ACTIONS });
+    const r = replayDecisions({ read: read([d, log('bob', 'read', 'document:q3', true)]), before: g, after: g, actions: ACTIONS, states });
     expect(r.unreplayable.map((u) => [u.reason, u.decisions])).toEqual([[reason, 1]]);
     expect(r.read).toBe(2);
     expect(r.distinct).toBe(1);
-  });
-
-  it('attributesIn ignores empty objects', () => {
-    expect(attributesIn({ user: { key: 'a', attributes: {} }, context: {} })).toEqual([]);
-    expect(attributesIn(undefined)).toEqual([]);
-    expect(attributesIn({ resource: { type: 'd', attributes: { owner: 'x' } } })).toEqual(['resource.attributes.owner']);
   });
 
   it.each([

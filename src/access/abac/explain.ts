@@ -19,6 +19,7 @@ import {
   judgeChainTrees,
   resolve,
   setChain,
+  type Bag,
   type Bags,
   type EvaluateOptions,
   type JudgedLeaf,
@@ -112,14 +113,15 @@ export function passesAttributes(passed: AbacCheck['passed']): boolean {
  * The ABAC explanation of one check on `state`. `check.passed` present (even `{}`) decides exactly;
  * absent, only `context.*` is unknown (stored attributes decide, a missing one false).
  */
-export function explainAbac(state: AbacSource, view: AbacView, check: AbacCheck): AbacExplanation {
+export function explainAbac(state: AbacSource, view: AbacView, check: AbacCheck, instances?: ReadonlyMap<string, Bag | null>): AbacExplanation {
   const permission = `${check.type}:${check.action}`;
   const exact = check.passed !== undefined;
   const tenant = check.tenant || 'default';
   const rules = view.model.rules.filter((r) => r.resource === check.type && r.action === check.action);
   if (rules.length === 0) return { permission, outcome: 'denied', exact, tenant, rules: [] };
   const bags = bagsFor(state, view, check);
-  const options = { instances: instanceBags(state, view) };
+  // A caller explaining many checks on one state (replay) gives the instances' bags once.
+  const options = { instances: instances ?? instanceBags(state, view) };
   const memo = new Map<string, AbacSide>();
   const side = (key: string, kind: 'user' | 'resource'): AbacSide => {
     let s = memo.get(key);
@@ -223,15 +225,19 @@ export function formatLeaf(l: AbacLeaf): string {
 
 const show = (v: Value): string => JSON.stringify(v) ?? String(v);
 
-/** One side's deciding conditions as text: the set (or the ancestor that decided) and its conditions. */
-export function formatSide(s: AbacSide): string {
+/**
+ * One side's deciding conditions as text: the set (or the ancestor that decided) and its conditions.
+ * `named: false` leaves out the set's own label, for a line that names it already (replay's reasons):
+ * `user.level greater-than-equals 3 (user.level = 1, stored)`, an ancestor still named.
+ */
+export function formatSide(s: AbacSide, named = true): string {
   if (s.otherType !== undefined) return `${s.label} is about ${s.otherType}`;
   if (s.chain.length === 0) return `${s.label} does not exist`;
   const steps = s.outcome === 'holds' ? s.chain : s.chain.filter((c) => c.outcome === s.outcome);
   return steps
     .map((c) => {
-      const where = c.set === s.set ? s.label : `${s.label}'s ancestor ${c.set}`;
-      return c.leaves.length === 0 ? `${where}: no conditions (matches everything)` : `${where}: ${c.leaves.map(formatLeaf).join(c.outcome === 'holds' ? ' and ' : '; ')}`;
+      const where = c.set === s.set ? (named ? `${s.label}: ` : '') : named ? `${s.label}'s ancestor ${c.set}: ` : `ancestor ${c.set}: `;
+      return c.leaves.length === 0 ? `${where}no conditions (matches everything)` : `${where}${c.leaves.map(formatLeaf).join(c.outcome === 'holds' ? ' and ' : '; ')}`;
     })
     .join('; ');
 }
