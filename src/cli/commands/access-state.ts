@@ -32,7 +32,11 @@ export async function openAccessState(paths: string[], opts: AccessStateOptions,
     printWarnings(loaded.warnings);
     desired = loaded.desired;
   }
-  const target = await openTarget(opts, desired);
+  const { repositoryScope } = await import('../repository-scope.js');
+  // Without PATHs (explain --live), the repository's configuration still names the environment.
+  const scope = desired ?? (await repositoryScope(opts, command));
+  if (desired) await checkExported(paths, opts, command);
+  const target = await openTarget(opts, scope);
   try {
     const { readLiveState } = await import('../../api/read-live.js');
     const live = await readLiveState(target.client);
@@ -41,6 +45,15 @@ export async function openAccessState(paths: string[], opts: AccessStateOptions,
     await target.close();
     throw err;
   }
+}
+
+/** The configuration read for --live, exported from a remote service: not read against the embedded one (provenance.ts). */
+async function checkExported(paths: string[], opts: AccessStateOptions, command: string): Promise<void> {
+  const { readConfigFiles } = await import('../../config/read.js');
+  const { configPaths } = await import('../config-paths.js');
+  const { checkExportedTarget } = await import('../provenance.js');
+  const warning = checkExportedTarget((await readConfigFiles(configPaths(paths, command, opts.env))).sources, opts, command);
+  if (warning) process.stderr.write(`warning: ${warning}\n`);
 }
 
 export async function closeAccessState(state: AccessState): Promise<void> {

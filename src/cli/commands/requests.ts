@@ -43,7 +43,9 @@ export async function requestsCommand(verb: RequestsVerb, id: string | undefined
   if (verb !== 'list' && verb !== 'create' && !id) throw new ConfigError(`roster requests ${verb} needs the request id`);
   const { createReviewSource } = await import('../../review/index.js');
   const { checkActor } = await import('../../review/actor.js');
-  const target = await openTarget(opts);
+  // Inside a repository, the environment its configuration names (no configuration path is taken here).
+  const { repositoryScope } = await import('../repository-scope.js');
+  const target = await openTarget(opts, await repositoryScope(opts, `requests ${verb}`));
   try {
     // An unknown user or tenant is said as such (with the name meant), not as an empty list.
     const actor = await checkActor(target.client, opts.user, opts.tenant);
