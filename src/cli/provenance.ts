@@ -55,6 +55,13 @@ export function checkExportedTarget(sources: readonly { file: string; text: stri
   return host === from.host ? undefined : `${from.file} was exported from ${from.scope} at ${from.host}; roster ${command} reads ${host}`;
 }
 
+/** checkExportedTarget over configuration files not read yet as text (the commands that load through loadDesired); its warning printed. */
+export async function checkExportedFiles(files: string[], opts: TargetOptions, command: string): Promise<void> {
+  const { readConfigFiles } = await import('../config/read.js');
+  const warning = checkExportedTarget((await readConfigFiles(files)).sources, opts, command);
+  if (warning) process.stderr.write(`warning: ${warning}\n`);
+}
+
 /** An environment variable set to '' (as CI does for an unset variable) counts as unset. */
 function setting(name: string): string | undefined {
   return process.env[name] || undefined;

@@ -97,10 +97,15 @@ describe('a configuration exported from a remote service, with no service named'
     const apply = await cli(['apply', 'roster/', '--yes'], { ROSTER_API_URL: '' });
     expect(apply.code).toBe(1);
     expect(apply.stderr).toContain('roster apply would read the embedded service');
-    // Commands without a path read the same configuration: refused too.
+    // Commands without a path read the same configuration: refused too; so are the others that read it against a service.
     const list = await cli(['requests', 'list', '--user', 'bob', '--tenant', 'acme']);
     expect(list.code).toBe(1);
     expect(list.stderr).toContain('roster requests list would read the embedded service');
+    for (const args of [['check', '--live'], ['requests', 'adopt', '--dry-run']]) {
+      const r = await cli(args);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toContain(`roster ${args.slice(0, args[0] === 'requests' ? 2 : 1).join(' ')} would read the embedded service`);
+    }
     expect(existsSync(path.join(repo, '.roster'))).toBe(false);
     // On purpose: the embedded service, named with --data.
     const data = mkdtempSync(path.join(os.tmpdir(), 'roster-data-'));

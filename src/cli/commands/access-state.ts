@@ -3,6 +3,7 @@ import type { LiveState } from '../../types/live.js';
 import type { AccessGraph } from '../../access/index.js';
 import { openTarget, type Target, type TargetOptions } from '../target.js';
 import { loadDesired, printWarnings } from '../workflow.js';
+import { configPaths } from '../config-paths.js';
 
 export interface AccessStateOptions extends TargetOptions {
   live?: boolean;
@@ -35,7 +36,8 @@ export async function openAccessState(paths: string[], opts: AccessStateOptions,
   const { repositoryScope } = await import('../repository-scope.js');
   // Without PATHs (explain --live), the repository's configuration still names the environment.
   const scope = desired ?? (await repositoryScope(opts, command));
-  if (desired) await checkExported(paths, opts, command);
+  // The configuration read for --live, exported from a remote service: not read against the embedded one.
+  if (desired) await (await import('../provenance.js')).checkExportedFiles(configPaths(paths, command, opts.env), opts, command);
   const target = await openTarget(opts, scope);
   try {
     const { readLiveState } = await import('../../api/read-live.js');
@@ -45,15 +47,6 @@ export async function openAccessState(paths: string[], opts: AccessStateOptions,
     await target.close();
     throw err;
   }
-}
-
-/** The configuration read for --live, exported from a remote service: not read against the embedded one (provenance.ts). */
-async function checkExported(paths: string[], opts: AccessStateOptions, command: string): Promise<void> {
-  const { readConfigFiles } = await import('../../config/read.js');
-  const { configPaths } = await import('../config-paths.js');
-  const { checkExportedTarget } = await import('../provenance.js');
-  const warning = checkExportedTarget((await readConfigFiles(configPaths(paths, command, opts.env))).sources, opts, command);
-  if (warning) process.stderr.write(`warning: ${warning}\n`);
 }
 
 export async function closeAccessState(state: AccessState): Promise<void> {
