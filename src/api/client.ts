@@ -194,8 +194,10 @@ export function createClient(options: ClientOptions): ApiClient {
       const down = breaker.tripped();
       if (down) throw buildNetworkError({ method, path, code: UNREACHABLE, message: down });
       let got = await exchange(prepared, attempt, clock);
-      // A read answered 2xx with a body it cannot use: a fault like a 502, retried, then reported.
-      const malformed = got.kind === 'response' && got.status >= 200 && got.status < 300 && got.status !== 204 && method === 'GET' ? malformedRead(got, opts.expect) : undefined;
+      // A read answered 2xx with a body it cannot use: a fault like a 502, retried, then reported. A
+      // POST that reads (POST /allowed/bulk) says so by giving `expect`.
+      const reads = method === 'GET' || opts.expect !== undefined;
+      const malformed = got.kind === 'response' && got.status >= 200 && got.status < 300 && got.status !== 204 && reads ? malformedRead(got, opts.expect) : undefined;
       if (malformed && got.kind === 'response') got = { kind: 'network', code: MALFORMED, message: malformed, status: got.status };
       if (got.kind === 'response') {
         const meta = { status: got.status, headers: got.headers, requestId: got.headers['x-request-id'], attempts: attempt };

@@ -2,6 +2,7 @@ import type { ApiClient } from './types.js';
 import { checkKey, type AccessCheck } from '../types/checks.js';
 import { splitRef } from '../types/refs.js';
 import { ApiError, ConfigError, NoApiError } from '../errors.js';
+import { BOOLEAN, expectFields, listOf } from './answer.js';
 
 /** Where the decisions are asked, for the message when that host serves none. */
 export interface DecisionPointName {
@@ -38,7 +39,7 @@ export async function readDecisions(
             return { user, action: c.action, resource, ...(c.passed?.context !== undefined ? { context: c.passed.context } : {}) };
           }),
         },
-        { query: { project: scope.project, environment: scope.environment }, idempotent: true },
+        { query: { project: scope.project, environment: scope.environment }, idempotent: true, expect: decisionsFor(chunk.length) },
       ).catch((err: unknown) => {
         throw pdp ? noDecisionPoint(err, pdp) : err;
       }),
@@ -49,16 +50,37 @@ export async function readDecisions(
   return out;
 }
 
+/** The answer of one bulk request: one decision per check asked, else it is not a decision point's (retried, then MALFORMED_ANSWER). */
+const DECISIONS = expectFields({ allow: listOf({ allow: BOOLEAN }) });
+function decisionsFor(asked: number): (body: unknown) => string | undefined {
+  return (body) => {
+    const wrong = DECISIONS(body);
+    if (wrong) return wrong;
+    const got = (body as { allow: unknown[] }).allow.length;
+    return got === asked ? undefined : `JSON of the wrong shape (${got} decisions for ${asked} checks)`;
+  };
+}
+
 /**
- * A host that answers 404 (or 405) to POST /allowed/bulk serves no decisions: the public API is such a
- * host (its PDP is another). One line naming the option, instead of the bare 404.
+ * What a host that is not a decision point answers, said as such, naming the option (or the default)
+ * that sent the checks there, in one line: a 404 or 405 (the public API is such a host: its PDP is
+ * another), an HTML page (a web server, a sign-in proxy: never pasted into the message), or JSON that
+ * is not decisions. Anything else (a 5xx in JSON, a refused connection, a 401) is left as it is.
  */
 export function noDecisionPoint(err: unknown, pdp: DecisionPointName): unknown {
   // The client says "no /v2 API" of any 404 that is not the service's NOT_FOUND: here it means no decisions.
   const answer = err instanceof NoApiError ? err.answer : err;
-  if (!(answer instanceof ApiError) || (answer.info.status !== 404 && answer.info.status !== 405)) return err;
+  if (!(answer instanceof ApiError)) return err;
+  const { status, errorCode, detail } = answer.info;
+  const page = detail !== undefined && /^\s*</.test(detail);
+  const what =
+    status === 404 || status === 405 ? (page ? `${status}, an HTML page` : String(status))
+    : page ? `${status}, an HTML page`
+    : errorCode === 'MALFORMED_ANSWER' && status !== 0 ? `${status}, ${detail?.startsWith('HTML') ? 'an HTML page' : 'an answer that is not decisions'}`
+    : undefined;
+  if (what === undefined) return err;
   const host = new URL(pdp.url).host;
   return pdp.via
-    ? new ConfigError(`the decision point ${host} (${pdp.via}) does not serve POST /allowed/bulk (${answer.info.status}): give the URL of your policy decision point (PDP)`)
-    : new ConfigError(`${host} does not serve decisions (POST /allowed/bulk answered ${answer.info.status}): name your policy decision point with --pdp-url URL (or ROSTER_PDP_URL), e.g. https://cloudpdp.api.permit.io or your PDP container`);
+    ? new ConfigError(`the decision point ${host} (${pdp.via}) does not serve POST /allowed/bulk (${what}): give the URL of your policy decision point (PDP)`)
+    : new ConfigError(`${host} does not serve decisions (POST /allowed/bulk answered ${what}): name your policy decision point with --pdp-url URL (or ROSTER_PDP_URL), e.g. https://cloudpdp.api.permit.io or your PDP container`);
 }

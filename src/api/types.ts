@@ -20,8 +20,9 @@ export interface RequestOptions {
   /** A POST that is safe to repeat (e.g. `/allowed`): retried like GET. */
   idempotent?: boolean;
   /**
-   * For a GET: what is wrong with a 2xx body's shape, or undefined when it is usable. A wrong shape is
-   * retried like a failed attempt, then reported naming the request (src/api/answer.ts).
+   * For a GET, or a POST that reads (`/allowed/bulk`): what is wrong with a 2xx body's shape, or
+   * undefined when it is usable. A wrong shape (or no JSON at all) is retried like a failed attempt,
+   * then reported naming the request (src/api/answer.ts).
    */
   expect?: (body: unknown) => string | undefined;
 }
@@ -124,7 +125,7 @@ export interface ListOptions {
 }
 
 export type ReadOptions = Pick<RequestOptions, 'query' | 'headers' | 'expect'>;
-export type WriteOptions = Pick<RequestOptions, 'query' | 'headers' | 'idempotent'>;
+export type WriteOptions = Pick<RequestOptions, 'query' | 'headers' | 'idempotent' | 'expect'>;
 
 export interface ApiClient {
   readonly paths: EnvPaths;

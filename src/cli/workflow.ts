@@ -53,6 +53,10 @@ export async function planFromFiles(
   const { readConfigFiles } = await import('../config/read.js');
   const { validateAside } = await import('../config/validate-aside.js');
   const files = await readConfigFiles(configPaths(paths, command, opts.env));
+  // An export of a remote service with no service named: refused before anything is read (provenance.ts).
+  const { checkExportedTarget } = await import('./provenance.js');
+  const warning = checkExportedTarget(files.sources, opts, command);
+  if (warning) process.stderr.write(`warning: ${warning}\n`);
   const validating = noUnhandled(validateAside(files.sources).then((r) => ({ ...r, errors: [...files.errors, ...r.errors] })));
   const early = await open(peekScope(files.sources)).then(
     (target) => ({ target, reading: noUnhandled(readLive(target)) }),

@@ -1,5 +1,6 @@
 import { buildImpact, rolesInTenant } from './impact.js';
-import { duplicateKey, pendingByKey, selected } from './rows.js';
+import { duplicateKey, grantGone, pendingByKey, selected } from './rows.js';
+import { describeGrant, grantOf } from './revoke.js';
 import type { QueueState } from './state.js';
 import { placeOf, STATUS_LABEL, type AccessRequest } from './request.js';
 import { optimisticStatus } from './decisions.js';
@@ -35,7 +36,8 @@ export function buildDetailLines(s: QueueState): DetailLine[] {
   const r = selected(s);
   if (!r) return [{ text: 'nothing selected', tone: 'dim' }];
   const inflight = s.inflight[r.id];
-  const status = inflight ? optimisticStatus(inflight.kind) : STATUS_LABEL[r.status];
+  const revoked = !inflight && grantGone(s, r);
+  const status = inflight ? optimisticStatus(inflight.kind) : revoked ? 'revoked' : STATUS_LABEL[r.status];
   const lines: DetailLine[] = [
     { text: `${r.own ? 'Your request' : `Request by ${r.requester}`}: ${r.role} ${placeOf(r)} — ${status}`, tone: 'title' },
     // The reason whole, wrapped: it is what the reviewer decides on.
@@ -44,6 +46,9 @@ export function buildDetailLines(s: QueueState): DetailLine[] {
   if (r.status !== 'pending') {
     const by = r.reviewer ? ` by ${r.reviewer}` : '';
     lines.push(...wrap(s, `${r.status}${by}${r.reviewedAt ? ` at ${r.reviewedAt}` : ''}${r.reviewerComment ? `: "${r.reviewerComment}"` : ''}`));
+  }
+  if (revoked) {
+    lines.push(...wrap(s, `revoked since: ${describeGrant(grantOf(r))} is not a role assignment any more (revoked, expired or removed by an apply); the service still records the request as approved`, 'warning'));
   }
   if (s.configs.length > 1 && r.config) {
     const life = s.lifetimes[r.config];

@@ -59,8 +59,10 @@ export function columnsFor(width: number, o: { config?: boolean } = {}): Columns
   return c;
 }
 
-export function statusText(r: AccessRequest, inflight?: DecisionIntent, duplicates = 0): string {
+export function statusText(r: AccessRequest, inflight?: DecisionIntent, duplicates = 0, revoked = false): string {
   if (inflight) return optimisticStatus(inflight.kind);
+  // Approved, and the grant is gone since (rows.ts grantGone): not what "approved" would have the reviewer believe.
+  if (revoked) return 'revoked';
   // Several pending requests by one requester for one role on one place: marked, so all but one go.
   return duplicates > 1 && r.status === 'pending' ? `dup ×${duplicates}` : r.status;
 }
@@ -77,6 +79,8 @@ export interface RowOptions {
   duplicates?: number;
   /** The configuration cell: `oncall 12h`. */
   config?: string;
+  /** Approved, and its grant is gone (rows.ts grantGone). */
+  revoked?: boolean;
 }
 
 /** One row of the queue, without the selection marker. */
@@ -88,7 +92,7 @@ export function formatRow(r: AccessRequest, c: Columns, now: number, o: RowOptio
     // The lifetime only when it fits: a cut `oncall …` says less than `oncall` (the details say it whole).
     ...(c.config > 0 ? [pad(o.config !== undefined && [...o.config].length <= c.config ? o.config : (r.config ?? o.config ?? ''), c.config)] : []),
     pad(age(ageFrom(r, o.tab ?? 'pending'), now), c.age),
-    pad(statusText(r, o.inflight, o.duplicates), c.status),
+    pad(statusText(r, o.inflight, o.duplicates, o.revoked), c.status),
     truncate(r.reason ?? '', c.reason),
   ].join(' ');
 }

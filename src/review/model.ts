@@ -3,7 +3,7 @@ import { onCommandKey } from './commands.js';
 import { planFetches } from './fetches.js';
 import type { KeyPress } from './keys.js';
 import { onPromptKey } from './prompts.js';
-import { listHeight, rowCount, selected } from './rows.js';
+import { listHeight, requestAt, rowCount, selected } from './rows.js';
 import { CHROME_ROWS, countsEffect, only, quit, type Action, type Effect, type QueueState, type Step } from './state.js';
 
 /**
@@ -67,7 +67,11 @@ function onKey(s: QueueState, k: KeyPress): Step {
   return onCommandKey(s, k);
 }
 
-/** After every action: keep the cursor in bounds and on screen, read missing pages and people. */
+/**
+ * After every action: keep the cursor in bounds and on screen, read missing pages and people (the
+ * selected request's requester in the details; on the list, the requesters of approved rows on screen,
+ * whose roles tell a grant still held from one revoked).
+ */
 function settle(s: QueueState, effects: Effect[]): Step {
   const n = rowCount(s);
   const h = listHeight(s);
@@ -84,9 +88,17 @@ function settle(s: QueueState, effects: Effect[]): Step {
     for (const fetch of planned.fetches) out.push({ type: 'fetchPage', gen: next.gen, fetch, query: next.feed.spec.queries[fetch.source], perPage: next.perPage });
   }
   const r = selected(next);
-  if (next.view === 'detail' && r && next.people[r.requester] === undefined) {
-    next = { ...next, people: { ...next.people, [r.requester]: { state: 'loading' } } };
-    out.push({ type: 'loadPerson', user: r.requester });
+  const wanted = new Set<string>();
+  if (next.view === 'detail' && r) wanted.add(r.requester);
+  // Approved rows on screen: their requesters' roles say whether the grant is still there (rows.ts grantGone).
+  if (next.view === 'list') for (let i = top; i < Math.min(n, top + h); i++) {
+    const row = requestAt(next, i);
+    if (row?.status === 'approved') wanted.add(row.requester);
+  }
+  for (const user of wanted) {
+    if (next.people[user] !== undefined) continue;
+    next = { ...next, people: { ...next.people, [user]: { state: 'loading' } } };
+    out.push({ type: 'loadPerson', user });
   }
   return { state: next, effects: out };
 }

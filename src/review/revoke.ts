@@ -1,7 +1,7 @@
 import type { ApiClient } from '../api/index.js';
 import { ASSIGNMENT_ITEM } from '../api/shapes.js';
 import { ApiError, ConfigError } from '../errors.js';
-import { targetOf, type AccessRequest } from './request.js';
+import type { AccessRequest } from './request.js';
 import type { ReviewSource } from './source.js';
 
 /** The role assignment an approved request made, as `DELETE /v2/facts/{p}/{e}/role_assignments` takes it (`RoleAssignmentRemove`). */
@@ -62,11 +62,16 @@ export async function revokeRequestGrant(client: ApiClient, source: ReviewSource
   return { request, config, grant };
 }
 
-/** What `revoke` prints. */
+/**
+ * What `revoke` prints. The grant is named once, in the first line; the second says where it came from
+ * (the approval), not what it was again ("approved … for approver on tenant-wide" read as if revoking
+ * approved something).
+ */
 export function renderRevokedText(r: Revoked): string {
+  const when = r.request.reviewedAt ? ` at ${r.request.reviewedAt}` : '';
   return (
     `revoked the grant of access request ${r.request.id}: ${describeGrant(r.grant)} is removed\n` +
-    `  approved ${r.request.reviewedAt ?? '?'} by ${r.request.reviewer ?? 'an API key'} for ${r.request.role} on ${targetOf(r.request)} (configuration ${r.config})\n` +
+    `  granted when ${r.request.reviewer ?? 'an API key'} approved the request${when} (configuration ${r.config})\n` +
     `  the request stays approved (the service records no revocation); a group or another role may still give ${r.grant.user} the same access\n`
   );
 }

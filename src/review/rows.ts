@@ -2,6 +2,7 @@ import type { DecisionIntent } from './decisions.js';
 import type { Tab } from './filter.js';
 import { feedComplete, feedItem, feedLength, rowState } from './paging.js';
 import type { AccessRequest } from './request.js';
+import { grantOf } from './revoke.js';
 import { CHROME_ROWS, type QueueState } from './state.js';
 
 /**
@@ -44,6 +45,22 @@ export interface VisibleRow {
   inflight?: DecisionIntent;
   /** Pending requests among the rows read with this one's requester, role and place (2 or more: duplicates). */
   duplicates?: number;
+  /** Approved, and its grant is gone (grantGone). */
+  revoked?: true;
+}
+
+/**
+ * An approved request whose grant is no longer a role assignment of its requester: revoked (`roster
+ * requests revoke`), expired (grant_for) or removed by an apply. The service records no revocation (the
+ * request stays approved), so it is read from the requester's roles, once they are loaded; false before.
+ */
+export function grantGone(s: Pick<QueueState, 'people'>, r: AccessRequest): boolean {
+  if (r.status !== 'approved') return false;
+  const person = s.people[r.requester];
+  if (person?.state !== 'loaded') return false;
+  const grant = grantOf(r);
+  const on = grant.resource_instance ?? null;
+  return !person.value.assignments.some((a) => a.role === grant.role && a.tenant === grant.tenant && a.resource_instance === on);
 }
 
 /** The requester, role and place a duplicate shares (the configuration aside: the grant would be the same). */
@@ -78,7 +95,8 @@ export function visibleRows(s: QueueState): VisibleRow[] {
   for (let i = s.top; i < end; i++) {
     const request = requestAt(s, i);
     const duplicates = request ? (same.get(duplicateKey(request))?.length ?? 0) : 0;
-    out.push({ index: i, request, state: request ? 'loaded' : rowState(s.feed, feedIndex(s, i)), selected: i === s.cursor, inflight: request && s.inflight[request.id], ...(duplicates > 1 ? { duplicates } : {}) });
+    const revoked = request !== undefined && grantGone(s, request);
+    out.push({ index: i, request, state: request ? 'loaded' : rowState(s.feed, feedIndex(s, i)), selected: i === s.cursor, inflight: request && s.inflight[request.id], ...(duplicates > 1 ? { duplicates } : {}), ...(revoked ? { revoked } : {}) });
   }
   return out;
 }

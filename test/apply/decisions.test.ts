@@ -5,6 +5,8 @@
  * PDP), and a stale decision point (a proxy to a second server that never received the writes).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,6 +33,17 @@ assertions:
 `;
 const isDecision = (p: string) => p === '/allowed' || p.startsWith('/allowed/');
 const NOT_SERVED = { kind: 'status' as const, status: 404, body: { id: 'x', title: 'No such endpoint', error_code: 'ROUTE_NOT_FOUND', message: 'no endpoint' } };
+
+/** A web server that answers every request with an HTML page and `status` (not a decision point). */
+async function startWebPage(status: number): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' });
+    res.end('<!doctype html><html><head><title>Welcome</title></head><body><h1>It works!</h1><p>A page, not decisions.</p></body></html>');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
 
 let s: TestServer;
 let stale: TestServer;
@@ -80,6 +93,23 @@ describe('check --live with the decision point at another URL than the API', () 
     }
     // The API was asked no decision.
     expect(apiDecisions()).toBe(asked);
+  });
+
+  it('a --pdp-url at a web page (HTML, not a decision point) is named as such, without the page', async () => {
+    // Every path answers a page, as a web server or a sign-in proxy at that URL would: 200, and 404.
+    for (const status of [200, 404, 502]) {
+      const web = await startWebPage(status);
+      try {
+        const r = await cli(['check', '--live', '--api-url', s.url, '--pdp-url', web.url]);
+        expect(r.code, `${status}: ${r.stderr}`).toBe(1);
+        expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
+        expect(r.stderr).toContain(`the decision point ${new URL(web.url).host} (--pdp-url) `);
+        expect(r.stderr).toContain('give the URL of your policy decision point (PDP)');
+        expect(r.stderr).not.toMatch(/<html|<body|the service/i);
+      } finally {
+        await web.close();
+      }
+    }
   });
 
   it('a --pdp-url that serves no decisions is named as such', async () => {

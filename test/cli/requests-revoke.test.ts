@@ -35,7 +35,7 @@ describe('roster requests revoke', { timeout: 120_000 }, () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
       `revoked the grant of access request ${id}: dave's editor on document:roadmap (tenant acme) is removed\n` +
-        `  approved ${r.stdout.match(/approved (\S+) by/)![1]} by bob for editor on document:roadmap (configuration default)\n` +
+        `  granted when bob approved the request at ${r.stdout.match(/approved the request at (\S+) /)![1]} (configuration default)\n` +
         "  the request stays approved (the service records no revocation); a group or another role may still give dave the same access\n",
     );
     expect(await allowed('dave', 'write', 'roadmap')).toBe(false);
@@ -64,6 +64,16 @@ describe('roster requests revoke', { timeout: 120_000 }, () => {
     const body = JSON.parse(r.stdout);
     expect(body).toMatchObject({ revoked: true, elements_config: 'default', grant: { user: 'alice', role: 'viewer', tenant: 'acme' }, request: { id, status: 'approved', status_label: 'approved' } });
     expect(body.grant).not.toHaveProperty('resource_instance');
+    // As text, a tenant-wide grant reads as one ("in acme (tenant-wide)"), never "approved … for viewer on tenant-wide".
+    const other = await fileRequest(server, 'alice', { role: 'editor' }, 'again');
+    expect((await approve(other)).status).toBe(200);
+    const text = await cli(['requests', 'revoke', other, '--user', 'carol', '--tenant', 'acme']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout.split('\n').slice(0, 2)).toEqual([
+      `revoked the grant of access request ${other}: alice's editor in acme (tenant-wide) is removed`,
+      `  granted when bob approved the request at ${text.stdout.match(/approved the request at (\S+) /)![1]} (configuration default)`,
+    ]);
+    expect(text.stdout).not.toContain('tenant-wide (configuration');
     // Only the grant: alice's own viewer on readme stays.
     expect(await assignments('alice')).toEqual(['viewer@document:readme']);
   });

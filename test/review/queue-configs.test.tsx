@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +6,7 @@ import { cleanup, render } from 'ink-testing-library';
 import { ReviewApp } from '../../src/review/ui/App.js';
 import { createReviewController, createReviewSource } from '../../src/review/index.js';
 import type { ApiClient } from '../../src/api/index.js';
-import { ORG_KEY, type TestServer } from '../helpers/server.js';
+import { ENV_KEY, ORG_KEY, type TestServer } from '../helpers/server.js';
 import { runCli } from '../helpers/cli.js';
 import { clientFor, fileRequest, startRecordedWorld, type RecordedWorld } from './world.js';
 
@@ -107,12 +107,14 @@ describe('one review queue across element configurations', { timeout: 120_000 },
     const text = await cli(['requests', 'list', '--user', 'bob', '--tenant', 'acme']);
     expect(text.code, text.stderr).toBe(0);
     const lines = text.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+STATUS\s+REQUESTER\s+TENANT\s+ROLE\s+RESOURCE\/INSTANCE\s+CONFIG\s+AGE\s+REASON$/);
-    expect(lines.slice(1, 3).map((l) => l.split(/\s+/).slice(0, 7).join(' ')).sort()).toEqual([
-      `${onDefault} pending dave acme viewer document:roadmap default`,
-      `${onOncall} approved alice acme editor document:readme oncall`,
+    expect(lines[0]).toMatch(/^ID\s+STATUS\s+REQUESTER\s+TENANT\s+ROLE\s+RESOURCE\/INSTANCE\s+CONFIG\s+LIFETIME\s+AGE\s+REASON$/);
+    expect(lines.slice(1, 3).map((l) => l.split(/\s+/).slice(0, 8).join(' ')).sort()).toEqual([
+      `${onDefault} pending dave acme viewer document:roadmap default unknown`,
+      `${onOncall} approved alice acme editor document:readme oncall unknown`,
     ].sort());
     expect(lines[3]).toBe('1–2 of 2 · page 1/1');
+    // No configuration here: the lifetime is said to be unknown, and why.
+    expect(lines[4]).toBe('lifetime unknown: grant_for is not on the service, and no configuration of p/e here declares it');
     const json = JSON.parse((await cli(['requests', 'list', '--user', 'bob', '--tenant', 'acme', '--format', 'json', '--per-page', '1'])).stdout);
     expect(json).toMatchObject({ total_count: 2, page_count: 2, data: [{ elements_config: expect.stringMatching(/^(default|oncall)$/) }] });
     const narrow = JSON.parse((await cli(['requests', 'list', '--user', 'bob', '--tenant', 'acme', '--config', 'oncall', '--format', 'json'])).stdout);
@@ -126,12 +128,30 @@ describe('one review queue across element configurations', { timeout: 120_000 },
     writeFileSync(path.join(dir, 'roster.yaml'), yaml('e'));
     const text = await list();
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toMatch(new RegExp(`^${onOncall}\\s+approved\\s+alice\\s+acme\\s+editor\\s+document:readme\\s+oncall \\(12h\\)\\s`, 'm'));
+    expect(text.stdout).toMatch(new RegExp(`^${onOncall}\\s+approved\\s+alice\\s+acme\\s+editor\\s+document:readme\\s+oncall\\s+12h\\s`, 'm'));
+    // Declared without grant_for: its grants never expire, and the list says so.
+    expect(text.stdout).toMatch(new RegExp(`^${onDefault}\\s+pending\\s+dave\\s+acme\\s+viewer\\s+document:roadmap\\s+default\\s+never\\s`, 'm'));
+    expect(text.stdout).not.toContain('lifetime unknown');
     const json = JSON.parse((await list('--format', 'json')).stdout);
     expect(json.data.find((r: { id: string }) => r.id === onOncall)).toMatchObject({ elements_config: 'oncall', grant_for: '12h' });
     expect(json.data.find((r: { id: string }) => r.id === onDefault)).not.toHaveProperty('grant_for');
     // A configuration of another environment says nothing about this one's lifetimes.
     writeFileSync(path.join(dir, 'roster.yaml'), yaml('prod'));
     expect(JSON.parse((await list('--format', 'json')).stdout).data.some((r: object) => 'grant_for' in r)).toBe(false);
+  });
+
+  it('in the several-environments layout, without --env, the folder of the environment the key is scoped to gives the lifetimes (issue 41)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'roster-queue-layout-'));
+    mkdirSync(path.join(dir, 'roster/shared'), { recursive: true });
+    mkdirSync(path.join(dir, 'roster/envs/e'), { recursive: true });
+    mkdirSync(path.join(dir, 'roster/envs/prod'), { recursive: true });
+    writeFileSync(path.join(dir, 'roster/shared/roster.yaml'), 'roles:\n  approver: {}\n');
+    writeFileSync(path.join(dir, 'roster/envs/e/roster.yaml'), 'project: p\nenvironment: e\naccess_requests:\n  default: { reviewer_roles: [approver] }\n  oncall: { reviewer_roles: [approver], grant_for: 12h }\n');
+    writeFileSync(path.join(dir, 'roster/envs/prod/roster.yaml'), 'project: p\nenvironment: prod\naccess_requests:\n  default: { reviewer_roles: [approver] }\n  oncall: { reviewer_roles: [approver], grant_for: 1h }\n');
+    // The key is scoped to p/e: no flag names the environment.
+    const text = await runCli(['requests', 'list', '--user', 'bob', '--tenant', 'acme', '--api-url', world.recorder.url], { cwd: dir, env: { ROSTER_API_KEY: ENV_KEY, ROSTER_ENV: undefined, ROSTER_PROJECT: undefined } });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(new RegExp(`^${onOncall}\\s+approved\\s+alice\\s+acme\\s+editor\\s+document:readme\\s+oncall\\s+12h\\s`, 'm'));
+    expect(text.stdout).toMatch(new RegExp(`^${onDefault}\\s.*\\sdefault\\s+never\\s`, 'm'));
   });
 });

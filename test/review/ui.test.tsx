@@ -3,7 +3,7 @@ import { cleanup, render } from 'ink-testing-library';
 import { ReviewScreen } from '../../src/review/ui/Screen.js';
 import { reduce } from '../../src/review/model.js';
 import { initQueue, type Action, type QueueState } from '../../src/review/state.js';
-import { aRequest, keys, pageOf, someRequests, userId } from './builders.js';
+import { aRequest, keys, pageOf, run, someRequests, userId } from './builders.js';
 import { columnsFor } from '../../src/review/format.js';
 
 /** Components get plain data: a queue state built by the reducer from made-up pages. No server here. */
@@ -38,6 +38,33 @@ const frame = (s: QueueState) => {
 afterEach(() => cleanup());
 
 describe('review screen (plain data)', () => {
+  it('decided tab: an approved request whose grant is gone since reads "revoked", in the row and the details (issue 41)', () => {
+    const decided = [
+      aRequest({ id: 'r2', requester: 'alice', role: 'editor', status: 'approved', reviewer: 'bob', createdAt: '2026-01-01T01:00:00Z' }),
+      aRequest({ id: 'r1', requester: 'dave', role: 'viewer', resource: null, instance: null, status: 'approved', reviewer: 'bob', createdAt: '2026-01-01T00:00:00Z' }),
+    ];
+    // The decided tab merges the approved list (source 0) and the denied one (source 1).
+    const loaded = run({ tab: 'decided', width: 100 }, [ROLES, pageOf(decided, 2, 1, 1, 0), pageOf([], 0, 1, 1, 1)]);
+    // The requesters of the approved rows on screen are read: their roles say whether the grant is still there.
+    expect(loaded.all.flatMap((e) => (e.type === 'loadPerson' ? [e.user] : [])).sort()).toEqual(['alice', 'dave']);
+    const before = frame(loaded.state);
+    expect(before).toMatch(/alice\s+editor\s+document:readme\s+\S+\s+approved/);
+    expect(before).toMatch(/dave\s+viewer\s+tenant-wide\s+\S+\s+approved/);
+    // alice still holds her grant; dave's tenant-wide viewer was revoked (he holds it on an instance only).
+    const people: Action[] = [
+      { type: 'personLoaded', user: 'alice', facts: { user: 'alice', assignments: [{ role: 'editor', tenant: 'acme', resource_instance: 'document:readme' }] } },
+      { type: 'personLoaded', user: 'dave', facts: { user: 'dave', assignments: [{ role: 'viewer', tenant: 'acme', resource_instance: 'document:readme' }] } },
+    ];
+    let s = loaded.state;
+    for (const a of people) s = reduce(s, a).state;
+    const after = frame(s);
+    expect(after).toMatch(/alice\s+editor\s+document:readme\s+\S+\s+approved/);
+    expect(after).toMatch(/dave\s+viewer\s+tenant-wide\s+\S+\s+revoked/);
+    const details = frame(reduce(reduce(s, keys('j')[0]).state, keys('<return>')[0]).state);
+    expect(details).toContain('Request by dave: viewer in acme (tenant-wide) — revoked');
+    expect(details).toContain("revoked since: dave's viewer in acme (tenant-wide) is not a role assignment any more");
+  });
+
   it('the queue at 100 columns: own request marked, reason truncated, total shown', () => {
     expect(frame(stateOf([ROLES, pageOf(queue())]))).toMatchSnapshot();
   });

@@ -3,6 +3,7 @@ import type { LiveState } from '../../types/live.js';
 import type { AccessGraph } from '../../access/index.js';
 import { openTarget, type Target, type TargetOptions } from '../target.js';
 import { loadDesired, printWarnings } from '../workflow.js';
+import { configPaths } from '../config-paths.js';
 
 export interface AccessStateOptions extends TargetOptions {
   live?: boolean;
@@ -32,7 +33,12 @@ export async function openAccessState(paths: string[], opts: AccessStateOptions,
     printWarnings(loaded.warnings);
     desired = loaded.desired;
   }
-  const target = await openTarget(opts, desired);
+  const { repositoryScope } = await import('../repository-scope.js');
+  // Without PATHs (explain --live), the repository's configuration still names the environment.
+  const scope = desired ?? (await repositoryScope(opts, command));
+  // The configuration read for --live, exported from a remote service: not read against the embedded one.
+  if (desired) await (await import('../provenance.js')).checkExportedFiles(configPaths(paths, command, opts.env), opts, command);
+  const target = await openTarget(opts, scope);
   try {
     const { readLiveState } = await import('../../api/read-live.js');
     const live = await readLiveState(target.client);

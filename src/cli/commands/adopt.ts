@@ -39,6 +39,8 @@ export async function adoptCommand(paths: string[], opts: AdoptCommandOptions): 
       throw new ConfigError(`--config ${key}: the configuration declares no access_requests configuration "${key}"${hint ? ` (${hint})` : ''}`);
     }
   }
+  // An export of a remote service with no service named: refused, not adopted from an empty stand-in (provenance.ts).
+  await (await import('../provenance.js')).checkExportedFiles(files, opts, 'requests adopt');
   const target = await openTarget(opts, desired);
   let adoption: Adoption;
   try {

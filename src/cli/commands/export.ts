@@ -22,9 +22,13 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<void> {
   if (opts.diff !== undefined && existsSync(opts.diff) && statSync(opts.diff).isDirectory()) return diffDirectory(opts.diff, opts);
   const before = opts.diff !== undefined && existsSync(opts.diff) ? readFileSync(opts.diff, 'utf8') : '';
   const { readHeader, withHeader } = await import('../../config/export.js');
+  // The environment the file compared with names, else the repository's configuration's.
+  const { repositoryScope } = await import('../repository-scope.js');
+  const scope = await repositoryScope(opts, 'export', opts.diff !== undefined && before !== '' ? [opts.diff] : []);
+  const exported = await exportLive(opts, { scope });
   // The file's `project:`, `environment:` and `authoritative: true` (what init --from-live writes) are
   // not drift: the export is compared with them declared the same way.
-  const text = opts.diff !== undefined ? withHeader(await exportLive(opts), readHeader(before)) : await exportLive(opts);
+  const text = opts.diff !== undefined ? sameProvenance(withHeader(exported, readHeader(before)), before) : exported;
   if (opts.diff !== undefined) {
     const file = opts.diff;
     if (before === text) {
@@ -49,21 +53,27 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<void> {
   process.stderr.write(`wrote ${file}\n`);
 }
 
+export interface ExportLiveOptions {
+  refuseEmptyEmbedded?: boolean;
+  /** The project and environment when no flag names them (repository-scope.ts); absent: the key's, else the defaults. */
+  scope?: { project?: string; environment?: string };
+}
+
 /**
  * The live environment of the target as configuration text (also `roster init --from-live`). With
  * `refuseEmptyEmbedded`, an empty embedded default is refused: it is what a forgotten ROSTER_API_URL
  * reads, and its export (every section `{}`) would make every section managed, and empty.
  */
-export async function exportLive(opts: TargetOptions, options: { refuseEmptyEmbedded?: boolean } = {}): Promise<string> {
+export async function exportLive(opts: TargetOptions, options: ExportLiveOptions = {}): Promise<string> {
   return (await exportLiveFrom(opts, options)).text;
 }
 
 /** exportLive, with where it read (the target's kind, place, project and environment keys). */
 export async function exportLiveFrom(
   opts: TargetOptions,
-  options: { refuseEmptyEmbedded?: boolean } = {},
+  options: ExportLiveOptions = {},
 ): Promise<{ text: string; target: { kind: 'embedded' | 'remote'; where: string; project: string; environment: string } }> {
-  const target = await openTarget(opts);
+  const target = await openTarget(opts, options.scope);
   try {
     const { readLiveState } = await import('../../api/read-live.js');
     const { buildExport } = await import('../../config/export.js');
@@ -76,11 +86,22 @@ export async function exportLiveFrom(
         `--from-live found nothing to export: no --api-url and no ROSTER_API_URL, so it read the embedded default (${dataDir}), which is empty; nothing was written (set ROSTER_API_URL and ROSTER_API_KEY, or pass --api-url, to export a remote service)`,
       );
     }
-    const text = buildExport(live, { source: `${target.project}/${target.environment}` });
+    // A remote service's host too: a plan of the export read with no service named is refused (provenance.ts).
+    const text = buildExport(live, { source: `${target.project}/${target.environment}${target.kind === 'remote' ? ` at ${target.where}` : ''}` });
     return { text, target: { kind: target.kind, where: target.where, project: target.project, environment: target.environment } };
   } finally {
     await target.close();
   }
+}
+
+/**
+ * The export with the file's own "Exported by … from …" line, when it has one: where a file was exported
+ * from (and how an older Roster wrote it, without the host) is not drift; what it declares is.
+ */
+function sameProvenance(text: string, file: string): string {
+  const line = /^# Exported by `roster export`.*$/m;
+  const theirs = line.exec(file);
+  return theirs ? text.replace(line, () => theirs[0]) : text;
 }
 
 /**

@@ -26,17 +26,26 @@ export async function queueConfigs(client: ApiClient, only: string | undefined):
 
 /**
  * `grant_for` of each configuration, from the repository's configuration (roster.yaml or roster/ in the
- * working directory) when there is one that loads and names the environment the queue is read from (or
- * names none): the service does not know it (docs/config.md). Best effort: no configuration, one that
- * does not load, or one of another environment is no lifetime shown, never an error here.
+ * working directory; in the several-environments layout, the folder of --env, else of the environment the
+ * queue is read from) when there is one that loads and names the environment the queue is read from (or
+ * names none): the service does not know it (docs/config.md). A configuration declared without
+ * `grant_for` is `null` (its grants never expire); one the repository does not declare is absent.
+ * Best effort: no configuration, one that does not load, or one of another environment is undefined
+ * (nothing known), never an error here.
  */
-export async function readLifetimes(target: { project: string; environment: string }, env?: string): Promise<Record<string, string>> {
+export async function readDeclaredLifetimes(target: { project: string; environment: string }, env?: string): Promise<Record<string, string | null> | undefined> {
   try {
     const { loadDesired } = await import('../workflow.js');
-    const { desired } = await loadDesired([], 'review', { offline: true, env });
-    if ((desired.project !== undefined && desired.project !== target.project) || (desired.environment !== undefined && desired.environment !== target.environment)) return {};
-    return Object.fromEntries([...desired.accessRequests.values()].filter((a) => a.grantFor !== undefined).map((a) => [a.key, a.grantFor!]));
+    const { desired } = await loadDesired([], 'review', { offline: true, env: env ?? (process.env.ROSTER_ENV || target.environment) });
+    if ((desired.project !== undefined && desired.project !== target.project) || (desired.environment !== undefined && desired.environment !== target.environment)) return undefined;
+    return Object.fromEntries([...desired.accessRequests.values()].map((a) => [a.key, a.grantFor ?? null]));
   } catch {
-    return {};
+    return undefined;
   }
+}
+
+/** The lifetimes known (readDeclaredLifetimes), without the configurations whose grants never expire. */
+export async function readLifetimes(target: { project: string; environment: string }, env?: string): Promise<Record<string, string>> {
+  const declared = (await readDeclaredLifetimes(target, env)) ?? {};
+  return Object.fromEntries(Object.entries(declared).filter((e): e is [string, string] => e[1] !== null));
 }

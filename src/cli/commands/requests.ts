@@ -26,9 +26,20 @@ export interface RequestsOptions extends TargetOptions {
 }
 
 export type Outcome =
-  | { kind: 'list'; items: AccessRequest[]; raw: unknown; total?: number; page: number; perPage: number; configs?: { lifetimes: Record<string, string> } }
+  | { kind: 'list'; items: AccessRequest[]; raw: unknown; total?: number; page: number; perPage: number; configs?: ListConfigs }
   | { kind: 'one'; verb: RequestsVerb; request: AccessRequest }
   | { kind: 'revoked'; revoked: import('../../review/revoke.js').Revoked };
+
+/**
+ * The element configurations of a list across them: each one's lifetime as the repository's configuration
+ * declares it (`null`: declared without `grant_for`, never expires; absent: not known, the service does
+ * not hold it), and where it was looked for, for the note under the table.
+ */
+export interface ListConfigs {
+  lifetimes: Record<string, string | null>;
+  /** `p/e`, when no repository configuration of that environment was read. */
+  unknownIn?: string;
+}
 
 const STATUSES: Record<string, ListStatus> = {
   pending: 'pending', null: 'pending', approved: 'approved', denied: 'denied', deny: 'denied', canceled: 'canceled', cancelled: 'canceled', cancel: 'canceled',
@@ -43,7 +54,9 @@ export async function requestsCommand(verb: RequestsVerb, id: string | undefined
   if (verb !== 'list' && verb !== 'create' && !id) throw new ConfigError(`roster requests ${verb} needs the request id`);
   const { createReviewSource } = await import('../../review/index.js');
   const { checkActor } = await import('../../review/actor.js');
-  const target = await openTarget(opts);
+  // Inside a repository, the environment its configuration names (no configuration path is taken here).
+  const { repositoryScope } = await import('../repository-scope.js');
+  const target = await openTarget(opts, await repositoryScope(opts, `requests ${verb}`));
   try {
     // An unknown user or tenant is said as such (with the name meant), not as an empty list.
     const actor = await checkActor(target.client, opts.user, opts.tenant);
@@ -51,11 +64,12 @@ export async function requestsCommand(verb: RequestsVerb, id: string | undefined
     let config = opts.config ?? 'default';
     if (verb === 'list' && !opts.config) {
       // One list across every element configuration the user may see requests in.
-      const { queueConfigs, readLifetimes } = await import('./requests-queue.js');
-      const [configs, lifetimes] = await Promise.all([queueConfigs(target.client, undefined), readLifetimes(target, opts.env)]);
-      if (configs.length > 1 || Object.keys(lifetimes).length > 0) {
+      const { queueConfigs, readDeclaredLifetimes } = await import('./requests-queue.js');
+      const [configs, declared] = await Promise.all([queueConfigs(target.client, undefined), readDeclaredLifetimes(target, opts.env)]);
+      if (configs.length > 1 || configs.some((c) => declared?.[c] !== undefined)) {
         const sources = configs.map((c) => createReviewSource({ client: target.client, ...actor, config: c }));
-        const outcome: Outcome = { ...(await listAcross(sources, opts)), configs: { lifetimes } };
+        const listed: ListConfigs = { lifetimes: declared ?? {}, ...(declared ? {} : { unknownIn: `${target.project}/${target.environment}` }) };
+        const outcome: Outcome = { ...(await listAcross(sources, opts)), configs: listed };
         process.stdout.write(opts.format === 'json' ? renderJson(outcome) : renderText(outcome, Date.now()));
         if (opts.format === 'json') return;
         const { readWarnings } = await import('./requests-warnings.js');
@@ -209,7 +223,7 @@ export function renderJson(o: Outcome): string {
   return JSON.stringify({ ...raw, data: o.items.map((r) => labelled(r, o.configs?.lifetimes)) }, null, 2) + '\n';
 }
 
-function labelled(r: AccessRequest, lifetimes?: Record<string, string>): Record<string, unknown> {
+function labelled(r: AccessRequest, lifetimes?: Record<string, string | null>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(r.raw)) {
     out[k] = v;
@@ -238,18 +252,23 @@ export function renderText(o: Outcome, now: number): string {
     return head + rows.filter(([, v]) => v !== null && v !== '').map(([k, v]) => `  ${k.padEnd(17)}${v}`).join('\n') + '\n';
   }
   if (o.items.length === 0) return o.page > 1 ? `no access request on page ${o.page}\n` : 'no access request\n';
-  // Across several configurations, each row names its own, with its lifetime when the repository gives one.
+  // Across several configurations, each row names its own and its lifetime: `grant_for` as the
+  // repository's configuration declares it, `never` when it declares none, `unknown` when it is not known.
   const across = o.configs !== undefined;
-  const table = [['ID', 'STATUS', 'REQUESTER', 'TENANT', 'ROLE', 'RESOURCE/INSTANCE', ...(across ? ['CONFIG'] : []), 'AGE', 'REASON']];
+  const table = [['ID', 'STATUS', 'REQUESTER', 'TENANT', 'ROLE', 'RESOURCE/INSTANCE', ...(across ? ['CONFIG', 'LIFETIME'] : []), 'AGE', 'REASON']];
+  let unknown = false;
   for (const r of o.items) {
     const target = r.resource && r.instance ? `${r.resource}:${r.instance}` : r.resource ?? 'tenant-wide';
     const life = r.config !== undefined ? o.configs?.lifetimes[r.config] : undefined;
-    const config = across ? [`${r.config ?? ''}${life ? ` (${life})` : ''}`] : [];
+    unknown ||= across && life === undefined;
+    const config = across ? [r.config ?? '', life === null ? 'never' : (life ?? 'unknown')] : [];
     table.push([r.id, r.status, r.requester, r.tenant, r.role, target, ...config, age(r.createdAt, now), (r.reason ?? '').replace(/\s+/g, ' ').slice(0, 60)]);
   }
   const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
   const lines = table.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ').trimEnd());
   const first = (o.page - 1) * o.perPage + 1;
   const of = o.total !== undefined ? ` of ${o.total} · page ${o.page}/${Math.max(1, Math.ceil(o.total / o.perPage))}` : '';
-  return `${lines.join('\n')}\n${first}–${first + o.items.length - 1}${of}\n`;
+  const where = o.configs?.unknownIn ? `no configuration of ${o.configs.unknownIn} here declares it` : 'the configuration here does not declare it';
+  const note = unknown ? `lifetime unknown: grant_for is not on the service, and ${where}\n` : '';
+  return `${lines.join('\n')}\n${first}–${first + o.items.length - 1}${of}\n${note}`;
 }

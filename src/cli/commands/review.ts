@@ -19,7 +19,9 @@ export async function reviewCommand(opts: ReviewCommandOptions): Promise<void> {
       { message: 'to list and decide access requests from scripts or CI, use roster requests', hint: `roster requests list --user ${opts.user} --tenant ${opts.tenant}` },
     ]);
   }
-  const target = await openTarget(opts);
+  // Inside a repository, the environment its configuration names (no configuration path is taken here).
+  const { repositoryScope } = await import('../repository-scope.js');
+  const target = await openTarget(opts, await repositoryScope(opts, 'review'));
   try {
     // Before the UI starts: an unknown user or tenant is an error with the name meant, not an empty queue.
     const { checkActor } = await import('../../review/actor.js');

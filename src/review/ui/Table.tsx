@@ -31,10 +31,10 @@ export function QueueTable({ rows, width, height, now, color, tab, configOf }: Q
         }
         const r = row.request;
         const decided = r.status !== 'pending';
-        const tone = row.inflight ? 'info' : r.status === 'approved' ? 'success' : r.status === 'denied' ? 'error' : decided || r.own ? 'dim' : undefined;
+        const tone = row.inflight ? 'info' : row.revoked ? 'dim' : r.status === 'approved' ? 'success' : r.status === 'denied' ? 'error' : decided || r.own ? 'dim' : undefined;
         return (
           <Text key={`row-${row.index}`} inverse={row.selected && color} bold={row.selected} color={colorOf(tone, color)} wrap="truncate-end">
-            {marker + formatRow(r, c, now, { inflight: row.inflight, tab, duplicates: row.duplicates, config: configOf?.(r.config) })}
+            {marker + formatRow(r, c, now, { inflight: row.inflight, tab, duplicates: row.duplicates, config: configOf?.(r.config), revoked: row.revoked })}
           </Text>
         );
       })}
