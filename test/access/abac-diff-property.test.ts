@@ -1,5 +1,5 @@
 /**
- * The set-rule lines (abac-diff.ts, words and vectors) against brute force: on random small states before
+ * The set-rule lines (src/access/abac/diff.ts, words and vectors) against brute force: on random small states before
  * and after, every (user, instance, permission) whose decision changes without a role on either side and
  * without depending on the context is in exactly one line, with its sign; nothing else is. Pure.
  */

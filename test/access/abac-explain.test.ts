@@ -1,5 +1,5 @@
 /**
- * `explain` through set rules (src/access/abac-explain.ts): the rule that allows with the conditions that
+ * `explain` through set rules (src/access/abac/explain.ts): the rule that allows with the conditions that
  * matched, or per rule the condition that failed (ancestors included), and what is not decided offline.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-/** The access graph's attribute-based access (abac-graph.ts) on constructed states: table-driven. Pure. */
+/** The access graph's attribute-based access (src/access/abac/graph.ts) on constructed states: table-driven. Pure. */
 import { describe, expect, it } from 'vitest';
 import { abacFromState, buildAccessGraph, decideAbacIn } from '../../src/access/index.js';
 import { factsFromState } from '../../src/access/from-state.js';

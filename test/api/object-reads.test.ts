@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createClient, type ApiClient } from '../../src/api/index.js';
 import { applyOne } from '../../src/apply/operations.js';
 import { resolveScope } from '../../src/cli/scope.js';
@@ -100,9 +100,14 @@ describe('single-object reads answered with JSON of the wrong shape', () => {
     proxy = await startFaultProxy(server.url, (r) => (r.path === '/v2/api-key/scope' ? { kind: 'json', body: { organization_id: 'o', project_id: 5, environment_id: 'e' } } : undefined));
     const keyFile = path.join(server.dataDir, 'key');
     writeFileSync(keyFile, ORG_KEY);
-    const err = await openTarget({ apiUrl: proxy.url, apiKeyFile: keyFile, timeout: '1' }).then((t) => t.close(), (e: unknown) => e);
+    // openTarget's own client, with its default deadline (2 min): the jitter is 0, so its retries do not
+    // wait. (A 1 s --timeout here cut the last retry short on a loaded machine: test/README.md, "Deadlines".)
+    const jitter = vi.spyOn(Math, 'random').mockReturnValue(0);
+    const err = await openTarget({ apiUrl: proxy.url, apiKeyFile: keyFile })
+      .then((t) => t.close(), (e: unknown) => e)
+      .finally(() => jitter.mockRestore());
     expect(err).toBeInstanceOf(ApiError);
-    expect((err as ApiError).message).toMatch(/^GET \/v2\/api-key\/scope answered 200 MALFORMED_ANSWER: JSON of the wrong shape \(project_id is a number, where a string, null or nothing was expected\)/);
+    expect((err as ApiError).message).toMatch(/^GET \/v2\/api-key\/scope answered 200 MALFORMED_ANSWER: JSON of the wrong shape \(project_id is a number, where a string, null or nothing was expected\) \(after 6 attempts\)$/);
   });
 
   it('the answers the real server gives pass', async () => {

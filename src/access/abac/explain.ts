@@ -1,15 +1,15 @@
 /**
  * Why attribute-based access allows or denies one check (docs/check.md "Attribute-based access"): for
  * every set rule granting the action on the type, the user set and the resource set with their
- * ancestors (`parent`), decided on the attributes the check sees (abac.ts `bagsFor`, as `/allowed` sees
+ * ancestors (`parent`), judged on the attributes the check sees (model.ts `bagsFor`, as `/allowed` sees
  * them), and the conditions that decided each, with the values seen and where they came from.
  *
- * Offline, a check that passes no attributes cannot know what the caller will pass at decision time:
- * a condition on a `user.*` or `resource.*` attribute the state does not store, or on `context.*`, is
- * then *unknown* (three-valued: `allOf` fails when a child fails, holds when all hold, else is unknown;
- * `anyOf` the other way round; `not` keeps unknown). A rule that is unknown is "not decided offline:
- * depends on …", never guessed. A check that passes attributes (`--with`, an assertion's `with:`) is
- * decided exactly as `/allowed` decides that check: what it does not pass is missing. Pure.
+ * Offline, a check that passes no attributes cannot know the `context` the caller will pass at decision
+ * time: a condition on `context.*` is then *unknown* (the judge's three values, conditions/judge.ts
+ * `CONTEXT_UNKNOWN`); stored attributes decide, a missing one false. A rule that is unknown is "not
+ * decided offline: depends on …", never guessed. A check that passes attributes (`--with`, an
+ * assertion's `with:`) is decided exactly as `/allowed` decides that check: what it does not pass is
+ * missing. Pure.
  */
 import {
   CONTEXT_UNKNOWN,
