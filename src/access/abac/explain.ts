@@ -99,11 +99,6 @@ export interface AbacExplanation {
   rules: AbacRuleTrace[];
 }
 
-/**
- * What only the decision-time check has: its `context`. Stored user and resource attributes decide as
- * `/allowed` decides a check that passes nothing (missing: false), as the plan's access section does
- * (graph.ts): one judge for every surface (conditions/judge.ts `CONTEXT_UNKNOWN`).
- */
 /** Whether a check passes anything at all (then it is decided exactly). */
 export function passesAttributes(passed: AbacCheck['passed']): boolean {
   return passed !== undefined && (passed.user !== undefined || passed.resource !== undefined || passed.context !== undefined);
@@ -150,6 +145,11 @@ export function setLabel(key: string, kind: 'user' | 'resource'): string {
   return `${kind} set ${key}`;
 }
 
+/**
+ * Offline (nothing passed), only what the decision-time check has is unknown: its `context`. Stored user
+ * and resource attributes decide as `/allowed` decides a check that passes nothing (missing: false), as
+ * the plan's access section does (graph.ts): one judge for every surface (conditions/judge.ts).
+ */
 function traceSide(view: AbacView, key: string, kind: 'user' | 'resource', bags: Bags, check: AbacCheck, exact: boolean, options: EvaluateOptions): AbacSide {
   return traceSideWith(view, key, kind, bags, check, exact ? NOTHING_UNKNOWN : CONTEXT_UNKNOWN, options);
 }
