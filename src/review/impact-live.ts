@@ -166,9 +166,12 @@ function listed(instances: readonly string[], suffix = ''): string {
   return `${countInstances(sorted)}${suffix}: ${shown}${more > 0 ? ` … (${count(more)} more)` : ''}`;
 }
 
-/** " (through viewer, team:eng's editor)" — the roles and set rules that already give `kept` on the instance. */
+/** " (through viewer, folder#viewer via team:eng)": the roles (a group's named) and set rules that give `kept` already. */
 function heldThrough(before: AccessGraph, user: string, instance: string, kept: readonly string[]): string {
-  const roles = before.rolesOn(user, instance).map((h) => h.role);
+  const roles = before.rolesOn(user, instance).map((h) => {
+    const p = h.paths[0];
+    return p.kind === 'group' ? `${h.role} via ${p.chain.at(-1)}` : h.role;
+  });
   const rules = before.abac ? kept.flatMap((p) => before.abac!.allowing(user, p, instance)).map((r) => `set rule ${describeUserSet(r.userSet)} × ${describeResourceSet(r.resourceSet)}`) : [];
   const all = [...new Set([...roles, ...rules])];
   return all.length > 0 ? ` (through ${all.join(', ')})` : '';

@@ -90,7 +90,7 @@ async function impactOf(user: string, details: { role: string; resource?: string
 }
 
 describe('"If approved" on the whole environment (real server)', () => {
-  it('a resource role on a folder: the documents it derives editor on, grouped, and the rule named', async () => {
+  it('a resource role on a folder: the documents it derives editor on, grouped, with the derivation named', async () => {
     const lines = await impactOf('alice', { role: 'editor', resource: 'folder', resource_instance: 'finance' });
     expect(lines.slice(0, 2)).toEqual([
       '+ folder#editor: folder:read, folder:write on folder:finance',
@@ -117,5 +117,41 @@ describe('"If approved" on the whole environment (real server)', () => {
     const dave = await impactOf('dave', { role: 'senior' });
     expect(dave.join('\n')).not.toContain('document:approve');
     expect(dave.slice(0, -1)).toEqual(['+ senior tenant-wide in acme (the role itself grants no permission)']);
+  });
+});
+
+describe('"If approved" and what the session changes (real server)', () => {
+  it('what a group gives already is named; an approval made here is added to the environment read, not read again', async () => {
+    await ok(server.facts('POST', '/users', { key: 'erin' }));
+    await ok(server.schema('POST', '/resources/folder/roles', { key: 'viewer', name: 'viewer', permissions: ['read'] }));
+    await ok(server.schema('POST', '/groups', { group_instance_key: 'finance', group_resource_type_key: 'team', group_tenant: 'acme' }));
+    await ok(server.schema('PUT', '/groups/team:finance/users/erin', { tenant: 'acme' }));
+    await ok(server.schema('POST', '/groups/team:finance/roles', { role: 'viewer', resource: 'folder', resource_instance: 'finance', tenant: 'acme' }));
+    for (let i = 0; i < 2; i++) await ok(server.facts('POST', '/access_requests/default/user/erin/tenant/acme', { access_request_details: { tenant: 'acme', role: 'editor', resource: 'folder', resource_instance: 'finance' } }));
+    const source = createReviewSource({ client, user: 'bob', tenant: 'acme' });
+    let reads = 0;
+    const counted = { ...source, readLive: () => (reads++, source.readLive()) };
+    const controller = createReviewController({ source: counted, user: 'bob', tenant: 'acme', width: 400, rows: 60, filter: '@erin' });
+    const impact = () => {
+      const lines = buildDetailLines(controller.getState()).map((l) => l.text);
+      const at = lines.indexOf('If approved');
+      return lines.slice(at + 1, lines.findIndex((l, i) => i > at && !l.startsWith(' '))).map((l) => l.trim());
+    };
+    controller.dispatch({ type: 'start' });
+    await controller.idle();
+    controller.key(named('return'));
+    await controller.idle();
+    expect(impact().slice(0, 3)).toEqual([
+      '+ folder#editor: folder:write on folder:finance',
+      'already held there: folder:read (through folder#viewer via team:finance)',
+      '+ document#editor: document:read, document:write on 2 documents (from folder#editor on folder:finance via parent): document:budget, document:plan',
+    ]);
+    for (const k of ['a', 'return', 'y']) controller.key(k === 'return' ? named('return') : { input: k });
+    await controller.idle();
+    expect(controller.getState().log.at(-1)?.text).toMatch(/^approved erin's request/);
+    controller.key(named('return'));
+    await controller.idle();
+    expect(impact()[0]).toBe('= erin already holds folder#editor on folder:finance: approving changes nothing');
+    expect(reads).toBe(1);
   });
 });
