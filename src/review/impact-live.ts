@@ -95,7 +95,8 @@ function impactOn(request: AccessRequest, live: LiveState, role: string, base: B
     if (mine.length === 0) lines.push(tenantWideNothing(after, id, request.tenant, perms, user));
   }
   const rest = groups.filter((g) => !own(g)).map((g) => `+ ${g.via.role}: ${g.perms.join(', ')} on ${listed(g.instances, describeVia(g.via))}`);
-  const abac = after.abac || before.abac ? diffAbac(before, after) : undefined;
+  // Only the requester's facts differ between the graphs: no one else is compared.
+  const abac = after.abac || before.abac ? diffAbac(before, after, { users: [user] }) : undefined;
   const ruleLines = [...(abac?.lines.filter((l) => l.users.includes(user)).map((l) => ruleLine(l, user)) ?? []), ...(abac?.undecided.filter((u) => u.users > 0).map(undecidedLine) ?? [])];
   const more = [...rest, ...ruleLines];
   const room = Math.max(0, MAX_LINES - lines.length);
