@@ -97,7 +97,10 @@ function impactOn(request: AccessRequest, live: LiveState, role: string, base: B
   const rest = groups.filter((g) => !own(g)).map((g) => `+ ${g.via.role}: ${g.perms.join(', ')} on ${listed(g.instances, describeVia(g.via))}`);
   // Only the requester's facts differ between the graphs: no one else is compared.
   const abac = after.abac || before.abac ? diffAbac(before, after, { users: [user] }) : undefined;
-  const ruleLines = [...(abac?.lines.filter((l) => l.users.includes(user)).map((l) => ruleLine(l, user)) ?? []), ...(abac?.undecided.filter((u) => u.users > 0).map(undecidedLine) ?? [])];
+  // Gains first, then losses (the diff's order within each), then what waits for the context.
+  const mine = abac?.lines.filter((l) => l.users.includes(user)) ?? [];
+  const ruleLines = [...mine.filter((l) => l.sign === '+'), ...mine.filter((l) => l.sign === '-')].map((l) => ruleLine(l, user));
+  ruleLines.push(...(abac?.undecided.filter((u) => u.users > 0).map(undecidedLine) ?? []));
   const more = [...rest, ...ruleLines];
   const room = Math.max(0, MAX_LINES - lines.length);
   lines.push(...more.slice(0, room));

@@ -35,7 +35,7 @@ beforeAll(async () => {
   const editor = { editor: { name: 'editor', permissions: ['read', 'write'] } };
   await ok(s.schema('POST', '/resources', { key: 'folder', name: 'Folder', actions: { read: {}, write: {} }, roles: editor }));
   await ok(s.schema('POST', '/resources', {
-    key: 'document', name: 'Document', actions: { read: {}, write: {}, approve: {}, escalate: {} }, roles: editor,
+    key: 'document', name: 'Document', actions: { read: {}, write: {}, approve: {}, escalate: {}, comment: {} }, roles: editor,
     relations: { parent: 'folder' }, attributes: { amount: { type: 'number' } },
   }));
   await ok(s.schema('POST', '/resources/document/roles/editor/implicit_grants', { role: 'editor', on_resource: 'folder', linked_by_relation: 'parent' }));
@@ -46,10 +46,12 @@ beforeAll(async () => {
     key: 'senior-approvers', name: 'Senior approvers', type: 'userset',
     conditions: { allOf: [{ 'user.roles': { array_contains: 'senior' } }, { 'user.level': { 'greater-than-equals': 3 } }] },
   }));
+  await ok(s.schema('POST', '/condition_sets', { key: 'non-managers', name: 'Others', type: 'userset', conditions: { allOf: [{ not: { 'user.roles': { array_contains: 'manager' } } }] } }));
   await ok(s.schema('POST', '/condition_sets', { key: 'small-docs', name: 'Small', type: 'resourceset', resource_id: 'document', conditions: { allOf: [{ 'resource.amount': { 'less-than': 100 } }] } }));
   await ok(s.schema('POST', '/condition_sets', { key: 'urgent', name: 'Urgent', type: 'resourceset', resource_id: 'document', conditions: { allOf: [{ 'context.urgent': { equals: true } }] } }));
   await ok(s.facts('POST', '/set_rules', { user_set: 'managers', permission: 'document:write', resource_set: 'small-docs' }));
   await ok(s.facts('POST', '/set_rules', { user_set: 'managers', permission: 'document:escalate', resource_set: 'urgent' }));
+  await ok(s.facts('POST', '/set_rules', { user_set: 'non-managers', permission: 'document:comment', resource_set: 'small-docs' }));
   await ok(s.facts('POST', '/set_rules', { user_set: 'senior-approvers', permission: 'document:approve', resource_set: 'small-docs' }));
   await ok(s.facts('POST', '/tenants', { key: 'acme', name: 'Acme' }));
   await ok(s.facts('POST', '/resource_instances', { key: 'finance', resource: 'folder', tenant: 'acme' }));
@@ -106,6 +108,8 @@ describe('"If approved" on the whole environment (real server)', () => {
       '+ manager tenant-wide in acme (the role itself grants no permission)',
       // Stored amounts decide which documents; document:plan (500) is not among them.
       '+ document:write on 2 documents (set rule: user set managers × resource set small-docs): document:budget, document:loose',
+      // A set on `not user.roles contains manager`: the role takes alice out of it.
+      '- document:comment on 2 documents (set rule: user set non-managers × resource set small-docs, whose user set no longer takes alice in): document:budget, document:loose',
       '? document:escalate on 3 documents depends on context.urgent (set rule: user set managers × resource set urgent): decided at each check, by the context it passes',
     ]);
   });
