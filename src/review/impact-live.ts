@@ -98,8 +98,8 @@ function impactOn(request: AccessRequest, live: LiveState, role: string, base: B
   // Only the requester's facts differ between the graphs: no one else is compared.
   const abac = after.abac || before.abac ? diffAbac(before, after, { users: [user] }) : undefined;
   // Gains first, then losses (the diff's order within each), then what waits for the context.
-  const mine = abac?.lines.filter((l) => l.users.includes(user)) ?? [];
-  const ruleLines = [...mine.filter((l) => l.sign === '+'), ...mine.filter((l) => l.sign === '-')].map((l) => ruleLine(l, user));
+  const byRule = abac?.lines.filter((l) => l.users.includes(user)) ?? [];
+  const ruleLines = [...byRule.filter((l) => l.sign === '+'), ...byRule.filter((l) => l.sign === '-')].map((l) => ruleLine(l, user));
   ruleLines.push(...(abac?.undecided.filter((u) => u.users > 0).map(undecidedLine) ?? []));
   const more = [...rest, ...ruleLines];
   const room = Math.max(0, MAX_LINES - lines.length);

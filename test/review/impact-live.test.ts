@@ -159,3 +159,29 @@ describe('"If approved" and what the session changes (real server)', () => {
     expect(reads).toBe(1);
   });
 });
+
+describe('"If approved" stays readable (pure, on a built live state)', () => {
+  it('instances named up to ten with a count; lines capped with a count', async () => {
+    const { emptyLiveState } = await import('../../src/types/live.js');
+    const { buildLiveImpact } = await import('../../src/review/impact-live.js');
+    const { aRequest } = await import('./builders.js');
+    const live = emptyLiveState();
+    const editor = (grantedTo: { role: string; on: string; via: string }[] = []) => [{ key: 'editor', name: 'editor', permissions: ['read'], extends: [], grantedTo }];
+    live.resources.set('folder', { key: 'folder', name: 'folder', actions: ['read'], roles: editor() });
+    // 25 resource types, each with 12 documents in folder:f, each deriving editor from the folder's.
+    for (let t = 0; t < 25; t++) {
+      const type = `doc${String(t).padStart(2, '0')}`;
+      live.resources.set(type, { key: type, name: type, actions: ['read'], roles: editor([{ role: 'editor', on: 'folder', via: 'parent' }]) });
+      for (let i = 0; i < 12; i++) live.resourceInstances.set(`${type}:d${String(i).padStart(2, '0')}`, { resource: type, key: `d${String(i).padStart(2, '0')}`, tenant: 'acme', relations: [{ relation: 'parent', subject: 'folder:f' }] });
+    }
+    live.resourceInstances.set('folder:f', { resource: 'folder', key: 'f', tenant: 'acme' });
+    live.users.set('alice', { key: 'alice', tenants: ['acme'], roles: [] });
+    const impact = buildLiveImpact(aRequest({ requester: 'alice', role: 'editor', resource: 'folder', instance: 'f' }), live);
+    expect(impact.lines).toHaveLength(21);
+    expect(impact.lines[0]).toBe('+ folder#editor: folder:read on folder:f');
+    expect(impact.lines[1]).toBe(
+      '+ doc00#editor: doc00:read on 12 doc00s (from folder#editor on folder:f via parent): ' + Array.from({ length: 10 }, (_, i) => `doc00:d${String(i).padStart(2, '0')}`).join(', ') + ' … (2 more)',
+    );
+    expect(impact.lines[20]).toBe('  … and 6 more lines');
+  });
+});
