@@ -178,7 +178,7 @@ export function countInstances(instances: readonly string[]): string {
 }
 
 /** English plural of a type key, for counts ("3 folders", "2 policies", "4 boxes"). */
-function pluralOfType(word: string): string {
+export function pluralOfType(word: string): string {
   if (/[^aeiou]y$/.test(word)) return `${word.slice(0, -1)}ies`;
   if (/(s|x|z|ch|sh)$/.test(word)) return `${word}es`;
   return `${word}s`;

@@ -1,6 +1,7 @@
 import { conflictText, failureText, isOwnEarlierDecision, successText, type DecisionIntent } from './decisions.js';
 import { failPage, receivePage } from './fetches.js';
 import type { AccessRequest } from './request.js';
+import { liveWithGrant } from './impact-live.js';
 import { feedIndexOf, selected } from './rows.js';
 import { countsEffect, only, type Answer, type Message, type QueueState, type Step } from './state.js';
 
@@ -23,6 +24,10 @@ export function onAnswer(s: QueueState, a: Answer): Step {
       return only({ ...s, roles: { state: 'loaded', value: a.roles }, ...(a.setRules !== undefined ? { setRules: a.setRules } : {}) });
     case 'rolesFailed':
       return only({ ...s, roles: { state: 'failed', message: a.message } });
+    case 'liveLoaded':
+      return only({ ...s, live: { state: 'loaded', value: a.live } });
+    case 'liveFailed':
+      return only({ ...s, live: { state: 'failed', message: a.message } });
     case 'personLoaded':
       return only({ ...s, people: { ...s.people, [a.user]: { state: 'loaded', value: a.facts } } });
     case 'reviewingLoaded':
@@ -56,13 +61,16 @@ function finish(s: QueueState, intent: DecisionIntent, request: AccessRequest, m
   // The requester's roles may have changed: read them again when next shown.
   const people = { ...s.people };
   if (intent.kind === 'approve') delete people[request.requester];
+  // The environment read gains the grant the approval made (the service made the same), so the other
+  // requests' impact stays exact without reading the environment again.
+  const live = intent.kind === 'approve' && request.status === 'approved' && s.live?.state === 'loaded' ? { state: 'loaded' as const, value: liveWithGrant(s.live.value, request, intent.role ?? request.role) } : s.live;
   let gone = s.gone;
   // Under pending, a request that is no longer pending leaves the queue now, not at the next reload.
   if (s.tab === 'pending' && request.status !== 'pending') {
     const at = feedIndexOf(s, intent.id);
     if (at !== undefined && !gone.includes(at)) gone = [...gone, at].sort((x, y) => x - y);
   }
-  const next = { ...s, inflight, overlay: { ...s.overlay, [intent.id]: request }, people, message, log, gone };
+  const next = { ...s, inflight, overlay: { ...s.overlay, [intent.id]: request }, people, message, log, gone, ...(live ? { live } : {}) };
   // Back to the detail's list when the request shown left it; the counts change with every decision.
   return { state: next.view === 'detail' && gone !== s.gone && selected(s)?.id === intent.id ? { ...next, view: 'list' } : next, effects: [countsEffect(next)] };
 }

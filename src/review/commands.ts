@@ -56,7 +56,9 @@ export function onCommandKey(s: QueueState, k: KeyPress): Step {
 }
 
 function refresh(s: QueueState): Step {
-  const next = reload(s, { people: {}, message: { kind: 'info', text: 'refreshed' } });
+  // The environment too: read again when a request's details are next shown.
+  const { live: _, ...kept } = s;
+  const next = reload(kept, { people: {}, message: { kind: 'info', text: 'refreshed' } });
   // The roles (and the set rules read with them) again when they could not be read.
   const again = s.roles.state === 'failed' || s.setRules === null;
   const effects: Effect[] = again ? [{ type: 'loadRoles' }, countsEffect(next)] : [countsEffect(next)];

@@ -100,6 +100,13 @@ export function createReviewController(o: ControllerOptions): ReviewController {
             (err) => dispatch({ type: 'personFailed', user: e.user, message: describeError(err).message }),
           ),
         );
+      case 'loadLive':
+        return track(
+          source.readLive().then(
+            (live) => dispatch({ type: 'liveLoaded', live }),
+            (err) => dispatch({ type: 'liveFailed', message: describeError(err).message }),
+          ),
+        );
       case 'loadReviewing':
         return track(
           source.readReviewing(o.configs).then(

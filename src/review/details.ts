@@ -1,4 +1,5 @@
-import { buildImpact, rolesInTenant } from './impact.js';
+import { buildImpact, rolesInTenant, type Impact } from './impact.js';
+import { buildLiveImpact } from './impact-live.js';
 import { duplicateKey, grantGone, pendingByKey, selected } from './rows.js';
 import { describeGrant, grantOf } from './revoke.js';
 import type { QueueState } from './state.js';
@@ -114,12 +115,20 @@ function impactLines(s: QueueState, r: AccessRequest): DetailLine[] {
   const intent = s.inflight[r.id];
   const role = intent?.role ?? r.role;
   const title: DetailLine = { text: `If approved${role !== r.role ? ` as ${role}` : ''}`, tone: 'title' };
+  // The whole environment once read; until then (or when it cannot be read) the partial view from the
+  // requester's own roles, saying so.
+  if (s.live?.state === 'loaded') return [title, ...renderImpact(s, buildLiveImpact(r, s.live.value, role), 'dim')];
   const person = s.people[r.requester];
   if (s.roles.state === 'failed') return [title, { text: `  could not read the roles (${s.roles.message}): R retries`, tone: 'error' }];
   if (person?.state === 'failed') return [title, { text: `  unknown: ${r.requester}'s roles could not be read`, tone: 'error' }];
   if (s.roles.state === 'loading' || !person || person.state === 'loading') return [title, { text: '  reading…', tone: 'dim' }];
   const impact = buildImpact(r, s.roles.value, person.value, role, [], s.setRules);
-  const out: DetailLine[] = [title];
+  const whole = s.live?.state === 'failed' ? `the environment could not be read (${s.live.message}): R retries; ` : 'reading the whole environment; until then, ';
+  return [title, ...renderImpact(s, { ...impact, note: `${whole}${impact.note}` })];
+}
+
+function renderImpact(s: QueueState, impact: Impact, noteTone: DetailLine['tone'] = 'warning'): DetailLine[] {
+  const out: DetailLine[] = [];
   // Each line whole, wrapped under itself: a role granting many permissions lists them all.
   for (const line of impact.lines) {
     const lead = /^ */.exec(line)![0];
@@ -127,6 +136,6 @@ function impactLines(s: QueueState, r: AccessRequest): DetailLine[] {
     out.push(...wrapAll(line.slice(lead.length), s.width - 1, `  ${lead}`, `  ${lead}    `).map((text): DetailLine => ({ text, ...(tone ? { tone } : {}) })));
   }
   // The caveat whole, wrapped, right under what it qualifies.
-  out.push(...wrapAll(`(${impact.note})`, s.width - 1, '  ', '   ').map((text): DetailLine => ({ text, tone: 'warning' })));
+  out.push(...wrapAll(`(${impact.note})`, s.width - 1, '  ', '   ').map((text): DetailLine => ({ text, tone: noteTone })));
   return out;
 }

@@ -94,8 +94,9 @@ export function rolesInTenant(facts: RequesterFacts, tenant: string): string[] {
 }
 
 /**
- * What approving `request` (as `role`, a key as the service takes it) would change for the requester,
- * computed with the shared access graph (src/access: the same resolution of a role on an instance, the
+ * The partial view of "If approved", shown until the whole environment is read (impact-live.ts, the full
+ * view) or when it cannot be: what approving `request` (as `role`, a key as the service takes it) would
+ * change for the requester, computed with the shared access graph (src/access: the same resolution of a role on an instance, the
  * same derivations, as the service) from facts that are cheap to read: the requester's own role
  * assignments, the role definitions, and the tuples when given. Pure.
  */

@@ -100,5 +100,9 @@ function settle(s: QueueState, effects: Effect[]): Step {
     next = { ...next, people: { ...next.people, [user]: { state: 'loading' } } };
     out.push({ type: 'loadPerson', user });
   }
+  if (next.view === 'detail' && r?.status === 'pending' && next.live === undefined) {
+    next = { ...next, live: { state: 'loading' } };
+    out.push({ type: 'loadLive' });
+  }
   return { state: next, effects: out };
 }

@@ -4,7 +4,8 @@ import { isEnvelope } from '../api/paging.js';
 import { CONFIG_SHAPE, reviewerRolesOf, type LevelsRead } from '../api/levels.js';
 import { expectFields, expectListItems, ID, listOf, optional, STRING, type Shape } from '../api/answer.js';
 import { ASSIGNMENT_ITEM, RESOURCE_ITEM } from '../api/shapes.js';
-import { resourceRolesOf, type ResourceRead } from '../api/read-live.js';
+import { readLiveState, resourceRolesOf, type ResourceRead } from '../api/read-live.js';
+import type { LiveState } from '../types/live.js';
 import { readAccessRequest, type AccessRequest } from './request.js';
 import type { FeedQuery } from './paging.js';
 import type { RequesterFacts, RoleInfo, SetRulesRead } from './impact.js';
@@ -31,6 +32,11 @@ export interface ReviewSource {
    * role grant changes through attribute-based access, for the impact view.
    */
   readSetRules(): Promise<SetRulesRead>;
+  /**
+   * The whole environment as `roster plan` reads it (`readLiveState`): what the full "If approved" compares
+   * with the requested grant added. Read once a request's details are first shown, not with the queue.
+   */
+  readLive(): Promise<LiveState>;
   /** The requester's role assignments (every tenant, or only `tenant`'s; callers pick the request's). */
   readRequester(user: string, o?: { tenant?: string }): Promise<RequesterFacts>;
   /**
@@ -211,6 +217,7 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
         }),
       };
     },
+    readLive: () => readLiveState(client),
     async readReviewing(configs = [own]) {
       const [levels, mine] = await Promise.all([
         Promise.all(configs.map((c) => client.get<{ roles_to_levels?: LevelsRead }>(pathOf(client.paths.elements, 'config', c), { expect: expectFields(CONFIG_SHAPE) }))),

@@ -6,6 +6,7 @@ import type { KeyPress } from './keys.js';
 import type { AccessRequest } from './request.js';
 import type { RequesterFacts, RoleInfo, SetRulesRead } from './impact.js';
 import type { WaitingInfo } from '../api/index.js';
+import type { LiveState } from '../types/live.js';
 
 /**
  * The review queue's state, and what passes between the model (model.ts) and the controller: the
@@ -73,6 +74,11 @@ export interface QueueState {
   roles: Loadable<RoleInfo[]>;
   /** The set rules, read with the roles; null when they could not be read (the impact then says so). */
   setRules?: SetRulesRead | null;
+  /**
+   * The whole environment, for the full "If approved" (impact-live.ts): read when a request's details are
+   * first shown (absent until then), again after R; an approval made here is added to it.
+   */
+  live?: Loadable<LiveState>;
   people: Readonly<Record<string, Loadable<RequesterFacts>>>;
   /** The element configurations the queue spans (one queue across them); each row names its own when several. */
   configs: readonly string[];
@@ -97,6 +103,8 @@ export type Answer =
   | { type: 'countsLoaded'; gen: number; counts: Partial<Record<Tab, number>> }
   | { type: 'rolesLoaded'; roles: RoleInfo[]; setRules?: SetRulesRead | null }
   | { type: 'rolesFailed'; message: string }
+  | { type: 'liveLoaded'; live: LiveState }
+  | { type: 'liveFailed'; message: string }
   | { type: 'personLoaded'; user: string; facts: RequesterFacts }
   | { type: 'personFailed'; user: string; message: string }
   | { type: 'reviewingLoaded'; reviewing: Reviewing }
@@ -114,6 +122,8 @@ export type Effect =
   /** The tabs' totals: one small read per list (page 1 of 1 row). */
   | { type: 'loadCounts'; gen: number; queries: { tab: Tab; queries: FeedQuery[] }[] }
   | { type: 'loadPerson'; user: string }
+  /** The whole environment (readLiveState), for the full impact. */
+  | { type: 'loadLive' }
   /** Whether the user reviews: the configurations' reviewer roles and the user's roles in the tenant. */
   | { type: 'loadReviewing' }
   | { type: 'decide'; intent: DecisionIntent; request: AccessRequest }

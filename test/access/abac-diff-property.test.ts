@@ -87,3 +87,20 @@ describe('set-rule lines = brute force', () => {
     );
   });
 });
+
+describe('set-rule lines for the users a change concerns (diffAbac `users`)', () => {
+  it('one user\'s roles changed: the lines compared for that user alone are the lines compared for everyone', () => {
+    const arbRoles = fc.record({ admin: fc.constantFrom(undefined, 't0', 't1'), role: fc.boolean() });
+    fc.assert(
+      fc.property(arbSide, fc.integer({ min: 0, max: USERS.length - 1 }), arbRoles, (x, k, roles) => {
+        const memo = abacMemo();
+        const y = { ...x, users: x.users.map((u, i) => (i === k ? { ...u, ...roles } : u)) };
+        const before = buildAccessGraph(factsFromState(abacState(stateOf(x))), { abacMemo: memo });
+        const after = buildAccessGraph(factsFromState(abacState(stateOf(y))), { abacMemo: memo });
+        const flat = (d: ReturnType<typeof diffAbac>) => d.lines.flatMap((l) => l.users.flatMap((u) => l.instances.map((i) => `${l.sign} ${u} ${l.permission} ${i} ${l.via.rule}`))).sort();
+        expect(flat(diffAbac(before, after, { users: [USERS[k]] }))).toEqual(flat(diffAbac(before, after)));
+      }),
+      { numRuns: Number(process.env.ROSTER_PROPERTY_RUNS || 300) },
+    );
+  });
+});

@@ -112,7 +112,9 @@ describe('roster review flows (real server)', () => {
     await ui.press('j');
     expect(ui.frame()).toMatch(/› alice\s+editor\s+document:readme/);
     await ui.press('enter');
-    const details = await ui.until('+ editor: document:write on document:readme');
+    // The whole environment read: the full view, not the partial one shown until then.
+    const details = await ui.until('set rules on stored attributes included; R reads it again');
+    expect(details).toContain('+ editor: document:write on document:readme');
     expect(details).toContain("alice's roles in acme: viewer on document:readme");
     expect(stable(details)).toMatchSnapshot('details');
     await ui.press('a', 'ship it', 'enter');

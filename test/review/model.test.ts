@@ -284,10 +284,15 @@ describe('queue model: decisions', () => {
     expect(r.state.quit).toBe(false);
   });
 
-  it('enter opens details and reads the requester; esc goes back; q quits once', () => {
+  it('enter opens details and reads the requester and the environment (once); esc goes back; q quits once', () => {
     const s = press(loaded(), '<return>');
     expect(s.state.view).toBe('detail');
-    expect(s.effects).toEqual([{ type: 'loadPerson', user: 'dave' }]);
+    expect(s.effects).toEqual([{ type: 'loadPerson', user: 'dave' }, { type: 'loadLive' }]);
+    // Read once: back to the list and in again asks for neither.
+    expect(press(press(s.state, '<escape>').state, '<return>').effects).toEqual([]);
+    // R forgets it: read again once details of a request are shown.
+    expect(s.state.live).toEqual({ state: 'loading' });
+    expect(press(s.state, 'R').state.live).toBeUndefined();
     expect(press(s.state, '<escape>').state.view).toBe('list');
     const q = press(s.state, 'q', 'q');
     expect(q.effects).toEqual([{ type: 'quit' }]);

@@ -61,7 +61,16 @@ export interface AbacDiff {
 
 const EMPTY_DIFF: AbacDiff = { lines: [], undecided: [], users: [], gains: 0, losses: 0 };
 
-export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
+export interface AbacDiffOptions {
+  /**
+   * Only these users can differ (the caller changed nothing else of the graphs' facts: the review adds one
+   * user's role): the others are not compared. A user's decisions read only that user's attributes, roles
+   * and tenants, the tenants' and the instances', so the lines for these users are as without it.
+   */
+  users?: readonly string[];
+}
+
+export function diffAbac(before: AccessGraph, after: AccessGraph, opts: AbacDiffOptions = {}): AbacDiff {
   const A = before.abac;
   const B = after.abac;
   if (!A && !B) return EMPTY_DIFF;
@@ -69,7 +78,7 @@ export function diffAbac(before: AccessGraph, after: AccessGraph): AbacDiff {
   const slot = (rule: string) => getOrSet(byKey, rule, (): { a?: AbacRule; b?: AbacRule } => ({}));
   for (const r of A?.rules ?? []) slot(r.via.rule).a = r;
   for (const r of B?.rules ?? []) slot(r.via.rule).b = r;
-  const users = [...new Set([...(A?.users() ?? []), ...(B?.users() ?? [])])].sort(cmp);
+  const users = [...new Set(opts.users ?? [...(A?.users() ?? []), ...(B?.users() ?? [])])].sort(cmp);
   // Per user (by index), on either side: whether a role grants the permission on the instance.
   const roleChecks: ((permission: string, instance: string) => boolean)[] = [];
   const roleCheck = (u: number) => {
