@@ -2,7 +2,8 @@
  * Every edge, every source (issue 39; style guide "Every edge, every source"): a table with one row per
  * source of access (top-level role on an instance, tenant-wide role, resource role, derivation, group,
  * set rule on stored attributes, set rule on passed attributes) and one check per reader of the model
- * (the plan's permission view, By user, explain, check, apply's decision check, replay). Each row edits
+ * (the plan's permission view, By user, explain, check, apply's decision check, replay, and the review's
+ * "If approved" for the sources an access request can grant). Each row edits
  * one configuration so that alice gains `document:read` on `document:d1` through that source only; an
  * edge that does not show it fails the row. Pure: the configuration pipeline, the planner and the
  * readers, without a server (the agreement of the model with `/allowed` is test/access/*-agreement).
@@ -17,6 +18,8 @@ import { joinAbac } from '../../../src/access/abac/explain.js';
 import { planDecisionChecks } from '../../../src/apply/verify-decisions.js';
 import { replayDecisions } from '../../../src/plan/replay.js';
 import { renderExplanation } from '../../../src/cli/commands/explain.js';
+import { buildLiveImpact } from '../../../src/review/impact-live.js';
+import type { AccessRequest } from '../../../src/review/request.js';
 import { emptyLiveState, type LiveState } from '../../../src/types/live.js';
 import type { DesiredState } from '../../../src/types/desired.js';
 
@@ -53,15 +56,17 @@ interface Row {
   edit: (base: string) => string;
   /** Words the explanation's path names (the source, as the reader sees it). */
   path: RegExp;
+  /** The access request whose approval is this edit (the review's "If approved"), when a request can make it. */
+  request?: { role: string; resource?: string; instance?: string };
   /** Decided only with attributes the check passes: `with` is what it passes. */
   passed?: { context: Record<string, unknown> };
 }
 
 const ROWS: Row[] = [
-  { source: 'top-level role on the instance', edit: (b) => b.replace('{ role: clerk, tenant: acme }', '{ role: clerk, tenant: acme }, { role: viewer, on: document:d1 }'), path: /alice → viewer on document:d1/ },
-  { source: 'tenant-wide role', edit: (b) => b.replace('{ role: clerk, tenant: acme }', '{ role: clerk, tenant: acme }, { role: viewer, tenant: acme }'), path: /viewer \(tenant-wide in acme\)|tenant-wide/ },
-  { source: 'resource role', edit: (b) => b.replace('{ role: clerk, tenant: acme }', '{ role: clerk, tenant: acme }, { role: reader, on: document:d1 }'), path: /document#reader on document:d1/ },
-  { source: 'derivation', edit: (b) => b.replace('{ role: clerk, tenant: acme }', '{ role: clerk, tenant: acme }, { role: reader, on: folder:f1 }'), path: /from folder#reader via parent/ },
+  { source: 'top-level role on the instance', edit: (b) => b.replace('{ role: clerk, tenant: acme }', '{ role: clerk, tenant: acme }, { role: viewer, on: document:d1 }'), path: /alice → viewer on document:d1/, request: { role: 'viewer', resource: 'document', instance: 'd1' } },
+  { source: 'tenant-wide role', edit: (b) => b.replace('{ role: clerk, tenant: acme }', '{ role: clerk, tenant: acme }, { role: viewer, tenant: acme }'), path: /viewer \(tenant-wide in acme\)|tenant-wide/, request: { role: 'viewer' } },
+  { source: 'resource role', edit: (b) => b.replace('{ role: clerk, tenant: acme }', '{ role: clerk, tenant: acme }, { role: reader, on: document:d1 }'), path: /document#reader on document:d1/, request: { role: 'reader', resource: 'document', instance: 'd1' } },
+  { source: 'derivation', edit: (b) => b.replace('{ role: clerk, tenant: acme }', '{ role: clerk, tenant: acme }, { role: reader, on: folder:f1 }'), path: /from folder#reader via parent/, request: { role: 'reader', resource: 'folder', instance: 'f1' } },
   { source: 'group', edit: (b) => b.replace('members: []', 'members: [alice]'), path: /team:readers/ },
   { source: 'set rule on stored attributes', edit: (b) => b.replace('level: 1 }', 'level: 5 }') + 'set_rules:\n  - { user_set: senior, can: read, resource: document }\n', path: /user set senior/ },
   {
@@ -174,5 +179,16 @@ describe.each(ROWS)('$source: every edge shows alice gaining document:read on do
     expect(replay.changes.map((c) => `${c.user} ${c.action} ${c.resource} ${c.before}→${c.after}`)).toEqual(['alice read document:d1 false→true']);
     if (row.passed) expect(replay.changes[0].why.join('\n')).toMatch(row.path);
     expect(replay.changes[0].why.length).toBeGreaterThan(0);
+  });
+
+  it.runIf(row.request !== undefined)('the review\'s "If approved" (the request whose approval is this edit)', () => {
+    const live = asLive(desiredOf(BASE));
+    const r = row.request!;
+    const request: AccessRequest = {
+      id: 'r1', requester: 'alice', tenant: 'acme', role: r.role, resource: r.resource ?? null, instance: r.instance ?? null, reason: null, status: 'pending',
+      createdAt: '2026-12-01T00:00:00Z', updatedAt: '2026-12-01T00:00:00Z', reviewer: null, reviewedAt: null, reviewerComment: null, canReview: true, own: false, raw: {},
+    };
+    const impact = buildLiveImpact(request, live);
+    expect(impact.lines.join('\n')).toMatch(/^\+ .*document:read.*document:d1|^\+ .*document:read[\s\S]*document:d1/m);
   });
 });
