@@ -1,7 +1,6 @@
 import { ConfigError } from '../../errors.js';
 import type { Explanation } from '../../access/index.js';
 import { abacLines, type JoinedExplanation } from '../../access/abac/explain.js';
-import type { AbacSource } from '../../access/abac/model.js';
 import { passedFromFlags, type AttributeFlags } from './check-attributes.js';
 import { formatPath } from '../../access/paths.js';
 import { didYouMean } from '../../config/suggest.js';
@@ -44,7 +43,6 @@ export async function explainCommand(user: string, subject: string, instance: st
       const known = declared.includes(subject) ? 'an action no role or set rule grants' : 'neither a role nor an action';
       notes.push(`note: ${subject} is ${known} on ${type}${meant(subject, [...facts.roles.map((r) => r.key), ...actions, ...declared])}.`);
     }
-    notes.push(...tenantNotes(e, source, instance));
     if (opts.format === 'json') process.stdout.write(JSON.stringify({ on: state.on, ...e, notes }, null, 2) + '\n');
     else process.stdout.write(renderExplanation(e, notes));
     // 2: not decided offline (a set rule waits for attributes the check would pass), neither yes nor no.
@@ -52,29 +50,6 @@ export async function explainCommand(user: string, subject: string, instance: st
   } finally {
     await closeAccessState(state);
   }
-}
-
-/**
- * Why a tenant attribute a condition reads is missing although the tenant stores it: the decision point
- * shows a tenant's attributes only to users with a role in that tenant (api-notes "Decision point"), and
- * the user has none there.
- */
-function tenantNotes(e: JoinedExplanation, source: AbacSource, instance: string): string[] {
-  if (!e.abac) return [];
-  const read = new Set<string>();
-  for (const r of e.abac.rules) {
-    for (const side of [r.user, r.resource]) {
-      for (const step of side.chain) for (const l of step.leaves) for (const a of [l.attribute, 'ref' in l.value ? l.value.ref : '']) if (a.startsWith('tenant.') && a !== 'tenant.key') read.add(a);
-    }
-  }
-  if (read.size === 0) return [];
-  const tenant = e.abac.tenant;
-  const stored = (source.tenants.get(tenant)?.attributes ?? {}) as Record<string, unknown>;
-  const user = source.users.get(e.user);
-  const member = (user?.roles ?? []).some((r) => r.tenant === tenant) || [...source.groups.values()].some((g) => g.tenant === tenant && g.members.includes(e.user));
-  const hidden = [...read].sort().filter((a) => Object.hasOwn(stored, a.slice('tenant.'.length).split('.')[0]));
-  if (member || hidden.length === 0) return [];
-  return [`note: ${hidden.join(', ')} ${hidden.length === 1 ? 'is' : 'are'} stored on tenant ${tenant} but not seen by this check: tenant attributes count only for users with a role in that tenant, and ${e.user} has none in ${tenant} (${instance} is in it).`];
 }
 
 /** ` (did you mean "x"?)` when a known name is close, else nothing. */
