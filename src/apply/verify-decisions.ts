@@ -45,8 +45,13 @@ export function planDecisionChecks(before: AccessGraph, after: AccessGraph, boun
   const rules = abac ?? (before.abac || after.abac ? diffAbac(before, after) : undefined);
   for (const line of rules?.lines ?? []) {
     const action = bareAction(line.permission);
+    // In the instance's tenant, as the graph decides it: a check without one is decided in `default`,
+    // where `user.roles` and the tenant's attributes are other than the instance's.
+    const graph = line.sign === '+' ? after : before;
     for (const user of line.users) {
-      for (const instance of line.instances) kept.add(() => ({ user, action, instance, permission: line.permission, sign: line.sign, expected: line.sign === '+' }));
+      for (const instance of line.instances) {
+        kept.add(() => ({ user, action, instance, tenant: graph.abac?.tenantOf(instance), permission: line.permission, sign: line.sign, expected: line.sign === '+' }));
+      }
     }
   }
   const undecided = (rules?.undecided ?? []).filter((u) => u.users > 0 && u.instances > 0).map((u) => `${u.via.rule} (${u.via.permission}; depends on ${u.attributes.join(', ')})`);
