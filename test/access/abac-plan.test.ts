@@ -163,6 +163,14 @@ describe('planAccess with set rules', () => {
     expect(JSON.parse(JSON.stringify(a)).abac.lines[0]).toMatchObject({ sign: '+', permission: 'expense:approve', rule: 'senior_can_expense_approve_small', userCount: 1, instanceCount: 3 });
   });
 
+  it('the headline names the rules not decided offline beside the decided counts', () => {
+    const b = base();
+    const live = abacState({ ...b, sets: [...b.sets!, { key: 'urgent', resource: 'expense', conditions: { 'context.urgent': { equals: true } } }], rules: [...b.rules!, ['senior', 'expense:read', 'urgent']] });
+    const a = plan(live, (d) => (d.users.get('bob')!.attributes = { level: 5 }));
+    expect(accessTextLines(a)[0]).toBe('Access changes: 1 user; 3 gained, 0 lost; not decided offline: 1 set rule depends on attributes a check passes (below).');
+    expect(accessMarkdownLines(a)[2]).toBe('1 user; 3 gained, 0 lost; not decided offline: 1 set rule depends on attributes a check passes (below).');
+  });
+
   it('the permission view does not count a role\'s loss of a permission a rule still grants', () => {
     const b = base();
     const live = abacState({ ...b, users: { ...b.users, alice: { attributes: { level: 3 }, roles: [{ role: 'approver', tenant: 't0' }] } } });
