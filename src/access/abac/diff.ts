@@ -12,6 +12,10 @@
  * whose sets are unchanged, the users whose attributes (as the rule's sets read them) changed × the
  * instances in its resource set, and the instances whose attributes changed × the users in its user set;
  * for a new, removed or redefined rule, its user set × its resource set.
+ *
+ * Within a rule, a line holds the users who gain or lose on the same instances for the same origin: a new
+ * or deleted user's pairs, and the pairs on a new or deleted instance, are lines of their own, so that
+ * each line's causes (causes.ts) are what made its pairs change.
  */
 import type { AbacVia } from '../facts.js';
 import type { AccessGraph } from '../graph.js';
