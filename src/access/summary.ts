@@ -168,12 +168,12 @@ export function describeTenantWide(subject: string, role: string | undefined, te
   return `${how}, on ${countInstances(instances)}`;
 }
 
-/** "document:a", or "2 documents and 3 folders". */
-export function countInstances(instances: readonly string[]): string {
-  if (instances.length === 1) return instances[0];
+/** "document:a", or "2 documents and 3 folders"; with an adjective, "new document:a", "2 new documents". */
+export function countInstances(instances: readonly string[], adjective?: string): string {
+  if (instances.length === 1) return adjective ? `${adjective} ${instances[0]}` : instances[0];
   const byType = new Map<string, number>();
   for (const i of instances) byType.set(typeOf(i), (byType.get(typeOf(i)) ?? 0) + 1);
-  const parts = [...byType].sort(([a], [b]) => cmp(a, b)).map(([type, n]) => `${n.toLocaleString('en-US')} ${n === 1 ? type : pluralOfType(type)}`);
+  const parts = [...byType].sort(([a], [b]) => cmp(a, b)).map(([type, n]) => `${n.toLocaleString('en-US')} ${adjective ? `${adjective} ` : ''}${n === 1 ? type : pluralOfType(type)}`);
   return parts.length <= 2 ? parts.join(' and ') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
 }
 

@@ -21,7 +21,7 @@ import { streamAccessSection } from './access-stream.js';
 import { joinAbacByUser } from './access-by-user.js';
 import type { PlanAccessChange, PlanAccessCore, PlanAccessLimits, PlanAccessSummary } from './access-shapes.js';
 import { cell, codeCell } from './markdown.js';
-import { count, plural } from '../words.js';
+import { agree, count, plural } from '../words.js';
 
 export type { PlanAccessChange, PlanAccessCore, PlanAccessLimits, PlanAccessSummary };
 
@@ -275,9 +275,15 @@ function describeChange(c: PlanAccessChange): string {
   return `${describeTenantWide(c.subject, c.role, c.tenant!, c.instances)}${listed}`;
 }
 
+/**
+ * "3 users; 5 gained, 0 lost.", or "none: no user gains or loses access." Set rules whose effect waits for
+ * what a check passes (`context.*`) are said here too: "none" alone would read as nothing changing.
+ */
 function headline(a: PlanAccess): string {
-  if (a.users === 0) return 'none: no user gains or loses access.';
-  return `${plural(a.users, 'user')}; ${count(a.gains)} gained, ${count(a.losses)} lost.`;
+  const n = a.abac?.undecided.length ?? 0;
+  const undecided = `${plural(n, 'set rule')} ${agree(n, 'depends', 'depend')} on attributes a check passes (below)`;
+  if (a.users === 0) return n > 0 ? `none decided offline; ${undecided}.` : 'none: no user gains or loses access.';
+  return `${plural(a.users, 'user')}; ${count(a.gains)} gained, ${count(a.losses)} lost${n > 0 ? `; not decided offline: ${undecided}` : ''}.`;
 }
 
 function userList(s: PlanAccessSummary): string {

@@ -1,4 +1,3 @@
-import type { FieldChange } from './change.js';
 import type { Plan } from './types.js';
 import { deletionCount } from './cascade.js';
 import { agree, count, plural } from '../words.js';
@@ -40,25 +39,4 @@ export function duration(seconds: number): string {
   const minutes = Math.round(seconds / 60);
   if (minutes < 90) return `about ${minutes} min`;
   return `about ${Math.floor(minutes / 60)} h ${minutes % 60} min`;
-}
-
-export function show(v: unknown): string {
-  if (v === undefined || v === null) return '(none)';
-  return typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v);
-}
-
-/** `name: "Old" → "New"`; lists show what was added and removed. */
-export function describeFields(fields: FieldChange[]): string {
-  return fields
-    .map((f) => {
-      if (Array.isArray(f.before) || Array.isArray(f.after)) {
-        const before = new Set((f.before as unknown[]) ?? []);
-        const after = new Set((f.after as unknown[]) ?? []);
-        const added = [...after].filter((x) => !before.has(x));
-        const removed = [...before].filter((x) => !after.has(x));
-        return `${f.field}: ${[...added.map((x) => `+${x}`), ...removed.map((x) => `-${x}`)].join(' ')}`;
-      }
-      return `${f.field}: ${show(f.before)} → ${show(f.after)}`;
-    })
-    .join('; ');
 }

@@ -1,5 +1,6 @@
 import type { Plan } from './types.js';
-import { costLine, describeFields, summaryLine } from './render-common.js';
+import { costLine, summaryLine } from './render-common.js';
+import { describeFields } from './render-fields.js';
 import { accessMarkdownLines } from './access.js';
 import { replayMarkdownLines } from './render-replay.js';
 import { expiredNote, heldMarkdownLines } from './render-held.js';

@@ -1,6 +1,7 @@
 import type { Change } from './change.js';
 import type { Plan } from './types.js';
-import { costLine, summaryLine, describeFields } from './render-common.js';
+import { costLine, summaryLine } from './render-common.js';
+import { describeFields, fieldLines } from './render-fields.js';
 import { accessTextLines } from './access.js';
 import { replayTextLines } from './render-replay.js';
 import { expiredNote, heldTextLines } from './render-held.js';
@@ -54,7 +55,7 @@ function changeLines(c: Change, color: boolean): string[] {
     case 'create':
       return [paint(color, 32, `  + ${c.id}${c.replaces ? ` (replaces: ${describeFields(c.replaces)})` : ''}`), ...cascadeTextLines(c.cascade).map((l) => paint(color, 31, l))];
     case 'update':
-      return [paint(color, 33, `  ~ ${c.id}`), ...c.fields.map((f) => paint(color, 33, `      ${describeFields([f])}`)), ...cascadeTextLines(c.cascade).map((l) => paint(color, 31, l))];
+      return [paint(color, 33, `  ~ ${c.id}`), ...c.fields.flatMap(fieldLines).map((l) => paint(color, 33, `      ${l}`)), ...cascadeTextLines(c.cascade).map((l) => paint(color, 31, l))];
     case 'delete': {
       const used = usedByNote(c.usedBy);
       return [

@@ -103,6 +103,38 @@ describe('the set rules\' lines of the access section', () => {
     expect(d.undecided).toEqual(['? expense:approve: user set senior × resource set small depends on context.amount: not decided offline; 1 user on 4 instances may gain or lose it']);
   });
 
+  it('new users read "new", deleted users "deleted", not "the record of N users changed"', () => {
+    const b = base();
+    const more = { ...b, users: { ...b.users, eve: { attributes: { level: 5 } }, frank: { attributes: { level: 5 } } } };
+    expect(diff(b, more).text).toEqual(['+2 users gain expense:approve on 3 expenses: user set senior × resource set small, after 2 new users']);
+    const { alice: _, ...rest } = b.users!;
+    expect(diff(b, { ...b, users: rest }).text).toEqual(['-alice loses expense:approve on 3 expenses: user set senior × resource set small, after deleted user alice']);
+  });
+
+  it('a deleted instance\u2019s losses are a line of their own, its cause said only there', () => {
+    const b = base();
+    const { 'expense:e0': _, ...rest } = b.instances!;
+    const d = diff(b, { ...b, instances: rest, users: { ...b.users, alice: { attributes: { level: 1 } } } });
+    expect(d.text).toEqual([
+      '-2 users lose expense:approve on expense:e0: user set senior × resource set small, after deleted instance expense:e0',
+      '-alice loses expense:approve on 2 expenses: user set senior × resource set small, after alice\'s level changed',
+    ]);
+    expect([d.losses, d.users]).toEqual([4, ['alice', 'carol']]);
+    const added = { ...b, instances: { ...b.instances, 'expense:e8': { tenant: 't0', attributes: { amount: 5 } }, 'expense:e9': { tenant: 't0', attributes: { amount: 6 } } } };
+    expect(diff(b, added).text).toEqual(['+2 users gain expense:approve on 2 expenses: user set senior × resource set small, after 2 new expenses']);
+  });
+
+  it('a set made again (it leaves its parent) reads "defined again"; a rule that went with it, "removed with" it', () => {
+    const small = base().sets![1];
+    const child = base({ sets: [{ key: 'top', conditions: { 'user.level': { 'greater-than-equals': 4 } } }, { key: 'senior', parent: 'top', conditions: { 'user.level': { 'greater-than-equals': 2 } } }, small] });
+    expect(diff(child, base()).text).toEqual(['+alice gains expense:approve on 3 expenses: user set senior × resource set small, after user set senior was defined again']);
+    const moved = base({ resources: { expense: ['approve', 'read'], invoice: ['approve'] }, sets: [base().sets![0], { ...small, resource: 'invoice' }], rules: [['senior', 'invoice:approve', 'small']] });
+    expect(diff(base({ resources: moved.resources }), moved).text).toEqual([
+      // (The rule on invoices gains nothing: there are no invoices.)
+      '-2 users lose expense:approve on 3 expenses: user set senior × resource set small, after the rule was removed with resource set small, defined again',
+    ]);
+  });
+
   it('cross-side references are decided per pair', () => {
     const cross = base({ userAttributes: ['level', 'limit'], sets: [{ key: 'all', conditions: {} }, { key: 'within', resource: 'expense', conditions: { 'resource.amount': { 'less-than-equals': { ref: 'user.limit' } } } }], rules: [['all', 'expense:approve', 'within']] });
     const before = { ...cross, users: { ...cross.users, bob: { attributes: { limit: 150 } } } };
@@ -129,6 +161,14 @@ describe('planAccess with set rules', () => {
     expect(text).toContain('bob; on expense:e0, expense:e1, expense:e2');
     expect(accessMarkdownLines(a).join('\n')).toContain('- `+bob gains expense:approve on 3 expenses: user set senior × resource set small, after bob\'s level changed`: bob; on `expense:e0`, `expense:e1`, `expense:e2`');
     expect(JSON.parse(JSON.stringify(a)).abac.lines[0]).toMatchObject({ sign: '+', permission: 'expense:approve', rule: 'senior_can_expense_approve_small', userCount: 1, instanceCount: 3 });
+  });
+
+  it('the headline names the rules not decided offline beside the decided counts', () => {
+    const b = base();
+    const live = abacState({ ...b, sets: [...b.sets!, { key: 'urgent', resource: 'expense', conditions: { 'context.urgent': { equals: true } } }], rules: [...b.rules!, ['senior', 'expense:read', 'urgent']] });
+    const a = plan(live, (d) => (d.users.get('bob')!.attributes = { level: 5 }));
+    expect(accessTextLines(a)[0]).toBe('Access changes: 1 user; 3 gained, 0 lost; not decided offline: 1 set rule depends on attributes a check passes (below).');
+    expect(accessMarkdownLines(a)[2]).toBe('1 user; 3 gained, 0 lost; not decided offline: 1 set rule depends on attributes a check passes (below).');
   });
 
   it('the permission view does not count a role\'s loss of a permission a rule still grants', () => {

@@ -12,12 +12,17 @@
  * whose sets are unchanged, the users whose attributes (as the rule's sets read them) changed × the
  * instances in its resource set, and the instances whose attributes changed × the users in its user set;
  * for a new, removed or redefined rule, its user set × its resource set.
+ *
+ * Within a rule, a line holds the users who gain or lose on the same instances for the same origin: a new
+ * or deleted user's pairs, and the pairs on a new or deleted instance, are lines of their own, so that
+ * each line's causes (causes.ts) are what made its pairs change.
  */
 import type { AbacVia } from '../facts.js';
 import type { AccessGraph } from '../graph.js';
 import { dependsOnContext, type AbacIndex, type AbacRule, type Reads, type SetInfo } from './graph.js';
 import { crossStatus, isCross, sameShape, setsDifferAt, sideVectors, widened, type Found, type Prepared } from './diff-sides.js';
 import { GroupUsers } from './diff-users.js';
+import { causesOf, type Changes, type Origin } from './causes.js';
 import { getOrSet } from '../groups.js';
 import { cmp } from '../paths.js';
 import { countInstances } from '../summary.js';
@@ -216,19 +221,20 @@ export function diffAbac(before: AccessGraph, after: AccessGraph, opts: AbacDiff
   let gains = 0;
   let losses = 0;
   const changedUsers = new Set<string>();
+  const origins = originOf(A, B);
   for (const { sign, via, byUser } of found.values()) {
-    const byInstances = new Map<string, { users: string[]; instances: string[] }>();
+    const byInstances = new Map<string, { users: string[]; instances: string[]; origin: Origin }>();
     for (const [u, is] of byUser) {
       is.sort(cmp);
-      getOrSet(byInstances, is.join('\u0000'), () => ({ users: [], instances: is })).users.push(u);
+      for (const [origin, part] of origins(sign, u, is)) getOrSet(byInstances, `${origin}\u0000${part.join('\u0000')}`, () => ({ users: [], instances: part, origin })).users.push(u);
       changedUsers.add(u);
       if (sign === '+') gains += is.length;
       else losses += is.length;
     }
     const pair = byKey.get(via.rule)!;
-    for (const { users: us, instances } of byInstances.values()) {
+    for (const { users: us, instances, origin } of byInstances.values()) {
       us.sort(cmp);
-      lines.push({ sign, permission: via.permission, via, users: us, instances, causes: causesOf(A, B, pair, us, instances, changes, differences) });
+      lines.push({ sign, permission: via.permission, via, users: us, instances, causes: causesOf(A, B, { sign, pair, users: us, instances, origin }, changes, differences) });
     }
   }
   lines.sort((x, y) => y.users.length * y.instances.length - x.users.length * x.instances.length || cmp(x.permission, y.permission) || cmp(x.via.rule, y.via.rule) || (x.sign === y.sign ? 0 : x.sign === '+' ? -1 : 1) || cmp(x.users[0], y.users[0]));
@@ -241,6 +247,27 @@ export function diffAbac(before: AccessGraph, after: AccessGraph, opts: AbacDiff
     if (r.context.length > 0 && changeOf(pair) !== 'kept' && !undecided.has(key)) undecidedOut.push({ via: r.via, attributes: r.context, users: 0, instances: 0, change: changeOf(pair) });
   }
   return { lines, undecided: undecidedOut, users: [...changedUsers].sort(cmp), gains, losses };
+}
+
+/**
+ * A user's gained (or lost) instances through one rule, by origin (causes.ts `Origin`): all the user's when
+ * the user is new (deleted), else those that are new (deleted) apart from the rest. Sorted lists stay sorted.
+ */
+function originOf(A: AbacIndex | undefined, B: AbacIndex | undefined): (sign: '+' | '-', user: string, instances: string[]) => [Origin, string[]][] {
+  // Without set rules on one side every line is the rule's (added or removed): nothing to tell apart.
+  if (!A || !B) return (_sign, _user, instances) => [['kept', instances]];
+  const newInstances = new Set([...B.facts.instances.keys()].filter((i) => !A.facts.instances.has(i)));
+  const deletedInstances = new Set([...A.facts.instances.keys()].filter((i) => !B.facts.instances.has(i)));
+  return (sign, user, instances) => {
+    // A gain's user and instances are new when only after has them; a loss's deleted when only before has them.
+    const [only, not, onOneSide] = sign === '+' ? [B, A, newInstances] : [A, B, deletedInstances];
+    if (only.facts.users.has(user) && !not.facts.users.has(user)) return [['user', instances]];
+    if (onOneSide.size === 0) return [['kept', instances]];
+    const own = instances.filter((i) => onOneSide.has(i));
+    if (own.length === 0) return [['kept', instances]];
+    const rest = instances.filter((i) => !onOneSide.has(i));
+    return rest.length === 0 ? [['instance', own]] : [['instance', own], ['kept', rest]];
+  };
 }
 
 /** A resource set's instances among the group's, as words: for a user outside the instances' tenant, and inside it. */
@@ -268,26 +295,6 @@ function indexesOf(mask: Uint8Array): number[] {
 
 const changeOf = (p: { a?: AbacRule; b?: AbacRule }): AbacUndecided['change'] => (!p.a ? 'added' : !p.b ? 'removed' : 'kept');
 const usesFk = (r: AbacRule) => r.userSet.fk || r.resourceSet.fk;
-
-interface Changes {
-  /** Attribute definitions differ: every user's and instance's attributes may read differently. */
-  definitionsChanged: boolean;
-  /** Whether what the model's sets read of the user, in checks in the tenant, differs. */
-  userChanged(user: string, tenant: string): boolean;
-  /**
-   * Whether the user's own record differs (stored attributes, names, tenants, roles in any tenant): when
-   * not, and definitions are the same, only their tenants' attributes can make `userChanged` true.
-   */
-  userRecordChanged(user: string): boolean;
-  /** Whether what sets reading `reads` read of the instance (and its tenant) differs. */
-  instanceChanged(instance: string, reads: Reads): boolean;
-  /** The instances of a type whose attributes (as the model reads them) or tenant changed, sorted. */
-  changedInstances(type: string): readonly string[];
-  tenantChanged(tenant: string): boolean;
-  /** Whether any tenant's stored attributes changed. */
-  someTenantChanged(): boolean;
-  fkChanged(): boolean;
-}
 
 /** What changed between the graphs, as the sets read it (equal keys: equal decisions). */
 function changeDetector(A: AbacIndex | undefined, B: AbacIndex | undefined): Changes {
@@ -334,93 +341,6 @@ function definedOf(g: AbacIndex) {
   const d = g.facts.defined;
   return [[...d.user].sort(), [...d.tenant].sort(), [...d.byResource].map(([k, v]) => [k, [...v].sort()]).sort()];
 }
-
-const MAX_CAUSES = 3;
-
-/** What changed that concerns the line: the rule, its sets, the users', instances' and tenants' attributes, roles. */
-function causesOf(
-  A: AbacIndex | undefined,
-  B: AbacIndex | undefined,
-  pair: { a?: AbacRule; b?: AbacRule },
-  users: readonly string[],
-  instances: readonly string[],
-  changes: Changes,
-  memo: Map<string, string[]>,
-): string[] {
-  const out: string[] = [];
-  if (!pair.a) out.push('the rule was added');
-  else if (!pair.b) out.push('the rule was removed');
-  else {
-    for (const [kind, x, y] of [['user set', pair.a.userSet, pair.b.userSet], ['resource set', pair.a.resourceSet, pair.b.resourceSet]] as const) {
-      if (x.signature === y.signature) continue;
-      const before = new Map(x.chain.map((s) => [s.key, JSON.stringify(s)]));
-      const after = new Map(y.chain.map((s) => [s.key, JSON.stringify(s)]));
-      const sets = [...new Set([...before.keys(), ...after.keys()])].filter((k) => before.get(k) !== after.get(k));
-      out.push(sets.length === 0 ? `${kind} ${x.key}'s parents changed` : `${kind} ${sets.join(', ')}'s conditions changed`);
-    }
-  }
-  if (A && B) {
-    if (changes.definitionsChanged) out.push('attribute definitions changed');
-    // The tenants of the line's instances, when a user's record or a tenant changed.
-    let tenants: string[] | undefined;
-    const tenantsOfLine = () => (tenants ??= [...new Set(instances.map((i) => B.tenantOf(i)))]);
-    // Users: which stored attributes, roles or tenants changed (as the user set reads them).
-    const byWhat = new Map<string, string[]>();
-    for (const u of users) {
-      if (!changes.definitionsChanged && !changes.userRecordChanged(u)) continue;
-      if (!tenantsOfLine().some((t) => changes.userChanged(u, t))) continue;
-      const whats = userDifferences(A, B, u, tenantsOfLine(), memo);
-      if (whats.length > 0) getOrSet(byWhat, joinWords(whats), () => []).push(u);
-    }
-    for (const [what, us] of byWhat) out.push(us.length === 1 ? `${us[0]}'s ${what} changed` : `the ${what} of ${plural(us.length, 'user')} changed`);
-    // Instances: the few whose attributes or tenant changed, looked up in the line's (sorted) list.
-    const byInstanceWhat = new Map<string, string[]>();
-    for (const i of changes.changedInstances(typeOf(instances[0]))) {
-      if (!includesSorted(instances, i)) continue;
-      for (const what of bagDifferences(A.storedInstance(i), B.storedInstance(i))) getOrSet(byInstanceWhat, what, () => []).push(i);
-      if (A.tenantOf(i) !== B.tenantOf(i)) getOrSet(byInstanceWhat, 'tenant', () => []).push(i);
-    }
-    for (const [what, is] of byInstanceWhat) out.push(is.length === 1 ? `${is[0]}'s ${what} changed` : `the ${what} of ${countInstances(is)} changed`);
-    if (changes.someTenantChanged()) for (const t of tenantsOfLine()) for (const what of bagDifferences(A.storedTenant(t), B.storedTenant(t))) out.push(`tenant ${t}'s ${what} changed`);
-  }
-  return out.length > MAX_CAUSES ? [...out.slice(0, MAX_CAUSES), `${plural(out.length - MAX_CAUSES, 'more change')}`] : out;
-}
-
-function userDifferences(A: AbacIndex, B: AbacIndex, user: string, tenants: readonly string[], memo: Map<string, string[]>): string[] {
-  return getOrSet(memo, `${user}\u0000${tenants.join('\u0000')}`, () => userDifferencesOf(A, B, user, tenants));
-}
-function userDifferencesOf(A: AbacIndex, B: AbacIndex, user: string, tenants: readonly string[]): string[] {
-  const a = A.storedUser(user);
-  const b = B.storedUser(user);
-  const out = a === undefined || b === undefined ? (a === b ? [] : ['record']) : bagDifferences({ ...(a.attributes as object), email: a.email ?? null }, { ...(b.attributes as object), email: b.email ?? null });
-  if (tenants.some((t) => A.rolesIn(user, t).join() !== B.rolesIn(user, t).join())) out.push('roles');
-  if (A.tenantsOf(user).join() !== B.tenantsOf(user).join()) out.push('tenants');
-  return out;
-}
-
-/** Keys whose values differ, sorted, as one item: "level", or "level and department". */
-function bagDifferences(a: object | undefined, b: object | undefined): string[] {
-  const x = (a ?? {}) as Record<string, unknown>;
-  const y = (b ?? {}) as Record<string, unknown>;
-  const keys = [...new Set([...Object.keys(x), ...Object.keys(y)])].filter((k) => JSON.stringify(x[k]) !== JSON.stringify(y[k])).sort(cmp);
-  return keys.length === 0 ? [] : [joinWords(keys)];
-}
-
-/** Binary search in a list sorted by `cmp`. */
-function includesSorted(sorted: readonly string[], x: string): boolean {
-  let lo = 0;
-  let hi = sorted.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const c = cmp(sorted[mid], x);
-    if (c === 0) return true;
-    if (c < 0) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
-}
-
-const joinWords = (xs: readonly string[]) => (xs.length <= 2 ? xs.join(' and ') : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`);
 
 /** "user set senior-approvers", or "role admin" for a rule on a role's autogenerated set. */
 export function describeUserSet(key: string): string {
