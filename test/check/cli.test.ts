@@ -184,7 +184,7 @@ groups:
     expect(JSON.parse(r.stdout).notes).toEqual([
       'note: carl is not a user of the configuration (did you mean "carol"?).',
       'note: document:roadmp is not a resource instance or group of the configuration (did you mean "document:roadmap"?).',
-      'note: editr is neither a role nor an action that a role grants on document (did you mean "editor"?).',
+      'note: editr is neither a role nor an action on document (did you mean "editor"?).',
     ]);
   });
 });
