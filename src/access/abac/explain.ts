@@ -101,11 +101,6 @@ export interface AbacExplanation {
   rules: AbacRuleTrace[];
 }
 
-/** Whether a check passes anything at all (then it is decided exactly). */
-export function passesAttributes(passed: AbacCheck['passed']): boolean {
-  return passed !== undefined && (passed.user !== undefined || passed.resource !== undefined || passed.context !== undefined);
-}
-
 /**
  * The ABAC explanation of one check on `state`. `check.passed` present (even `{}`) decides exactly;
  * absent, only `context.*` is unknown (stored attributes decide, a missing one false).

@@ -8,6 +8,6 @@ export { checkAttributes, mergeAll, asJsonObject, BUILT_IN_USER_ATTRIBUTES, GENE
 export { autogenSets, setChain, setMatches, decideAbac, AUTOGEN_PREFIX, type SetDef, type RuleDef, type AbacModel, type AbacDecision } from './sets.js';
 export {
   judge, judgeTree, judgeChain, judgeChainTrees, decidingLeaves, andVerdict, orVerdict, notVerdict, NOTHING_UNKNOWN, CONTEXT_UNKNOWN,
-  statusOf, verdictOfStatus, andStatus, orStatus, allowsWithout, dependsOnContext,
+  statusOf, andStatus, orStatus, allowsWithout, dependsOnContext,
   type Verdict, type Judgement, type Judged, type JudgedLeaf, type JudgeOptions, type UnknownAttributes, type Status, type ChainLink,
 } from './judge.js';

@@ -199,7 +199,6 @@ export const dependsOnContext = (s: Status): boolean => s >= 2;
 export function statusOf(verdict: Verdict, withNothing: () => boolean): Status {
   return verdict === 'holds' ? 1 : verdict === 'fails' ? 0 : withNothing() ? 3 : 2;
 }
-export const verdictOfStatus = (s: Status): Verdict => (s === 1 ? 'holds' : s === 0 ? 'fails' : 'unknown');
 
 /** `andVerdict` on packed verdicts, the check passing nothing deciding the unknown ones alike. */
 export function andStatus(a: Status, b: Status): Status {
