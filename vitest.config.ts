@@ -36,7 +36,9 @@ export default defineConfig(async () => {
   process.env.ROSTER_TEST_RUN ??= Math.random().toString(36).slice(2, 10);
   if (reason && first) {
     const shown = PG_URL.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
-    process.stderr.write(`\nPostgreSQL not reachable at ${shown} (${reason}): skipping the PostgreSQL run of the service suite\n\n`);
+    process.stderr.write(
+      `\nPostgreSQL not reachable at ${shown} (${reason}): skipping the PostgreSQL run of the service suite\n\n`,
+    );
   }
   return {
     test: {

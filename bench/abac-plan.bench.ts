@@ -27,14 +27,21 @@ const TYPES = ['document', 'invoice'];
 /** 20 user sets: levels, departments, regions, a role, a child set, a negation, mixtures. */
 function userSets(): DesiredConditionSet[] {
   const sets: DesiredConditionSet[] = [];
-  const add = (key: string, conditions: Record<string, unknown>, parent?: string) => sets.push({ key, name: key, type: 'userset', conditions, ...(parent ? { parent } : {}) });
+  const add = (key: string, conditions: Record<string, unknown>, parent?: string) =>
+    sets.push({ key, name: key, type: 'userset', conditions, ...(parent ? { parent } : {}) });
   for (let l = 1; l <= 5; l++) add(`level_${l}`, { allOf: [{ 'user.level': { 'greater-than-equals': l } }] });
   for (const d of DEPARTMENTS) add(`dept_${d}`, { allOf: [{ 'user.department': { equals: d } }] });
   for (const r of REGIONS) add(`region_${r}`, { allOf: [{ 'user.region': { equals: r } }] });
   add('admins_eu', { allOf: [{ 'user.roles': { array_contains: 'admin' } }, { 'user.region': { in: ['eu'] } }] });
   add('senior_finance', { allOf: [{ 'user.level': { 'greater-than': 3 } }] }, 'dept_finance');
   add('not_sales', { not: { 'user.department': { equals: 'sales' } } });
-  for (let i = sets.length; i < 20; i++) add(`mixed_${i}`, { anyOf: [{ allOf: [{ 'user.level': { equals: i % 5 } }, { 'user.region': { equals: REGIONS[i % 3] } }] }, { 'user.department': { equals: DEPARTMENTS[i % 5] } }] });
+  for (let i = sets.length; i < 20; i++)
+    add(`mixed_${i}`, {
+      anyOf: [
+        { allOf: [{ 'user.level': { equals: i % 5 } }, { 'user.region': { equals: REGIONS[i % 3] } }] },
+        { 'user.department': { equals: DEPARTMENTS[i % 5] } },
+      ],
+    });
   return sets;
 }
 
@@ -42,32 +49,62 @@ function userSets(): DesiredConditionSet[] {
 function resourceSets(): DesiredConditionSet[] {
   const sets: DesiredConditionSet[] = [];
   for (const type of TYPES) {
-    const add = (key: string, conditions: Record<string, unknown>) => sets.push({ key, name: key, type: 'resourceset', resource: type, conditions });
+    const add = (key: string, conditions: Record<string, unknown>) =>
+      sets.push({ key, name: key, type: 'resourceset', resource: type, conditions });
     add(`${type}_small`, { allOf: [{ 'resource.amount': { 'less-than-equals': { ref: 'user.limit' } } }] });
     for (const c of CLASSES) add(`${type}_${c}`, { allOf: [{ 'resource.classification': { equals: c } }] });
-    add(`${type}_cheap`, { allOf: [{ 'resource.amount': { 'less-than': 100 } }, { 'resource.classification': { 'not-equals': 'secret' } }] });
+    add(`${type}_cheap`, {
+      allOf: [{ 'resource.amount': { 'less-than': 100 } }, { 'resource.classification': { 'not-equals': 'secret' } }],
+    });
   }
   return sets;
 }
 
-const ACTIONS: Record<string, string[]> = { document: ['read', 'comment', 'write', 'delete'], invoice: ['read', 'create', 'approve'] };
+const ACTIONS: Record<string, string[]> = {
+  document: ['read', 'comment', 'write', 'delete'],
+  invoice: ['read', 'create', 'approve'],
+};
 
 /** The ABAC parts, the same on both sides; attribute values drawn in key order (the edit changes some after). */
 function addAbac(s: DesiredState): number {
   const r = prng(29);
   const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)];
-  for (const [key, type] of [['level', 'number'], ['department', 'string'], ['region', 'string'], ['limit', 'number']] as const) s.userAttributes.set(key, { key, type });
+  for (const [key, type] of [
+    ['level', 'number'],
+    ['department', 'string'],
+    ['region', 'string'],
+    ['limit', 'number'],
+  ] as const)
+    s.userAttributes.set(key, { key, type });
   for (const t of TYPES) {
     const res = s.resources.get(t)!;
-    s.resources.set(t, { ...res, attributes: [{ key: 'amount', type: 'number' }, { key: 'classification', type: 'string' }, { key: 'region', type: 'string' }] });
+    s.resources.set(t, {
+      ...res,
+      attributes: [
+        { key: 'amount', type: 'number' },
+        { key: 'classification', type: 'string' },
+        { key: 'region', type: 'string' },
+      ],
+    });
   }
   for (const key of [...s.users.keys()].sort()) {
     const u = s.users.get(key)!;
-    s.users.set(key, { ...u, attributes: { level: Math.floor(r() * 6), department: pick(DEPARTMENTS), region: pick(REGIONS), limit: Math.floor(r() * 1000) } });
+    s.users.set(key, {
+      ...u,
+      attributes: {
+        level: Math.floor(r() * 6),
+        department: pick(DEPARTMENTS),
+        region: pick(REGIONS),
+        limit: Math.floor(r() * 1000),
+      },
+    });
   }
   for (const ref of [...s.resourceInstances.keys()].sort()) {
     const i = s.resourceInstances.get(ref)!;
-    s.resourceInstances.set(ref, { ...i, attributes: { amount: Math.floor(r() * 1000), classification: pick(CLASSES), region: pick(REGIONS) } });
+    s.resourceInstances.set(ref, {
+      ...i,
+      attributes: { amount: Math.floor(r() * 1000), classification: pick(CLASSES), region: pick(REGIONS) },
+    });
   }
   const us = userSets();
   const rs = resourceSets();
@@ -76,7 +113,12 @@ function addAbac(s: DesiredState): number {
     for (const k of [0, 1]) {
       const set = rs[(i * 2 + k) % rs.length];
       const actions = ACTIONS[set.resource!];
-      const rule: DesiredSetRule = { userSet: u.key, resourceSet: set.key, resource: set.resource!, action: actions[(i + k) % actions.length] };
+      const rule: DesiredSetRule = {
+        userSet: u.key,
+        resourceSet: set.key,
+        resource: set.resource!,
+        action: actions[(i + k) % actions.length],
+      };
       s.setRules.set(setRuleKey(rule), rule);
     }
   }
@@ -142,11 +184,29 @@ export async function run(): Promise<BenchResult> {
         "The plan's access section with set rules: access-plan's 10,000-user configuration (2,000 instances) plus attributes on every user and instance, " +
         `20 user sets and 10 resource sets (2 referencing the user across sides) joined by ${rules} set rules; a 1% edit (access-plan's, plus 100 users' and 20 instances' attributes).`,
       figures: [
-        { name: 'access section of the 1% edit, RBAC/ReBAC only (no attributes, sets or rules)', value: plain.ms, unit: ms },
-        { name: 'access section of the 1% edit with ABAC (liveAfter + both graphs + role diff + set-rule diff + caps)', value: section.ms, unit: ms, target: { op: '<', value: 2000 } },
+        {
+          name: 'access section of the 1% edit, RBAC/ReBAC only (no attributes, sets or rules)',
+          value: plain.ms,
+          unit: ms,
+        },
+        {
+          name: 'access section of the 1% edit with ABAC (liveAfter + both graphs + role diff + set-rule diff + caps)',
+          value: section.ms,
+          unit: ms,
+          target: { op: '<', value: 2000 },
+        },
         { name: 'the same, permission view', value: permissions.ms, unit: ms, target: { op: '<', value: 2000 } },
-        { name: "apply's decision check on the 1% edit, RBAC/ReBAC only: bulk requests", value: plainDecisions.requests, unit: 'requests' },
-        { name: "apply's decision check on the 1% edit with ABAC: bulk requests", value: abacDecisions.requests, unit: 'requests', target: { op: '<=', value: plainDecisions.requests } },
+        {
+          name: "apply's decision check on the 1% edit, RBAC/ReBAC only: bulk requests",
+          value: plainDecisions.requests,
+          unit: 'requests',
+        },
+        {
+          name: "apply's decision check on the 1% edit with ABAC: bulk requests",
+          value: abacDecisions.requests,
+          unit: 'requests',
+          target: { op: '<=', value: plainDecisions.requests },
+        },
       ],
       notes: [
         `The edit plans ${plan.changes.length} changes. Set rules: ${abac.users} users, ${abac.gains} (user, instance) pairs gained, ${abac.losses} lost, in ${abac.lines.length + abac.omittedLines} lines; ` +

@@ -17,7 +17,15 @@ import { planChanges } from '../src/plan/plan.js';
 import { planAccess } from '../src/plan/access.js';
 import { time } from './stats.js';
 
-export const OPTS = { users: 10_000, groups: 1_000, maxDepth: 8, instances: 2_000, memberships: 20_000, tenants: 5, seed: 7 };
+export const OPTS = {
+  users: 10_000,
+  groups: 1_000,
+  maxDepth: 8,
+  instances: 2_000,
+  memberships: 20_000,
+  tenants: 5,
+  seed: 7,
+};
 
 /** 1%: 200 memberships moved, 10 groups' grants dropped, 10 links removed, 100 users' roles dropped. */
 export function editOnePercent(raw: RawConfigObject): RawConfigObject {
@@ -70,14 +78,29 @@ export async function run(): Promise<BenchResult> {
     return {
       name: 'access-plan',
       description:
-        'Effective access and the plan\'s access section through the adapters: the generated 10,000-user configuration ' +
+        "Effective access and the plan's access section through the adapters: the generated 10,000-user configuration " +
         '(1,000 groups nested up to 8 deep, 2,000 instances, 20,000 memberships) as DesiredState → AccessFacts → graph; ' +
-        'a 1% edit (200 memberships moved, 10 groups\' grants and 10 links removed, 100 users\' roles removed).',
+        "a 1% edit (200 memberships moved, 10 groups' grants and 10 links removed, 100 users' roles removed).",
       figures: [
         { name: 'factsFromState (10,000 users)', value: facts.ms, unit: ms },
-        { name: 'full effective access (facts + build + every grant)', value: full.ms, unit: ms, target: { op: '<', value: 2000 } },
-        { name: 'access section of the 1% edit plan (liveAfter + both graphs + diff + caps)', value: section.ms, unit: ms, target: { op: '<', value: 2000 } },
-        { name: 'access section of the 1% edit plan, permission view', value: permissions.ms, unit: ms, target: { op: '<', value: 2000 } },
+        {
+          name: 'full effective access (facts + build + every grant)',
+          value: full.ms,
+          unit: ms,
+          target: { op: '<', value: 2000 },
+        },
+        {
+          name: 'access section of the 1% edit plan (liveAfter + both graphs + diff + caps)',
+          value: section.ms,
+          unit: ms,
+          target: { op: '<', value: 2000 },
+        },
+        {
+          name: 'access section of the 1% edit plan, permission view',
+          value: permissions.ms,
+          unit: ms,
+          target: { op: '<', value: 2000 },
+        },
         { name: 'plan + access section of the 1% edit', value: whole.ms, unit: ms },
       ],
       notes: [

@@ -8,7 +8,15 @@ import { buildAccessGraph, diffAccess, type AccessFacts } from '../src/access/in
 import { prng } from './generate.js';
 import { time } from './stats.js';
 
-const SIZE = { users: 10_000, groups: 1_000, levels: 8, instances: 2_000, tenants: 5, memberships: 20_000, grants: 3_000 };
+const SIZE = {
+  users: 10_000,
+  groups: 1_000,
+  levels: 8,
+  instances: 2_000,
+  tenants: 5,
+  memberships: 20_000,
+  grants: 3_000,
+};
 const ROLES = ['viewer', 'commenter', 'editor', 'admin'];
 
 /** Deterministic PRNG: the generator's (mulberry32). */
@@ -32,7 +40,10 @@ export function generateFacts(seed = 42): AccessFacts {
     { key: 'editor', permissions: ['document:write', 'folder:write'], extends: ['commenter'] },
     { key: 'admin', permissions: ['document:delete', 'folder:delete'], extends: ['editor'] },
   ];
-  const instances = Array.from({ length: SIZE.instances }, (_, i) => ({ id: instance(i), tenant: `t${i % SIZE.tenants}` }));
+  const instances = Array.from({ length: SIZE.instances }, (_, i) => ({
+    id: instance(i),
+    tenant: `t${i % SIZE.tenants}`,
+  }));
   const links: AccessFacts['links'] = [];
   for (let g = 0; g < SIZE.groups; g++) {
     const level = levelOf(g);
@@ -40,16 +51,28 @@ export function generateFacts(seed = 42): AccessFacts {
     const parentAt = (l: number) => Math.min(SIZE.groups - 1, Math.floor(l * perLevel) + pick(perLevel));
     links.push({ child: group(g), parent: group(parentAt(level + 1)) });
     // A second parent now and then: diamonds.
-    if (r() < 0.3) links.push({ child: group(g), parent: group(parentAt(Math.min(SIZE.levels - 1, level + 1 + pick(2)))) });
+    if (r() < 0.3)
+      links.push({ child: group(g), parent: group(parentAt(Math.min(SIZE.levels - 1, level + 1 + pick(2)))) });
   }
-  const memberships = Array.from({ length: SIZE.memberships }, () => ({ user: user(pick(SIZE.users)), group: group(pick(SIZE.groups)) }));
+  const memberships = Array.from({ length: SIZE.memberships }, () => ({
+    user: user(pick(SIZE.users)),
+    group: group(pick(SIZE.groups)),
+  }));
   const groupGrants = Array.from({ length: SIZE.grants }, () => ({
     group: group(pick(SIZE.groups)),
     role: ROLES[pick(ROLES.length)],
     instance: anyInstance(),
   }));
-  const instanceRoles = Array.from({ length: 5_000 }, () => ({ user: user(pick(SIZE.users)), role: ROLES[pick(2)], instance: anyInstance() }));
-  const tenantRoles = Array.from({ length: 50 }, () => ({ user: user(pick(SIZE.users)), role: 'viewer', tenant: `t${pick(SIZE.tenants)}` }));
+  const instanceRoles = Array.from({ length: 5_000 }, () => ({
+    user: user(pick(SIZE.users)),
+    role: ROLES[pick(2)],
+    instance: anyInstance(),
+  }));
+  const tenantRoles = Array.from({ length: 50 }, () => ({
+    user: user(pick(SIZE.users)),
+    role: 'viewer',
+    tenant: `t${pick(SIZE.tenants)}`,
+  }));
   return { roles, instances, tenantRoles, instanceRoles, memberships, links, groupGrants };
 }
 
@@ -84,8 +107,16 @@ export async function run(): Promise<BenchResult> {
   const roleDiff = time(() => diffAccess(buildAccessGraph(before), buildAccessGraph(after)));
   const permDiff = time(() => diffAccess(buildAccessGraph(before), buildAccessGraph(after), { permissions: true }));
   // Changed role definitions touch everyone in the permission view: the full comparison.
-  const rolesEdited = { ...after, roles: after.roles.map((x) => (x.key === 'viewer' ? { ...x, permissions: [...x.permissions, 'document:share'] } : x)) };
-  const fullDiff = time(() => diffAccess(buildAccessGraph(before), buildAccessGraph(rolesEdited), { permissions: true }), 1);
+  const rolesEdited = {
+    ...after,
+    roles: after.roles.map((x) =>
+      x.key === 'viewer' ? { ...x, permissions: [...x.permissions, 'document:share'] } : x,
+    ),
+  };
+  const fullDiff = time(
+    () => diffAccess(buildAccessGraph(before), buildAccessGraph(rolesEdited), { permissions: true }),
+    1,
+  );
   const queries = time(() => {
     const g = buildAccessGraph(before);
     const r = rng(3);
@@ -105,9 +136,24 @@ export async function run(): Promise<BenchResult> {
       'Access graph (src/access): 10,000 users, 1,000 groups in 8 levels (30% with a second parent), 2,000 instances, ' +
       '20,000 memberships, 3,000 group grants, 5,000 direct roles, 50 tenant-wide roles; 1% edit of memberships, links, grants and direct roles.',
     figures: [
-      { name: 'full effective access (build + every grant)', value: full.ms, unit: ms, target: { op: '<', value: 2000 } },
-      { name: 'access changes, 1% edit (build both + diff)', value: roleDiff.ms, unit: ms, target: { op: '<', value: 2000 } },
-      { name: 'access changes, 1% edit, permission view', value: permDiff.ms, unit: ms, target: { op: '<', value: 2000 } },
+      {
+        name: 'full effective access (build + every grant)',
+        value: full.ms,
+        unit: ms,
+        target: { op: '<', value: 2000 },
+      },
+      {
+        name: 'access changes, 1% edit (build both + diff)',
+        value: roleDiff.ms,
+        unit: ms,
+        target: { op: '<', value: 2000 },
+      },
+      {
+        name: 'access changes, 1% edit, permission view',
+        value: permDiff.ms,
+        unit: ms,
+        target: { op: '<', value: 2000 },
+      },
       { name: 'access changes, role definitions edited (every user compared)', value: fullDiff.ms, unit: ms },
       { name: '10,000 can() on a fresh graph', value: queries.ms, unit: ms },
     ],

@@ -23,7 +23,9 @@ export async function run(): Promise<BenchResult> {
     const file = path.join(dir, 'roster.yaml');
     const text = toYaml(generateEnvironment(SIZE) as unknown as Record<string, unknown>);
     writeFileSync(file, text);
-    notes.push(`generated configuration: ${(text.length / 2 ** 20).toFixed(2)} MB, ${SIZE.users} users, ${SIZE.groups} groups (depth ${SIZE.maxDepth}), ${SIZE.instances} instances, ${SIZE.memberships} memberships`);
+    notes.push(
+      `generated configuration: ${(text.length / 2 ** 20).toFixed(2)} MB, ${SIZE.users} users, ${SIZE.groups} groups (depth ${SIZE.maxDepth}), ${SIZE.instances} instances, ${SIZE.memberships} memberships`,
+    );
 
     const { loadConfig } = await import('../src/config/index.js');
     const timeLoad = async () => {
@@ -41,7 +43,11 @@ export async function run(): Promise<BenchResult> {
     const bare = timeProcess(['-e', '0'], 15);
     const version = built ? timeProcess(['bin/roster.js', '--version'], 15) : [];
 
-    notes.push(`load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores (other processes inflate every figure)`);
+    notes.push(
+      `load average at the end: ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')} on ${cpus().length} cores (other processes inflate every figure)`,
+    );
     return {
       name: 'config',
       description: 'Loading and validating a large configuration; CLI start-up.',
@@ -49,12 +55,19 @@ export async function run(): Promise<BenchResult> {
         { name: 'loadConfig warm median', value: quantile(warm, 0.5), unit: 'ms', target: { op: '<', value: 1500 } },
         { name: 'loadConfig warm p95', value: quantile(warm, 0.95), unit: 'ms', target: { op: '<', value: 1500 } },
         { name: 'loadConfig cold (first in process)', value: cold, unit: 'ms' },
-        ...(cli.length ? [{ name: 'roster validate (fresh process) median', value: quantile(cli, 0.5), unit: 'ms' }] : []),
+        ...(cli.length
+          ? [{ name: 'roster validate (fresh process) median', value: quantile(cli, 0.5), unit: 'ms' }]
+          : []),
         { name: 'node -e 0 median', value: quantile(bare, 0.5), unit: 'ms' },
         ...(version.length
           ? [
               { name: 'roster --version median', value: quantile(version, 0.5), unit: 'ms' },
-              { name: 'roster --version / node -e 0', value: quantile(version, 0.5) / quantile(bare, 0.5), unit: 'x', target: { op: '<' as const, value: 2 } },
+              {
+                name: 'roster --version / node -e 0',
+                value: quantile(version, 0.5) / quantile(bare, 0.5),
+                unit: 'x',
+                target: { op: '<' as const, value: 2 },
+              },
             ]
           : []),
       ],

@@ -8,7 +8,8 @@ const proxy = await startCountingProxy(process.argv[2]);
 const send = (m: object) => process.send!(m);
 send({ type: 'url', url: proxy.url });
 process.on('message', (m: { type: string }) => {
-  if (m.type === 'counts') send({ type: 'counts', requests: proxy.seen.length, writes: proxy.seen.filter((r) => r.method !== 'GET').length });
+  if (m.type === 'counts')
+    send({ type: 'counts', requests: proxy.seen.length, writes: proxy.seen.filter((r) => r.method !== 'GET').length });
   else if (m.type === 'reset') {
     proxy.reset();
     send({ type: 'reset' });

@@ -93,7 +93,9 @@ export class RequestStream {
       this.line = Buffer.concat([this.line, chunk.subarray(at)]);
       return chunk.length;
     }
-    const text = Buffer.concat([this.line, chunk.subarray(at, nl)]).toString('latin1').trim();
+    const text = Buffer.concat([this.line, chunk.subarray(at, nl)])
+      .toString('latin1')
+      .trim();
     this.line = Buffer.alloc(0);
     if (this.trailers) {
       // An empty line ends the trailers, and the request.
@@ -171,11 +173,15 @@ export async function startCountingProxyProcess(upstream: string): Promise<Count
   const { fileURLToPath } = await import('node:url');
   const here = path.dirname(fileURLToPath(import.meta.url));
   const tsx = new URL('../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
-  const child = spawn(process.execPath, ['--import', tsx, path.join(here, 'count-proxy-main.ts'), upstream], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, ['--import', tsx, path.join(here, 'count-proxy-main.ts'), upstream], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   const replies: ((m: { type: string } & Record<string, unknown>) => void)[] = [];
   const url = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the counting proxy exited ${code}`)));
-    child.on('message', (m: { type: string; url?: string } & Record<string, unknown>) => (m.type === 'url' ? resolve(m.url!) : replies.shift()?.(m)));
+    child.on('message', (m: { type: string; url?: string } & Record<string, unknown>) =>
+      m.type === 'url' ? resolve(m.url!) : replies.shift()?.(m),
+    );
   });
   const ask = <T>(type: string) =>
     new Promise<T>((resolve) => {

@@ -30,13 +30,29 @@ type Check = { user: { key: string }; action: string; resource: { type: string; 
 
 export async function run(): Promise<BenchResult> {
   const work = mkdtempSync(path.join(os.tmpdir(), 'roster-bench-decisions-'));
-  const raw = generateEnvironment({ users: 10_000, groups: 1_000, maxDepth: 8, instances: 2_000, memberships: 20_000, tenants: 5, seed: 7, groupRoles: 'by-type' });
+  const raw = generateEnvironment({
+    users: 10_000,
+    groups: 1_000,
+    maxDepth: 8,
+    instances: 2_000,
+    memberships: 20_000,
+    tenants: 5,
+    seed: 7,
+    groupRoles: 'by-type',
+  });
   const figures: BenchFigure[] = [];
   const notes: string[] = [];
   const file = path.join(work, 'config', 'roster.yaml');
   mkdirSync(path.dirname(file));
   const data = path.join(work, 'data');
-  const start = (log: boolean) => startServer({ dataDir: data, port: 0, orgKey: KEY, environments: [{ project: 'bench', env: 'prod' }], ...(log ? {} : { decisionLog: false as const }) });
+  const start = (log: boolean) =>
+    startServer({
+      dataDir: data,
+      port: 0,
+      orgKey: KEY,
+      environments: [{ project: 'bench', env: 'prod' }],
+      ...(log ? {} : { decisionLog: false as const }),
+    });
   try {
     // Load the environment (log on: the apply asks no decisions here).
     let server = await start(true);
@@ -50,7 +66,10 @@ export async function run(): Promise<BenchResult> {
 
     // /allowed, without and with the log, alternating.
     const checks = sampleChecks(raw, CHECKS);
-    const results: Record<'off' | 'on', { p50: number[]; tput: number[]; cpu: number[] }> = { off: { p50: [], tput: [], cpu: [] }, on: { p50: [], tput: [], cpu: [] } };
+    const results: Record<'off' | 'on', { p50: number[]; tput: number[]; cpu: number[] }> = {
+      off: { p50: [], tput: [], cpu: [] },
+      on: { p50: [], tput: [], cpu: [] },
+    };
     for (let round = 0; round < ROUNDS; round++) {
       for (const mode of ['off', 'on'] as const) {
         server = await start(mode === 'on');
@@ -70,15 +89,32 @@ export async function run(): Promise<BenchResult> {
     figures.push(
       { name: '/allowed p50 without the log (sequential)', value: off.p50, unit: 'ms' },
       { name: '/allowed p50 with the log (sequential)', value: on.p50, unit: 'ms' },
-      { name: '/allowed p50 with the log / without', value: on.p50 / off.p50, unit: 'x', target: { op: '<=', value: 1.2 } },
+      {
+        name: '/allowed p50 with the log / without',
+        value: on.p50 / off.p50,
+        unit: 'x',
+        target: { op: '<=', value: 1.2 },
+      },
       { name: '/allowed throughput without the log (8 in flight)', value: off.tput, unit: 'checks/s' },
       { name: '/allowed throughput with the log (8 in flight)', value: on.tput, unit: 'checks/s' },
-      { name: '/allowed throughput without / with the log', value: off.tput / on.tput, unit: 'x', target: { op: '<=', value: 1.2 } },
+      {
+        name: '/allowed throughput without / with the log',
+        value: off.tput / on.tput,
+        unit: 'x',
+        target: { op: '<=', value: 1.2 },
+      },
       { name: '/allowed CPU per check without the log (server + client, 8 in flight)', value: off.cpu, unit: 'ms' },
       { name: '/allowed CPU per check with the log (server + client, 8 in flight)', value: on.cpu, unit: 'ms' },
-      { name: '/allowed CPU per check with the log / without', value: on.cpu / off.cpu, unit: 'x', target: { op: '<=', value: 1.2 } },
+      {
+        name: '/allowed CPU per check with the log / without',
+        value: on.cpu / off.cpu,
+        unit: 'x',
+        target: { op: '<=', value: 1.2 },
+      },
     );
-    notes.push(`/allowed: ${CHECKS} checks a run (half through a membership's grant), ${ROUNDS} rounds each way alternated; medians. Raw p50s off ${results.off.p50.map((x) => x.toFixed(3)).join(', ')} / on ${results.on.p50.map((x) => x.toFixed(3)).join(', ')} ms.`);
+    notes.push(
+      `/allowed: ${CHECKS} checks a run (half through a membership's grant), ${ROUNDS} rounds each way alternated; medians. Raw p50s off ${results.off.p50.map((x) => x.toFixed(3)).join(', ')} / on ${results.on.p50.map((x) => x.toFixed(3)).join(', ')} ms.`,
+    );
 
     // plan --replay of 10,000 logged decisions, after a 1% membership edit.
     server = await start(true);
@@ -86,7 +122,12 @@ export async function run(): Promise<BenchResult> {
       const replayChecks = sampleChecks(raw, REPLAYED, 99);
       const pool = new Pool(server.url, { connections: 4 });
       for (let i = 0; i < replayChecks.length; i += 1000) {
-        const res = await pool.request({ method: 'POST', path: '/allowed/bulk?project=bench&environment=prod', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(replayChecks.slice(i, i + 1000)) });
+        const res = await pool.request({
+          method: 'POST',
+          path: '/allowed/bulk?project=bench&environment=prod',
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify(replayChecks.slice(i, i + 1000)),
+        });
         await res.body.text();
       }
       await pool.close();
@@ -97,27 +138,58 @@ export async function run(): Promise<BenchResult> {
       const before = client.counters().requests;
       // The read alone, then the whole replay (read + decide again) as plan --replay runs it.
       let t = performance.now();
-      await readRecentDecisions(client, { project: 'bench', environment: 'prod' }, { since: new Date(Date.now() - 86_400_000), until: new Date() });
+      await readRecentDecisions(
+        client,
+        { project: 'bench', environment: 'prod' },
+        { since: new Date(Date.now() - 86_400_000), until: new Date() },
+      );
       const readMs = performance.now() - t;
       const requests = client.counters().requests - before;
       t = performance.now();
-      const replay = await replayPlan({ target: target(server.url, client), live: edit.live, plan: edit.plan, since: new Date(Date.now() - 86_400_000), now: new Date() });
+      const replay = await replayPlan({
+        target: target(server.url, client),
+        live: edit.live,
+        plan: edit.plan,
+        since: new Date(Date.now() - 86_400_000),
+        now: new Date(),
+      });
       const ms = performance.now() - t;
       await client.close();
       figures.push(
-        { name: 'replay of 10,000 logged decisions (read + decide again), 10,000-user environment', value: ms / 1000, unit: 's' },
+        {
+          name: 'replay of 10,000 logged decisions (read + decide again), 10,000-user environment',
+          value: ms / 1000,
+          unit: 's',
+        },
         { name: 'replay: reading the 10,000 decisions (100 pages, 4 at a time)', value: readMs / 1000, unit: 's' },
-        { name: 'replay: requests (audit-log pages of 100)', value: requests, unit: 'requests', target: { op: '<=', value: 100 } },
-        { name: 'replay: seconds those requests need at the public rate limits (1,000/min, a third at once)', value: paceSeconds(requests), unit: 's' },
+        {
+          name: 'replay: requests (audit-log pages of 100)',
+          value: requests,
+          unit: 'requests',
+          target: { op: '<=', value: 100 },
+        },
+        {
+          name: 'replay: seconds those requests need at the public rate limits (1,000/min, a third at once)',
+          value: paceSeconds(requests),
+          unit: 's',
+        },
       );
-      notes.push(`replay: ${replay.read} decisions read, ${replay.distinct} distinct, ${replay.changes.length} change under the 1% edit (${edit.plan.changes.length} changes), ${replay.disagreements.length} disagreements, ${replay.unreplayable.length} unreplayable reasons.`);
+      notes.push(
+        `replay: ${replay.read} decisions read, ${replay.distinct} distinct, ${replay.changes.length} change under the 1% edit (${edit.plan.changes.length} changes), ${replay.disagreements.length} disagreements, ${replay.unreplayable.length} unreplayable reasons.`,
+      );
     } finally {
       await server.close();
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-  return { name: 'decisions', description: 'The decision log (issue 30): /allowed with and without it, and plan --replay of 10,000 logged decisions on the 10,000-user environment.', figures, notes };
+  return {
+    name: 'decisions',
+    description:
+      'The decision log (issue 30): /allowed with and without it, and plan --replay of 10,000 logged decisions on the 10,000-user environment.',
+    figures,
+    notes,
+  };
 }
 
 /** Half uniformly random (mostly denied), half a member's group grant (allowed). */
@@ -126,7 +198,9 @@ function sampleChecks(raw: RawConfigObject, n: number, seed = 31): Check[] {
   const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)];
   const users = Object.keys(raw.users);
   const instances = Object.keys(raw.resource_instances);
-  const withGrants = Object.entries(raw.groups).filter(([, g]) => (g.members?.length ?? 0) > 0 && (g.roles?.length ?? 0) > 0);
+  const withGrants = Object.entries(raw.groups).filter(
+    ([, g]) => (g.members?.length ?? 0) > 0 && (g.roles?.length ?? 0) > 0,
+  );
   const check = (user: string, instance: string): Check => {
     const [type, key] = [instance.slice(0, instance.indexOf(':')), instance.slice(instance.indexOf(':') + 1)];
     return { user: { key: user }, action: pick(raw.resources[type]?.actions ?? ['read']), resource: { type, key } };
@@ -138,18 +212,28 @@ function sampleChecks(raw: RawConfigObject, n: number, seed = 31): Check[] {
   });
 }
 
-async function measureAllowed(server: RunningServer, checks: Check[]): Promise<{ p50: number; perSecond: number; cpuMs: number }> {
+async function measureAllowed(
+  server: RunningServer,
+  checks: Check[],
+): Promise<{ p50: number; perSecond: number; cpuMs: number }> {
   const pool = new Pool(server.url, { connections: 8, pipelining: 1 });
   const call = async (c: Check) => {
-    const res = await pool.request({ method: 'POST', path: '/allowed?project=bench&environment=prod', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(c) });
+    const res = await pool.request({
+      method: 'POST',
+      path: '/allowed?project=bench&environment=prod',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify(c),
+    });
     await res.body.text();
   };
   const inFlight = async (list: Check[]) => {
     let next = 0;
     const t = performance.now();
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      while (next < list.length) await call(list[next++]);
-    }));
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < list.length) await call(list[next++]);
+      }),
+    );
     return list.length / ((performance.now() - t) / 1000);
   };
   try {
@@ -179,10 +263,20 @@ function paceSeconds(requests: number): number {
   return requests <= burst ? 0 : ((requests - burst) * 60) / (limit - burst);
 }
 
-const target = (url: string, client: ApiClient): Target => ({ kind: 'remote', url, where: url, project: 'bench', environment: 'prod', client, close: async () => {} });
+const target = (url: string, client: ApiClient): Target => ({
+  kind: 'remote',
+  url,
+  where: url,
+  project: 'bench',
+  environment: 'prod',
+  client,
+  close: async () => {},
+});
 
 async function planOnce(file: string, url: string, client: ApiClient) {
-  const { planFromFiles } = (await import(pathToFileURL(path.join(ROOT, 'dist/cli/workflow.js')).href)) as typeof import('../src/cli/workflow.js');
+  const { planFromFiles } = (await import(
+    pathToFileURL(path.join(ROOT, 'dist/cli/workflow.js')).href
+  )) as typeof import('../src/cli/workflow.js');
   return planFromFiles([file], 'plan', {}, { access: {} }, async () => target(url, client));
 }
 

@@ -38,12 +38,21 @@ type Entry = Record<string, unknown>;
 /** The canonical raw shape (what a user writes), as plain data. */
 export interface RawConfigObject {
   version: 1;
-  resources: Record<string, { name: string; actions: string[]; relations?: Record<string, string>; roles?: Record<string, Entry> }>;
+  resources: Record<
+    string,
+    { name: string; actions: string[]; relations?: Record<string, string>; roles?: Record<string, Entry> }
+  >;
   roles: Record<string, { name: string; permissions: string[] }>;
   tenants: Record<string, { name: string }>;
-  users: Record<string, { email: string; tenants: string[]; roles?: ({ role: string; tenant: string } | { role: string; on: string })[] }>;
+  users: Record<
+    string,
+    { email: string; tenants: string[]; roles?: ({ role: string; tenant: string } | { role: string; on: string })[] }
+  >;
   resource_instances: Record<string, { tenant: string; relations?: Record<string, string> }>;
-  groups: Record<string, { tenant: string; members?: string[]; roles?: { role: string; on: string }[]; member_of?: string[] }>;
+  groups: Record<
+    string,
+    { tenant: string; members?: string[]; roles?: { role: string; on: string }[]; member_of?: string[] }
+  >;
   access_requests: Record<string, { name: string; reviewer_roles: string[] }>;
 }
 
@@ -63,7 +72,11 @@ const ROLES: Record<string, string[]> = {
 const GROUP_ROLES = ['viewer', 'editor', 'developer', 'maintainer', 'accountant'];
 /** `by-type`: a team's role on each resource type, and the roles a squad may hold there. */
 const TEAM_ROLE: Record<string, string> = { document: 'editor', repository: 'developer', invoice: 'accountant' };
-const SQUAD_ROLES: Record<string, string[]> = { document: ['viewer', 'editor'], repository: ['viewer', 'developer', 'maintainer'], invoice: ['viewer', 'accountant'] };
+const SQUAD_ROLES: Record<string, string[]> = {
+  document: ['viewer', 'editor'],
+  repository: ['viewer', 'developer', 'maintainer'],
+  invoice: ['viewer', 'accountant'],
+};
 
 /** Mulberry32: small, fast, good enough for test data. */
 export function prng(seed: number): () => number {
@@ -122,11 +135,16 @@ export function generateEnvironment(opts: GenerateOptions): RawConfigObject {
     const type = byType && i % 20 === 19 ? 'squad' : 'team';
     const id = `${type}:${type}-${pad(i, opts.groups)}`;
     const tenant = tenantKeys[i % tenantKeys.length];
-    const earlier = groupsByTenant.get(`${type} ${tenant}`) ?? groupsByTenant.set(`${type} ${tenant}`, []).get(`${type} ${tenant}`)!;
+    const earlier =
+      groupsByTenant.get(`${type} ${tenant}`) ?? groupsByTenant.set(`${type} ${tenant}`, []).get(`${type} ${tenant}`)!;
     const candidates = earlier.filter((g) => g.depth < opts.maxDepth);
     // The first chain of the first tenant reaches maxDepth, so the depth asked for is always present.
-    const parent = i < opts.maxDepth * tenantKeys.length && earlier.length > 0 ? earlier[earlier.length - 1]
-      : candidates.length > 0 && random() < 0.8 ? pick(candidates) : undefined;
+    const parent =
+      i < opts.maxDepth * tenantKeys.length && earlier.length > 0
+        ? earlier[earlier.length - 1]
+        : candidates.length > 0 && random() < 0.8
+          ? pick(candidates)
+          : undefined;
     const depth = parent && parent.depth < opts.maxDepth ? parent.depth + 1 : 1;
     const group: RawConfigObject['groups'][string] = { tenant };
     if (parent && parent.depth < opts.maxDepth) group.member_of = [parent.id];
@@ -171,7 +189,11 @@ const FOLDER_FANOUT = 3;
 const TOP_FOLDERS = 2;
 
 /** See GenerateOptions.folders. Appends to `config`; changes nothing already in it. */
-function addFolderTree(config: RawConfigObject, opts: { documents: number; depth: number }, random: () => number): void {
+function addFolderTree(
+  config: RawConfigObject,
+  opts: { documents: number; depth: number },
+  random: () => number,
+): void {
   const pick = <T>(items: T[]): T => items[Math.floor(random() * items.length)];
   const derived = (role: string) => [{ role, on: 'folder', via: 'parent' }];
   const roles = {
@@ -205,7 +227,10 @@ function addFolderTree(config: RawConfigObject, opts: { documents: number; depth
   for (let i = 0; i < opts.documents; i++) {
     const tenant = tenants[i % tenants.length];
     const folder = pick(levels.get(tenant)!.flat());
-    config.resource_instances[`file:file-${String(i).padStart(String(opts.documents - 1).length, '0')}`] = { tenant, relations: { parent: folder } };
+    config.resource_instances[`file:file-${String(i).padStart(String(opts.documents - 1).length, '0')}`] = {
+      tenant,
+      relations: { parent: folder },
+    };
   }
   // Teams of the tenant: every top folder has an editor team, every second-level folder a viewer team.
   const teams = new Map<string, string[]>(tenants.map((t) => [t, []]));
@@ -214,7 +239,10 @@ function addFolderTree(config: RawConfigObject, opts: { documents: number; depth
     const candidates = teams.get(tenant)!;
     if (candidates.length === 0) continue;
     const [top, second = []] = levels.get(tenant)!;
-    for (const [role, folders] of [['editor', top], ['viewer', second]] as const) {
+    for (const [role, folders] of [
+      ['editor', top],
+      ['viewer', second],
+    ] as const) {
       for (const on of folders) (config.groups[pick(candidates)].roles ??= []).push({ role, on });
     }
   }
@@ -234,7 +262,10 @@ export function moveMemberships(raw: RawConfigObject, count: number): void {
     const [fromId, from] = groups[i];
     const u = from.members?.at(-1);
     if (u === undefined) continue;
-    const to = groups.find(([id, g], j) => j > i && g.tenant === from.tenant && id.split(':')[0] === fromId.split(':')[0] && !g.members?.includes(u));
+    const to = groups.find(
+      ([id, g], j) =>
+        j > i && g.tenant === from.tenant && id.split(':')[0] === fromId.split(':')[0] && !g.members?.includes(u),
+    );
     if (!to) continue;
     from.members!.pop();
     (to[1].members ??= []).push(u);
@@ -280,7 +311,9 @@ const RESERVED = /^(true|false|null|~|yes|no|on|off|y|n)$/i;
 
 /** Plain when YAML reads it back as the same string, double-quoted (JSON) otherwise. */
 function scalar(s: string): string {
-  return PLAIN.test(s) && !RESERVED.test(s) && !s.endsWith(':') && !/^0[xo]/i.test(s) && !/[eE][-+]?\d+$/.test(s) ? s : JSON.stringify(s);
+  return PLAIN.test(s) && !RESERVED.test(s) && !s.endsWith(':') && !/^0[xo]/i.test(s) && !/[eE][-+]?\d+$/.test(s)
+    ? s
+    : JSON.stringify(s);
 }
 
 function isPlainObject(v: unknown): v is Entry {

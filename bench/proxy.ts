@@ -74,7 +74,13 @@ export async function startProxy(options: ProxyOptions): Promise<Proxy> {
     inFlight++;
     max = Math.max(max, inFlight);
     const entry: ProxiedRequest = {
-      method: req.method ?? '?', path: decodeURIComponent(u.pathname), query: [...u.searchParams], status: 0, start: now() - t0, end: 0, inFlight,
+      method: req.method ?? '?',
+      path: decodeURIComponent(u.pathname),
+      query: [...u.searchParams],
+      status: 0,
+      start: now() - t0,
+      end: 0,
+      inFlight,
     };
     seen.push(entry);
     const done = (status: number) => {
@@ -91,11 +97,14 @@ export async function startProxy(options: ProxyOptions): Promise<Proxy> {
         res.end(JSON.stringify({ error_code: 'TOO_MANY_REQUESTS', message: 'rate limit (proxy)' }));
         return done(429);
       }
-      const up = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent }, (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-        r.on('end', () => done(r.statusCode ?? 502));
-      });
+      const up = http.request(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent },
+        (r) => {
+          res.writeHead(r.statusCode ?? 502, r.headers);
+          r.pipe(res);
+          r.on('end', () => done(r.statusCode ?? 502));
+        },
+      );
       up.on('error', () => {
         done(502);
         res.destroy();

@@ -45,10 +45,23 @@ export async function run(): Promise<BenchResult> {
       { name: 'no-op plan (roster serve), with the folder tree', value: treePlan.ms / 1000, unit: 's' },
       { name: 'no-op plan, requests, without the folder tree', value: flatPlan.requests, unit: 'requests' },
       { name: 'no-op plan, requests, with the folder tree', value: treePlan.requests, unit: 'requests' },
-      { name: 'no-op plan, `parent` tuple list pages (per_page 100), with the folder tree', value: treePlan.pages.get('parent') ?? 0, unit: 'requests', target: { op: '<=', value: Math.ceil(treePlan.tuples / 100) } },
+      {
+        name: 'no-op plan, `parent` tuple list pages (per_page 100), with the folder tree',
+        value: treePlan.pages.get('parent') ?? 0,
+        unit: 'requests',
+        target: { op: '<=', value: Math.ceil(treePlan.tuples / 100) },
+      },
     );
-    const more = [...treePlan.byPath].map(([k, n]) => [k, n - (flatPlan.byPath.get(k) ?? 0)] as const).filter(([, d]) => d !== 0).map(([k, d]) => `${k} +${d}`).join(', ');
-    const pages = (p: typeof treePlan) => [...p.pages].sort().map(([k, n]) => `${k} ${n}`).join(', ');
+    const more = [...treePlan.byPath]
+      .map(([k, n]) => [k, n - (flatPlan.byPath.get(k) ?? 0)] as const)
+      .filter(([, d]) => d !== 0)
+      .map(([k, d]) => `${k} +${d}`)
+      .join(', ');
+    const pages = (p: typeof treePlan) =>
+      [...p.pages]
+        .sort()
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ');
     notes.push(
       `The folder tree adds ${treePlan.instances - flatPlan.instances} instances and ${treePlan.tuples} \`parent\` tuples. ` +
         `Relationship tuple list pages of a no-op plan by relation, without the tree: ${pages(flatPlan)}; with it: ${pages(treePlan)} ` +
@@ -60,7 +73,9 @@ export async function run(): Promise<BenchResult> {
     const cases = [
       await accessSection(work, 'flat', generateEnvironment(OPTS), editOnePercent),
       await accessSection(work, 'tree', generateEnvironment({ ...OPTS, folders: FOLDERS }), editOnePercent),
-      await accessSection(work, 'moved', generateEnvironment({ ...OPTS, folders: FOLDERS }), (raw) => moveFiles(editOnePercent(raw), 20)),
+      await accessSection(work, 'moved', generateEnvironment({ ...OPTS, folders: FOLDERS }), (raw) =>
+        moveFiles(editOnePercent(raw), 20),
+      ),
     ];
     // Interleaved, so that a busy machine weighs on the three alike.
     for (let i = 0; i < RUNS; i++) for (const c of cases) c.measure();
@@ -69,14 +84,25 @@ export async function run(): Promise<BenchResult> {
       { name: 'access section of the 1% edit, without the folder tree', value: flat.ms, unit: 'ms' },
       { name: 'access section of the 1% edit, with the folder tree', value: tree.ms, unit: 'ms' },
       { name: 'access section of the 1% edit and 20 files moved, with the folder tree', value: moved.ms, unit: 'ms' },
-      { name: 'access section with / without the folder tree (same edit)', value: tree.ms / flat.ms, unit: 'x', target: { op: '<', value: 2 } },
-      { name: 'access section with / without the folder tree (edit + 20 files moved)', value: moved.ms / flat.ms, unit: 'x', target: { op: '<', value: 2 } },
+      {
+        name: 'access section with / without the folder tree (same edit)',
+        value: tree.ms / flat.ms,
+        unit: 'x',
+        target: { op: '<', value: 2 },
+      },
+      {
+        name: 'access section with / without the folder tree (edit + 20 files moved)',
+        value: moved.ms / flat.ms,
+        unit: 'x',
+        target: { op: '<', value: 2 },
+      },
     );
-    const what = (r: typeof flat) => `${r.changes} changes, ${r.users} users with changes, ${r.gains} gained, ${r.losses} lost`;
+    const what = (r: typeof flat) =>
+      `${r.changes} changes, ${r.users} users with changes, ${r.gains} gained, ${r.losses} lost`;
     notes.push(
       "Access section (liveAfter + both graphs + diff + caps), median of 7 (the three cases interleaved), on the access-plan bench's environment (group roles 'any'), " +
         "with that bench's 1% edit (with the tree, some groups whose roles it drops hold folder roles, so it loses more). Moving files changes tuples: " +
-        'the users reaching the moved files\' old and new folders are compared too (src/access/delta.ts). ' +
+        "the users reaching the moved files' old and new folders are compared too (src/access/delta.ts). " +
         `Without the tree: ${what(flat)}; with it: ${what(tree)}; with 20 files moved too: ${what(moved)}.`,
     );
   } finally {
@@ -96,18 +122,32 @@ export async function run(): Promise<BenchResult> {
 async function noopPlan(raw: RawConfigObject, dir: string) {
   const file = path.join(dir, 'roster.yaml');
   writeFileSync(file, toYaml({ project: 'bench', environment: 'prod', ...raw } as Record<string, unknown>));
-  const { planFromFiles } = (await import(pathToFileURL(path.join(ROOT, 'dist/cli/workflow.js')).href)) as typeof import('../src/cli/workflow.js');
+  const { planFromFiles } = (await import(
+    pathToFileURL(path.join(ROOT, 'dist/cli/workflow.js')).href
+  )) as typeof import('../src/cli/workflow.js');
   const server = await serveProcess(path.join(dir, 'data'));
   let tuplePages = 0;
   const newClient = () =>
     createClient({
-      baseUrl: server.url, apiKey: KEY, project: 'bench', environment: 'prod', pacing: 'none',
+      baseUrl: server.url,
+      apiKey: KEY,
+      project: 'bench',
+      environment: 'prod',
+      pacing: 'none',
       onRequest: (i) => {
         if (i.path.includes('/relationship_tuples')) tuplePages++;
       },
     });
   const planOnce = (client: ApiClient) => {
-    const target: Target = { kind: 'remote', url: server.url, where: server.url, project: 'bench', environment: 'prod', client, close: async () => {} };
+    const target: Target = {
+      kind: 'remote',
+      url: server.url,
+      where: server.url,
+      project: 'bench',
+      environment: 'prod',
+      client,
+      close: async () => {},
+    };
     return planFromFiles([file], 'plan', {}, {}, async () => target);
   };
   try {
@@ -126,7 +166,8 @@ async function noopPlan(raw: RawConfigObject, dir: string) {
       const t0 = performance.now();
       const noop = await planOnce(client);
       ms.push(performance.now() - t0);
-      if (noop.plan.changes.length !== 0) throw new Error(`no-op plan has ${noop.plan.changes.length} changes, first ${noop.plan.changes[0].id}`);
+      if (noop.plan.changes.length !== 0)
+        throw new Error(`no-op plan has ${noop.plan.changes.length} changes, first ${noop.plan.changes[0].id}`);
       requests = client.counters().requests;
       pages = tuplePages;
       live = noop.live;
@@ -143,7 +184,9 @@ async function noopPlan(raw: RawConfigObject, dir: string) {
       await planOnce(client);
       await client.close();
       for (const r of proxy.seen) {
-        const template = r.path.replace(/\/v2\/(schema|facts|elements)\/[^/]+\/[^/]+/, '/v2/$1/{proj}/{env}').replace(/\/groups\/[^/]+/, '/groups/{group}');
+        const template = r.path
+          .replace(/\/v2\/(schema|facts|elements)\/[^/]+\/[^/]+/, '/v2/$1/{proj}/{env}')
+          .replace(/\/groups\/[^/]+/, '/groups/{group}');
         byPath.set(template, (byPath.get(template) ?? 0) + 1);
         if (!r.path.endsWith('/relationship_tuples')) continue;
         const relation = r.query.find(([k]) => k === 'relation')?.[1] ?? '(any)';
@@ -152,7 +195,8 @@ async function noopPlan(raw: RawConfigObject, dir: string) {
     } finally {
       await proxy.close();
     }
-    if ([...byRelation.values()].reduce((a, b) => a + b, 0) !== pages) throw new Error('the proxy saw other tuple pages than the client');
+    if ([...byRelation.values()].reduce((a, b) => a + b, 0) !== pages)
+      throw new Error('the proxy saw other tuple pages than the client');
     return { ms: median(ms), requests, pages: byRelation, byPath, tuples, instances: live.resourceInstances.size };
   } finally {
     await server.close();
@@ -161,7 +205,12 @@ async function noopPlan(raw: RawConfigObject, dir: string) {
 
 const RUNS = 7;
 
-async function accessSection(work: string, name: string, raw: RawConfigObject, edit: (raw: RawConfigObject) => RawConfigObject) {
+async function accessSection(
+  work: string,
+  name: string,
+  raw: RawConfigObject,
+  edit: (raw: RawConfigObject) => RawConfigObject,
+) {
   const dir = path.join(work, `access-${name}`);
   mkdirSync(dir);
   const live = await load(dir, 'before.yaml', raw);
@@ -176,7 +225,12 @@ async function accessSection(work: string, name: string, raw: RawConfigObject, e
       section = planAccess({ live, changes: plan.changes });
       ms.push(performance.now() - t0);
     },
-    result: () => ({ changes: plan.changes.length, users: section.users, gains: section.gains, losses: section.losses }),
+    result: () => ({
+      changes: plan.changes.length,
+      users: section.users,
+      gains: section.gains,
+      losses: section.losses,
+    }),
   };
 }
 
@@ -187,7 +241,9 @@ function moveFiles(raw: RawConfigObject, count: number): RawConfigObject {
   const folders = Object.entries(raw.resource_instances).filter(([id]) => id.startsWith('folder:'));
   for (let k = 0; k < count; k++) {
     const [, file] = files[Math.floor(r() * files.length)];
-    const choices = folders.filter(([id, f]) => f.tenant === file.tenant && id !== file.relations?.parent).map(([id]) => id);
+    const choices = folders
+      .filter(([id, f]) => f.tenant === file.tenant && id !== file.relations?.parent)
+      .map(([id]) => id);
     file.relations = { parent: choices[Math.floor(r() * choices.length)] };
   }
   return raw;

@@ -37,7 +37,8 @@ const files = readdirSync(here)
 function meets(f: BenchFigure): string {
   if (!f.target) return '';
   const { op, value } = f.target;
-  const ok = op === '<' ? f.value < value : op === '<=' ? f.value <= value : op === '>' ? f.value > value : f.value >= value;
+  const ok =
+    op === '<' ? f.value < value : op === '<=' ? f.value <= value : op === '>' ? f.value > value : f.value >= value;
   return `${ok ? 'meets' : 'MISSES'} target ${op} ${value}`;
 }
 
@@ -48,19 +49,39 @@ for (const file of files) {
   const record = {
     ...result,
     at: new Date().toISOString(),
-    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, memGiB: Math.round(os.totalmem() / 2 ** 30) },
+    machine: {
+      cpus: os.cpus().length,
+      model: os.cpus()[0]?.model,
+      node: process.version,
+      memGiB: Math.round(os.totalmem() / 2 ** 30),
+    },
   };
   writeFileSync(path.join(resultsDir, `${result.name}.json`), JSON.stringify(record, null, 2) + '\n');
   for (const f of result.figures) process.stdout.write(`  ${f.name}: ${round(f.value)} ${f.unit} ${meets(f)}\n`);
 }
 
 // The summary covers every result on disk, so running one bench keeps the others' figures.
-const lines = ['# Benchmark summary', '', 'Written by `npm run bench`. Figures from the last run of each benchmark.', ''];
-for (const f of readdirSync(resultsDir).filter((f) => f.endsWith('.json')).sort()) {
+const lines = [
+  '# Benchmark summary',
+  '',
+  'Written by `npm run bench`. Figures from the last run of each benchmark.',
+  '',
+];
+for (const f of readdirSync(resultsDir)
+  .filter((f) => f.endsWith('.json'))
+  .sort()) {
   const r = JSON.parse(readFileSync(path.join(resultsDir, f), 'utf8'));
-  lines.push(`## ${r.name}`, '', r.description, '', `Run at ${r.at} on ${r.machine.cpus} cores (${r.machine.model}), Node ${r.machine.node}.`, '');
+  lines.push(
+    `## ${r.name}`,
+    '',
+    r.description,
+    '',
+    `Run at ${r.at} on ${r.machine.cpus} cores (${r.machine.model}), Node ${r.machine.node}.`,
+    '',
+  );
   lines.push('| figure | value | target |', '|---|---|---|');
-  for (const fig of r.figures as BenchFigure[]) lines.push(`| ${fig.name} | ${round(fig.value)} ${fig.unit} | ${meets(fig)} |`);
+  for (const fig of r.figures as BenchFigure[])
+    lines.push(`| ${fig.name} | ${round(fig.value)} ${fig.unit} | ${meets(fig)} |`);
   for (const n of r.notes ?? []) lines.push('', `- ${n}`);
   lines.push('');
 }

@@ -26,12 +26,25 @@ export async function run(): Promise<BenchResult> {
   const figures: BenchFigure[] = [];
   const notes: string[] = [];
   // Times depend on what else the machine runs; memory much less. Say how loaded it was.
-  const load = () => os.loadavg().map((x) => x.toFixed(1)).join(' / ');
+  const load = () =>
+    os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' / ');
   notes.push(`load average (1 / 5 / 15 min) at the start: ${load()} on ${os.cpus().length} cores`);
   for (const s of scales) {
     const work = mkdtempSync(path.join(os.tmpdir(), `roster-bench-scale${s}-`));
     try {
-      const raw = generateEnvironment({ users: 10_000 * s, groups: 1_000 * s, maxDepth: 8, instances: 2_000 * s, memberships: 20_000 * s, tenants: 5 * s, seed: 7, groupRoles: 'by-type' });
+      const raw = generateEnvironment({
+        users: 10_000 * s,
+        groups: 1_000 * s,
+        maxDepth: 8,
+        instances: 2_000 * s,
+        memberships: 20_000 * s,
+        tenants: 5 * s,
+        seed: 7,
+        groupRoles: 'by-type',
+      });
       const config = path.join(work, 'roster');
       writeSplit(config, raw);
       // Timed as users run it: the CLI straight to the service. The counting proxy shares the 2 cores
@@ -64,25 +77,49 @@ export async function run(): Promise<BenchResult> {
         writeSplit(config, raw);
         await proxy.reset();
         const edit = await cli('apply', 'roster', '--yes', '--format', 'json');
-        const editOut = JSON.parse(edit.stdout) as { applied: string[]; verification?: { requests: number; full: boolean } };
+        const editOut = JSON.parse(edit.stdout) as {
+          applied: string[];
+          verification?: { requests: number; full: boolean };
+        };
         const editCounts = await proxy.counts();
         const writes = editCounts.writes;
         const verify = editOut.verification?.requests ?? 0;
         const label = `×${s} (${emptyOut.applied.length.toLocaleString('en-US')} changes from empty)`;
         figures.push(
-          { name: `${label}: apply from empty`, value: timed.empty.ms / 1000, unit: 's', ...(s === 10 ? { target: { op: '<=' as const, value: 61 } } : {}) },
-          { name: `${label}: apply from empty, peak memory`, value: timed.empty.maxRss / 2 ** 20, unit: 'MB', ...(s === 10 ? { target: { op: '<' as const, value: 1024 } } : {}) },
+          {
+            name: `${label}: apply from empty`,
+            value: timed.empty.ms / 1000,
+            unit: 's',
+            ...(s === 10 ? { target: { op: '<=' as const, value: 61 } } : {}),
+          },
+          {
+            name: `${label}: apply from empty, peak memory`,
+            value: timed.empty.maxRss / 2 ** 20,
+            unit: 'MB',
+            ...(s === 10 ? { target: { op: '<' as const, value: 1024 } } : {}),
+          },
           { name: `${label}: apply from empty, requests`, value: emptyRequests, unit: 'requests' },
           { name: `${label}: apply from empty through the counting proxy`, value: empty.ms / 1000, unit: 's' },
-          { name: `${label}: apply from empty through the counting proxy, peak memory`, value: empty.maxRss / 2 ** 20, unit: 'MB' },
+          {
+            name: `${label}: apply from empty through the counting proxy, peak memory`,
+            value: empty.maxRss / 2 ** 20,
+            unit: 'MB',
+          },
           { name: `${label}: no-op plan`, value: timed.noop.ms / 1000, unit: 's' },
           { name: `${label}: no-op plan, peak memory`, value: timed.noop.maxRss / 2 ** 20, unit: 'MB' },
           { name: `${label}: no-op plan, requests`, value: noopRequests, unit: 'requests' },
           { name: `${label}: 1% membership edit, apply requests`, value: editCounts.requests, unit: 'requests' },
           { name: `${label}: 1% membership edit, writes`, value: writes, unit: 'requests' },
-          { name: `${label}: 1% membership edit, verification reads`, value: verify, unit: 'requests', ...(s === 1 ? { target: { op: '<=' as const, value: 50 } } : {}) },
+          {
+            name: `${label}: 1% membership edit, verification reads`,
+            value: verify,
+            unit: 'requests',
+            ...(s === 1 ? { target: { op: '<=' as const, value: 50 } } : {}),
+          },
         );
-        notes.push(`×${s}: the edit moved ${200 * s} memberships; its apply sent ${editCounts.requests} requests: the plan's reads, ${writes} writes and ${verify} reads to verify them.`);
+        notes.push(
+          `×${s}: the edit moved ${200 * s} memberships; its apply sent ${editCounts.requests} requests: the plan's reads, ${writes} writes and ${verify} reads to verify them.`,
+        );
       } finally {
         await proxy.close();
         await server.close();
@@ -92,7 +129,13 @@ export async function run(): Promise<BenchResult> {
     }
   }
   notes.push(`load average at the end: ${load()}`);
-  return { name: 'scale', description: 'Issue 32: apply from empty, no-op plan and a 1% edit at ×1, ×3 and ×10 the 10,000-user environment, the CLI against roster serve.', figures, notes };
+  return {
+    name: 'scale',
+    description:
+      'Issue 32: apply from empty, no-op plan and a 1% edit at ×1, ×3 and ×10 the 10,000-user environment, the CLI against roster serve.',
+    figures,
+    notes,
+  };
 }
 
 /** The configuration as a team splits it: one file per section. */
@@ -100,7 +143,8 @@ function writeSplit(dir: string, raw: RawConfigObject): void {
   mkdirSync(dir, { recursive: true });
   const { version: _, ...sections } = raw;
   writeFileSync(path.join(dir, 'roster.yaml'), toYaml({ version: 1, project: 'bench', environment: 'prod' }));
-  for (const [name, value] of Object.entries(sections)) writeFileSync(path.join(dir, `${name}.yaml`), toYaml({ version: 1, [name]: value }));
+  for (const [name, value] of Object.entries(sections))
+    writeFileSync(path.join(dir, `${name}.yaml`), toYaml({ version: 1, [name]: value }));
 }
 
 /** The CLI from the build, run as a user's shell runs `roster`, in a process of its own, with its peak memory. */
@@ -112,7 +156,14 @@ function runCli(cwd: string, url: string, args: string[]): Promise<CliRun> {
   // The binary itself, as a shell runs `roster`.
   const child = spawn(path.join(ROOT, 'bin/roster.js'), args, {
     cwd,
-    env: { ...process.env, ROSTER_API_URL: url, ROSTER_API_KEY: KEY, ROSTER_MAXRSS_FILE: rssFile, CI: 'true', NODE_OPTIONS: `--require ${path.join(ROOT, 'bench/maxrss.cjs')}` },
+    env: {
+      ...process.env,
+      ROSTER_API_URL: url,
+      ROSTER_API_KEY: KEY,
+      ROSTER_MAXRSS_FILE: rssFile,
+      CI: 'true',
+      NODE_OPTIONS: `--require ${path.join(ROOT, 'bench/maxrss.cjs')}`,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -129,7 +180,8 @@ function runCli(cwd: string, url: string, args: string[]): Promise<CliRun> {
       } catch {
         /* the process died before its exit hook */
       }
-      if (code !== 0 && code !== 2) return reject(new Error(`roster ${args.join(' ')} exited ${code}: ${stderr.slice(-800)}`));
+      if (code !== 0 && code !== 2)
+        return reject(new Error(`roster ${args.join(' ')} exited ${code}: ${stderr.slice(-800)}`));
       resolve({ code: code ?? 1, stdout, stderr, ms, maxRss });
     });
   });

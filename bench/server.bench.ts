@@ -23,8 +23,17 @@ import { startServer, type RunningServer } from '../src/server/listen.js';
 import { prng } from './generate.js';
 
 const SIZE = {
-  users: 10_000, groups: 1_000, levels: 8, instances: 2_000, tenants: 5, memberships: 20_000, largestGroup: 1_500,
-  grants: 3_000, instanceRoles: 5_000, tenantRoles: 50, accessRequests: 10_000,
+  users: 10_000,
+  groups: 1_000,
+  levels: 8,
+  instances: 2_000,
+  tenants: 5,
+  memberships: 20_000,
+  largestGroup: 1_500,
+  grants: 3_000,
+  instanceRoles: 5_000,
+  tenantRoles: 50,
+  accessRequests: 10_000,
 };
 export const ORG_KEY = 'bench-org-key-0123456789';
 export const ENV_KEY = 'bench-env-key-abcdefghij';
@@ -40,7 +49,10 @@ const rng = prng;
 // ---------------------------------------------------------------------------------------------------
 // The environment, as plain data.
 
-const RESOURCES: Record<string, string[]> = { document: ['read', 'comment', 'write', 'delete'], folder: ['read', 'write', 'delete'] };
+const RESOURCES: Record<string, string[]> = {
+  document: ['read', 'comment', 'write', 'delete'],
+  folder: ['read', 'write', 'delete'],
+};
 const ROLES = [
   { key: 'viewer', permissions: ['document:read', 'folder:read'], extends: [] as string[] },
   { key: 'commenter', permissions: ['document:comment'], extends: ['viewer'] },
@@ -73,7 +85,10 @@ export function generateEnv(seed = SEED): Env {
   const r = rng(seed);
   const pick = (n: number) => Math.floor(r() * n);
   const tenants = Array.from({ length: SIZE.tenants }, (_, i) => `t${i}`);
-  const users = Array.from({ length: SIZE.users }, (_, i) => ({ key: `u${pad(i, 5)}`, tenant: tenants[i % SIZE.tenants] }));
+  const users = Array.from({ length: SIZE.users }, (_, i) => ({
+    key: `u${pad(i, 5)}`,
+    tenant: tenants[i % SIZE.tenants],
+  }));
   const usersOf = tenants.map((_, t) => users.map((_, i) => i).filter((i) => i % SIZE.tenants === t));
   const instances = Array.from({ length: SIZE.instances }, (_, i) => {
     const [type, key] = i % 4 === 3 ? ['folder', `f${pad(i, 4)}`] : ['document', `d${pad(i, 4)}`];
@@ -82,7 +97,10 @@ export function generateEnv(seed = SEED): Env {
   const instancesOf = tenants.map((_, t) => instances.map((_, i) => i).filter((i) => i % SIZE.tenants === t));
   const perLevel = SIZE.groups / SIZE.levels;
   const groups = Array.from({ length: SIZE.groups }, (_, g) => ({
-    key: `g${pad(g, 4)}`, ref: `team:g${pad(g, 4)}`, tenant: tenants[g % SIZE.tenants], level: Math.floor(g / perLevel),
+    key: `g${pad(g, 4)}`,
+    ref: `team:g${pad(g, 4)}`,
+    tenant: tenants[g % SIZE.tenants],
+    level: Math.floor(g / perLevel),
   }));
   // A random group of `level` in the same tenant as group g (indices ≡ g mod tenants).
   const groupAt = (level: number, g: number) => {
@@ -155,11 +173,15 @@ export function referenceDecider(env: Env) {
   const parents = new Map<number, number[]>();
   for (const l of env.links) (parents.get(l.child) ?? parents.set(l.child, []).get(l.child)!).push(l.parent);
   const groupsOfUser = new Map<number, number[]>();
-  for (const m of env.memberships) (groupsOfUser.get(m.user) ?? groupsOfUser.set(m.user, []).get(m.user)!).push(m.group);
+  for (const m of env.memberships)
+    (groupsOfUser.get(m.user) ?? groupsOfUser.set(m.user, []).get(m.user)!).push(m.group);
   const grantsOf = new Map<number, { role: string; instance: number }[]>();
   for (const g of env.grants) (grantsOf.get(g.group) ?? grantsOf.set(g.group, []).get(g.group)!).push(g);
   const direct = new Map<string, string[]>();
-  for (const a of env.instanceRoles) (direct.get(`${a.user}/${a.instance}`) ?? direct.set(`${a.user}/${a.instance}`, []).get(`${a.user}/${a.instance}`)!).push(a.role);
+  for (const a of env.instanceRoles)
+    (
+      direct.get(`${a.user}/${a.instance}`) ?? direct.set(`${a.user}/${a.instance}`, []).get(`${a.user}/${a.instance}`)!
+    ).push(a.role);
   const tenantWide = new Map<number, string[]>();
   for (const a of env.tenantRoles) (tenantWide.get(a.user) ?? tenantWide.set(a.user, []).get(a.user)!).push(a.role);
   const roleDef = new Map(ROLES.map((r) => [r.key, r]));
@@ -185,7 +207,8 @@ export function referenceDecider(env: Env) {
       const inst = env.instances[instance];
       const held = new Set<string>(direct.get(`${user}/${instance}`) ?? []);
       if (env.users[user].tenant === inst.tenant) for (const r of tenantWide.get(user) ?? []) held.add(r);
-      for (const g of closure(user)) for (const gr of grantsOf.get(g) ?? []) if (gr.instance === instance) held.add(gr.role);
+      for (const g of closure(user))
+        for (const gr of grantsOf.get(g) ?? []) if (gr.instance === instance) held.add(gr.role);
       return [...held].some((r) => grants(r, `${inst.type}:${action}`));
     },
   };
@@ -205,7 +228,12 @@ export class Client {
     this.requests++;
     const headers: Record<string, string> = { authorization: `Bearer ${key}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await this.pool.request({ method: method as 'GET', path: p, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await this.pool.request({
+      method: method as 'GET',
+      path: p,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.body.text();
     if (res.statusCode >= 300) throw new Error(`${method} ${p} answered ${res.statusCode}: ${text.slice(0, 300)}`);
     return (text ? JSON.parse(text) : undefined) as T;
@@ -223,7 +251,8 @@ async function inParallel<T>(items: T[], limit: number, fn: (item: T, i: number)
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
-const chunks = <T>(xs: T[], n: number) => Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, (i + 1) * n));
+const chunks = <T>(xs: T[], n: number) =>
+  Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, (i + 1) * n));
 
 function percentile(sortedMs: number[], p: number): number {
   if (sortedMs.length === 0) return NaN;
@@ -279,25 +308,60 @@ const F = '/v2/facts/p/e';
 export async function load(c: Client, env: Env): Promise<void> {
   for (const t of env.tenants) await c.call('POST', `${F}/tenants`, { key: t, name: `Tenant ${t}` });
   for (const [key, actions] of Object.entries(RESOURCES)) {
-    await c.call('POST', `${S}/resources`, { key, name: key, actions: Object.fromEntries(actions.map((a) => [a, {}])) });
+    await c.call('POST', `${S}/resources`, {
+      key,
+      name: key,
+      actions: Object.fromEntries(actions.map((a) => [a, {}])),
+    });
   }
-  for (const r of ROLES) await c.call('POST', `${S}/roles`, { key: r.key, name: r.key, permissions: r.permissions, extends: r.extends });
-  await inParallel(env.users, LOAD_CONCURRENCY, (u) => c.call('POST', `${F}/tenants/${u.tenant}/users`, { key: u.key, email: `${u.key}@example.test` }));
-  await inParallel(env.instances, LOAD_CONCURRENCY, (i) => c.call('POST', `${F}/resource_instances`, { key: i.key, tenant: i.tenant, resource: i.type }));
-  await inParallel(env.groups, LOAD_CONCURRENCY, (g) => c.call('POST', `${S}/groups`, { group_instance_key: g.key, group_tenant: g.tenant, group_resource_type_key: 'team' }));
-  await inParallel(env.links, LOAD_CONCURRENCY, (l) => c.call('PUT', `${S}/groups/${env.groups[l.child].ref}/assign_group`, { group_instance_key: env.groups[l.parent].ref }));
+  for (const r of ROLES)
+    await c.call('POST', `${S}/roles`, { key: r.key, name: r.key, permissions: r.permissions, extends: r.extends });
+  await inParallel(env.users, LOAD_CONCURRENCY, (u) =>
+    c.call('POST', `${F}/tenants/${u.tenant}/users`, { key: u.key, email: `${u.key}@example.test` }),
+  );
+  await inParallel(env.instances, LOAD_CONCURRENCY, (i) =>
+    c.call('POST', `${F}/resource_instances`, { key: i.key, tenant: i.tenant, resource: i.type }),
+  );
+  await inParallel(env.groups, LOAD_CONCURRENCY, (g) =>
+    c.call('POST', `${S}/groups`, {
+      group_instance_key: g.key,
+      group_tenant: g.tenant,
+      group_resource_type_key: 'team',
+    }),
+  );
+  await inParallel(env.links, LOAD_CONCURRENCY, (l) =>
+    c.call('PUT', `${S}/groups/${env.groups[l.child].ref}/assign_group`, {
+      group_instance_key: env.groups[l.parent].ref,
+    }),
+  );
   const bulk = [
-    ...env.memberships.map((m) => ({ user: env.users[m.user].key, role: 'member', tenant: env.groups[m.group].tenant, resource_instance: env.groups[m.group].ref })),
-    ...env.instanceRoles.map((a) => ({ user: env.users[a.user].key, role: a.role, tenant: env.instances[a.instance].tenant, resource_instance: env.instances[a.instance].ref })),
+    ...env.memberships.map((m) => ({
+      user: env.users[m.user].key,
+      role: 'member',
+      tenant: env.groups[m.group].tenant,
+      resource_instance: env.groups[m.group].ref,
+    })),
+    ...env.instanceRoles.map((a) => ({
+      user: env.users[a.user].key,
+      role: a.role,
+      tenant: env.instances[a.instance].tenant,
+      resource_instance: env.instances[a.instance].ref,
+    })),
     ...env.tenantRoles.map((a) => ({ user: env.users[a.user].key, role: a.role, tenant: env.users[a.user].tenant })),
   ];
   await inParallel(chunks(bulk, 1000), LOAD_CONCURRENCY, async (items) => {
     const r = await c.call<{ assignments_created: number }>('POST', `${F}/role_assignments/bulk`, items);
-    if (r.assignments_created !== items.length) throw new Error(`bulk created ${r.assignments_created} of ${items.length}`);
+    if (r.assignments_created !== items.length)
+      throw new Error(`bulk created ${r.assignments_created} of ${items.length}`);
   });
   await inParallel(env.grants, LOAD_CONCURRENCY, (g) => {
     const inst = env.instances[g.instance];
-    return c.call('POST', `${S}/groups/${env.groups[g.group].ref}/roles`, { role: g.role, resource: inst.type, resource_instance: inst.ref, tenant: inst.tenant });
+    return c.call('POST', `${S}/groups/${env.groups[g.group].ref}/roles`, {
+      role: g.role,
+      resource: inst.type,
+      resource_instance: inst.ref,
+      tenant: inst.tenant,
+    });
   });
 }
 
@@ -336,10 +400,21 @@ export function checks(env: Env, ref: ReturnType<typeof referenceDecider>, n: nu
  * Sequential latency, then throughput at each concurrency. `cpu` reads the CPU time of the process that
  * serves: for the in-process server that is this process, so it includes the client's share.
  */
-async function measureAllowed(url: string, env: Env, ref: ReturnType<typeof referenceDecider>, label: string, concurrencies: number[], cpu: () => number) {
+async function measureAllowed(
+  url: string,
+  env: Env,
+  ref: ReturnType<typeof referenceDecider>,
+  label: string,
+  concurrencies: number[],
+  cpu: () => number,
+) {
   const body = (k: Check) => {
     const inst = env.instances[k.instance];
-    return { user: { key: env.users[k.user].key }, action: k.action, resource: { type: inst.type, key: inst.key, tenant: inst.tenant } };
+    return {
+      user: { key: env.users[k.user].key },
+      action: k.action,
+      resource: { type: inst.type, key: inst.key, tenant: inst.tenant },
+    };
   };
   const seq = new Client(new Pool(url, { connections: 1, pipelining: 1, keepAliveTimeout: 60_000 }), ENV_KEY);
   const warm = checks(env, ref, 1_000, SEED + 1);
@@ -357,7 +432,10 @@ async function measureAllowed(url: string, env: Env, ref: ReturnType<typeof refe
   await seq.pool.close();
   const tput: { concurrency: number; perSecond: number; cpuPerCheck: number }[] = [];
   for (const concurrency of concurrencies) {
-    const pool = new Client(new Pool(url, { connections: concurrency, pipelining: 1, keepAliveTimeout: 60_000 }), ENV_KEY);
+    const pool = new Client(
+      new Pool(url, { connections: concurrency, pipelining: 1, keepAliveTimeout: 60_000 }),
+      ENV_KEY,
+    );
     const run = (i: number) => pool.call('POST', '/allowed', body(sample[i % sample.length]));
     await throughput(concurrency, 500, run); // warm the connections
     const c0 = cpu();
@@ -366,7 +444,15 @@ async function measureAllowed(url: string, env: Env, ref: ReturnType<typeof refe
     tput.push({ concurrency, perSecond, cpuPerCheck: (cpu() - c0) / n });
     await pool.pool.close();
   }
-  return { label, p50: percentile(lat, 50), p99: percentile(lat, 99), allowedShare: allowed / sample.length, wrong, tput, cpuPerCheck };
+  return {
+    label,
+    p50: percentile(lat, 50),
+    p99: percentile(lat, 99),
+    allowedShare: allowed / sample.length,
+    wrong,
+    tput,
+    cpuPerCheck,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -386,7 +472,10 @@ export async function run(): Promise<BenchResult> {
     server = await startServer({ dataDir, port: 0, ...keys });
 
     // Load.
-    const loader = new Client(new Pool(server.url, { connections: LOAD_CONCURRENCY, pipelining: 1, keepAliveTimeout: 60_000 }), ORG_KEY);
+    const loader = new Client(
+      new Pool(server.url, { connections: LOAD_CONCURRENCY, pipelining: 1, keepAliveTimeout: 60_000 }),
+      ORG_KEY,
+    );
     const t0 = performance.now();
     await load(loader, env);
     const loadSeconds = (performance.now() - t0) / 1000;
@@ -397,10 +486,24 @@ export async function run(): Promise<BenchResult> {
 
     // /allowed, in process.
     const inproc = await measureAllowed(server.url, env, ref, 'in-process', [8], ownCpu);
-    figures.push({ name: '/allowed p50 (in-process, sequential)', value: inproc.p50, unit: 'ms', target: { op: '<', value: 1 } });
+    figures.push({
+      name: '/allowed p50 (in-process, sequential)',
+      value: inproc.p50,
+      unit: 'ms',
+      target: { op: '<', value: 1 },
+    });
     figures.push({ name: '/allowed p99 (in-process, sequential)', value: inproc.p99, unit: 'ms' });
-    figures.push({ name: '/allowed throughput (in-process, 8 in flight)', value: inproc.tput[0].perSecond, unit: 'checks/s', target: { op: '>=', value: 3000 } });
-    figures.push({ name: '/allowed CPU per check (in-process: server + client, sequential)', value: inproc.cpuPerCheck, unit: 'ms' });
+    figures.push({
+      name: '/allowed throughput (in-process, 8 in flight)',
+      value: inproc.tput[0].perSecond,
+      unit: 'checks/s',
+      target: { op: '>=', value: 3000 },
+    });
+    figures.push({
+      name: '/allowed CPU per check (in-process: server + client, sequential)',
+      value: inproc.cpuPerCheck,
+      unit: 'ms',
+    });
 
     log(`in-process /allowed: ${JSON.stringify(inproc)}`);
     // Group reads: every page of 100 of the largest group's direct members, 20 rounds after one warm-up.
@@ -409,25 +512,50 @@ export async function run(): Promise<BenchResult> {
     const reads = Array.from({ length: pages * 21 }, (_, i) => (i % pages) + 1);
     let readRows = 0;
     const readOne = async (page: number) => {
-      const r = await loader.call<{ data: unknown[]; total_count: number }>('GET', `${S}/groups/${largest}/users?page=${page}&per_page=100`);
-      if (r.total_count !== SIZE.largestGroup) throw new Error(`group read: total_count ${r.total_count}, expected ${SIZE.largestGroup}`);
+      const r = await loader.call<{ data: unknown[]; total_count: number }>(
+        'GET',
+        `${S}/groups/${largest}/users?page=${page}&per_page=100`,
+      );
+      if (r.total_count !== SIZE.largestGroup)
+        throw new Error(`group read: total_count ${r.total_count}, expected ${SIZE.largestGroup}`);
       readRows += r.data.length;
     };
     for (const page of reads.slice(0, pages)) await readOne(page);
     const readCpu0 = ownCpu();
     const readLat = await timeEach(reads.slice(pages), readOne);
     const readCpu = (ownCpu() - readCpu0) / (reads.length - pages);
-    figures.push({ name: `group users page of 100 p50 (largest group, ${SIZE.largestGroup} members)`, value: percentile(readLat, 50), unit: 'ms' });
-    figures.push({ name: `group users page of 100 p99 (largest group, ${SIZE.largestGroup} members)`, value: percentile(readLat, 99), unit: 'ms', target: { op: '<', value: 10 } });
+    figures.push({
+      name: `group users page of 100 p50 (largest group, ${SIZE.largestGroup} members)`,
+      value: percentile(readLat, 50),
+      unit: 'ms',
+    });
+    figures.push({
+      name: `group users page of 100 p99 (largest group, ${SIZE.largestGroup} members)`,
+      value: percentile(readLat, 99),
+      unit: 'ms',
+      target: { op: '<', value: 10 },
+    });
     figures.push({ name: 'group users page of 100: CPU per read (server + client)', value: readCpu, unit: 'ms' });
     // Nested read of a top-level group: the members of its whole subtree (informative; no target).
     const top = env.groups.findIndex((g) => g.level === SIZE.levels - 1 && g.tenant === 't0');
-    const nestedTotal = (await loader.call<{ total_count: number }>('GET', `${S}/groups/${env.groups[top].ref}/users?nested=true&per_page=100`)).total_count;
-    const nestedLat = await timeEach(Array.from({ length: 100 }, (_, i) => (i % Math.max(1, Math.ceil(nestedTotal / 100))) + 1), (page) =>
-      loader.call('GET', `${S}/groups/${env.groups[top].ref}/users?nested=true&page=${page}&per_page=100`),
+    const nestedTotal = (
+      await loader.call<{ total_count: number }>(
+        'GET',
+        `${S}/groups/${env.groups[top].ref}/users?nested=true&per_page=100`,
+      )
+    ).total_count;
+    const nestedLat = await timeEach(
+      Array.from({ length: 100 }, (_, i) => (i % Math.max(1, Math.ceil(nestedTotal / 100))) + 1),
+      (page) => loader.call('GET', `${S}/groups/${env.groups[top].ref}/users?nested=true&page=${page}&per_page=100`),
     );
-    figures.push({ name: `group users nested=true page of 100 p99 (top-level group, ${nestedTotal} members)`, value: percentile(nestedLat, 99), unit: 'ms' });
-    log(`group reads: p50 ${percentile(readLat, 50).toFixed(2)} p99 ${percentile(readLat, 99).toFixed(2)}; nested p99 ${percentile(nestedLat, 99).toFixed(2)}`);
+    figures.push({
+      name: `group users nested=true page of 100 p99 (top-level group, ${nestedTotal} members)`,
+      value: percentile(nestedLat, 99),
+      unit: 'ms',
+    });
+    log(
+      `group reads: p50 ${percentile(readLat, 50).toFixed(2)} p99 ${percentile(readLat, 99).toFixed(2)}; nested p99 ${percentile(nestedLat, 99).toFixed(2)}`,
+    );
     await loader.pool.close();
     await server.close();
     server = undefined;
@@ -438,14 +566,32 @@ export async function run(): Promise<BenchResult> {
     const started = await startChild(root, dataDir);
     child = started.child;
     const sep = await measureAllowed(started.url, env, ref, 'child', [8, 16], () => cpuOf(child!.pid!));
-    figures.push({ name: '/allowed p50 (separate process, sequential)', value: sep.p50, unit: 'ms', target: { op: '<', value: 1 } });
+    figures.push({
+      name: '/allowed p50 (separate process, sequential)',
+      value: sep.p50,
+      unit: 'ms',
+      target: { op: '<', value: 1 },
+    });
     figures.push({ name: '/allowed p99 (separate process, sequential)', value: sep.p99, unit: 'ms' });
     for (const t of sep.tput) {
-      figures.push({ name: `/allowed throughput (separate process, ${t.concurrency} in flight)`, value: t.perSecond, unit: 'checks/s', target: { op: '>=', value: 3000 } });
+      figures.push({
+        name: `/allowed throughput (separate process, ${t.concurrency} in flight)`,
+        value: t.perSecond,
+        unit: 'checks/s',
+        target: { op: '>=', value: 3000 },
+      });
     }
     const serverCpu = sep.tput[0].cpuPerCheck;
-    figures.push({ name: '/allowed server CPU per check (separate process, 8 in flight)', value: serverCpu, unit: 'ms' });
-    figures.push({ name: '/allowed checks per second of server CPU (separate process; the ceiling of one core)', value: 1000 / serverCpu, unit: 'checks/s' });
+    figures.push({
+      name: '/allowed server CPU per check (separate process, 8 in flight)',
+      value: serverCpu,
+      unit: 'ms',
+    });
+    figures.push({
+      name: '/allowed checks per second of server CPU (separate process; the ceiling of one core)',
+      value: 1000 / serverCpu,
+      unit: 'checks/s',
+    });
     log(`separate /allowed: ${JSON.stringify(sep)}`);
     await stopChild(child);
     child = undefined;
@@ -468,7 +614,8 @@ export async function run(): Promise<BenchResult> {
     );
     return {
       name: 'server',
-      description: 'The local /v2 service over HTTP at issue #6 size: load, /allowed latency and throughput, group member pages, access requests (issue #3).',
+      description:
+        'The local /v2 service over HTTP at issue #6 size: load, /allowed latency and throughput, group member pages, access requests (issue #3).',
       figures,
       notes,
     };
@@ -485,46 +632,93 @@ export async function accessRequests(url: string, env: Env): Promise<{ figures: 
   const r = rng(SEED + 3);
   const pick = (n: number) => Math.floor(r() * n);
   const config = 'access';
-  await c.call('POST', '/v2/elements/p/e/config', { key: config, name: 'Access requests', elements_type: 'user_management', roles_to_levels: { LEVEL_1: ['admin'] }, settings: {} });
+  await c.call('POST', '/v2/elements/p/e/config', {
+    key: config,
+    name: 'Access requests',
+    elements_type: 'user_management',
+    roles_to_levels: { LEVEL_1: ['admin'] },
+    settings: {},
+  });
   const reviewer = env.users[0].key; // tenant t0
   await c.call('POST', `${F}/role_assignments`, { user: reviewer, role: 'admin', tenant: 't0' });
   const requesters = env.users.map((u, i) => ({ ...u, i })).filter((u) => u.tenant === 't0' && u.i !== 0);
   const t0Instances = env.instances.filter((i) => i.tenant === 't0');
   // Half ask for `viewer`, so a status+role filter has more than 100 pages of 30.
-  const roleOf = () => { const x = r(); return x < 0.5 ? 'viewer' : x < 0.7 ? 'commenter' : x < 0.9 ? 'editor' : 'admin'; };
+  const roleOf = () => {
+    const x = r();
+    return x < 0.5 ? 'viewer' : x < 0.7 ? 'commenter' : x < 0.9 ? 'editor' : 'admin';
+  };
   const asks = Array.from({ length: SIZE.accessRequests }, () => {
     const u = requesters[pick(requesters.length)];
     const inst = r() < 0.4 ? t0Instances[pick(t0Instances.length)] : undefined;
-    return { user: u.key, details: { tenant: 't0', role: roleOf(), ...(inst ? { resource: inst.type, resource_instance: inst.ref } : {}) } };
+    return {
+      user: u.key,
+      details: { tenant: 't0', role: roleOf(), ...(inst ? { resource: inst.type, resource_instance: inst.ref } : {}) },
+    };
   });
   const created: { id: string; user: string }[] = new Array(asks.length);
   const tc = performance.now();
   await inParallel(asks, 8, async (a, i) => {
-    const res = await c.call<{ id: string }>('POST', `${F}/access_requests/${config}/user/${a.user}/tenant/t0`, { access_request_details: a.details, reason: `bench ${i}` });
+    const res = await c.call<{ id: string }>('POST', `${F}/access_requests/${config}/user/${a.user}/tenant/t0`, {
+      access_request_details: a.details,
+      reason: `bench ${i}`,
+    });
     created[i] = { id: res.id, user: a.user };
   });
-  figures.push({ name: 'access requests: create (8 in flight)', value: asks.length / ((performance.now() - tc) / 1000), unit: 'requests/s' });
+  figures.push({
+    name: 'access requests: create (8 in flight)',
+    value: asks.length / ((performance.now() - tc) / 1000),
+    unit: 'requests/s',
+  });
 
-  const list = (page: number) => c.call<{ data: unknown[]; total_count: number }>('GET', `${F}/access_requests/${config}/user/${reviewer}/tenant/t0?status=pending&role=viewer&page=${page}&per_page=30`);
+  const list = (page: number) =>
+    c.call<{ data: unknown[]; total_count: number }>(
+      'GET',
+      `${F}/access_requests/${config}/user/${reviewer}/tenant/t0?status=pending&role=viewer&page=${page}&per_page=30`,
+    );
   const viewerCount = asks.filter((a) => a.details.role === 'viewer').length;
   for (const page of [1, 100]) {
     const first = await list(page);
-    if (first.total_count !== viewerCount || first.data.length !== 30) throw new Error(`list page ${page}: ${first.data.length} items of ${first.total_count}, expected 30 of ${viewerCount}`);
+    if (first.total_count !== viewerCount || first.data.length !== 30)
+      throw new Error(
+        `list page ${page}: ${first.data.length} items of ${first.total_count}, expected 30 of ${viewerCount}`,
+      );
     for (let i = 0; i < 20; i++) await list(page);
-    const lat = await timeEach(Array.from({ length: 200 }, () => page), list);
-    figures.push({ name: `access requests: reviewer list page ${page} (status+role, ${viewerCount} match) p50`, value: percentile(lat, 50), unit: 'ms' });
-    figures.push({ name: `access requests: reviewer list page ${page} (status+role, ${viewerCount} match) p99`, value: percentile(lat, 99), unit: 'ms', target: { op: '<', value: 20 } });
+    const lat = await timeEach(
+      Array.from({ length: 200 }, () => page),
+      list,
+    );
+    figures.push({
+      name: `access requests: reviewer list page ${page} (status+role, ${viewerCount} match) p50`,
+      value: percentile(lat, 50),
+      unit: 'ms',
+    });
+    figures.push({
+      name: `access requests: reviewer list page ${page} (status+role, ${viewerCount} match) p99`,
+      value: percentile(lat, 99),
+      unit: 'ms',
+      target: { op: '<', value: 20 },
+    });
   }
 
-  const approve = (k: { id: string; user: string }) => c.call('PUT', `${F}/access_requests/${config}/user/${reviewer}/tenant/t0/${k.id}/approve`, {});
+  const approve = (k: { id: string; user: string }) =>
+    c.call('PUT', `${F}/access_requests/${config}/user/${reviewer}/tenant/t0/${k.id}/approve`, {});
   const seq = created.slice(0, 500);
   let t = performance.now();
   for (const k of seq) await approve(k);
-  figures.push({ name: 'access requests: approve (sequential, 500)', value: seq.length / ((performance.now() - t) / 1000), unit: 'approvals/s' });
+  figures.push({
+    name: 'access requests: approve (sequential, 500)',
+    value: seq.length / ((performance.now() - t) / 1000),
+    unit: 'approvals/s',
+  });
   const par = created.slice(500, 2500);
   t = performance.now();
   await inParallel(par, 8, approve);
-  figures.push({ name: 'access requests: approve (8 in flight, 2000)', value: par.length / ((performance.now() - t) / 1000), unit: 'approvals/s' });
+  figures.push({
+    name: 'access requests: approve (8 in flight, 2000)',
+    value: par.length / ((performance.now() - t) / 1000),
+    unit: 'approvals/s',
+  });
   await c.pool.close();
   return {
     figures,
@@ -537,7 +731,21 @@ export async function accessRequests(url: string, env: Env): Promise<{ figures: 
 async function startChild(root: string, dataDir: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'src/cli/run.ts', 'serve', '--port', '0', '--data', dataDir, '--api-key', ORG_KEY, '--env-key', `p/e=${ENV_KEY}`, '--quiet'],
+    [
+      '--import',
+      'tsx',
+      'src/cli/run.ts',
+      'serve',
+      '--port',
+      '0',
+      '--data',
+      dataDir,
+      '--api-key',
+      ORG_KEY,
+      '--env-key',
+      `p/e=${ENV_KEY}`,
+      '--quiet',
+    ],
     { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   const url = await new Promise<string>((resolve, reject) => {

@@ -21,7 +21,10 @@ export interface ConfigProblem {
 /** The user fixes their input (configuration files, flags). */
 export class ConfigError extends Error {
   readonly kind = 'config' as const;
-  constructor(message: string, readonly problems: ConfigProblem[] = []) {
+  constructor(
+    message: string,
+    readonly problems: ConfigProblem[] = [],
+  ) {
     super(message);
     this.name = 'ConfigError';
   }
@@ -42,7 +45,9 @@ export class ApiError extends Error {
   ) {
     super(
       // Status 0: no HTTP answer at all (refused, reset, timed out); "answered 0" would say the opposite.
-      (info.status === 0 ? `${info.method} ${info.path} got no answer (${info.errorCode ?? 'NETWORK_ERROR'})` : `${info.method} ${info.path} answered ${info.status}` + (info.errorCode ? ` ${info.errorCode}` : '')) +
+      (info.status === 0
+        ? `${info.method} ${info.path} got no answer (${info.errorCode ?? 'NETWORK_ERROR'})`
+        : `${info.method} ${info.path} answered ${info.status}` + (info.errorCode ? ` ${info.errorCode}` : '')) +
         (info.detail ? `: ${info.detail}` : '') +
         (info.requestId ? ` (request ${info.requestId})` : ''),
     );
@@ -56,7 +61,10 @@ export class ApiError extends Error {
  * missing endpoint means (a decision point that serves no decisions: src/api/read-decisions.ts).
  */
 export class NoApiError extends ConfigError {
-  constructor(message: string, readonly answer: ApiError) {
+  constructor(
+    message: string,
+    readonly answer: ApiError,
+  ) {
     super(message);
   }
 }
@@ -64,7 +72,10 @@ export class NoApiError extends ConfigError {
 /** The plan is refused by a safety rule; the message names the flag that overrides it. */
 export class UnsafePlanError extends Error {
   readonly kind = 'unsafe' as const;
-  constructor(message: string, readonly flag: string) {
+  constructor(
+    message: string,
+    readonly flag: string,
+  ) {
     super(message);
     this.name = 'UnsafePlanError';
   }

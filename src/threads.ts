@@ -22,7 +22,10 @@ export function startThread(base: string, name: string, workerData: unknown): Wo
   if (base.endsWith('.ts')) {
     const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
     const module = JSON.stringify(new URL(`${name}.ts`, base).href);
-    return new Worker(`(async () => { (await import(${tsx})).register(); await import(${module}); })()`, { eval: true, workerData });
+    return new Worker(`(async () => { (await import(${tsx})).register(); await import(${module}); })()`, {
+      eval: true,
+      workerData,
+    });
   }
   return new Worker(new URL(`${name}.js`, base), { workerData });
 }

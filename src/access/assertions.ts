@@ -85,7 +85,8 @@ export interface AssertionReport {
 
 export function describeAssertion(a: AssertionSpec): string {
   const who = a.user ?? `users in ${a.usersIn}`;
-  const what = a.check === 'has_role' ? `${a.user === undefined ? 'have' : 'has'} role ${a.subject}` : `${a.check} ${a.subject}`;
+  const what =
+    a.check === 'has_role' ? `${a.user === undefined ? 'have' : 'has'} role ${a.subject}` : `${a.check} ${a.subject}`;
   return `${who} ${what} on ${a.on}`;
 }
 
@@ -106,7 +107,13 @@ export function bareAction(subject: string): string {
  */
 export function checkFor(a: AssertionSpec, user: string, graph: Pick<AccessGraph, 'tenantOf'>): AccessCheck {
   const tenant = graph.tenantOf(a.on);
-  return { user, action: bareAction(a.subject), instance: a.on, ...(tenant ? { tenant } : {}), ...(a.passed !== undefined ? { passed: a.passed } : {}) };
+  return {
+    user,
+    action: bareAction(a.subject),
+    instance: a.on,
+    ...(tenant ? { tenant } : {}),
+    ...(a.passed !== undefined ? { passed: a.passed } : {}),
+  };
 }
 
 /** The (user, action, instance) questions the permission assertions ask, deduplicated, in order. */
@@ -137,7 +144,11 @@ export interface EvaluateOptions {
   abac?: { state: AbacSource; view: AbacView };
 }
 
-export function evaluateAssertions(assertions: readonly AssertionSpec[], graph: AccessGraph, options: EvaluateOptions = {}): AssertionReport {
+export function evaluateAssertions(
+  assertions: readonly AssertionSpec[],
+  graph: AccessGraph,
+  options: EvaluateOptions = {},
+): AssertionReport {
   const results = assertions.map((a) => evaluateOne(a, graph, options));
   const failed = results.filter((r) => r.status === 'failed').length;
   const undecided = results.filter((r) => r.status === 'undecided').length;
@@ -154,7 +165,15 @@ function evaluateOne(a: AssertionSpec, graph: AccessGraph, options: EvaluateOpti
     else if (outcome) failures.push(outcome);
   }
   const status = failures.length > 0 ? 'failed' : undecided.length > 0 ? 'undecided' : 'passed';
-  return { assertion: a, name: describeAssertion(a), passed: status === 'passed', status, users, failures, ...(undecided.length > 0 ? { undecided } : {}) };
+  return {
+    assertion: a,
+    name: describeAssertion(a),
+    passed: status === 'passed',
+    status,
+    users,
+    failures,
+    ...(undecided.length > 0 ? { undecided } : {}),
+  };
 }
 
 function checkRole(user: string, a: AssertionSpec, graph: AccessGraph): AssertionFailure | undefined {
@@ -163,14 +182,25 @@ function checkRole(user: string, a: AssertionSpec, graph: AccessGraph): Assertio
   return { user, message: e.missing?.message ?? `${user} lacks role ${a.subject} on ${a.on}.`, paths: [] };
 }
 
-function checkPermission(user: string, a: AssertionSpec, graph: AccessGraph, { decisions, held, abac }: EvaluateOptions): AssertionFailure | AssertionUndecided | undefined {
+function checkPermission(
+  user: string,
+  a: AssertionSpec,
+  graph: AccessGraph,
+  { decisions, held, abac }: EvaluateOptions,
+): AssertionFailure | AssertionUndecided | undefined {
   const permission = `${typeOf(a.on)}:${bareAction(a.subject)}`;
   const decision = graph.can(user, permission, a.on);
   const live = decisions?.get(checkKey(checkFor(a, user, graph)));
   // The set rules, when some grants the permission. Asked of the live service, the check was exactly
   // what was sent (no attributes beyond `with:`): explained exactly too.
   const rules: AbacExplanation | undefined =
-    abac && abac.view.granted.has(permission) ? explainAbac(abac.state, abac.view, checkOn(abac.state, user, permission, a.on, a.passed ?? (live !== undefined ? {} : undefined))) : undefined;
+    abac && abac.view.granted.has(permission)
+      ? explainAbac(
+          abac.state,
+          abac.view,
+          checkOn(abac.state, user, permission, a.on, a.passed ?? (live !== undefined ? {} : undefined)),
+        )
+      : undefined;
   // With the state, set rules are decided here (on `with:`, or three-valued offline); without it, as the
   // graph decides them (a check passing nothing).
   const offline = rules ? decision.via.length > 0 || rules.outcome === 'allowed' : decision.allowed;
@@ -199,11 +229,18 @@ function checkPermission(user: string, a: AssertionSpec, graph: AccessGraph, { d
   });
   // Set rules that allow: each with the conditions that matched (or, without the state, as the graph names them).
   if (rules) paths.push(...abacLines({ ...rules, rules: rules.rules.filter((r) => r.outcome === 'holds') }));
-  else for (const r of decision.rules ?? []) paths.push(`${setLabel(r.userSet, 'user')} × ${setLabel(r.resourceSet, 'resource')} (rule: ${r.userSet} can ${r.permission} on ${r.resourceSet})`);
-  const n = decision.via.length + (rules ? rules.rules.filter((r) => r.outcome === 'holds').length : (decision.rules?.length ?? 0));
-  const message = n > 0
-    ? `${user} can ${bareAction(a.subject)} on ${a.on}: ${n === 1 ? 'one path grants' : `${count(n)} paths grant`} it${through.length > 0 ? `, held through access request ${through.map((t) => short(t.id)).join(', ')} (not in the configuration)` : ''}.`
-    : `the service allows ${user} ${permission} on ${a.on}, though the live state shows no path granting it.`;
+  else
+    for (const r of decision.rules ?? [])
+      paths.push(
+        `${setLabel(r.userSet, 'user')} × ${setLabel(r.resourceSet, 'resource')} (rule: ${r.userSet} can ${r.permission} on ${r.resourceSet})`,
+      );
+  const n =
+    decision.via.length +
+    (rules ? rules.rules.filter((r) => r.outcome === 'holds').length : (decision.rules?.length ?? 0));
+  const message =
+    n > 0
+      ? `${user} can ${bareAction(a.subject)} on ${a.on}: ${n === 1 ? 'one path grants' : `${count(n)} paths grant`} it${through.length > 0 ? `, held through access request ${through.map((t) => short(t.id)).join(', ')} (not in the configuration)` : ''}.`
+      : `the service allows ${user} ${permission} on ${a.on}, though the live state shows no path granting it.`;
   return { user, message, paths, ...(through.length > 0 ? { heldThrough: through } : {}) };
 }
 
@@ -220,7 +257,9 @@ const short = (id: string) => `${id.slice(0, 8)}…`;
 /** "held through access request 4b76c2e1…, approved by bob at …; roster requests revoke 4b76c2e1 removes it". */
 export function heldNote(t: HeldThrough): string {
   const by = t.reviewer ?? 'an administrator (API key)';
-  const expired = t.expiredAt ? `, expired ${t.expiredAt} (grant_for of ${t.config}; roster requests expire revokes it)` : '';
+  const expired = t.expiredAt
+    ? `, expired ${t.expiredAt} (grant_for of ${t.config}; roster requests expire revokes it)`
+    : '';
   return `held through access request ${short(t.id)}, approved by ${by} at ${t.approvedAt} (${t.config})${expired}; roster requests revoke ${t.id.slice(0, 8)} removes it`;
 }
 

@@ -63,7 +63,20 @@ export function renderCheckText(report: AssertionReport, options: CheckRenderOpt
 
 export function renderCheckJson(report: AssertionReport, options: CheckRenderOptions): string {
   const results = report.results.filter((r) => options.verbose || !r.passed);
-  return JSON.stringify({ on: options.on, passed: report.passed, total: report.total, failed: report.failed, undecided: report.undecided, results }, null, 2) + '\n';
+  return (
+    JSON.stringify(
+      {
+        on: options.on,
+        passed: report.passed,
+        total: report.total,
+        failed: report.failed,
+        undecided: report.undecided,
+        results,
+      },
+      null,
+      2,
+    ) + '\n'
+  );
 }
 
 /** JUnit XML as CI systems read it: one testcase per assertion, a <failure> with the paths when it fails. */
@@ -89,7 +102,9 @@ export function renderCheckJunit(report: AssertionReport, options: CheckRenderOp
       out.push(`      <skipped message="${xml(r.undecided?.[0]?.message ?? 'not decided offline')}"/>`);
     } else {
       const first = r.failures[0]?.message ?? 'failed';
-      out.push(`      <failure message="${xml(first)}" type="AssertionFailed">${xml(failureLines(r, '').join('\n'))}</failure>`);
+      out.push(
+        `      <failure message="${xml(first)}" type="AssertionFailed">${xml(failureLines(r, '').join('\n'))}</failure>`,
+      );
     }
     out.push('    </testcase>');
   }
@@ -101,7 +116,10 @@ export function renderCheckJunit(report: AssertionReport, options: CheckRenderOp
  * A configuration that does not load, as a failed JUnit suite: a CI report step reading stdout gets a
  * failure to show (one testcase per problem, at its file and line), never an empty file.
  */
-export function renderConfigErrorsJunit(message: string, problems: { file?: string; line?: number; column?: number; path?: string; message: string; hint?: string }[]): string {
+export function renderConfigErrorsJunit(
+  message: string,
+  problems: { file?: string; line?: number; column?: number; path?: string; message: string; hint?: string }[],
+): string {
   const suite = 'roster check (configuration)';
   const cases = problems.length > 0 ? problems : [{ message }];
   const out = [
@@ -110,17 +128,30 @@ export function renderConfigErrorsJunit(message: string, problems: { file?: stri
     `  <testsuite name="${xml(suite)}" tests="${cases.length}" failures="${cases.length}" errors="0" skipped="0">`,
   ];
   for (const p of cases) {
-    const where = 'file' in p && p.file ? [p.file, p.line, p.column].filter((x) => x !== undefined).join(':') : 'configuration';
-    const attrs = [`classname="${xml(('file' in p && p.file) || 'configuration')}"`, `name="${xml(`${where}${'path' in p && p.path ? ` ${p.path}` : ''}`)}"`];
+    const where =
+      'file' in p && p.file ? [p.file, p.line, p.column].filter((x) => x !== undefined).join(':') : 'configuration';
+    const attrs = [
+      `classname="${xml(('file' in p && p.file) || 'configuration')}"`,
+      `name="${xml(`${where}${'path' in p && p.path ? ` ${p.path}` : ''}`)}"`,
+    ];
     if ('file' in p && p.file) attrs.push(`file="${xml(p.file)}"`);
     if ('line' in p && p.line !== undefined) attrs.push(`line="${p.line}"`);
     const detail = [p.message, ...('hint' in p && p.hint ? [`hint: ${p.hint}`] : [])].join('\n');
-    out.push(`    <testcase ${attrs.join(' ')}>`, `      <failure message="${xml(p.message)}" type="ConfigurationInvalid">${xml(detail)}</failure>`, '    </testcase>');
+    out.push(
+      `    <testcase ${attrs.join(' ')}>`,
+      `      <failure message="${xml(p.message)}" type="ConfigurationInvalid">${xml(detail)}</failure>`,
+      '    </testcase>',
+    );
   }
   out.push('  </testsuite>', '</testsuites>');
   return out.join('\n') + '\n';
 }
 
 function xml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
 }

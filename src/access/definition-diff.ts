@@ -49,6 +49,10 @@ export function diffRoleDefinitions(before: AccessGraph, after: AccessGraph): Ac
   walk('+', after, before, added);
   walk('-', before, after, removed);
   return [...out.values()].sort(
-    (a, b) => cmp(a.user, b.user) || cmp(a.instance, b.instance) || cmp(a.subject, b.subject) || (a.sign === b.sign ? 0 : a.sign === '+' ? -1 : 1),
+    (a, b) =>
+      cmp(a.user, b.user) ||
+      cmp(a.instance, b.instance) ||
+      cmp(a.subject, b.subject) ||
+      (a.sign === b.sign ? 0 : a.sign === '+' ? -1 : 1),
   );
 }

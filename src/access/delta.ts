@@ -34,19 +34,28 @@ export function diffFacts(before: AccessGraph, after: AccessGraph, permissions: 
 
   const subjects = new Set<string>();
   const tuples = [a.relationships ?? [], b.relationships ?? []] as const;
-  for (const t of changed(...tuples, (t) => `${t.subject}\u0000${t.relation}\u0000${t.object}`)) subjects.add(t.subject);
-  const rederived = changed(a.derivations ?? [], b.derivations ?? [], (d) => `${d.role}\u0000${d.from}\u0000${d.relation}\u0000${d.noDirect === true}`);
+  for (const t of changed(...tuples, (t) => `${t.subject}\u0000${t.relation}\u0000${t.object}`))
+    subjects.add(t.subject);
+  const rederived = changed(
+    a.derivations ?? [],
+    b.derivations ?? [],
+    (d) => `${d.role}\u0000${d.from}\u0000${d.relation}\u0000${d.noDirect === true}`,
+  );
   if (rederived.length > 0) {
     const relations = new Set(rederived.map((d) => d.relation));
     for (const t of [...tuples[0], ...tuples[1]]) if (relations.has(t.relation)) subjects.add(t.subject);
   }
-  if (subjects.size > 0) for (const graph of [before, after]) for (const u of graph.usersReaching(subjects)) users.add(u);
+  if (subjects.size > 0)
+    for (const graph of [before, after]) for (const u of graph.usersReaching(subjects)) users.add(u);
 
-  for (const r of changed(a.instanceRoles, b.instanceRoles, (r) => `${r.user}\u0000${r.role}\u0000${r.instance}`)) users.add(r.user);
-  for (const r of changed(a.tenantRoles, b.tenantRoles, (r) => `${r.user}\u0000${r.role}\u0000${r.tenant}`)) users.add(r.user);
+  for (const r of changed(a.instanceRoles, b.instanceRoles, (r) => `${r.user}\u0000${r.role}\u0000${r.instance}`))
+    users.add(r.user);
+  for (const r of changed(a.tenantRoles, b.tenantRoles, (r) => `${r.user}\u0000${r.role}\u0000${r.tenant}`))
+    users.add(r.user);
   for (const m of changed(a.memberships, b.memberships, (m) => `${m.user}\u0000${m.group}`)) users.add(m.user);
   for (const l of changed(a.links, b.links, (l) => `${l.child}\u0000${l.parent}`)) groups.add(l.child);
-  for (const g of changed(a.groupGrants, b.groupGrants, (g) => `${g.group}\u0000${g.role}\u0000${g.instance}`)) groups.add(g.group);
+  for (const g of changed(a.groupGrants, b.groupGrants, (g) => `${g.group}\u0000${g.role}\u0000${g.instance}`))
+    groups.add(g.group);
 
   const tenants = new Set<string>();
   for (const id of new Set([...a.instances, ...b.instances].map((i) => i.id))) {

@@ -46,7 +46,11 @@ export function buildDerivationIndex(facts: AccessFacts): DerivationIndex | unde
   for (const d of facts.derivations) {
     const hash = d.role.indexOf('#');
     const rule = { role: d.role, noDirect: d.noDirect === true, type: hash < 0 ? null : d.role.slice(0, hash) };
-    getOrSet(getOrSet(byFrom, d.from, () => new Map()), d.relation, () => []).push(rule);
+    getOrSet(
+      getOrSet(byFrom, d.from, () => new Map()),
+      d.relation,
+      () => [],
+    ).push(rule);
   }
   const followed = new Set(facts.derivations.map((d) => d.relation));
   const bySubject = new Map<string, { relation: string; object: string; type: string }[]>();
@@ -78,7 +82,11 @@ export function derive(base: readonly Held[], index: DerivationIndex, direct: Re
   const held = new Map<string, Map<string, AccessPath[]>>();
   for (const h of base) getOrSet(held, h.instance, () => new Map()).set(h.role, [...h.paths]);
   const noDirectTargets = new Set<string>();
-  const queue: { instance: string; role: string; path: AccessPath }[] = base.map((h) => ({ instance: h.instance, role: h.role, path: h.paths[0] }));
+  const queue: { instance: string; role: string; path: AccessPath }[] = base.map((h) => ({
+    instance: h.instance,
+    role: h.role,
+    path: h.paths[0],
+  }));
   for (let i = 0; i < queue.length; i++) {
     const { instance: subject, role: from, path } = queue[i];
     const tuples = index.bySubject.get(subject);
@@ -106,7 +114,8 @@ export function derive(base: readonly Held[], index: DerivationIndex, direct: Re
     }
   }
   const out: Held[] = [];
-  for (const [instance, roles] of held) for (const [role, paths] of roles) out.push({ instance, role, paths: paths.sort(comparePaths) });
+  for (const [instance, roles] of held)
+    for (const [role, paths] of roles) out.push({ instance, role, paths: paths.sort(comparePaths) });
   return { held: out.sort(compareHeld), noDirectTargets };
 }
 
@@ -189,7 +198,13 @@ export function derivationCache(): DerivationCache {
 /** Subjects whose tuples differ between two indexes; null when their derivations differ. */
 function subjectsChanged(x: DerivationIndex, y: DerivationIndex): ReadonlySet<string> | null {
   const rules = (i: DerivationIndex) =>
-    new Set([...i.byFrom].flatMap(([from, byRelation]) => [...byRelation].flatMap(([relation, rs]) => rs.map((r) => `${from}\u0000${relation}\u0000${r.role}\u0000${r.noDirect}`))));
+    new Set(
+      [...i.byFrom].flatMap(([from, byRelation]) =>
+        [...byRelation].flatMap(([relation, rs]) =>
+          rs.map((r) => `${from}\u0000${relation}\u0000${r.role}\u0000${r.noDirect}`),
+        ),
+      ),
+    );
   const rx = rules(x);
   const ry = rules(y);
   if (rx.size !== ry.size || [...rx].some((r) => !ry.has(r))) return null;

@@ -59,7 +59,12 @@ export function diffAccess(before: AccessGraph, after: AccessGraph, opts: Access
  * holding them: what an apply from empty gains runs to millions, and a caller that counts or samples
  * them (the access section's summary, the decision check) need not keep them all.
  */
-export function eachAccessChange(before: AccessGraph, after: AccessGraph, opts: AccessDiffOptions, visit: (change: AccessChange) => void): void {
+export function eachAccessChange(
+  before: AccessGraph,
+  after: AccessGraph,
+  opts: AccessDiffOptions,
+  visit: (change: AccessChange) => void,
+): void {
   const permissions = opts.permissions === true;
   // A role's definition matters to the role view too when tenant-wide roles exist: whether the role
   // grants anything on a type decides whether its tenant-wide holdings are listed (subjectsIn).
@@ -108,13 +113,17 @@ export function eachAccessChange(before: AccessGraph, after: AccessGraph, opts: 
     const heldBefore = permissions ? undefined : new Set(was.map((h) => h.role));
     const heldAfter = permissions ? undefined : new Set(now.map((h) => h.role));
     const mine: AccessChange[] = [];
-    for (const [subject, via] of b) if (!a.has(subject) && !heldBefore?.has(subject)) mine.push({ sign: '+', user, instance, subject, via });
-    for (const [subject, via] of a) if (!b.has(subject) && !heldAfter?.has(subject)) mine.push({ sign: '-', user, instance, subject, via });
+    for (const [subject, via] of b)
+      if (!a.has(subject) && !heldBefore?.has(subject)) mine.push({ sign: '+', user, instance, subject, via });
+    for (const [subject, via] of a)
+      if (!b.has(subject) && !heldAfter?.has(subject)) mine.push({ sign: '-', user, instance, subject, via });
     for (const c of mine.sort(compareChanges)) if (!coveredByRule?.(c)) visit(c);
   };
   for (const user of [...users].sort(cmp)) {
     if (everywhere) {
-      compareEverywhere(before.heldOf(user), after.heldOf(user), (instance, was, now) => compare(user, instance, was, now));
+      compareEverywhere(before.heldOf(user), after.heldOf(user), (instance, was, now) =>
+        compare(user, instance, was, now),
+      );
       continue;
     }
     for (const instance of [...differing(before.sourcesOf(user), after.sourcesOf(user))].sort(cmp)) {
@@ -132,7 +141,8 @@ function compareEverywhere(
   let i = 0;
   let j = 0;
   while (i < was.length || j < now.length) {
-    const instance = j >= now.length || (i < was.length && was[i].instance < now[j].instance) ? was[i].instance : now[j].instance;
+    const instance =
+      j >= now.length || (i < was.length && was[i].instance < now[j].instance) ? was[i].instance : now[j].instance;
     const i0 = i;
     const j0 = j;
     while (i < was.length && was[i].instance === instance) i++;
@@ -200,7 +210,11 @@ const NO_VIA: Via[] = [];
  * The roles one user holds on one instance → subject (role, or permission on the instance's type) → why
  * (`withVia` false: no why, NO_VIA).
  */
-function subjectsIn(graph: AccessGraph, permissions: boolean, withVia = true): (instance: string, held: readonly RoleHolding[]) => Map<string, Via[]> {
+function subjectsIn(
+  graph: AccessGraph,
+  permissions: boolean,
+  withVia = true,
+): (instance: string, held: readonly RoleHolding[]) => Map<string, Via[]> {
   const perms = new Map<string, Map<string, string[]>>(); // role → type → permissions on that type
   const permissionsOn = (role: string, type: string) => {
     let ofRole = perms.get(role);
@@ -217,7 +231,8 @@ function subjectsIn(graph: AccessGraph, permissions: boolean, withVia = true): (
       // type it grants nothing on (`security-reviewer on team:product-mgmt`): the role view leaves those
       // out, as the permission view does by construction. Direct and group grants are named on the instance.
       const granted = permissions ? permissionsOn(role, type) : undefined;
-      const paths = permissions || permissionsOn(role, type).length > 0 ? all : all.filter((path) => path.kind !== 'tenant');
+      const paths =
+        permissions || permissionsOn(role, type).length > 0 ? all : all.filter((path) => path.kind !== 'tenant');
       if (paths.length === 0) continue;
       if (!withVia) {
         if (granted) for (const subject of granted) out.set(subject, NO_VIA);
@@ -226,7 +241,10 @@ function subjectsIn(graph: AccessGraph, permissions: boolean, withVia = true): (
       }
       if (!granted) {
         // The role view: one subject, the role itself, met once per instance (held is by role).
-        out.set(role, paths.map((path: AccessPath) => ({ role, path })));
+        out.set(
+          role,
+          paths.map((path: AccessPath) => ({ role, path })),
+        );
         continue;
       }
       for (const subject of granted) {

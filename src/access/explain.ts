@@ -49,7 +49,13 @@ export function explainAccess(input: ExplainInput): Explanation {
   const kind = 'permission' as const;
   if (permission === null) {
     const message = `${subject} does not apply to ${instance}: the permission names another resource type.`;
-    return { ...base, kind, allowed: false, via: [], missing: { roles: [], groups: [], ways: [], tenant: graph.tenantOf(instance), message } };
+    return {
+      ...base,
+      kind,
+      allowed: false,
+      via: [],
+      missing: { roles: [], groups: [], ways: [], tenant: graph.tenantOf(instance), message },
+    };
   }
   if (decision.allowed) return { ...base, kind, permission, allowed: true, via: decision.via.sort(compareVia) };
   const granting = roles.rolesGranting(permission);
@@ -76,17 +82,27 @@ function describeMissing(input: ExplainInput, granting: string[], what: string):
   if (groups.length > 0) parts.push(`membership of ${groups.map((g) => `${g.group} (${g.role})`).join(', ')}`);
   const derived = ways.filter((w) => w.steps.length > 0);
   for (const w of derived.slice(0, WAYS_IN_MESSAGE)) parts.push(describeWay(w));
-  if (derived.length > WAYS_IN_MESSAGE) parts.push(`${derived.length - WAYS_IN_MESSAGE} more through derivations (--format json lists them)`);
-  let message = parts.length > 0 ? `${user} lacks ${what} on ${instance}; it would take ${parts.join('; or ')}.` : `${user} lacks ${what} on ${instance}; no assignment can grant it here.`;
+  if (derived.length > WAYS_IN_MESSAGE)
+    parts.push(`${derived.length - WAYS_IN_MESSAGE} more through derivations (--format json lists them)`);
+  let message =
+    parts.length > 0
+      ? `${user} lacks ${what} on ${instance}; it would take ${parts.join('; or ')}.`
+      : `${user} lacks ${what} on ${instance}; no assignment can grant it here.`;
   if (tenant === null) message += ` Tenant-wide roles do not apply: ${instance} is not a listed instance.`;
   return { roles: granting, groups, ways, tenant, message };
 }
 
 /** "folder#editor on folder:finance (document#editor via parent)", or the group that holds it. */
 function describeWay(w: Way): string {
-  const steps = w.steps.map((s, i) => `${s.role}${i === w.steps.length - 1 ? '' : ` on ${s.object}`} via ${s.relation}`).join(', then ');
+  const steps = w.steps
+    .map((s, i) => `${s.role}${i === w.steps.length - 1 ? '' : ` on ${s.object}`} via ${s.relation}`)
+    .join(', then ');
   const held = `${w.role} on ${w.instance} (${steps})`;
-  return w.by.kind === 'group' ? `membership of ${w.by.group}, which holds ${held}` : w.by.kind === 'tenant' ? `a tenant-wide ${held}` : `a direct ${held}`;
+  return w.by.kind === 'group'
+    ? `membership of ${w.by.group}, which holds ${held}`
+    : w.by.kind === 'tenant'
+      ? `a tenant-wide ${held}`
+      : `a direct ${held}`;
 }
 
 /**
@@ -119,16 +135,24 @@ function waysIn(graph: ExplainGraph, user: string, granting: readonly string[], 
     if (hash >= 0 && role.slice(0, hash) !== typeOf(on)) continue;
     // Assigned on `on` only when its key names this role there: a top-level role that the type's own role
     // of that key hides is not (the service resolves the key to the resource role); tenant-wide it is.
-    if ((hash >= 0 || graph.roleOn(role, on) === role) && !noDirect.has(on)) ways.push({ role, instance: on, by: { kind: 'direct' }, steps });
+    if ((hash >= 0 || graph.roleOn(role, on) === role) && !noDirect.has(on))
+      ways.push({ role, instance: on, by: { kind: 'direct' }, steps });
     const tenant = graph.tenantOf(on);
     if (hash < 0 && tenant !== null) ways.push({ role, instance: on, by: { kind: 'tenant', tenant }, steps });
-    for (const g of facts.groupGrants) if (g.role === role && g.instance === on) ways.push({ role, instance: on, by: { kind: 'group', group: g.group }, steps });
+    for (const g of facts.groupGrants)
+      if (g.role === role && g.instance === on)
+        ways.push({ role, instance: on, by: { kind: 'group', group: g.group }, steps });
     for (const d of derivations) {
       if (d.role !== role || (d.noDirect && directOn.has(on))) continue;
       const fromType = d.from.slice(0, Math.max(0, d.from.indexOf('#')));
       for (const t of tuples) {
         if (t.object !== on || t.relation !== d.relation || typeOf(t.subject) !== fromType) continue;
-        visit(d.from, t.subject, [{ relation: d.relation, object: on, role }, ...steps], d.noDirect ? new Set([...noDirect, on]) : noDirect);
+        visit(
+          d.from,
+          t.subject,
+          [{ relation: d.relation, object: on, role }, ...steps],
+          d.noDirect ? new Set([...noDirect, on]) : noDirect,
+        );
       }
     }
   }

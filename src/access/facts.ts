@@ -62,7 +62,11 @@ export interface AbacFacts {
   model: AbacModel;
   /** Set rule keys (`setRuleKey`), parallel to `model.rules`. */
   ruleKeys: readonly string[];
-  defined: { user: ReadonlySet<string>; tenant: ReadonlySet<string>; byResource: ReadonlyMap<string, ReadonlySet<string>> };
+  defined: {
+    user: ReadonlySet<string>;
+    tenant: ReadonlySet<string>;
+    byResource: ReadonlyMap<string, ReadonlySet<string>>;
+  };
   /** Stored users: their fields and attributes. A user not listed is checked with no stored facts. */
   users: ReadonlyMap<string, { email?: string; first_name?: string; last_name?: string; attributes: JsonObject }>;
   /** `user.tenants`: the tenants where the user holds a role assignment, group memberships included. */
@@ -92,7 +96,13 @@ export type AccessPath =
    * Derived: the user holds `role` on `subject` (as `path` says), and `subject` is related to the
    * instance by `relation`, through which the held role derives this one.
    */
-  | { readonly kind: 'derived'; readonly relation: string; readonly subject: string; readonly role: string; readonly path: AccessPath };
+  | {
+      readonly kind: 'derived';
+      readonly relation: string;
+      readonly subject: string;
+      readonly role: string;
+      readonly path: AccessPath;
+    };
 
 export interface RoleHolding {
   role: string;
@@ -149,7 +159,10 @@ export interface Explanation {
 export interface Way {
   role: string;
   instance: string;
-  by: { readonly kind: 'direct' } | { readonly kind: 'tenant'; readonly tenant: string } | { readonly kind: 'group'; readonly group: string };
+  by:
+    | { readonly kind: 'direct' }
+    | { readonly kind: 'tenant'; readonly tenant: string }
+    | { readonly kind: 'group'; readonly group: string };
   steps: { relation: string; object: string; role: string }[];
 }
 

@@ -12,7 +12,12 @@ import type { JsonObject } from './conditions/index.js';
 
 /** The parts of either state the graph needs (the ABAC parts only when the state has set rules). */
 export type AccessSource = Pick<DesiredState | LiveState, 'roles' | 'users' | 'resourceInstances' | 'groups'> &
-  Partial<Pick<DesiredState | LiveState, 'resources' | 'tenants' | 'userAttributes' | 'tenantAttributes' | 'conditionSets' | 'setRules'>>;
+  Partial<
+    Pick<
+      DesiredState | LiveState,
+      'resources' | 'tenants' | 'userAttributes' | 'tenantAttributes' | 'conditionSets' | 'setRules'
+    >
+  >;
 
 /**
  * Roles with their permissions; instances and groups (each group is an instance of its type) with their
@@ -25,25 +30,50 @@ export type AccessSource = Pick<DesiredState | LiveState, 'roles' | 'users' | 'r
  * service makes its members members of the other), besides holding the role there.
  */
 export function factsFromState(state: AccessSource): AccessFacts {
-  const facts: AccessFacts = { roles: [], instances: [], tenantRoles: [], instanceRoles: [], memberships: [], links: [], groupGrants: [] };
-  for (const r of state.roles.values()) facts.roles.push({ key: r.key, permissions: [...r.permissions], ...(r.extends?.length ? { extends: [...r.extends] } : {}) });
+  const facts: AccessFacts = {
+    roles: [],
+    instances: [],
+    tenantRoles: [],
+    instanceRoles: [],
+    memberships: [],
+    links: [],
+    groupGrants: [],
+  };
+  for (const r of state.roles.values())
+    facts.roles.push({
+      key: r.key,
+      permissions: [...r.permissions],
+      ...(r.extends?.length ? { extends: [...r.extends] } : {}),
+    });
   // Resource roles by identity `type#key`, their actions qualified, their `extends` within the resource.
   const resourceRoles = new Set<string>();
-  for (const res of state.resources?.values() ?? []) for (const r of res.roles ?? []) resourceRoles.add(`${res.key}#${r.key}`);
-  const on = (role: string, instance: string) => (resourceRoles.size === 0 ? role : resolveRoleKey(role, instance, (id) => resourceRoles.has(id)));
+  for (const res of state.resources?.values() ?? [])
+    for (const r of res.roles ?? []) resourceRoles.add(`${res.key}#${r.key}`);
+  const on = (role: string, instance: string) =>
+    resourceRoles.size === 0 ? role : resolveRoleKey(role, instance, (id) => resourceRoles.has(id));
   for (const res of state.resources?.values() ?? []) {
     for (const r of res.roles ?? []) {
-      facts.roles.push({ key: `${res.key}#${r.key}`, permissions: r.permissions.map((a) => `${res.key}:${a}`), extends: r.extends.map((e) => `${res.key}#${e}`) });
+      facts.roles.push({
+        key: `${res.key}#${r.key}`,
+        permissions: r.permissions.map((a) => `${res.key}:${a}`),
+        extends: r.extends.map((e) => `${res.key}#${e}`),
+      });
       for (const d of r.grantedTo ?? []) {
         // The deriving role is named on its resource as a role on an instance is: `team#member`, when
         // the group type has no resource role `member`, is the top-level role the memberships hold.
         const from = on(d.role, `${d.on}:`);
-        (facts.derivations ??= []).push({ role: `${res.key}#${r.key}`, from, relation: d.via, ...(d.noDirectRolesOnObject ? { noDirect: true } : {}) });
+        (facts.derivations ??= []).push({
+          role: `${res.key}#${r.key}`,
+          from,
+          relation: d.via,
+          ...(d.noDirectRolesOnObject ? { noDirect: true } : {}),
+        });
       }
     }
   }
   for (const [object, i] of state.resourceInstances) {
-    for (const t of i.relations ?? []) (facts.relationships ??= []).push({ subject: t.subject, relation: t.relation, object });
+    for (const t of i.relations ?? [])
+      (facts.relationships ??= []).push({ subject: t.subject, relation: t.relation, object });
   }
   for (const [id, i] of state.resourceInstances) facts.instances.push({ id, tenant: i.tenant });
   for (const [id, g] of state.groups) facts.instances.push({ id, tenant: g.tenant });

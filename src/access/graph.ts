@@ -1,10 +1,26 @@
-import { resolveRoleKey, type AccessFacts, type AccessPath, type Decision, type EffectiveGrant, type Explanation, type RoleHolding, type Via } from './facts.js';
+import {
+  resolveRoleKey,
+  type AccessFacts,
+  type AccessPath,
+  type Decision,
+  type EffectiveGrant,
+  type Explanation,
+  type RoleHolding,
+  type Via,
+} from './facts.js';
 import { buildGroupIndex, getOrSet } from './groups.js';
 import { explainAccess } from './explain.js';
 import { cmp, comparePaths, compareVia, DIRECT } from './paths.js';
 import { qualify, typeOf } from '../types/refs.js';
 import { buildRoleIndex } from './roles.js';
-import { buildDerivationIndex, derivationCache, derive, joinDerivedPaths, upstreamOf, type DerivationCache } from './derive.js';
+import {
+  buildDerivationIndex,
+  derivationCache,
+  derive,
+  joinDerivedPaths,
+  upstreamOf,
+  type DerivationCache,
+} from './derive.js';
 import { compareHeld, mergeHeld, rangeOf, type Held } from './held.js';
 import { buildAbacIndex, type AbacIndex, type AbacMemo } from './abac/graph.js';
 
@@ -86,7 +102,9 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
   const roles = buildRoleIndex(facts.roles);
   const resourceRoles = new Set(facts.roles.filter((r) => r.key.includes('#')).map((r) => r.key));
   const roleOn = (role: string, instance: string) =>
-    resourceRoles.size === 0 || role.includes('#') ? role : resolveRoleKey(role, instance, (id) => resourceRoles.has(id));
+    resourceRoles.size === 0 || role.includes('#')
+      ? role
+      : resolveRoleKey(role, instance, (id) => resourceRoles.has(id));
   const groups = buildGroupIndex(facts, { maxChains: options.maxChains ?? 8 });
   const tenantOfInstance = new Map<string, string>();
   for (const i of facts.instances) if (!tenantOfInstance.has(i.id)) tenantOfInstance.set(i.id, i.tenant);
@@ -150,11 +168,14 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
     const mine = direct.get(user);
     if (mine) {
       const paths = [DIRECT];
-      const held = [...mine].flatMap(([instance, rs]) => [...rs].map((role) => ({ instance, role, paths }))).sort(compareHeld);
+      const held = [...mine]
+        .flatMap(([instance, rs]) => [...rs].map((role) => ({ instance, role, paths })))
+        .sort(compareHeld);
       out.push({ key: 'direct', shared: false, held });
     }
     for (const [tenant, rs] of tenantWide.get(user) ?? []) out.push(tenantSource(tenant, rs));
-    for (const g of groups.directGroupsOf(user)) out.push({ key: `group\u0000${g}`, shared: true, held: heldThrough(g) });
+    for (const g of groups.directGroupsOf(user))
+      out.push({ key: `group\u0000${g}`, shared: true, held: heldThrough(g) });
     return out.sort((a, b) => cmp(a.key, b.key));
   }
 
@@ -178,7 +199,9 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
       }
       const d = derivedShared.derive(s.key, s.held, derivations);
       if ([...blocked].some((i) => d.noDirectTargets.has(i))) {
-        out = [{ key: 'user', shared: false, held: derive(mergeHeld(base.map((b) => b.held)), derivations, blocked).held }];
+        out = [
+          { key: 'user', shared: false, held: derive(mergeHeld(base.map((b) => b.held)), derivations, blocked).held },
+        ];
         break;
       }
       out.push({ ...s, held: d.held });
@@ -224,12 +247,14 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
       if (tenant !== undefined) tenants.add(tenant);
       for (const { group } of grantsOn.get(instance) ?? []) for (const u of groups.membersOf(group)) users.add(u);
     }
-    for (const tenant of tenants) for (const holders of tenantHolders.get(tenant)?.values() ?? []) for (const u of holders) users.add(u);
+    for (const tenant of tenants)
+      for (const holders of tenantHolders.get(tenant)?.values() ?? []) for (const u of holders) users.add(u);
     return [...users].sort(cmp);
   }
 
   function roleGrants(user: string): (permission: string, instance: string) => boolean {
-    if (derivations) return (permission, instance) => rolesOn(user, instance).some((r) => roles.permissionsOf(r.role).has(permission));
+    if (derivations)
+      return (permission, instance) => rolesOn(user, instance).some((r) => roles.permissionsOf(r.role).has(permission));
     const mine = direct.get(user);
     const wide = tenantWide.get(user);
     const through = groups.directGroupsOf(user).map((g) => groups.accessOf(g));
@@ -269,11 +294,18 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
         : []
       : [roleOn(roleOrPermission, instance)];
     // Users a set rule allows (a permission only).
-    const byRules = abac && roleOrPermission.includes(':') && typeOf(roleOrPermission) === typeOf(instance)
-      ? abac.users().filter((u) => abac.allowing(u, roleOrPermission, instance).length > 0)
-      : [];
+    const byRules =
+      abac && roleOrPermission.includes(':') && typeOf(roleOrPermission) === typeOf(instance)
+        ? abac.users().filter((u) => abac.allowing(u, roleOrPermission, instance).length > 0)
+        : [];
     // Derived holders are found among the users who hold a role upstream (a role on a related instance may derive it).
-    if (derivations) return [...new Set([...usersReaching([instance]).filter((u) => rolesOn(u, instance).some((h) => wanted.includes(h.role))), ...byRules])].sort(cmp);
+    if (derivations)
+      return [
+        ...new Set([
+          ...usersReaching([instance]).filter((u) => rolesOn(u, instance).some((h) => wanted.includes(h.role))),
+          ...byRules,
+        ]),
+      ].sort(cmp);
     const users = new Set<string>(byRules);
     const tenant = tenantOfInstance.get(instance);
     for (const role of wanted) {
@@ -320,7 +352,12 @@ function sortPaths(paths: AccessPath[]): AccessPath[] {
 /** a → b → set of c, from triples; duplicates collapse. */
 function nested(triples: [string, string, string][]): Map<string, Map<string, Set<string>>> {
   const out = new Map<string, Map<string, Set<string>>>();
-  for (const [a, b, c] of triples) getOrSet(getOrSet(out, a, () => new Map()), b, () => new Set<string>()).add(c);
+  for (const [a, b, c] of triples)
+    getOrSet(
+      getOrSet(out, a, () => new Map()),
+      b,
+      () => new Set<string>(),
+    ).add(c);
   return out;
 }
 

@@ -14,4 +14,13 @@ export { buildAccessGraph, type AccessGraph, type AccessGraphOptions } from './g
 export { diffAccess, eachAccessChange, type AccessChange, type AccessDiff, type AccessDiffOptions } from './diff.js';
 export { formatSummaryEntry, type AccessSummaryEntry } from './summary.js';
 export { comparePaths, formatPath } from './paths.js';
-export { abacFromState, bagsFor, instanceBags, decideAbacIn, type AbacSource, type AbacView, type AbacCheck, type DefinedAttributes } from './abac/model.js';
+export {
+  abacFromState,
+  bagsFor,
+  instanceBags,
+  decideAbacIn,
+  type AbacSource,
+  type AbacView,
+  type AbacCheck,
+  type DefinedAttributes,
+} from './abac/model.js';

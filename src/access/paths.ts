@@ -10,7 +10,13 @@ export function comparePaths(a: AccessPath, b: AccessPath): number {
   if (a.kind === 'tenant' && b.kind === 'tenant') return cmp(a.tenant, b.tenant);
   if (a.kind === 'group' && b.kind === 'group') return compareChains(a.chain, b.chain);
   if (a.kind === 'derived' && b.kind === 'derived') {
-    return derivationDepth(a) - derivationDepth(b) || cmp(a.subject, b.subject) || cmp(a.relation, b.relation) || cmp(a.role, b.role) || comparePaths(a.path, b.path);
+    return (
+      derivationDepth(a) - derivationDepth(b) ||
+      cmp(a.subject, b.subject) ||
+      cmp(a.relation, b.relation) ||
+      cmp(a.role, b.role) ||
+      comparePaths(a.path, b.path)
+    );
   }
   return 0;
 }

@@ -105,7 +105,9 @@ export interface TenantWideChange<C extends SummarisedChange = SummarisedChange>
  * The changes held only through tenant-wide roles (every path tenant-wide), merged per user, sign,
  * subject, tenant and role; the others as they are, in their order.
  */
-export function tenantWide<C extends SummarisedChange>(changes: readonly C[]): { wide: TenantWideChange<C>[]; rest: C[] } {
+export function tenantWide<C extends SummarisedChange>(
+  changes: readonly C[],
+): { wide: TenantWideChange<C>[]; rest: C[] } {
   const byKey = new Map<string, TenantWideChange<C>>();
   const rest: C[] = [];
   for (const c of changes) {
@@ -117,7 +119,19 @@ export function tenantWide<C extends SummarisedChange>(changes: readonly C[]): {
     const role = best.role === c.subject ? undefined : best.role;
     const key = [c.user, c.sign, c.subject, best.path.tenant, role ?? ''].join('\u0000');
     let w = byKey.get(key);
-    if (!w) byKey.set(key, (w = { sign: c.sign, user: c.user, subject: c.subject, tenant: best.path.tenant, ...(role !== undefined ? { role } : {}), instances: [], changes: [] }));
+    if (!w)
+      byKey.set(
+        key,
+        (w = {
+          sign: c.sign,
+          user: c.user,
+          subject: c.subject,
+          tenant: best.path.tenant,
+          ...(role !== undefined ? { role } : {}),
+          instances: [],
+          changes: [],
+        }),
+      );
     w.instances.push(c.instance);
     w.changes.push(c);
   }
@@ -154,7 +168,13 @@ export function formatCountedEntry(e: AccessSummaryEntry, n: number): string {
   const verb = e.sign === '+' ? (n === 1 ? 'gains' : 'gain') : n === 1 ? 'loses' : 'lose';
   if (e.instances) return `${e.sign}${who} ${verb} ${describeTenantWide(e.subject, e.role, e.via, e.instances)}`;
   const how =
-    e.viaKind === 'group' ? e.via : e.viaKind === 'tenant' ? `tenant-wide role in ${e.via}` : e.viaKind === 'derived' ? `a role on ${e.via}` : 'direct assignment';
+    e.viaKind === 'group'
+      ? e.via
+      : e.viaKind === 'tenant'
+        ? `tenant-wide role in ${e.via}`
+        : e.viaKind === 'derived'
+          ? `a role on ${e.via}`
+          : 'direct assignment';
   const role = e.role === undefined ? '' : ` (${e.role})`;
   return `${e.sign}${who} ${verb} ${e.subject} on ${e.instance} via ${how}${role}`;
 }
@@ -163,7 +183,12 @@ export function formatCountedEntry(e: AccessSummaryEntry, n: number): string {
  * "folder:read through auditor in acme, on 3 folders" (a permission and the role carrying it), or
  * "auditor tenant-wide in acme, on 2 documents and 3 folders" (a role); one instance is named.
  */
-export function describeTenantWide(subject: string, role: string | undefined, tenant: string, instances: readonly string[]): string {
+export function describeTenantWide(
+  subject: string,
+  role: string | undefined,
+  tenant: string,
+  instances: readonly string[],
+): string {
   const how = role === undefined ? `${subject} tenant-wide in ${tenant}` : `${subject} through ${role} in ${tenant}`;
   return `${how}, on ${countInstances(instances)}`;
 }
@@ -173,7 +198,12 @@ export function countInstances(instances: readonly string[], adjective?: string)
   if (instances.length === 1) return adjective ? `${adjective} ${instances[0]}` : instances[0];
   const byType = new Map<string, number>();
   for (const i of instances) byType.set(typeOf(i), (byType.get(typeOf(i)) ?? 0) + 1);
-  const parts = [...byType].sort(([a], [b]) => cmp(a, b)).map(([type, n]) => `${n.toLocaleString('en-US')} ${adjective ? `${adjective} ` : ''}${n === 1 ? type : pluralOfType(type)}`);
+  const parts = [...byType]
+    .sort(([a], [b]) => cmp(a, b))
+    .map(
+      ([type, n]) =>
+        `${n.toLocaleString('en-US')} ${adjective ? `${adjective} ` : ''}${n === 1 ? type : pluralOfType(type)}`,
+    );
   return parts.length <= 2 ? parts.join(' and ') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
 }
 

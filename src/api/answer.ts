@@ -15,7 +15,10 @@ export class AnswerTooLarge extends Error {
 }
 
 /** The body as text, refusing to hold more than `limit` bytes (the stream is destroyed past it). */
-export async function readBodyText(body: AsyncIterable<Buffer> & { destroy?: (err?: Error) => void }, limit: number): Promise<string> {
+export async function readBodyText(
+  body: AsyncIterable<Buffer> & { destroy?: (err?: Error) => void },
+  limit: number,
+): Promise<string> {
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of body) {
@@ -45,7 +48,10 @@ export function parseBody(text: string): { body: unknown; json: boolean } {
  * and the caller may say which shape it needs (`expect`). Such answers are retried like failed ones:
  * a truncated or garbled body is a transport fault more often than a service that means it.
  */
-export function malformedRead(parsed: { body: unknown; json: boolean }, expect?: (body: unknown) => string | undefined): string | undefined {
+export function malformedRead(
+  parsed: { body: unknown; json: boolean },
+  expect?: (body: unknown) => string | undefined,
+): string | undefined {
   if (!parsed.json) {
     if (parsed.body === undefined) return 'an empty body where JSON was expected';
     const text = String(parsed.body).trimStart();
@@ -107,7 +113,10 @@ export interface Shape {
 
 export const STRING: FieldRule = { expected: 'a string', fits: (v) => typeof v === 'string' };
 /** An id: the public service sends strings; numbers are read too (readers turn them into strings). */
-export const ID: FieldRule = { expected: 'a string or number', fits: (v) => typeof v === 'string' || typeof v === 'number' };
+export const ID: FieldRule = {
+  expected: 'a string or number',
+  fits: (v) => typeof v === 'string' || typeof v === 'number',
+};
 export const BOOLEAN: FieldRule = { expected: 'true or false', fits: (v) => typeof v === 'boolean' };
 /** Any object (attributes, whose values Roster keeps as they are). */
 export const OBJECT: FieldRule = { expected: 'an object', fits: isObject };
@@ -115,7 +124,11 @@ export const OBJECT: FieldRule = { expected: 'an object', fits: isObject };
 /** A field that may be absent or null, or else fits `rule`. */
 export function optional(rule: FieldRule | Shape): FieldRule {
   const r = ruleOf(rule);
-  return { expected: `${r.expected}, null or nothing`, fits: (v) => v === undefined || v === null || r.fits(v), within: (v, at) => (v === undefined || v === null ? undefined : r.within?.(v, at)) };
+  return {
+    expected: `${r.expected}, null or nothing`,
+    fits: (v) => v === undefined || v === null || r.fits(v),
+    within: (v, at) => (v === undefined || v === null ? undefined : r.within?.(v, at)),
+  };
 }
 
 /** A list whose every element fits `rule`. */
@@ -167,7 +180,8 @@ export function expectFields(shape: Shape): (body: unknown) => string | undefine
 
 /** What is wrong with `value` at `at` for `rule`, naming the innermost place. */
 function problemOf(value: unknown, rule: FieldRule, at: string): string | undefined {
-  if (!rule.fits(value)) return `${at} is ${value === undefined ? 'missing' : describeJson(value)}, where ${rule.expected} was expected`;
+  if (!rule.fits(value))
+    return `${at} is ${value === undefined ? 'missing' : describeJson(value)}, where ${rule.expected} was expected`;
   return rule.within?.(value, at);
 }
 
@@ -182,7 +196,11 @@ function fieldProblem(body: Record<string, unknown>, shape: Shape, prefix: strin
 /** A nested shape as a rule: an object holding its fields. */
 function ruleOf(rule: FieldRule | Shape): FieldRule {
   if (isRule(rule)) return rule;
-  return { expected: objectWith(rule), fits: isObject, within: (v, at) => fieldProblem(v as Record<string, unknown>, rule, at) };
+  return {
+    expected: objectWith(rule),
+    fits: isObject,
+    within: (v, at) => fieldProblem(v as Record<string, unknown>, rule, at),
+  };
 }
 
 const isRule = (r: FieldRule | Shape): r is FieldRule => typeof (r as FieldRule).fits === 'function';

@@ -49,7 +49,9 @@ export function buildApiError(input: {
   // A redirect is not followed (the key would go to another host): say where it points.
   const location = input.status >= 300 && input.status < 400 ? input.headers.location : undefined;
   const detail =
-    (location !== undefined ? `redirected to ${location}; point --api-url (ROSTER_API_URL) at the service itself` : undefined) ??
+    (location !== undefined
+      ? `redirected to ${location}; point --api-url (ROSTER_API_URL) at the service itself`
+      : undefined) ??
     validation ??
     str(body.message) ??
     str(body.detail) ??
@@ -69,13 +71,25 @@ export function buildApiError(input: {
 /** Codes of our own making (client.ts, breaker.ts): the error code says it, the detail needs no prefix. */
 const OWN_CODES = new Set(['UNREACHABLE', 'MALFORMED_ANSWER', 'ANSWER_TOO_LARGE']);
 
-const TIMEOUT_CODES = new Set([ATTEMPT_TIMEOUT, 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
+const TIMEOUT_CODES = new Set([
+  ATTEMPT_TIMEOUT,
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ETIMEDOUT',
+]);
 
 /**
  * No answer at all (refused, reset, timed out). Status 0 marks "no HTTP status"; error_code is
  * `TIMEOUT` or `NETWORK_ERROR`, and the detail names the low-level code.
  */
-export function buildNetworkError(input: { method: string; path: string; code: string; message: string; status?: number }): ApiError {
+export function buildNetworkError(input: {
+  method: string;
+  path: string;
+  code: string;
+  message: string;
+  status?: number;
+}): ApiError {
   const own = OWN_CODES.has(input.code);
   return new ApiError({
     method: input.method,

@@ -2,11 +2,27 @@ import { Pool } from 'undici';
 import { ApiError, ConfigError, InternalError, NoApiError } from '../errors.js';
 import { registerSecret } from '../secrets.js';
 import { buildApiError, buildNetworkError, displayPath } from './api-error.js';
-import { AnswerTooLarge, expectListItems, expectListPage, malformedRead, MAX_ANSWER_BYTES, parseBody, readBodyText } from './answer.js';
+import {
+  AnswerTooLarge,
+  expectListItems,
+  expectListPage,
+  malformedRead,
+  MAX_ANSWER_BYTES,
+  parseBody,
+  readBodyText,
+} from './answer.js';
 import { createBreaker } from './breaker.js';
 import { createPacer, PUBLIC_LIMITS, type Pacer } from './pacing.js';
 import { fetchAllPages } from './paging.js';
-import { ATTEMPT_TIMEOUT, IDEMPOTENT_METHODS, isConnectError, judgeAttempt, retryDelay, UNREACHABLE, type AttemptOutcome } from './retry.js';
+import {
+  ATTEMPT_TIMEOUT,
+  IDEMPOTENT_METHODS,
+  isConnectError,
+  judgeAttempt,
+  retryDelay,
+  UNREACHABLE,
+  type AttemptOutcome,
+} from './retry.js';
 import { Semaphore } from './semaphore.js';
 import type {
   ApiClient,
@@ -41,7 +57,8 @@ function queryString(query: Query | undefined): string {
 
 function flatHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(raw)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  for (const [k, v] of Object.entries(raw))
+    if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
   return out;
 }
 
@@ -101,11 +118,20 @@ export function createClient(options: ClientOptions): ApiClient {
     pacing === 'none' ? undefined : createPacer({ limits: pacing === 'public' ? PUBLIC_LIMITS : pacing, now, sleep });
   const counts: ClientCounters = { requests: 0, retries: 0, byMethod: {}, rateLimited: 0, alreadyExisted: 0 };
   const minSilenceMs = options.minSilenceMs ?? 8_000;
-  const breaker = createBreaker({ maxConsecutiveFailures: options.maxConsecutiveFailures, minSilenceMs: options.minSilenceMs, maxSilenceMs: options.maxSilenceMs, now });
+  const breaker = createBreaker({
+    maxConsecutiveFailures: options.maxConsecutiveFailures,
+    minSilenceMs: options.minSilenceMs,
+    maxSilenceMs: options.maxSilenceMs,
+    now,
+  });
   let lastNotice = 0;
   const enc = encodeURIComponent;
   const scope = `${enc(options.project)}/${enc(options.environment)}`;
-  const paths: EnvPaths = { schema: `/v2/schema/${scope}`, facts: `/v2/facts/${scope}`, elements: `/v2/elements/${scope}` };
+  const paths: EnvPaths = {
+    schema: `/v2/schema/${scope}`,
+    facts: `/v2/facts/${scope}`,
+    elements: `/v2/elements/${scope}`,
+  };
 
   /** What every attempt of one request sends; built once, outside the retry loop. */
   interface Prepared {
@@ -127,7 +153,11 @@ export function createClient(options: ClientOptions): ApiClient {
     return { method, path, target: basePath + path + queryString(opts.query), headers, payload };
   }
 
-  async function exchange({ method, path, target, headers, payload }: Prepared, attempt: number, clock: { deadlineAt?: number }): Promise<Exchange> {
+  async function exchange(
+    { method, path, target, headers, payload }: Prepared,
+    attempt: number,
+    clock: { deadlineAt?: number },
+  ): Promise<Exchange> {
     return gate.run(async () => {
       await pacer?.acquire(method, displayPath(path));
       const started = now();
@@ -164,8 +194,14 @@ export function createClient(options: ClientOptions): ApiClient {
         result = { kind: 'response', status: res.statusCode, headers: flatHeaders(res.headers), ...parseBody(text) };
       } catch (err) {
         if (err instanceof AnswerTooLarge) result = { kind: 'network', code: 'ANSWER_TOO_LARGE', message: err.message };
-        else if (deadline.signal.aborted) result = { kind: 'network', code: ATTEMPT_TIMEOUT, message: `no complete answer within ${attemptMs} ms` };
-        else result = { kind: 'network', code: networkCode(err), message: err instanceof Error ? err.message : String(err) };
+        else if (deadline.signal.aborted)
+          result = { kind: 'network', code: ATTEMPT_TIMEOUT, message: `no complete answer within ${attemptMs} ms` };
+        else
+          result = {
+            kind: 'network',
+            code: networkCode(err),
+            message: err instanceof Error ? err.message : String(err),
+          };
       } finally {
         clearTimeout(timer);
         if (notices) clearInterval(notices);
@@ -197,10 +233,19 @@ export function createClient(options: ClientOptions): ApiClient {
       // A read answered 2xx with a body it cannot use: a fault like a 502, retried, then reported. A
       // POST that reads (POST /allowed/bulk) says so by giving `expect`.
       const reads = method === 'GET' || opts.expect !== undefined;
-      const malformed = got.kind === 'response' && got.status >= 200 && got.status < 300 && got.status !== 204 && reads ? malformedRead(got, opts.expect) : undefined;
-      if (malformed && got.kind === 'response') got = { kind: 'network', code: MALFORMED, message: malformed, status: got.status };
+      const malformed =
+        got.kind === 'response' && got.status >= 200 && got.status < 300 && got.status !== 204 && reads
+          ? malformedRead(got, opts.expect)
+          : undefined;
+      if (malformed && got.kind === 'response')
+        got = { kind: 'network', code: MALFORMED, message: malformed, status: got.status };
       if (got.kind === 'response') {
-        const meta = { status: got.status, headers: got.headers, requestId: got.headers['x-request-id'], attempts: attempt };
+        const meta = {
+          status: got.status,
+          headers: got.headers,
+          requestId: got.headers['x-request-id'],
+          attempts: attempt,
+        };
         if (got.status >= 200 && got.status < 300) return { ...meta, alreadyExisted: false, data: got.body as T };
         if (got.status === 429) counts.rateLimited++;
         const code = (got.body as { error_code?: unknown } | undefined)?.error_code;
@@ -211,7 +256,9 @@ export function createClient(options: ClientOptions): ApiClient {
         }
       }
       const outcome: AttemptOutcome =
-        got.kind === 'response' ? { kind: 'response', status: got.status, retryAfter: got.headers['retry-after'] } : got;
+        got.kind === 'response'
+          ? { kind: 'response', status: got.status, retryAfter: got.headers['retry-after'] }
+          : got;
       const judged = judgeAttempt(outcome, idempotent);
       mayHaveApplied ||= judged.mayHaveApplied;
       // A connection refused never reached the service: past its retries, the request keeps trying (every
@@ -223,7 +270,12 @@ export function createClient(options: ClientOptions): ApiClient {
       const stillWaiting = refused && now() - refusedSince! < minSilenceMs;
       let delay =
         judged.retryable && attempt <= retries
-          ? retryDelay({ failedAttempt: attempt, retryAfter: outcome.kind === 'response' ? outcome.retryAfter : undefined, now: now(), random })
+          ? retryDelay({
+              failedAttempt: attempt,
+              retryAfter: outcome.kind === 'response' ? outcome.retryAfter : undefined,
+              now: now(),
+              random,
+            })
           : stillWaiting
             ? Math.min(1_000, retryDelay({ failedAttempt: attempt, now: now(), random }) ?? 1_000)
             : undefined;
@@ -238,11 +290,22 @@ export function createClient(options: ClientOptions): ApiClient {
           throw error;
         }
         const past = clock.deadlineAt !== undefined && now() >= clock.deadlineAt - 1;
-        const message = past && got.code === ATTEMPT_TIMEOUT ? `no complete answer within the ${Math.round(deadlineMs / 1000)} s deadline (--timeout), ${plural(attempt, 'attempt')}` : got.message;
+        const message =
+          past && got.code === ATTEMPT_TIMEOUT
+            ? `no complete answer within the ${Math.round(deadlineMs / 1000)} s deadline (--timeout), ${plural(attempt, 'attempt')}`
+            : got.message;
         if (base.protocol === 'https:' && isTlsMismatch(got.code, got.message)) {
-          throw new ConfigError(`${base.origin} did not answer TLS (${got.code}): is it http://? Check the scheme of --api-url (ROSTER_API_URL)`);
+          throw new ConfigError(
+            `${base.origin} did not answer TLS (${got.code}): is it http://? Check the scheme of --api-url (ROSTER_API_URL)`,
+          );
         }
-        throw buildNetworkError({ method, path, code: got.code, status: got.status, message: attempt > 1 ? `${message} (after ${attempt} attempts)` : message });
+        throw buildNetworkError({
+          method,
+          path,
+          code: got.code,
+          status: got.status,
+          message: attempt > 1 ? `${message} (after ${attempt} attempts)` : message,
+        });
       }
       counts.retries++;
       await sleep(delay);
@@ -252,7 +315,10 @@ export function createClient(options: ClientOptions): ApiClient {
   /** A 404 that is not the service's: `no /v2 API at <base> (GET <path>: 404 CODE); check ROSTER_API_URL`. */
   function noApiHere(error: ApiError): NoApiError {
     const { method, path, status, errorCode } = error.info;
-    return new NoApiError(`no /v2 API at ${base.origin}${basePath} (${method} ${basePath}${path}: ${status}${errorCode ? ` ${errorCode}` : ''}); check ROSTER_API_URL (--api-url)`, error);
+    return new NoApiError(
+      `no /v2 API at ${base.origin}${basePath} (${method} ${basePath}${path}: ${status}${errorCode ? ` ${errorCode}` : ''}); check ROSTER_API_URL (--api-url)`,
+      error,
+    );
   }
 
   const data = async <T>(p: Promise<ApiResponse<T>>): Promise<T> => (await p).data as T;
@@ -275,7 +341,13 @@ export function createClient(options: ClientOptions): ApiClient {
         perPage,
         parallel: o.parallel,
         fetchPage: (page) =>
-          data(request('GET', path, { headers: o.headers, expect: o.item ? expectListItems(o.item, page) : expectListPage, query: { ...o.query, ...(page === 1 ? o.firstPageQuery : {}), page, per_page: perPage } })),
+          data(
+            request('GET', path, {
+              headers: o.headers,
+              expect: o.item ? expectListItems(o.item, page) : expectListPage,
+              query: { ...o.query, ...(page === 1 ? o.firstPageQuery : {}), page, per_page: perPage },
+            }),
+          ),
       });
     },
     counters: () => ({ ...counts, byMethod: { ...counts.byMethod } }),

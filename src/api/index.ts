@@ -18,5 +18,16 @@ export type {
   WaitingInfo,
   WriteOptions,
 } from './types.js';
-export { categorize, createPacer, PUBLIC_LIMITS, REQUEST_KINDS, requestKind, type Pacer, type PacingCategory, type RateLimit, type RateLimits, type RequestKind } from './pacing.js';
+export {
+  categorize,
+  createPacer,
+  PUBLIC_LIMITS,
+  REQUEST_KINDS,
+  requestKind,
+  type Pacer,
+  type PacingCategory,
+  type RateLimit,
+  type RateLimits,
+  type RequestKind,
+} from './pacing.js';
 export { isCreated, normalizeStatus, pickId, type IdField, type RequestStatus } from './tolerance.js';

@@ -52,7 +52,15 @@ export function categorize(method: string, path: string): PacingCategory[] {
 }
 
 /** What one request is, in the cost line's words (src/plan/render-common.ts), in the order it lists them. */
-export const REQUEST_KINDS = ['schema write', 'write', 'bulk write', 'schema delete', 'delete', 'bulk delete', 'read'] as const;
+export const REQUEST_KINDS = [
+  'schema write',
+  'write',
+  'bulk write',
+  'schema delete',
+  'delete',
+  'bulk delete',
+  'read',
+] as const;
 export type RequestKind = (typeof REQUEST_KINDS)[number];
 
 /**

@@ -14,7 +14,12 @@ export interface Envelope<T> {
 }
 
 export function isEnvelope(value: unknown): value is Envelope<unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && Array.isArray((value as { data?: unknown }).data);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Array.isArray((value as { data?: unknown }).data)
+  );
 }
 
 /** A guard against a server that ignores `page` and answers the same full page forever. */

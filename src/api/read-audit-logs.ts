@@ -75,14 +75,22 @@ export async function readRecentDecisions(
     }
     decisions.push(toDecision(item));
   }
-  return { since: window.since.toISOString(), until: window.until.toISOString(), total, decisions, truncated: total > decisions.length, requests };
+  return {
+    since: window.since.toISOString(),
+    until: window.until.toISOString(),
+    total,
+    decisions,
+    truncated: total > decisions.length,
+    requests,
+  };
 }
 
 /** The instance comes from the input the decision point was given (`resource.key`, or `"type:key"`). */
 function toDecision(item: Item): LoggedDecision {
   const resource = (item.input as { resource?: unknown } | undefined)?.resource;
   let key: string | undefined;
-  if (typeof resource === 'string') key = resource.includes(':') ? resource.slice(resource.indexOf(':') + 1) : undefined;
+  if (typeof resource === 'string')
+    key = resource.includes(':') ? resource.slice(resource.indexOf(':') + 1) : undefined;
   else if (resource && typeof resource === 'object') {
     const k = (resource as { key?: unknown }).key;
     key = typeof k === 'string' && k !== '' ? k : undefined;

@@ -28,21 +28,37 @@ export async function readDecisions(
   for (let i = 0; i < checks.length; i += BULK_MAX) chunks.push(checks.slice(i, i + BULK_MAX));
   const answers = await Promise.all(
     chunks.map((chunk) =>
-      client.post<{ allow: { allow: boolean }[] }>(
-        '/allowed/bulk',
-        {
-          checks: chunk.map((c) => {
-            const { type, key } = splitRef(c.instance);
-            // The public check body (`user.attributes`, `resource.tenant`, `resource.attributes`, `context`): only what is given.
-            const user = c.passed?.user !== undefined ? { key: c.user, attributes: c.passed.user } : { key: c.user };
-            const resource = { type, key, ...(c.tenant !== undefined ? { tenant: c.tenant } : {}), ...(c.passed?.resource !== undefined ? { attributes: c.passed.resource } : {}) };
-            return { user, action: c.action, resource, ...(c.passed?.context !== undefined ? { context: c.passed.context } : {}) };
-          }),
-        },
-        { query: { project: scope.project, environment: scope.environment }, idempotent: true, expect: decisionsFor(chunk.length) },
-      ).catch((err: unknown) => {
-        throw pdp ? noDecisionPoint(err, pdp) : err;
-      }),
+      client
+        .post<{ allow: { allow: boolean }[] }>(
+          '/allowed/bulk',
+          {
+            checks: chunk.map((c) => {
+              const { type, key } = splitRef(c.instance);
+              // The public check body (`user.attributes`, `resource.tenant`, `resource.attributes`, `context`): only what is given.
+              const user = c.passed?.user !== undefined ? { key: c.user, attributes: c.passed.user } : { key: c.user };
+              const resource = {
+                type,
+                key,
+                ...(c.tenant !== undefined ? { tenant: c.tenant } : {}),
+                ...(c.passed?.resource !== undefined ? { attributes: c.passed.resource } : {}),
+              };
+              return {
+                user,
+                action: c.action,
+                resource,
+                ...(c.passed?.context !== undefined ? { context: c.passed.context } : {}),
+              };
+            }),
+          },
+          {
+            query: { project: scope.project, environment: scope.environment },
+            idempotent: true,
+            expect: decisionsFor(chunk.length),
+          },
+        )
+        .catch((err: unknown) => {
+          throw pdp ? noDecisionPoint(err, pdp) : err;
+        }),
     ),
   );
   const out = new Map<string, boolean>();
@@ -74,13 +90,22 @@ export function noDecisionPoint(err: unknown, pdp: DecisionPointName): unknown {
   const { status, errorCode, detail } = answer.info;
   const page = detail !== undefined && /^\s*</.test(detail);
   const what =
-    status === 404 || status === 405 ? (page ? `${status}, an HTML page` : String(status))
-    : page ? `${status}, an HTML page`
-    : errorCode === 'MALFORMED_ANSWER' && status !== 0 ? `${status}, ${detail?.startsWith('HTML') ? 'an HTML page' : 'an answer that is not decisions'}`
-    : undefined;
+    status === 404 || status === 405
+      ? page
+        ? `${status}, an HTML page`
+        : String(status)
+      : page
+        ? `${status}, an HTML page`
+        : errorCode === 'MALFORMED_ANSWER' && status !== 0
+          ? `${status}, ${detail?.startsWith('HTML') ? 'an HTML page' : 'an answer that is not decisions'}`
+          : undefined;
   if (what === undefined) return err;
   const host = new URL(pdp.url).host;
   return pdp.via
-    ? new ConfigError(`the decision point ${host} (${pdp.via}) does not serve POST /allowed/bulk (${what}): give the URL of your policy decision point (PDP)`)
-    : new ConfigError(`${host} does not serve decisions (POST /allowed/bulk answered ${what}): name your policy decision point with --pdp-url URL (or ROSTER_PDP_URL), e.g. https://cloudpdp.api.permit.io or your PDP container`);
+    ? new ConfigError(
+        `the decision point ${host} (${pdp.via}) does not serve POST /allowed/bulk (${what}): give the URL of your policy decision point (PDP)`,
+      )
+    : new ConfigError(
+        `${host} does not serve decisions (POST /allowed/bulk answered ${what}): name your policy decision point with --pdp-url URL (or ROSTER_PDP_URL), e.g. https://cloudpdp.api.permit.io or your PDP container`,
+      );
 }

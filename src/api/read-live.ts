@@ -1,6 +1,17 @@
 import type { ApiClient } from './types.js';
 import type { Shape } from './answer.js';
-import { ASSIGNMENT_ITEM, CONFIG_ITEM, GROUP_ITEM, GROUP_ROLE_ITEM, INSTANCE_ITEM, RESOURCE_ITEM, ROLE_ITEM, TENANT_ITEM, TUPLE_ITEM, USER_ITEM } from './shapes.js';
+import {
+  ASSIGNMENT_ITEM,
+  CONFIG_ITEM,
+  GROUP_ITEM,
+  GROUP_ROLE_ITEM,
+  INSTANCE_ITEM,
+  RESOURCE_ITEM,
+  ROLE_ITEM,
+  TENANT_ITEM,
+  TUPLE_ITEM,
+  USER_ITEM,
+} from './shapes.js';
 import { pathOf } from './client.js';
 import type { ApiError } from '../errors.js';
 import { buildNetworkError } from './api-error.js';
@@ -21,33 +32,95 @@ import {
   type DesiredUserRole,
 } from '../types/desired.js';
 
-interface DerivationRead { role: string; on_resource: string; linked_by_relation: string; when?: { no_direct_roles_on_object?: boolean } | null }
+interface DerivationRead {
+  role: string;
+  on_resource: string;
+  linked_by_relation: string;
+  when?: { no_direct_roles_on_object?: boolean } | null;
+}
 export interface ResourceRead {
-  id?: string | number; key: string; name: string; description?: string | null; actions: Record<string, unknown>;
+  id?: string | number;
+  key: string;
+  name: string;
+  description?: string | null;
+  actions: Record<string, unknown>;
   /** Attribute definitions of the resource (`AttributeBlockRead` by key). */
   attributes?: Record<string, { type: string; description?: string | null }> | null;
   /** The resource's roles: the public `ResourceRoleRead`, `granted_to.users_with_role` their derivations. */
   roles?: Record<string, ResourceRoleRead> | null;
   /** The public `RelationBlockRead` by relation key: `resource` is the subject resource. */
-  relations?: Record<string, { resource?: string; subject_resource?: string; relation_name?: string; name?: string; description?: string | null }> | null;
+  relations?: Record<
+    string,
+    { resource?: string; subject_resource?: string; relation_name?: string; name?: string; description?: string | null }
+  > | null;
 }
 interface ResourceRoleRead {
-  id?: string; key?: string; name?: string; description?: string | null; permissions?: string[] | null; extends?: string[] | null;
+  id?: string;
+  key?: string;
+  name?: string;
+  description?: string | null;
+  permissions?: string[] | null;
+  extends?: string[] | null;
   granted_to?: { users_with_role?: DerivationRead[] } | null;
 }
-export interface RoleRead { id?: string; key: string; name: string; description?: string | null; permissions?: string[]; extends?: string[] | null }
-export interface TenantRead { id?: string | number; key: string; name: string; description?: string | null; attributes?: Record<string, unknown> }
+export interface RoleRead {
+  id?: string;
+  key: string;
+  name: string;
+  description?: string | null;
+  permissions?: string[];
+  extends?: string[] | null;
+}
+export interface TenantRead {
+  id?: string | number;
+  key: string;
+  name: string;
+  description?: string | null;
+  attributes?: Record<string, unknown>;
+}
 export interface UserRead {
-  key: string; email?: string | null; first_name?: string | null; last_name?: string | null; attributes?: Record<string, unknown>;
+  key: string;
+  email?: string | null;
+  first_name?: string | null;
+  last_name?: string | null;
+  attributes?: Record<string, unknown>;
   associated_tenants?: { tenant: string }[];
 }
-export interface AssignmentRead { user: string; role: string; tenant?: string | null; tenant_id?: string | number | null; resource_instance?: string | null }
-export interface InstanceRead { key: string; resource: string; tenant: string; attributes?: Record<string, unknown> }
-export interface GroupRead { group_instance_key: string; group_tenant: string; group_resource_type_key?: string }
-export interface TupleRead { subject: string; relation: string; object: string }
+export interface AssignmentRead {
+  user: string;
+  role: string;
+  tenant?: string | null;
+  tenant_id?: string | number | null;
+  resource_instance?: string | null;
+}
+export interface InstanceRead {
+  key: string;
+  resource: string;
+  tenant: string;
+  attributes?: Record<string, unknown>;
+}
+export interface GroupRead {
+  group_instance_key: string;
+  group_tenant: string;
+  group_resource_type_key?: string;
+}
+export interface TupleRead {
+  subject: string;
+  relation: string;
+  object: string;
+}
 /** `roles_to_levels` values are written as role keys and read as `{id, key, name, resource_id}`. */
-export interface ConfigRead { key: string; name: string; elements_type?: string; roles_to_levels?: LevelsRead }
-interface GroupRoleRead { key: string; resource: { key: string }; resource_instance: { key: string } }
+export interface ConfigRead {
+  key: string;
+  name: string;
+  elements_type?: string;
+  roles_to_levels?: LevelsRead;
+}
+interface GroupRoleRead {
+  key: string;
+  resource: { key: string };
+  resource_instance: { key: string };
+}
 
 /** Page sizes: the public maxima (role assignments allow 1000). */
 export const PAGE = 100;
@@ -63,7 +136,8 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
   const { schema, facts, elements } = client.paths;
   // Every item is checked against its list's shape (shapes.ts) as its page arrives: an item this reads
   // into a TypeError is a MALFORMED_ANSWER naming the request and the item instead.
-  const all = <T>(path: string, item: Shape, perPage = PAGE, query: Record<string, string> = {}) => client.listAll<T>(path, { perPage, query, item });
+  const all = <T>(path: string, item: Shape, perPage = PAGE, query: Record<string, string> = {}) =>
+    client.listAll<T>(path, { perPage, query, item });
   // The count is asked with the first page only: it gives the page count, and counting costs the service.
   const counted = <T>(path: string, item: Shape, perPage = PAGE, query: Record<string, string> = {}) =>
     client.listAll<T>(path, { perPage, query, item, firstPageQuery: { include_total_count: 'true' } });
@@ -85,19 +159,28 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
     const resources = await resourcesRead;
     const refs = list.map(groupIdOf);
     const tuples = await Promise.all([...new Set(refs.map((r) => r.type))].map(tuplesOfType));
-    const { known, unresolved } = inferGroupRoles(refs.map((r) => r.id), derivationsOf(resources), tuples.flat());
+    const { known, unresolved } = inferGroupRoles(
+      refs.map((r) => r.id),
+      derivationsOf(resources),
+      tuples.flat(),
+    );
     const read = await Promise.all(unresolved.map((id) => readGroupRoles(client, id)));
     unresolved.forEach((id, i) => known.set(id, read[i]));
     return refs.map((r, i) => ({ ...r, tenant: list[i].group_tenant, roles: known.get(r.id)! }));
   };
   const resourcesRead = counted<ResourceRead>(`${schema}/resources`, RESOURCE_ITEM);
-  resourcesRead.then((rs) => groupTypesShown(rs).forEach(tuplesOfType), () => {});
+  resourcesRead.then(
+    (rs) => groupTypesShown(rs).forEach(tuplesOfType),
+    () => {},
+  );
   const groupsRead = all<GroupRead>(`${schema}/groups/direct`, GROUP_ITEM);
   // Relationship tuples of the resources' own relations (not the group machinery's): one list per relation
   // key, read as soon as the resources name them.
   const relationTuples = resourcesRead.then((rs) => {
     const keys = [...new Set(rs.flatMap((r) => relationsOf(r).map((x) => x.key)))].sort(cmp);
-    return Promise.all(keys.map((k) => counted<TupleRead>(`${facts}/relationship_tuples`, TUPLE_ITEM, PAGE, { relation: k }))).then((lists) => lists.flat());
+    return Promise.all(
+      keys.map((k) => counted<TupleRead>(`${facts}/relationship_tuples`, TUPLE_ITEM, PAGE, { relation: k })),
+    ).then((lists) => lists.flat());
   });
   const abacRead = readAbac(client);
   abacRead.catch(() => {}); // awaited below
@@ -119,7 +202,14 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
   for (const t of tenants) live.tenants.set(t.key, tenantRead(t));
   for (const u of users) live.users.set(u.key, userRead(u));
   for (const { type, key, id, tenant, roles } of groups) {
-    live.groups.set(id, { type, key, tenant, members: [], roles: [...roles].sort((a, b) => cmp(a.role, b.role) || cmp(a.on, b.on)), memberOf: [] });
+    live.groups.set(id, {
+      type,
+      key,
+      tenant,
+      members: [],
+      roles: [...roles].sort((a, b) => cmp(a.role, b.role) || cmp(a.on, b.on)),
+      memberOf: [],
+    });
   }
   for (const i of instances) {
     const id = `${i.resource}:${i.key}`;
@@ -130,7 +220,8 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
     const object = live.resourceInstances.get(t.object);
     if (object) (object.relations ??= []).push({ relation: t.relation, subject: t.subject });
   }
-  for (const i of live.resourceInstances.values()) i.relations?.sort((a, b) => cmp(a.relation, b.relation) || cmp(a.subject, b.subject));
+  for (const i of live.resourceInstances.values())
+    i.relations?.sort((a, b) => cmp(a.relation, b.relation) || cmp(a.subject, b.subject));
   const tenantKeyById = tenantKeysById(tenants);
   for (const a of assignments) {
     const placed = placeAssignment(client, a, tenantKeyById, (g) => live.groups.has(g));
@@ -174,15 +265,28 @@ export function placeSchema(live: LiveState, resources: ResourceRead[], roles: R
   for (const r of resources) {
     const roles = resourceRolesOf(r, topLevelIds);
     const relations = relationsOf(r);
-    const attributes = Object.entries(r.attributes ?? {}).map(([key, a]) => attributeRead({ ...a, key })).sort((a, b) => cmp(a.key, b.key));
+    const attributes = Object.entries(r.attributes ?? {})
+      .map(([key, a]) => attributeRead({ ...a, key }))
+      .sort((a, b) => cmp(a.key, b.key));
     live.resources.set(r.key, {
-      key: r.key, name: r.name, description: r.description || undefined, actions: Object.keys(r.actions ?? {}).sort(),
-      ...(roles.length > 0 ? { roles } : {}), ...(relations.length > 0 ? { relations } : {}), ...(attributes.length > 0 ? { attributes } : {}),
+      key: r.key,
+      name: r.name,
+      description: r.description || undefined,
+      actions: Object.keys(r.actions ?? {}).sort(),
+      ...(roles.length > 0 ? { roles } : {}),
+      ...(relations.length > 0 ? { relations } : {}),
+      ...(attributes.length > 0 ? { attributes } : {}),
     });
   }
   for (const r of roles) {
     const ext = [...new Set(r.extends ?? [])].sort();
-    live.roles.set(r.key, { key: r.key, name: r.name, description: r.description || undefined, permissions: [...(r.permissions ?? [])].sort(), ...(ext.length > 0 ? { extends: ext } : {}) });
+    live.roles.set(r.key, {
+      key: r.key,
+      name: r.name,
+      description: r.description || undefined,
+      permissions: [...(r.permissions ?? [])].sort(),
+      ...(ext.length > 0 ? { extends: ext } : {}),
+    });
   }
 }
 
@@ -222,7 +326,9 @@ export function placeAssignment(
   tenantKeyById: Map<string, string>,
   isGroup: (ref: string) => boolean,
 ): { member?: string; tenant: string; role?: DesiredUserRole } {
-  const tenant = a.tenant ?? (a.tenant_id !== undefined && a.tenant_id !== null ? tenantKeyById.get(String(a.tenant_id)) : undefined);
+  const tenant =
+    a.tenant ??
+    (a.tenant_id !== undefined && a.tenant_id !== null ? tenantKeyById.get(String(a.tenant_id)) : undefined);
   if (tenant === undefined) throw unnamedTenant(client, a);
   const on = a.resource_instance ?? undefined;
   if (on && a.role === MEMBER_ROLE && isGroup(on)) return { member: on, tenant };
@@ -232,12 +338,17 @@ export function placeAssignment(
 /** `type:key` of a group read; `group_instance_key` may carry the type prefix or not. */
 export function groupIdOf(g: GroupRead): { type: string; key: string; id: string } {
   const type = g.group_resource_type_key ?? 'group';
-  const key = g.group_instance_key.startsWith(`${type}:`) ? g.group_instance_key.slice(type.length + 1) : g.group_instance_key;
+  const key = g.group_instance_key.startsWith(`${type}:`)
+    ? g.group_instance_key.slice(type.length + 1)
+    : g.group_instance_key;
   return { type, key, id: `${type}:${key}` };
 }
 
 export async function readGroupRoles(client: ApiClient, group: string): Promise<{ role: string; on: string }[]> {
-  const items = await client.listAll<GroupRoleRead>(pathOf(client.paths.schema, 'groups', group, 'roles'), { perPage: PAGE, item: GROUP_ROLE_ITEM });
+  const items = await client.listAll<GroupRoleRead>(pathOf(client.paths.schema, 'groups', group, 'roles'), {
+    perPage: PAGE,
+    item: GROUP_ROLE_ITEM,
+  });
   return items.map((r) => ({ role: r.key, on: `${r.resource.key}:${r.resource_instance.key}` }));
 }
 
@@ -252,7 +363,13 @@ function groupTypesShown(resources: ResourceRead[]): string[] {
 function derivationsOf(resources: ResourceRead[]): Derivation[] {
   return resources.flatMap((r) =>
     Object.entries(r.roles ?? {}).flatMap(([key, role]) =>
-      (role.granted_to?.users_with_role ?? []).map((d) => ({ resource: r.key, role: role.key ?? key, fromRole: d.role, fromResource: d.on_resource, relation: d.linked_by_relation })),
+      (role.granted_to?.users_with_role ?? []).map((d) => ({
+        resource: r.key,
+        role: role.key ?? key,
+        fromRole: d.role,
+        fromResource: d.on_resource,
+        relation: d.linked_by_relation,
+      })),
     ),
   );
 }
@@ -273,7 +390,9 @@ export function resourceRolesOf(r: ResourceRead, topLevelIds: Set<string>): Desi
       name: role.name ?? key,
       description: role.description || undefined,
       permissions: [...new Set((role.permissions ?? []).map(own))].sort(cmp),
-      extends: [...new Set((role.extends ?? []).map((e) => (e.startsWith(`${r.key}#`) ? e.slice(r.key.length + 1) : e)))].sort(cmp),
+      extends: [
+        ...new Set((role.extends ?? []).map((e) => (e.startsWith(`${r.key}#`) ? e.slice(r.key.length + 1) : e))),
+      ].sort(cmp),
       grantedTo: derivationsRead(role.granted_to?.users_with_role ?? []),
     }))
     .sort((a, b) => cmp(a.key, b.key));
@@ -286,7 +405,12 @@ export function resourceRolesOf(r: ResourceRead, topLevelIds: Set<string>): Desi
 function derivationsRead(rules: DerivationRead[]): DesiredDerivation[] {
   return rules
     .filter((d) => !isGroupDerivation(d))
-    .map((d) => ({ role: d.role, on: d.on_resource, via: d.linked_by_relation, ...(d.when?.no_direct_roles_on_object ? { noDirectRolesOnObject: true } : {}) }))
+    .map((d) => ({
+      role: d.role,
+      on: d.on_resource,
+      via: d.linked_by_relation,
+      ...(d.when?.no_direct_roles_on_object ? { noDirectRolesOnObject: true } : {}),
+    }))
     .sort((a, b) => cmp(derivationKey(a), derivationKey(b)));
 }
 
@@ -305,7 +429,8 @@ function relationsOf(r: ResourceRead): DesiredRelation[] {
     .sort((a, b) => cmp(a.key, b.key));
 }
 
-const isGroupDerivation = (d: DerivationRead) => d.role === MEMBER_ROLE && (d.linked_by_relation === `${d.on_resource}_group` || d.linked_by_relation === 'group');
+const isGroupDerivation = (d: DerivationRead) =>
+  d.role === MEMBER_ROLE && (d.linked_by_relation === `${d.on_resource}_group` || d.linked_by_relation === 'group');
 
 export function sortGroup(g: DesiredGroup): void {
   g.members.sort(cmp);
@@ -316,7 +441,16 @@ const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** A role assignment whose tenant is neither named nor one of the tenants read: the plan cannot place it. */
 function unnamedTenant(client: ApiClient, a: AssignmentRead): ApiError {
-  const tenant = a.tenant_id === undefined || a.tenant_id === null ? 'no tenant' : `tenant id ${String(a.tenant_id)}, not among the tenants listed`;
+  const tenant =
+    a.tenant_id === undefined || a.tenant_id === null
+      ? 'no tenant'
+      : `tenant id ${String(a.tenant_id)}, not among the tenants listed`;
   const message = `the assignment of ${a.role} to ${a.user}${a.resource_instance ? ` on ${a.resource_instance}` : ''} names ${tenant}`;
-  return buildNetworkError({ method: 'GET', path: `${client.paths.facts}/role_assignments`, code: 'MALFORMED_ANSWER', status: 200, message });
+  return buildNetworkError({
+    method: 'GET',
+    path: `${client.paths.facts}/role_assignments`,
+    code: 'MALFORMED_ANSWER',
+    status: 200,
+    message,
+  });
 }

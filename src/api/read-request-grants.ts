@@ -2,11 +2,23 @@ import type { ApiClient } from './types.js';
 import { pathOf } from './client.js';
 import { normalizeStatus } from './tolerance.js';
 import type { Shape } from './answer.js';
-import { ACCESS_REQUEST_ITEM, CONFIG_ITEM, INSTANCE_ITEM, RESOURCE_ITEM, ROLE_ITEM, TENANT_ITEM, USER_ITEM } from './shapes.js';
+import {
+  ACCESS_REQUEST_ITEM,
+  CONFIG_ITEM,
+  INSTANCE_ITEM,
+  RESOURCE_ITEM,
+  ROLE_ITEM,
+  TENANT_ITEM,
+  USER_ITEM,
+} from './shapes.js';
 import type { RequestGrant } from '../types/live.js';
 
 /** The public answers this reads; only fields the public schemas list. */
-interface ConfigRead { id: string; key: string; elements_type?: string }
+interface ConfigRead {
+  id: string;
+  key: string;
+  elements_type?: string;
+}
 export interface AccessRequestRead {
   id: string;
   status?: string | null;
@@ -16,8 +28,13 @@ export interface AccessRequestRead {
   updated_at: string;
   access_request_details: { tenant: string; role: string; resource?: string | null; resource_instance?: string | null };
 }
-export interface Keyed { id: string; key: string }
-export interface InstanceRead extends Keyed { resource: string }
+export interface Keyed {
+  id: string;
+  key: string;
+}
+export interface InstanceRead extends Keyed {
+  resource: string;
+}
 
 const PAGE = 100;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -38,7 +55,11 @@ export async function readRequestGrants(client: ApiClient): Promise<RequestGrant
   );
   const perConfig = await Promise.all(
     configs.map(async (c) => {
-      const requests = await client.listAll<AccessRequestRead>(pathOf(elements, 'config', c.key, 'access_requests'), { perPage: PAGE, query: { status: 'approved' }, item: ACCESS_REQUEST_ITEM });
+      const requests = await client.listAll<AccessRequestRead>(pathOf(elements, 'config', c.key, 'access_requests'), {
+        perPage: PAGE,
+        query: { status: 'approved' },
+        item: ACCESS_REQUEST_ITEM,
+      });
       // A service that ignored the filter would list every request: keep the approved ones.
       return requests.filter((r) => normalizeStatus(r.status) === 'approved').map((r) => ({ config: c.key, r }));
     }),
@@ -48,14 +69,33 @@ export async function readRequestGrants(client: ApiClient): Promise<RequestGrant
 
   // The same shapes as read-live.ts: a plan reads each of these lists once for both (shared-reads.ts).
   const byId = async <T extends Keyed>(path: string, item: Shape, needed: boolean) =>
-    needed ? new Map((await client.listAll<T>(path, { perPage: PAGE, item })).map((o) => [o.id, o])) : new Map<string, T>();
-  const anyId = (pick: (d: AccessRequestRead['access_request_details']) => string | null | undefined) => approved.some(({ r }) => UUID.test(pick(r.access_request_details) ?? ''));
+    needed
+      ? new Map((await client.listAll<T>(path, { perPage: PAGE, item })).map((o) => [o.id, o]))
+      : new Map<string, T>();
+  const anyId = (pick: (d: AccessRequestRead['access_request_details']) => string | null | undefined) =>
+    approved.some(({ r }) => UUID.test(pick(r.access_request_details) ?? ''));
   const [users, tenants, roles, resources, instances] = await Promise.all([
     byId<Keyed>(`${facts}/users`, USER_ITEM, true),
-    byId<Keyed>(`${facts}/tenants`, TENANT_ITEM, anyId((d) => d.tenant)),
-    byId<Keyed>(`${schema}/roles`, ROLE_ITEM, anyId((d) => d.role)),
-    byId<Keyed>(`${schema}/resources`, RESOURCE_ITEM, anyId((d) => d.resource)),
-    byId<InstanceRead>(`${facts}/resource_instances`, INSTANCE_ITEM, anyId((d) => d.resource_instance)),
+    byId<Keyed>(
+      `${facts}/tenants`,
+      TENANT_ITEM,
+      anyId((d) => d.tenant),
+    ),
+    byId<Keyed>(
+      `${schema}/roles`,
+      ROLE_ITEM,
+      anyId((d) => d.role),
+    ),
+    byId<Keyed>(
+      `${schema}/resources`,
+      RESOURCE_ITEM,
+      anyId((d) => d.resource),
+    ),
+    byId<InstanceRead>(
+      `${facts}/resource_instances`,
+      INSTANCE_ITEM,
+      anyId((d) => d.resource_instance),
+    ),
   ]);
   return buildRequestGrants(approved, { users, tenants, roles, resources, instances });
 }
@@ -72,7 +112,10 @@ export interface Lookups {
  * Approved requests to grants, keys throughout. Pure. A detail that is the id of a listed object is that
  * object's key; anything else is a key already (ids are looked up only when some detail looks like one).
  */
-export function buildRequestGrants(approved: readonly { config: string; r: AccessRequestRead }[], maps: Lookups): RequestGrant[] {
+export function buildRequestGrants(
+  approved: readonly { config: string; r: AccessRequestRead }[],
+  maps: Lookups,
+): RequestGrant[] {
   const keyOf = (map: Map<string, Keyed>, value: string) => map.get(value)?.key ?? value;
   const out: RequestGrant[] = [];
   for (const { config, r } of approved) {
@@ -95,7 +138,11 @@ export function buildRequestGrants(approved: readonly { config: string; r: Acces
 }
 
 /** `type:key` of the request's instance: written so, an instance id, or a bare key of `resource`. */
-function instanceRef(value: string | null | undefined, resource: string | undefined, instances: Map<string, InstanceRead>): string | undefined {
+function instanceRef(
+  value: string | null | undefined,
+  resource: string | undefined,
+  instances: Map<string, InstanceRead>,
+): string | undefined {
   if (!value) return undefined;
   if (value.includes(':')) return value;
   const byId = instances.get(value);

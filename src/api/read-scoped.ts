@@ -3,14 +3,49 @@ import { expectFields, type Shape } from './answer.js';
 import { ApiError } from '../errors.js';
 import { pathOf } from './client.js';
 import { reviewerRolesOf } from './levels.js';
-import { ASSIGNMENT_ITEM, CONFIG_ITEM, GROUP_ITEM, INSTANCE_ITEM, RESOURCE_ITEM, ROLE_ITEM, TENANT_ITEM, TUPLE_ITEM, USER_ITEM } from './shapes.js';
 import {
-  ASSIGNMENT_PAGE, PAGE, groupIdOf, instanceRead, placeAssignment, placeSchema, readGroupRoles, resourceIndex, tenantKeysById, tenantRead, userRead,
-  type AssignmentRead, type ConfigRead, type GroupRead, type InstanceRead, type ResourceRead, type RoleRead, type TenantRead, type TupleRead, type UserRead,
+  ASSIGNMENT_ITEM,
+  CONFIG_ITEM,
+  GROUP_ITEM,
+  INSTANCE_ITEM,
+  RESOURCE_ITEM,
+  ROLE_ITEM,
+  TENANT_ITEM,
+  TUPLE_ITEM,
+  USER_ITEM,
+} from './shapes.js';
+import {
+  ASSIGNMENT_PAGE,
+  PAGE,
+  groupIdOf,
+  instanceRead,
+  placeAssignment,
+  placeSchema,
+  readGroupRoles,
+  resourceIndex,
+  tenantKeysById,
+  tenantRead,
+  userRead,
+  type AssignmentRead,
+  type ConfigRead,
+  type GroupRead,
+  type InstanceRead,
+  type ResourceRead,
+  type RoleRead,
+  type TenantRead,
+  type TupleRead,
+  type UserRead,
 } from './read-live.js';
 import { emptyLiveState, type LiveState } from '../types/live.js';
 import { placeAbac, readAbac } from './read-abac.js';
-import type { DesiredGroup, DesiredResourceInstance, DesiredTenant, DesiredTuple, DesiredUser, DesiredUserRole } from '../types/desired.js';
+import type {
+  DesiredGroup,
+  DesiredResourceInstance,
+  DesiredTenant,
+  DesiredTuple,
+  DesiredUser,
+  DesiredUserRole,
+} from '../types/desired.js';
 
 /** What a verification reads again, by facet (src/apply/verify-scope.ts derives it from a plan). */
 export interface ReadScope {
@@ -69,7 +104,14 @@ export interface ScopedRead {
 }
 
 function emptyScopedRead(): ScopedRead {
-  return { tenants: new Map(), users: new Map(), assignments: new Map(), groups: new Map(), instances: new Map(), tuples: new Map() };
+  return {
+    tenants: new Map(),
+    users: new Map(),
+    assignments: new Map(),
+    groups: new Map(),
+    instances: new Map(),
+    tuples: new Map(),
+  };
 }
 
 /**
@@ -78,7 +120,10 @@ function emptyScopedRead(): ScopedRead {
  * (the public `user` filter takes a list), or the facet's whole list filtered to the scope. `base` is the
  * state the plan was made from: it names the groups and the resources' relations the reads are placed by.
  */
-export async function readScoped(client: ApiClient, options: { scope: ReadScope; reads: ReadModes; base: LiveState }): Promise<ScopedRead> {
+export async function readScoped(
+  client: ApiClient,
+  options: { scope: ReadScope; reads: ReadModes; base: LiveState },
+): Promise<ScopedRead> {
   const { scope, reads, base } = options;
   const { schema, facts, elements } = client.paths;
   const fresh = emptyScopedRead();
@@ -103,13 +148,20 @@ export async function readScoped(client: ApiClient, options: { scope: ReadScope;
     ? Promise.all([readAbac(client), resourcesRead ?? Promise.resolve([])]).then(([read, resources]) => {
         const into = emptyLiveState();
         placeAbac(into, read, resourceIndex(resources));
-        return { userAttributes: into.userAttributes, tenantAttributes: into.tenantAttributes, conditionSets: into.conditionSets, setRules: into.setRules };
+        return {
+          userAttributes: into.userAttributes,
+          tenantAttributes: into.tenantAttributes,
+          conditionSets: into.conditionSets,
+          setRules: into.setRules,
+        };
       })
     : undefined;
   const configsRead = scope.configs
     ? client.listAll<ConfigRead>(`${elements}/config`, { perPage: PAGE, item: CONFIG_ITEM }).then((configs) => {
         const into = emptyLiveState().accessRequests;
-        for (const c of configs) if (!c.elements_type || c.elements_type === 'user_management') into.set(c.key, { key: c.key, name: c.name, reviewerRoles: reviewerRolesOf(c.roles_to_levels) });
+        for (const c of configs)
+          if (!c.elements_type || c.elements_type === 'user_management')
+            into.set(c.key, { key: c.key, name: c.name, reviewerRoles: reviewerRolesOf(c.roles_to_levels) });
         return into;
       })
     : undefined;
@@ -118,7 +170,15 @@ export async function readScoped(client: ApiClient, options: { scope: ReadScope;
   // process would die on an unhandled rejection instead of reporting the first failure).
   for (const read of [schemaRead, configsRead, abacRead]) read?.catch(() => {});
 
-  const keyed = async <R, T>(keys: Set<string>, mode: 'each' | 'list', each: (k: string) => Promise<R | null>, list: () => Promise<R[]>, keyOf: (r: R) => string, into: Map<string, T | null>, make: (r: R) => T) => {
+  const keyed = async <R, T>(
+    keys: Set<string>,
+    mode: 'each' | 'list',
+    each: (k: string) => Promise<R | null>,
+    list: () => Promise<R[]>,
+    keyOf: (r: R) => string,
+    into: Map<string, T | null>,
+    make: (r: R) => T,
+  ) => {
     if (keys.size === 0) return;
     if (mode === 'list') {
       const found = new Map((await list()).filter((r) => keys.has(keyOf(r))).map((r) => [keyOf(r), r]));
@@ -133,33 +193,74 @@ export async function readScoped(client: ApiClient, options: { scope: ReadScope;
   const instanceRef = (i: InstanceRead) => `${i.resource}:${i.key}`;
 
   await Promise.all([
-    keyed(scope.tenants, reads.tenants, (k) => one<TenantRead>(pathOf(facts, 'tenants', k), TENANT_ITEM), tenantList, (t) => t.key, fresh.tenants, tenantRead),
-    keyed(scope.users, reads.users, (k) => one<UserRead>(pathOf(facts, 'users', k), USER_ITEM), () => client.listAll<UserRead>(`${facts}/users`, { perPage: PAGE, item: USER_ITEM }), (u) => u.key, fresh.users, userRead),
-    keyed(scope.instances, reads.instances, (k) => one<InstanceRead>(pathOf(facts, 'resource_instances', k), INSTANCE_ITEM), () => counted<InstanceRead>(`${facts}/resource_instances`, INSTANCE_ITEM), instanceRef, fresh.instances, instanceRead),
+    keyed(
+      scope.tenants,
+      reads.tenants,
+      (k) => one<TenantRead>(pathOf(facts, 'tenants', k), TENANT_ITEM),
+      tenantList,
+      (t) => t.key,
+      fresh.tenants,
+      tenantRead,
+    ),
+    keyed(
+      scope.users,
+      reads.users,
+      (k) => one<UserRead>(pathOf(facts, 'users', k), USER_ITEM),
+      () => client.listAll<UserRead>(`${facts}/users`, { perPage: PAGE, item: USER_ITEM }),
+      (u) => u.key,
+      fresh.users,
+      userRead,
+    ),
+    keyed(
+      scope.instances,
+      reads.instances,
+      (k) => one<InstanceRead>(pathOf(facts, 'resource_instances', k), INSTANCE_ITEM),
+      () => counted<InstanceRead>(`${facts}/resource_instances`, INSTANCE_ITEM),
+      instanceRef,
+      fresh.instances,
+      instanceRead,
+    ),
     readGroups(client, scope.groups, fresh, one),
   ]);
   // Placed once the groups are known: a `member` assignment on a group's instance is a membership. One
   // on an instance neither read again nor in the plan's read (another writer made it) is taken for a
   // group's unless the plan read it as an instance: `member` is the group types' role.
-  const isGroup = (ref: string) => (fresh.groups.has(ref) ? fresh.groups.get(ref) !== null : base.groups.has(ref) || !base.resourceInstances.has(ref));
+  const isGroup = (ref: string) =>
+    fresh.groups.has(ref) ? fresh.groups.get(ref) !== null : base.groups.has(ref) || !base.resourceInstances.has(ref);
   const resources = schemaRead ? (await schemaRead).resources : base.resources;
-  await Promise.all([readAssignments(client, scope.assignmentsOf, reads.assignments, fresh, isGroup, tenantList), readTuples(client, scope.tuplesOf, fresh, resources)]);
+  await Promise.all([
+    readAssignments(client, scope.assignmentsOf, reads.assignments, fresh, isGroup, tenantList),
+    readTuples(client, scope.tuplesOf, fresh, resources),
+  ]);
   if (schemaRead) fresh.schema = await schemaRead;
   if (configsRead) fresh.configs = await configsRead;
   if (abacRead) fresh.abac = await abacRead;
   return fresh;
 
-  async function readAssignments(client: ApiClient, users: Set<string>, mode: ReadModes['assignments'], into: ScopedRead, isGroupRef: (ref: string) => boolean, tenants: () => Promise<TenantRead[]>) {
+  async function readAssignments(
+    client: ApiClient,
+    users: Set<string>,
+    mode: ReadModes['assignments'],
+    into: ScopedRead,
+    isGroupRef: (ref: string) => boolean,
+    tenants: () => Promise<TenantRead[]>,
+  ) {
     if (users.size === 0) return;
     const keys = [...users].sort();
     const read =
       mode === 'list'
         ? counted<AssignmentRead>(`${facts}/role_assignments`, ASSIGNMENT_ITEM, ASSIGNMENT_PAGE)
-        : Promise.all(chunks(keys, USERS_PER_READ).map((some) => counted<AssignmentRead>(`${facts}/role_assignments`, ASSIGNMENT_ITEM, ASSIGNMENT_PAGE, { user: some }))).then((l) => l.flat());
+        : Promise.all(
+            chunks(keys, USERS_PER_READ).map((some) =>
+              counted<AssignmentRead>(`${facts}/role_assignments`, ASSIGNMENT_ITEM, ASSIGNMENT_PAGE, { user: some }),
+            ),
+          ).then((l) => l.flat());
     const assignments = (await read).filter((a) => users.has(a.user));
     // The tenant is named on every assignment our server and the public service return; only an
     // assignment naming its tenant by id needs the tenants listed.
-    const byId = assignments.some((a) => a.tenant === undefined || a.tenant === null) ? tenantKeysById(await tenants()) : new Map<string, string>();
+    const byId = assignments.some((a) => a.tenant === undefined || a.tenant === null)
+      ? tenantKeysById(await tenants())
+      : new Map<string, string>();
     for (const k of keys) into.assignments.set(k, { roles: [], groups: [] });
     for (const a of assignments) {
       const placed = placeAssignment(client, a, byId, isGroupRef);
@@ -171,7 +272,12 @@ export async function readScoped(client: ApiClient, options: { scope: ReadScope;
 }
 
 /** Each group of the scope: its record, its roles, and the groups it is linked into. */
-async function readGroups(client: ApiClient, groups: Set<string>, into: ScopedRead, one: <T>(path: string, item: Shape) => Promise<T | null>): Promise<void> {
+async function readGroups(
+  client: ApiClient,
+  groups: Set<string>,
+  into: ScopedRead,
+  one: <T>(path: string, item: Shape) => Promise<T | null>,
+): Promise<void> {
   const { schema, facts } = client.paths;
   await Promise.all(
     [...groups].map(async (id) => {
@@ -180,10 +286,16 @@ async function readGroups(client: ApiClient, groups: Set<string>, into: ScopedRe
       const { type, key } = groupIdOf(g);
       const [roles, links] = await Promise.all([
         readGroupRoles(client, id),
-        client.listAll<TupleRead>(`${facts}/relationship_tuples`, { perPage: PAGE, query: { relation: 'group', subject: id }, item: TUPLE_ITEM }),
+        client.listAll<TupleRead>(`${facts}/relationship_tuples`, {
+          perPage: PAGE,
+          query: { relation: 'group', subject: id },
+          item: TUPLE_ITEM,
+        }),
       ]);
       into.groups.set(id, {
-        type, key, tenant: g.group_tenant,
+        type,
+        key,
+        tenant: g.group_tenant,
         roles: roles.sort((a, b) => cmp(a.role, b.role) || cmp(a.on, b.on)),
         memberOf: [...new Set(links.filter((t) => t.subject === id).map((t) => t.object))].sort(cmp),
       });
@@ -192,12 +304,26 @@ async function readGroups(client: ApiClient, groups: Set<string>, into: ScopedRe
 }
 
 /** The tuples of each object of the scope, of its resource's own relations (not the group machinery's). */
-async function readTuples(client: ApiClient, objects: Set<string>, into: ScopedRead, resources: LiveState['resources']): Promise<void> {
+async function readTuples(
+  client: ApiClient,
+  objects: Set<string>,
+  into: ScopedRead,
+  resources: LiveState['resources'],
+): Promise<void> {
   await Promise.all(
     [...objects].map(async (object) => {
       const own = new Set((resources.get(object.slice(0, object.indexOf(':')))?.relations ?? []).map((r) => r.key));
-      const tuples = await client.listAll<TupleRead>(`${client.paths.facts}/relationship_tuples`, { perPage: PAGE, query: { object }, item: TUPLE_ITEM });
-      into.tuples.set(object, tuples.filter((t) => t.object === object && own.has(t.relation)).map((t) => ({ relation: t.relation, subject: t.subject })));
+      const tuples = await client.listAll<TupleRead>(`${client.paths.facts}/relationship_tuples`, {
+        perPage: PAGE,
+        query: { object },
+        item: TUPLE_ITEM,
+      });
+      into.tuples.set(
+        object,
+        tuples
+          .filter((t) => t.object === object && own.has(t.relation))
+          .map((t) => ({ relation: t.relation, subject: t.subject })),
+      );
     }),
   );
 }

@@ -5,8 +5,7 @@
 
 /** What one attempt ended with, as far as retrying cares. */
 export type AttemptOutcome =
-  | { kind: 'response'; status: number; retryAfter?: string }
-  | { kind: 'network'; code: string };
+  { kind: 'response'; status: number; retryAfter?: string } | { kind: 'network'; code: string };
 
 export interface AttemptJudgement {
   /** Another attempt may help. */
@@ -20,7 +19,14 @@ export interface AttemptJudgement {
 }
 
 /** The request never left: the connection was not established. Safe to retry any method. */
-const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN']);
+const CONNECT_ERRORS = new Set([
+  'ECONNREFUSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+]);
 /** The attempt never reached the service (refused, no route): any method may be tried again. */
 export function isConnectError(code: string): boolean {
   return CONNECT_ERRORS.has(code);

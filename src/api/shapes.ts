@@ -24,10 +24,23 @@ export const USER_ITEM: Shape = {
 };
 
 /** `GET /v2/facts/{p}/{e}/tenants`. */
-export const TENANT_ITEM: Shape = { id: ID, key: STRING, name: STRING, description: TEXT, attributes: optional(OBJECT) };
+export const TENANT_ITEM: Shape = {
+  id: ID,
+  key: STRING,
+  name: STRING,
+  description: TEXT,
+  attributes: optional(OBJECT),
+};
 
 /** `GET /v2/schema/{p}/{e}/roles` (top-level roles). */
-export const ROLE_ITEM: Shape = { id: ID, key: STRING, name: STRING, description: TEXT, permissions: optional(listOf(STRING)), extends: optional(listOf(STRING)) };
+export const ROLE_ITEM: Shape = {
+  id: ID,
+  key: STRING,
+  name: STRING,
+  description: TEXT,
+  permissions: optional(listOf(STRING)),
+  extends: optional(listOf(STRING)),
+};
 
 /** A role derivation (`DerivedRoleRuleRead`), in `granted_to.users_with_role` of a resource role. */
 const DERIVATION: Shape = {
@@ -90,14 +103,26 @@ export const CONDITION_SET_ITEM: Shape = {
 export const SET_RULE_ITEM: Shape = { user_set: STRING, permission: STRING, resource_set: STRING };
 
 /** `GET /v2/facts/{p}/{e}/resource_instances`. */
-export const INSTANCE_ITEM: Shape = { id: ID, key: STRING, resource: STRING, tenant: STRING, attributes: optional(OBJECT) };
+export const INSTANCE_ITEM: Shape = {
+  id: ID,
+  key: STRING,
+  resource: STRING,
+  tenant: STRING,
+  attributes: optional(OBJECT),
+};
 
 /**
  * `GET /v2/facts/{p}/{e}/role_assignments`: `resource_instance` is `type:key`, absent for a tenant-wide role.
  * The public schema requires `tenant_id` and lets `tenant` (the key) out: the reader takes the key, or
  * finds it from the id among the tenants it read, and refuses an assignment that gives neither.
  */
-export const ASSIGNMENT_ITEM: Shape = { user: STRING, role: STRING, tenant: TEXT, tenant_id: optional(ID), resource_instance: TEXT };
+export const ASSIGNMENT_ITEM: Shape = {
+  user: STRING,
+  role: STRING,
+  tenant: TEXT,
+  tenant_id: optional(ID),
+  resource_instance: TEXT,
+};
 
 /** `GET /v2/facts/{p}/{e}/relationship_tuples`: subject and object are `type:key`. */
 export const TUPLE_ITEM: Shape = { subject: STRING, relation: STRING, object: STRING };

@@ -12,11 +12,18 @@ import type { ApiClient, ListOptions } from './types.js';
 export function withSharedLists(client: ApiClient): ApiClient {
   const lists = new Map<string, Promise<unknown[]>>();
   const shapes = new Map<Shape, number>();
-  const shapeId = (item: Shape | undefined) => (item ? (shapes.get(item) ?? shapes.set(item, shapes.size + 1).get(item)!) : 0);
+  const shapeId = (item: Shape | undefined) =>
+    item ? (shapes.get(item) ?? shapes.set(item, shapes.size + 1).get(item)!) : 0;
   return {
     ...client,
     listAll<T>(path: string, options: ListOptions = {}): Promise<T[]> {
-      const key = JSON.stringify([path, options.perPage ?? 100, sorted(options.query), sorted(options.headers), shapeId(options.item)]);
+      const key = JSON.stringify([
+        path,
+        options.perPage ?? 100,
+        sorted(options.query),
+        sorted(options.headers),
+        shapeId(options.item),
+      ]);
       let list = lists.get(key);
       if (!list) lists.set(key, (list = client.listAll<unknown>(path, options)));
       // Each caller gets its own array (the items are shared: readers do not change them).
@@ -25,4 +32,7 @@ export function withSharedLists(client: ApiClient): ApiClient {
   };
 }
 
-const sorted = (o: object | undefined) => Object.entries(o ?? {}).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+const sorted = (o: object | undefined) =>
+  Object.entries(o ?? {})
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

@@ -96,7 +96,9 @@ export async function applyPlan(plan: Plan, client: ApiClient, options: ApplyOpt
       if (key) (batched.get(key) ?? batched.set(key, []).get(key)!).push(c);
       else tasks.push(() => single(c));
     }
-    for (const [key, chunk] of [...batched].flatMap(([key, list]) => chunks(list, options.bulkSize ?? 1000).map((c) => [key, c] as const))) {
+    for (const [key, chunk] of [...batched].flatMap(([key, list]) =>
+      chunks(list, options.bulkSize ?? 1000).map((c) => [key, c] as const),
+    )) {
       tasks.push(async () => {
         if (stoppedBy) return;
         for (const c of chunk) {
@@ -118,7 +120,10 @@ export async function applyPlan(plan: Plan, client: ApiClient, options: ApplyOpt
   }
   if (stoppedBy) {
     const finished = new Set([...result.done, ...result.failed.map((f) => f.id), ...result.skipped.map((s) => s.id)]);
-    result.stopped = { reason: stoppedBy, notAttempted: plan.changes.filter((c) => !attempted.has(c.id) && !finished.has(c.id)).map((c) => c.id) };
+    result.stopped = {
+      reason: stoppedBy,
+      notAttempted: plan.changes.filter((c) => !attempted.has(c.id) && !finished.has(c.id)).map((c) => c.id),
+    };
   }
   return result;
 }

@@ -19,7 +19,11 @@ export function batchKey(c: Change): string | undefined {
       return c.action === 'delete' ? 'tuples:delete' : 'tuples:create';
     case 'instance':
       // A replacing create deletes first: one at a time.
-      return c.action === 'create' && !c.replaces ? 'instances:put' : c.action === 'delete' ? 'instances:delete' : undefined;
+      return c.action === 'create' && !c.replaces
+        ? 'instances:put'
+        : c.action === 'delete'
+          ? 'instances:delete'
+          : undefined;
     default:
       return undefined;
   }
@@ -29,13 +33,19 @@ export async function sendBatch(client: ApiClient, key: string, chunk: Change[])
   const { facts } = client.paths;
   switch (key) {
     case 'assignments:create':
-      return void (await client.post(`${facts}/role_assignments/bulk`, chunk.map(assignmentBody), { idempotent: true }));
+      return void (await client.post(`${facts}/role_assignments/bulk`, chunk.map(assignmentBody), {
+        idempotent: true,
+      }));
     case 'assignments:delete':
       return void (await client.delete(`${facts}/role_assignments/bulk`, { body: chunk.map(assignmentBody) }));
     case 'users:put':
-      return void (await client.put(`${facts}/bulk/users`, { operations: chunk.map((c) => userBody(fieldsAs(c, 'user'))) }));
+      return void (await client.put(`${facts}/bulk/users`, {
+        operations: chunk.map((c) => userBody(fieldsAs(c, 'user'))),
+      }));
     case 'users:delete':
-      return void (await client.delete(`${facts}/bulk/users`, { body: { idents: chunk.map((c) => fieldsAs(c, 'user').key) } }));
+      return void (await client.delete(`${facts}/bulk/users`, {
+        body: { idents: chunk.map((c) => fieldsAs(c, 'user').key) },
+      }));
     case 'instances:put':
       return void (await client.put(`${facts}/bulk/resource_instances`, {
         operations: chunk.map((c) => {
@@ -44,13 +54,23 @@ export async function sendBatch(client: ApiClient, key: string, chunk: Change[])
         }),
       }));
     case 'tuples:create':
-      return void (await client.post(`${facts}/relationship_tuples/bulk`, { operations: chunk.map((c) => tupleBody(fieldsAs(c, 'tuple'))) }, { idempotent: true }));
+      return void (await client.post(
+        `${facts}/relationship_tuples/bulk`,
+        { operations: chunk.map((c) => tupleBody(fieldsAs(c, 'tuple'))) },
+        { idempotent: true },
+      ));
     case 'tuples:delete':
       return void (await client.delete(`${facts}/relationship_tuples/bulk`, {
-        body: { idents: chunk.map((c) => fieldsAs(c, 'tuple')).map((f) => ({ subject: f.subject, relation: f.relation, object: f.object })) },
+        body: {
+          idents: chunk
+            .map((c) => fieldsAs(c, 'tuple'))
+            .map((f) => ({ subject: f.subject, relation: f.relation, object: f.object })),
+        },
       }));
     case 'instances:delete':
-      return void (await client.delete(`${facts}/bulk/resource_instances`, { body: { idents: chunk.map((c) => fieldsAs(c, 'instance')).map((f) => `${f.resource}:${f.key}`) } }));
+      return void (await client.delete(`${facts}/bulk/resource_instances`, {
+        body: { idents: chunk.map((c) => fieldsAs(c, 'instance')).map((f) => `${f.resource}:${f.key}`) },
+      }));
     default:
       throw new Error(`unknown batch ${key}`);
   }

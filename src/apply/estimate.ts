@@ -1,5 +1,13 @@
 import type { ApiClient, ApiResponse, EnvPaths, HttpMethod } from '../api/index.js';
-import { categorize, createPacer, PUBLIC_LIMITS, requestKind, type PacingCategory, type RateLimits, type RequestKind } from '../api/index.js';
+import {
+  categorize,
+  createPacer,
+  PUBLIC_LIMITS,
+  requestKind,
+  type PacingCategory,
+  type RateLimits,
+  type RequestKind,
+} from '../api/index.js';
 import type { Plan, PlanCost } from '../plan/types.js';
 import { applyPlan, type ApplyOptions } from './apply.js';
 
@@ -13,7 +21,10 @@ type Sent = { method: HttpMethod; path: string };
  * success, on a simulated clock: so batching and bulk sizes are exactly the real ones. Round trips come
  * on top; an apply whose requests all succeed takes at least this long.
  */
-export async function estimateApply(plan: Plan, options: { limits?: RateLimits; bulkSize?: ApplyOptions['bulkSize']; concurrency?: number } = {}): Promise<PlanCost> {
+export async function estimateApply(
+  plan: Plan,
+  options: { limits?: RateLimits; bulkSize?: ApplyOptions['bulkSize']; concurrency?: number } = {},
+): Promise<PlanCost> {
   const clock = simulatedClock();
   const pacer = createPacer({ limits: options.limits ?? PUBLIC_LIMITS, now: clock.now, sleep: clock.sleep });
   const { client, sent } = dryClient(plan, (r) => pacer.acquire(r.method, r.path));
@@ -25,7 +36,13 @@ export async function estimateApply(plan: Plan, options: { limits?: RateLimits; 
     const k = requestKind(r.method, r.path);
     kinds[k] = (kinds[k] ?? 0) + 1;
   }
-  return { requests: sent.length, byClass, kinds, seconds: Math.ceil(clock.now() / 1000), limits: options.limits ? 'given' : 'public' };
+  return {
+    requests: sent.length,
+    byClass,
+    kinds,
+    seconds: Math.ceil(clock.now() / 1000),
+    limits: options.limits ? 'given' : 'public',
+  };
 }
 
 /** Seconds the client's pacer needs to send `requests` one after another at `limits`, on a simulated clock. */
@@ -49,7 +66,11 @@ function dryClient(plan: Plan, before: (r: Sent) => Promise<unknown>): { client:
   const sent: Sent[] = [];
   const enc = encodeURIComponent;
   const scope = `${enc(plan.project)}/${enc(plan.environment)}`;
-  const paths: EnvPaths = { schema: `/v2/schema/${scope}`, facts: `/v2/facts/${scope}`, elements: `/v2/elements/${scope}` };
+  const paths: EnvPaths = {
+    schema: `/v2/schema/${scope}`,
+    facts: `/v2/facts/${scope}`,
+    elements: `/v2/elements/${scope}`,
+  };
   const send = async (method: HttpMethod, path: string) => {
     sent.push({ method, path });
     await before({ method, path });
@@ -62,7 +83,13 @@ function dryClient(plan: Plan, before: (r: Sent) => Promise<unknown>): { client:
     paths,
     async request<T>(method: HttpMethod, path: string): Promise<ApiResponse<T>> {
       await send(method, path);
-      return { status: method === 'DELETE' ? 204 : 200, data: {} as T, headers: {}, attempts: 1, alreadyExisted: false };
+      return {
+        status: method === 'DELETE' ? 204 : 200,
+        data: {} as T,
+        headers: {},
+        attempts: 1,
+        alreadyExisted: false,
+      };
     },
     get: (path) => data('GET', path),
     post: (path) => data('POST', path),
@@ -92,7 +119,10 @@ function simulatedClock() {
     sleep: (ms: number) => new Promise<void>((wake) => void timers.push({ at: t + ms, wake })),
     async run(work: Promise<unknown>): Promise<void> {
       let settled = false;
-      work.then(() => (settled = true), () => (settled = true));
+      work.then(
+        () => (settled = true),
+        () => (settled = true),
+      );
       for (;;) {
         await new Promise((r) => setImmediate(r));
         if (settled) return void (await work);

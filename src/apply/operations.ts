@@ -40,7 +40,12 @@ async function create(send: () => Promise<unknown>): Promise<void> {
     // `client.create` resolves {alreadyExisted} for a 409 that met our own earlier attempt: done too.
     await send();
   } catch (err) {
-    if (err instanceof ApiError && err.info.status === 409 && (err.info.errorCode === undefined || err.info.errorCode === 'DUPLICATE_ENTITY')) throw new AlreadyThere();
+    if (
+      err instanceof ApiError &&
+      err.info.status === 409 &&
+      (err.info.errorCode === undefined || err.info.errorCode === 'DUPLICATE_ENTITY')
+    )
+      throw new AlreadyThere();
     throw err;
   }
 }
@@ -62,14 +67,23 @@ export function userBody(f: ChangeFields['user']): F {
 }
 
 /** A relationship tuple as the public `RelationshipTupleCreate`: the tenant lets the service create a missing instance. */
-export const tupleBody = (f: ChangeFields['tuple']) => ({ subject: f.subject, relation: f.relation, object: f.object, tenant: f.tenant });
+export const tupleBody = (f: ChangeFields['tuple']) => ({
+  subject: f.subject,
+  relation: f.relation,
+  object: f.object,
+  tenant: f.tenant,
+});
 
 /**
  * A configuration's levels after an update to `f.reviewer_roles`: the public PATCH replaces
  * `roles_to_levels` whole, so the configuration is read first and only its reviewer roles change
  * (levels.ts: a LEVEL_2 reviewer stays at LEVEL_2, LEVEL_3 and LEVEL_4 are kept).
  */
-async function levelsAfterUpdate(client: ApiClient, path: string, f: ChangeFields['access_requests']): Promise<Record<string, string[]>> {
+async function levelsAfterUpdate(
+  client: ApiClient,
+  path: string,
+  f: ChangeFields['access_requests'],
+): Promise<Record<string, string[]>> {
   const live = await client.get<{ roles_to_levels?: LevelsRead | null }>(path, { expect: expectFields(CONFIG_SHAPE) });
   return levelsToWrite(live.roles_to_levels, f.reviewer_roles ?? []);
 }
@@ -83,22 +97,53 @@ export async function applyOne(client: ApiClient, c: Change): Promise<void> {
   const { kind, fields: f } = fieldsOf(c);
   switch (kind) {
     case 'resource':
-      if (c.action === 'create') return create(() => client.create(`${schema}/resources`, { key: f.key, name: f.name, description: f.description, actions: actions(f.actions) }));
-      if (c.action === 'update') return void (await client.patch(pathOf(schema, 'resources', f.key), { name: f.name, description: text(f.description), actions: actions(f.actions) }));
+      if (c.action === 'create')
+        return create(() =>
+          client.create(`${schema}/resources`, {
+            key: f.key,
+            name: f.name,
+            description: f.description,
+            actions: actions(f.actions),
+          }),
+        );
+      if (c.action === 'update')
+        return void (await client.patch(pathOf(schema, 'resources', f.key), {
+          name: f.name,
+          description: text(f.description),
+          actions: actions(f.actions),
+        }));
       return del(client, pathOf(schema, 'resources', f.key));
     case 'resource_role': {
       // The public resource-role operations (`/resources/{r}/roles`): permissions are the resource's actions.
-      const body = { name: f.name, description: f.description, permissions: f.permissions ?? [], extends: f.extends ?? [] };
-      if (c.action === 'create') return create(() => client.create(pathOf(schema, 'resources', f.resource, 'roles'), { key: f.key, ...body }));
-      if (c.action === 'update') return void (await client.patch(pathOf(schema, 'resources', f.resource, 'roles', f.key), { ...body, description: text(f.description) }));
+      const body = {
+        name: f.name,
+        description: f.description,
+        permissions: f.permissions ?? [],
+        extends: f.extends ?? [],
+      };
+      if (c.action === 'create')
+        return create(() => client.create(pathOf(schema, 'resources', f.resource, 'roles'), { key: f.key, ...body }));
+      if (c.action === 'update')
+        return void (await client.patch(pathOf(schema, 'resources', f.resource, 'roles', f.key), {
+          ...body,
+          description: text(f.description),
+        }));
       return del(client, pathOf(schema, 'resources', f.resource, 'roles', f.key));
     }
     case 'relation': {
       // The public API has no update of a relation: a new subject deletes it (and what rests on it) first.
       const path = pathOf(schema, 'resources', f.resource, 'relations');
       if (c.action === 'delete') return del(client, pathOf(schema, 'resources', f.resource, 'relations', f.key));
-      if (c.action === 'create' && c.replaces) await del(client, pathOf(schema, 'resources', f.resource, 'relations', f.key));
-      return create(() => client.create(path, { key: f.key, name: f.name, subject_resource: f.subject, ...(f.description ? { description: f.description } : {}) }));
+      if (c.action === 'create' && c.replaces)
+        await del(client, pathOf(schema, 'resources', f.resource, 'relations', f.key));
+      return create(() =>
+        client.create(path, {
+          key: f.key,
+          name: f.name,
+          subject_resource: f.subject,
+          ...(f.description ? { description: f.description } : {}),
+        }),
+      );
     }
     case 'derivation': {
       const path = pathOf(schema, 'resources', f.resource, 'roles', f.role, 'implicit_grants');
@@ -110,16 +155,49 @@ export async function applyOne(client: ApiClient, c: Change): Promise<void> {
       return void (await client.post(path, { ...rule, when }, { idempotent: true }));
     }
     case 'tuple':
-      if (c.action === 'create') return void (await client.post(`${facts}/relationship_tuples`, tupleBody(f), { idempotent: true }));
-      return del(client, `${facts}/relationship_tuples`, { subject: f.subject, relation: f.relation, object: f.object });
+      if (c.action === 'create')
+        return void (await client.post(`${facts}/relationship_tuples`, tupleBody(f), { idempotent: true }));
+      return del(client, `${facts}/relationship_tuples`, {
+        subject: f.subject,
+        relation: f.relation,
+        object: f.object,
+      });
     case 'role':
       // `extends` is always sent whole on an update: the change carries the role's whole `extends` (none when absent).
-      if (c.action === 'create') return create(() => client.create(`${schema}/roles`, { key: f.key, name: f.name, description: f.description, permissions: f.permissions ?? [], ...(f.extends?.length ? { extends: f.extends } : {}) }));
-      if (c.action === 'update') return void (await client.patch(pathOf(schema, 'roles', f.key), { name: f.name, description: text(f.description), permissions: f.permissions ?? [], extends: f.extends ?? [] }));
+      if (c.action === 'create')
+        return create(() =>
+          client.create(`${schema}/roles`, {
+            key: f.key,
+            name: f.name,
+            description: f.description,
+            permissions: f.permissions ?? [],
+            ...(f.extends?.length ? { extends: f.extends } : {}),
+          }),
+        );
+      if (c.action === 'update')
+        return void (await client.patch(pathOf(schema, 'roles', f.key), {
+          name: f.name,
+          description: text(f.description),
+          permissions: f.permissions ?? [],
+          extends: f.extends ?? [],
+        }));
       return del(client, pathOf(schema, 'roles', f.key));
     case 'tenant':
-      if (c.action === 'create') return create(() => client.create(`${facts}/tenants`, { key: f.key, name: f.name, description: f.description, attributes: f.attributes }));
-      if (c.action === 'update') return void (await client.patch(pathOf(facts, 'tenants', f.key), { name: f.name, description: text(f.description), attributes: f.attributes ?? {} }));
+      if (c.action === 'create')
+        return create(() =>
+          client.create(`${facts}/tenants`, {
+            key: f.key,
+            name: f.name,
+            description: f.description,
+            attributes: f.attributes,
+          }),
+        );
+      if (c.action === 'update')
+        return void (await client.patch(pathOf(facts, 'tenants', f.key), {
+          name: f.name,
+          description: text(f.description),
+          attributes: f.attributes ?? {},
+        }));
       return del(client, pathOf(facts, 'tenants', f.key));
     case 'user':
       // PUT replaces the whole user (fields left out are cleared), so it serves both create and update: safe
@@ -127,19 +205,38 @@ export async function applyOne(client: ApiClient, c: Change): Promise<void> {
       if (c.action !== 'delete') return void (await client.put(pathOf(facts, 'users', f.key), userBody(f)));
       return del(client, pathOf(facts, 'users', f.key));
     case 'tenant_user':
-      if (c.action === 'create') return create(() => client.post(pathOf(facts, 'tenants', f.tenant, 'users'), { key: f.user }, { idempotent: true }));
+      if (c.action === 'create')
+        return create(() =>
+          client.post(pathOf(facts, 'tenants', f.tenant, 'users'), { key: f.user }, { idempotent: true }),
+        );
       return del(client, pathOf(facts, 'tenants', f.tenant, 'users', f.user));
     case 'instance':
       if (c.action === 'create') {
         if (c.replaces) await del(client, pathOf(facts, 'resource_instances', `${f.resource}:${f.key}`));
-        return create(() => client.create(`${facts}/resource_instances`, { key: f.key, resource: f.resource, tenant: f.tenant, attributes: f.attributes }));
+        return create(() =>
+          client.create(`${facts}/resource_instances`, {
+            key: f.key,
+            resource: f.resource,
+            tenant: f.tenant,
+            attributes: f.attributes,
+          }),
+        );
       }
-      if (c.action === 'update') return void (await client.patch(pathOf(facts, 'resource_instances', `${f.resource}:${f.key}`), { attributes: f.attributes ?? {} }));
+      if (c.action === 'update')
+        return void (await client.patch(pathOf(facts, 'resource_instances', `${f.resource}:${f.key}`), {
+          attributes: f.attributes ?? {},
+        }));
       return del(client, pathOf(facts, 'resource_instances', `${f.resource}:${f.key}`));
     case 'group':
       if (c.action === 'create') {
         if (c.replaces) await del(client, pathOf(schema, 'groups', `${f.type}:${f.key}`));
-        return create(() => client.create(`${schema}/groups`, { group_instance_key: f.key, group_tenant: f.tenant, group_resource_type_key: f.type }));
+        return create(() =>
+          client.create(`${schema}/groups`, {
+            group_instance_key: f.key,
+            group_tenant: f.tenant,
+            group_resource_type_key: f.type,
+          }),
+        );
       }
       return del(client, pathOf(schema, 'groups', `${f.type}:${f.key}`));
     case 'assignment':
@@ -147,21 +244,36 @@ export async function applyOne(client: ApiClient, c: Change): Promise<void> {
       if (c.action === 'create') return create(() => client.create(`${facts}/role_assignments`, assignmentBody(c)));
       return del(client, `${facts}/role_assignments`, assignmentBody(c));
     case 'link':
-      if (c.action === 'create') return void (await client.put(pathOf(schema, 'groups', f.group, 'assign_group'), { group_instance_key: f.parent }));
+      if (c.action === 'create')
+        return void (await client.put(pathOf(schema, 'groups', f.group, 'assign_group'), {
+          group_instance_key: f.parent,
+        }));
       return del(client, pathOf(schema, 'groups', f.group, 'assign_group'), { group_instance_key: f.parent });
     case 'grant': {
       const on = splitRef(f.on);
       const body = { role: f.role, resource: on.type, resource_instance: on.key, tenant: f.tenant };
-      if (c.action === 'create') return create(() => client.post(pathOf(schema, 'groups', f.group, 'roles'), body, { idempotent: true }));
+      if (c.action === 'create')
+        return create(() => client.post(pathOf(schema, 'groups', f.group, 'roles'), body, { idempotent: true }));
       return del(client, pathOf(schema, 'groups', f.group, 'roles'), body);
     }
     case 'access_requests':
       if (c.action === 'create') {
-        return create(() => client.create(`${elements}/config`, { key: f.key, name: f.name, elements_type: 'user_management', settings: {}, roles_to_levels: { LEVEL_1: f.reviewer_roles ?? [] } }));
+        return create(() =>
+          client.create(`${elements}/config`, {
+            key: f.key,
+            name: f.name,
+            elements_type: 'user_management',
+            settings: {},
+            roles_to_levels: { LEVEL_1: f.reviewer_roles ?? [] },
+          }),
+        );
       }
       if (c.action === 'update') {
         const path = pathOf(elements, 'config', f.key);
-        return void (await client.patch(path, { name: f.name, roles_to_levels: await levelsAfterUpdate(client, path, f) }));
+        return void (await client.patch(path, {
+          name: f.name,
+          roles_to_levels: await levelsAfterUpdate(client, path, f),
+        }));
       }
       // The public delete of an element configuration lives at `/v2/elements/{p}/{e}/{id}` (no `config`
       // segment); `/config/{id}` has GET and PATCH only.
@@ -171,9 +283,21 @@ export async function applyOne(client: ApiClient, c: Change): Promise<void> {
     case 'tenant_attribute': {
       // The public `ResourceAttributeCreate` / `ResourceAttributeUpdate`; users' at `/users/attributes`,
       // tenants' on the built-in resource `__tenant` (api-notes).
-      const base = kind === 'user_attribute' ? `${schema}/users/attributes` : pathOf(schema, 'resources', kind === 'tenant_attribute' ? TENANT_RESOURCE : (f as ChangeFields['resource_attribute']).resource, 'attributes');
-      if (c.action === 'create') return create(() => client.create(base, { key: f.key, type: f.type, ...(f.description ? { description: f.description } : {}) }));
-      if (c.action === 'update') return void (await client.patch(pathOf(base, f.key), { type: f.type, description: text(f.description) }));
+      const base =
+        kind === 'user_attribute'
+          ? `${schema}/users/attributes`
+          : pathOf(
+              schema,
+              'resources',
+              kind === 'tenant_attribute' ? TENANT_RESOURCE : (f as ChangeFields['resource_attribute']).resource,
+              'attributes',
+            );
+      if (c.action === 'create')
+        return create(() =>
+          client.create(base, { key: f.key, type: f.type, ...(f.description ? { description: f.description } : {}) }),
+        );
+      if (c.action === 'update')
+        return void (await client.patch(pathOf(base, f.key), { type: f.type, description: text(f.description) }));
       return del(client, pathOf(base, f.key));
     }
     case 'condition_set':
@@ -182,13 +306,17 @@ export async function applyOne(client: ApiClient, c: Change): Promise<void> {
         // One update: the public PATCH overwrites each field given (`parent_id` cannot be removed: the
         // planner replaces a set leaving its parent).
         return void (await client.patch(pathOf(schema, 'condition_sets', f.key), {
-          name: f.name, description: text(f.description), conditions: f.conditions ?? {}, ...(f.parent ? { parent_id: f.parent } : {}),
+          name: f.name,
+          description: text(f.description),
+          conditions: f.conditions ?? {},
+          ...(f.parent ? { parent_id: f.parent } : {}),
         }));
       }
       if (c.replaces) await deleteSetTree(client, f.key);
       return create(() => client.create(`${schema}/condition_sets`, conditionSetBody(f)));
     case 'set_rule':
-      if (c.action === 'create') return void (await client.post(`${facts}/set_rules`, setRuleBody(f), { idempotent: true }));
+      if (c.action === 'create')
+        return void (await client.post(`${facts}/set_rules`, setRuleBody(f), { idempotent: true }));
       // Deleting an absent rule is skipped by the service (204), not an error.
       return del(client, `${facts}/set_rules`, setRuleBody(f));
   }
@@ -200,8 +328,13 @@ const TENANT_RESOURCE = '__tenant';
 /** The public `ConditionSetCreate`: the base resource and the parent by key (`resource_id`, `parent_id` take keys or ids). */
 export function conditionSetBody(f: ChangeFields['condition_set']): F {
   return {
-    key: f.key, name: f.name, type: f.type, ...(f.description ? { description: f.description } : {}), conditions: f.conditions ?? {},
-    ...(f.resource ? { resource_id: f.resource } : {}), ...(f.parent ? { parent_id: f.parent } : {}),
+    key: f.key,
+    name: f.name,
+    type: f.type,
+    ...(f.description ? { description: f.description } : {}),
+    conditions: f.conditions ?? {},
+    ...(f.resource ? { resource_id: f.resource } : {}),
+    ...(f.parent ? { parent_id: f.parent } : {}),
   };
 }
 
@@ -211,10 +344,15 @@ export function conditionSetBody(f: ChangeFields['condition_set']): F {
  */
 export function setRuleBody(f: ChangeFields['set_rule']): F {
   const role = f.user_set.startsWith(AUTOGEN_SET_PREFIX) ? f.user_set.slice(AUTOGEN_SET_PREFIX.length) : undefined;
-  const resource = f.resource_set.startsWith(AUTOGEN_SET_PREFIX) ? f.resource_set.slice(AUTOGEN_SET_PREFIX.length) : undefined;
+  const resource = f.resource_set.startsWith(AUTOGEN_SET_PREFIX)
+    ? f.resource_set.slice(AUTOGEN_SET_PREFIX.length)
+    : undefined;
   return {
-    user_set: role ?? f.user_set, permission: f.permission, resource_set: resource ?? f.resource_set,
-    ...(role !== undefined ? { is_role: true } : {}), ...(resource !== undefined ? { is_resource: true } : {}),
+    user_set: role ?? f.user_set,
+    permission: f.permission,
+    resource_set: resource ?? f.resource_set,
+    ...(role !== undefined ? { is_role: true } : {}),
+    ...(resource !== undefined ? { is_resource: true } : {}),
   };
 }
 
@@ -231,15 +369,25 @@ async function deleteSetTree(client: ApiClient, key: string): Promise<void> {
   } catch (err) {
     if (!(err instanceof ApiError && err.info.status === 409)) throw err;
   }
-  const below = await client.listAll<{ id: string | number; key: string; parent_id?: string | number | null }>(pathOf(path, 'descendants'), {
-    perPage: 100, item: { id: ID, key: STRING, parent_id: optional(ID) },
-  });
+  const below = await client.listAll<{ id: string | number; key: string; parent_id?: string | number | null }>(
+    pathOf(path, 'descendants'),
+    {
+      perPage: 100,
+      item: { id: ID, key: STRING, parent_id: optional(ID) },
+    },
+  );
   const byId = new Map(below.map((s) => [String(s.id), s]));
   const depth = (s: (typeof below)[number]): number => {
     let d = 0;
-    for (let p = s.parent_id; p !== undefined && p !== null && byId.has(String(p)) && d <= below.length; p = byId.get(String(p))!.parent_id) d++;
+    for (
+      let p = s.parent_id;
+      p !== undefined && p !== null && byId.has(String(p)) && d <= below.length;
+      p = byId.get(String(p))!.parent_id
+    )
+      d++;
     return d;
   };
-  for (const s of [...below].sort((a, b) => depth(b) - depth(a))) await del(client, pathOf(client.paths.schema, 'condition_sets', s.key));
+  for (const s of [...below].sort((a, b) => depth(b) - depth(a)))
+    await del(client, pathOf(client.paths.schema, 'condition_sets', s.key));
   await del(client, path);
 }

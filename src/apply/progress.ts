@@ -62,8 +62,10 @@ export function progressLine(state: ProgressState, now: number): string {
   const n = (x: number) => x.toLocaleString('en-US');
   const eta = etaSeconds(state, now);
   const left = state.total - state.done - state.failed - state.skipped;
-  return `${n(state.done)}/${n(state.total)} done${state.failed ? `, ${n(state.failed)} failed` : ''}${state.skipped ? `, ${n(state.skipped)} skipped` : ''}` +
-    (eta !== undefined && left > 0 ? ` · ${duration(eta)} left` : '');
+  return (
+    `${n(state.done)}/${n(state.total)} done${state.failed ? `, ${n(state.failed)} failed` : ''}${state.skipped ? `, ${n(state.skipped)} skipped` : ''}` +
+    (eta !== undefined && left > 0 ? ` · ${duration(eta)} left` : '')
+  );
 }
 
 /** The line a finished change gets, if any, in an apply of `total` changes (see PER_CHANGE_LINES). */
@@ -97,6 +99,8 @@ export function createLogProgress(total: number, write: (line: string) => void, 
 /** What an interrupted apply says: how far it got, and that running it again converges. */
 export function interruptedLine(state: ProgressState): string {
   const failed = state.failed ? `, ${plural(state.failed, 'failure')}` : '';
-  return `Interrupted: ${state.done.toLocaleString('en-US')} of ${plural(state.total, 'change')} applied${failed}; ` +
-    'changes in flight may or may not have landed. Run apply again to converge: it plans from the live state.';
+  return (
+    `Interrupted: ${state.done.toLocaleString('en-US')} of ${plural(state.total, 'change')} applied${failed}; ` +
+    'changes in flight may or may not have landed. Run apply again to converge: it plans from the live state.'
+  );
 }

@@ -31,16 +31,33 @@ export function renderApplySummary({ total, seconds, result, leftover }: ApplyOu
     result.skipped.length ? `${count(result.skipped.length)} skipped` : '',
     result.stopped ? `${count(result.stopped.notAttempted.length)} not attempted` : '',
   ].filter(Boolean);
-  lines.push(`Applied ${count(result.done.length)} of ${plural(total, 'change')} in ${seconds.toFixed(1)}s${parts.length ? `, ${parts.join(', ')}` : ''}.`);
+  lines.push(
+    `Applied ${count(result.done.length)} of ${plural(total, 'change')} in ${seconds.toFixed(1)}s${parts.length ? `, ${parts.join(', ')}` : ''}.`,
+  );
   if (result.alreadyThere.length > 0) {
-    lines.push(`  ${count(result.alreadyThere.length)} of them were already there (another apply of the same configuration made them at the same time?)`);
+    lines.push(
+      `  ${count(result.alreadyThere.length)} of them were already there (another apply of the same configuration made them at the same time?)`,
+    );
   }
   if (result.stopped) lines.push(`Stopped: ${result.stopped.reason}.`);
-  if (leftover) lines.push(`  Verified with ${plural(leftover.requests, 'read')} ${leftover.full ? 'of the whole environment' : 'of what the apply changed'}.`);
-  listed(lines, result.failed.map((f) => `  failed ${f.id}: ${f.error}`), 'failed');
-  listed(lines, result.skipped.map((s) => `  skipped ${s.id}: depends on ${s.because}`), 'skipped');
+  if (leftover)
+    lines.push(
+      `  Verified with ${plural(leftover.requests, 'read')} ${leftover.full ? 'of the whole environment' : 'of what the apply changed'}.`,
+    );
+  listed(
+    lines,
+    result.failed.map((f) => `  failed ${f.id}: ${f.error}`),
+    'failed',
+  );
+  listed(
+    lines,
+    result.skipped.map((s) => `  skipped ${s.id}: depends on ${s.because}`),
+    'skipped',
+  );
   if (result.stopped) {
-    lines.push('Nothing was rolled back. Run apply again when the service answers: it re-plans from the live state and converges.');
+    lines.push(
+      'Nothing was rolled back. Run apply again when the service answers: it re-plans from the live state and converges.',
+    );
   } else if (result.failed.length > 0) {
     lines.push('Fix the failures and run apply again: it re-plans from the live state and converges.');
   } else if (leftover && leftover.ids.length > 0) {
@@ -57,7 +74,8 @@ export function renderApplySummary({ total, seconds, result, leftover }: ApplyOu
 /** The first few of a list, and a count of the rest. */
 function listed(lines: string[], items: string[], what: string): void {
   lines.push(...items.slice(0, MAX_LISTED));
-  if (items.length > MAX_LISTED) lines.push(`  and ${count(items.length - MAX_LISTED)} more ${what} (--format json lists them all)`);
+  if (items.length > MAX_LISTED)
+    lines.push(`  and ${count(items.length - MAX_LISTED)} more ${what} (--format json lists them all)`);
 }
 
 /** Exit code of an apply: 0 when everything applied and the environment matches, else 1. */
@@ -67,16 +85,28 @@ export function applyExitCode({ result, leftover }: ApplyOutcome): number {
 
 /** The same outcome as data, every id included. */
 export function applyJson({ total, seconds, result, leftover, decisions, unverified }: ApplyOutcome): string {
-  return JSON.stringify({
-    total,
-    seconds,
-    applied: result.done,
-    alreadyThere: result.alreadyThere,
-    failed: result.failed,
-    skipped: result.skipped,
-    ...(result.stopped ? { stopped: result.stopped } : {}),
-    ...(leftover ? { conflict: leftover.ids.length > 0, leftover: leftover.ids, verification: { requests: leftover.requests, full: leftover.full } } : {}),
-    ...(unverified ? { unverified } : {}),
-    ...(decisions ? { decisions } : {}),
-  }, null, 2) + '\n';
+  return (
+    JSON.stringify(
+      {
+        total,
+        seconds,
+        applied: result.done,
+        alreadyThere: result.alreadyThere,
+        failed: result.failed,
+        skipped: result.skipped,
+        ...(result.stopped ? { stopped: result.stopped } : {}),
+        ...(leftover
+          ? {
+              conflict: leftover.ids.length > 0,
+              leftover: leftover.ids,
+              verification: { requests: leftover.requests, full: leftover.full },
+            }
+          : {}),
+        ...(unverified ? { unverified } : {}),
+        ...(decisions ? { decisions } : {}),
+      },
+      null,
+      2,
+    ) + '\n'
+  );
 }

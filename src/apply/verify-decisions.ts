@@ -37,10 +37,22 @@ export interface DecisionExpectation extends AccessCheck {
  * (bench/scale.bench.ts). A set rule whose decisions depend on what a check passes (`context.*`) is
  * named in `undecided`, not asked: a check passing nothing would not test what the plan says.
  */
-export function planDecisionChecks(before: AccessGraph, after: AccessGraph, bound = VERIFY_BOUND, abac?: AbacDiff): DecisionChecks {
+export function planDecisionChecks(
+  before: AccessGraph,
+  after: AccessGraph,
+  bound = VERIFY_BOUND,
+  abac?: AbacDiff,
+): DecisionChecks {
   const kept = evenSample<DecisionExpectation>(bound);
   eachAccessChange(before, after, { permissions: true, via: false }, (c) =>
-    kept.add(() => ({ user: c.user, action: bareAction(c.subject), instance: c.instance, permission: c.subject, sign: c.sign, expected: c.sign === '+' })),
+    kept.add(() => ({
+      user: c.user,
+      action: bareAction(c.subject),
+      instance: c.instance,
+      permission: c.subject,
+      sign: c.sign,
+      expected: c.sign === '+',
+    })),
   );
   const rules = abac ?? (before.abac || after.abac ? diffAbac(before, after) : undefined);
   for (const line of rules?.lines ?? []) {
@@ -50,11 +62,21 @@ export function planDecisionChecks(before: AccessGraph, after: AccessGraph, boun
     const graph = line.sign === '+' ? after : before;
     for (const user of line.users) {
       for (const instance of line.instances) {
-        kept.add(() => ({ user, action, instance, tenant: graph.abac?.tenantOf(instance), permission: line.permission, sign: line.sign, expected: line.sign === '+' }));
+        kept.add(() => ({
+          user,
+          action,
+          instance,
+          tenant: graph.abac?.tenantOf(instance),
+          permission: line.permission,
+          sign: line.sign,
+          expected: line.sign === '+',
+        }));
       }
     }
   }
-  const undecided = (rules?.undecided ?? []).filter((u) => u.users > 0 && u.instances > 0).map((u) => `${u.via.rule} (${u.via.permission}; depends on ${u.attributes.join(', ')})`);
+  const undecided = (rules?.undecided ?? [])
+    .filter((u) => u.users > 0 && u.instances > 0)
+    .map((u) => `${u.via.rule} (${u.via.permission}; depends on ${u.attributes.join(', ')})`);
   return { ...kept.result(), ...(undecided.length > 0 ? { undecided } : {}) };
 }
 
@@ -78,7 +100,10 @@ export function sample<T>(items: readonly T[], bound: number): T[] {
  * kept item dropped) each time `2 × bound` are kept. At the end `sample` spreads `bound` over those.
  * Up to `bound` items, all are kept; the first is always kept. `make` runs only for an item kept.
  */
-export function evenSample<T>(bound: number): { add: (make: () => T) => void; result: () => { checks: T[]; total: number } } {
+export function evenSample<T>(bound: number): {
+  add: (make: () => T) => void;
+  result: () => { checks: T[]; total: number };
+} {
   let kept: T[] = [];
   let stride = 1;
   let total = 0;
@@ -155,21 +180,29 @@ export function disagreementLine(d: DecisionExpectation & { decided: boolean }):
 
 /** The report apply prints after its summary. */
 export function decisionReportLines(v: DecisionVerification, where: string): string[] {
-  const notAsked = (v.undecided ?? []).length > 0
-    ? [`Decisions not asked: ${plural(v.undecided!.length, 'set rule')} ${agree(v.undecided!.length, 'decides', 'decide')} with attributes the check passes: ${v.undecided!.join('; ')}.`]
-    : [];
+  const notAsked =
+    (v.undecided ?? []).length > 0
+      ? [
+          `Decisions not asked: ${plural(v.undecided!.length, 'set rule')} ${agree(v.undecided!.length, 'decides', 'decide')} with attributes the check passes: ${v.undecided!.join('; ')}.`,
+        ]
+      : [];
   if (v.total === 0) return notAsked;
   const scope = v.checked < v.total ? `${count(v.checked)} (an even sample) of ${count(v.total)}` : count(v.checked);
   const asked = `${plural(v.requests, 'request')} to ${where}`;
   if (v.disagreements.length === 0) {
     const waited = v.waitedMs > 0 ? ` after ${(v.waitedMs / 1000).toFixed(0)}s` : '';
-    return [`Decisions: the decision point agrees with the plan on ${scope} changed ${agree(v.checked, 'decision', 'decisions')}${waited} (${asked}).`, ...notAsked];
+    return [
+      `Decisions: the decision point agrees with the plan on ${scope} changed ${agree(v.checked, 'decision', 'decisions')}${waited} (${asked}).`,
+      ...notAsked,
+    ];
   }
   const shown = v.disagreements.slice(0, 20);
   return [
     `Decisions: the decision point disagrees with the plan on ${count(v.disagreements.length)} of ${scope} changed decisions after waiting ${(v.waitedMs / 1000).toFixed(0)}s (${asked}):`,
     ...shown.map((d) => `  ${disagreementLine(d)}`),
-    ...(v.disagreements.length > shown.length ? [`  … and ${v.disagreements.length - shown.length} more (--format json lists them all)`] : []),
+    ...(v.disagreements.length > shown.length
+      ? [`  … and ${v.disagreements.length - shown.length} more (--format json lists them all)`]
+      : []),
     ...notAsked,
     'The writes are done. The decision point may answer from stale data (restart or resync it), or decide otherwise than Roster models; check again with roster check --live.',
   ];

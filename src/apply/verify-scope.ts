@@ -12,12 +12,21 @@ export type VerifyScope = ReadScope;
 /** The facets the plan's changes touch. */
 export function scopeOf(plan: Pick<Plan, 'changes'>): VerifyScope {
   const scope: VerifyScope = {
-    schema: false, configs: false, abac: false, tenants: new Set(), users: new Set(), assignmentsOf: new Set(), groups: new Set(), instances: new Set(), tuplesOf: new Set(),
+    schema: false,
+    configs: false,
+    abac: false,
+    tenants: new Set(),
+    users: new Set(),
+    assignmentsOf: new Set(),
+    groups: new Set(),
+    instances: new Set(),
+    tuplesOf: new Set(),
   };
   for (const c of plan.changes) {
     const { kind, fields: f } = fieldsOf(c);
     // What the service deletes with a resource, a role or an action: its sets and the rules on them.
-    if (c.action !== 'create' && c.cascade?.some((id) => id.startsWith('set_rule:') || id.startsWith('condition_set:'))) scope.abac = true;
+    if (c.action !== 'create' && c.cascade?.some((id) => id.startsWith('set_rule:') || id.startsWith('condition_set:')))
+      scope.abac = true;
     switch (kind) {
       case 'user_attribute':
       case 'tenant_attribute':
@@ -98,11 +107,17 @@ export function chooseReads(scope: VerifyScope, sizes: StateSizes): VerifyReads 
   };
   if (scope.schema) requests += pages(sizes.resources) + pages(sizes.roles);
   if (scope.configs) requests += 1;
-  if (scope.abac) requests += pages(sizes.userAttributes) + pages(sizes.tenantAttributes) + pages(sizes.conditionSets) + pages(sizes.setRules);
+  if (scope.abac)
+    requests +=
+      pages(sizes.userAttributes) + pages(sizes.tenantAttributes) + pages(sizes.conditionSets) + pages(sizes.setRules);
   const modes: ReadModes = {
     tenants: pick(scope.tenants.size, pages(sizes.tenants), 'each'),
     users: pick(scope.users.size, pages(sizes.users), 'each'),
-    assignments: pick(Math.ceil(scope.assignmentsOf.size / USERS_PER_READ), pages(sizes.assignments, ASSIGNMENT_PAGE), 'filtered'),
+    assignments: pick(
+      Math.ceil(scope.assignmentsOf.size / USERS_PER_READ),
+      pages(sizes.assignments, ASSIGNMENT_PAGE),
+      'filtered',
+    ),
     instances: pick(scope.instances.size, pages(sizes.instances), 'each'),
   };
   requests += scope.groups.size * 3 + scope.tuplesOf.size;
@@ -114,9 +129,20 @@ export function chooseReads(scope: VerifyScope, sizes: StateSizes): VerifyReads 
 export function fullReadRequests(sizes: StateSizes): number {
   const pages = (n: number, per = PAGE) => Math.max(1, Math.ceil(n / per));
   return (
-    pages(sizes.resources) + pages(sizes.roles) + pages(sizes.tenants) + pages(sizes.users) + pages(sizes.assignments, ASSIGNMENT_PAGE) +
-    pages(sizes.instances) + pages(sizes.groups) + pages(sizes.links) + pages(sizes.tuples) + 1 +
-    pages(sizes.userAttributes) + pages(sizes.tenantAttributes) + pages(sizes.conditionSets) + pages(sizes.setRules)
+    pages(sizes.resources) +
+    pages(sizes.roles) +
+    pages(sizes.tenants) +
+    pages(sizes.users) +
+    pages(sizes.assignments, ASSIGNMENT_PAGE) +
+    pages(sizes.instances) +
+    pages(sizes.groups) +
+    pages(sizes.links) +
+    pages(sizes.tuples) +
+    1 +
+    pages(sizes.userAttributes) +
+    pages(sizes.tenantAttributes) +
+    pages(sizes.conditionSets) +
+    pages(sizes.setRules)
   );
 }
 
@@ -149,15 +175,27 @@ export function sizesOf(state: LiveState): StateSizes {
   }
   for (const i of state.resourceInstances.values()) tuples += i.relations?.length ?? 0;
   return {
-    resources: state.resources.size, roles: state.roles.size, tenants: state.tenants.size, users: state.users.size,
-    assignments, groups: state.groups.size, links, instances: state.resourceInstances.size, tuples,
-    userAttributes: state.userAttributes.size, tenantAttributes: state.tenantAttributes.size, conditionSets: state.conditionSets.size, setRules: state.setRules.size,
+    resources: state.resources.size,
+    roles: state.roles.size,
+    tenants: state.tenants.size,
+    users: state.users.size,
+    assignments,
+    groups: state.groups.size,
+    links,
+    instances: state.resourceInstances.size,
+    tuples,
+    userAttributes: state.userAttributes.size,
+    tenantAttributes: state.tenantAttributes.size,
+    conditionSets: state.conditionSets.size,
+    setRules: state.setRules.size,
   };
 }
 
 /** The larger of two states' sizes, facet by facet: what the environment holds after the apply is at most that. */
 export function largerSizes(a: StateSizes, b: StateSizes): StateSizes {
-  return Object.fromEntries(Object.keys(a).map((k) => [k, Math.max(a[k as keyof StateSizes], b[k as keyof StateSizes])])) as unknown as StateSizes;
+  return Object.fromEntries(
+    Object.keys(a).map((k) => [k, Math.max(a[k as keyof StateSizes], b[k as keyof StateSizes])]),
+  ) as unknown as StateSizes;
 }
 
 /** The reads an apply of `plan` sends to verify its writes by default (`--verify=changes`). */

@@ -49,14 +49,20 @@ export async function verifyApplied(options: {
   const { planChanges } = await import('../plan/plan.js');
   const before = options.client.counters().requests;
   const scope = scopeOf(options.plan);
-  const reads = options.mode === 'full' ? ({ full: true } as const) : chooseReads(scope, largerSizes(sizesOf(options.desired), sizesOf(options.live)));
+  const reads =
+    options.mode === 'full'
+      ? ({ full: true } as const)
+      : chooseReads(scope, largerSizes(sizesOf(options.desired), sizesOf(options.live)));
   let live: LiveState;
   let requestGrants: readonly RequestGrant[] = options.requestGrants;
   if (reads.full) {
     const reader = withSharedLists(options.client);
     [live, requestGrants] = await Promise.all([readLiveState(reader), readRequestGrants(reader)]);
   } else {
-    live = overlayLive(options.live, await readScoped(options.client, { scope, reads: reads.modes, base: options.live }));
+    live = overlayLive(
+      options.live,
+      await readScoped(options.client, { scope, reads: reads.modes, base: options.live }),
+    );
   }
   const again = planChanges(options.desired, live, {
     project: options.plan.project,
@@ -64,5 +70,9 @@ export async function verifyApplied(options: {
     prune: options.plan.prune,
     requestGrants,
   });
-  return { ids: again.changes.map((c) => c.id), requests: options.client.counters().requests - before, full: reads.full };
+  return {
+    ids: again.changes.map((c) => c.id),
+    requests: options.client.counters().requests - before,
+    full: reads.full,
+  };
 }

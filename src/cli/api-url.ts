@@ -23,7 +23,10 @@ export function parseApiUrl(raw: string, source: string): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ConfigError(`${source} '${value}' must be an http:// or https:// URL, not ${url.protocol}//`);
   }
-  if (url.search || url.hash) throw new ConfigError(`${source} '${value}' must not have a query or fragment: give the service's base URL, e.g. ${url.origin}`);
+  if (url.search || url.hash)
+    throw new ConfigError(
+      `${source} '${value}' must not have a query or fragment: give the service's base URL, e.g. ${url.origin}`,
+    );
   url.pathname = url.pathname.replace(/\/+$/, '').replace(/\/v2$/, '');
   return url.href.replace(/\/+$/, '');
 }

@@ -24,7 +24,10 @@ export function defaultPaths(paths: string[], command = 'validate'): string[] {
   if (paths.length > 0) return paths;
   for (const candidate of ['roster.yaml', 'roster.yml', 'roster']) if (existsSync(candidate)) return [candidate];
   throw new ConfigError('no configuration found', [
-    { message: 'pass files or directories, or create roster.yaml or a roster/ directory here', hint: `roster ${command} path/to/roster.yaml` },
+    {
+      message: 'pass files or directories, or create roster.yaml or a roster/ directory here',
+      hint: `roster ${command} path/to/roster.yaml`,
+    },
   ]);
 }
 
@@ -36,7 +39,11 @@ export function isLayout(dir: string): boolean {
 /** The environments of a layout directory: the folders under `envs/`, sorted. */
 export function layoutEnvironments(dir: string): string[] {
   return readdirSync(path.join(dir, ENVS_DIR), { withFileTypes: true })
-    .filter((e) => !e.name.startsWith('.') && (e.isDirectory() || (e.isSymbolicLink() && isDirectory(path.join(dir, ENVS_DIR, e.name)))))
+    .filter(
+      (e) =>
+        !e.name.startsWith('.') &&
+        (e.isDirectory() || (e.isSymbolicLink() && isDirectory(path.join(dir, ENVS_DIR, e.name)))),
+    )
     .map((e) => e.name)
     .sort();
 }
@@ -47,20 +54,33 @@ export function layoutPaths(dir: string, env: string | undefined, command = 'pla
   const listed = envs.length > 0 ? `: ${envs.join(', ')}` : ' (none yet)';
   if (env === undefined) {
     throw new ConfigError(`${dir} holds one folder per environment${listed}; name one with --env`, [
-      { file: path.join(dir, ENVS_DIR), message: 'several environments, and no --env (or ROSTER_ENV) to choose one', hint: `roster ${command} ${dir} --env ${envs[0] ?? 'ENV'}` },
+      {
+        file: path.join(dir, ENVS_DIR),
+        message: 'several environments, and no --env (or ROSTER_ENV) to choose one',
+        hint: `roster ${command} ${dir} --env ${envs[0] ?? 'ENV'}`,
+      },
     ]);
   }
   if (!envs.includes(env)) {
     throw new ConfigError(`${dir} has no folder for the environment "${env}"${listed}`, [
-      { file: path.join(dir, ENVS_DIR, env), message: 'no such folder', hint: `create ${path.join(dir, ENVS_DIR, env)}/ with its project: and environment:, or pass one of the environments above` },
+      {
+        file: path.join(dir, ENVS_DIR, env),
+        message: 'no such folder',
+        hint: `create ${path.join(dir, ENVS_DIR, env)}/ with its project: and environment:, or pass one of the environments above`,
+      },
     ]);
   }
   const stray = strayFiles(dir);
   if (stray.length > 0) {
     // Read, they would apply to every environment; unread, silently lost: neither is what was meant.
-    throw new ConfigError(`${dir} holds configuration outside ${SHARED_DIR}/ and ${ENVS_DIR}/<env>/, which no environment reads`, stray.slice(0, 10).map((f) => ({
-      file: path.join(dir, f), message: 'not in shared/ nor in an environment\'s folder', hint: `move it into ${path.join(dir, SHARED_DIR)}/ (every environment) or ${path.join(dir, ENVS_DIR, env)}/ (this one)`,
-    })));
+    throw new ConfigError(
+      `${dir} holds configuration outside ${SHARED_DIR}/ and ${ENVS_DIR}/<env>/, which no environment reads`,
+      stray.slice(0, 10).map((f) => ({
+        file: path.join(dir, f),
+        message: "not in shared/ nor in an environment's folder",
+        hint: `move it into ${path.join(dir, SHARED_DIR)}/ (every environment) or ${path.join(dir, ENVS_DIR, env)}/ (this one)`,
+      })),
+    );
   }
   const shared = path.join(dir, SHARED_DIR);
   return [...(isDirectory(shared) ? [shared] : []), path.join(dir, ENVS_DIR, env)];
@@ -72,7 +92,11 @@ function strayFiles(dir: string): string[] {
     .filter((f) => /\.ya?ml$/i.test(f))
     .filter((f) => {
       const parts = f.split(path.sep);
-      return parts[0] !== SHARED_DIR && parts[0] !== ENVS_DIR && !parts.some((p) => p.startsWith('.') || p === 'node_modules');
+      return (
+        parts[0] !== SHARED_DIR &&
+        parts[0] !== ENVS_DIR &&
+        !parts.some((p) => p.startsWith('.') || p === 'node_modules')
+      );
     })
     .sort();
 }

@@ -9,7 +9,10 @@ export async function main(argv: string[]): Promise<void> {
   const program = new Command('roster')
     .description('Authorization environment as code: validate, plan and apply, serve, review.')
     .version(VERSION, '-V, --version')
-    .option('--color <when>', 'auto | always | never (default auto: on a terminal, unless NO_COLOR; FORCE_COLOR forces it)')
+    .option(
+      '--color <when>',
+      'auto | always | never (default auto: on a terminal, unless NO_COLOR; FORCE_COLOR forces it)',
+    )
     .option('--no-color', 'the same as --color never')
     .configureOutput({ writeErr: (s) => process.stderr.write(s) })
     .hook('preAction', () => {

@@ -20,9 +20,12 @@ export function readPlanFile(file: string): Plan {
   } catch (err) {
     throw new ConfigError(`cannot read the plan file ${file}: ${(err as Error).message}`);
   }
-  if (plan?.formatVersion !== 1 || !Array.isArray(plan.changes)) throw new ConfigError(`${file} is not a roster plan (formatVersion 1)`);
+  if (plan?.formatVersion !== 1 || !Array.isArray(plan.changes))
+    throw new ConfigError(`${file} is not a roster plan (formatVersion 1)`);
   if (checksumPlan(plan) !== plan.checksum) {
-    throw new ConfigError(`${file} was edited after it was made: it no longer matches its checksum; run roster plan again`);
+    throw new ConfigError(
+      `${file} was edited after it was made: it no longer matches its checksum; run roster plan again`,
+    );
   }
   return plan;
 }

@@ -34,7 +34,11 @@ export function exportedFrom(sources: readonly { file: string; text: string }[])
  * ROSTER_DATA_DIR), which names the embedded service, uses it on purpose. A service named at another
  * host than the export's is allowed (a proxy, a tunnel, a copy) and returned as a warning.
  */
-export function checkExportedTarget(sources: readonly { file: string; text: string }[], opts: TargetOptions, command: string): string | undefined {
+export function checkExportedTarget(
+  sources: readonly { file: string; text: string }[],
+  opts: TargetOptions,
+  command: string,
+): string | undefined {
   const from = exportedFrom(sources);
   if (!from?.host) return undefined;
   const url = opts.apiUrl ?? setting('ROSTER_API_URL');
@@ -42,7 +46,13 @@ export function checkExportedTarget(sources: readonly { file: string; text: stri
     if (opts.data !== undefined || setting('ROSTER_DATA_DIR') !== undefined) return undefined;
     throw new ConfigError(
       `${from.file} was exported from ${from.scope} at ${from.host}, but no --api-url or ROSTER_API_URL names a service: roster ${command} would read the embedded service (./.roster), an empty local stand-in, not ${from.host}; nothing was read or written`,
-      [{ file: from.file, message: `exported from ${from.scope} at ${from.host}`, hint: `set ROSTER_API_URL to the URL of ${from.host} and ROSTER_API_KEY, or pass --api-url; to use the embedded service on purpose, pass --data ./.roster` }],
+      [
+        {
+          file: from.file,
+          message: `exported from ${from.scope} at ${from.host}`,
+          hint: `set ROSTER_API_URL to the URL of ${from.host} and ROSTER_API_KEY, or pass --api-url; to use the embedded service on purpose, pass --data ./.roster`,
+        },
+      ],
     );
   }
   let host: string;
@@ -52,7 +62,9 @@ export function checkExportedTarget(sources: readonly { file: string; text: stri
     // Not a URL: openTarget says so.
     return undefined;
   }
-  return host === from.host ? undefined : `${from.file} was exported from ${from.scope} at ${from.host}; roster ${command} reads ${host}`;
+  return host === from.host
+    ? undefined
+    : `${from.file} was exported from ${from.scope} at ${from.host}; roster ${command} reads ${host}`;
 }
 
 /** checkExportedTarget over configuration files not read yet as text (the commands that load through loadDesired); its warning printed. */

@@ -21,24 +21,38 @@ export function parseReplaySince(value: string | true, now: Date): Date {
     if (at.getTime() >= now.getTime()) throw new ConfigError(`--replay=${text} is not in the past`);
     return at;
   }
-  throw new ConfigError(`--replay takes a duration back from now (7d, 12h, 30m) or a date (2026-11-01, 2026-11-01T09:00:00Z), got '${text}'`);
+  throw new ConfigError(
+    `--replay takes a duration back from now (7d, 12h, 30m) or a date (2026-11-01, 2026-11-01T09:00:00Z), got '${text}'`,
+  );
 }
 
 /**
  * Reads the window's decisions through the public audit-log API and decides each distinct one again on
  * the plan's before and after states (the access section's graphs, and the states set rules decide on).
  */
-export async function replayPlan(options: { target: Target; live: LiveState; plan: Plan; since: Date; now: Date; max?: number }): Promise<PlanReplay> {
+export async function replayPlan(options: {
+  target: Target;
+  live: LiveState;
+  plan: Plan;
+  since: Date;
+  now: Date;
+  max?: number;
+}): Promise<PlanReplay> {
   const { readRecentDecisions } = await import('../api/read-audit-logs.js');
   const { accessGraphs } = await import('../plan/access.js');
   const { replayDecisions } = await import('../plan/replay.js');
   const { target, live, plan } = options;
-  const read = await readRecentDecisions(target.client, target, { since: options.since, until: options.now, max: options.max });
+  const read = await readRecentDecisions(target.client, target, {
+    since: options.since,
+    until: options.now,
+    max: options.max,
+  });
   const { before, after, afterState } = accessGraphs(live, plan.changes);
   // The actions of every resource type known before or after the plan.
   const actions = new Map<string, string[]>();
   for (const state of [live, afterState]) {
-    for (const r of state.resources.values()) actions.set(r.key, [...new Set([...(actions.get(r.key) ?? []), ...r.actions])]);
+    for (const r of state.resources.values())
+      actions.set(r.key, [...new Set([...(actions.get(r.key) ?? []), ...r.actions])]);
   }
   return replayDecisions({ read, before, after, states: { before: live, after: afterState }, actions });
 }

@@ -7,19 +7,30 @@ import { redactSecrets } from '../secrets.js';
  */
 const MAX_REPORTED_PROBLEMS = 200;
 
-export function reportError(err: unknown, write: (line: string) => void = (l) => process.stderr.write(l + '\n')): number {
+export function reportError(
+  err: unknown,
+  write: (line: string) => void = (l) => process.stderr.write(l + '\n'),
+): number {
   if (err instanceof ConfigError) {
     write(redactSecrets(`error: ${err.message}`));
     // Bounded like `roster validate`'s text (src/config/render.ts): the count is in the message above.
     const shown = err.problems.slice(0, MAX_REPORTED_PROBLEMS);
     for (const p of shown) write(redactSecrets(`  ${problemLine(p)}`));
-    if (err.problems.length > shown.length) write(`  and ${(err.problems.length - shown.length).toLocaleString('en-US')} more (roster validate --format json lists them all)`);
+    if (err.problems.length > shown.length)
+      write(
+        `  and ${(err.problems.length - shown.length).toLocaleString('en-US')} more (roster validate --format json lists them all)`,
+      );
     return 1;
   }
   if (err instanceof ApiError) {
     // Status 0: no HTTP answer at all (refused, reset, timed out) after the client's retries.
     // A 2xx here is an answer the client could not use (MALFORMED_ANSWER, ANSWER_TOO_LARGE): not a refusal.
-    const lead = err.info.status === 0 ? 'could not reach the service' : err.info.status < 300 ? 'the service gave an answer Roster cannot use' : 'the service refused a request';
+    const lead =
+      err.info.status === 0
+        ? 'could not reach the service'
+        : err.info.status < 300
+          ? 'the service gave an answer Roster cannot use'
+          : 'the service refused a request';
     write(redactSecrets(`error: ${lead}: ${err.message}`));
     return 1;
   }
@@ -31,7 +42,7 @@ export function reportError(err: unknown, write: (line: string) => void = (l) =>
     write(redactSecrets(`internal error (a bug in roster, please report it): ${err.message}`));
     return 70;
   }
-  const message = err instanceof Error ? err.stack ?? err.message : String(err);
+  const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
   write(redactSecrets(`internal error (a bug in roster, please report it): ${message}`));
   return 70;
 }

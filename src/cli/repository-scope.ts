@@ -21,7 +21,11 @@ interface Named {
  * The files are also checked for where they were exported from (provenance.ts): an export of a remote
  * service read with no service named is refused.
  */
-export async function repositoryScope(opts: TargetOptions, command: string, paths: string[] = []): Promise<{ project?: string; environment?: string }> {
+export async function repositoryScope(
+  opts: TargetOptions,
+  command: string,
+  paths: string[] = [],
+): Promise<{ project?: string; environment?: string }> {
   let files: string[];
   try {
     files = configPaths(defaultPaths(paths), command, opts.env);
@@ -51,8 +55,12 @@ export async function repositoryScope(opts: TargetOptions, command: string, path
 
 /** `using project acme and environment prod, as roster/roster.yaml names them` (or each with its own file). */
 function usingLine(project: Named | undefined, environment: Named | undefined): string {
-  if (project && environment && project.file === environment.file) return `using project ${project.value} and environment ${environment.value}, as ${project.file} names them`;
-  const parts = [project && `project ${project.value}, as ${project.file} names it`, environment && `environment ${environment.value}, as ${environment.file} names it`].filter(Boolean);
+  if (project && environment && project.file === environment.file)
+    return `using project ${project.value} and environment ${environment.value}, as ${project.file} names them`;
+  const parts = [
+    project && `project ${project.value}, as ${project.file} names it`,
+    environment && `environment ${environment.value}, as ${environment.file} names it`,
+  ].filter(Boolean);
   return `using ${parts.join('; ')}`;
 }
 

@@ -26,12 +26,20 @@ export interface NamedScope {
  * the configuration's `project:`/`environment:` is refused: planning the staging users into prod because
  * a flag said so is the mistake this guards against. Agreeing names, or only one of the two, pass.
  */
-export function checkScopeAgrees(given: NamedScope & { via: { project: string; environment: string } }, config: NamedScope): void {
-  for (const [field, flag] of [['project', given.via.project], ['environment', given.via.environment]] as const) {
+export function checkScopeAgrees(
+  given: NamedScope & { via: { project: string; environment: string } },
+  config: NamedScope,
+): void {
+  for (const [field, flag] of [
+    ['project', given.via.project],
+    ['environment', given.via.environment],
+  ] as const) {
     const a = given[field];
     const b = config[field];
     if (a !== undefined && b !== undefined && a !== b) {
-      throw new ConfigError(`${flag} ${a} contradicts the configuration's ${field}: ${b}; drop ${flag}, or plan a configuration for ${a}`);
+      throw new ConfigError(
+        `${flag} ${a} contradicts the configuration's ${field}: ${b}; drop ${flag}, or plan a configuration for ${a}`,
+      );
     }
   }
 }
@@ -52,12 +60,16 @@ export async function resolveScope(
   const { where } = at;
   const [p, e] = await Promise.allSettled([
     client.get<{ key: string; id: string }>(pathOf('/v2/projects', project), { expect: KEYED_WITH_ID }),
-    client.get<{ key: string; id: string }>(pathOf('/v2/projects', project, 'envs', environment), { expect: KEYED_WITH_ID }),
+    client.get<{ key: string; id: string }>(pathOf('/v2/projects', project, 'envs', environment), {
+      expect: KEYED_WITH_ID,
+    }),
   ]);
   if (p.status === 'rejected') {
     if (status(p.reason) === 404) {
       const keys = await keysOf(client, '/v2/projects');
-      throw new ConfigError(`project '${project}' does not exist at ${where}${suggest(project, keys)}${createHint(at.kind, project, environment)}`);
+      throw new ConfigError(
+        `project '${project}' does not exist at ${where}${suggest(project, keys)}${createHint(at.kind, project, environment)}`,
+      );
     }
     if (status(p.reason) === 403) return { project, environment };
     throw p.reason;
@@ -65,7 +77,9 @@ export async function resolveScope(
   if (e.status === 'rejected') {
     if (status(e.reason) === 404) {
       const keys = await keysOf(client, pathOf('/v2/projects', p.value.key, 'envs'));
-      throw new ConfigError(`environment '${environment}' does not exist in project '${p.value.key}' at ${where}${suggest(environment, keys)}${createHint(at.kind, p.value.key, environment)}`);
+      throw new ConfigError(
+        `environment '${environment}' does not exist in project '${p.value.key}' at ${where}${suggest(environment, keys)}${createHint(at.kind, p.value.key, environment)}`,
+      );
     }
     if (status(e.reason) === 403) return { project: p.value.key, environment, projectId: p.value.id };
     throw e.reason;

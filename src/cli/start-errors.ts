@@ -23,11 +23,17 @@ export function startError(err: unknown, at: StartContext): ConfigError | undefi
   if (e.syscall === 'listen' || (e.syscall === 'getaddrinfo' && e.hostname === at.host)) {
     switch (e.code) {
       case 'EADDRINUSE':
-        return new ConfigError(`cannot listen on ${listen}: the port is in use by another process; stop it, or choose another --port (0 picks a free one)`);
+        return new ConfigError(
+          `cannot listen on ${listen}: the port is in use by another process; stop it, or choose another --port (0 picks a free one)`,
+        );
       case 'EACCES':
-        return new ConfigError(`cannot listen on ${listen}: ports below 1024 need privileges; choose a --port of 1024 or above`);
+        return new ConfigError(
+          `cannot listen on ${listen}: ports below 1024 need privileges; choose a --port of 1024 or above`,
+        );
       case 'EADDRNOTAVAIL':
-        return new ConfigError(`cannot listen on ${listen}: ${at.host} is not an address of this machine; fix --host (127.0.0.1, or 0.0.0.0 for every interface)`);
+        return new ConfigError(
+          `cannot listen on ${listen}: ${at.host} is not an address of this machine; fix --host (127.0.0.1, or 0.0.0.0 for every interface)`,
+        );
       case 'ENOTFOUND':
       case 'EAI_AGAIN':
         return new ConfigError(`cannot listen on ${listen}: the host name ${at.host} does not resolve; fix --host`);
@@ -45,15 +51,21 @@ function databaseError(e: NodeError, database: string): ConfigError | undefined 
   const where = `PostgreSQL at ${database} (--database or ROSTER_DATABASE_URL)`;
   switch (e.code) {
     case '3D000': // invalid_catalog_name
-      return new ConfigError(`${where}: ${e.message}; create it (createdb NAME) or name an existing database in the URL`);
+      return new ConfigError(
+        `${where}: ${e.message}; create it (createdb NAME) or name an existing database in the URL`,
+      );
     case '28P01': // invalid_password
     case '28000': // invalid_authorization_specification (no pg_hba.conf entry, unknown role)
       return new ConfigError(`${where} refused the login: ${e.message}; fix the user and password in the URL`);
     case '3F000': // invalid_schema_name
     case '42501': // insufficient_privilege (creating the schema or its tables)
-      return new ConfigError(`${where}: ${e.message}; grant the user CREATE on the database, or choose a ?schema= it may use`);
+      return new ConfigError(
+        `${where}: ${e.message}; grant the user CREATE on the database, or choose a ?schema= it may use`,
+      );
     case 'ECONNREFUSED':
-      return new ConfigError(`cannot connect to ${where}: connection refused; is PostgreSQL running and listening there?`);
+      return new ConfigError(
+        `cannot connect to ${where}: connection refused; is PostgreSQL running and listening there?`,
+      );
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return new ConfigError(`cannot connect to ${where}: the host name does not resolve; fix the host in the URL`);
@@ -63,7 +75,9 @@ function databaseError(e: NodeError, database: string): ConfigError | undefined 
       return new ConfigError(`cannot connect to ${where}: ${e.code}; check the host, the port and the network`);
   }
   if (/connection timeout|timeout expired/i.test(e.message)) {
-    return new ConfigError(`cannot connect to ${where}: no answer within 10 s; check the host, the port and the network`);
+    return new ConfigError(
+      `cannot connect to ${where}: no answer within 10 s; check the host, the port and the network`,
+    );
   }
   return undefined;
 }
@@ -78,4 +92,16 @@ function firstCause(err: unknown): NodeError | undefined {
 }
 
 /** Errors of the file system and SQLite that say the data directory cannot hold the service's store. */
-export const UNUSABLE_DATA_DIR = new Set(['ENOTDIR', 'EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EEXIST', 'EISDIR', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_NOTADB', 'SQLITE_CORRUPT']);
+export const UNUSABLE_DATA_DIR = new Set([
+  'ENOTDIR',
+  'EACCES',
+  'EPERM',
+  'EROFS',
+  'ENOSPC',
+  'EEXIST',
+  'EISDIR',
+  'SQLITE_CANTOPEN',
+  'SQLITE_READONLY',
+  'SQLITE_NOTADB',
+  'SQLITE_CORRUPT',
+]);

@@ -68,11 +68,15 @@ export const DEFAULT_ENVIRONMENT = 'default';
  * thread of its own) on a loopback port over `./.roster/` (or ROSTER_DATA_DIR), with a random key that
  * lives only in memory.
  */
-export async function openTarget(opts: TargetOptions, fromConfig: { project?: string; environment?: string } = {}): Promise<Target> {
+export async function openTarget(
+  opts: TargetOptions,
+  fromConfig: { project?: string; environment?: string } = {},
+): Promise<Target> {
   const { createClient } = await import('../api/index.js');
   const { checkScopeAgrees, resolveScope } = await import('./scope.js');
   const rawUrl = opts.apiUrl ?? setting('ROSTER_API_URL');
-  const apiUrl = rawUrl === undefined ? undefined : parseApiUrl(rawUrl, opts.apiUrl !== undefined ? '--api-url' : 'ROSTER_API_URL');
+  const apiUrl =
+    rawUrl === undefined ? undefined : parseApiUrl(rawUrl, opts.apiUrl !== undefined ? '--api-url' : 'ROSTER_API_URL');
   // A flag (or its environment variable) and the configuration naming two environments is an error.
   const given = {
     project: opts.project ?? setting('ROSTER_PROJECT'),
@@ -97,27 +101,58 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
         // The shape is checked: a truncated answer is retried and reported, not read as "not scoped".
         const { expectFields, optional, STRING } = await import('../api/answer.js');
         const shape = expectFields({ project_id: optional(STRING), environment_id: optional(STRING) });
-        const scope = await probe.get<{ project_id?: string | null; environment_id?: string | null }>('/v2/api-key/scope', { expect: shape });
+        const scope = await probe.get<{ project_id?: string | null; environment_id?: string | null }>(
+          '/v2/api-key/scope',
+          { expect: shape },
+        );
         p ??= scope.project_id ?? undefined;
         e ??= scope.environment_id ?? undefined;
       } finally {
         await probe.close();
       }
-      if (!p || !e) throw new ConfigError('this API key is not scoped to one environment: name it with --project and --env (or project/environment in the configuration)');
+      if (!p || !e)
+        throw new ConfigError(
+          'this API key is not scoped to one environment: name it with --project and --env (or project/environment in the configuration)',
+        );
     }
     const where = hostOf(apiUrl);
     const paced = pacing ? pacing === 'public' : !isLoopbackUrl(apiUrl);
     const concurrency = opts.concurrency ?? inFlightDefault(paced);
-    const client = createClient({ baseUrl: apiUrl, apiKey, project: p, environment: e, concurrency, pacing, ...transport });
+    const client = createClient({
+      baseUrl: apiUrl,
+      apiKey,
+      project: p,
+      environment: e,
+      concurrency,
+      pacing,
+      ...transport,
+    });
     let pdp: DecisionPoint = { client, url: apiUrl };
     try {
       const keys = await resolveScope(client, p, e, { kind: 'remote', where });
-      pdp = await decisionPoint(opts, { client, url: apiUrl }, () => apiKey, { project: keys.project, environment: keys.environment, pacing, ...transport });
+      pdp = await decisionPoint(opts, { client, url: apiUrl }, () => apiKey, {
+        project: keys.project,
+        environment: keys.environment,
+        pacing,
+        ...transport,
+      });
       const close = async () => {
         await client.close();
         if (pdp.client !== client) await pdp.client.close();
       };
-      return { kind: 'remote', url: apiUrl, where, project: keys.project, environment: keys.environment, client, paced, concurrency, routeWaiting, pdp, close };
+      return {
+        kind: 'remote',
+        url: apiUrl,
+        where,
+        project: keys.project,
+        environment: keys.environment,
+        client,
+        paced,
+        concurrency,
+        routeWaiting,
+        pdp,
+        close,
+      };
     } catch (err) {
       await client.close();
       throw err;
@@ -131,17 +166,33 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
   // The embedded default makes its own default environment and the one the configuration declares,
   // explicitly at start; an environment named only by a flag must exist already (scope.ts says so).
   const environments = [{ project: DEFAULT_PROJECT, env: DEFAULT_ENVIRONMENT }];
-  if (fromConfig.project || fromConfig.environment) environments.push({ project: fromConfig.project ?? DEFAULT_PROJECT, env: fromConfig.environment ?? DEFAULT_ENVIRONMENT });
+  if (fromConfig.project || fromConfig.environment)
+    environments.push({
+      project: fromConfig.project ?? DEFAULT_PROJECT,
+      env: fromConfig.environment ?? DEFAULT_ENVIRONMENT,
+    });
   const { startServerAside } = await import('../server/aside.js');
-  const server = await startServerAside({ dataDir, orgKey: apiKey, environments }).catch((err: NodeJS.ErrnoException) => {
-    // A data directory that cannot be made or written is the user's to fix, not a bug.
-    if (err.code && UNUSABLE_DATA_DIR.has(err.code)) {
-      throw new ConfigError(`cannot use the embedded service's data directory ${dataDir} (--data or ROSTER_DATA_DIR): ${err.message}`);
-    }
-    throw err;
-  });
+  const server = await startServerAside({ dataDir, orgKey: apiKey, environments }).catch(
+    (err: NodeJS.ErrnoException) => {
+      // A data directory that cannot be made or written is the user's to fix, not a bug.
+      if (err.code && UNUSABLE_DATA_DIR.has(err.code)) {
+        throw new ConfigError(
+          `cannot use the embedded service's data directory ${dataDir} (--data or ROSTER_DATA_DIR): ${err.message}`,
+        );
+      }
+      throw err;
+    },
+  );
   const concurrency = opts.concurrency ?? inFlightDefault(false);
-  const client = createClient({ baseUrl: server.url, apiKey, project: p, environment: e, concurrency, pacing: 'none', ...transport });
+  const client = createClient({
+    baseUrl: server.url,
+    apiKey,
+    project: p,
+    environment: e,
+    concurrency,
+    pacing: 'none',
+    ...transport,
+  });
   let pdp: DecisionPoint = { client, url: server.url };
   const close = async () => {
     await client.close();
@@ -152,8 +203,24 @@ export async function openTarget(opts: TargetOptions, fromConfig: { project?: st
   try {
     const keys = await resolveScope(client, p, e, { kind: 'embedded', where });
     // A decision point elsewhere does not know the embedded service's own key: it takes the remote key.
-    pdp = await decisionPoint(opts, { client, url: server.url }, () => readKey(opts), { project: keys.project, environment: keys.environment, ...transport });
-    return { kind: 'embedded', url: server.url, where, project: keys.project, environment: keys.environment, client, paced: false, concurrency, routeWaiting, pdp, close };
+    pdp = await decisionPoint(opts, { client, url: server.url }, () => readKey(opts), {
+      project: keys.project,
+      environment: keys.environment,
+      ...transport,
+    });
+    return {
+      kind: 'embedded',
+      url: server.url,
+      where,
+      project: keys.project,
+      environment: keys.environment,
+      client,
+      paced: false,
+      concurrency,
+      routeWaiting,
+      pdp,
+      close,
+    };
   } catch (err) {
     await close();
     throw err;
@@ -172,7 +239,8 @@ export function inFlightDefault(paced: boolean): number {
   return paced ? 8 : 16;
 }
 
-export const pdpOf = (target: Pick<Target, 'pdp' | 'client' | 'url'>): DecisionPoint => target.pdp ?? { client: target.client, url: target.url };
+export const pdpOf = (target: Pick<Target, 'pdp' | 'client' | 'url'>): DecisionPoint =>
+  target.pdp ?? { client: target.client, url: target.url };
 
 /**
  * `--pdp-url` (or ROSTER_PDP_URL): a client of its own, with the same key and transport; otherwise the
@@ -182,7 +250,13 @@ async function decisionPoint(
   opts: TargetOptions,
   api: { client: ApiClient; url: string },
   key: () => string,
-  rest: { project: string; environment: string; pacing?: 'public' | 'none'; deadlineMs?: number; onWaiting: (info: WaitingInfo) => void },
+  rest: {
+    project: string;
+    environment: string;
+    pacing?: 'public' | 'none';
+    deadlineMs?: number;
+    onWaiting: (info: WaitingInfo) => void;
+  },
 ): Promise<DecisionPoint> {
   const raw = opts.pdpUrl ?? setting('ROSTER_PDP_URL');
   if (raw === undefined) return api;
@@ -209,7 +283,6 @@ function hostOf(url: string): string {
   }
 }
 
-
 /** The client's own rule for its default pacing (src/api/client.ts): none for a loopback host. */
 function isLoopbackUrl(url: string): boolean {
   const { hostname } = new URL(url);
@@ -220,12 +293,18 @@ function isLoopbackUrl(url: string): boolean {
  * `--timeout` and the notices while an answer is slow to come (waiting.ts). A per-attempt limit of 30 s
  * stays (a silent attempt is retried), but never past the request's deadline.
  */
-function transportOptions(opts: TargetOptions, notices: WaitingNotices): { deadlineMs?: number; onWaiting: (info: WaitingInfo) => void } {
+function transportOptions(
+  opts: TargetOptions,
+  notices: WaitingNotices,
+): { deadlineMs?: number; onWaiting: (info: WaitingInfo) => void } {
   let deadlineMs: number | undefined;
   if (opts.timeout !== undefined) {
     const text = opts.timeout.trim();
     const parsed = /^[0-9]+$/.test(text) ? { ok: true as const, ms: Number(text) * 1000 } : parseDuration(text);
-    if (!parsed.ok || parsed.ms < 1000) throw new ConfigError(`--timeout must be a number of seconds or a duration (90, 90s, 2m), at least 1 s, got '${opts.timeout}'`);
+    if (!parsed.ok || parsed.ms < 1000)
+      throw new ConfigError(
+        `--timeout must be a number of seconds or a duration (90, 90s, 2m), at least 1 s, got '${opts.timeout}'`,
+      );
     deadlineMs = parsed.ms;
   }
   return {
@@ -251,8 +330,17 @@ function readKey(opts: TargetOptions): string {
       key = readFileSync(opts.apiKeyFile, 'utf8').trim();
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' || code === 'EPERM' ? 'not readable (permission denied)' : code === 'EISDIR' ? 'a directory, not a file' : (code ?? String(err));
-      throw new ConfigError(`--api-key-file ${opts.apiKeyFile}: ${why}; give the path of a file holding the API key, or set ROSTER_API_KEY instead`);
+      const why =
+        code === 'ENOENT'
+          ? 'no such file'
+          : code === 'EACCES' || code === 'EPERM'
+            ? 'not readable (permission denied)'
+            : code === 'EISDIR'
+              ? 'a directory, not a file'
+              : (code ?? String(err));
+      throw new ConfigError(
+        `--api-key-file ${opts.apiKeyFile}: ${why}; give the path of a file holding the API key, or set ROSTER_API_KEY instead`,
+      );
     }
     if (!key) throw new ConfigError(`--api-key-file ${opts.apiKeyFile} is empty; it must hold the API key`);
   }

@@ -16,7 +16,9 @@ export interface WaitingNotices {
   route(sink: (info: WaitingInfo) => void): () => void;
 }
 
-export function createWaitingNotices(write: (line: string) => void = (line) => void process.stderr.write(line)): WaitingNotices {
+export function createWaitingNotices(
+  write: (line: string) => void = (line) => void process.stderr.write(line),
+): WaitingNotices {
   let sink: ((info: WaitingInfo) => void) | undefined;
   return {
     onWaiting: (info) => (sink ? sink(info) : write(waitingLine(info))),

@@ -16,10 +16,15 @@ import { agree, plural } from '../words.js';
  * The use cases shared by the commands: read the configuration (a config error never reaches the API as
  * a write), read the live state, plan.
  */
-export async function loadDesired(paths: string[], command: string, options: { offline?: boolean; env?: string } = {}): Promise<{ desired: DesiredState; warnings: ConfigProblem[] }> {
+export async function loadDesired(
+  paths: string[],
+  command: string,
+  options: { offline?: boolean; env?: string } = {},
+): Promise<{ desired: DesiredState; warnings: ConfigProblem[] }> {
   const { loadConfig } = await import('../config/index.js');
   const result = await loadConfig(configPaths(paths, command, options.env));
-  if (!result.desired || result.errors.length > 0) throw configErrors(result.errors, options.offline ? undefined : 'sent');
+  if (!result.desired || result.errors.length > 0)
+    throw configErrors(result.errors, options.offline ? undefined : 'sent');
   return { desired: result.desired, warnings: result.warnings };
 }
 
@@ -49,7 +54,14 @@ export async function planFromFiles(
   options: PlanOptions,
   /** How to reach the service for a scope; the bench passes its own. */
   open: (scope: { project?: string; environment?: string }) => Promise<Target> = (scope) => openTarget(opts, scope),
-): Promise<{ desired: DesiredState; warnings: ConfigProblem[]; target: Target; plan: Plan; live: LiveState; requestGrants: RequestGrant[] }> {
+): Promise<{
+  desired: DesiredState;
+  warnings: ConfigProblem[];
+  target: Target;
+  plan: Plan;
+  live: LiveState;
+  requestGrants: RequestGrant[];
+}> {
   const { readConfigFiles } = await import('../config/read.js');
   const { validateAside } = await import('../config/validate-aside.js');
   const files = await readConfigFiles(configPaths(paths, command, opts.env));
@@ -57,7 +69,9 @@ export async function planFromFiles(
   const { checkExportedTarget } = await import('./provenance.js');
   const warning = checkExportedTarget(files.sources, opts, command);
   if (warning) process.stderr.write(`warning: ${warning}\n`);
-  const validating = noUnhandled(validateAside(files.sources).then((r) => ({ ...r, errors: [...files.errors, ...r.errors] })));
+  const validating = noUnhandled(
+    validateAside(files.sources).then((r) => ({ ...r, errors: [...files.errors, ...r.errors] })),
+  );
   const early = await open(peekScope(files.sources)).then(
     (target) => ({ target, reading: noUnhandled(readLive(target)) }),
     (error: unknown) => ({ error }),
@@ -73,10 +87,14 @@ export async function planFromFiles(
   const desired = loaded.desired;
   // The target could not be opened from what the text seemed to say (a scope written in a form the peek
   // does not read): open it from the validated configuration, whose errors, if any, come first.
-  let { target, reading } = 'target' in early ? early : await open(desired).then((t) => ({ target: t, reading: readLive(t) }));
+  let { target, reading } =
+    'target' in early ? early : await open(desired).then((t) => ({ target: t, reading: readLive(t) }));
   try {
     // The configuration names another environment than its text seemed to: read that one instead.
-    const want = { project: opts.project ?? desired.project ?? target.project, environment: opts.env ?? desired.environment ?? target.environment };
+    const want = {
+      project: opts.project ?? desired.project ?? target.project,
+      environment: opts.env ?? desired.environment ?? target.environment,
+    };
     if (want.project !== target.project || want.environment !== target.environment) {
       await target.close();
       target = await open(desired);
@@ -103,9 +121,19 @@ async function readLive(target: Target): Promise<LiveRead> {
   return { live, requestGrants };
 }
 
-async function planOf(desired: DesiredState, target: Target, { live, requestGrants }: LiveRead, options: PlanOptions): Promise<{ plan: Plan; live: LiveState }> {
+async function planOf(
+  desired: DesiredState,
+  target: Target,
+  { live, requestGrants }: LiveRead,
+  options: PlanOptions,
+): Promise<{ plan: Plan; live: LiveState }> {
   const { planChanges } = await import('../plan/plan.js');
-  const plan = planChanges(desired, live, { project: target.project, environment: target.environment, prune: options.prune, requestGrants });
+  const plan = planChanges(desired, live, {
+    project: target.project,
+    environment: target.environment,
+    prune: options.prune,
+    requestGrants,
+  });
   plan.target = target.where;
   // Against a service other than the embedded default, say what applying will cost at the public limits.
   if (target.kind === 'remote' && plan.changes.length > 0) {
@@ -120,7 +148,14 @@ async function planOf(desired: DesiredState, target: Target, { live, requestGran
     if (plan.changes.length >= COLLECT_FROM_CHANGES) collectGarbage();
     const { planAccess } = await import('../plan/access.js');
     const { heldLookup } = await import('../plan/render-held.js');
-    plan.access = planAccess({ live, changes: plan.changes, permissions: options.access.permissions, assertions: desired.assertions, held: heldLookup(plan.held?.grants ?? []), withGraphs: options.access.withGraphs });
+    plan.access = planAccess({
+      live,
+      changes: plan.changes,
+      permissions: options.access.permissions,
+      assertions: desired.assertions,
+      held: heldLookup(plan.held?.grants ?? []),
+      withGraphs: options.access.withGraphs,
+    });
   }
   return { plan, live };
 }
@@ -129,19 +164,34 @@ async function planOf(desired: DesiredState, target: Target, { live, requestGran
  * A warning for each attribute definition the plan deletes while live objects it leaves alone keep values
  * for its key (src/plan/values-kept.ts), at the section of the configuration that no longer declares it.
  */
-async function valuesKeptWarnings(plan: Plan, desired: DesiredState, live: LiveState, sources: { file: string; text: string }[]): Promise<ConfigProblem[]> {
+async function valuesKeptWarnings(
+  plan: Plan,
+  desired: DesiredState,
+  live: LiveState,
+  sources: { file: string; text: string }[],
+): Promise<ConfigProblem[]> {
   const { valuesKept } = await import('../plan/values-kept.js');
   const found = valuesKept(plan.changes, desired, live);
   if (found.length === 0) return [];
   const { problemInSources } = await import('../config/source.js');
   const NOUN = { user_attribute: 'user', tenant_attribute: 'tenant', resource_attribute: 'instance' } as const;
   return found.map((v) => {
-    const section = v.resource !== undefined ? ['resources', v.resource, 'attributes'] : [v.kind === 'user_attribute' ? 'user_attributes' : 'tenant_attributes'];
-    const what = v.resource !== undefined ? `attribute "${v.key}" of "${v.resource}"` : `${NOUN[v.kind]} attribute "${v.key}"`;
+    const section =
+      v.resource !== undefined
+        ? ['resources', v.resource, 'attributes']
+        : [v.kind === 'user_attribute' ? 'user_attributes' : 'tenant_attributes'];
+    const what =
+      v.resource !== undefined ? `attribute "${v.key}" of "${v.resource}"` : `${NOUN[v.kind]} attribute "${v.key}"`;
     const shown = v.holders.slice(0, 5).join(', ') + (v.holders.length > 5 ? ', ...' : '');
-    return problemInSources(sources, section, `the plan deletes the definition of ${what}, but ${plural(v.holders.length, NOUN[v.kind])} ${agree(v.holders.length, 'keeps', 'keep')} a value for it (${shown}): the service keeps the values, and decisions ignore them`, {
-      severity: 'warning', hint: `declare it again under ${section.join('.')}, or remove the values`,
-    });
+    return problemInSources(
+      sources,
+      section,
+      `the plan deletes the definition of ${what}, but ${plural(v.holders.length, NOUN[v.kind])} ${agree(v.holders.length, 'keeps', 'keep')} a value for it (${shown}): the service keeps the values, and decisions ignore them`,
+      {
+        severity: 'warning',
+        hint: `declare it again under ${section.join('.')}, or remove the values`,
+      },
+    );
   });
 }
 
@@ -150,7 +200,10 @@ export function peekScope(sources: { text: string }[]): { project?: string; envi
   const scope: { project?: string; environment?: string } = {};
   for (const { text } of sources) {
     for (const key of ['project', 'environment'] as const) {
-      const m = new RegExp(`^${key}:[ \\t]*(?:"([^"\\\\\\n]*)"|'([^'\\n]*)'|([^\\s#'"][^\\s#]*))[ \\t]*(?:#.*)?$`, 'm').exec(text);
+      const m = new RegExp(
+        `^${key}:[ \\t]*(?:"([^"\\\\\\n]*)"|'([^'\\n]*)'|([^\\s#'"][^\\s#]*))[ \\t]*(?:#.*)?$`,
+        'm',
+      ).exec(text);
       if (m) scope[key] ??= m[1] ?? m[2] ?? m[3];
     }
   }
@@ -169,7 +222,12 @@ function noUnhandled<T>(p: Promise<T>): Promise<T> {
  */
 function configErrors(errors: ConfigProblem[], nothing: 'sent' | 'written' | undefined): ConfigError {
   const count = plural(errors.length, 'error');
-  return new ConfigError(nothing ? `the configuration has ${count}; nothing was ${nothing} to the service` : `the configuration has ${count}`, errors);
+  return new ConfigError(
+    nothing
+      ? `the configuration has ${count}; nothing was ${nothing} to the service`
+      : `the configuration has ${count}`,
+    errors,
+  );
 }
 
 export function printWarnings(warnings: ConfigProblem[]): void {

@@ -36,7 +36,15 @@ export interface Accepted {
   mentions: string[];
 }
 
-const OTHER_FIELDS = new Set(['version', 'project', 'environment', 'authoritative', 'variables', 'acknowledge', 'assertions']);
+const OTHER_FIELDS = new Set([
+  'version',
+  'project',
+  'environment',
+  'authoritative',
+  'variables',
+  'acknowledge',
+  'assertions',
+]);
 
 /** The accepted part of a parsed file (a mapping) that failed the schema. */
 export function acceptedPart(value: Record<string, unknown>): Accepted {
@@ -108,7 +116,10 @@ function refuseUnknownField(field: string, v: unknown, out: Accepted): void {
  * `doc` (one entry wrapped in its section) as accepted: itself when it fits, or a copy without its
  * unknown fields when that fits (`trimmed`), else undefined.
  */
-function acceptOne(doc: Record<string, unknown>, out: Accepted): (Record<string, unknown> & { trimmed?: true }) | undefined {
+function acceptOne(
+  doc: Record<string, unknown>,
+  out: Accepted,
+): (Record<string, unknown> & { trimmed?: true }) | undefined {
   const validate = schemaValidator();
   if (validate(doc)) return doc;
   const unknownFields = (validate.errors ?? []).filter((e) => e.keyword === 'additionalProperties');

@@ -24,5 +24,7 @@ export function withoutAcknowledged(warnings: Problem[], files: RawFile[]): Prob
     }
   }
   if (acknowledged.size === 0) return warnings;
-  return warnings.filter((w) => w.rule === undefined || w.object === undefined || !acknowledged.has(`${w.rule}\0${w.object}`));
+  return warnings.filter(
+    (w) => w.rule === undefined || w.object === undefined || !acknowledged.has(`${w.rule}\0${w.object}`),
+  );
 }

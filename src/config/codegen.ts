@@ -37,7 +37,9 @@ const AJV_OPTIONS = { strict: true, allErrors: true, verbose: true, allowUnionTy
 /** The validator of `schema` as a CommonJS module (`module.exports` is the validate function). */
 export async function generateValidator(schema: SchemaNode): Promise<string> {
   const { Ajv2020 } = await import('ajv/dist/2020.js');
-  const standalone = (await import('ajv/dist/standalone/index.js')) as unknown as { default: typeof import('ajv/dist/standalone/index.js').default };
+  const standalone = (await import('ajv/dist/standalone/index.js')) as unknown as {
+    default: typeof import('ajv/dist/standalone/index.js').default;
+  };
   const ajv = new Ajv2020({ ...AJV_OPTIONS, code: { source: true } });
   const code = standalone.default(ajv, ajv.compile(schema));
   return [
@@ -61,7 +63,8 @@ export function generateRawTypes(schema: SchemaNode): string {
 
 function declaration(name: string, node: SchemaNode): string[] {
   const doc = docComment(node.description, '');
-  if (node.type === 'object' && node.properties) return [...doc, `export interface ${name} ${objectType(node, '')}`, ''];
+  if (node.type === 'object' && node.properties)
+    return [...doc, `export interface ${name} ${objectType(node, '')}`, ''];
   return [...doc, `export type ${name} = ${tsType(node, '')};`, ''];
 }
 

@@ -7,7 +7,17 @@
  * the pull request. The result is parsed again and checked (editUserRoles throws when it does not hold
  * what was added). Pure.
  */
-import { isMap, isScalar, isSeq, parseDocument, type Document, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
+import {
+  isMap,
+  isScalar,
+  isSeq,
+  parseDocument,
+  type Document,
+  type Node,
+  type Pair,
+  type YAMLMap,
+  type YAMLSeq,
+} from 'yaml';
 import { InternalError } from '../errors.js';
 
 export interface RoleAddition {
@@ -39,7 +49,8 @@ export function roleItemText(r: RoleAddition): string {
  */
 export function editUserRoles(text: string, additions: ReadonlyMap<string, readonly RoleAddition[]>): string {
   const doc = parseDocument(text);
-  if (doc.errors.length > 0) throw new InternalError(`cannot edit a file that does not parse: ${doc.errors[0].message}`);
+  if (doc.errors.length > 0)
+    throw new InternalError(`cannot edit a file that does not parse: ${doc.errors[0].message}`);
   const users = doc.get('users', true);
   if (!isMap(users)) throw new InternalError('the file has no users mapping');
   const edits: Edit[] = [];
@@ -68,7 +79,8 @@ function editsFor(text: string, pair: Pair<Node, Node | null>, roles: readonly R
   };
   // Each item on its own line after a comment line, every line starting with its newline: inserted at
   // the end of a line (before its newline), they keep the text after it as it was.
-  const blockItems = (indent: string) => roles.map((r, i) => `\n${indent}# ${r.comment}\n${indent}- ${items[i]}`).join('');
+  const blockItems = (indent: string) =>
+    roles.map((r, i) => `\n${indent}# ${r.comment}\n${indent}- ${items[i]}`).join('');
 
   // `alice:` or `alice: ~`: the user becomes a block mapping holding only the roles (a `~` goes; a
   // comment after it stays).
@@ -88,16 +100,24 @@ function editsFor(text: string, pair: Pair<Node, Node | null>, roles: readonly R
     if (roleList && isSeq(roleList)) return [commentAbove(key), insertIntoFlowSeq(text, roleList, items)];
     const close = text.lastIndexOf('}', map.range![1]);
     const entry = `roles: [${items.join(', ')}]`;
-    const inside: Edit = map.items.length === 0 ? { at: close, remove: 0, insert: ` ${entry} ` } : { at: trimBack(text, close), remove: 0, insert: `, ${entry}` };
+    const inside: Edit =
+      map.items.length === 0
+        ? { at: close, remove: 0, insert: ` ${entry} ` }
+        : { at: trimBack(text, close), remove: 0, insert: `, ${entry}` };
     return [commentAbove(key), inside];
   }
   if (roleList && isSeq(roleList)) {
-    if (roleList.flow) return [commentAbove(map.items.find((p) => isScalar(p.key) && p.key.value === 'roles')!.key as Node), insertIntoFlowSeq(text, roleList, items)];
+    if (roleList.flow)
+      return [
+        commentAbove(map.items.find((p) => isScalar(p.key) && p.key.value === 'roles')!.key as Node),
+        insertIntoFlowSeq(text, roleList, items),
+      ];
     // A block list: after its last item's line, at the items' indentation.
     const at = lineEnd(text, roleList.range![1]);
     return [{ at, remove: 0, insert: blockItems(' '.repeat(columnOf(text, roleList.range![0]))) }];
   }
-  if (roleList !== undefined && !(isScalar(roleList) && roleList.value === null)) throw new InternalError('roles is not a list');
+  if (roleList !== undefined && !(isScalar(roleList) && roleList.value === null))
+    throw new InternalError('roles is not a list');
   // No roles yet (or `roles:` empty): a new block list after the mapping's last entry.
   const indent = ' '.repeat(columnOf(text, map.items[0].key!.range![0]));
   if (roleList !== undefined) {
@@ -113,19 +133,26 @@ function editsFor(text: string, pair: Pair<Node, Node | null>, roles: readonly R
 /** `[a]` → `[a, { … }]`; `[]` → `[{ … }]`. */
 function insertIntoFlowSeq(text: string, seq: YAMLSeq, items: string[]): Edit {
   const close = text.lastIndexOf(']', seq.range![1]);
-  return seq.items.length === 0 ? { at: close, remove: 0, insert: items.join(', ') } : { at: trimBack(text, close), remove: 0, insert: `, ${items.join(', ')}` };
+  return seq.items.length === 0
+    ? { at: close, remove: 0, insert: items.join(', ') }
+    : { at: trimBack(text, close), remove: 0, insert: `, ${items.join(', ')}` };
 }
 
 /** Parses the edited text: the same document, with exactly the added roles, and every comment kept. */
 function verify(before: Document.Parsed, text: string, additions: ReadonlyMap<string, readonly RoleAddition[]>): void {
   const after = parseDocument(text);
-  if (after.errors.length > 0) throw new InternalError(`adopt made a file that does not parse: ${after.errors[0].message}`);
+  if (after.errors.length > 0)
+    throw new InternalError(`adopt made a file that does not parse: ${after.errors[0].message}`);
   const want = before.toJS() as { users: Record<string, { roles?: unknown[] } | null> };
   for (const [user, roles] of additions) {
     const u = (want.users[user] ??= {});
-    u.roles = [...(u.roles ?? []), ...roles.map((r) => (r.on !== undefined ? { role: r.role, on: r.on } : { role: r.role, tenant: r.tenant }))];
+    u.roles = [
+      ...(u.roles ?? []),
+      ...roles.map((r) => (r.on !== undefined ? { role: r.role, on: r.on } : { role: r.role, tenant: r.tenant })),
+    ];
   }
-  if (JSON.stringify(after.toJS()) !== JSON.stringify(want)) throw new InternalError('adopt made a file that does not hold exactly the added roles');
+  if (JSON.stringify(after.toJS()) !== JSON.stringify(want))
+    throw new InternalError('adopt made a file that does not hold exactly the added roles');
   const comments = (d: Document) => commentsOf(d);
   const lost = comments(before).filter((c) => !comments(after).includes(c));
   if (lost.length > 0) throw new InternalError(`adopt would lose the comment "${lost[0]}"`);
@@ -135,11 +162,23 @@ function verify(before: Document.Parsed, text: string, additions: ReadonlyMap<st
 export function commentsOf(doc: Document): string[] {
   const out: string[] = [];
   const take = (c: string | null | undefined) => {
-    if (c) out.push(...c.split('\n').map((l) => l.trim()).filter(Boolean));
+    if (c)
+      out.push(
+        ...c
+          .split('\n')
+          .map((l) => l.trim())
+          .filter(Boolean),
+      );
   };
   const walk = (n: unknown): void => {
     if (!n || typeof n !== 'object') return;
-    const node = n as { commentBefore?: string | null; comment?: string | null; items?: unknown[]; key?: unknown; value?: unknown };
+    const node = n as {
+      commentBefore?: string | null;
+      comment?: string | null;
+      items?: unknown[];
+      key?: unknown;
+      value?: unknown;
+    };
     take(node.commentBefore);
     if (Array.isArray(node.items)) for (const i of node.items) walk(i);
     if ('key' in node) walk(node.key);

@@ -23,7 +23,10 @@ export function styleSections(doc: Document, groups: Map<string, DesiredGroup>):
     const body = pair.value;
     if (section === 'set_rules' && isSeq(body)) {
       body.flow = body.items.length === 0;
-      for (const item of body.items) if (isMap(item)) (item.flow = true, (item.items as Pair<Node, Node>[]).forEach((f) => isSeq(f.value) && (f.value.flow = true)));
+      for (const item of body.items)
+        if (isMap(item))
+          ((item.flow = true),
+            (item.items as Pair<Node, Node>[]).forEach((f) => isSeq(f.value) && (f.value.flow = true)));
       continue;
     }
     if (!isMap(body)) continue;
@@ -35,11 +38,17 @@ export function styleSections(doc: Document, groups: Map<string, DesiredGroup>):
     for (const entry of body.items as Pair<Node, Node>[]) {
       const v = entry.value;
       // A resource with roles or relations is a block: one line per role and relation.
-      if (section === 'resources' && isMap(v) && v.items.some((f) => ['roles', 'relations', 'attributes'].includes(String((f.key as { value?: unknown }).value)))) {
+      if (
+        section === 'resources' &&
+        isMap(v) &&
+        v.items.some((f) => ['roles', 'relations', 'attributes'].includes(String((f.key as { value?: unknown }).value)))
+      ) {
         for (const field of v.items as Pair<Node, Node>[]) {
           const value = field.value;
           if (isSeq(value)) value.flow = true;
-          else if (isMap(value)) for (const item of value.items as Pair<Node, Node>[]) if (isMap(item.value) || isSeq(item.value)) item.value.flow = true;
+          else if (isMap(value))
+            for (const item of value.items as Pair<Node, Node>[])
+              if (isMap(item.value) || isSeq(item.value)) item.value.flow = true;
         }
         continue;
       }
@@ -50,7 +59,9 @@ export function styleSections(doc: Document, groups: Map<string, DesiredGroup>):
           const value = field.value;
           if (keyOf(field) !== 'attributes') {
             if (isMap(value) || isSeq(value)) value.flow = true;
-          } else if (isMap(value)) for (const item of value.items as Pair<Node, Node>[]) if (isMap(item.value) || isSeq(item.value)) item.value.flow = true;
+          } else if (isMap(value))
+            for (const item of value.items as Pair<Node, Node>[])
+              if (isMap(item.value) || isSeq(item.value)) item.value.flow = true;
         }
         continue;
       }
@@ -62,7 +73,8 @@ export function styleSections(doc: Document, groups: Map<string, DesiredGroup>):
       for (const field of v.items as Pair<Node, Node>[]) {
         const name = String((field.key as { value?: unknown }).value);
         if (isSeq(field.value) && name !== 'members') field.value.flow = true;
-        if (isSeq(field.value) && name === 'roles') for (const item of field.value.items) if (isMap(item)) item.flow = true;
+        if (isSeq(field.value) && name === 'roles')
+          for (const item of field.value.items) if (isMap(item)) item.flow = true;
       }
       const comment = groupComment(String((entry.key as { value?: unknown }).value), groups);
       if (comment) (entry.key as Node).commentBefore = comment;
@@ -100,10 +112,15 @@ export function groupComment(ref: string, groups: Map<string, DesiredGroup>): st
   let frontier = [ref];
   while (frontier.length > 0) {
     const next: string[] = [];
-    for (const g of frontier) for (const p of [...(groups.get(g)?.memberOf ?? [])].sort(cmp)) if (!seen.has(p)) (seen.add(p), next.push(p), ancestors.push(p));
+    for (const g of frontier)
+      for (const p of [...(groups.get(g)?.memberOf ?? [])].sort(cmp))
+        if (!seen.has(p)) (seen.add(p), next.push(p), ancestors.push(p));
     frontier = next;
   }
-  const children = [...groups].filter(([, g]) => g.memberOf.includes(ref)).map(([r]) => r).sort(cmp);
+  const children = [...groups]
+    .filter(([, g]) => g.memberOf.includes(ref))
+    .map(([r]) => r)
+    .sort(cmp);
   const parts: string[] = [];
   if (ancestors.length > 0) parts.push(`in ${ancestors.join(', ')}`);
   if (children.length > 0) parts.push(`contains ${children.join(', ')}`);

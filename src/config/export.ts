@@ -12,7 +12,12 @@
  * (`__autogen_…`) are never written: set rules on them are written `role:` / `resource:`.
  */
 import { Document } from 'yaml';
-import { AUTOGEN_SET_PREFIX, type DesiredAttribute, type DesiredConditionSet, type DesiredSetRule } from '../types/abac.js';
+import {
+  AUTOGEN_SET_PREFIX,
+  type DesiredAttribute,
+  type DesiredConditionSet,
+  type DesiredSetRule,
+} from '../types/abac.js';
 import type { DesiredResourceRole } from '../types/desired.js';
 import { DEFAULT_TENANT, MEMBER_ROLE } from '../types/names.js';
 import { type LiveState } from '../types/live.js';
@@ -27,11 +32,22 @@ type Obj = Record<string, unknown>;
 
 /** A resource role in its shortest form: the list of its permissions when that says everything. */
 function exportResourceRole(r: DesiredResourceRole): unknown {
-  if (r.name === r.key && !r.description && r.extends.length === 0 && r.grantedTo.length === 0) return [...r.permissions].sort(cmp);
-  const grantedTo = r.grantedTo.map((d) => compact({ role: d.role, on: d.on, via: d.via, when: d.noDirectRolesOnObject ? { no_direct_roles_on_object: true } : undefined }));
+  if (r.name === r.key && !r.description && r.extends.length === 0 && r.grantedTo.length === 0)
+    return [...r.permissions].sort(cmp);
+  const grantedTo = r.grantedTo.map((d) =>
+    compact({
+      role: d.role,
+      on: d.on,
+      via: d.via,
+      when: d.noDirectRolesOnObject ? { no_direct_roles_on_object: true } : undefined,
+    }),
+  );
   return compact({
-    name: nameOf(r.name, r.key), description: r.description, permissions: [...r.permissions].sort(cmp),
-    extends: r.extends.length > 0 ? [...r.extends].sort(cmp) : undefined, granted_to: grantedTo.length > 0 ? grantedTo : undefined,
+    name: nameOf(r.name, r.key),
+    description: r.description,
+    permissions: [...r.permissions].sort(cmp),
+    extends: r.extends.length > 0 ? [...r.extends].sort(cmp) : undefined,
+    granted_to: grantedTo.length > 0 ? grantedTo : undefined,
   });
 }
 
@@ -43,26 +59,54 @@ export function buildExport(live: LiveState, options: ExportOptions = {}): strin
   for (const [key, r] of sorted(live.resources)) {
     // A group type's `member` role is the service's membership, made with the first group: not declared.
     // Unless a group is given it on a group of the type (another tool can do that): the group's roles name it.
-    const named = [...live.groups.values()].some((g) => g.roles.some((x) => x.role === MEMBER_ROLE && x.on.startsWith(`${key}:`)));
+    const named = [...live.groups.values()].some((g) =>
+      g.roles.some((x) => x.role === MEMBER_ROLE && x.on.startsWith(`${key}:`)),
+    );
     const own = (r.roles ?? []).filter((x) => !(groupTypes.has(key) && x.key === MEMBER_ROLE && !named));
     if (groupTypes.has(key) && r.actions.length === 0 && !r.description && r.name === key && own.length === 0) continue;
     const roles = own.length > 0 ? Object.fromEntries(own.map((x) => [x.key, exportResourceRole(x)])) : undefined;
     const relations = r.relations?.length
-      ? Object.fromEntries(r.relations.map((x) => [x.key, x.name === x.key && !x.description ? x.subject : compact({ subject: x.subject, name: x.name, description: x.description })]))
+      ? Object.fromEntries(
+          r.relations.map((x) => [
+            x.key,
+            x.name === x.key && !x.description
+              ? x.subject
+              : compact({ subject: x.subject, name: x.name, description: x.description }),
+          ]),
+        )
       : undefined;
     const attributes = r.attributes?.length ? exportAttributes(r.attributes) : undefined;
-    resources[key] = r.name === key && !r.description && !roles && !relations && !attributes
-      ? [...r.actions].sort(cmp)
-      : compact({ name: nameOf(r.name, key), description: r.description, actions: [...r.actions].sort(cmp), relations, roles, attributes });
+    resources[key] =
+      r.name === key && !r.description && !roles && !relations && !attributes
+        ? [...r.actions].sort(cmp)
+        : compact({
+            name: nameOf(r.name, key),
+            description: r.description,
+            actions: [...r.actions].sort(cmp),
+            relations,
+            roles,
+            attributes,
+          });
   }
   const roles: Obj = {};
   for (const [key, r] of sorted(live.roles)) {
     // Unless a group is given it on another group (another tool can do that): the group's roles name it.
-    if (key === MEMBER_ROLE && r.permissions.length === 0 && ![...live.groups.values()].some((g) => g.roles.some((x) => x.role === MEMBER_ROLE))) continue;
+    if (
+      key === MEMBER_ROLE &&
+      r.permissions.length === 0 &&
+      ![...live.groups.values()].some((g) => g.roles.some((x) => x.role === MEMBER_ROLE))
+    )
+      continue;
     const ext = r.extends?.length ? [...r.extends].sort(cmp) : undefined;
-    roles[key] = r.name === key && !r.description && !ext
-      ? [...r.permissions].sort(cmp)
-      : compact({ name: nameOf(r.name, key), description: r.description, permissions: [...r.permissions].sort(cmp), extends: ext });
+    roles[key] =
+      r.name === key && !r.description && !ext
+        ? [...r.permissions].sort(cmp)
+        : compact({
+            name: nameOf(r.name, key),
+            description: r.description,
+            permissions: [...r.permissions].sort(cmp),
+            extends: ext,
+          });
   }
   // The tenant `default` comes with every environment; the planner leaves it alone when undeclared, so
   // it is written only when something exported names it (the configuration must declare what it uses).
@@ -74,11 +118,16 @@ export function buildExport(live: LiveState, options: ExportOptions = {}): strin
   const tenants: Obj = {};
   for (const [key, t] of sorted(live.tenants)) {
     if (key === DEFAULT_TENANT && !named.has(key)) continue;
-    tenants[key] = compact({ name: nameOf(t.name, key), description: t.description, attributes: sortKeys(t.attributes) });
+    tenants[key] = compact({
+      name: nameOf(t.name, key),
+      description: t.description,
+      attributes: sortKeys(t.attributes),
+    });
   }
 
   const implied = new Map<string, Set<string>>(); // user → tenants their roles place them in (normalise.ts adds them back)
-  const imply = (user: string, tenant: string) => (implied.get(user) ?? implied.set(user, new Set()).get(user)!).add(tenant);
+  const imply = (user: string, tenant: string) =>
+    (implied.get(user) ?? implied.set(user, new Set()).get(user)!).add(tenant);
   const users: Obj = {};
   for (const [key, u] of sorted(live.users)) {
     for (const r of u.roles) imply(key, r.tenant);
@@ -86,7 +135,14 @@ export function buildExport(live: LiveState, options: ExportOptions = {}): strin
       .sort((a, b) => cmp(a.tenant, b.tenant) || cmp(a.role, b.role) || cmp(a.on ?? '', b.on ?? ''))
       .map((r) => (r.on !== undefined ? { role: r.role, on: r.on } : { role: r.role, tenant: r.tenant }));
     const tenants = u.tenants.filter((t) => !implied.get(key)?.has(t)).sort(cmp);
-    users[key] = compact({ email: u.email, first_name: u.first_name, last_name: u.last_name, attributes: sortKeys(u.attributes), tenants, roles });
+    users[key] = compact({
+      email: u.email,
+      first_name: u.first_name,
+      last_name: u.last_name,
+      attributes: sortKeys(u.attributes),
+      tenants,
+      roles,
+    });
   }
   const instances: Obj = {};
   for (const [ref, i] of sorted(live.resourceInstances)) {
@@ -97,23 +153,42 @@ export function buildExport(live: LiveState, options: ExportOptions = {}): strin
       relations[t.relation] = had === undefined ? t.subject : [...(Array.isArray(had) ? had : [had]), t.subject];
     }
     const hasRelations = Object.keys(relations).length > 0;
-    instances[ref] = isEmpty(i.attributes) && !hasRelations ? i.tenant : compact({ tenant: i.tenant, attributes: sortKeys(i.attributes), relations: hasRelations ? relations : undefined });
+    instances[ref] =
+      isEmpty(i.attributes) && !hasRelations
+        ? i.tenant
+        : compact({
+            tenant: i.tenant,
+            attributes: sortKeys(i.attributes),
+            relations: hasRelations ? relations : undefined,
+          });
   }
   const groups: Obj = {};
   for (const [ref, g] of sorted(live.groups)) {
     groups[ref] = compact({
       tenant: g.tenant,
       members: [...g.members].sort(cmp),
-      roles: [...g.roles].sort((a, b) => cmp(a.role, b.role) || cmp(a.on, b.on)).map((r) => ({ role: r.role, on: r.on })),
+      roles: [...g.roles]
+        .sort((a, b) => cmp(a.role, b.role) || cmp(a.on, b.on))
+        .map((r) => ({ role: r.role, on: r.on })),
       member_of: [...g.memberOf].sort(cmp),
     });
   }
   const accessRequests: Obj = {};
-  for (const [key, a] of sorted(live.accessRequests)) accessRequests[key] = compact({ name: nameOf(a.name, key), reviewer_roles: [...a.reviewerRoles].sort(cmp) });
+  for (const [key, a] of sorted(live.accessRequests))
+    accessRequests[key] = compact({ name: nameOf(a.name, key), reviewer_roles: [...a.reviewerRoles].sort(cmp) });
 
-  const sets = [...live.conditionSets.values()].filter((c) => !c.key.startsWith(AUTOGEN_SET_PREFIX)).sort((a, b) => cmp(a.key, b.key));
+  const sets = [...live.conditionSets.values()]
+    .filter((c) => !c.key.startsWith(AUTOGEN_SET_PREFIX))
+    .sort((a, b) => cmp(a.key, b.key));
   const value = {
-    version: 1, resources, roles, tenants, users, resource_instances: instances, groups, access_requests: accessRequests,
+    version: 1,
+    resources,
+    roles,
+    tenants,
+    users,
+    resource_instances: instances,
+    groups,
+    access_requests: accessRequests,
     user_attributes: exportAttributes([...live.userAttributes.values()]),
     tenant_attributes: exportAttributes([...live.tenantAttributes.values()]),
     user_sets: Object.fromEntries(sets.filter((c) => c.type === 'userset').map((c) => [c.key, exportSet(c)])),
@@ -131,12 +206,22 @@ export function buildExport(live: LiveState, options: ExportOptions = {}): strin
 
 /** Attribute definitions by key: the type alone when there is no description. */
 function exportAttributes(list: DesiredAttribute[]): Obj {
-  return Object.fromEntries([...list].sort((a, b) => cmp(a.key, b.key)).map((a) => [a.key, a.description ? { type: a.type, description: a.description } : a.type]));
+  return Object.fromEntries(
+    [...list]
+      .sort((a, b) => cmp(a.key, b.key))
+      .map((a) => [a.key, a.description ? { type: a.type, description: a.description } : a.type]),
+  );
 }
 
 /** A user set or resource set; `conditions: {}` (matches everything) is the default and left out. */
 function exportSet(c: DesiredConditionSet): Obj {
-  return compact({ resource: c.resource, name: nameOf(c.name, c.key), description: c.description, conditions: c.conditions, parent: c.parent });
+  return compact({
+    resource: c.resource,
+    name: nameOf(c.name, c.key),
+    description: c.description,
+    conditions: c.conditions,
+    parent: c.parent,
+  });
 }
 
 /**
@@ -154,11 +239,17 @@ export function exportSetRules(rules: DesiredSetRule[]): Obj[] {
     .sort((a, b) => cmp(a[0].userSet, b[0].userSet) || cmp(a[0].resourceSet, b[0].resourceSet))
     .map((group) => {
       const [{ userSet, resourceSet }] = group;
-      const who = userSet.startsWith(AUTOGEN_SET_PREFIX) ? { role: userSet.slice(AUTOGEN_SET_PREFIX.length) } : { user_set: userSet };
-      const on = resourceSet.startsWith(AUTOGEN_SET_PREFIX) ? { resource: resourceSet.slice(AUTOGEN_SET_PREFIX.length) } : { resource_set: resourceSet };
+      const who = userSet.startsWith(AUTOGEN_SET_PREFIX)
+        ? { role: userSet.slice(AUTOGEN_SET_PREFIX.length) }
+        : { user_set: userSet };
+      const on = resourceSet.startsWith(AUTOGEN_SET_PREFIX)
+        ? { resource: resourceSet.slice(AUTOGEN_SET_PREFIX.length) }
+        : { resource_set: resourceSet };
       const base = on.resource ?? group[0].resource;
       // The service refuses a rule whose permission is of another resource than the set's (api-notes): written in full if one is read.
-      const actions = [...new Set(group.map((r) => (r.resource === base ? r.action : `${r.resource}:${r.action}`)))].sort(cmp);
+      const actions = [
+        ...new Set(group.map((r) => (r.resource === base ? r.action : `${r.resource}:${r.action}`))),
+      ].sort(cmp);
       return { ...who, can: actions.length === 1 ? actions[0] : actions, ...on };
     });
 }
@@ -174,7 +265,11 @@ function nameOf(name: string, key: string): string | undefined {
 export function sortKeys<T>(v: T): T {
   if (Array.isArray(v)) return v.map(sortKeys) as T;
   if (v === null || typeof v !== 'object') return v;
-  return Object.fromEntries(Object.entries(v).sort(([a], [b]) => cmp(a, b)).map(([k, x]) => [k, sortKeys(x)])) as T;
+  return Object.fromEntries(
+    Object.entries(v)
+      .sort(([a], [b]) => cmp(a, b))
+      .map(([k, x]) => [k, sortKeys(x)]),
+  ) as T;
 }
 
 function isEmpty(v: unknown): boolean {
@@ -183,7 +278,15 @@ function isEmpty(v: unknown): boolean {
 
 /** Drops unset fields, empty lists and empty mappings: the canonical form writes only what is set. */
 function compact(o: Obj): Obj {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== '' && !(Array.isArray(v) && v.length === 0) && !(typeof v === 'object' && v !== null && !Array.isArray(v) && isEmpty(v))));
+  return Object.fromEntries(
+    Object.entries(o).filter(
+      ([, v]) =>
+        v !== undefined &&
+        v !== '' &&
+        !(Array.isArray(v) && v.length === 0) &&
+        !(typeof v === 'object' && v !== null && !Array.isArray(v) && isEmpty(v)),
+    ),
+  );
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -218,12 +321,18 @@ export function withHeader(exported: string, header: DeclaredHeader): string {
   const above = header.schemaLine !== undefined ? `${header.schemaLine}\n` : '';
   if (lines.length === 0) return `${above}${exported}`;
   const block = lines.join('\n');
-  return above + (/^version: 1$/m.test(exported) ? exported.replace(/^version: 1$/m, `version: 1\n${block}`) : `${block}\n${exported}`);
+  return (
+    above +
+    (/^version: 1$/m.test(exported)
+      ? exported.replace(/^version: 1$/m, `version: 1\n${block}`)
+      : `${block}\n${exported}`)
+  );
 }
 
 /** The header `withHeader` would write, as a file's text declares it (top-level lines only). */
 export function readHeader(text: string): DeclaredHeader {
-  const scalar = (key: string) => new RegExp(`^${key}:[ \\t]*(?:"([^"\\n]*)"|'([^'\\n]*)'|([^\\s#'"][^\\s#]*))[ \\t]*(?:#.*)?$`, 'm').exec(text);
+  const scalar = (key: string) =>
+    new RegExp(`^${key}:[ \\t]*(?:"([^"\\n]*)"|'([^'\\n]*)'|([^\\s#'"][^\\s#]*))[ \\t]*(?:#.*)?$`, 'm').exec(text);
   const value = (m: RegExpExecArray | null) => (m ? (m[1] ?? m[2] ?? m[3]) : undefined);
   return {
     schemaLine: /^# yaml-language-server: \$schema=\S+[ \t]*$/.exec(text.split('\n', 1)[0])?.[0],

@@ -29,7 +29,14 @@ export function skipSpaces(s: string, i: number): number {
  * short (yaml limits implicit keys to 1024 characters; `length` is the key's in the source).
  */
 export function keyOk(out: object, key: unknown, length: number): key is string {
-  return typeof key === 'string' && length <= 1000 && key !== '__proto__' && key !== 'constructor' && key !== 'prototype' && !Object.hasOwn(out, key);
+  return (
+    typeof key === 'string' &&
+    length <= 1000 &&
+    key !== '__proto__' &&
+    key !== 'constructor' &&
+    key !== 'prototype' &&
+    !Object.hasOwn(out, key)
+  );
 }
 
 /** A quoted scalar starting at s[i] (' or "), closed on its line. */
@@ -111,7 +118,8 @@ export function resolvePlain(s: string): unknown {
   const numberish = (c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46; // 0-9 + - .
   if (!numberish) return s;
   if (/^[-+]?[0-9]+$/.test(s)) return parseInt(s, 10); // as yaml resolves it (not Number: digits past the 20th)
-  if (/^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$|^0[xo]|^[-+]?\.(inf|Inf|INF|nan|NaN|NAN)$/.test(s)) return BAIL;
+  if (/^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$|^0[xo]|^[-+]?\.(inf|Inf|INF|nan|NaN|NAN)$/.test(s))
+    return BAIL;
   return s;
 }
 
@@ -142,7 +150,8 @@ export function flowNode(s: string, i: number, depth: number, maxDepth: number):
         (out as unknown[]).push(v);
       }
       j = skipSpaces(s, cursor.at);
-      if (s.charCodeAt(j) === 44) j = skipSpaces(s, j + 1); // a trailing comma is allowed
+      if (s.charCodeAt(j) === 44)
+        j = skipSpaces(s, j + 1); // a trailing comma is allowed
       else if (s.charCodeAt(j) !== close) return BAIL; // `[a: b]`, a comment, the end of the line...
     }
     cursor.at = j + 1;

@@ -53,7 +53,8 @@ export function fastParse(source: string, maxDepth: number): { value: Record<str
     }
     if (rows.length === 0) return undefined;
     const value = node(1);
-    if (value === BAIL || pos !== rows.length || value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+    if (value === BAIL || pos !== rows.length || value === null || typeof value !== 'object' || Array.isArray(value))
+      return undefined;
     return { value: value as Record<string, unknown> };
   } finally {
     lines = rows = cols = [];
@@ -83,7 +84,8 @@ function key(s: string, i: number): string | undefined | typeof BAIL {
   const c = s.charCodeAt(i);
   let k: unknown;
   if (c === 34 || c === 39) k = quoted(s, i);
-  else if (c === 91 || c === 123) return undefined; // a flow collection as a key bails in inline()
+  else if (c === 91 || c === 123)
+    return undefined; // a flow collection as a key bails in inline()
   else {
     const end = plainEnd(s, i, false);
     if (end < 0) return BAIL;
@@ -132,7 +134,8 @@ function seq(col: number, depth: number): unknown {
     if (j === s.length || s.charCodeAt(j) === 35) {
       pos++;
       v = pos < rows.length && cols[pos] > col ? node(depth + 1) : null;
-    } else if (isDash(s, j)) return BAIL; // `- - x`
+    } else if (isDash(s, j))
+      return BAIL; // `- - x`
     else {
       const k = key(s, j);
       if (k === BAIL) return BAIL;

@@ -92,5 +92,7 @@ function append<T>(to: T[], from: readonly T[]): void {
 /** In file order, then by position; stable for problems at the same place. */
 function sortProblems(problems: Problem[], fileOrder: Map<string, number>): Problem[] {
   const rank = (p: Problem) => (p.file === undefined ? -1 : (fileOrder.get(p.file) ?? -1));
-  return [...problems].sort((a, b) => rank(a) - rank(b) || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
+  return [...problems].sort(
+    (a, b) => rank(a) - rank(b) || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0),
+  );
 }

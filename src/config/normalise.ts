@@ -4,8 +4,25 @@
  * an object declared in two places is a merge error naming both.
  */
 import type { Accepted } from './accept.js';
-import type { RawAssertion, RawAttributeDefinitions, RawConfig, RawRelation, RawResourceRole, RawSetRule, RawUserRole } from './raw.generated.js';
-import { emptyDesiredState, SECTIONS, targetTenant, type DesiredAssertion, type DesiredRelation, type DesiredResourceRole, type DesiredState, type Section } from '../types/desired.js';
+import type {
+  RawAssertion,
+  RawAttributeDefinitions,
+  RawConfig,
+  RawRelation,
+  RawResourceRole,
+  RawSetRule,
+  RawUserRole,
+} from './raw.generated.js';
+import {
+  emptyDesiredState,
+  SECTIONS,
+  targetTenant,
+  type DesiredAssertion,
+  type DesiredRelation,
+  type DesiredResourceRole,
+  type DesiredState,
+  type Section,
+} from '../types/desired.js';
 import { AUTOGEN_SET_PREFIX, setRuleKey, type DesiredAttribute, type DesiredSetRule } from '../types/abac.js';
 import { groupId, splitRef } from '../types/refs.js';
 import { Refused } from './refused.js';
@@ -54,9 +71,20 @@ export interface Normalised {
 export function buildDesiredState(files: RawFile[]): Normalised {
   const desired = emptyDesiredState();
   const index: SourceIndex = {
-    resources: new Map(), roles: new Map(), tenants: new Map(), users: new Map(),
-    resourceInstances: new Map(), groups: new Map(), accessRequests: new Map(), userRoles: new Map(), assertions: [],
-    userAttributes: new Map(), tenantAttributes: new Map(), conditionSets: new Map(), setRules: new Map(), setRulesWritten: [],
+    resources: new Map(),
+    roles: new Map(),
+    tenants: new Map(),
+    users: new Map(),
+    resourceInstances: new Map(),
+    groups: new Map(),
+    accessRequests: new Map(),
+    userRoles: new Map(),
+    assertions: [],
+    userAttributes: new Map(),
+    tenantAttributes: new Map(),
+    conditionSets: new Map(),
+    setRules: new Map(),
+    setRulesWritten: [],
     refused: new Refused(),
   };
   const errors: Problem[] = [];
@@ -65,9 +93,12 @@ export function buildDesiredState(files: RawFile[]): Normalised {
   const claim = (locs: Map<string, Loc>, id: string, loc: Loc, what: string): boolean => {
     const first = locs.get(id);
     if (first) {
-      errors.push(problemAt(loc, [], `${what} "${id}" is declared twice: here and at ${describePlace(first)}`, {
-        on: 'key', hint: 'declare each object once; merge the two declarations',
-      }));
+      errors.push(
+        problemAt(loc, [], `${what} "${id}" is declared twice: here and at ${describePlace(first)}`, {
+          on: 'key',
+          hint: 'declare each object once; merge the two declarations',
+        }),
+      );
       return false;
     }
     locs.set(id, loc);
@@ -79,9 +110,17 @@ export function buildDesiredState(files: RawFile[]): Normalised {
     const first = index.conditionSets.get(key);
     if (first && first.path[0] !== loc.path[0]) {
       const other = first.path[0] === 'user_sets' ? 'user set' : 'resource set';
-      errors.push(problemAt(loc, [], `set "${key}" is declared twice: as a ${what} here and as a ${other} at ${describePlace(first)}`, {
-        on: 'key', hint: 'a key names one set across user_sets and resource_sets: rename one of them',
-      }));
+      errors.push(
+        problemAt(
+          loc,
+          [],
+          `set "${key}" is declared twice: as a ${what} here and as a ${other} at ${describePlace(first)}`,
+          {
+            on: 'key',
+            hint: 'a key names one set across user_sets and resource_sets: rename one of them',
+          },
+        ),
+      );
       return false;
     }
     return claim(index.conditionSets, key, loc, what);
@@ -108,7 +147,13 @@ export function buildDesiredState(files: RawFile[]): Normalised {
       if (value === undefined) continue;
       const first = index[field];
       if (first && desired[field] !== value) {
-        errors.push(problemAt(at(field), [], `${field} "${value}" differs from "${desired[field]}" set at ${describePlace(first)}`));
+        errors.push(
+          problemAt(
+            at(field),
+            [],
+            `${field} "${value}" differs from "${desired[field]}" set at ${describePlace(first)}`,
+          ),
+        );
       } else if (!first) {
         desired[field] = value;
         index[field] = at(field);
@@ -119,9 +164,16 @@ export function buildDesiredState(files: RawFile[]): Normalised {
       const value = Array.isArray(raw.authoritative) ? [...raw.authoritative].sort() : raw.authoritative;
       const first = index.authoritative;
       if (first && JSON.stringify(desired.authoritative) !== JSON.stringify(value)) {
-        errors.push(problemAt(at('authoritative'), [], `authoritative ${JSON.stringify(raw.authoritative)} differs from ${JSON.stringify(desired.authoritative)} set at ${describePlace(first)}`, {
-          hint: 'set authoritative in one file',
-        }));
+        errors.push(
+          problemAt(
+            at('authoritative'),
+            [],
+            `authoritative ${JSON.stringify(raw.authoritative)} differs from ${JSON.stringify(desired.authoritative)} set at ${describePlace(first)}`,
+            {
+              hint: 'set authoritative in one file',
+            },
+          ),
+        );
       } else if (!first) {
         desired.authoritative = value as DesiredState['authoritative'];
         index.authoritative = at('authoritative');
@@ -134,9 +186,15 @@ export function buildDesiredState(files: RawFile[]): Normalised {
       const o = Array.isArray(r) ? { actions: r } : (r ?? {});
       const roles = 'roles' in o && o.roles !== undefined ? resourceRoles(o.roles) : undefined;
       const relations = 'relations' in o && o.relations !== undefined ? resourceRelations(o.relations) : undefined;
-      const attributes = 'attributes' in o && o.attributes !== undefined ? attributeDefinitions(o.attributes) : undefined;
+      const attributes =
+        'attributes' in o && o.attributes !== undefined ? attributeDefinitions(o.attributes) : undefined;
       desired.resources.set(key, {
-        key, name: o.name ?? key, ...opt('description', o.description), actions: [...(o.actions ?? [])], ...opt('roles', roles), ...opt('relations', relations),
+        key,
+        name: o.name ?? key,
+        ...opt('description', o.description),
+        actions: [...(o.actions ?? [])],
+        ...opt('roles', roles),
+        ...opt('relations', relations),
         ...opt('attributes', attributes),
       });
     }
@@ -145,19 +203,35 @@ export function buildDesiredState(files: RawFile[]): Normalised {
       const o = Array.isArray(r) ? { permissions: r } : (r ?? {});
       // `extends` written is exact (possibly `[]`); left out, the live roles' `extends` stays (docs/config.md).
       const ext = 'extends' in o && o.extends !== undefined ? { extends: [...new Set(o.extends)] } : {};
-      desired.roles.set(key, { key, name: o.name ?? key, ...opt('description', o.description), permissions: [...(o.permissions ?? [])], ...ext });
+      desired.roles.set(key, {
+        key,
+        name: o.name ?? key,
+        ...opt('description', o.description),
+        permissions: [...(o.permissions ?? [])],
+        ...ext,
+      });
     }
     for (const [key, t] of Object.entries(raw.tenants ?? {})) {
       if (!claim(index.tenants, key, at('tenants', key), 'tenant')) continue;
       const o = typeof t === 'string' ? { name: t } : (t ?? {});
-      desired.tenants.set(key, { key, name: o.name ?? key, ...opt('description', o.description), ...opt('attributes', o.attributes) });
+      desired.tenants.set(key, {
+        key,
+        name: o.name ?? key,
+        ...opt('description', o.description),
+        ...opt('attributes', o.attributes),
+      });
     }
     for (const [key, u] of Object.entries(raw.users ?? {})) {
       if (!claim(index.users, key, at('users', key), 'user')) continue;
       const o = u ?? {};
       desired.users.set(key, {
-        key, ...opt('email', o.email), ...opt('first_name', o.first_name), ...opt('last_name', o.last_name),
-        ...opt('attributes', o.attributes), tenants: [...(o.tenants ?? [])], roles: [],
+        key,
+        ...opt('email', o.email),
+        ...opt('first_name', o.first_name),
+        ...opt('last_name', o.last_name),
+        ...opt('attributes', o.attributes),
+        tenants: [...(o.tenants ?? [])],
+        roles: [],
       });
       index.userRoles.set(key, o.roles ?? []);
     }
@@ -165,43 +239,85 @@ export function buildDesiredState(files: RawFile[]): Normalised {
       if (!claim(index.resourceInstances, id, at('resource_instances', id), 'resource instance')) continue;
       const o = typeof i === 'string' ? { tenant: i } : i;
       const { type, key } = splitRef(id);
-      const relations = 'relations' in o && o.relations !== undefined
-        ? Object.entries(o.relations).flatMap(([relation, s]) => (Array.isArray(s) ? s : [s]).map((subject) => ({ relation, subject })))
-        : undefined;
-      desired.resourceInstances.set(id, { resource: type, key, tenant: o.tenant, ...opt('attributes', o.attributes), ...opt('relations', relations) });
+      const relations =
+        'relations' in o && o.relations !== undefined
+          ? Object.entries(o.relations).flatMap(([relation, s]) =>
+              (Array.isArray(s) ? s : [s]).map((subject) => ({ relation, subject })),
+            )
+          : undefined;
+      desired.resourceInstances.set(id, {
+        resource: type,
+        key,
+        tenant: o.tenant,
+        ...opt('attributes', o.attributes),
+        ...opt('relations', relations),
+      });
     }
     for (const [written, g] of Object.entries(raw.groups ?? {})) {
       const id = groupId(written);
       if (!claim(index.groups, id, at('groups', written), 'group')) continue;
       const { type, key } = splitRef(id);
       desired.groups.set(id, {
-        type, key, tenant: g.tenant, members: [...(g.members ?? [])],
-        roles: (g.roles ?? []).map((r) => ({ role: r.role, on: r.on })), memberOf: (g.member_of ?? []).map(groupId),
+        type,
+        key,
+        tenant: g.tenant,
+        members: [...(g.members ?? [])],
+        roles: (g.roles ?? []).map((r) => ({ role: r.role, on: r.on })),
+        memberOf: (g.member_of ?? []).map(groupId),
       });
     }
     for (const [key, a] of Object.entries(raw.access_requests ?? {})) {
       if (!claim(index.accessRequests, key, at('access_requests', key), 'access request configuration')) continue;
-      desired.accessRequests.set(key, { key, name: a.name ?? key, reviewerRoles: [...a.reviewer_roles], ...opt('grantFor', a.grant_for) });
+      desired.accessRequests.set(key, {
+        key,
+        name: a.name ?? key,
+        reviewerRoles: [...a.reviewer_roles],
+        ...opt('grantFor', a.grant_for),
+      });
     }
-    for (const [field, part] of [['user_attributes', 'userAttributes'], ['tenant_attributes', 'tenantAttributes']] as const) {
+    for (const [field, part] of [
+      ['user_attributes', 'userAttributes'],
+      ['tenant_attributes', 'tenantAttributes'],
+    ] as const) {
       for (const a of attributeDefinitions(raw[field] ?? {})) {
-        if (claim(index[part], a.key, at(field, a.key), field === 'user_attributes' ? 'user attribute' : 'tenant attribute')) desired[part].set(a.key, a);
+        if (
+          claim(
+            index[part],
+            a.key,
+            at(field, a.key),
+            field === 'user_attributes' ? 'user attribute' : 'tenant attribute',
+          )
+        )
+          desired[part].set(a.key, a);
       }
     }
     for (const [key, u] of Object.entries(raw.user_sets ?? {})) {
       if (!claimSet(key, at('user_sets', key), 'user set')) continue;
       desired.conditionSets.set(key, {
-        key, type: 'userset', name: u.name ?? key, ...opt('description', u.description), conditions: u.conditions ?? {}, ...opt('parent', u.parent),
+        key,
+        type: 'userset',
+        name: u.name ?? key,
+        ...opt('description', u.description),
+        conditions: u.conditions ?? {},
+        ...opt('parent', u.parent),
       });
     }
     for (const [key, r] of Object.entries(raw.resource_sets ?? {})) {
       if (!claimSet(key, at('resource_sets', key), 'resource set')) continue;
       desired.conditionSets.set(key, {
-        key, type: 'resourceset', name: r.name ?? key, ...opt('description', r.description), resource: r.resource, conditions: r.conditions ?? {}, ...opt('parent', r.parent),
+        key,
+        type: 'resourceset',
+        name: r.name ?? key,
+        ...opt('description', r.description),
+        resource: r.resource,
+        conditions: r.conditions ?? {},
+        ...opt('parent', r.parent),
       });
     }
     // Holes left by refused items are skipped; the others keep their written index.
-    (raw.set_rules ?? []).forEach((r, i) => index.setRulesWritten.push({ loc: { src, path: ['set_rules', i] }, raw: r }));
+    (raw.set_rules ?? []).forEach((r, i) =>
+      index.setRulesWritten.push({ loc: { src, path: ['set_rules', i] }, raw: r }),
+    );
     // forEach skips the holes left by refused assertions; the others keep their written index.
     (raw.assertions ?? []).forEach((a, i) => {
       const loc: Loc = { src, path: ['assertions', i] };
@@ -211,14 +327,17 @@ export function buildDesiredState(files: RawFile[]): Normalised {
   }
   resolveUserRoleTenants(desired, index);
   for (const { loc, raw } of index.setRulesWritten) {
-    for (const rule of setRulesOf(raw, desired)) if (claim(index.setRules, setRuleKey(rule), loc, 'set rule')) desired.setRules.set(setRuleKey(rule), rule);
+    for (const rule of setRulesOf(raw, desired))
+      if (claim(index.setRules, setRuleKey(rule), loc, 'set rule')) desired.setRules.set(setRuleKey(rule), rule);
   }
   return { desired, index, errors };
 }
 
 /** Attribute definitions as written (short form: the type). */
 function attributeDefinitions(written: RawAttributeDefinitions): DesiredAttribute[] {
-  return Object.entries(written).map(([key, a]) => (typeof a === 'string' ? { key, type: a } : { key, type: a.type, ...opt('description', a.description) }));
+  return Object.entries(written).map(([key, a]) =>
+    typeof a === 'string' ? { key, type: a } : { key, type: a.type, ...opt('description', a.description) },
+  );
 }
 
 /**
@@ -229,7 +348,11 @@ function attributeDefinitions(written: RawAttributeDefinitions): DesiredAttribut
  * and of `resource_set`/`resource`) gives none: the rule setRuleShape reports it.
  */
 export function setRulesOf(raw: RawSetRule, desired: Pick<DesiredState, 'conditionSets'>): DesiredSetRule[] {
-  if ((raw.user_set === undefined) === (raw.role === undefined) || (raw.resource_set === undefined) === (raw.resource === undefined)) return [];
+  if (
+    (raw.user_set === undefined) === (raw.role === undefined) ||
+    (raw.resource_set === undefined) === (raw.resource === undefined)
+  )
+    return [];
   const userSet = raw.user_set ?? AUTOGEN_SET_PREFIX + raw.role;
   const resourceSet = raw.resource_set ?? AUTOGEN_SET_PREFIX + raw.resource;
   const base = raw.resource_set !== undefined ? desired.conditionSets.get(raw.resource_set)?.resource : raw.resource;
@@ -250,10 +373,20 @@ function resourceRoles(written: Record<string, RawResourceRole>): DesiredResourc
   return Object.entries(written).map(([key, r]) => {
     const o = Array.isArray(r) ? { permissions: r } : (r ?? {});
     const ext = 'extends' in o ? o.extends : undefined;
-    const grantedTo = ('granted_to' in o ? o.granted_to ?? [] : []).map((d) => ({
-      role: d.role, on: d.on, via: d.via, ...(d.when?.no_direct_roles_on_object ? { noDirectRolesOnObject: true } : {}),
+    const grantedTo = ('granted_to' in o ? (o.granted_to ?? []) : []).map((d) => ({
+      role: d.role,
+      on: d.on,
+      via: d.via,
+      ...(d.when?.no_direct_roles_on_object ? { noDirectRolesOnObject: true } : {}),
     }));
-    return { key, name: o.name ?? key, ...opt('description', o.description), permissions: [...(o.permissions ?? [])], extends: [...(ext ?? [])], grantedTo };
+    return {
+      key,
+      name: o.name ?? key,
+      ...opt('description', o.description),
+      permissions: [...(o.permissions ?? [])],
+      extends: [...(ext ?? [])],
+      grantedTo,
+    };
   });
 }
 
@@ -275,7 +408,10 @@ function resolveUserRoleTenants(desired: DesiredState, index: SourceIndex): void
     const user = desired.users.get(key)!;
     user.roles = written.map((r) => {
       const o = typeof r === 'string' ? { role: r } : r;
-      const tenant = o.tenant ?? (o.on ? targetTenant(desired, o.on) : undefined) ?? (user.tenants.length === 1 ? user.tenants[0] : '');
+      const tenant =
+        o.tenant ??
+        (o.on ? targetTenant(desired, o.on) : undefined) ??
+        (user.tenants.length === 1 ? user.tenants[0] : '');
       return { role: o.role, tenant, ...opt('on', o.on) };
     });
   }
@@ -293,16 +429,35 @@ function normaliseAssertion(a: RawAssertion, loc: Loc): DesiredAssertion {
     check,
     subject: a.can ?? a.cannot ?? a.has_role ?? '',
     on: a.on,
-    ...(a.with !== undefined ? { passed: { ...opt('user', a.with.user), ...opt('resource', a.with.resource), ...opt('context', a.with.context) } } : {}),
+    ...(a.with !== undefined
+      ? {
+          passed: {
+            ...opt('user', a.with.user),
+            ...opt('resource', a.with.resource),
+            ...opt('context', a.with.context),
+          },
+        }
+      : {}),
     source: { file: file ?? loc.src.file, path: path ?? '', ...(line !== undefined ? { line, column } : {}) },
   };
 }
 
-const SECTION_INDEX: Record<Section, [Exclude<keyof DesiredState, 'project' | 'environment' | 'sections' | 'authoritative' | 'assertions'>, string]> = {
-  resources: ['resources', 'resource'], roles: ['roles', 'role'], tenants: ['tenants', 'tenant'], users: ['users', 'user'],
-  resource_instances: ['resourceInstances', 'resource instance'], groups: ['groups', 'group'], access_requests: ['accessRequests', 'access request configuration'],
-  user_attributes: ['userAttributes', 'user attribute'], tenant_attributes: ['tenantAttributes', 'tenant attribute'],
-  user_sets: ['conditionSets', 'user set'], resource_sets: ['conditionSets', 'resource set'], set_rules: ['setRules', 'set rule'],
+const SECTION_INDEX: Record<
+  Section,
+  [Exclude<keyof DesiredState, 'project' | 'environment' | 'sections' | 'authoritative' | 'assertions'>, string]
+> = {
+  resources: ['resources', 'resource'],
+  roles: ['roles', 'role'],
+  tenants: ['tenants', 'tenant'],
+  users: ['users', 'user'],
+  resource_instances: ['resourceInstances', 'resource instance'],
+  groups: ['groups', 'group'],
+  access_requests: ['accessRequests', 'access request configuration'],
+  user_attributes: ['userAttributes', 'user attribute'],
+  tenant_attributes: ['tenantAttributes', 'tenant attribute'],
+  user_sets: ['conditionSets', 'user set'],
+  resource_sets: ['conditionSets', 'resource set'],
+  set_rules: ['setRules', 'set rule'],
 };
 
 function isSection(s: string): s is Section {

@@ -46,8 +46,13 @@ export function parseSource(file: string, text: string): ParsedSource {
   const contents = doc.contents as Node | null;
   if (contents === null || (isScalar(contents) && contents.value === null)) return { src, value: {}, errors, warnings };
   if (!isMap(contents)) {
-    errors.push(problemAtOffset(src, contents.range ? [contents.range[0], contents.range[1]] : undefined,
-      'a configuration file must be a mapping of sections (resources, roles, tenants, users, ...)'));
+    errors.push(
+      problemAtOffset(
+        src,
+        contents.range ? [contents.range[0], contents.range[1]] : undefined,
+        'a configuration file must be a mapping of sections (resources, roles, tenants, users, ...)',
+      ),
+    );
     return { src, errors, warnings };
   }
   const found = checkNodes(src, contents);
@@ -59,8 +64,14 @@ export function parseSource(file: string, text: string): ParsedSource {
     return { src, value: doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }), errors, warnings };
   } catch (err) {
     if (err instanceof ReferenceError) {
-      errors.push(problemAtOffset(src, undefined, `too many alias expansions (more than ${MAX_ALIAS_COUNT}): the file looks like an alias bomb`,
-        { hint: 'write the repeated values out, or use fewer aliases' }));
+      errors.push(
+        problemAtOffset(
+          src,
+          undefined,
+          `too many alias expansions (more than ${MAX_ALIAS_COUNT}): the file looks like an alias bomb`,
+          { hint: 'write the repeated values out, or use fewer aliases' },
+        ),
+      );
       return { src, errors, warnings };
     }
     throw err;
@@ -68,7 +79,11 @@ export function parseSource(file: string, text: string): ParsedSource {
 }
 
 /** A yaml error or warning as a problem in the house style (yaml-messages.ts). */
-function fromYaml(src: Source, e: { code: string; message: string; pos: [number, number] }, severity?: 'warning'): Problem {
+function fromYaml(
+  src: Source,
+  e: { code: string; message: string; pos: [number, number] },
+  severity?: 'warning',
+): Problem {
   const { message, hint } = yamlMessage(e.code, e.message);
   // A key out of line is reported at the start of its line: point at the key itself.
   let start = e.pos[0];
@@ -89,7 +104,13 @@ function checkNodes(src: Source, root: Node): { problems: Problem[]; onlyDuplica
   while (stack.length > 0) {
     const { node, depth, path } = stack.pop()!;
     if (depth > MAX_DEPTH) {
-      problems.push(problemAtOffset(src, range(node), `the document is nested too deeply (more than ${MAX_DEPTH} levels) at ${formatPath(path)}`));
+      problems.push(
+        problemAtOffset(
+          src,
+          range(node),
+          `the document is nested too deeply (more than ${MAX_DEPTH} levels) at ${formatPath(path)}`,
+        ),
+      );
       return { problems, onlyDuplicates: false }; // one is enough, and the rest of the walk could be long
     }
     if (isMap(node)) {
@@ -98,13 +119,24 @@ function checkNodes(src: Source, root: Node): { problems: Problem[]; onlyDuplica
         if (!isPair(pair)) continue;
         const key = pair.key as Node | null;
         if (!isScalar(key) || (typeof key.value !== 'string' && typeof key.value !== 'number')) {
-          problems.push(problemAtOffset(src, key ? range(key) : range(node), `keys must be plain strings at ${formatPath(path) || 'the top level'}`));
+          problems.push(
+            problemAtOffset(
+              src,
+              key ? range(key) : range(node),
+              `keys must be plain strings at ${formatPath(path) || 'the top level'}`,
+            ),
+          );
           others++;
           continue;
         }
         const k = String(key.value);
         if (FORBIDDEN_KEYS.has(k)) {
-          problems.push({ ...problemAtOffset(src, range(key), `the key "${k}" is not allowed`, { hint: 'it could alter object prototypes; rename it' }), path: formatPath([...path, k]) });
+          problems.push({
+            ...problemAtOffset(src, range(key), `the key "${k}" is not allowed`, {
+              hint: 'it could alter object prototypes; rename it',
+            }),
+            path: formatPath([...path, k]),
+          });
           others++;
           continue;
         }
@@ -112,7 +144,12 @@ function checkNodes(src: Source, root: Node): { problems: Problem[]; onlyDuplica
         if (first) {
           const at = src.lineCounter!.linePos(first.range![0]);
           problems.push({
-            ...problemAtOffset(src, range(key), `duplicate key "${k}" (first written at line ${at.line}, column ${at.col})`, { hint: 'merge the two entries into one' }),
+            ...problemAtOffset(
+              src,
+              range(key),
+              `duplicate key "${k}" (first written at line ${at.line}, column ${at.col})`,
+              { hint: 'merge the two entries into one' },
+            ),
             path: formatPath([...path, k]),
           });
           duplicates.push({ map: node, pair });
@@ -120,7 +157,8 @@ function checkNodes(src: Source, root: Node): { problems: Problem[]; onlyDuplica
         }
         seen.set(k, key);
         const value = pair.value as Node | null;
-        if (value && !isScalar(value) && !isAlias(value)) stack.push({ node: value, depth: depth + 1, path: [...path, k] });
+        if (value && !isScalar(value) && !isAlias(value))
+          stack.push({ node: value, depth: depth + 1, path: [...path, k] });
       }
     } else if (isSeq(node)) {
       node.items.forEach((item, i) => {

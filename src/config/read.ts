@@ -78,7 +78,11 @@ async function listYamlFiles(dir: string, errors: Problem[]): Promise<string[]> 
           kind = await stat(full);
         } catch (err) {
           if (/\.ya?ml$/i.test(e.name) || (err as NodeJS.ErrnoException).code === 'ELOOP') {
-            errors.push({ file: full, message: `a symbolic link that cannot be followed: ${ioMessage(err)}`, severity: 'error' });
+            errors.push({
+              file: full,
+              message: `a symbolic link that cannot be followed: ${ioMessage(err)}`,
+              severity: 'error',
+            });
           }
           continue;
         }
@@ -108,11 +112,17 @@ function specialKind(s: Stats): string | undefined {
 }
 
 const tooLarge = (file: string, message = 'file is over the 10 MB limit'): Problem => ({
-  file, message, hint: 'split the configuration into several files', severity: 'error',
+  file,
+  message,
+  hint: 'split the configuration into several files',
+  severity: 'error',
 });
 
 const notAFile = (file: string, kind: string): Problem => ({
-  file, message: `${kind}, not a configuration file`, hint: 'name a regular .yaml file or a directory of them', severity: 'error',
+  file,
+  message: `${kind}, not a configuration file`,
+  hint: 'name a regular .yaml file or a directory of them',
+  severity: 'error',
 });
 
 async function readOne(file: string): Promise<string | Problem> {
@@ -127,7 +137,8 @@ async function readOne(file: string): Promise<string | Problem> {
     const kind = specialKind(stats);
     if (kind) return notAFile(file, kind);
     // A size stat() admits to is refused unread; a smaller claim is not trusted (below).
-    if (stats.size > MAX_FILE_BYTES) return tooLarge(file, `file is ${(stats.size / 2 ** 20).toFixed(1)} MB, over the 10 MB limit`);
+    if (stats.size > MAX_FILE_BYTES)
+      return tooLarge(file, `file is ${(stats.size / 2 ** 20).toFixed(1)} MB, over the 10 MB limit`);
     // Read at most one byte past the limit: the size is what was read, not what stat() claims.
     const chunks: Buffer[] = [];
     let total = 0;
@@ -158,7 +169,10 @@ export function decodeUtf8(file: string, bytes: Uint8Array): string | Problem {
     let lineStart = 0;
     for (let i = 0; i < offset; i++) if (bytes[i] === 0x0a) (line++, (lineStart = i + 1));
     return {
-      file, line, column: offset - lineStart + 1, severity: 'error',
+      file,
+      line,
+      column: offset - lineStart + 1,
+      severity: 'error',
       message: `file is not valid UTF-8 (byte 0x${bytes[offset]?.toString(16).padStart(2, '0')} at offset ${offset})`,
       hint: 'save it as UTF-8',
     };

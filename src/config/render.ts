@@ -32,7 +32,10 @@ export const MAX_SHOWN_PROBLEMS = 200;
 export function capProblems<T>(problems: T[], limit = MAX_SHOWN_PROBLEMS): { shown: T[]; more?: string } {
   if (problems.length <= limit) return { shown: problems };
   const rest = problems.length - limit;
-  return { shown: problems.slice(0, limit), more: `and ${rest.toLocaleString('en-US')} more (--format json lists them all)` };
+  return {
+    shown: problems.slice(0, limit),
+    more: `and ${rest.toLocaleString('en-US')} more (--format json lists them all)`,
+  };
 }
 
 export function renderText(findings: Findings, options: TextOptions = {}): string {
@@ -43,7 +46,8 @@ export function renderText(findings: Findings, options: TextOptions = {}): strin
   if (more) blocks.push(more);
   const summary =
     findings.errors.length === 0
-      ? paint.green('configuration is valid') + (findings.warnings.length ? `, ${count(findings.warnings.length, 'warning')}` : '')
+      ? paint.green('configuration is valid') +
+        (findings.warnings.length ? `, ${count(findings.warnings.length, 'warning')}` : '')
       : paint.red(`${count(findings.errors.length, 'error')}`) + `, ${count(findings.warnings.length, 'warning')}`;
   return [...blocks, summary].join('\n\n') + '\n';
 }
@@ -69,7 +73,8 @@ function quote(text: string, p: Shown, paint: Painter): string[] {
   if (end <= col) end = col + 1;
   // Long lines (minified files) show a window around the column.
   const from = line.length > MAX_SHOWN_LINE ? Math.max(0, col - 1 - 60) : 0;
-  const shown = (from > 0 ? '…' : '') + line.slice(from, from + MAX_SHOWN_LINE) + (line.length > from + MAX_SHOWN_LINE ? '…' : '');
+  const shown =
+    (from > 0 ? '…' : '') + line.slice(from, from + MAX_SHOWN_LINE) + (line.length > from + MAX_SHOWN_LINE ? '…' : '');
   const pad = (from > 0 ? ' ' : '') + line.slice(from, col - 1).replace(/[^\t]/g, ' ');
   const width = Math.max(1, Math.min(end - col, from + MAX_SHOWN_LINE - (col - 1)));
   const gutter = String(p.line);
@@ -104,7 +109,13 @@ function cachedReader(): (file: string) => string | undefined {
 }
 
 export function renderJson(findings: Findings): string {
-  return JSON.stringify({ valid: findings.errors.length === 0, errors: findings.errors, warnings: findings.warnings }, null, 2) + '\n';
+  return (
+    JSON.stringify(
+      { valid: findings.errors.length === 0, errors: findings.errors, warnings: findings.warnings },
+      null,
+      2,
+    ) + '\n'
+  );
 }
 
 /** `::error file=…,line=…,col=…::message` workflow commands, one per problem. */
@@ -123,7 +134,11 @@ export function renderGithub(findings: Findings): string {
     out.push(`::${p.severity === 'warning' ? 'warning' : 'error'} ${props.join(',')}::${escapeData(message)}`);
   }
   if (more) out.push(more);
-  out.push(findings.errors.length === 0 ? 'configuration is valid' : `${count(findings.errors.length, 'error')}, ${count(findings.warnings.length, 'warning')}`);
+  out.push(
+    findings.errors.length === 0
+      ? 'configuration is valid'
+      : `${count(findings.errors.length, 'error')}, ${count(findings.warnings.length, 'warning')}`,
+  );
   return out.join('\n') + '\n';
 }
 
@@ -140,7 +155,13 @@ function count(n: number, word: string): string {
 }
 
 type Paint = (s: string) => string;
-interface Painter { red: Paint; yellow: Paint; green: Paint; bold: Paint; dim: Paint }
+interface Painter {
+  red: Paint;
+  yellow: Paint;
+  green: Paint;
+  bold: Paint;
+  dim: Paint;
+}
 
 function painter(on: boolean): Painter {
   const code = (open: number, close: number): Paint => (on ? (s) => `\u001b[${open}m${s}\u001b[${close}m` : (s) => s);

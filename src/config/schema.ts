@@ -25,7 +25,9 @@ export function schemaValidator(): ValidateFunction {
 }
 
 function schemaDefs() {
-  rootSchema ??= JSON.parse(readFileSync(SCHEMA_URL, 'utf8')) as { $defs: Record<string, { type?: string | string[] }> };
+  rootSchema ??= JSON.parse(readFileSync(SCHEMA_URL, 'utf8')) as {
+    $defs: Record<string, { type?: string | string[] }>;
+  };
   return rootSchema.$defs;
 }
 
@@ -36,7 +38,15 @@ export function checkSchema(src: Source, value: unknown): Problem[] {
   return relevantErrors(validate.errors ?? []).map((e) => toProblem(src, value, e));
 }
 
-type SchemaNode = { $ref?: string; type?: string | string[]; properties?: Record<string, SchemaNode>; required?: string[]; additionalProperties?: SchemaNode | boolean; anyOf?: SchemaNode[]; items?: SchemaNode };
+type SchemaNode = {
+  $ref?: string;
+  type?: string | string[];
+  properties?: Record<string, SchemaNode>;
+  required?: string[];
+  additionalProperties?: SchemaNode | boolean;
+  anyOf?: SchemaNode[];
+  items?: SchemaNode;
+};
 
 /**
  * `members:` with nothing after it (YAML's null) is an empty list: a list the schema does not require
@@ -46,7 +56,8 @@ type SchemaNode = { $ref?: string; type?: string | string[]; properties?: Record
 export function emptyListsAsEmpty(value: unknown): void {
   const defs = schemaDefs() as Record<string, SchemaNode>;
   const root = rootSchema as SchemaNode;
-  const resolve = (s: SchemaNode | undefined): SchemaNode | undefined => (s?.$ref ? resolve(defs[s.$ref.replace('#/$defs/', '')]) : s);
+  const resolve = (s: SchemaNode | undefined): SchemaNode | undefined =>
+    s?.$ref ? resolve(defs[s.$ref.replace('#/$defs/', '')]) : s;
   const isList = (s: SchemaNode | undefined) => ([] as string[]).concat(resolve(s)?.type ?? []).includes('array');
   // Iterative, as parse.ts walks: a deeply nested value must not overflow the stack.
   const stack: { data: unknown; schema: SchemaNode | undefined }[] = [{ data: value, schema: root }];
@@ -55,15 +66,22 @@ export function emptyListsAsEmpty(value: unknown): void {
     const schema = resolve(raw);
     if (!schema || data === null || typeof data !== 'object') continue;
     if (Array.isArray(data)) {
-      for (const item of data) stack.push({ data: item, schema: schema.items ?? schema.anyOf?.map(resolve).find((s) => s?.items)?.items });
+      for (const item of data)
+        stack.push({ data: item, schema: schema.items ?? schema.anyOf?.map(resolve).find((s) => s?.items)?.items });
       continue;
     }
-    const objectForm = schema.properties || schema.additionalProperties ? schema : schema.anyOf?.map(resolve).find((s) => s?.properties || typeof s?.additionalProperties === 'object');
+    const objectForm =
+      schema.properties || schema.additionalProperties
+        ? schema
+        : schema.anyOf?.map(resolve).find((s) => s?.properties || typeof s?.additionalProperties === 'object');
     if (!objectForm) continue;
     const record = data as Record<string, unknown>;
     for (const [key, v] of Object.entries(record)) {
-      const sub = objectForm.properties?.[key] ?? (typeof objectForm.additionalProperties === 'object' ? objectForm.additionalProperties : undefined);
-      if (v === null && objectForm.properties?.[key] && !objectForm.required?.includes(key) && isList(sub)) record[key] = [];
+      const sub =
+        objectForm.properties?.[key] ??
+        (typeof objectForm.additionalProperties === 'object' ? objectForm.additionalProperties : undefined);
+      if (v === null && objectForm.properties?.[key] && !objectForm.required?.includes(key) && isList(sub))
+        record[key] = [];
       else stack.push({ data: v, schema: sub });
     }
   }
@@ -82,16 +100,22 @@ function relevantErrors(errors: ErrorObject[]): ErrorObject[] {
     const accepted = anyOfTypes(a);
     const actual = jsonType(a.data);
     const fits = accepted.includes(actual) || (actual === 'integer' && accepted.includes('number'));
-    kept = kept.filter((e) => !(e.keyword === 'type' && e.instancePath === a.instancePath && !typesOf(e).includes(actual)));
+    kept = kept.filter(
+      (e) => !(e.keyword === 'type' && e.instancePath === a.instancePath && !typesOf(e).includes(actual)),
+    );
     if (!fits) kept.push({ ...a, keyword: 'type', params: { type: accepted } });
   }
   const misspelt = new Set(
-    kept.filter((e) => e.keyword === 'additionalProperties').map((e) => {
-      const known = Object.keys((e.parentSchema as { properties?: object })?.properties ?? {});
-      return `${e.instancePath}\0${closest(String(e.params.additionalProperty), known)}`;
-    }),
+    kept
+      .filter((e) => e.keyword === 'additionalProperties')
+      .map((e) => {
+        const known = Object.keys((e.parentSchema as { properties?: object })?.properties ?? {});
+        return `${e.instancePath}\0${closest(String(e.params.additionalProperty), known)}`;
+      }),
   );
-  return kept.filter((e) => !(e.keyword === 'required' && misspelt.has(`${e.instancePath}\0${e.params.missingProperty}`)));
+  return kept.filter(
+    (e) => !(e.keyword === 'required' && misspelt.has(`${e.instancePath}\0${e.params.missingProperty}`)),
+  );
 }
 
 function typesOf(e: ErrorObject): string[] {
@@ -121,7 +145,9 @@ function toProblem(src: Source, value: unknown, e: ErrorObject): Problem {
   const parent = e.parentSchema as { description?: string; properties?: Record<string, unknown> } | undefined;
   const propertyName = (e as { propertyName?: string }).propertyName;
   if (propertyName !== undefined) {
-    return problemAt(loc, [propertyName], `invalid key ${JSON.stringify(propertyName)}${expected(parent, e)}`, { on: 'key' });
+    return problemAt(loc, [propertyName], `invalid key ${JSON.stringify(propertyName)}${expected(parent, e)}`, {
+      on: 'key',
+    });
   }
   switch (e.keyword) {
     case 'additionalProperties': {
@@ -134,9 +160,17 @@ function toProblem(src: Source, value: unknown, e: ErrorObject): Problem {
       return problemAt(loc, [], `missing required field "${String(params.missingProperty)}"`);
     case 'type': {
       const types = ([] as string[]).concat(params.type as string | string[]);
-      const variable = typeof e.data === 'number' || typeof e.data === 'boolean' ? variableWrittenAt(loc, []) : undefined;
-      const hint = variable?.whole ? `the variable "${variable.name}" holds ${describeValue(e.data)}: here it must be ${orList(types.map(describeType))}` : undefined;
-      return problemAt(loc, [], `expected ${orList(types.map(describeType))}, found ${describeValue(e.data)}`, hint ? { hint } : {});
+      const variable =
+        typeof e.data === 'number' || typeof e.data === 'boolean' ? variableWrittenAt(loc, []) : undefined;
+      const hint = variable?.whole
+        ? `the variable "${variable.name}" holds ${describeValue(e.data)}: here it must be ${orList(types.map(describeType))}`
+        : undefined;
+      return problemAt(
+        loc,
+        [],
+        `expected ${orList(types.map(describeType))}, found ${describeValue(e.data)}`,
+        hint ? { hint } : {},
+      );
     }
     case 'const':
       return problemAt(loc, [], `must be ${JSON.stringify(params.allowedValue)}, found ${describeValue(e.data)}`);
@@ -147,14 +181,21 @@ function toProblem(src: Source, value: unknown, e: ErrorObject): Problem {
     case 'enum': {
       const allowed = ((params.allowedValues as unknown[]) ?? []).map(String);
       const near = typeof e.data === 'string' ? closest(e.data, allowed) : undefined;
-      return problemAt(loc, [], `invalid value ${JSON.stringify(e.data)}: expected one of ${allowed.join(', ')}`, near ? { hint: `did you mean "${near}"?` } : {});
+      return problemAt(
+        loc,
+        [],
+        `invalid value ${JSON.stringify(e.data)}: expected one of ${allowed.join(', ')}`,
+        near ? { hint: `did you mean "${near}"?` } : {},
+      );
     }
     case 'minItems':
       return problemAt(loc, [], `must list at least ${plural(Number(params.limit), 'item')}`);
     case 'uniqueItems': {
       const [later, earlier] = [Number(params.i), Number(params.j)].sort((a, b) => b - a);
       const item = (e.data as unknown[])[later];
-      return problemAt(loc, [later], `duplicate item ${JSON.stringify(item)} (also at position ${earlier + 1})`, { hint: 'remove one of them' });
+      return problemAt(loc, [later], `duplicate item ${JSON.stringify(item)} (also at position ${earlier + 1})`, {
+        hint: 'remove one of them',
+      });
     }
     default:
       return problemAt(loc, [], e.message ?? `failed ${e.keyword}`);
@@ -180,7 +221,17 @@ function orList(items: string[]): string {
 }
 
 function describeType(t: string): string {
-  return { object: 'a mapping', array: 'a list', string: 'a string', null: 'nothing', integer: 'an integer', number: 'a number', boolean: 'true or false' }[t] ?? t;
+  return (
+    {
+      object: 'a mapping',
+      array: 'a list',
+      string: 'a string',
+      null: 'nothing',
+      integer: 'an integer',
+      number: 'a number',
+      boolean: 'true or false',
+    }[t] ?? t
+  );
 }
 
 export function describeValue(v: unknown): string {

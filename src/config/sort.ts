@@ -25,7 +25,10 @@ export function sortDesiredState(d: DesiredState): DesiredState {
     if (r.attributes) r.attributes = uniqueBy(r.attributes, (x) => x.key).sort((a, b) => byString(a.key, b.key));
   }
   for (const i of d.resourceInstances.values()) {
-    if (i.relations) i.relations = uniqueBy(i.relations, tupleKey).sort((a, b) => byString(a.relation, b.relation) || byString(a.subject, b.subject));
+    if (i.relations)
+      i.relations = uniqueBy(i.relations, tupleKey).sort(
+        (a, b) => byString(a.relation, b.relation) || byString(a.subject, b.subject),
+      );
   }
   for (const r of d.roles.values()) {
     r.permissions = [...new Set(r.permissions)].sort(byString);
@@ -34,7 +37,9 @@ export function sortDesiredState(d: DesiredState): DesiredState {
   for (const u of d.users.values()) {
     u.tenants = [...new Set([...u.tenants, ...u.roles.map((r) => r.tenant)])].sort(byString);
     u.roles = uniqueBy(u.roles, (r) => `${r.tenant}\0${r.role}\0${r.on ?? ''}`);
-    u.roles.sort((a, b) => byString(a.tenant, b.tenant) || byString(a.role, b.role) || byString(a.on ?? '', b.on ?? ''));
+    u.roles.sort(
+      (a, b) => byString(a.tenant, b.tenant) || byString(a.role, b.role) || byString(a.on ?? '', b.on ?? ''),
+    );
   }
   for (const g of d.groups.values()) {
     g.members = [...new Set(g.members)].sort(byString);
@@ -46,7 +51,9 @@ export function sortDesiredState(d: DesiredState): DesiredState {
   return {
     ...d,
     sections: new Set(SECTIONS.filter((s) => d.sections.has(s))),
-    ...(Array.isArray(d.authoritative) ? { authoritative: SECTIONS.filter((s) => (d.authoritative as Section[]).includes(s)) } : {}),
+    ...(Array.isArray(d.authoritative)
+      ? { authoritative: SECTIONS.filter((s) => (d.authoritative as Section[]).includes(s)) }
+      : {}),
     resources: sortMap(d.resources),
     roles: sortMap(d.roles),
     tenants: sortMap(d.tenants),

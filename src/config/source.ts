@@ -61,7 +61,12 @@ export function formatPath(path: Segment[]): string {
 
 export function problemAt(loc: Loc, sub: Segment[], message: string, options: ProblemOptions = {}): Problem {
   const path = [...loc.path, ...sub];
-  const problem: Problem = { file: loc.src.file, path: formatPath(path), message, severity: options.severity ?? 'error' };
+  const problem: Problem = {
+    file: loc.src.file,
+    path: formatPath(path),
+    message,
+    severity: options.severity ?? 'error',
+  };
   if (options.hint) problem.hint = options.hint;
   const range = rangeOf(loc.src, path, options.on ?? 'value');
   if (range) Object.assign(problem, rangeToPositions(loc.src, range));
@@ -69,7 +74,12 @@ export function problemAt(loc: Loc, sub: Segment[], message: string, options: Pr
 }
 
 /** A problem at a character offset (parse errors), or at the start of the file. */
-export function problemAtOffset(src: Source, range: [number, number] | undefined, message: string, options: ProblemOptions = {}): Problem {
+export function problemAtOffset(
+  src: Source,
+  range: [number, number] | undefined,
+  message: string,
+  options: ProblemOptions = {},
+): Problem {
   const problem: Problem = { file: src.file, message, severity: options.severity ?? 'error' };
   if (options.hint) problem.hint = options.hint;
   if (range) Object.assign(problem, rangeToPositions(src, range));
@@ -145,7 +155,12 @@ export function describePlace(loc: Loc): string {
  * A problem at `path` in the first of `sources` whose document has it (pointing at its key): for what
  * is found after loading, such as a plan's warning about a section. Without such a file, at no line.
  */
-export function problemInSources(sources: { file: string; text: string }[], path: Segment[], message: string, options: ProblemOptions = {}): Problem {
+export function problemInSources(
+  sources: { file: string; text: string }[],
+  path: Segment[],
+  message: string,
+  options: ProblemOptions = {},
+): Problem {
   for (const { file, text } of sources) {
     const src: Source = { file, text };
     if (documentOf(src).doc.hasIn(path)) return problemAt({ src, path }, [], message, { on: 'key', ...options });

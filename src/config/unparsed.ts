@@ -31,7 +31,8 @@ export function coverUnparsed(file: string, text: string, refused: Refused): Pro
     return {
       file,
       severity: 'warning',
-      message: 'did not parse, and its sections cannot be told: no reference in any file was checked against undeclared names',
+      message:
+        'did not parse, and its sections cannot be told: no reference in any file was checked against undeclared names',
       hint: 'fix its errors above and run again',
     };
   }

@@ -22,7 +22,8 @@ const WHOLE = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
 export type VariableValue = string | number | boolean;
 
-const isVariableValue = (v: unknown): v is VariableValue => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
+const isVariableValue = (v: unknown): v is VariableValue =>
+  typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
 
 /** Substitutes every file's references; returns the problems (unknown or twice-declared variables, bad references). */
 export function substituteVariables(files: ParsedFile[]): Problem[] {
@@ -36,9 +37,12 @@ export function substituteVariables(files: ParsedFile[]): Problem[] {
       const loc: Loc = { src, path: ['variables', name] };
       const first = values.get(name);
       if (first) {
-        problems.push(problemAt(loc, [], `variable "${name}" is declared twice: here and at ${describePlace(first.loc)}`, {
-          on: 'key', hint: 'declare each variable once: in each environment\'s folder, not in the shared one',
-        }));
+        problems.push(
+          problemAt(loc, [], `variable "${name}" is declared twice: here and at ${describePlace(first.loc)}`, {
+            on: 'key',
+            hint: "declare each variable once: in each environment's folder, not in the shared one",
+          }),
+        );
       } else values.set(name, { value: v, loc });
     }
   }
@@ -89,10 +93,20 @@ function substitute(text: string, path: Segment[], w: Walk): string {
     if (found) return String(found.value);
     const loc: Loc = { src: w.src, path };
     if (!NAME.test(name)) {
-      w.problems.push(at(loc, whole, `"${whole}" is not a variable reference`, 'a name is letters, digits and _; write $${ for a literal ${'));
+      w.problems.push(
+        at(
+          loc,
+          whole,
+          `"${whole}" is not a variable reference`,
+          'a name is letters, digits and _; write $${ for a literal ${',
+        ),
+      );
     } else {
-      const hint = didYouMean(name, w.names)
-        ?? (w.names.length === 0 ? `no variables are declared: declare it under \`variables:\` (in each environment's folder)` : `declared variables: ${w.names.slice(0, 8).join(', ')}${w.names.length > 8 ? ', ...' : ''}`);
+      const hint =
+        didYouMean(name, w.names) ??
+        (w.names.length === 0
+          ? `no variables are declared: declare it under \`variables:\` (in each environment's folder)`
+          : `declared variables: ${w.names.slice(0, 8).join(', ')}${w.names.length > 8 ? ', ...' : ''}`);
       w.problems.push(at(loc, whole, `unknown variable "${name}"`, hint));
     }
     return whole;
@@ -126,7 +140,8 @@ export function variableWrittenAt(loc: Loc, sub: Segment[]): { name: string; who
   if (typeof written !== 'string' || !written.includes('${')) return undefined;
   const whole = WHOLE.exec(written);
   if (whole) return { name: whole[1], whole: true };
-  for (const [, escaped, name] of written.matchAll(REFERENCE)) if (!escaped && NAME.test(name)) return { name, whole: false };
+  for (const [, escaped, name] of written.matchAll(REFERENCE))
+    if (!escaped && NAME.test(name)) return { name, whole: false };
   return undefined;
 }
 

@@ -13,8 +13,16 @@ export function yamlMessage(code: string, message: string): { message: string; h
       return { message: 'a tab indents this line', hint: 'YAML indents with spaces only: replace the tab with spaces' };
     case 'BAD_INDENT':
       // Placed at the bracket that opened it (yaml-places.ts).
-      if (/^Flow map/.test(text)) return { message: 'this { ... } mapping is not closed', hint: 'close it with }, or indent its continuation lines under its key' };
-      if (/^Flow sequence/.test(text)) return { message: 'this [ ... ] list is not closed', hint: 'close it with ], or indent its continuation lines under its key' };
+      if (/^Flow map/.test(text))
+        return {
+          message: 'this { ... } mapping is not closed',
+          hint: 'close it with }, or indent its continuation lines under its key',
+        };
+      if (/^Flow sequence/.test(text))
+        return {
+          message: 'this [ ... ] list is not closed',
+          hint: 'close it with ], or indent its continuation lines under its key',
+        };
       if (/same column/.test(text)) {
         return {
           message: 'this key is out of line with the keys before it',
@@ -28,12 +36,19 @@ export function yamlMessage(code: string, message: string): { message: string; h
         hint: 'indent it with as many spaces as the keys beside it: the key above has a value, so nothing can be nested under it',
       };
     case 'MISSING_CHAR':
-      if (/quote/.test(text)) return { message: 'a quoted string is not closed', hint: 'end it with the same quote it starts with' };
+      if (/quote/.test(text))
+        return { message: 'a quoted string is not closed', hint: 'end it with the same quote it starts with' };
       break;
     case 'BLOCK_AS_IMPLICIT_KEY':
-      return { message: 'a second `key: value` on the line of a value', hint: 'quote the value if its colon is part of it ("a: b"), or put the nested mapping on lines of its own' };
+      return {
+        message: 'a second `key: value` on the line of a value',
+        hint: 'quote the value if its colon is part of it ("a: b"), or put the nested mapping on lines of its own',
+      };
     case 'MULTILINE_IMPLICIT_KEY':
-      return { message: 'a key runs over more than one line', hint: 'a key must fit on one line; check for a missing colon or closing quote above' };
+      return {
+        message: 'a key runs over more than one line',
+        hint: 'a key must fit on one line; check for a missing colon or closing quote above',
+      };
     case 'MULTIPLE_DOCS':
       return { message: text }; // rewritten where multi-document files are handled
     case 'UNEXPECTED_TOKEN':

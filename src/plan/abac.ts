@@ -19,16 +19,36 @@ import { ids } from './identity.js';
 
 /** What the planner's builder offers (plan.ts `PlanBuilder`). */
 export interface ChangeSink {
-  create<K extends Kind, F extends ChangeFields[K]>(kind: K, id: string, after: Exact<K, F>, replaces?: FieldChange[]): void;
-  update<K extends Kind, B extends ChangeFields[K], A extends ChangeFields[K]>(kind: K, id: string, before: Exact<K, B>, after: Exact<K, A>): void;
+  create<K extends Kind, F extends ChangeFields[K]>(
+    kind: K,
+    id: string,
+    after: Exact<K, F>,
+    replaces?: FieldChange[],
+  ): void;
+  update<K extends Kind, B extends ChangeFields[K], A extends ChangeFields[K]>(
+    kind: K,
+    id: string,
+    before: Exact<K, B>,
+    after: Exact<K, A>,
+  ): void;
   delete<K extends Kind, F extends ChangeFields[K]>(kind: K, id: string, before: Exact<K, F>): void;
 }
 
 export const attributeFields = (a: DesiredAttribute) => ({ key: a.key, type: a.type, description: a.description });
 export const setFields = (s: DesiredConditionSet) => ({
-  key: s.key, type: s.type, name: s.name, description: s.description, resource: s.resource, conditions: s.conditions, parent: s.parent,
+  key: s.key,
+  type: s.type,
+  name: s.name,
+  description: s.description,
+  resource: s.resource,
+  conditions: s.conditions,
+  parent: s.parent,
 });
-export const ruleFields = (r: DesiredSetRule) => ({ user_set: r.userSet, permission: `${r.resource}:${r.action}`, resource_set: r.resourceSet });
+export const ruleFields = (r: DesiredSetRule) => ({
+  user_set: r.userSet,
+  permission: `${r.resource}:${r.action}`,
+  resource_set: r.resourceSet,
+});
 export const ruleId = (r: DesiredSetRule) => ids.setRule(r.userSet, `${r.resource}:${r.action}`, r.resourceSet);
 
 /** The section a set of this type belongs to. */
@@ -45,8 +65,26 @@ export function planAbac(b: ChangeSink, desired: DesiredState, live: LiveState, 
       keyed(b, 'resource_attribute', want, have, (k) => ids.resourceAttribute(resource.key, k), true, fields);
     }
   }
-  if (managed.has('user_attributes')) keyed(b, 'user_attribute', desired.userAttributes, live.userAttributes, ids.userAttribute, prunes('user_attributes'), attributeFields);
-  if (managed.has('tenant_attributes')) keyed(b, 'tenant_attribute', desired.tenantAttributes, live.tenantAttributes, ids.tenantAttribute, prunes('tenant_attributes'), attributeFields);
+  if (managed.has('user_attributes'))
+    keyed(
+      b,
+      'user_attribute',
+      desired.userAttributes,
+      live.userAttributes,
+      ids.userAttribute,
+      prunes('user_attributes'),
+      attributeFields,
+    );
+  if (managed.has('tenant_attributes'))
+    keyed(
+      b,
+      'tenant_attribute',
+      desired.tenantAttributes,
+      live.tenantAttributes,
+      ids.tenantAttribute,
+      prunes('tenant_attributes'),
+      attributeFields,
+    );
 
   const replaced = planSets(b, desired, live, prunes);
 
@@ -54,7 +92,8 @@ export function planAbac(b: ChangeSink, desired: DesiredState, live: LiveState, 
   const rulesManaged = managed.has('set_rules');
   const onReplaced = (r: DesiredSetRule) => replaced.has(r.userSet) || replaced.has(r.resourceSet);
   if (rulesManaged) {
-    for (const [k, r] of desired.setRules) if (!live.setRules.has(k) || onReplaced(r)) b.create('set_rule', ruleId(r), ruleFields(r));
+    for (const [k, r] of desired.setRules)
+      if (!live.setRules.has(k) || onReplaced(r)) b.create('set_rule', ruleId(r), ruleFields(r));
   }
   // A rule the configuration leaves alone is made again on its replaced set when it still fits it (the
   // set is still of its type, on the permission's resource); one that no longer fits is lost, and shown
@@ -62,7 +101,10 @@ export function planAbac(b: ChangeSink, desired: DesiredState, live: LiveState, 
   const fits = (r: DesiredSetRule) => {
     const us = desired.conditionSets.get(r.userSet);
     const rs = desired.conditionSets.get(r.resourceSet);
-    return (!replaced.has(r.userSet) || us?.type === 'userset') && (!replaced.has(r.resourceSet) || (rs?.type === 'resourceset' && rs.resource === r.resource));
+    return (
+      (!replaced.has(r.userSet) || us?.type === 'userset') &&
+      (!replaced.has(r.resourceSet) || (rs?.type === 'resourceset' && rs.resource === r.resource))
+    );
   };
   for (const [k, r] of live.setRules) {
     if (rulesManaged && desired.setRules.has(k)) continue;
@@ -84,12 +126,19 @@ function planSets(b: ChangeSink, desired: DesiredState, live: LiveState, prunes:
   for (const [k, s] of desired.conditionSets) {
     const was = live.conditionSets.get(k);
     // The public update cannot remove a parent (`parent_id` is a string): a set leaving its parent is made again.
-    if (was && (was.type !== s.type || (was.resource ?? '') !== (s.resource ?? '') || (was.parent !== undefined && s.parent === undefined))) replaced.add(k);
+    if (
+      was &&
+      (was.type !== s.type ||
+        (was.resource ?? '') !== (s.resource ?? '') ||
+        (was.parent !== undefined && s.parent === undefined))
+    )
+      replaced.add(k);
   }
   // A replaced set is deleted first, and the service refuses to delete a set with children: its live
   // descendants are deleted with it and made again after it (when declared).
   const childrenOf = new Map<string, string[]>();
-  for (const [k, s] of live.conditionSets) if (s.parent) (childrenOf.get(s.parent) ?? childrenOf.set(s.parent, []).get(s.parent)!).push(k);
+  for (const [k, s] of live.conditionSets)
+    if (s.parent) (childrenOf.get(s.parent) ?? childrenOf.set(s.parent, []).get(s.parent)!).push(k);
   const deleted = (k: string) => {
     const s = live.conditionSets.get(k)!;
     return !desired.conditionSets.has(k) && managed(s.type) && prunes(setSection(s.type));
@@ -111,7 +160,8 @@ function planSets(b: ChangeSink, desired: DesiredState, live: LiveState, prunes:
     else if (replaced.has(k)) {
       const fields: FieldChange[] = [];
       if (was.type !== s.type) fields.push({ field: 'type', before: was.type, after: s.type });
-      if ((was.resource ?? '') !== (s.resource ?? '')) fields.push({ field: 'resource', before: was.resource ?? null, after: s.resource ?? null });
+      if ((was.resource ?? '') !== (s.resource ?? ''))
+        fields.push({ field: 'resource', before: was.resource ?? null, after: s.resource ?? null });
       // A set leaving its parent, or a descendant of a replaced set (deleted with it), is made again.
       if (fields.length === 0) fields.push({ field: 'parent', before: was.parent ?? null, after: s.parent ?? null });
       b.create('condition_set', ids.conditionSet(k), setFields(s), fields);
@@ -119,7 +169,9 @@ function planSets(b: ChangeSink, desired: DesiredState, live: LiveState, prunes:
   }
   for (const [k, s] of live.conditionSets) {
     if (desired.conditionSets.has(k) || !deleted(k)) continue;
-    const staying = (childrenOf.get(k) ?? []).filter((c) => !deleted(c) && (desired.conditionSets.get(c)?.parent ?? live.conditionSets.get(c)!.parent) === k);
+    const staying = (childrenOf.get(k) ?? []).filter(
+      (c) => !deleted(c) && (desired.conditionSets.get(c)?.parent ?? live.conditionSets.get(c)!.parent) === k,
+    );
     if (staying.length > 0) {
       throw new ConfigError(
         `${label(s)} is not declared and would be deleted, but the service refuses to delete a set with child sets, and ${staying.map((c) => `'${c}'`).join(', ')} ${agree(staying.length, 'stays', 'stay')} under it. ` +
@@ -134,7 +186,7 @@ function planSets(b: ChangeSink, desired: DesiredState, live: LiveState, prunes:
 function descendants(childrenOf: Map<string, string[]>, root: string): string[] {
   const out: string[] = [];
   const seen = new Set([root]);
-  for (let level = childrenOf.get(root) ?? []; level.length > 0; ) {
+  for (let level = childrenOf.get(root) ?? []; level.length > 0;) {
     const next: string[] = [];
     for (const c of level) {
       if (seen.has(c)) continue;
@@ -147,9 +199,18 @@ function descendants(childrenOf: Map<string, string[]>, root: string): string[] 
   return out;
 }
 
-const label = (s: { key: string; type: string }) => `${s.type === 'resourceset' ? 'resource set' : 'user set'} '${s.key}'`;
+const label = (s: { key: string; type: string }) =>
+  `${s.type === 'resourceset' ? 'resource set' : 'user set'} '${s.key}'`;
 
-function keyed<K extends Kind, T, F extends ChangeFields[K]>(b: ChangeSink, kind: K, want: Map<string, T>, have: Map<string, T>, id: (k: string) => string, prune: boolean, fields: (v: T) => Exact<K, F>) {
+function keyed<K extends Kind, T, F extends ChangeFields[K]>(
+  b: ChangeSink,
+  kind: K,
+  want: Map<string, T>,
+  have: Map<string, T>,
+  id: (k: string) => string,
+  prune: boolean,
+  fields: (v: T) => Exact<K, F>,
+) {
   for (const [k, v] of want) {
     const was = have.get(k);
     if (!was) b.create(kind, id(k), fields(v));
@@ -164,18 +225,32 @@ function keyed<K extends Kind, T, F extends ChangeFields[K]>(b: ChangeSink, kind
  * and the conditions then evaluate it as undefined, silently (api-notes). Sets whose conditions do not
  * parse are skipped (the configuration's rules report them).
  */
-export function attributeUses(changes: readonly Change[], desired: DesiredState, live: LiveState): Map<string, string[]> {
+export function attributeUses(
+  changes: readonly Change[],
+  desired: DesiredState,
+  live: LiveState,
+): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  const deletions = changes.filter((c) => c.action === 'delete' && (c.kind === 'user_attribute' || c.kind === 'tenant_attribute' || c.kind === 'resource_attribute'));
+  const deletions = changes.filter(
+    (c) =>
+      c.action === 'delete' &&
+      (c.kind === 'user_attribute' || c.kind === 'tenant_attribute' || c.kind === 'resource_attribute'),
+  );
   if (deletions.length === 0) return out;
-  const deletedSets = new Set(changes.filter((c) => c.action === 'delete' && c.kind === 'condition_set').map((c) => (c.action === 'delete' ? (c.before as { key: string }).key : '')));
+  const deletedSets = new Set(
+    changes
+      .filter((c) => c.action === 'delete' && c.kind === 'condition_set')
+      .map((c) => (c.action === 'delete' ? (c.before as { key: string }).key : '')),
+  );
   const sets = new Map<string, DesiredConditionSet>();
   for (const [k, s] of live.conditionSets) if (!deletedSets.has(k)) sets.set(k, s);
   for (const [k, s] of desired.conditionSets) sets.set(k, s);
   // What each set names: `user.level`, `tenant.country`, `resource.amount` (with the set's type and resource).
   const named = [...sets.values()].map((s) => {
     const parsed = parseConditions(s.conditions);
-    const refs = parsed.ok ? attributesNamed(parsed.condition).map((n) => `${n.attribute.entity}.${n.attribute.path[0]}`) : [];
+    const refs = parsed.ok
+      ? attributesNamed(parsed.condition).map((n) => `${n.attribute.entity}.${n.attribute.path[0]}`)
+      : [];
     return { set: s, refs: new Set(refs) };
   });
   for (const c of deletions) {
@@ -194,5 +269,10 @@ export function attributeUses(changes: readonly Change[], desired: DesiredState,
 /** The key of a live rule as the live state holds it (`setRuleKey`), from a change's fields. */
 export function ruleKeyOf(f: ChangeFields['set_rule']): string {
   const i = f.permission.indexOf(':');
-  return setRuleKey({ userSet: f.user_set, resourceSet: f.resource_set, resource: f.permission.slice(0, i), action: f.permission.slice(i + 1) });
+  return setRuleKey({
+    userSet: f.user_set,
+    resourceSet: f.resource_set,
+    resource: f.permission.slice(0, i),
+    action: f.permission.slice(i + 1),
+  });
 }

@@ -12,7 +12,11 @@ import type { PlanAccessChange, PlanAccessCore, PlanAccessLimits } from './acces
 
 type ByUser = PlanAccessCore['byUser'];
 
-export function joinAbacByUser(roles: Pick<PlanAccessCore, 'byUser' | 'omittedChanges'>, abac: AbacDiff, limits: PlanAccessLimits): { byUser: ByUser; omittedChanges: number } {
+export function joinAbacByUser(
+  roles: Pick<PlanAccessCore, 'byUser' | 'omittedChanges'>,
+  abac: AbacDiff,
+  limits: PlanAccessLimits,
+): { byUser: ByUser; omittedChanges: number } {
   const total = abac.lines.reduce((n, l) => n + l.users.length, 0);
   if (total === 0) return { byUser: roles.byUser, omittedChanges: roles.omittedChanges };
   // Only the first users in order can be shown: each has at least one change.
@@ -28,7 +32,12 @@ export function joinAbacByUser(roles: Pick<PlanAccessCore, 'byUser' | 'omittedCh
     }
   }
   for (const [user, changes] of fromRules) {
-    changes.sort((a, b) => cmp(a.instance ?? a.instances![0], b.instance ?? b.instances![0]) || cmp(a.subject, b.subject) || cmp(a.sign, b.sign));
+    changes.sort(
+      (a, b) =>
+        cmp(a.instance ?? a.instances![0], b.instance ?? b.instances![0]) ||
+        cmp(a.subject, b.subject) ||
+        cmp(a.sign, b.sign),
+    );
     byUser.set(user, [...(byUser.get(user) ?? []), ...changes]);
   }
   const out: ByUser = [];

@@ -23,7 +23,13 @@ interface Counted {
  * `alsoUsers`: users who gain or lose access otherwise (through set rules): `users` counts each user
  * once, whether their changes come through roles, rules or both.
  */
-export function streamAccessSection(before: AccessGraph, after: AccessGraph, permissions: boolean, limits: PlanAccessLimits, alsoUsers?: ReadonlySet<string>): PlanAccessCore {
+export function streamAccessSection(
+  before: AccessGraph,
+  after: AccessGraph,
+  permissions: boolean,
+  limits: PlanAccessLimits,
+  alsoUsers?: ReadonlySet<string>,
+): PlanAccessCore {
   const lines = new Map<string, Counted>();
   const byUser: PlanAccessCore['byUser'] = [];
   let users = 0;
@@ -45,34 +51,43 @@ export function streamAccessSection(before: AccessGraph, after: AccessGraph, per
     users++;
     if (alsoUsers?.has(changes[0].user)) alsoCounted++;
     total += changes.length;
-    for (const c of changes) if (c.sign === '+') gains++;
-    else losses++;
+    for (const c of changes)
+      if (c.sign === '+') gains++;
+      else losses++;
     // A change held only through a tenant-wide role is counted once per role and tenant (summary.ts).
     const { wide, rest } = tenantWide(changes);
     for (const w of wide) {
-      count(`tenant\u0000${w.sign}\u0000${w.subject}\u0000${w.tenant}\u0000${w.role ?? ''}\u0000${w.instances.join('\u0000')}`, w.user, () => ({
-        sign: w.sign,
-        subject: w.subject,
-        instances: w.instances,
-        viaKind: 'tenant',
-        via: w.tenant,
-        ...(w.role !== undefined ? { role: w.role } : {}),
-        users: [],
-      }));
+      count(
+        `tenant\u0000${w.sign}\u0000${w.subject}\u0000${w.tenant}\u0000${w.role ?? ''}\u0000${w.instances.join('\u0000')}`,
+        w.user,
+        () => ({
+          sign: w.sign,
+          subject: w.subject,
+          instances: w.instances,
+          viaKind: 'tenant',
+          via: w.tenant,
+          ...(w.role !== undefined ? { role: w.role } : {}),
+          users: [],
+        }),
+      );
     }
     for (const c of rest) {
       const best = c.via[0];
       const via = origin(best.path);
       const role = best.role === c.subject ? undefined : best.role;
-      count(`${c.sign}\u0000${c.subject}\u0000${c.instance}\u0000${best.path.kind}\u0000${via}\u0000${role ?? ''}`, c.user, () => ({
-        sign: c.sign,
-        subject: c.subject,
-        instance: c.instance,
-        viaKind: best.path.kind,
-        via,
-        ...(role !== undefined ? { role } : {}),
-        users: [],
-      }));
+      count(
+        `${c.sign}\u0000${c.subject}\u0000${c.instance}\u0000${best.path.kind}\u0000${via}\u0000${role ?? ''}`,
+        c.user,
+        () => ({
+          sign: c.sign,
+          subject: c.subject,
+          instance: c.instance,
+          viaKind: best.path.kind,
+          via,
+          ...(role !== undefined ? { role } : {}),
+          users: [],
+        }),
+      );
     }
     if (full) return;
     // By user: a tenant-wide role's gains or losses once per role and tenant (where the user's first
@@ -89,10 +104,19 @@ export function streamAccessSection(before: AccessGraph, after: AccessGraph, per
       }
       shown += size;
       if (byUser.length === 0 || byUser[byUser.length - 1].user !== c.user) byUser.push({ user: c.user, changes: [] });
-      const paths = c.via.slice(0, limits.pathsPerChange).map((v) => (w ? formatTenantPath(c.user, v.role, w.tenant) : formatPath(c.user, v.path, v.role, c.instance)));
+      const paths = c.via
+        .slice(0, limits.pathsPerChange)
+        .map((v) => (w ? formatTenantPath(c.user, v.role, w.tenant) : formatPath(c.user, v.path, v.role, c.instance)));
       byUser[byUser.length - 1].changes.push(
         w
-          ? { sign: c.sign, subject: c.subject, instances: w.instances, tenant: w.tenant, ...(w.role !== undefined ? { role: w.role } : {}), paths }
+          ? {
+              sign: c.sign,
+              subject: c.subject,
+              instances: w.instances,
+              tenant: w.tenant,
+              ...(w.role !== undefined ? { role: w.role } : {}),
+              paths,
+            }
           : { sign: c.sign, subject: c.subject, instance: c.instance, paths },
       );
     }
@@ -149,7 +173,12 @@ function compareLines(x: Counted, y: Counted): number {
 
 /** The diff's order: user, instance, subject, then sign (`+` first). */
 function compareChange(a: AccessChange, b: AccessChange): number {
-  return cmp(a.user, b.user) || cmp(a.instance, b.instance) || cmp(a.subject, b.subject) || (a.sign === b.sign ? 0 : a.sign === '+' ? -1 : 1);
+  return (
+    cmp(a.user, b.user) ||
+    cmp(a.instance, b.instance) ||
+    cmp(a.subject, b.subject) ||
+    (a.sign === b.sign ? 0 : a.sign === '+' ? -1 : 1)
+  );
 }
 
 /** "frank → auditor (tenant-wide in acme)": the path of a change through a tenant-wide role, on no one instance. */

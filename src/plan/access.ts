@@ -89,7 +89,12 @@ export interface PlanAccess extends PlanAccessCore {
   assertions?: PlanAccessAssertions;
 }
 
-export const DEFAULT_ACCESS_LIMITS: PlanAccessLimits = { summaryLines: 50, usersPerLine: 10, changes: 200, pathsPerChange: 3 };
+export const DEFAULT_ACCESS_LIMITS: PlanAccessLimits = {
+  summaryLines: 50,
+  usersPerLine: 10,
+  changes: 200,
+  pathsPerChange: 3,
+};
 
 export interface PlanAccessInput {
   live: LiveState;
@@ -109,7 +114,10 @@ export interface PlanAccessInput {
 }
 
 /** The graphs before and after the changes: exported for the bench and `check`'s use of a plan. */
-export function accessGraphs(live: LiveState, changes: readonly Change[]): { before: AccessGraph; after: AccessGraph; afterState: LiveState } {
+export function accessGraphs(
+  live: LiveState,
+  changes: readonly Change[],
+): { before: AccessGraph; after: AccessGraph; afterState: LiveState } {
   const derivations = derivationCache();
   const memo = abacMemo();
   const afterState = liveAfter(live, changes);
@@ -125,14 +133,29 @@ export function planAccess(input: PlanAccessInput): PlanAccess {
   // Nothing changes and nothing is asserted: no one gains or loses anything, without building the graphs
   // (a tenth of a second for 10,000 users, on every no-op plan).
   if (input.changes.length === 0 && !input.assertions?.length) {
-    return { level: input.permissions === true ? 'permission' : 'role', users: 0, gains: 0, losses: 0, summary: [], omittedSummary: 0, byUser: [], omittedChanges: 0 };
+    return {
+      level: input.permissions === true ? 'permission' : 'role',
+      users: 0,
+      gains: 0,
+      losses: 0,
+      summary: [],
+      omittedSummary: 0,
+      byUser: [],
+      omittedChanges: 0,
+    };
   }
   const { before, after, afterState } = accessGraphs(input.live, input.changes);
   // Set rules (ABAC) first: their users join the count of users the section names.
   const abacDiff = before.abac || after.abac ? diffAbac(before, after) : undefined;
   const abac = abacDiff ? planAbac(abacDiff, limits) : undefined;
   // Counted and summarised as the diff yields its changes, never held whole (access-stream.ts).
-  const streamed = streamAccessSection(before, after, input.permissions === true, limits, abac ? new Set(abac.users) : undefined);
+  const streamed = streamAccessSection(
+    before,
+    after,
+    input.permissions === true,
+    limits,
+    abac ? new Set(abac.users) : undefined,
+  );
   const out: PlanAccess = {
     ...streamed,
     ...(abacDiff ? joinAbacByUser(streamed, abacDiff, limits) : {}),
@@ -143,8 +166,15 @@ export function planAccess(input: PlanAccessInput): PlanAccess {
   if (input.assertions && input.assertions.length > 0) {
     // Decided as `roster check` decides them: set rules on the state after the plan, with each
     // assertion's `with:` attributes; one a rule leaves to decision time is counted apart.
-    const report = evaluateAssertions(input.assertions, after, { held: input.held, abac: { state: afterState, view: abacFromState(afterState) } });
-    const entry = (r: (typeof report.results)[number]) => ({ place: placeOf(r), name: r.name, lines: failureLines(r, '') });
+    const report = evaluateAssertions(input.assertions, after, {
+      held: input.held,
+      abac: { state: afterState, view: abacFromState(afterState) },
+    });
+    const entry = (r: (typeof report.results)[number]) => ({
+      place: placeOf(r),
+      name: r.name,
+      lines: failureLines(r, ''),
+    });
     const undecided = report.results.filter((r) => r.status === 'undecided').map(entry);
     out.assertions = {
       total: report.total,
@@ -158,7 +188,10 @@ export function planAccess(input: PlanAccessInput): PlanAccess {
 }
 
 /** The ABAC part of the section, capped like the summary. */
-function planAbac(d: ReturnType<typeof diffAbac>, limits: PlanAccessLimits): { section: PlanAbac; users: string[]; gains: number; losses: number } {
+function planAbac(
+  d: ReturnType<typeof diffAbac>,
+  limits: PlanAccessLimits,
+): { section: PlanAbac; users: string[]; gains: number; losses: number } {
   const lines = d.lines.slice(0, limits.summaryLines).map((l): PlanAbacLine => ({
     line: formatAbacLine(l),
     sign: l.sign,
@@ -184,7 +217,14 @@ function planAbac(d: ReturnType<typeof diffAbac>, limits: PlanAccessLimits): { s
     change: u.change,
   }));
   return {
-    section: { users: d.users.length, gains: d.gains, losses: d.losses, lines, omittedLines: d.lines.length - lines.length, undecided },
+    section: {
+      users: d.users.length,
+      gains: d.gains,
+      losses: d.losses,
+      lines,
+      omittedLines: d.lines.length - lines.length,
+      undecided,
+    },
     users: d.users,
     gains: d.gains,
     losses: d.losses,
@@ -205,7 +245,10 @@ export function accessTextLines(a: PlanAccess): string[] {
       for (const p of c.paths) lines.push(`          ${p}`);
     }
   }
-  if (a.omittedChanges > 0) lines.push(`    … and ${plural(a.omittedChanges, 'more change', 'more changes')} (see --format json for the counts)`);
+  if (a.omittedChanges > 0)
+    lines.push(
+      `    … and ${plural(a.omittedChanges, 'more change', 'more changes')} (see --format json for the counts)`,
+    );
   lines.push(...assertionLines(a));
   return lines;
 }
@@ -217,7 +260,13 @@ export function accessMarkdownLines(a: PlanAccess): string[] {
   if (a.omittedSummary > 0) out.push(`- … and ${a.omittedSummary} more`);
   out.push(...abacMarkdownLines(a.abac));
   if (a.byUser.length > 0) {
-    out.push('', '<details><summary>By user, with the granting paths</summary>', '', '| user | change | paths |', '|---|---|---|');
+    out.push(
+      '',
+      '<details><summary>By user, with the granting paths</summary>',
+      '',
+      '| user | change | paths |',
+      '|---|---|---|',
+    );
     for (const u of a.byUser) {
       for (const c of u.changes) {
         const what = c.instances ? cell(describeChange(c)) : `${cell(c.subject)} on ${codeCell(c.instance!)}`;
@@ -229,11 +278,13 @@ export function accessMarkdownLines(a: PlanAccess): string[] {
   }
   if (a.assertions && a.assertions.failed > 0) {
     out.push('', `#### ❌ ${a.assertions.failed} of ${a.assertions.total} assertions fail`, '');
-    for (const f of a.assertions.failures) out.push(`- **${f.name}** (${f.place})`, ...f.lines.map((l) => `  - \`${l.trim()}\``));
+    for (const f of a.assertions.failures)
+      out.push(`- **${f.name}** (${f.place})`, ...f.lines.map((l) => `  - \`${l.trim()}\``));
   }
   if (a.assertions?.undecided) {
     out.push('', `#### ${plural(a.assertions.undecided.length, 'assertion')} not decided offline`, '');
-    for (const f of a.assertions.undecided) out.push(`- **${f.name}** (${f.place})`, ...f.lines.map((l) => `  - \`${l.trim()}\``));
+    for (const f of a.assertions.undecided)
+      out.push(`- **${f.name}** (${f.place})`, ...f.lines.map((l) => `  - \`${l.trim()}\``));
   }
   return out;
 }
@@ -242,7 +293,8 @@ export function accessMarkdownLines(a: PlanAccess): string[] {
 function abacTextLines(abac: PlanAbac | undefined): string[] {
   if (!abac || (abac.lines.length === 0 && abac.undecided.length === 0)) return [];
   const lines = ['', `  Through set rules (attributes): ${abacHeadline(abac)}`];
-  for (const l of abac.lines) lines.push(`  ${l.line}`, `      ${listed(l.users, l.userCount)}; on ${listed(l.instances, l.instanceCount)}`);
+  for (const l of abac.lines)
+    lines.push(`  ${l.line}`, `      ${listed(l.users, l.userCount)}; on ${listed(l.instances, l.instanceCount)}`);
   if (abac.omittedLines > 0) lines.push(`  … and ${plural(abac.omittedLines, 'more line', 'more lines')}`);
   for (const u of abac.undecided) lines.push(`  ${u.line}`);
   return lines;
@@ -251,7 +303,13 @@ function abacTextLines(abac: PlanAbac | undefined): string[] {
 function abacMarkdownLines(abac: PlanAbac | undefined): string[] {
   if (!abac || (abac.lines.length === 0 && abac.undecided.length === 0)) return [];
   const out = ['', `**Through set rules (attributes):** ${abacHeadline(abac)}`, ''];
-  for (const l of abac.lines) out.push(`- \`${l.line}\`: ${listed(l.users, l.userCount)}; on ${listed(l.instances.map((i) => `\`${i}\``), l.instanceCount)}`);
+  for (const l of abac.lines)
+    out.push(
+      `- \`${l.line}\`: ${listed(l.users, l.userCount)}; on ${listed(
+        l.instances.map((i) => `\`${i}\``),
+        l.instanceCount,
+      )}`,
+    );
   if (abac.omittedLines > 0) out.push(`- … and ${abac.omittedLines} more`);
   for (const u of abac.undecided) out.push(`- \`${u.line}\``);
   return out;
@@ -270,8 +328,10 @@ function listed(items: readonly string[], total: number): string {
 /** A change as one line: "editor on document:a", or "folder:read through auditor in acme, on 3 folders (folder:a, folder:b, folder:c)". */
 function describeChange(c: PlanAccessChange): string {
   if (!c.instances) return `${c.subject} on ${c.instance}`;
-  if (c.rule !== undefined) return `${c.subject} on ${plural(c.instances.length, 'instance')} (${c.instances.slice(0, 3).join(', ')}${c.instances.length > 3 ? ', …' : ''})`;
-  const listed = c.instances.length > 1 ? ` (${c.instances.slice(0, 3).join(', ')}${c.instances.length > 3 ? ', …' : ''})` : '';
+  if (c.rule !== undefined)
+    return `${c.subject} on ${plural(c.instances.length, 'instance')} (${c.instances.slice(0, 3).join(', ')}${c.instances.length > 3 ? ', …' : ''})`;
+  const listed =
+    c.instances.length > 1 ? ` (${c.instances.slice(0, 3).join(', ')}${c.instances.length > 3 ? ', …' : ''})` : '';
   return `${describeTenantWide(c.subject, c.role, c.tenant!, c.instances)}${listed}`;
 }
 
@@ -296,11 +356,16 @@ function assertionLines(a: PlanAccess): string[] {
   const lines: string[] = [];
   if (a.assertions.failed > 0) {
     lines.push('', `Assertions: ${a.assertions.failed} of ${a.assertions.total} fail on the state after this plan:`);
-    for (const f of a.assertions.failures) lines.push(`  FAIL ${f.place ? f.place + ': ' : ''}${f.name}`, ...f.lines.map((l) => `    ${l}`));
+    for (const f of a.assertions.failures)
+      lines.push(`  FAIL ${f.place ? f.place + ': ' : ''}${f.name}`, ...f.lines.map((l) => `    ${l}`));
   }
   if (a.assertions.undecided) {
-    lines.push('', `Assertions not decided offline (a set rule waits for attributes the check passes): ${count(a.assertions.undecided.length)}`);
-    for (const f of a.assertions.undecided) lines.push(`  UNDECIDED ${f.place ? f.place + ': ' : ''}${f.name}`, ...f.lines.map((l) => `    ${l}`));
+    lines.push(
+      '',
+      `Assertions not decided offline (a set rule waits for attributes the check passes): ${count(a.assertions.undecided.length)}`,
+    );
+    for (const f of a.assertions.undecided)
+      lines.push(`  UNDECIDED ${f.place ? f.place + ': ' : ''}${f.name}`, ...f.lines.map((l) => `    ${l}`));
   }
   return lines;
 }

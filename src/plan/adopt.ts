@@ -52,14 +52,21 @@ export function planAdoption(desired: DesiredState, classified: ClassifiedGrants
       continue;
     }
     // A lifetime comes first: it is why the grant is not in the configuration, whatever else it lacks.
-    const reasons = [g.expiresAt && !o.withLifetime ? lifetimeReason(desired, g) : undefined, whyNot(desired, g)].filter((r) => r !== undefined);
+    const reasons = [
+      g.expiresAt && !o.withLifetime ? lifetimeReason(desired, g) : undefined,
+      whyNot(desired, g),
+    ].filter((r) => r !== undefined);
     const reason = reasons.length > 0 ? reasons.join('; besides, ') : undefined;
     if (reason) skipped.push({ id: g.id, request: g.request, reason });
     else adopt.push(g);
   }
   for (const [id, { expired }] of classified.expired) {
     if (!selected(expired.request)) continue;
-    skipped.push({ id, request: expired.request, reason: `expired at ${expired.expiredAt} (grant_for ${expired.grantFor} of ${expired.request.config}): roster requests expire (or roster apply) revokes it` });
+    skipped.push({
+      id,
+      request: expired.request,
+      reason: `expired at ${expired.expiredAt} (grant_for ${expired.grantFor} of ${expired.request.config}): roster requests expire (or roster apply) revokes it`,
+    });
   }
   skipped.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return { adopt, skipped, unselected };
@@ -74,7 +81,9 @@ function lifetimeReason(desired: DesiredState, g: HeldGrant): string {
 function selection(o: AdoptionOptions): (r: GrantRequest) => boolean {
   const requests = o.requests?.map((x) => x.toLowerCase()) ?? [];
   const configs = o.configs ?? [];
-  return (r) => (requests.length === 0 || requests.some((x) => r.id.toLowerCase().startsWith(x))) && (configs.length === 0 || configs.includes(r.config));
+  return (r) =>
+    (requests.length === 0 || requests.some((x) => r.id.toLowerCase().startsWith(x))) &&
+    (configs.length === 0 || configs.includes(r.config));
 }
 
 function whyNot(desired: DesiredState, g: HeldGrant): string | undefined {
@@ -90,7 +99,8 @@ function whyNot(desired: DesiredState, g: HeldGrant): string | undefined {
   if (g.on !== undefined) {
     const tenant = targetTenant(desired, g.on);
     if (tenant === undefined) return `resource instance "${g.on}" is not declared in the configuration`;
-    if (tenant !== g.tenant) return `resource instance "${g.on}" is in tenant "${tenant}" in the configuration, not "${g.tenant}"`;
+    if (tenant !== g.tenant)
+      return `resource instance "${g.on}" is in tenant "${tenant}" in the configuration, not "${g.tenant}"`;
   }
   return undefined;
 }

@@ -12,7 +12,11 @@ import { typeOf } from '../types/refs.js';
 import { AUTOGEN_SET_PREFIX, type AttributeType, type DesiredSetRule } from '../types/abac.js';
 import { ruleKeyOf } from './abac.js';
 
-const attribute = (f: { key: string; type: string; description?: string }) => ({ key: f.key, type: f.type as AttributeType, ...(f.description ? { description: f.description } : {}) });
+const attribute = (f: { key: string; type: string; description?: string }) => ({
+  key: f.key,
+  type: f.type as AttributeType,
+  ...(f.description ? { description: f.description } : {}),
+});
 
 export function liveAfter(live: LiveState, changes: readonly Change[]): LiveState {
   const s: LiveState = {
@@ -39,7 +43,8 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
   };
   const group = (ref: string): DesiredGroup | undefined => {
     let g = s.groups.get(ref);
-    if (g && !ownGroups.has(ref)) s.groups.set(ref, (g = { ...g, members: [...g.members], roles: [...g.roles], memberOf: [...g.memberOf] }));
+    if (g && !ownGroups.has(ref))
+      s.groups.set(ref, (g = { ...g, members: [...g.members], roles: [...g.roles], memberOf: [...g.memberOf] }));
     ownGroups.add(ref);
     return g;
   };
@@ -54,9 +59,13 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
     s.resourceInstances.delete(ref);
     s.groups.delete(ref);
     for (const [other, i] of s.resourceInstances) {
-      if (i.relations?.some((t) => t.subject === ref)) s.resourceInstances.set(other, { ...i, relations: i.relations.filter((t) => t.subject !== ref) });
+      if (i.relations?.some((t) => t.subject === ref))
+        s.resourceInstances.set(other, { ...i, relations: i.relations.filter((t) => t.subject !== ref) });
     }
-    eachUser((u) => u.roles.some((r) => r.on === ref), (u) => (u.roles = u.roles.filter((r) => r.on !== ref)));
+    eachUser(
+      (u) => u.roles.some((r) => r.on === ref),
+      (u) => (u.roles = u.roles.filter((r) => r.on !== ref)),
+    );
     eachGroup(
       (g) => g.roles.some((r) => r.on === ref) || g.memberOf.includes(ref),
       (g) => {
@@ -94,16 +103,22 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
           // resource_attribute): kept as they are.
           const { roles, relations, attributes } = s.resources.get(f.key) ?? {};
           s.resources.set(f.key, {
-            key: f.key, name: f.name, description: f.description, actions: f.actions ?? [], ...(roles ? { roles } : {}), ...(relations ? { relations } : {}), ...(attributes ? { attributes } : {}),
+            key: f.key,
+            name: f.name,
+            description: f.description,
+            actions: f.actions ?? [],
+            ...(roles ? { roles } : {}),
+            ...(relations ? { relations } : {}),
+            ...(attributes ? { attributes } : {}),
           });
           const actions = new Set(f.actions ?? []);
           dropRules((r) => r.resource === f.key && !actions.has(r.action));
-        }
-        else {
+        } else {
           s.resources.delete(f.key);
           for (const ref of instancesWhere((type) => type === f.key)) deleteInstance(ref);
           const sets = new Set([`${AUTOGEN_SET_PREFIX}${f.key}`]);
-          for (const [k, set] of s.conditionSets) if (set.type === 'resourceset' && set.resource === f.key) (sets.add(k), s.conditionSets.delete(k));
+          for (const [k, set] of s.conditionSets)
+            if (set.type === 'resourceset' && set.resource === f.key) (sets.add(k), s.conditionSets.delete(k));
           dropRules((r) => r.resource === f.key || sets.has(r.resourceSet));
         }
         break;
@@ -113,13 +128,30 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
         const others = (resource.roles ?? []).filter((r) => r.key !== f.key);
         // Derivations are changes of their own (`derivation`): an edit of the role keeps them.
         const grantedTo = (resource.roles ?? []).find((r) => r.key === f.key)?.grantedTo ?? [];
-        const role = { key: f.key, name: f.name, description: f.description, permissions: f.permissions ?? [], extends: f.extends ?? [], grantedTo };
-        s.resources.set(f.resource, { ...resource, roles: put ? [...others, role].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)) : others });
+        const role = {
+          key: f.key,
+          name: f.name,
+          description: f.description,
+          permissions: f.permissions ?? [],
+          extends: f.extends ?? [],
+          grantedTo,
+        };
+        s.resources.set(f.resource, {
+          ...resource,
+          roles: put ? [...others, role].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)) : others,
+        });
         if (!put) {
           // Deleting a resource role deletes what holds it: roles named on instances of its resource.
-          const onIt = (r: { role: string; on?: string }) => r.role === f.key && r.on !== undefined && r.on.startsWith(`${f.resource}:`);
-          eachUser((u) => u.roles.some(onIt), (u) => (u.roles = u.roles.filter((r) => !onIt(r))));
-          eachGroup((g) => g.roles.some(onIt), (g) => (g.roles = g.roles.filter((r) => !onIt(r))));
+          const onIt = (r: { role: string; on?: string }) =>
+            r.role === f.key && r.on !== undefined && r.on.startsWith(`${f.resource}:`);
+          eachUser(
+            (u) => u.roles.some(onIt),
+            (u) => (u.roles = u.roles.filter((r) => !onIt(r))),
+          );
+          eachGroup(
+            (g) => g.roles.some(onIt),
+            (g) => (g.roles = g.roles.filter((r) => !onIt(r))),
+          );
         }
         break;
       }
@@ -130,20 +162,35 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
         if (!put || (c.action === 'create' && c.replaces)) {
           // Deleting a relation deletes its tuples and the derivations through it.
           for (const [ref, i] of s.resourceInstances) {
-            if (i.resource === f.resource && i.relations?.some((t) => t.relation === f.key)) s.resourceInstances.set(ref, { ...i, relations: i.relations.filter((t) => t.relation !== f.key) });
+            if (i.resource === f.resource && i.relations?.some((t) => t.relation === f.key))
+              s.resourceInstances.set(ref, { ...i, relations: i.relations.filter((t) => t.relation !== f.key) });
           }
-          s.resources.set(f.resource, { ...resource, roles: resource.roles?.map((r) => ({ ...r, grantedTo: r.grantedTo.filter((d) => d.via !== f.key) })) });
+          s.resources.set(f.resource, {
+            ...resource,
+            roles: resource.roles?.map((r) => ({ ...r, grantedTo: r.grantedTo.filter((d) => d.via !== f.key) })),
+          });
         }
         const relation = { key: f.key, name: f.name, description: f.description, subject: f.subject };
-        s.resources.set(f.resource, { ...s.resources.get(f.resource)!, relations: put ? [...others, relation] : others });
+        s.resources.set(f.resource, {
+          ...s.resources.get(f.resource)!,
+          relations: put ? [...others, relation] : others,
+        });
         break;
       }
       case 'derivation': {
         const resource = s.resources.get(f.resource);
         if (!resource?.roles) break;
-        const same = (d: { role: string; on: string; via: string }) => d.role === f.from && d.on === f.on && d.via === f.via;
-        const rule = { role: f.from, on: f.on, via: f.via, ...(f.no_direct_roles_on_object ? { noDirectRolesOnObject: true } : {}) };
-        const roles = resource.roles.map((r) => (r.key === f.role ? { ...r, grantedTo: [...r.grantedTo.filter((d) => !same(d)), ...(put ? [rule] : [])] } : r));
+        const same = (d: { role: string; on: string; via: string }) =>
+          d.role === f.from && d.on === f.on && d.via === f.via;
+        const rule = {
+          role: f.from,
+          on: f.on,
+          via: f.via,
+          ...(f.no_direct_roles_on_object ? { noDirectRolesOnObject: true } : {}),
+        };
+        const roles = resource.roles.map((r) =>
+          r.key === f.role ? { ...r, grantedTo: [...r.grantedTo.filter((d) => !same(d)), ...(put ? [rule] : [])] } : r,
+        );
         s.resources.set(f.resource, { ...resource, roles });
         break;
       }
@@ -151,14 +198,23 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
         const object = s.resourceInstances.get(f.object);
         if (!object) break;
         const others = (object.relations ?? []).filter((t) => !(t.relation === f.relation && t.subject === f.subject));
-        s.resourceInstances.set(f.object, { ...object, relations: put ? [...others, { relation: f.relation, subject: f.subject }] : others });
+        s.resourceInstances.set(f.object, {
+          ...object,
+          relations: put ? [...others, { relation: f.relation, subject: f.subject }] : others,
+        });
         break;
       }
       case 'role':
         if (put) {
           // The change carries the role's whole `extends` (the planner fills in the live one for a role
           // that does not write it): none when absent.
-          s.roles.set(f.key, { key: f.key, name: f.name, description: f.description, permissions: f.permissions ?? [], ...(f.extends?.length ? { extends: f.extends } : {}) });
+          s.roles.set(f.key, {
+            key: f.key,
+            name: f.name,
+            description: f.description,
+            permissions: f.permissions ?? [],
+            ...(f.extends?.length ? { extends: f.extends } : {}),
+          });
         } else {
           s.roles.delete(f.key);
           // The service drops a deleted role from the `extends` of the others.
@@ -171,13 +227,21 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
           dropRules((r) => r.userSet === `${AUTOGEN_SET_PREFIX}${f.key}`);
           // What holds the top-level role: tenant-wide roles, and roles on instances whose type has no
           // resource role of that key (those name the resource role instead).
-          const held = (r: { role: string; on?: string }) => r.role === f.key && (r.on === undefined || !isResourceRole(f.key, r.on));
-          eachUser((u) => u.roles.some(held), (u) => (u.roles = u.roles.filter((r) => !held(r))));
-          eachGroup((g) => g.roles.some(held), (g) => (g.roles = g.roles.filter((r) => !held(r))));
+          const held = (r: { role: string; on?: string }) =>
+            r.role === f.key && (r.on === undefined || !isResourceRole(f.key, r.on));
+          eachUser(
+            (u) => u.roles.some(held),
+            (u) => (u.roles = u.roles.filter((r) => !held(r))),
+          );
+          eachGroup(
+            (g) => g.roles.some(held),
+            (g) => (g.roles = g.roles.filter((r) => !held(r))),
+          );
         }
         break;
       case 'tenant':
-        if (put) s.tenants.set(f.key, { key: f.key, name: f.name, description: f.description, attributes: f.attributes });
+        if (put)
+          s.tenants.set(f.key, { key: f.key, name: f.name, description: f.description, attributes: f.attributes });
         else {
           s.tenants.delete(f.key);
           for (const ref of instancesWhere((_, tenant) => tenant === f.key)) deleteInstance(ref);
@@ -191,10 +255,19 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
         }
         break;
       case 'user':
-        if (put) Object.assign(user(f.key), { email: f.email, first_name: f.first_name, last_name: f.last_name, attributes: f.attributes });
+        if (put)
+          Object.assign(user(f.key), {
+            email: f.email,
+            first_name: f.first_name,
+            last_name: f.last_name,
+            attributes: f.attributes,
+          });
         else {
           s.users.delete(f.key);
-          eachGroup((g) => g.members.includes(f.key), (g) => (g.members = g.members.filter((m) => m !== f.key)));
+          eachGroup(
+            (g) => g.members.includes(f.key),
+            (g) => (g.members = g.members.filter((m) => m !== f.key)),
+          );
         }
         break;
       case 'tenant_user':
@@ -206,7 +279,10 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
           const u = user(f.user);
           u.tenants = u.tenants.filter((t) => t !== f.tenant);
           u.roles = u.roles.filter((r) => r.tenant !== f.tenant);
-          eachGroup((g) => g.tenant === f.tenant && g.members.includes(f.user), (g) => (g.members = g.members.filter((m) => m !== f.user)));
+          eachGroup(
+            (g) => g.tenant === f.tenant && g.members.includes(f.user),
+            (g) => (g.members = g.members.filter((m) => m !== f.user)),
+          );
         }
         break;
       case 'instance':
@@ -216,16 +292,24 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
         if (c.action === 'create' && c.replaces) deleteInstance(ref);
         if (c.action === 'delete') deleteInstance(ref);
         else if (kind === 'group') {
-          if (!s.groups.has(ref)) s.groups.set(ref, { type, key: f.key, tenant: f.tenant, members: [], roles: [], memberOf: [] });
+          if (!s.groups.has(ref))
+            s.groups.set(ref, { type, key: f.key, tenant: f.tenant, members: [], roles: [], memberOf: [] });
         } else {
           const relations = s.resourceInstances.get(ref)?.relations;
-          s.resourceInstances.set(ref, { resource: type, key: f.key, tenant: f.tenant, attributes: f.attributes, ...(relations ? { relations } : {}) });
+          s.resourceInstances.set(ref, {
+            resource: type,
+            key: f.key,
+            tenant: f.tenant,
+            attributes: f.attributes,
+            ...(relations ? { relations } : {}),
+          });
         }
         break;
       }
       case 'assignment': {
         const u = user(f.user);
-        const same = (r: { role: string; tenant: string; on?: string }) => r.role === f.role && r.tenant === f.tenant && (r.on ?? '') === (f.on ?? '');
+        const same = (r: { role: string; tenant: string; on?: string }) =>
+          r.role === f.role && r.tenant === f.tenant && (r.on ?? '') === (f.on ?? '');
         u.roles = u.roles.filter((r) => !same(r));
         if (put) {
           u.roles.push({ role: f.role, tenant: f.tenant, ...(f.on ? { on: f.on } : {}) });
@@ -237,7 +321,8 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
         const g = group(f.group);
         if (g) g.members = [...g.members.filter((m) => m !== f.user), ...(put ? [f.user] : [])];
         // A membership is a role assignment in the group's tenant: the service then lists the user in it.
-        if (g && put && s.users.has(f.user) && !s.users.get(f.user)!.tenants.includes(g.tenant)) user(f.user).tenants.push(g.tenant);
+        if (g && put && s.users.has(f.user) && !s.users.get(f.user)!.tenants.includes(g.tenant))
+          user(f.user).tenants.push(g.tenant);
         if (g && !put) leaveTenantIfNothingLeft(f.user, g.tenant);
         break;
       }
@@ -248,7 +333,11 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
       }
       case 'grant': {
         const g = group(f.group);
-        if (g) g.roles = [...g.roles.filter((r) => !(r.role === f.role && r.on === f.on)), ...(put ? [{ role: f.role, on: f.on }] : [])];
+        if (g)
+          g.roles = [
+            ...g.roles.filter((r) => !(r.role === f.role && r.on === f.on)),
+            ...(put ? [{ role: f.role, on: f.on }] : []),
+          ];
         break;
       }
       case 'access_requests':
@@ -259,7 +348,9 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
         const resource = s.resources.get(f.resource);
         if (!resource) break;
         const others = (resource.attributes ?? []).filter((a) => a.key !== f.key);
-        const attributes = put ? [...others, attribute(f)].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)) : others;
+        const attributes = put
+          ? [...others, attribute(f)].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+          : others;
         const { attributes: _, ...rest } = resource;
         s.resources.set(f.resource, attributes.length > 0 ? { ...rest, attributes } : rest);
         break;
@@ -273,11 +364,17 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
       }
       case 'condition_set':
         // A replacement deletes the set first, and the service deletes its rules with it.
-        if (!put || (c.action === 'create' && c.replaces)) dropRules((r) => r.userSet === f.key || r.resourceSet === f.key);
+        if (!put || (c.action === 'create' && c.replaces))
+          dropRules((r) => r.userSet === f.key || r.resourceSet === f.key);
         if (put) {
           s.conditionSets.set(f.key, {
-            key: f.key, type: f.type === 'resourceset' ? 'resourceset' : 'userset', name: f.name, ...(f.description ? { description: f.description } : {}),
-            ...(f.resource ? { resource: f.resource } : {}), conditions: f.conditions ?? {}, ...(f.parent ? { parent: f.parent } : {}),
+            key: f.key,
+            type: f.type === 'resourceset' ? 'resourceset' : 'userset',
+            name: f.name,
+            ...(f.description ? { description: f.description } : {}),
+            ...(f.resource ? { resource: f.resource } : {}),
+            conditions: f.conditions ?? {},
+            ...(f.parent ? { parent: f.parent } : {}),
           });
         } else s.conditionSets.delete(f.key);
         break;
@@ -285,7 +382,12 @@ export function liveAfter(live: LiveState, changes: readonly Change[]): LiveStat
         const key = ruleKeyOf(f);
         if (put) {
           const i = f.permission.indexOf(':');
-          s.setRules.set(key, { userSet: f.user_set, resourceSet: f.resource_set, resource: f.permission.slice(0, i), action: f.permission.slice(i + 1) });
+          s.setRules.set(key, {
+            userSet: f.user_set,
+            resourceSet: f.resource_set,
+            resource: f.permission.slice(0, i),
+            action: f.permission.slice(i + 1),
+          });
         } else s.setRules.delete(key);
         break;
       }

@@ -17,7 +17,12 @@ import type { RequestGrant } from '../types/live.js';
 
 /** The changes with `cascade` set on each deletion that takes something with it. Order is unchanged. */
 export function attachCascades(changes: Change[], live: LiveState, requestGrants: readonly RequestGrant[]): Change[] {
-  if (!changes.some((c) => c.action === 'delete' || ((c.kind === 'resource' || c.kind === 'condition_set') && live.setRules.size > 0))) return changes;
+  if (
+    !changes.some(
+      (c) => c.action === 'delete' || ((c.kind === 'resource' || c.kind === 'condition_set') && live.setRules.size > 0),
+    )
+  )
+    return changes;
   const index = indexLive(live, requestGrants);
   // What the plan changes itself is not a cascade; what an earlier deletion takes is not taken twice.
   const claimed = new Set(changes.map((c) => c.id));
@@ -25,18 +30,24 @@ export function attachCascades(changes: Change[], live: LiveState, requestGrants
   return changes.map((c) => {
     if (c.action === 'update') {
       // An update that removes a resource's actions takes the set rules that need them.
-      const cascade = actionRulesOf(c, index).filter((id) => !claimed.has(id)).sort(cmp);
+      const cascade = actionRulesOf(c, index)
+        .filter((id) => !claimed.has(id))
+        .sort(cmp);
       for (const id of cascade) claimed.add(id);
       return cascade.length > 0 ? ({ ...c, cascade } satisfies UpdateChange) : c;
     }
     if (c.action === 'create' && c.kind === 'condition_set' && c.replaces) {
       // A replaced set is deleted first: the rules on it that the plan does not make again go with it.
-      const cascade = rulesOf([c.after.key], index).filter((id) => !claimed.has(id)).sort(cmp);
+      const cascade = rulesOf([c.after.key], index)
+        .filter((id) => !claimed.has(id))
+        .sort(cmp);
       for (const id of cascade) claimed.add(id);
       return cascade.length > 0 ? ({ ...c, cascade } satisfies CreateChange) : c;
     }
     if (c.action !== 'delete') return c;
-    const cascade = [...new Set([...cascadeOf(c, index), ...(leaving.get(c.id) ?? [])])].filter((id) => !claimed.has(id)).sort(cmp);
+    const cascade = [...new Set([...cascadeOf(c, index), ...(leaving.get(c.id) ?? [])])]
+      .filter((id) => !claimed.has(id))
+      .sort(cmp);
     for (const id of cascade) claimed.add(id);
     return cascade.length > 0 ? ({ ...c, cascade } satisfies DeleteChange) : c;
   });
@@ -73,7 +84,17 @@ interface LiveIndex {
 }
 
 function indexLive(live: LiveState, requestGrants: readonly RequestGrant[]): LiveIndex {
-  const x: LiveIndex = { live, ofUser: new Map(), on: new Map(), ofRole: new Map(), inTenant: new Map(), ofType: new Map(), requests: new Map(), rulesOfSet: new Map(), rulesOfResource: new Map() };
+  const x: LiveIndex = {
+    live,
+    ofUser: new Map(),
+    on: new Map(),
+    ofRole: new Map(),
+    inTenant: new Map(),
+    ofType: new Map(),
+    requests: new Map(),
+    rulesOfSet: new Map(),
+    rulesOfResource: new Map(),
+  };
   for (const r of live.setRules.values()) {
     push(x.rulesOfSet, r.userSet, r);
     if (r.resourceSet !== r.userSet) push(x.rulesOfSet, r.resourceSet, r);
@@ -125,7 +146,11 @@ function indexLive(live: LiveState, requestGrants: readonly RequestGrant[]): Liv
 function tenantsLeft(changes: readonly Change[], x: LiveIndex): Map<string, string[]> {
   const deleted = new Set(changes.filter((c) => c.action === 'delete').map((c) => c.id));
   const gaining = new Set(
-    changes.flatMap((c) => (c.action !== 'delete' && (c.kind === 'assignment' || c.kind === 'member') ? [`${(c.after as Record<string, string>).user}\u0000${(c.after as Record<string, string>).tenant}`] : [])),
+    changes.flatMap((c) =>
+      c.action !== 'delete' && (c.kind === 'assignment' || c.kind === 'member')
+        ? [`${(c.after as Record<string, string>).user}\u0000${(c.after as Record<string, string>).tenant}`]
+        : [],
+    ),
   );
   const out = new Map<string, string[]>();
   if (deleted.size === 0) return out;
@@ -137,7 +162,13 @@ function tenantsLeft(changes: readonly Change[], x: LiveIndex): Map<string, stri
     for (const [user, ids_] of byUser) {
       const presence = ids.tenantUser(user, tenant);
       const held = ids_.filter((id) => id !== presence);
-      if (held.length === 0 || deleted.has(presence) || gaining.has(`${user}\u0000${tenant}`) || !held.every((id) => deleted.has(id))) continue;
+      if (
+        held.length === 0 ||
+        deleted.has(presence) ||
+        gaining.has(`${user}\u0000${tenant}`) ||
+        !held.every((id) => deleted.has(id))
+      )
+        continue;
       // Listed under the first of those deletions, in plan order.
       const first = changes[Math.min(...held.map((id) => position.get(id)!))];
       out.set(first.id, [...(out.get(first.id) ?? []), presence]);
@@ -149,10 +180,13 @@ function tenantsLeft(changes: readonly Change[], x: LiveIndex): Map<string, stri
 function cascadeOf(c: DeleteChange, x: LiveIndex): string[] {
   const { kind, fields: f } = fieldsOf(c);
   const objectsIn = (pred: (type: string, tenant: string) => boolean) => [
-    ...[...x.live.resourceInstances].filter(([, i]) => pred(i.resource, i.tenant)).map(([ref]) => ({ id: ids.instance(ref), ref })),
+    ...[...x.live.resourceInstances]
+      .filter(([, i]) => pred(i.resource, i.tenant))
+      .map(([ref]) => ({ id: ids.instance(ref), ref })),
     ...[...x.live.groups].filter(([, g]) => pred(g.type, g.tenant)).map(([ref]) => ({ id: ids.group(ref), ref })),
   ];
-  const withParts = (objects: { id: string; ref: string }[]) => objects.flatMap((o) => [o.id, ...(x.on.get(o.ref) ?? [])]);
+  const withParts = (objects: { id: string; ref: string }[]) =>
+    objects.flatMap((o) => [o.id, ...(x.on.get(o.ref) ?? [])]);
   switch (kind) {
     case 'user':
       return x.ofUser.get(f.key) ?? [];
@@ -163,11 +197,16 @@ function cascadeOf(c: DeleteChange, x: LiveIndex): string[] {
       // Its assignments and grants, and the set rules on its own user set (`__autogen_<role>`).
       return [...(x.ofRole.get(f.key) ?? []), ...rulesOf([`${AUTOGEN_SET_PREFIX}${f.key}`], x)];
     case 'tenant':
-      return [...(x.inTenant.get(f.key) ?? []).map((p) => p.id), ...withParts(objectsIn((_, tenant) => tenant === f.key))];
+      return [
+        ...(x.inTenant.get(f.key) ?? []).map((p) => p.id),
+        ...withParts(objectsIn((_, tenant) => tenant === f.key)),
+      ];
     case 'resource': {
       // Its instances and groups; its attribute definitions, its resource sets and the rules on them or
       // on its actions (its own set `__autogen_<resource>` included).
-      const sets = [...x.live.conditionSets.values()].filter((s) => s.type === 'resourceset' && s.resource === f.key).map((s) => s.key);
+      const sets = [...x.live.conditionSets.values()]
+        .filter((s) => s.type === 'resourceset' && s.resource === f.key)
+        .map((s) => s.key);
       return [
         ...withParts(x.ofType.get(f.key) ?? []),
         ...(x.live.resources.get(f.key)?.attributes ?? []).map((a) => ids.resourceAttribute(f.key, a.key)),
@@ -197,7 +236,9 @@ function cascadeOf(c: DeleteChange, x: LiveIndex): string[] {
       return [
         ...[...x.live.resourceInstances]
           .filter(([, i]) => i.resource === f.resource)
-          .flatMap(([ref, i]) => (i.relations ?? []).filter((t) => t.relation === f.key).map((t) => ids.tuple(t.subject, t.relation, ref))),
+          .flatMap(([ref, i]) =>
+            (i.relations ?? []).filter((t) => t.relation === f.key).map((t) => ids.tuple(t.subject, t.relation, ref)),
+          ),
         ...(x.live.resources.get(f.resource)?.roles ?? []).flatMap((r) =>
           r.grantedTo.filter((d) => d.via === f.key).map((d) => ids.derivation(f.resource, r.key, d.on, d.role, d.via)),
         ),

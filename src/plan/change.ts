@@ -47,16 +47,36 @@ export interface ChangeFields {
   resource: { key: string; name: string; description?: string; actions: string[] };
   /** A relation of the object resource `resource`, whose subjects are instances of `subject`. */
   relation: { resource: string; key: string; name: string; description?: string; subject: string };
-  resource_role: { resource: string; key: string; name: string; description?: string; permissions: string[]; extends: string[] };
+  resource_role: {
+    resource: string;
+    key: string;
+    name: string;
+    description?: string;
+    permissions: string[];
+    extends: string[];
+  };
   /** `resource#role` is held by whoever holds `from` on an `on` instance related by `via`. */
-  derivation: { resource: string; role: string; from: string; on: string; via: string; no_direct_roles_on_object?: boolean };
+  derivation: {
+    resource: string;
+    role: string;
+    from: string;
+    on: string;
+    via: string;
+    no_direct_roles_on_object?: boolean;
+  };
   role: { key: string; name: string; description?: string; permissions: string[]; extends?: string[] };
   tenant: { key: string; name: string; description?: string; attributes?: Attributes };
   user: { key: string; email?: string; first_name?: string; last_name?: string; attributes?: Attributes };
   /** A user's presence in a tenant. */
   tenant_user: { user: string; tenant: string };
   /** A deletion's `before` is the live instance as read: with its tuples (`relations`) when it has any. */
-  instance: { resource: string; key: string; tenant: string; attributes?: Attributes; relations?: { relation: string; subject: string }[] };
+  instance: {
+    resource: string;
+    key: string;
+    tenant: string;
+    attributes?: Attributes;
+    relations?: { relation: string; subject: string }[];
+  };
   group: { type: string; key: string; tenant: string };
   /** `object` (an instance of the relation's resource) is related to `subject` by `relation`. */
   tuple: { subject: string; relation: string; object: string; tenant: string };
@@ -80,7 +100,15 @@ export interface ChangeFields {
    * as the service stores them, its parent set by key. Only name, description, conditions and parent can
    * be updated; another type or resource replaces the set.
    */
-  condition_set: { key: string; type: string; name: string; description?: string; resource?: string; conditions: Record<string, unknown>; parent?: string };
+  condition_set: {
+    key: string;
+    type: string;
+    name: string;
+    description?: string;
+    resource?: string;
+    conditions: Record<string, unknown>;
+    parent?: string;
+  };
   /** A set rule: the user set may do `permission` (`resource:action`) on the resource set (`__autogen_<role|resource>` for a role's or a resource's own set). */
   set_rule: { user_set: string; permission: string; resource_set: string };
 }
@@ -181,7 +209,12 @@ export type Exact<K extends Kind, F> = F & { [P in Exclude<keyof F, keyof Change
 // order of the keys is the plan's JSON order, which the checksum and saved plans rely on.
 
 /** A creation: `createChange('member', id, { user, group, tenant })`. */
-export function createChange<K extends Kind, F extends ChangeFields[K]>(kind: K, id: string, after: Exact<K, F>, replaces?: FieldChange[]): CreateChangeOf<K> {
+export function createChange<K extends Kind, F extends ChangeFields[K]>(
+  kind: K,
+  id: string,
+  after: Exact<K, F>,
+  replaces?: FieldChange[],
+): CreateChangeOf<K> {
   return { action: 'create', kind, id, after: defined(after), dependsOn: [], ...(replaces ? { replaces } : {}) };
 }
 
@@ -197,6 +230,10 @@ export function updateChange<K extends Kind, B extends ChangeFields[K], A extend
 }
 
 /** A deletion of what `before` describes. */
-export function deleteChange<K extends Kind, F extends ChangeFields[K]>(kind: K, id: string, before: Exact<K, F>): DeleteChangeOf<K> {
+export function deleteChange<K extends Kind, F extends ChangeFields[K]>(
+  kind: K,
+  id: string,
+  before: Exact<K, F>,
+): DeleteChangeOf<K> {
   return { action: 'delete', kind, id, before: defined(before), dependsOn: [] };
 }

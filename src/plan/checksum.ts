@@ -35,13 +35,37 @@ export function fingerprintLive(live: LiveState): string {
  * managed objects (which sets the default deletion limit), must be refused like one with edited changes.
  */
 export function checksumPlan(plan: Omit<Plan, 'checksum' | 'access' | 'cost' | 'undeclared'>): string {
-  const { formatVersion, project, environment, prune, authoritative, managed, changes, summary, liveFingerprint, managedLiveCount, held } = plan;
+  const {
+    formatVersion,
+    project,
+    environment,
+    prune,
+    authoritative,
+    managed,
+    changes,
+    summary,
+    liveFingerprint,
+    managedLiveCount,
+    held,
+  } = plan;
   // `held` (grants kept for approved access requests) is what the reviewer was told stays; absent, it
   // adds nothing to the text, so plans without it keep their checksum. So does `authoritative`: a plan
   // that deletes by the configuration's declaration must say so where it was reviewed.
   // The text of JSON.stringify of these fields, hashed as it is written: the changes one by one, never
   // the whole plan's text at once (over a hundred megabytes for an apply from empty at 100,000 users).
-  const fields = { formatVersion, project, environment, prune, authoritative, managed, changes, summary, liveFingerprint, managedLiveCount, held };
+  const fields = {
+    formatVersion,
+    project,
+    environment,
+    prune,
+    authoritative,
+    managed,
+    changes,
+    summary,
+    liveFingerprint,
+    managedLiveCount,
+    held,
+  };
   const h = new JsonHash();
   h.write('{');
   let first = true;

@@ -32,8 +32,18 @@ const PARTS: { part: keyof LiveState; prefix: string; section: Section; only?: (
   { part: 'userAttributes', prefix: 'user_attribute', section: 'user_attributes' },
   { part: 'tenantAttributes', prefix: 'tenant_attribute', section: 'tenant_attributes' },
   // Condition sets are one part in two sections, by type.
-  { part: 'conditionSets', prefix: 'user_set', section: 'user_sets', only: (o) => (o as { type?: string }).type !== 'resourceset' },
-  { part: 'conditionSets', prefix: 'resource_set', section: 'resource_sets', only: (o) => (o as { type?: string }).type === 'resourceset' },
+  {
+    part: 'conditionSets',
+    prefix: 'user_set',
+    section: 'user_sets',
+    only: (o) => (o as { type?: string }).type !== 'resourceset',
+  },
+  {
+    part: 'conditionSets',
+    prefix: 'resource_set',
+    section: 'resource_sets',
+    only: (o) => (o as { type?: string }).type === 'resourceset',
+  },
   { part: 'setRules', prefix: 'set_rule', section: 'set_rules' },
 ];
 
@@ -72,7 +82,11 @@ function diffFields(x: Record<string, unknown>, y: Record<string, unknown>): Fie
     // An empty mapping (`attributes: {}`) is no mapping: the export does not write it.
     const [p, q] = [unset(x[field]), unset(y[field])];
     if (canonical(p) === canonical(q)) continue;
-    out.push({ field: yamlSpelling(field), ...(p !== undefined ? { a: p } : {}), ...(q !== undefined ? { b: q } : {}) });
+    out.push({
+      field: yamlSpelling(field),
+      ...(p !== undefined ? { a: p } : {}),
+      ...(q !== undefined ? { b: q } : {}),
+    });
   }
   return out;
 }
@@ -97,7 +111,8 @@ export function canonical(v: unknown): string {
   return JSON.stringify(v, (_k, value: unknown) =>
     value && typeof value === 'object' && !Array.isArray(value)
       ? Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([p], [q]) => cmp(p, q)))
-      : value);
+      : value,
+  );
 }
 
 function unset(v: unknown): unknown {

@@ -6,7 +6,8 @@ export const ids = {
   /** A relation of an object resource: `relation:document#parent`. */
   relation: (object: string, key: string) => `relation:${object}#${key}`,
   /** A role derivation: `derivation:document#editor<folder#editor@parent`. */
-  derivation: (resource: string, role: string, on: string, from: string, via: string) => `derivation:${resource}#${role}<${on}#${from}@${via}`,
+  derivation: (resource: string, role: string, on: string, from: string, via: string) =>
+    `derivation:${resource}#${role}<${on}#${from}@${via}`,
   /** A relationship tuple: `tuple:folder:finance#parent@document:budget`. */
   tuple: (subject: string, relation: string, object: string) => `tuple:${subject}#${relation}@${object}`,
   role: (key: string) => `role:${key}`,
@@ -28,7 +29,8 @@ export const ids = {
   /** A user set or a resource set (keys are unique across both on the service). */
   conditionSet: (key: string) => `condition_set:${key}`,
   /** A set rule: `set_rule:seniors:expense:approve@small`. */
-  setRule: (userSet: string, permission: string, resourceSet: string) => `set_rule:${userSet}:${permission}@${resourceSet}`,
+  setRule: (userSet: string, permission: string, resourceSet: string) =>
+    `set_rule:${userSet}:${permission}@${resourceSet}`,
   /** An access request (not a change: it goes with its element configuration, cascade.ts). */
   accessRequest: (id: string) => `access_request:${id}`,
 };

@@ -1,10 +1,30 @@
 import {
-  authoritativeSections, type DesiredDerivation, type DesiredGroup, type DesiredRelation, type DesiredResourceInstance, type DesiredResourceRole, type DesiredRole,
-  type DesiredState, type DesiredTuple, type DesiredUser, type Section,
+  authoritativeSections,
+  type DesiredDerivation,
+  type DesiredGroup,
+  type DesiredRelation,
+  type DesiredResourceInstance,
+  type DesiredResourceRole,
+  type DesiredRole,
+  type DesiredState,
+  type DesiredTuple,
+  type DesiredUser,
+  type Section,
 } from '../types/desired.js';
 import type { LiveState } from '../types/live.js';
 import { DEFAULT_TENANT, MEMBER_ROLE } from '../types/names.js';
-import { createChange, deleteChange, fieldsOf, KINDS, updateChange, type Change, type ChangeFields, type Exact, type FieldChange, type Kind } from './change.js';
+import {
+  createChange,
+  deleteChange,
+  fieldsOf,
+  KINDS,
+  updateChange,
+  type Change,
+  type ChangeFields,
+  type Exact,
+  type FieldChange,
+  type Kind,
+} from './change.js';
 import type { Plan } from './types.js';
 import { canonical, defined, diffFields } from './compare.js';
 import { ids } from './identity.js';
@@ -53,42 +73,89 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
   const pruned = (ref: string, g: DesiredGroup) =>
     (prunes('groups') && managed.has('groups') && !desired.groups.has(ref)) ||
     (prunes('tenants') && managed.has('tenants') && !desired.tenants.has(g.tenant) && g.tenant !== DEFAULT_TENANT);
-  const groupTypes = new Set([...desired.groups.values(), ...[...live.groups].filter(([ref, g]) => !pruned(ref, g)).map(([, g]) => g)].map((g) => g.type));
+  const groupTypes = new Set(
+    [...desired.groups.values(), ...[...live.groups].filter(([ref, g]) => !pruned(ref, g)).map(([, g]) => g)].map(
+      (g) => g.type,
+    ),
+  );
   // Instances and groups whose tenant changes are deleted and created again (a tenant cannot be
   // updated); what hung on them goes with them and is planned anew.
   const replaced = new Set<string>();
   if (managed.has('resource_instances')) {
-    for (const [ref, i] of desired.resourceInstances) if (live.resourceInstances.has(ref) && live.resourceInstances.get(ref)!.tenant !== i.tenant) replaced.add(ref);
+    for (const [ref, i] of desired.resourceInstances)
+      if (live.resourceInstances.has(ref) && live.resourceInstances.get(ref)!.tenant !== i.tenant) replaced.add(ref);
   }
   if (managed.has('groups')) {
-    for (const [ref, g] of desired.groups) if (live.groups.has(ref) && live.groups.get(ref)!.tenant !== g.tenant) replaced.add(ref);
+    for (const [ref, g] of desired.groups)
+      if (live.groups.has(ref) && live.groups.get(ref)!.tenant !== g.tenant) replaced.add(ref);
   }
 
   if (managed.has('resources')) {
-    b.keyed('resource', desired.resources, live.resources, ids.resource, prunes('resources'), (r) => ({ key: r.key, name: r.name, description: r.description, actions: r.actions }), (k) => !groupTypes.has(k));
+    b.keyed(
+      'resource',
+      desired.resources,
+      live.resources,
+      ids.resource,
+      prunes('resources'),
+      (r) => ({ key: r.key, name: r.name, description: r.description, actions: r.actions }),
+      (k) => !groupTypes.has(k),
+    );
   }
   if (managed.has('resources')) planResourceRoles(b, desired, live, groupTypes);
   if (managed.has('resources')) planRelations(b, desired, live);
   if (managed.has('roles')) {
     // A role that does not write `extends` keeps the live one (opt-in per role, docs/config.md); one that
     // writes `[]` clears it (and where there is none, there is nothing to change).
-    const rolesWanted = new Map([...desired.roles].map(([k, r]) => {
-      const have = live.roles.get(k)?.extends;
-      return [k, { ...r, extends: r.extends === undefined || (r.extends.length === 0 && !have?.length) ? have : r.extends }];
-    }));
-    const roleFields = (r: DesiredRole) => ({ key: r.key, name: r.name, description: r.description, permissions: r.permissions, ...(r.extends !== undefined ? { extends: r.extends } : {}) });
+    const rolesWanted = new Map(
+      [...desired.roles].map(([k, r]) => {
+        const have = live.roles.get(k)?.extends;
+        return [
+          k,
+          { ...r, extends: r.extends === undefined || (r.extends.length === 0 && !have?.length) ? have : r.extends },
+        ];
+      }),
+    );
+    const roleFields = (r: DesiredRole) => ({
+      key: r.key,
+      name: r.name,
+      description: r.description,
+      permissions: r.permissions,
+      ...(r.extends !== undefined ? { extends: r.extends } : {}),
+    });
     b.keyed('role', rolesWanted, live.roles, ids.role, prunes('roles'), roleFields, (k) => k !== MEMBER_ROLE);
   }
   if (managed.has('tenants')) {
     // The tenant a new environment of the public service comes with is the service's: never deleted unless declared.
-    b.keyed('tenant', desired.tenants, live.tenants, ids.tenant, prunes('tenants'), (t) => ({ key: t.key, name: t.name, description: t.description, attributes: t.attributes }), (k) => k !== DEFAULT_TENANT);
+    b.keyed(
+      'tenant',
+      desired.tenants,
+      live.tenants,
+      ids.tenant,
+      prunes('tenants'),
+      (t) => ({ key: t.key, name: t.name, description: t.description, attributes: t.attributes }),
+      (k) => k !== DEFAULT_TENANT,
+    );
   }
   if (managed.has('users')) {
-    b.keyed('user', desired.users, live.users, ids.user, prunes('users'), (u) => ({ key: u.key, email: u.email, first_name: u.first_name, last_name: u.last_name, attributes: u.attributes }));
+    b.keyed('user', desired.users, live.users, ids.user, prunes('users'), (u) => ({
+      key: u.key,
+      email: u.email,
+      first_name: u.first_name,
+      last_name: u.last_name,
+      attributes: u.attributes,
+    }));
     // Indexed on first need: a user already in exactly the tenants it declares needs no memberships.
     let indexed: { desired: Memberships; live: Memberships } | undefined;
-    const memberships = () => (indexed ??= { desired: membershipsByUser(desired.groups), live: membershipsByUser(live.groups) });
-    for (const user of desired.users.values()) planUserParts(b, user, { desired, memberships, replaced, pruneGroups: prunes('groups'), was: live.users.get(user.key) });
+    const memberships = () =>
+      (indexed ??= { desired: membershipsByUser(desired.groups), live: membershipsByUser(live.groups) });
+    for (const user of desired.users.values())
+      planUserParts(b, user, {
+        desired,
+        memberships,
+        replaced,
+        pruneGroups: prunes('groups'),
+        was: live.users.get(user.key),
+      });
   }
   if (managed.has('resource_instances')) {
     for (const [ref, inst] of desired.resourceInstances) {
@@ -101,7 +168,9 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
       // A replaced instance comes back without tuples; so does one whose relation is replaced.
       planTuples(b, ref, inst, replaced.has(ref) ? undefined : was);
     }
-    if (prunes('resource_instances')) for (const [ref, was] of live.resourceInstances) if (!desired.resourceInstances.has(ref)) b.delete('instance', ids.instance(ref), { ...was });
+    if (prunes('resource_instances'))
+      for (const [ref, was] of live.resourceInstances)
+        if (!desired.resourceInstances.has(ref)) b.delete('instance', ids.instance(ref), { ...was });
   }
   if (managed.has('groups')) {
     for (const [ref, g] of desired.groups) {
@@ -114,10 +183,20 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
       // A replaced group (or one whose instance is replaced) comes back empty: plan all its parts anew.
       planGroupParts(b, ref, g, was && !replaced.has(ref) ? was : undefined, replaced);
     }
-    if (prunes('groups')) for (const [ref, was] of live.groups) if (!desired.groups.has(ref)) b.delete('group', ids.group(ref), { type: was.type, key: was.key, tenant: was.tenant });
+    if (prunes('groups'))
+      for (const [ref, was] of live.groups)
+        if (!desired.groups.has(ref))
+          b.delete('group', ids.group(ref), { type: was.type, key: was.key, tenant: was.tenant });
   }
   if (managed.has('access_requests')) {
-    b.keyed('access_requests', desired.accessRequests, live.accessRequests, ids.accessRequests, prunes('access_requests'), (a) => ({ key: a.key, name: a.name, reviewer_roles: a.reviewerRoles }));
+    b.keyed(
+      'access_requests',
+      desired.accessRequests,
+      live.accessRequests,
+      ids.accessRequests,
+      prunes('access_requests'),
+      (a) => ({ key: a.key, name: a.name, reviewer_roles: a.reviewerRoles }),
+    );
   }
 
   planAbac(b, desired, live, prunes);
@@ -129,7 +208,9 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
   for (const [id, e] of grants.expired) if (!planned.has(id)) b.delete(e.kind, id, e.before);
   const { changes: kept, held } = holdRequestGrants(b.finish(), grants);
   const uses = attributeUses(kept, desired, live);
-  const changes = attachCascades(kept, live, options.requestGrants ?? []).map((c) => (c.action === 'delete' && uses.has(c.id) ? { ...c, usedBy: uses.get(c.id)! } : c));
+  const changes = attachCascades(kept, live, options.requestGrants ?? []).map((c) =>
+    c.action === 'delete' && uses.has(c.id) ? { ...c, usedBy: uses.get(c.id)! } : c,
+  );
   const summary = { create: 0, update: 0, delete: 0 };
   for (const c of changes) summary[c.action]++;
   const plan = {
@@ -162,12 +243,19 @@ interface UserContext {
 /** A user's tenant memberships and roles: exactly what the configuration lists. */
 function planUserParts(b: PlanBuilder, user: DesiredUser, ctx: UserContext): void {
   const was = ctx.was;
-  const roleKey = (r: { role: string; tenant: string; on?: string }) => ids.assignment(user.key, r.role, r.on ?? r.tenant);
+  const roleKey = (r: { role: string; tenant: string; on?: string }) =>
+    ids.assignment(user.key, r.role, r.on ?? r.tenant);
   if (!(was && ctx.replaced.size === 0 && sameItems(user.roles, was.roles, roleKey))) {
-    const liveRoles = new Map((was?.roles ?? []).filter((r) => !r.on || !ctx.replaced.has(r.on)).map((r) => [roleKey(r), r]));
+    const liveRoles = new Map(
+      (was?.roles ?? []).filter((r) => !r.on || !ctx.replaced.has(r.on)).map((r) => [roleKey(r), r]),
+    );
     const wantRoles = new Map(user.roles.map((r) => [roleKey(r), r]));
-    for (const [id, r] of wantRoles) if (!liveRoles.has(id)) b.create('assignment', id, defined({ user: user.key, role: r.role, tenant: r.tenant, on: r.on }));
-    for (const [id, r] of liveRoles) if (!wantRoles.has(id)) b.delete('assignment', id, defined({ user: user.key, role: r.role, tenant: r.tenant, on: r.on }));
+    for (const [id, r] of wantRoles)
+      if (!liveRoles.has(id))
+        b.create('assignment', id, defined({ user: user.key, role: r.role, tenant: r.tenant, on: r.on }));
+    for (const [id, r] of liveRoles)
+      if (!wantRoles.has(id))
+        b.delete('assignment', id, defined({ user: user.key, role: r.role, tenant: r.tenant, on: r.on }));
   }
 
   // In exactly the tenants it declares: nothing to add, nothing to leave (below).
@@ -187,11 +275,14 @@ function planUserParts(b: PlanBuilder, user: DesiredUser, ctx: UserContext): voi
   const untouched = liveGroups.filter((m) => !(groupsManaged && (ctx.desired.groups.has(m.ref) || ctx.pruneGroups)));
   const held = new Set([...desiredGroups, ...untouched].map((m) => m.tenant));
   const have = new Set(was?.tenants ?? []);
-  for (const t of declared) if (!have.has(t)) b.create('tenant_user', ids.tenantUser(user.key, t), { user: user.key, tenant: t });
+  for (const t of declared)
+    if (!have.has(t)) b.create('tenant_user', ids.tenantUser(user.key, t), { user: user.key, tenant: t });
   // A tenant the user is in and does not declare: leave it. Where roles or memberships this plan removes
   // were the user's only hold on it, the removal is a no-op (404, taken as done); where the user had
   // also been added (a tenant declared before), it is what takes them out.
-  for (const t of have) if (!declared.has(t) && !held.has(t)) b.delete('tenant_user', ids.tenantUser(user.key, t), { user: user.key, tenant: t });
+  for (const t of have)
+    if (!declared.has(t) && !held.has(t))
+      b.delete('tenant_user', ids.tenantUser(user.key, t), { user: user.key, tenant: t });
 }
 
 type Memberships = Map<string, { ref: string; tenant: string }[]>;
@@ -203,26 +294,53 @@ type Memberships = Map<string, { ref: string; tenant: string }[]>;
  */
 function membershipsByUser(groups: Map<string, DesiredGroup>): Memberships {
   const index: Memberships = new Map();
-  for (const [ref, g] of groups) for (const u of g.members) (index.get(u) ?? index.set(u, []).get(u)!).push({ ref, tenant: g.tenant });
+  for (const [ref, g] of groups)
+    for (const u of g.members) (index.get(u) ?? index.set(u, []).get(u)!).push({ ref, tenant: g.tenant });
   return index;
 }
 
 /** A group's members, grants and links (to its parents). */
-function planGroupParts(b: PlanBuilder, ref: string, g: DesiredGroup, was: DesiredGroup | undefined, replaced: Set<string>): void {
+function planGroupParts(
+  b: PlanBuilder,
+  ref: string,
+  g: DesiredGroup,
+  was: DesiredGroup | undefined,
+  replaced: Set<string>,
+): void {
   // Both sides keep their lists sorted the same way (desired.ts, read-live.ts): the same lists plan nothing.
   const grantKey = (r: { role: string; on: string }) => `${r.role}@${r.on}`;
   const same = (x: string) => x;
-  if (was && replaced.size === 0 && sameItems(g.members, was.members, same) && sameItems(g.roles, was.roles, grantKey) && sameItems(g.memberOf, was.memberOf, same)) return;
-  const sync = <K extends Kind, F extends ChangeFields[K]>(kind: K, want: Map<string, Exact<K, F>>, have: Map<string, Exact<K, F>>) => {
+  if (
+    was &&
+    replaced.size === 0 &&
+    sameItems(g.members, was.members, same) &&
+    sameItems(g.roles, was.roles, grantKey) &&
+    sameItems(g.memberOf, was.memberOf, same)
+  )
+    return;
+  const sync = <K extends Kind, F extends ChangeFields[K]>(
+    kind: K,
+    want: Map<string, Exact<K, F>>,
+    have: Map<string, Exact<K, F>>,
+  ) => {
     for (const [id, f] of want) if (!have.has(id)) b.create(kind, id, f);
     for (const [id, f] of have) if (!want.has(id)) b.delete(kind, id, f);
   };
-  const members = (grp: DesiredGroup | undefined) => new Map((grp?.members ?? []).map((u) => [ids.member(u, ref), { user: u, group: ref, tenant: g.tenant }]));
+  const members = (grp: DesiredGroup | undefined) =>
+    new Map((grp?.members ?? []).map((u) => [ids.member(u, ref), { user: u, group: ref, tenant: g.tenant }]));
   // A grant on a replaced instance was removed with it: plan it again.
   const grants = (grp: DesiredGroup | undefined) =>
-    new Map((grp?.roles ?? []).filter((r) => grp === g || !replaced.has(r.on)).map((r) => [ids.grant(ref, r.role, r.on), { group: ref, role: r.role, on: r.on, tenant: g.tenant }]));
+    new Map(
+      (grp?.roles ?? [])
+        .filter((r) => grp === g || !replaced.has(r.on))
+        .map((r) => [ids.grant(ref, r.role, r.on), { group: ref, role: r.role, on: r.on, tenant: g.tenant }]),
+    );
   const links = (grp: DesiredGroup | undefined) =>
-    new Map((grp?.memberOf ?? []).filter((p) => grp === g || !replaced.has(p)).map((p) => [ids.link(ref, p), { group: ref, parent: p }]));
+    new Map(
+      (grp?.memberOf ?? [])
+        .filter((p) => grp === g || !replaced.has(p))
+        .map((p) => [ids.link(ref, p), { group: ref, parent: p }]),
+    );
   sync('member', members(g), members(was));
   sync('grant', grants(g), grants(was));
   sync('link', links(g), links(was));
@@ -238,19 +356,47 @@ function planResourceRoles(b: PlanBuilder, desired: DesiredState, live: LiveStat
     if (!resource.roles) continue;
     const want = new Map(resource.roles.map((r) => [r.key, r]));
     const have = new Map((live.resources.get(resource.key)?.roles ?? []).map((r) => [r.key, r]));
-    const fields = (r: DesiredResourceRole) => ({ resource: resource.key, key: r.key, name: r.name, description: r.description, permissions: r.permissions, extends: r.extends });
-    b.keyed('resource_role', want, have, (k) => ids.resourceRole(resource.key, k), true, fields, (k) => !(k === MEMBER_ROLE && groupTypes.has(resource.key)));
+    const fields = (r: DesiredResourceRole) => ({
+      resource: resource.key,
+      key: r.key,
+      name: r.name,
+      description: r.description,
+      permissions: r.permissions,
+      extends: r.extends,
+    });
+    b.keyed(
+      'resource_role',
+      want,
+      have,
+      (k) => ids.resourceRole(resource.key, k),
+      true,
+      fields,
+      (k) => !(k === MEMBER_ROLE && groupTypes.has(resource.key)),
+    );
     // Derivations are the declared role's parts: exactly those written (of a role this plan keeps).
     for (const role of resource.roles) {
       const was = have.get(role.key)?.grantedTo ?? [];
-      const derivation = (d: DesiredDerivation) => ({ resource: resource.key, role: role.key, from: d.role, on: d.on, via: d.via, ...(d.noDirectRolesOnObject ? { no_direct_roles_on_object: true } : {}) });
+      const derivation = (d: DesiredDerivation) => ({
+        resource: resource.key,
+        role: role.key,
+        from: d.role,
+        on: d.on,
+        via: d.via,
+        ...(d.noDirectRolesOnObject ? { no_direct_roles_on_object: true } : {}),
+      });
       const id = (d: DesiredDerivation) => ids.derivation(resource.key, role.key, d.on, d.role, d.via);
       const wantD = new Map(role.grantedTo.map((d) => [id(d), derivation(d)]));
       const haveD = new Map(was.map((d) => [id(d), derivation(d)]));
       for (const [k, f] of wantD) {
         const before = haveD.get(k);
         if (!before) b.create('derivation', k, f);
-        else b.update('derivation', k, { ...before, no_direct_roles_on_object: before.no_direct_roles_on_object ?? false }, { ...f, no_direct_roles_on_object: f.no_direct_roles_on_object ?? false });
+        else
+          b.update(
+            'derivation',
+            k,
+            { ...before, no_direct_roles_on_object: before.no_direct_roles_on_object ?? false },
+            { ...f, no_direct_roles_on_object: f.no_direct_roles_on_object ?? false },
+          );
       }
       for (const [k, f] of haveD) if (!wantD.has(k)) b.delete('derivation', k, f);
     }
@@ -268,18 +414,32 @@ function planRelations(b: PlanBuilder, desired: DesiredState, live: LiveState): 
     if (!resource.relations) continue;
     const have = new Map((live.resources.get(resource.key)?.relations ?? []).map((r) => [r.key, r]));
     const want = new Map(resource.relations.map((r) => [r.key, r]));
-    const fields = (r: DesiredRelation) => ({ resource: resource.key, key: r.key, name: r.name, description: r.description, subject: r.subject });
+    const fields = (r: DesiredRelation) => ({
+      resource: resource.key,
+      key: r.key,
+      name: r.name,
+      description: r.description,
+      subject: r.subject,
+    });
     for (const [k, r] of want) {
       const was = have.get(k);
       if (!was) b.create('relation', ids.relation(resource.key, k), fields(r));
-      else if (was.subject !== r.subject) b.create('relation', ids.relation(resource.key, k), fields(r), [{ field: 'subject', before: was.subject, after: r.subject }]);
+      else if (was.subject !== r.subject)
+        b.create('relation', ids.relation(resource.key, k), fields(r), [
+          { field: 'subject', before: was.subject, after: r.subject },
+        ]);
     }
     for (const [k, r] of have) if (!want.has(k)) b.delete('relation', ids.relation(resource.key, k), fields(r));
   }
 }
 
 /** An instance's relationship tuples (as object): exactly those it writes, when it writes `relations`. */
-function planTuples(b: PlanBuilder, ref: string, inst: DesiredResourceInstance, was: DesiredResourceInstance | undefined): void {
+function planTuples(
+  b: PlanBuilder,
+  ref: string,
+  inst: DesiredResourceInstance,
+  was: DesiredResourceInstance | undefined,
+): void {
   if (!inst.relations) return;
   const fields = (t: DesiredTuple) => ({ subject: t.subject, relation: t.relation, object: ref, tenant: inst.tenant });
   const want = new Map(inst.relations.map((t) => [ids.tuple(t.subject, t.relation, ref), fields(t)]));
@@ -294,11 +454,13 @@ function countManaged(live: LiveState, desired: DesiredState): number {
   if (s.has('resources')) for (const r of live.resources.values()) n += 1 + (r.roles?.length ?? 0);
   if (s.has('roles')) n += live.roles.size;
   // The tenant `default` every environment comes with is never deleted unless declared: not counted then.
-  if (s.has('tenants')) n += live.tenants.size - (live.tenants.has(DEFAULT_TENANT) && !desired.tenants.has(DEFAULT_TENANT) ? 1 : 0);
+  if (s.has('tenants'))
+    n += live.tenants.size - (live.tenants.has(DEFAULT_TENANT) && !desired.tenants.has(DEFAULT_TENANT) ? 1 : 0);
   // A user's presence in each tenant counts: deleting the user removes it too (cascade.ts).
   if (s.has('users')) for (const u of live.users.values()) n += 1 + u.roles.length + u.tenants.length;
   if (s.has('resource_instances')) n += live.resourceInstances.size;
-  if (s.has('groups')) for (const g of live.groups.values()) n += 1 + g.members.length + g.roles.length + g.memberOf.length;
+  if (s.has('groups'))
+    for (const g of live.groups.values()) n += 1 + g.members.length + g.roles.length + g.memberOf.length;
   if (s.has('access_requests')) n += live.accessRequests.size;
   if (s.has('resources')) for (const r of live.resources.values()) n += r.attributes?.length ?? 0;
   if (s.has('user_attributes')) n += live.userAttributes.size;
@@ -312,7 +474,15 @@ function countManaged(live: LiveState, desired: DesiredState): number {
 class PlanBuilder {
   private readonly changes: Change[] = [];
 
-  keyed<K extends Kind, T, F extends ChangeFields[K]>(kind: K, want: Map<string, T>, have: Map<string, T>, id: (k: string) => string, prune: boolean, fields: (v: T) => Exact<K, F>, prunable: (k: string) => boolean = () => true) {
+  keyed<K extends Kind, T, F extends ChangeFields[K]>(
+    kind: K,
+    want: Map<string, T>,
+    have: Map<string, T>,
+    id: (k: string) => string,
+    prune: boolean,
+    fields: (v: T) => Exact<K, F>,
+    prunable: (k: string) => boolean = () => true,
+  ) {
     for (const [k, v] of want) {
       const was = have.get(k);
       if (!was) this.create(kind, id(k), fields(v));
@@ -327,7 +497,12 @@ class PlanBuilder {
     this.changes.push(createChange(kind, id, after, replaces) as Change);
   }
 
-  update<K extends Kind, B extends ChangeFields[K], A extends ChangeFields[K]>(kind: K, id: string, before: Exact<K, B>, after: Exact<K, A>) {
+  update<K extends Kind, B extends ChangeFields[K], A extends ChangeFields[K]>(
+    kind: K,
+    id: string,
+    before: Exact<K, B>,
+    after: Exact<K, A>,
+  ) {
     const fields = diffFields(before, after);
     if (fields.length === 0 || canonical(before) === canonical(after)) return;
     this.changes.push(updateChange(kind, id, before, after, fields) as Change);
@@ -342,12 +517,20 @@ class PlanBuilder {
   }
 
   finish(): Change[] {
-    const creates = byLevelThenId(this.changes.filter((c) => c.action !== 'delete'), 'ascending');
-    const deletes = byLevelThenId(this.changes.filter((c) => c.action === 'delete'), 'descending');
+    const creates = byLevelThenId(
+      this.changes.filter((c) => c.action !== 'delete'),
+      'ascending',
+    );
+    const deletes = byLevelThenId(
+      this.changes.filter((c) => c.action === 'delete'),
+      'descending',
+    );
     // Each prerequisite is named by the planned change's own id string, not by the equal string built
     // for it here: hundreds of thousands of changes share them (an apply from empty at 100,000 users).
     const planned = new Map(creates.map((c) => [c.id, c.id]));
-    const attributes = creates.filter((c) => c.kind === 'user_attribute' || c.kind === 'tenant_attribute' || c.kind === 'resource_attribute').map((c) => c.id);
+    const attributes = creates
+      .filter((c) => c.kind === 'user_attribute' || c.kind === 'tenant_attribute' || c.kind === 'resource_attribute')
+      .map((c) => c.id);
     for (const c of creates) {
       const ids: string[] = [];
       for (const id of prerequisites(c)) {
@@ -361,7 +544,7 @@ class PlanBuilder {
     // A set is deleted after its child sets (the service refuses to delete a set with children).
     const setDeletes = new Map(deletes.filter((c) => c.kind === 'condition_set').map((c) => [c.id, c]));
     for (const c of setDeletes.values()) {
-      const parent = (c.action === 'delete' && c.kind === 'condition_set' ? c.before.parent : undefined);
+      const parent = c.action === 'delete' && c.kind === 'condition_set' ? c.before.parent : undefined;
       const p = parent && setDeletes.get(ids.conditionSet(parent));
       if (p) p.dependsOn = [...p.dependsOn, c.id].sort(cmp);
     }
@@ -388,7 +571,12 @@ function prerequisites(c: Change): string[] {
     case 'derivation':
       return [ids.resourceRole(f.resource, f.role), ids.resourceRole(f.on, f.from), ids.relation(f.resource, f.via)];
     case 'tuple':
-      return [ids.instance(f.subject), ids.group(f.subject), ids.instance(f.object), ids.relation(typeOf(f.object), f.relation)];
+      return [
+        ids.instance(f.subject),
+        ids.group(f.subject),
+        ids.instance(f.object),
+        ids.relation(typeOf(f.object), f.relation),
+      ];
     case 'role':
       // A role extending another comes after it (the service refuses `extends` naming a missing role).
       return [...(f.permissions ?? []).map((p) => ids.resource(p.split(':')[0])), ...(f.extends ?? []).map(ids.role)];
@@ -399,7 +587,12 @@ function prerequisites(c: Change): string[] {
     case 'group':
       return [ids.tenant(f.tenant), ids.resource(f.type)];
     case 'assignment':
-      return [ids.user(f.user), ids.role(f.role), ids.tenant(f.tenant), ...(f.on ? [...instanceOrGroup(f.on), roleOn(f.role, f.on)] : [])];
+      return [
+        ids.user(f.user),
+        ids.role(f.role),
+        ids.tenant(f.tenant),
+        ...(f.on ? [...instanceOrGroup(f.on), roleOn(f.role, f.on)] : []),
+      ];
     case 'member':
       return [ids.user(f.user), ids.group(f.group)];
     case 'link':
@@ -416,10 +609,15 @@ function prerequisites(c: Change): string[] {
     case 'condition_set':
       // Its parent, its resource, and every attribute definition the plan makes (its conditions may
       // name any: the service refuses a condition on an undefined attribute).
-      return [...(f.parent ? [ids.conditionSet(f.parent)] : []), ...(f.resource ? [ids.resource(f.resource)] : []), ATTRIBUTES];
+      return [
+        ...(f.parent ? [ids.conditionSet(f.parent)] : []),
+        ...(f.resource ? [ids.resource(f.resource)] : []),
+        ATTRIBUTES,
+      ];
     case 'set_rule': {
       const resource = f.permission.split(':')[0];
-      const side = (set: string, role: (k: string) => string) => (set.startsWith(AUTOGEN_SET_PREFIX) ? role(set.slice(AUTOGEN_SET_PREFIX.length)) : ids.conditionSet(set));
+      const side = (set: string, role: (k: string) => string) =>
+        set.startsWith(AUTOGEN_SET_PREFIX) ? role(set.slice(AUTOGEN_SET_PREFIX.length)) : ids.conditionSet(set);
       return [...new Set([ids.resource(resource), side(f.user_set, ids.role), side(f.resource_set, ids.resource)])];
     }
   }
@@ -437,7 +635,11 @@ const roleOn = (role: string, on: string) => ids.resourceRole(typeOf(on), role);
  * live data only stops the walk.
  */
 function byExtendsDepth(creates: Change[]): Change[] {
-  const roles = new Map(creates.filter((c) => c.kind === 'resource_role' || c.kind === 'role' || c.kind === 'condition_set').map((c) => [c.id, c]));
+  const roles = new Map(
+    creates
+      .filter((c) => c.kind === 'resource_role' || c.kind === 'role' || c.kind === 'condition_set')
+      .map((c) => [c.id, c]),
+  );
   if (roles.size === 0) return creates;
   const rank = depthRank(roles);
   // No role extends another this plan creates: every role is at depth 1, and the order by level and

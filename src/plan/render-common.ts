@@ -22,9 +22,16 @@ export function costLine(plan: Plan): string | undefined {
   const c = plan.cost;
   if (!c || plan.changes.length === 0) return undefined;
   // A plan saved before requests were counted by kind says only how many.
-  const kinds = c.kinds ? `: ${REQUEST_KINDS.filter((k) => (c.kinds![k] ?? 0) > 0).map((k) => plural(c.kinds![k]!, k)).join(', ')}` : '';
+  const kinds = c.kinds
+    ? `: ${REQUEST_KINDS.filter((k) => (c.kinds![k] ?? 0) > 0)
+        .map((k) => plural(c.kinds![k]!, k))
+        .join(', ')}`
+    : '';
   const whose = c.limits === 'public' ? "the public service's rate limits" : 'the given rate limits';
-  const time = c.paced === false ? `not paced against this service (${duration(c.seconds)} at ${whose})` : `${duration(c.seconds)}, paced to ${whose}`;
+  const time =
+    c.paced === false
+      ? `not paced against this service (${duration(c.seconds)} at ${whose})`
+      : `${duration(c.seconds)}, paced to ${whose}`;
   const verify = c.verify === undefined ? '' : `; then ${plural(c.verify, 'read')} to verify`;
   return `Applying it: ${plural(c.requests, 'request')}${kinds}${verify}; ${time}.`;
 }

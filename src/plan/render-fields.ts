@@ -28,7 +28,10 @@ export function fieldLines(f: FieldChange): string[] {
   }
   const whole = [`${f.field}: ${show(f.before)} → ${show(f.after)}`];
   if (!isBag(f.before) || !isBag(f.after)) return whole;
-  const lines = f.field === 'conditions' ? conditionLines(f.before ?? {}, f.after ?? {}) : bagLines(f.field, f.before ?? {}, f.after ?? {});
+  const lines =
+    f.field === 'conditions'
+      ? conditionLines(f.before ?? {}, f.after ?? {})
+      : bagLines(f.field, f.before ?? {}, f.after ?? {});
   // Nothing to name key by key (conditions of another shape, or equal but for order): the values whole.
   return lines && lines.length > 0 ? lines : whole;
 }
@@ -73,7 +76,8 @@ function conditionLines(before: Bag, after: Bag): string[] | undefined {
   for (const [k, x] of a) {
     const y = b.get(k);
     if (!y) lines.push(`conditions: -${label(x)}: ${show(x.value)}`);
-    else if (canonical(x.value) !== canonical(y.value)) lines.push(`conditions: ${label(x)}: ${show(x.value)} → ${show(y.value)}`);
+    else if (canonical(x.value) !== canonical(y.value))
+      lines.push(`conditions: ${label(x)}: ${show(x.value)} → ${show(y.value)}`);
   }
   for (const [k, y] of b) if (!a.has(k)) lines.push(`conditions: +${label(y)}: ${show(y.value)}`);
   return lines;
@@ -101,7 +105,11 @@ function leavesOf(tree: Bag): Map<string, Leaf> | undefined {
     if (key === 'not') return walk(value, `${place}not › `);
     // A leaf: `{"<attribute>": {"<operator>": value}}`.
     const operator = isObject(value) && Object.keys(value).length === 1 ? Object.keys(value)[0] : undefined;
-    const leaf: Leaf = { place, test: operator === undefined ? key : `${key} ${operator}`, value: operator === undefined ? value : (value as Bag)[operator] };
+    const leaf: Leaf = {
+      place,
+      test: operator === undefined ? key : `${key} ${operator}`,
+      value: operator === undefined ? value : (value as Bag)[operator],
+    };
     let rank = 0;
     while (out.has(`${place}${leaf.test}#${rank}`)) rank++;
     out.set(`${place}${leaf.test}#${rank}`, leaf);

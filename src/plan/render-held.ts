@@ -41,10 +41,14 @@ export function heldMarkdownLines(h: PlanHeld): string[] {
   const out = [`#### ${HELD_TITLE}`, '', heading(h) + '.'];
   if (h.grants.length > 0) {
     out.push('', '| grant | request | approved | by | expires |', '|---|---|---|---|---|');
-    for (const g of h.grants) out.push(`| ${codeCell(g.id)} | ${codeCell(g.request.id)} (${cell(g.request.config)}) | ${g.request.approvedAt} | ${cell(reviewerOf(g.request))} | ${g.expiresAt ?? 'never'} |`);
+    for (const g of h.grants)
+      out.push(
+        `| ${codeCell(g.id)} | ${codeCell(g.request.id)} (${cell(g.request.config)}) | ${g.request.approvedAt} | ${cell(reviewerOf(g.request))} | ${g.expiresAt ?? 'never'} |`,
+      );
   }
   if (h.kept.length > 0) out.push('');
-  for (const k of h.kept) out.push(`- \`${k.id}\` is not deleted: it would remove ${k.because.map((b) => `\`${b}\``).join(', ')}`);
+  for (const k of h.kept)
+    out.push(`- \`${k.id}\` is not deleted: it would remove ${k.because.map((b) => `\`${b}\``).join(', ')}`);
   return out;
 }
 
@@ -52,9 +56,13 @@ export function heldMarkdownLines(h: PlanHeld): string[] {
  * The lookup assertions use to name the request behind a failing path (src/access/assertions.ts): held
  * grants, and expired ones not revoked yet (they still grant), by user, role and instance or tenant.
  */
-export function heldLookup(held: readonly Pick<HeldGrant, 'user' | 'role' | 'tenant' | 'on' | 'request'>[], expired: readonly { user: string; role: string; on: string; expired: ExpiredGrant }[] = []): HeldLookup {
+export function heldLookup(
+  held: readonly Pick<HeldGrant, 'user' | 'role' | 'tenant' | 'on' | 'request'>[],
+  expired: readonly { user: string; role: string; on: string; expired: ExpiredGrant }[] = [],
+): HeldLookup {
   const by = new Map<string, HeldThrough>();
   for (const g of held) by.set(ids.assignment(g.user, g.role, g.on ?? g.tenant), { ...g.request });
-  for (const e of expired) by.set(ids.assignment(e.user, e.role, e.on), { ...e.expired.request, expiredAt: e.expired.expiredAt });
+  for (const e of expired)
+    by.set(ids.assignment(e.user, e.role, e.on), { ...e.expired.request, expiredAt: e.expired.expiredAt });
   return (user, role, on) => by.get(ids.assignment(user, role, on));
 }

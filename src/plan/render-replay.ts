@@ -28,7 +28,10 @@ export function replayHeadline(r: PlanReplay): string {
   const requests = `read in ${plural(r.requests, 'request')}`;
   if (r.read === 0) {
     // 30 days: what `roster serve` keeps by default (--decision-log-max-age).
-    const longer = Date.parse(r.until) - Date.parse(r.since) < 30 * 86_400_000 ? 'a longer window (--replay=30d)' : 'a longer window';
+    const longer =
+      Date.parse(r.until) - Date.parse(r.since) < 30 * 86_400_000
+        ? 'a longer window (--replay=30d)'
+        : 'a longer window';
     return `none logged ${since} (${requests}), so there is nothing to replay; ${longer} reads further back`;
   }
   const logged = r.truncated
@@ -39,16 +42,25 @@ export function replayHeadline(r: PlanReplay): string {
   const asking = `asking ${plural(r.distinct, 'distinct question')}${skipped > 0 ? ` (${plural(skipped, 'decision')} not replayable, below)` : ''}`;
   const n = r.changes.length;
   const verdict =
-    r.distinct === 1 ? (n === 0 ? 'the plan does not change its answer' : 'the plan changes its answer')
-    : n === 0 ? 'the plan changes none of their answers'
-    : `the plan changes the answer to ${count(n)} of them`;
+    r.distinct === 1
+      ? n === 0
+        ? 'the plan does not change its answer'
+        : 'the plan changes its answer'
+      : n === 0
+        ? 'the plan changes none of their answers'
+        : `the plan changes the answer to ${count(n)} of them`;
   return `${logged}, ${asking}; ${verdict}`;
 }
 
 function unreplayableLines(r: PlanReplay): string[] {
   const n = r.unreplayable.reduce((sum, u) => sum + u.decisions, 0);
   if (n === 0) return [];
-  return [`Not replayed: ${plural(n, 'decision')}:`, ...r.unreplayable.map((u) => `  ${u.decisions.toLocaleString('en-US')}: ${u.reason} (e.g. ${u.examples.join(', ')})`)];
+  return [
+    `Not replayed: ${plural(n, 'decision')}:`,
+    ...r.unreplayable.map(
+      (u) => `  ${u.decisions.toLocaleString('en-US')}: ${u.reason} (e.g. ${u.examples.join(', ')})`,
+    ),
+  ];
 }
 
 export function replayTextLines(r: PlanReplay): string[] {
@@ -56,9 +68,12 @@ export function replayTextLines(r: PlanReplay): string[] {
   for (const d of r.changes.slice(0, LISTED)) lines.push(`  ${replayedLine(d, r.until)}`);
   if (r.changes.length > LISTED) lines.push(`  … and ${r.changes.length - LISTED} more (--format json lists them all)`);
   if (r.disagreements.length > 0) {
-    lines.push(`The decision point's answers differ from the model of the live state on ${plural(r.disagreements.length, 'decision')}:`);
+    lines.push(
+      `The decision point's answers differ from the model of the live state on ${plural(r.disagreements.length, 'decision')}:`,
+    );
     for (const d of r.disagreements.slice(0, LISTED)) lines.push(`  ${disagreementLine(d, r.until)}`);
-    if (r.disagreements.length > LISTED) lines.push(`  … and ${r.disagreements.length - LISTED} more (--format json lists them all)`);
+    if (r.disagreements.length > LISTED)
+      lines.push(`  … and ${r.disagreements.length - LISTED} more (--format json lists them all)`);
   }
   lines.push(...unreplayableLines(r));
   return lines;
@@ -67,10 +82,17 @@ export function replayTextLines(r: PlanReplay): string[] {
 export function replayMarkdownLines(r: PlanReplay): string[] {
   const headline = replayHeadline(r);
   const out = ['#### Recent decisions replayed', '', `${headline[0].toUpperCase()}${headline.slice(1)}.`, ''];
-  for (const d of r.changes.slice(0, LISTED)) out.push(`- \`${subject(d)}\` (${usage(d)}, last ${ago(d.last, r.until)}) would be **${d.after ? 'allowed' : 'denied'}**${d.why.length ? `: ${d.why.join('; ')}` : ''}`);
+  for (const d of r.changes.slice(0, LISTED))
+    out.push(
+      `- \`${subject(d)}\` (${usage(d)}, last ${ago(d.last, r.until)}) would be **${d.after ? 'allowed' : 'denied'}**${d.why.length ? `: ${d.why.join('; ')}` : ''}`,
+    );
   if (r.changes.length > LISTED) out.push(`- … and ${r.changes.length - LISTED} more`);
   if (r.disagreements.length > 0) {
-    out.push('', `> ⚠️ The decision point's answers differ from the model of the live state on ${plural(r.disagreements.length, 'decision')}:`, '');
+    out.push(
+      '',
+      `> ⚠️ The decision point's answers differ from the model of the live state on ${plural(r.disagreements.length, 'decision')}:`,
+      '',
+    );
     for (const d of r.disagreements.slice(0, LISTED)) out.push(`- ${disagreementLine(d, r.until)}`);
   }
   const skipped = unreplayableLines(r);
@@ -85,7 +107,9 @@ function subject(d: ReplayedDecision): string {
 /** " with user.level = 1, context.urgent = true": what the check passed that a set rule reads. */
 function withPassed(d: ReplayedDecision): string {
   if (!d.passed) return '';
-  const items = (['user', 'resource', 'context'] as const).flatMap((entity) => Object.entries(d.passed?.[entity] ?? {}).map(([k, v]) => `${entity}.${k} = ${JSON.stringify(v)}`));
+  const items = (['user', 'resource', 'context'] as const).flatMap((entity) =>
+    Object.entries(d.passed?.[entity] ?? {}).map(([k, v]) => `${entity}.${k} = ${JSON.stringify(v)}`),
+  );
   return ` with ${items.join(', ')}`;
 }
 
@@ -100,6 +124,13 @@ const times = (n: number) => (n === 1 ? 'once' : `${n.toLocaleString('en-US')} t
 /** "2 days ago", measured from the replay's read time, so a plan renders the same every time. */
 export function ago(at: string, until: string): string {
   const s = Math.max(0, Math.round((Date.parse(until) - Date.parse(at)) / 1000));
-  const [n, unit] = s < 60 ? [s, 'second'] : s < 3600 ? [Math.round(s / 60), 'minute'] : s < 86_400 ? [Math.round(s / 3600), 'hour'] : [Math.round(s / 86_400), 'day'];
+  const [n, unit] =
+    s < 60
+      ? [s, 'second']
+      : s < 3600
+        ? [Math.round(s / 60), 'minute']
+        : s < 86_400
+          ? [Math.round(s / 3600), 'hour']
+          : [Math.round(s / 86_400), 'day'];
   return `${plural(n, unit)} ago`;
 }

@@ -28,8 +28,14 @@ const PIECE_LINES = 2000;
  */
 export function* planTextPieces(plan: Plan, options: TextOptions = {}): Generator<string> {
   const color = options.color === true;
-  let lines: string[] = [`Plan for ${plan.project}/${plan.environment}${plan.target ? ` on ${plan.target}` : ''}${deletionMode(plan)}`, ''];
-  if (plan.changes.length === 0) lines.push(plan.held || plan.undeclared ? 'No changes.' : 'No changes. The live environment matches the configuration.');
+  let lines: string[] = [
+    `Plan for ${plan.project}/${plan.environment}${plan.target ? ` on ${plan.target}` : ''}${deletionMode(plan)}`,
+    '',
+  ];
+  if (plan.changes.length === 0)
+    lines.push(
+      plan.held || plan.undeclared ? 'No changes.' : 'No changes. The live environment matches the configuration.',
+    );
   for (const c of plan.changes) {
     lines.push(...changeLines(c, color));
     if (lines.length >= PIECE_LINES) {
@@ -53,9 +59,16 @@ export function* planTextPieces(plan: Plan, options: TextOptions = {}): Generato
 function changeLines(c: Change, color: boolean): string[] {
   switch (c.action) {
     case 'create':
-      return [paint(color, 32, `  + ${c.id}${c.replaces ? ` (replaces: ${describeFields(c.replaces)})` : ''}`), ...cascadeTextLines(c.cascade).map((l) => paint(color, 31, l))];
+      return [
+        paint(color, 32, `  + ${c.id}${c.replaces ? ` (replaces: ${describeFields(c.replaces)})` : ''}`),
+        ...cascadeTextLines(c.cascade).map((l) => paint(color, 31, l)),
+      ];
     case 'update':
-      return [paint(color, 33, `  ~ ${c.id}`), ...c.fields.flatMap(fieldLines).map((l) => paint(color, 33, `      ${l}`)), ...cascadeTextLines(c.cascade).map((l) => paint(color, 31, l))];
+      return [
+        paint(color, 33, `  ~ ${c.id}`),
+        ...c.fields.flatMap(fieldLines).map((l) => paint(color, 33, `      ${l}`)),
+        ...cascadeTextLines(c.cascade).map((l) => paint(color, 31, l)),
+      ];
     case 'delete': {
       const used = usedByNote(c.usedBy);
       return [

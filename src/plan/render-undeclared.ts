@@ -75,7 +75,8 @@ export function deletionNote(plan: Plan): string | undefined {
   const what = describeDeletes(d);
   const max = defaultMaxDeletes(plan);
   if (max === undefined) return `Applying this plan deletes ${what}.`;
-  const limit = d.total <= max
+  const limit =
+    d.total <= max
       ? `within the default delete limit of ${count(max)}`
       : `over the default delete limit of ${count(max)}: apply refuses it unless --max-deletes ${d.total} is given`;
   return `Applying this plan deletes ${what}; ${limit}.`;
@@ -85,7 +86,11 @@ function heading(u: PlanUndeclared): string {
   const kept = u.total - u.deleted;
   const parts = [
     ...(u.deleted > 0 ? [`${count(u.deleted)} deleted by this plan`] : []),
-    ...(kept > 0 ? [`${count(kept)} kept, with the access they grant (--prune, or \`authoritative:\` in the configuration, deletes them)`] : []),
+    ...(kept > 0
+      ? [
+          `${count(kept)} kept, with the access they grant (--prune, or \`authoritative:\` in the configuration, deletes them)`,
+        ]
+      : []),
   ];
   return `${plural(u.total, 'object')}; ${parts.join('; ')}`;
 }
@@ -116,8 +121,16 @@ export function undeclaredTextLines(u: PlanUndeclared): string[] {
 }
 
 export function undeclaredMarkdownLines(u: PlanUndeclared): string[] {
-  const out = [`#### ${UNDECLARED_TITLE}`, '', heading(u) + '.', '', '| | object | | access it grants now |', '|---|---|---|---|'];
-  for (const o of u.objects) out.push(`| ${MARK[o.fate]} | ${codeCell(o.id)} | ${FATE[o.fate]} | ${accessOf(o).map(escape).join('<br>')} |`);
+  const out = [
+    `#### ${UNDECLARED_TITLE}`,
+    '',
+    heading(u) + '.',
+    '',
+    '| | object | | access it grants now |',
+    '|---|---|---|---|',
+  ];
+  for (const o of u.objects)
+    out.push(`| ${MARK[o.fate]} | ${codeCell(o.id)} | ${FATE[o.fate]} | ${accessOf(o).map(escape).join('<br>')} |`);
   if (u.omitted > 0) out.push('', `… and ${u.omitted} more.`);
   return out;
 }

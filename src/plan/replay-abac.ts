@@ -49,12 +49,16 @@ export class ReplaySide {
     let r = this.reads.get(permission);
     if (r) return r;
     r = { user: new Set(), resource: new Set(), context: new Set(), role: new Set() };
-    const [type, action] = [permission.slice(0, permission.indexOf(':')), permission.slice(permission.indexOf(':') + 1)];
+    const [type, action] = [
+      permission.slice(0, permission.indexOf(':')),
+      permission.slice(permission.indexOf(':') + 1),
+    ];
     for (const rule of this.view.model.rules) {
       if (rule.resource !== type || rule.action !== action) continue;
       for (const key of [rule.userSet, rule.resourceSet]) {
         for (const set of setChain(this.view.model.sets, key)) {
-          for (const { attribute } of attributesNamed(set.conditions)) if (attribute.entity !== 'tenant') r[attribute.entity].add(attribute.path[0]);
+          for (const { attribute } of attributesNamed(set.conditions))
+            if (attribute.entity !== 'tenant') r[attribute.entity].add(attribute.path[0]);
         }
       }
     }
@@ -123,8 +127,18 @@ export function decideOn(side: ReplaySide, q: Question): Decided {
     return { allowed: d.allowed, via: d.via, byRule: (d.rules?.length ?? 0) > 0 };
   }
   const tenant = q.tenant ?? 'default';
-  const via = q.key !== undefined ? side.graph.can(q.user, q.action, `${q.type}:${q.key}`).via : tenantVia(side.graph, q.user, `${q.type}:${q.action}`, tenant);
-  const abac = side.explain({ user: q.user, action: q.action, type: q.type, ...(q.key !== undefined ? { key: q.key } : {}), tenant, passed: q.passed ?? {} });
+  const via =
+    q.key !== undefined
+      ? side.graph.can(q.user, q.action, `${q.type}:${q.key}`).via
+      : tenantVia(side.graph, q.user, `${q.type}:${q.action}`, tenant);
+  const abac = side.explain({
+    user: q.user,
+    action: q.action,
+    type: q.type,
+    ...(q.key !== undefined ? { key: q.key } : {}),
+    tenant,
+    passed: q.passed ?? {},
+  });
   const byRule = abac?.outcome === 'allowed';
   return { allowed: via.length > 0 || byRule, via, byRule, ...(abac ? { abac } : {}) };
 }
@@ -149,7 +163,13 @@ const RULES = 3;
  * `formatSide`): "frank loses expense:approve: user set senior × every expense no longer holds
  * (user.level greater-than-equals 3 (user.level = 1, stored))"; "… now holds (the rule was added)".
  */
-export function ruleReasons(user: string, permission: string, lost: boolean, was: AbacExplanation | undefined, now: AbacExplanation | undefined): string[] {
+export function ruleReasons(
+  user: string,
+  permission: string,
+  lost: boolean,
+  was: AbacExplanation | undefined,
+  now: AbacExplanation | undefined,
+): string[] {
   const [from, to] = lost ? [was, now] : [now, was];
   const out: string[] = [];
   for (const t of (from?.rules ?? []).filter((r) => r.outcome === 'holds').slice(0, RULES)) {
@@ -175,7 +195,9 @@ export function holdingRules(x: AbacExplanation | undefined, max: number): strin
     .slice(0, max)
     .map((r) => {
       // A side without conditions (`every expense`) says nothing: only the conditions that held.
-      const met = [r.user, r.resource].filter((s) => s.chain.some((c) => c.leaves.length > 0)).map((s) => formatSide(s, false));
+      const met = [r.user, r.resource]
+        .filter((s) => s.chain.some((c) => c.leaves.length > 0))
+        .map((s) => formatSide(s, false));
       return `${r.user.label} × ${r.resource.label} holds${met.length > 0 ? ` (${met.join('; ')})` : ''}`;
     });
 }

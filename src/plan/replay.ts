@@ -11,7 +11,19 @@
 import type { AccessGraph, AccessPath, Via } from '../access/index.js';
 import { formatPath } from '../access/index.js';
 import type { AbacSource } from '../access/abac/model.js';
-import { ReplaySide, decideOn, holdingRules, passedRead, readsOn, ruleReasons, tracesOf, type Decided, type Passed, type Question, type Reads } from './replay-abac.js';
+import {
+  ReplaySide,
+  decideOn,
+  holdingRules,
+  passedRead,
+  readsOn,
+  ruleReasons,
+  tracesOf,
+  type Decided,
+  type Passed,
+  type Question,
+  type Reads,
+} from './replay-abac.js';
 
 export type { LoggedDecision, ReplayRead } from '../api/read-audit-logs.js';
 import type { LoggedDecision, ReplayRead } from '../api/read-audit-logs.js';
@@ -71,8 +83,12 @@ export interface ReplayInput {
 export function replayDecisions({ read, before, after, states, actions }: ReplayInput): PlanReplay {
   const sides = [new ReplaySide(before, states.before), new ReplaySide(after, states.after)] as const;
   const reads = new Map<string, Reads>();
-  const readsOf = (permission: string) => reads.get(permission) ?? reads.set(permission, readsOn(sides, permission)).get(permission)!;
-  const groups = new Map<string, { q: Question & { user: string }; times: number; allowedTimes: number; last: LoggedDecision }>();
+  const readsOf = (permission: string) =>
+    reads.get(permission) ?? reads.set(permission, readsOn(sides, permission)).get(permission)!;
+  const groups = new Map<
+    string,
+    { q: Question & { user: string }; times: number; allowedTimes: number; last: LoggedDecision }
+  >();
   const skipped = new Map<string, { decisions: number; examples: string[] }>();
   const skip = (reason: string, example: string) => {
     const s = skipped.get(reason) ?? skipped.set(reason, { decisions: 0, examples: [] }).get(reason)!;
@@ -114,15 +130,31 @@ export function replayDecisions({ read, before, after, states, actions }: Replay
       after: now.allowed,
     };
     if (was.allowed !== now.allowed) {
-      const byRules = (was.allowed ? was.byRule : now.byRule) ? ruleReasons(q.user, permission, was.allowed, tracesOf(sides[0], q, was), tracesOf(sides[1], q, now)) : [];
-      changes.push({ ...base, why: [...reasons(q.user, permission, q.key !== undefined ? base.resource : undefined, was, now, before, after), ...byRules] });
+      const byRules = (was.allowed ? was.byRule : now.byRule)
+        ? ruleReasons(q.user, permission, was.allowed, tracesOf(sides[0], q, was), tracesOf(sides[1], q, now))
+        : [];
+      changes.push({
+        ...base,
+        why: [
+          ...reasons(q.user, permission, q.key !== undefined ? base.resource : undefined, was, now, before, after),
+          ...byRules,
+        ],
+      });
     }
     if (last.decision !== undefined && last.decision !== was.allowed) {
-      const why = was.allowed ? [...was.via.slice(0, 2).map((v) => formatPath(q.user, v.path, v.role, base.resource)), ...(was.byRule ? holdingRules(tracesOf(sides[0], q, was), 2) : [])] : [];
+      const why = was.allowed
+        ? [
+            ...was.via.slice(0, 2).map((v) => formatPath(q.user, v.path, v.role, base.resource)),
+            ...(was.byRule ? holdingRules(tracesOf(sides[0], q, was), 2) : []),
+          ]
+        : [];
       disagreements.push({ ...base, why });
     }
   }
-  const order = (a: ReplayedDecision, b: ReplayedDecision) => b.times - a.times || (a.last < b.last ? 1 : a.last > b.last ? -1 : 0) || (a.user < b.user ? -1 : a.user > b.user ? 1 : 0);
+  const order = (a: ReplayedDecision, b: ReplayedDecision) =>
+    b.times - a.times ||
+    (a.last < b.last ? 1 : a.last > b.last ? -1 : 0) ||
+    (a.user < b.user ? -1 : a.user > b.user ? 1 : 0);
   return {
     since: read.since,
     until: read.until,
@@ -133,38 +165,76 @@ export function replayDecisions({ read, before, after, states, actions }: Replay
     distinct: groups.size,
     changes: changes.sort(order),
     disagreements: disagreements.sort(order),
-    unreplayable: [...skipped].map(([reason, s]) => ({ reason, ...s })).sort((a, b) => b.decisions - a.decisions || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0)),
+    unreplayable: [...skipped]
+      .map(([reason, s]) => ({ reason, ...s }))
+      .sort((a, b) => b.decisions - a.decisions || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0)),
   };
 }
 
 /** The question a logged decision asks, or why the model cannot decide it again. */
-function questionOf(d: LoggedDecision, readsOf: (permission: string) => Reads, actions: ReadonlyMap<string, readonly string[]>): (Question & { user: string }) | { why: string; example: string } {
-  if (!d.user || !d.action || !d.type) return { why: 'incomplete log entries (no user, action or resource type)', example: d.id };
+function questionOf(
+  d: LoggedDecision,
+  readsOf: (permission: string) => Reads,
+  actions: ReadonlyMap<string, readonly string[]>,
+): (Question & { user: string }) | { why: string; example: string } {
+  if (!d.user || !d.action || !d.type)
+    return { why: 'incomplete log entries (no user, action or resource type)', example: d.id };
   const what = `${d.user} ${d.action} ${d.key ? `${d.type}:${d.key}` : d.type}`;
   const known = actions.get(d.type);
-  if (!known) return { why: `resource type '${d.type}' unknown to the configuration and the live environment`, example: what };
+  if (!known)
+    return { why: `resource type '${d.type}' unknown to the configuration and the live environment`, example: what };
   if (!known.includes(d.action)) return { why: `action '${d.action}' unknown on ${d.type}`, example: what };
   const reads = readsOf(`${d.type}:${d.action}`);
   // The stored attributes of the user's roles (`role.*`) are not in the states Roster reads.
-  if (reads.role.size > 0) return { why: `set rules granting ${d.type}:${d.action} read role attributes (${[...reads.role].sort().map((k) => `role.${k}`).join(', ')}), which Roster does not read`, example: what };
+  if (reads.role.size > 0)
+    return {
+      why: `set rules granting ${d.type}:${d.action} read role attributes (${[...reads.role]
+        .sort()
+        .map((k) => `role.${k}`)
+        .join(', ')}), which Roster does not read`,
+      example: what,
+    };
   const passed = passedRead(d.input, reads);
-  return { user: d.user, action: d.action, type: d.type, ...(d.key ? { key: d.key } : {}), ...(d.tenant !== undefined ? { tenant: d.tenant } : {}), ...(passed ? { passed } : {}) };
+  return {
+    user: d.user,
+    action: d.action,
+    type: d.type,
+    ...(d.key ? { key: d.key } : {}),
+    ...(d.tenant !== undefined ? { tenant: d.tenant } : {}),
+    ...(passed ? { passed } : {}),
+  };
 }
 
 /** JSON with every object's keys sorted: equal attributes, one key. */
 function stableJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
-  if (v && typeof v === 'object') return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${stableJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  if (v && typeof v === 'object')
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableJson((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   return JSON.stringify(v) ?? 'null';
 }
 
 /** "bob loses editor via team:eng", "editor no longer grants document:read", "carol gains viewer (direct)". */
-function reasons(user: string, permission: string, instance: string | undefined, was: Decided, now: Decided, before: AccessGraph, after: AccessGraph): string[] {
+function reasons(
+  user: string,
+  permission: string,
+  instance: string | undefined,
+  was: Decided,
+  now: Decided,
+  before: AccessGraph,
+  after: AccessGraph,
+): string[] {
   const [from, to, verb] = was.allowed ? [was.via, after, 'loses'] : [now.via, before, 'gains'];
   const out = new Set<string>();
   for (const v of from.slice(0, 3)) {
     const stillHeld = holds(to, user, instance, v);
-    out.add(stillHeld ? `${v.role} ${was.allowed ? 'no longer grants' : 'now grants'} ${permission}` : `${user} ${verb} ${v.role} ${origin(v.path)}`);
+    out.add(
+      stillHeld
+        ? `${v.role} ${was.allowed ? 'no longer grants' : 'now grants'} ${permission}`
+        : `${user} ${verb} ${v.role} ${origin(v.path)}`,
+    );
   }
   return [...out];
 }

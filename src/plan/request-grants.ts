@@ -43,7 +43,8 @@ export interface ClassifiedGrants {
   expired: Map<string, { kind: HeldGrant['kind']; before: ChangeFields[HeldGrant['kind']]; expired: ExpiredGrant }>;
 }
 
-const roleKey = (user: string, r: { role: string; tenant: string; on?: string }) => ids.assignment(user, r.role, r.on ?? r.tenant);
+const roleKey = (user: string, r: { role: string; tenant: string; on?: string }) =>
+  ids.assignment(user, r.role, r.on ?? r.tenant);
 
 /** A live grant a request could have made, with the identity of the change that would delete it. */
 interface LiveGrant extends Omit<HeldGrant, 'request' | 'expiresAt'> {
@@ -57,7 +58,8 @@ interface LiveGrant extends Omit<HeldGrant, 'request' | 'expiresAt'> {
  */
 function liveGrants(desired: DesiredState, live: LiveState): LiveGrant[] {
   const declaredRoles = new Set<string>();
-  if (desired.sections.has('users')) for (const u of desired.users.values()) for (const r of u.roles) declaredRoles.add(roleKey(u.key, r));
+  if (desired.sections.has('users'))
+    for (const u of desired.users.values()) for (const r of u.roles) declaredRoles.add(roleKey(u.key, r));
   const out: LiveGrant[] = [];
   for (const user of live.users.values()) {
     for (const r of user.roles) {
@@ -70,8 +72,14 @@ function liveGrants(desired: DesiredState, live: LiveState): LiveGrant[] {
     const declaredMembers = desired.sections.has('groups') ? (desired.groups.get(ref)?.members ?? []) : [];
     for (const member of g.members) {
       out.push({
-        id: ids.member(member, ref), kind: 'member', user: member, role: MEMBER_ROLE, tenant: g.tenant, on: ref,
-        declared: declaredMembers.includes(member), before: { user: member, group: ref, tenant: g.tenant },
+        id: ids.member(member, ref),
+        kind: 'member',
+        user: member,
+        role: MEMBER_ROLE,
+        tenant: g.tenant,
+        on: ref,
+        declared: declaredMembers.includes(member),
+        before: { user: member, group: ref, tenant: g.tenant },
       });
     }
   }
@@ -84,7 +92,12 @@ function liveGrants(desired: DesiredState, live: LiveState): LiveGrant[] {
  * the one the request carries after approval (a reviewer's choice included). Several approvals of one
  * grant: it is held while any of them has not expired, and shows the newest.
  */
-export function classifyRequestGrants(desired: DesiredState, live: LiveState, grants: readonly RequestGrant[], now: Date): ClassifiedGrants {
+export function classifyRequestGrants(
+  desired: DesiredState,
+  live: LiveState,
+  grants: readonly RequestGrant[],
+  now: Date,
+): ClassifiedGrants {
   const approvals = new Map<string, RequestGrant[]>();
   for (const g of grants) {
     const key = roleKey(g.user, g);
@@ -100,11 +113,20 @@ export function classifyRequestGrants(desired: DesiredState, live: LiveState, gr
     const newest = (xs: typeof lives) => xs.reduce((a, b) => (b.g.request.approvedAt > a.g.request.approvedAt ? b : a));
     const alive = lives.filter((l) => l.expiresAt === undefined || Date.parse(l.expiresAt) > now.getTime());
     if (alive.length > 0) {
-      const lasts = alive.some((l) => l.expiresAt === undefined) ? undefined : alive.map((l) => l.expiresAt!).sort().at(-1);
+      const lasts = alive.some((l) => l.expiresAt === undefined)
+        ? undefined
+        : alive
+            .map((l) => l.expiresAt!)
+            .sort()
+            .at(-1);
       out.held.push({ ...grant, request: newest(alive).g.request, ...(lasts ? { expiresAt: lasts } : {}) });
     } else {
       const last = newest(lives);
-      out.expired.set(grant.id, { kind: grant.kind, before, expired: { request: last.g.request, grantFor: last.grantFor!, expiredAt: last.expiresAt! } });
+      out.expired.set(grant.id, {
+        kind: grant.kind,
+        before,
+        expired: { request: last.g.request, grantFor: last.grantFor!, expiredAt: last.expiresAt! },
+      });
     }
   }
   out.held.sort((a, b) => cmp(a.id, b.id));
@@ -127,11 +149,21 @@ function lifetime(desired: DesiredState, g: RequestGrant): { grantFor?: string; 
  * resource: the service's cascades would remove the grant with them), are withheld and listed as
  * `kept`. Deletions of expired grants carry why (`expired`). Order is unchanged.
  */
-export function holdRequestGrants(changes: Change[], classified: ClassifiedGrants): { changes: Change[]; held: PlanHeld | undefined } {
+export function holdRequestGrants(
+  changes: Change[],
+  classified: ClassifiedGrants,
+): { changes: Change[]; held: PlanHeld | undefined } {
   const protects = new Map<string, string[]>();
   for (const g of classified.held) {
     const on = g.on ? [ids.instance(g.on), ids.group(g.on), ids.resource(typeOf(g.on))] : [];
-    for (const id of [g.id, ids.user(g.user), ids.tenantUser(g.user, g.tenant), ids.role(g.role), ids.tenant(g.tenant), ...on]) {
+    for (const id of [
+      g.id,
+      ids.user(g.user),
+      ids.tenantUser(g.user, g.tenant),
+      ids.role(g.role),
+      ids.tenant(g.tenant),
+      ...on,
+    ]) {
       (protects.get(id) ?? protects.set(id, []).get(id)!).push(g.id);
     }
   }
@@ -147,7 +179,10 @@ export function holdRequestGrants(changes: Change[], classified: ClassifiedGrant
       out.push(expired ? ({ ...c, expired: expired.expired } satisfies DeleteChange) : c);
     }
   }
-  const held = classified.held.length > 0 || kept.length > 0 ? { grants: classified.held, kept: kept.sort((a, b) => cmp(a.id, b.id)) } : undefined;
+  const held =
+    classified.held.length > 0 || kept.length > 0
+      ? { grants: classified.held, kept: kept.sort((a, b) => cmp(a.id, b.id)) }
+      : undefined;
   return { changes: out, held };
 }
 

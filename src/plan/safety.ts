@@ -25,7 +25,9 @@ export function deletesOf(plan: Plan): { deletes: number; cascaded: number; tota
 
 /** "3 objects and 4 that go with them (7 in all)", or "1 object": what a plan deletes, in words. */
 export function describeDeletes(d: ReturnType<typeof deletesOf>): string {
-  return d.cascaded > 0 ? `${plural(d.deletes, 'object')} and ${count(d.cascaded)} that ${agree(d.cascaded, 'goes', 'go')} with them (${count(d.total)} in all)` : plural(d.total, 'object');
+  return d.cascaded > 0
+    ? `${plural(d.deletes, 'object')} and ${count(d.cascaded)} that ${agree(d.cascaded, 'goes', 'go')} with them (${count(d.total)} in all)`
+    : plural(d.total, 'object');
 }
 
 /**
@@ -40,7 +42,9 @@ export function assertSafe(plan: Plan, limits: SafetyLimits = {}): void {
     const what = describeDeletes(d);
     throw new UnsafePlanError(
       `the plan deletes ${what}, more than the limit of ${count(max)}` +
-        (limits.maxDeletes === undefined ? ` (25% of the ${plural(plan.managedLiveCount, 'managed live object')})` : '') +
+        (limits.maxDeletes === undefined
+          ? ` (25% of the ${plural(plan.managedLiveCount, 'managed live object')})`
+          : '') +
         `; review it, then raise the limit with --max-deletes ${d.total} if it is intended`,
       '--max-deletes',
     );

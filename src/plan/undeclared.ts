@@ -68,28 +68,56 @@ export function listUndeclared(input: UndeclaredInput): PlanUndeclared | undefin
   const withheld = new Set((input.held?.kept ?? []).map((k) => k.id));
   const groupTypes = new Set([...live.groups.values()].map((g) => g.type));
   const found: { id: string; kind: Kind; key: string }[] = [];
-  const add = (section: Section, kind: Kind, keys: Iterable<string>, declared: Map<string, unknown>, id: (k: string) => string, serviceOwned: (k: string) => boolean = () => false) => {
+  const add = (
+    section: Section,
+    kind: Kind,
+    keys: Iterable<string>,
+    declared: Map<string, unknown>,
+    id: (k: string) => string,
+    serviceOwned: (k: string) => boolean = () => false,
+  ) => {
     if (!desired.sections.has(section)) return;
-    for (const key of keys) if (!declared.has(key) && (deleted.has(id(key)) || !serviceOwned(key))) found.push({ id: id(key), kind, key });
+    for (const key of keys)
+      if (!declared.has(key) && (deleted.has(id(key)) || !serviceOwned(key))) found.push({ id: id(key), kind, key });
   };
   for (const section of SECTIONS) {
     switch (section) {
-      case 'resources': add(section, 'resource', live.resources.keys(), desired.resources, ids.resource, (k) => groupTypes.has(k)); break;
-      case 'roles': add(section, 'role', live.roles.keys(), desired.roles, ids.role, (k) => k === MEMBER_ROLE); break;
-      case 'tenants': add(section, 'tenant', live.tenants.keys(), desired.tenants, ids.tenant, (k) => k === DEFAULT_TENANT); break;
-      case 'users': add(section, 'user', live.users.keys(), desired.users, ids.user); break;
-      case 'resource_instances': add(section, 'instance', live.resourceInstances.keys(), desired.resourceInstances, ids.instance); break;
-      case 'groups': add(section, 'group', live.groups.keys(), desired.groups, ids.group); break;
-      case 'access_requests': add(section, 'access_requests', live.accessRequests.keys(), desired.accessRequests, ids.accessRequests); break;
-      case 'user_attributes': add(section, 'user_attribute', live.userAttributes.keys(), desired.userAttributes, ids.userAttribute); break;
-      case 'tenant_attributes': add(section, 'tenant_attribute', live.tenantAttributes.keys(), desired.tenantAttributes, ids.tenantAttribute); break;
+      case 'resources':
+        add(section, 'resource', live.resources.keys(), desired.resources, ids.resource, (k) => groupTypes.has(k));
+        break;
+      case 'roles':
+        add(section, 'role', live.roles.keys(), desired.roles, ids.role, (k) => k === MEMBER_ROLE);
+        break;
+      case 'tenants':
+        add(section, 'tenant', live.tenants.keys(), desired.tenants, ids.tenant, (k) => k === DEFAULT_TENANT);
+        break;
+      case 'users':
+        add(section, 'user', live.users.keys(), desired.users, ids.user);
+        break;
+      case 'resource_instances':
+        add(section, 'instance', live.resourceInstances.keys(), desired.resourceInstances, ids.instance);
+        break;
+      case 'groups':
+        add(section, 'group', live.groups.keys(), desired.groups, ids.group);
+        break;
+      case 'access_requests':
+        add(section, 'access_requests', live.accessRequests.keys(), desired.accessRequests, ids.accessRequests);
+        break;
+      case 'user_attributes':
+        add(section, 'user_attribute', live.userAttributes.keys(), desired.userAttributes, ids.userAttribute);
+        break;
+      case 'tenant_attributes':
+        add(section, 'tenant_attribute', live.tenantAttributes.keys(), desired.tenantAttributes, ids.tenantAttribute);
+        break;
       case 'user_sets':
       case 'resource_sets': {
         const keys = [...live.conditionSets.values()].filter((c) => setSection(c.type) === section).map((c) => c.key);
         add(section, 'condition_set', keys, desired.conditionSets, ids.conditionSet);
         break;
       }
-      case 'set_rules': add(section, 'set_rule', live.setRules.keys(), desired.setRules, (k) => ruleId(live.setRules.get(k)!)); break;
+      case 'set_rules':
+        add(section, 'set_rule', live.setRules.keys(), desired.setRules, (k) => ruleId(live.setRules.get(k)!));
+        break;
     }
   }
   if (found.length === 0) return undefined;
@@ -100,13 +128,19 @@ export function listUndeclared(input: UndeclaredInput): PlanUndeclared | undefin
   const objects = listed.map(({ id, kind, key }): UndeclaredObject => {
     const lines = describe(kind, key);
     return {
-      id, kind,
+      id,
+      kind,
       fate: deleted.has(id) ? 'deleted' : withheld.has(id) ? 'held' : 'kept',
       access: lines.slice(0, ACCESS_LINES),
       omittedAccess: Math.max(0, lines.length - ACCESS_LINES),
     };
   });
-  return { total: found.length, deleted: found.filter((o) => deleted.has(o.id)).length, objects, omitted: found.length - listed.length };
+  return {
+    total: found.length,
+    deleted: found.filter((o) => deleted.has(o.id)).length,
+    objects,
+    omitted: found.length - listed.length,
+  };
 }
 
 /** The access lines of one object, by kind, read from the live graph. */
@@ -118,7 +152,8 @@ function describer(graph: AccessGraph, input: UndeclaredInput): (kind: Kind, key
     if (!byRole) {
       byRole = new Map();
       for (const g of graph.effectiveGrants()) {
-        const entry = byRole.get(g.role) ?? byRole.set(g.role, { holders: new Set(), instances: new Set() }).get(g.role)!;
+        const entry =
+          byRole.get(g.role) ?? byRole.set(g.role, { holders: new Set(), instances: new Set() }).get(g.role)!;
         entry.holders.add(g.user);
         entry.instances.add(g.instance);
       }
@@ -136,25 +171,45 @@ function describer(graph: AccessGraph, input: UndeclaredInput): (kind: Kind, key
         const { holders, instances } = holdersOf(key);
         const perms = graph.permissionsOf(key);
         return [
-          ...(holders.size > 0 ? [`held by ${users([...holders].sort(cmp))} on ${plural(instances.size, 'instance')}`] : []),
+          ...(holders.size > 0
+            ? [`held by ${users([...holders].sort(cmp))} on ${plural(instances.size, 'instance')}`]
+            : []),
           ...(perms.length > 0 ? [`permits ${perms.join(', ')}`] : []),
         ];
       }
       case 'tenant': {
-        const inTenant = [...live.users.values()].filter((u) => u.tenants.includes(key)).map((u) => u.key).sort(cmp);
-        const objects = [...live.resourceInstances.values(), ...live.groups.values()].filter((o) => o.tenant === key).length;
-        const lines = inTenant.length + objects > 0 ? [`${users(inTenant)} in it; ${plural(objects, 'instance or group', 'instances and groups')}`] : [];
+        const inTenant = [...live.users.values()]
+          .filter((u) => u.tenants.includes(key))
+          .map((u) => u.key)
+          .sort(cmp);
+        const objects = [...live.resourceInstances.values(), ...live.groups.values()].filter(
+          (o) => o.tenant === key,
+        ).length;
+        const lines =
+          inTenant.length + objects > 0
+            ? [`${users(inTenant)} in it; ${plural(objects, 'instance or group', 'instances and groups')}`]
+            : [];
         const wide = new Map<string, string[]>();
-        for (const u of live.users.values()) for (const r of u.roles) if (r.tenant === key && r.on === undefined) (wide.get(r.role) ?? wide.set(r.role, []).get(r.role)!).push(u.key);
-        for (const [role, holders] of [...wide].sort(([a], [b]) => cmp(a, b))) lines.push(`${role} tenant-wide to ${users(holders.sort(cmp))}`);
+        for (const u of live.users.values())
+          for (const r of u.roles)
+            if (r.tenant === key && r.on === undefined)
+              (wide.get(r.role) ?? wide.set(r.role, []).get(r.role)!).push(u.key);
+        for (const [role, holders] of [...wide].sort(([a], [b]) => cmp(a, b)))
+          lines.push(`${role} tenant-wide to ${users(holders.sort(cmp))}`);
         return lines;
       }
       case 'resource': {
-        const objects = [...live.resourceInstances.values()].filter((i) => i.resource === key).length + [...live.groups.values()].filter((g) => g.type === key).length;
-        const roles = [...live.roles.values()].filter((r) => r.permissions.some((p) => p.startsWith(`${key}:`))).map((r) => r.key);
+        const objects =
+          [...live.resourceInstances.values()].filter((i) => i.resource === key).length +
+          [...live.groups.values()].filter((g) => g.type === key).length;
+        const roles = [...live.roles.values()]
+          .filter((r) => r.permissions.some((p) => p.startsWith(`${key}:`)))
+          .map((r) => r.key);
         return [
           ...(objects > 0 ? [`${plural(objects, 'instance')} of this type`] : []),
-          ...(roles.length > 0 ? [`its actions are permitted by ${agree(roles.length, 'role', 'roles')} ${roles.join(', ')}`] : []),
+          ...(roles.length > 0
+            ? [`its actions are permitted by ${agree(roles.length, 'role', 'roles')} ${roles.join(', ')}`]
+            : []),
         ];
       }
       case 'access_requests': {
@@ -168,7 +223,10 @@ function describer(graph: AccessGraph, input: UndeclaredInput): (kind: Kind, key
       case 'user_attribute':
       case 'tenant_attribute': {
         const entity = kind === 'user_attribute' ? 'user' : 'tenant';
-        const sets = [...live.conditionSets.values()].filter((c) => namesAttribute(c.conditions, `${entity}.${key}`)).map((c) => c.key).sort(cmp);
+        const sets = [...live.conditionSets.values()]
+          .filter((c) => namesAttribute(c.conditions, `${entity}.${key}`))
+          .map((c) => c.key)
+          .sort(cmp);
         return sets.length > 0 ? [`used by the conditions of ${plural(sets.length, 'set')} (${names(sets)})`] : [];
       }
       case 'condition_set':
@@ -189,7 +247,9 @@ function describer(graph: AccessGraph, input: UndeclaredInput): (kind: Kind, key
 /** Whether a conditions tree names `entity.attribute` (a leaf or a reference). */
 function namesAttribute(conditions: Record<string, unknown>, name: string): boolean {
   const parsed = parseConditions(conditions);
-  return parsed.ok && attributesNamed(parsed.condition).some((n) => `${n.attribute.entity}.${n.attribute.path[0]}` === name);
+  return (
+    parsed.ok && attributesNamed(parsed.condition).some((n) => `${n.attribute.entity}.${n.attribute.path[0]}` === name)
+  );
 }
 
 /** A user's roles, grouped by role and origin: `admin on 12 instances (tenant-wide in acme)`. */
@@ -200,10 +260,13 @@ function userAccess(graph: AccessGraph, user: string): string[] {
     if (g.paths.every((p) => p.kind === 'tenant') && !grantsOnType(graph, g.role, g.instance)) continue;
     const p = g.paths[0];
     const origin =
-      p.kind === 'direct' ? 'direct'
-      : p.kind === 'tenant' ? `tenant-wide in ${p.tenant}`
-      : p.kind === 'group' ? `through ${p.chain[p.chain.length - 1]}`
-      : `derived from ${p.role} on ${p.subject}`;
+      p.kind === 'direct'
+        ? 'direct'
+        : p.kind === 'tenant'
+          ? `tenant-wide in ${p.tenant}`
+          : p.kind === 'group'
+            ? `through ${p.chain[p.chain.length - 1]}`
+            : `derived from ${p.role} on ${p.subject}`;
     const key = `${g.role}\u0000${origin}`;
     (byOrigin.get(key) ?? byOrigin.set(key, []).get(key)!).push(g.instance);
   }
@@ -226,7 +289,8 @@ function setRuleAccess(graph: AccessGraph, user: string): string[] {
   const lines: string[] = [];
   for (const rule of abac.rules) {
     const instances: string[] = [];
-    for (const list of abac.instancesOf(rule.def.resource).values()) for (const i of list) if (allowsWithout(abac.ruleStatus(rule, user, i))) instances.push(i);
+    for (const list of abac.instancesOf(rule.def.resource).values())
+      for (const i of list) if (allowsWithout(abac.ruleStatus(rule, user, i))) instances.push(i);
     if (instances.length === 0) continue;
     instances.sort(cmp);
     const on = instances.length === 1 ? instances[0] : `${plural(instances.length, 'instance')} (${names(instances)})`;
@@ -241,13 +305,18 @@ function onInstance(graph: AccessGraph, live: LiveState, ref: string, isGroup: b
   if (isGroup) {
     const members = graph.membersOf(ref);
     const through = graph.grantsThrough(ref);
-    if (through.length === 0 && members.length > 0) lines.push(`${plural(members.length, 'member')} (${names(members)}), no roles through it`);
+    if (through.length === 0 && members.length > 0)
+      lines.push(`${plural(members.length, 'member')} (${names(members)}), no roles through it`);
     for (const g of through) lines.push(`${g.role} on ${g.instance} to ${users(members)}`);
   }
   // Every role that can be held on it, by identity: the top-level roles, as they resolve on the
   // instance, and the resource roles of its type (which may have no top-level namesake).
   const ofType = graph.facts.roles.filter((r) => r.key.startsWith(`${typeOf(ref)}#`)).map((r) => r.key);
-  const roles = [...new Set([...live.roles.keys(), MEMBER_ROLE, ...ofType].map((r) => (r === MEMBER_ROLE ? r : graph.roleOn(r, ref))))].sort(cmp);
+  const roles = [
+    ...new Set(
+      [...live.roles.keys(), MEMBER_ROLE, ...ofType].map((r) => (r === MEMBER_ROLE ? r : graph.roleOn(r, ref))),
+    ),
+  ].sort(cmp);
   for (const role of roles) {
     if (isGroup && role === MEMBER_ROLE) continue; // its members, above
     // Only what is granted there: a role that grants nothing on the type (a tenant-wide admin of

@@ -28,22 +28,47 @@ export function valuesKept(changes: readonly Change[], desired: DesiredState, li
   }
   // A declared object gets the configuration's attributes: a value it writes is the rule's to report.
   const written = (section: Section, has: boolean) => desired.sections.has(section) && has;
-  const holders = <T extends { attributes?: Record<string, unknown> }>(objects: Iterable<[string, T]>, key: string, kept: (id: string) => boolean) =>
-    [...objects].filter(([id, o]) => o.attributes?.[key] !== undefined && kept(id)).map(([id]) => id).sort();
+  const holders = <T extends { attributes?: Record<string, unknown> }>(
+    objects: Iterable<[string, T]>,
+    key: string,
+    kept: (id: string) => boolean,
+  ) =>
+    [...objects]
+      .filter(([id, o]) => o.attributes?.[key] !== undefined && kept(id))
+      .map(([id]) => id)
+      .sort();
   const out: ValuesKept[] = [];
   for (const c of changes) {
     if (c.action !== 'delete') continue;
     const { kind, fields } = fieldsOf(c);
     let found: string[] = [];
     if (kind === 'user_attribute') {
-      found = holders(live.users, fields.key, (k) => !deleted.has(`user:${k}`) && !written('users', desired.users.has(k)));
+      found = holders(
+        live.users,
+        fields.key,
+        (k) => !deleted.has(`user:${k}`) && !written('users', desired.users.has(k)),
+      );
     } else if (kind === 'tenant_attribute') {
-      found = holders(live.tenants, fields.key, (k) => !deleted.has(`tenant:${k}`) && !written('tenants', desired.tenants.has(k)));
+      found = holders(
+        live.tenants,
+        fields.key,
+        (k) => !deleted.has(`tenant:${k}`) && !written('tenants', desired.tenants.has(k)),
+      );
     } else if (kind === 'resource_attribute') {
       const instances = [...live.resourceInstances].filter(([, i]) => i.resource === fields.resource);
-      found = holders(instances, fields.key, (ref) => !deleted.has(`instance:${ref}`) && !written('resource_instances', desired.resourceInstances.has(ref)));
+      found = holders(
+        instances,
+        fields.key,
+        (ref) => !deleted.has(`instance:${ref}`) && !written('resource_instances', desired.resourceInstances.has(ref)),
+      );
     } else continue;
-    if (found.length > 0) out.push({ kind, ...(kind === 'resource_attribute' ? { resource: fields.resource } : {}), key: fields.key, holders: found });
+    if (found.length > 0)
+      out.push({
+        kind,
+        ...(kind === 'resource_attribute' ? { resource: fields.resource } : {}),
+        key: fields.key,
+        holders: found,
+      });
   }
   return out;
 }

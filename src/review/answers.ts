@@ -17,11 +17,19 @@ export function onAnswer(s: QueueState, a: Answer): Step {
       return a.gen === s.gen ? only({ ...s, feed: receivePage(s.feed, a.fetch, a.items, a.total) }) : only(s);
     case 'pageFailed':
       if (a.gen !== s.gen) return only(s);
-      return only({ ...s, feed: failPage(s.feed, a.fetch, a.message), message: { kind: 'error', text: `could not load the queue (${a.message}): press R to retry` } });
+      return only({
+        ...s,
+        feed: failPage(s.feed, a.fetch, a.message),
+        message: { kind: 'error', text: `could not load the queue (${a.message}): press R to retry` },
+      });
     case 'countsLoaded':
       return a.gen === s.gen ? only({ ...s, counts: { ...s.counts, ...a.counts } }) : only(s);
     case 'rolesLoaded':
-      return only({ ...s, roles: { state: 'loaded', value: a.roles }, ...(a.setRules !== undefined ? { setRules: a.setRules } : {}) });
+      return only({
+        ...s,
+        roles: { state: 'loaded', value: a.roles },
+        ...(a.setRules !== undefined ? { setRules: a.setRules } : {}),
+      });
     case 'rolesFailed':
       return only({ ...s, roles: { state: 'failed', message: a.message } });
     case 'liveLoaded':
@@ -37,7 +45,8 @@ export function onAnswer(s: QueueState, a: Answer): Step {
     case 'decided':
       return finish(s, a.intent, a.request, { kind: 'success', text: successText(a.intent, a.request) });
     case 'conflict':
-      if (isOwnEarlierDecision(a.intent, a.request, s.user)) return finish(s, a.intent, a.request, { kind: 'success', text: successText(a.intent, a.request) });
+      if (isOwnEarlierDecision(a.intent, a.request, s.user))
+        return finish(s, a.intent, a.request, { kind: 'success', text: successText(a.intent, a.request) });
       return finish(s, a.intent, a.request, { kind: 'warning', text: conflictText(a.intent, a.request) });
     case 'decisionFailed': {
       const inflight = { ...s.inflight };
@@ -54,7 +63,12 @@ export function onAnswer(s: QueueState, a: Answer): Step {
   }
 }
 
-function finish(s: QueueState, intent: DecisionIntent, request: AccessRequest, message: Message & { kind: 'success' | 'warning' }): Step {
+function finish(
+  s: QueueState,
+  intent: DecisionIntent,
+  request: AccessRequest,
+  message: Message & { kind: 'success' | 'warning' },
+): Step {
   const inflight = { ...s.inflight };
   delete inflight[intent.id];
   const log = [...s.log, { id: s.log.length + 1, kind: message.kind, text: message.text }];
@@ -63,15 +77,30 @@ function finish(s: QueueState, intent: DecisionIntent, request: AccessRequest, m
   if (intent.kind === 'approve') delete people[request.requester];
   // The environment read gains the grant the approval made (the service made the same), so the other
   // requests' impact stays exact without reading the environment again.
-  const live = intent.kind === 'approve' && request.status === 'approved' && s.live?.state === 'loaded' ? { state: 'loaded' as const, value: liveWithGrant(s.live.value, request, intent.role ?? request.role) } : s.live;
+  const live =
+    intent.kind === 'approve' && request.status === 'approved' && s.live?.state === 'loaded'
+      ? { state: 'loaded' as const, value: liveWithGrant(s.live.value, request, intent.role ?? request.role) }
+      : s.live;
   let gone = s.gone;
   // Under pending, a request that is no longer pending leaves the queue now, not at the next reload.
   if (s.tab === 'pending' && request.status !== 'pending') {
     const at = feedIndexOf(s, intent.id);
     if (at !== undefined && !gone.includes(at)) gone = [...gone, at].sort((x, y) => x - y);
   }
-  const next = { ...s, inflight, overlay: { ...s.overlay, [intent.id]: request }, people, message, log, gone, ...(live ? { live } : {}) };
+  const next = {
+    ...s,
+    inflight,
+    overlay: { ...s.overlay, [intent.id]: request },
+    people,
+    message,
+    log,
+    gone,
+    ...(live ? { live } : {}),
+  };
   // Back to the detail's list when the request shown left it; the counts change with every decision.
-  return { state: next.view === 'detail' && gone !== s.gone && selected(s)?.id === intent.id ? { ...next, view: 'list' } : next, effects: [countsEffect(next)] };
+  return {
+    state:
+      next.view === 'detail' && gone !== s.gone && selected(s)?.id === intent.id ? { ...next, view: 'list' } : next,
+    effects: [countsEffect(next)],
+  };
 }
-

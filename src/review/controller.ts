@@ -33,7 +33,9 @@ export function describeError(err: unknown): { message: string; network: boolean
     const { status, errorCode, detail } = err.info;
     const network = status === 0;
     // The low-level code (ECONNREFUSED) says enough; the rest of the detail repeats it.
-    const message = network ? `${errorCode ?? 'NETWORK_ERROR'}${detail ? `: ${detail.split(':')[0]}` : ''}` : `${status}${errorCode ? ` ${errorCode}` : ''}${detail ? `: ${detail}` : ''}`;
+    const message = network
+      ? `${errorCode ?? 'NETWORK_ERROR'}${detail ? `: ${detail.split(':')[0]}` : ''}`
+      : `${status}${errorCode ? ` ${errorCode}` : ''}${detail ? `: ${detail}` : ''}`;
     return { message: redactSecrets(message), network, conflict: status === 409 };
   }
   return { message: redactSecrets(err instanceof Error ? err.message : String(err)), network: false, conflict: false };
@@ -84,11 +86,21 @@ export function createReviewController(o: ControllerOptions): ReviewController {
         );
       case 'loadCounts':
         return track(
-          Promise.all(e.queries.map(async ({ tab, queries }) => {
-            const totals = await Promise.all(queries.map(async (q) => (await source.listPage(q, 1, 1)).total));
-            return [tab, totals.every((t) => t !== undefined) ? totals.reduce((a, b) => a! + b!, 0) : undefined] as const;
-          })).then(
-            (pairs) => dispatch({ type: 'countsLoaded', gen: e.gen, counts: Object.fromEntries(pairs.filter(([, n]) => n !== undefined)) }),
+          Promise.all(
+            e.queries.map(async ({ tab, queries }) => {
+              const totals = await Promise.all(queries.map(async (q) => (await source.listPage(q, 1, 1)).total));
+              return [
+                tab,
+                totals.every((t) => t !== undefined) ? totals.reduce((a, b) => a! + b!, 0) : undefined,
+              ] as const;
+            }),
+          ).then(
+            (pairs) =>
+              dispatch({
+                type: 'countsLoaded',
+                gen: e.gen,
+                counts: Object.fromEntries(pairs.filter(([, n]) => n !== undefined)),
+              }),
             // The counts are a convenience: the tabs show none when they cannot be read.
             () => undefined,
           ),
@@ -124,10 +136,13 @@ export function createReviewController(o: ControllerOptions): ReviewController {
     const { id, comment, role } = intent;
     try {
       const request =
-        intent.kind === 'approve' ? await source.approve(id, { comment, role })
-        : intent.kind === 'deny' ? await source.deny(id, { comment })
-        : intent.kind === 'update' ? await source.update(id, { comment, role })
-        : await source.cancel(id, { reason: comment });
+        intent.kind === 'approve'
+          ? await source.approve(id, { comment, role })
+          : intent.kind === 'deny'
+            ? await source.deny(id, { comment })
+            : intent.kind === 'update'
+              ? await source.update(id, { comment, role })
+              : await source.cancel(id, { reason: comment });
       dispatch({ type: 'decided', intent, request });
     } catch (err) {
       const why = describeError(err);

@@ -39,7 +39,11 @@ export function describeRequest(r: AccessRequest, role = r.role): string {
  * Why `kind` may not start on `r`, or undefined when it may. The service decides in the end (this is
  * what it would answer, said before the user types a comment).
  */
-export function refusal(kind: DecisionKind, r: AccessRequest, opts: { readonly: boolean; inflight: boolean }): string | undefined {
+export function refusal(
+  kind: DecisionKind,
+  r: AccessRequest,
+  opts: { readonly: boolean; inflight: boolean },
+): string | undefined {
   if (opts.readonly) return 'read-only (--readonly): decision keys are off';
   if (opts.inflight) return 'a decision on this request is already on its way';
   if (r.status !== 'pending') return `this request is already ${r.status}${r.reviewer ? ` by ${r.reviewer}` : ''}`;
@@ -86,7 +90,8 @@ export function conflictText(intent: DecisionIntent, fresh: AccessRequest): stri
 
 /** Network trouble or a refusal; the request stays as it was. */
 export function failureText(intent: DecisionIntent, error: { message: string; network: boolean }): string {
-  if (error.network) return `could not reach the service (${error.message}): nothing was changed; press ${VERB[intent.kind].key} to try again`;
+  if (error.network)
+    return `could not reach the service (${error.message}): nothing was changed; press ${VERB[intent.kind].key} to try again`;
   return `the service refused: ${error.message}`;
 }
 
@@ -95,7 +100,14 @@ export function failureText(intent: DecisionIntent, error: { message: string; ne
  * answer was lost, so this is a success.
  */
 export function isOwnEarlierDecision(intent: DecisionIntent, fresh: AccessRequest, user: string): boolean {
-  const expected = intent.kind === 'approve' ? 'approved' : intent.kind === 'deny' ? 'denied' : intent.kind === 'cancel' ? 'canceled' : undefined;
+  const expected =
+    intent.kind === 'approve'
+      ? 'approved'
+      : intent.kind === 'deny'
+        ? 'denied'
+        : intent.kind === 'cancel'
+          ? 'canceled'
+          : undefined;
   if (!expected || fresh.status !== expected) return false;
   return intent.kind === 'cancel' ? fresh.own : fresh.reviewer === user;
 }

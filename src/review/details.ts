@@ -15,8 +15,16 @@ export interface DetailLine {
 
 /** Read-model fields already shown under a name of ours; every other field follows as sent. */
 const SHOWN = new Set([
-  'id', 'status', 'requesting_user_id', 'access_request_details', 'reason', 'created_at', 'updated_at',
-  'reviewer_user_id', 'reviewed_at', 'reviewer_comment',
+  'id',
+  'status',
+  'requesting_user_id',
+  'access_request_details',
+  'reason',
+  'created_at',
+  'updated_at',
+  'reviewer_user_id',
+  'reviewed_at',
+  'reviewer_comment',
 ]);
 
 /** Two spellings of one field (the specification's and the public API's; servers may send both): shown once. */
@@ -27,7 +35,8 @@ function otherFields(raw: Record<string, unknown>): [string, unknown][] {
   return Object.entries(raw).filter(([k]) => !SHOWN.has(k) && !(ALIASES[k] !== undefined && ALIASES[k] in raw));
 }
 
-const shown = (v: unknown) => (v === null || v === undefined || v === '' ? '—' : typeof v === 'string' ? v : JSON.stringify(v));
+const shown = (v: unknown) =>
+  v === null || v === undefined || v === '' ? '—' : typeof v === 'string' ? v : JSON.stringify(v);
 
 /**
  * Pure: the detail pane of the selected request, most useful first: what it asks, what approving would
@@ -40,16 +49,30 @@ export function buildDetailLines(s: QueueState): DetailLine[] {
   const revoked = !inflight && grantGone(s, r);
   const status = inflight ? optimisticStatus(inflight.kind) : revoked ? 'revoked' : STATUS_LABEL[r.status];
   const lines: DetailLine[] = [
-    { text: `${r.own ? 'Your request' : `Request by ${r.requester}`}: ${r.role} ${placeOf(r)} — ${status}`, tone: 'title' },
+    {
+      text: `${r.own ? 'Your request' : `Request by ${r.requester}`}: ${r.role} ${placeOf(r)} — ${status}`,
+      tone: 'title',
+    },
     // The reason whole, wrapped: it is what the reviewer decides on.
     ...wrapAll(r.reason ?? '—', s.width - 1, 'reason: ', '  ').map((text) => ({ text })),
   ];
   if (r.status !== 'pending') {
     const by = r.reviewer ? ` by ${r.reviewer}` : '';
-    lines.push(...wrap(s, `${r.status}${by}${r.reviewedAt ? ` at ${r.reviewedAt}` : ''}${r.reviewerComment ? `: "${r.reviewerComment}"` : ''}`));
+    lines.push(
+      ...wrap(
+        s,
+        `${r.status}${by}${r.reviewedAt ? ` at ${r.reviewedAt}` : ''}${r.reviewerComment ? `: "${r.reviewerComment}"` : ''}`,
+      ),
+    );
   }
   if (revoked) {
-    lines.push(...wrap(s, `revoked since: ${describeGrant(grantOf(r))} is not a role assignment any more (revoked, expired or removed by an apply); the service still records the request as approved`, 'warning'));
+    lines.push(
+      ...wrap(
+        s,
+        `revoked since: ${describeGrant(grantOf(r))} is not a role assignment any more (revoked, expired or removed by an apply); the service still records the request as approved`,
+        'warning',
+      ),
+    );
   }
   if (s.configs.length > 1 && r.config) {
     const life = s.lifetimes[r.config];
@@ -57,18 +80,39 @@ export function buildDetailLines(s: QueueState): DetailLine[] {
   }
   const config = r.config ?? s.configs[0] ?? 'default';
   if (r.own && r.status === 'pending' && s.reviewing.state === 'loaded' && s.reviewing.value.alone?.includes(config)) {
-    lines.push(...wrap(s, `nobody can decide this request: you are the only user holding a reviewer role of configuration ${config} tenant-wide in ${r.tenant}, and nobody may review their own request; it stays pending until someone else reviews there (x cancels it)`, 'warning'));
+    lines.push(
+      ...wrap(
+        s,
+        `nobody can decide this request: you are the only user holding a reviewer role of configuration ${config} tenant-wide in ${r.tenant}, and nobody may review their own request; it stays pending until someone else reviews there (x cancels it)`,
+        'warning',
+      ),
+    );
   }
-  const same = r.status === 'pending' ? pendingByKey(s).get(duplicateKey(r)) ?? [] : [];
+  const same = r.status === 'pending' ? (pendingByKey(s).get(duplicateKey(r)) ?? []) : [];
   if (same.length > 1) {
-    lines.push(...wrap(s, `duplicates: ${same.length} pending requests by ${r.requester} for ${r.role} ${placeOf(r)} among the rows read (${same.map((x) => x.id.slice(0, 8)).join(', ')}): deny or cancel all but one`, 'warning'));
+    lines.push(
+      ...wrap(
+        s,
+        `duplicates: ${same.length} pending requests by ${r.requester} for ${r.role} ${placeOf(r)} among the rows read (${same.map((x) => x.id.slice(0, 8)).join(', ')}): deny or cancel all but one`,
+        'warning',
+      ),
+    );
   }
   lines.push(...impactLines(s, r), ...requesterLines(s, r), { text: 'Fields', tone: 'title' });
   const fields: [string, unknown][] = [
     ['id', r.id],
-    ['requester', `${r.requester}${r.raw.requesting_user_id && r.raw.requesting_user_id !== r.requester ? ` (${String(r.raw.requesting_user_id)})` : ''}`],
-    ['tenant', r.tenant], ['role', r.role], ['resource', r.resource], ['instance', r.instance],
-    ['created', r.createdAt], ['updated', r.updatedAt], ['reviewer', r.reviewer], ['reviewed', r.reviewedAt],
+    [
+      'requester',
+      `${r.requester}${r.raw.requesting_user_id && r.raw.requesting_user_id !== r.requester ? ` (${String(r.raw.requesting_user_id)})` : ''}`,
+    ],
+    ['tenant', r.tenant],
+    ['role', r.role],
+    ['resource', r.resource],
+    ['instance', r.instance],
+    ['created', r.createdAt],
+    ['updated', r.updatedAt],
+    ['reviewer', r.reviewer],
+    ['reviewed', r.reviewedAt],
     ['reviewer comment', r.reviewerComment],
     ['you may review', r.canReview ? 'yes' : r.own ? 'no (your own request)' : 'no'],
     ...otherFields(r.raw),
@@ -85,7 +129,8 @@ function wrap(s: QueueState, text: string, tone?: DetailLine['tone'], indent = '
 /** `name value` cells, two a line when the terminal is wide enough; a value too long for its line is wrapped, never cut. */
 function packFields(fields: [string, unknown][], width: number): DetailLine[] {
   const cell = (name: string, value: unknown, w: number) => truncate(`${name.padEnd(16)} ${shown(value)}`, w);
-  const whole = (name: string, value: unknown): DetailLine[] => wrapAll(shown(value), width, `  ${name.padEnd(16)} `, ' '.repeat(19)).map((text) => ({ text }));
+  const whole = (name: string, value: unknown): DetailLine[] =>
+    wrapAll(shown(value), width, `  ${name.padEnd(16)} `, ' '.repeat(19)).map((text) => ({ text }));
   if (width < 76) return fields.flatMap(([k, v]) => whole(k, v));
   const half = Math.floor((width - 2) / 2);
   const fits = (f: [string, unknown]) => 17 + [...shown(f[1])].length <= half - 1;
@@ -94,7 +139,9 @@ function packFields(fields: [string, unknown][], width: number): DetailLine[] {
     const [k, v] = fields[i];
     // A value too long for half a line gets a line of its own, so ids are never cut.
     if (fits(fields[i]) && fields[i + 1] && fits(fields[i + 1])) {
-      out.push({ text: `  ${pad(cell(k, v, half - 1), half)}${cell(fields[i + 1][0], fields[i + 1][1], half - 1)}`.trimEnd() });
+      out.push({
+        text: `  ${pad(cell(k, v, half - 1), half)}${cell(fields[i + 1][0], fields[i + 1][1], half - 1)}`.trimEnd(),
+      });
       i++;
     } else out.push(...whole(k, v));
   }
@@ -105,7 +152,8 @@ function requesterLines(s: QueueState, r: AccessRequest): DetailLine[] {
   const person = s.people[r.requester];
   const title = `${r.requester}'s roles in ${r.tenant}: `;
   if (!person || person.state === 'loading') return [{ text: `${title}reading…`, tone: 'dim' }];
-  if (person.state === 'failed') return [{ text: `${title}could not read them (${person.message}): R retries`, tone: 'error' }];
+  if (person.state === 'failed')
+    return [{ text: `${title}could not read them (${person.message}): R retries`, tone: 'error' }];
   const roles = rolesInTenant(person.value, r.tenant);
   return wrap(s, `${title}${roles.length > 0 ? roles.join(', ') : 'none'}`);
 }
@@ -119,11 +167,17 @@ function impactLines(s: QueueState, r: AccessRequest): DetailLine[] {
   // requester's own roles, saying so.
   if (s.live?.state === 'loaded') return [title, ...renderImpact(s, buildLiveImpact(r, s.live.value, role), 'dim')];
   const person = s.people[r.requester];
-  if (s.roles.state === 'failed') return [title, { text: `  could not read the roles (${s.roles.message}): R retries`, tone: 'error' }];
-  if (person?.state === 'failed') return [title, { text: `  unknown: ${r.requester}'s roles could not be read`, tone: 'error' }];
-  if (s.roles.state === 'loading' || !person || person.state === 'loading') return [title, { text: '  reading…', tone: 'dim' }];
+  if (s.roles.state === 'failed')
+    return [title, { text: `  could not read the roles (${s.roles.message}): R retries`, tone: 'error' }];
+  if (person?.state === 'failed')
+    return [title, { text: `  unknown: ${r.requester}'s roles could not be read`, tone: 'error' }];
+  if (s.roles.state === 'loading' || !person || person.state === 'loading')
+    return [title, { text: '  reading…', tone: 'dim' }];
   const impact = buildImpact(r, s.roles.value, person.value, role, [], s.setRules);
-  const whole = s.live?.state === 'failed' ? `the environment could not be read (${s.live.message}): R retries; ` : 'reading the whole environment; until then, ';
+  const whole =
+    s.live?.state === 'failed'
+      ? `the environment could not be read (${s.live.message}): R retries; `
+      : 'reading the whole environment; until then, ';
   return [title, ...renderImpact(s, { ...impact, note: `${whole}${impact.note}` })];
 }
 
@@ -133,9 +187,16 @@ function renderImpact(s: QueueState, impact: Impact, noteTone: DetailLine['tone'
   for (const line of impact.lines) {
     const lead = /^ */.exec(line)![0];
     const tone = line.startsWith('+') ? 'gain' : line.startsWith('?') || line.startsWith('-') ? 'warning' : undefined;
-    out.push(...wrapAll(line.slice(lead.length), s.width - 1, `  ${lead}`, `  ${lead}    `).map((text): DetailLine => ({ text, ...(tone ? { tone } : {}) })));
+    out.push(
+      ...wrapAll(line.slice(lead.length), s.width - 1, `  ${lead}`, `  ${lead}    `).map((text): DetailLine => ({
+        text,
+        ...(tone ? { tone } : {}),
+      })),
+    );
   }
   // The caveat whole, wrapped, right under what it qualifies.
-  out.push(...wrapAll(`(${impact.note})`, s.width - 1, '  ', '   ').map((text): DetailLine => ({ text, tone: noteTone })));
+  out.push(
+    ...wrapAll(`(${impact.note})`, s.width - 1, '  ', '   ').map((text): DetailLine => ({ text, tone: noteTone })),
+  );
   return out;
 }

@@ -27,12 +27,17 @@ export function planFetches(feed: Feed, from: number, to: number): { feed: Feed;
       let last = Math.min(to, feed.total) - 1;
       // Oldest first: rows [from, to) are the service's rows counted from the end.
       if (feed.spec.order === 'oldest') [first, last] = [feed.total - 1 - last, feed.total - 1 - first];
-      for (let p = Math.floor(first / feed.perPage) + 1; p <= Math.floor(last / feed.perPage) + 1 && last >= 0 && first <= last; p++) wanted.push(p);
+      for (
+        let p = Math.floor(first / feed.perPage) + 1;
+        p <= Math.floor(last / feed.perPage) + 1 && last >= 0 && first <= last;
+        p++
+      )
+        wanted.push(p);
     }
     const missing = wanted.filter((p) => feed.pages[p] === undefined);
     if (missing.length === 0) return { feed, fetches };
     const pages = { ...feed.pages };
-    for (const p of missing) (pages[p] = { state: 'loading' }), fetches.push({ source: 0, page: p });
+    for (const p of missing) ((pages[p] = { state: 'loading' }), fetches.push({ source: 0, page: p }));
     return { feed: { ...feed, pages }, fetches };
   }
   if (feed.items.length >= to || feedComplete(feed)) return { feed, fetches };
@@ -48,7 +53,11 @@ export function planFetches(feed: Feed, from: number, to: number): { feed: Feed;
 export function receivePage(feed: Feed, fetch: PageFetch, items: AccessRequest[], total: number | undefined): Feed {
   if (feed.kind === 'exact') {
     // Without a count (a bare array), the rows end at the first short page.
-    const known = total ?? (items.length < feed.perPage ? (fetch.page - 1) * feed.perPage + items.length : feed.total ?? fetch.page * feed.perPage + 1);
+    const known =
+      total ??
+      (items.length < feed.perPage
+        ? (fetch.page - 1) * feed.perPage + items.length
+        : (feed.total ?? fetch.page * feed.perPage + 1));
     return { ...feed, total: known, pages: { ...feed.pages, [fetch.page]: { state: 'loaded', items } } };
   }
   const sources = feed.sources.map((s, i) => {
@@ -64,7 +73,10 @@ export function receivePage(feed: Feed, fetch: PageFetch, items: AccessRequest[]
 
 export function failPage(feed: Feed, fetch: PageFetch, message: string): Feed {
   if (feed.kind === 'exact') return { ...feed, pages: { ...feed.pages, [fetch.page]: { state: 'failed', message } } };
-  return { ...feed, sources: feed.sources.map((s, i) => (i === fetch.source ? { ...s, loading: false, failed: message } : s)) };
+  return {
+    ...feed,
+    sources: feed.sources.map((s, i) => (i === fetch.source ? { ...s, loading: false, failed: message } : s)),
+  };
 }
 
 /** Forget failures, so the next `planFetches` asks again. */
@@ -86,12 +98,15 @@ function receiveBackwards(s: ScanSource, page: number, items: AccessRequest[], p
   if (s.descending) {
     const next = page - 1;
     const buffer = [...s.buffer, ...reversed(items)];
-    return next <= 1 ? { ...s, nextPage: 1, done: true, buffer: [...buffer, ...reversed(s.held)], held: [] } : { ...s, nextPage: next, buffer };
+    return next <= 1
+      ? { ...s, nextPage: 1, done: true, buffer: [...buffer, ...reversed(s.held)], held: [] }
+      : { ...s, nextPage: next, buffer };
   }
   const held = [...s.held, ...items];
   const last = s.total !== undefined ? Math.max(1, Math.ceil(s.total / perPage)) : undefined;
   if (page === 1 && last !== undefined && last > 1) return { ...s, held, descending: true, nextPage: last };
-  if (items.length < perPage || (last !== undefined && page >= last)) return { ...s, done: true, held: [], buffer: [...s.buffer, ...reversed(held)] };
+  if (items.length < perPage || (last !== undefined && page >= last))
+    return { ...s, done: true, held: [], buffer: [...s.buffer, ...reversed(held)] };
   return { ...s, held, nextPage: page + 1 };
 }
 

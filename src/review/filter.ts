@@ -33,7 +33,7 @@ export function parseFilter(text: string): Filter {
           break;
         case 'resource': {
           const i = value.indexOf(':');
-          if (i > 0) (f.resource = value.slice(0, i)), (f.instance = value.slice(i + 1));
+          if (i > 0) ((f.resource = value.slice(0, i)), (f.instance = value.slice(i + 1)));
           else f.resource = value;
           break;
         }
@@ -79,7 +79,13 @@ export function clientPredicate(f: Filter): ((r: AccessRequest) => boolean) | un
  * nothing: no query at all, an empty, complete list. With `configs`, every list is read in each of them
  * (the queries carry their configuration).
  */
-export function buildFeedSpec(tab: Tab, filter: Filter, user: string, order: Order = 'newest', configs?: readonly string[]): FeedSpec {
+export function buildFeedSpec(
+  tab: Tab,
+  filter: Filter,
+  user: string,
+  order: Order = 'newest',
+  configs?: readonly string[],
+): FeedSpec {
   const spec = tabSpec(tab, filter, user, order);
   // One queue across element configurations: each list read in each, merged in order (paging.ts scan).
   if (!configs || configs.length === 0) return spec;
@@ -93,7 +99,14 @@ function tabSpec(tab: Tab, filter: Filter, user: string, order: Order): FeedSpec
     case 'pending':
       return { queries: [{ ...base, status: 'pending' }], keep, order };
     case 'decided':
-      return { queries: [{ ...base, status: 'approved' }, { ...base, status: 'denied' }], keep, order };
+      return {
+        queries: [
+          { ...base, status: 'approved' },
+          { ...base, status: 'denied' },
+        ],
+        keep,
+        order,
+      };
     case 'mine':
       if (filter.requester !== undefined && filter.requester !== user) return { queries: [], keep, order };
       return { queries: [base], keep: (r) => r.own && (keep?.(r) ?? true), order };

@@ -51,8 +51,24 @@ export interface Columns {
 export function columnsFor(width: number, o: { config?: boolean } = {}): Columns {
   const narrow = width < (o.config ? 120 : 100);
   const c: Columns = o.config
-    ? { requester: narrow ? 9 : 14, role: narrow ? 8 : 12, target: narrow ? 16 : 22, config: narrow ? 8 : 12, age: 4, status: 10, reason: 0 }
-    : { requester: narrow ? 10 : 14, role: narrow ? 9 : 12, target: narrow ? 17 : 24, config: 0, age: 4, status: 10, reason: 0 };
+    ? {
+        requester: narrow ? 9 : 14,
+        role: narrow ? 8 : 12,
+        target: narrow ? 16 : 22,
+        config: narrow ? 8 : 12,
+        age: 4,
+        status: 10,
+        reason: 0,
+      }
+    : {
+        requester: narrow ? 10 : 14,
+        role: narrow ? 9 : 12,
+        target: narrow ? 17 : 24,
+        config: 0,
+        age: 4,
+        status: 10,
+        reason: 0,
+      };
   const columns = o.config ? 7 : 6;
   const used = 2 + c.requester + c.role + c.target + c.config + c.age + c.status + (columns - 1);
   c.reason = Math.max(0, width - used - 1);
@@ -90,7 +106,14 @@ export function formatRow(r: AccessRequest, c: Columns, now: number, o: RowOptio
     pad(r.role, c.role),
     pad(targetOf(r), c.target),
     // The lifetime only when it fits: a cut `oncall …` says less than `oncall` (the details say it whole).
-    ...(c.config > 0 ? [pad(o.config !== undefined && [...o.config].length <= c.config ? o.config : (r.config ?? o.config ?? ''), c.config)] : []),
+    ...(c.config > 0
+      ? [
+          pad(
+            o.config !== undefined && [...o.config].length <= c.config ? o.config : (r.config ?? o.config ?? ''),
+            c.config,
+          ),
+        ]
+      : []),
     pad(age(ageFrom(r, o.tab ?? 'pending'), now), c.age),
     pad(statusText(r, o.inflight, o.duplicates, o.revoked), c.status),
     truncate(r.reason ?? '', c.reason),
@@ -99,10 +122,14 @@ export function formatRow(r: AccessRequest, c: Columns, now: number, o: RowOptio
 
 export function formatHeader(c: Columns, tab: Tab = 'pending'): string {
   return [
-    pad('REQUESTER', c.requester), pad('ROLE', c.role), pad('RESOURCE/INSTANCE', c.target),
+    pad('REQUESTER', c.requester),
+    pad('ROLE', c.role),
+    pad('RESOURCE/INSTANCE', c.target),
     ...(c.config > 0 ? [pad('CONFIG', c.config)] : []),
     // On the decided tab the age is the decision's.
-    pad(tab === 'decided' ? 'DONE' : 'AGE', c.age), pad('STATUS', c.status), truncate('REASON', c.reason),
+    pad(tab === 'decided' ? 'DONE' : 'AGE', c.age),
+    pad('STATUS', c.status),
+    truncate('REASON', c.reason),
   ].join(' ');
 }
 
@@ -128,10 +155,14 @@ export function formatPosition(s: QueueState): string {
   const f = summarizeFeed(s.feed);
   const rows = rowCount(s);
   const gone = s.gone.length;
-  const loading = s.feed.kind === 'exact' ? f.total === undefined : f.scanning !== undefined || (f.total === undefined && rows === 0);
+  const loading =
+    s.feed.kind === 'exact' ? f.total === undefined : f.scanning !== undefined || (f.total === undefined && rows === 0);
   if (rows === 0) {
     if (f.failed) return 'could not load';
-    if (loading) return f.scanning ? `scanning… ${n(f.scanning.read)}${f.scanning.of !== undefined ? ` of ${n(f.scanning.of)}` : ''} read` : 'loading…';
+    if (loading)
+      return f.scanning
+        ? `scanning… ${n(f.scanning.read)}${f.scanning.of !== undefined ? ` of ${n(f.scanning.of)}` : ''} read`
+        : 'loading…';
     if (s.filter.text) return 'no request matches the filter';
     // An empty queue of a user who reviews nothing says so, and which roles would make them a reviewer.
     if (s.tab === 'pending' && s.reviewing.state === 'loaded' && !s.reviewing.value.reviews) {
@@ -143,9 +174,13 @@ export function formatPosition(s: QueueState): string {
   const first = s.top + 1;
   const last = Math.min(rows, s.top + listHeight(s));
   const range = `${n(first)}–${n(last)}`;
-  if (f.scanning) return `${range} of ${n(rows)} matching · ${n(f.scanning.read)}${f.scanning.of !== undefined ? ` of ${n(f.scanning.of)}` : ''} read`;
+  if (f.scanning)
+    return `${range} of ${n(rows)} matching · ${n(f.scanning.read)}${f.scanning.of !== undefined ? ` of ${n(f.scanning.of)}` : ''} read`;
   const total = f.total !== undefined ? ` of ${n(f.total - gone)}` : ` of ${n(rows)}+`;
-  const pages = f.total !== undefined && s.feed.kind === 'exact' ? ` · page ${Math.floor(s.cursor / s.perPage) + 1}/${Math.max(1, Math.ceil(f.total / s.perPage))}` : '';
+  const pages =
+    f.total !== undefined && s.feed.kind === 'exact'
+      ? ` · page ${Math.floor(s.cursor / s.perPage) + 1}/${Math.max(1, Math.ceil(f.total / s.perPage))}`
+      : '';
   return `${range}${total}${pages}`;
 }
 
@@ -164,7 +199,10 @@ export function fitHints(hints: readonly (readonly [text: string, priority: numb
     chosen.add(i);
     used += cost;
   }
-  return hints.filter((_, i) => chosen.has(i)).map((h) => h[0]).join(sep);
+  return hints
+    .filter((_, i) => chosen.has(i))
+    .map((h) => h[0])
+    .join(sep);
 }
 
 /** Word-wraps `text` into at most `max` lines of `width`; the last line is truncated. */
@@ -191,7 +229,10 @@ export function wrapLines(text: string, width: number, max: number): string[] {
  */
 export function wrapAll(text: string, width: number, first = '', indent = ''): string[] {
   const room = Math.max(8, width - [...indent].length);
-  const words = text.replace(/[\r\n\t]+/g, ' ').split(' ').filter((w) => w !== '');
+  const words = text
+    .replace(/[\r\n\t]+/g, ' ')
+    .split(' ')
+    .filter((w) => w !== '');
   const lines: string[] = [];
   let line = first;
   let limit = Math.max(8, width);

@@ -11,7 +11,13 @@ import { buildAccessGraph, eachAccessChange, type AccessGraph, type Via } from '
 import { factsFromState } from '../access/from-state.js';
 import { derivationCache } from '../access/derive.js';
 import { abacMemo } from '../access/abac/graph.js';
-import { describeResourceSet, describeUserSet, diffAbac, type AbacChangeLine, type AbacUndecided } from '../access/abac/diff.js';
+import {
+  describeResourceSet,
+  describeUserSet,
+  diffAbac,
+  type AbacChangeLine,
+  type AbacUndecided,
+} from '../access/abac/diff.js';
 import { countInstances, pluralOfType } from '../access/summary.js';
 import { cmp } from '../access/paths.js';
 import { liveAfter } from '../plan/after.js';
@@ -27,7 +33,8 @@ import type { Impact } from './impact.js';
 const MAX_LINES = 20;
 const INSTANCES_PER_LINE = 10;
 
-const NOTE = 'from the whole environment as read this session: groups, derivations over relationship tuples and set rules on stored attributes included; R reads it again';
+const NOTE =
+  'from the whole environment as read this session: groups, derivations over relationship tuples and set rules on stored attributes included; R reads it again';
 
 interface Base {
   before: AccessGraph;
@@ -38,7 +45,11 @@ interface Base {
 const bases = new WeakMap<LiveState, Base>();
 
 /** The live state once `request` is approved as `role` (a key, as the service takes it): the assignment added. */
-export function liveWithGrant(live: LiveState, request: Pick<AccessRequest, 'requester' | 'tenant' | 'resource' | 'instance'>, role: string): LiveState {
+export function liveWithGrant(
+  live: LiveState,
+  request: Pick<AccessRequest, 'requester' | 'tenant' | 'resource' | 'instance'>,
+  role: string,
+): LiveState {
   const on = instanceOf(request);
   const grant = { user: request.requester, role, tenant: request.tenant, ...(on ? { on } : {}) };
   return liveAfter(live, [createChange('assignment', ids.assignment(grant.user, role, on ?? request.tenant), grant)]);
@@ -50,7 +61,12 @@ export function buildLiveImpact(request: AccessRequest, live: LiveState, role = 
   if (!base) {
     const derivations = derivationCache();
     const memo = abacMemo();
-    base = { before: buildAccessGraph(factsFromState(live), { derivations, abacMemo: memo }), derivations, memo, impacts: new Map() };
+    base = {
+      before: buildAccessGraph(factsFromState(live), { derivations, abacMemo: memo }),
+      derivations,
+      memo,
+      impacts: new Map(),
+    };
     bases.set(live, base);
   }
   const key = `${request.requester}\u0000${request.tenant}\u0000${instanceOf(request) ?? ''}\u0000${role}`;
@@ -59,7 +75,8 @@ export function buildLiveImpact(request: AccessRequest, live: LiveState, role = 
   return impact;
 }
 
-const instanceOf = (r: Pick<AccessRequest, 'resource' | 'instance'>) => (r.resource && r.instance ? `${r.resource}:${r.instance}` : undefined);
+const instanceOf = (r: Pick<AccessRequest, 'resource' | 'instance'>) =>
+  r.resource && r.instance ? `${r.resource}:${r.instance}` : undefined;
 
 function impactOn(request: AccessRequest, live: LiveState, role: string, base: Base): Omit<Impact, 'note'> {
   const user = request.requester;
@@ -67,13 +84,20 @@ function impactOn(request: AccessRequest, live: LiveState, role: string, base: B
   const { before } = base;
   const id = instance ? before.roleOn(role, instance) : role;
   if (!before.facts.roles.some((r) => r.key === id)) {
-    const where = instance ? `neither a role of ${request.resource} nor a top-level role` : 'not a top-level role of this environment';
+    const where = instance
+      ? `neither a role of ${request.resource} nor a top-level role`
+      : 'not a top-level role of this environment';
     return { lines: [`? ${role} is ${where} (the service will refuse it)`], gained: [] };
   }
   const where = instance ? `on ${instance}` : `tenant-wide in ${request.tenant}`;
-  const held = live.users.get(user)?.roles.some((r) => r.role === role && r.tenant === request.tenant && (r.on ?? '') === (instance ?? ''));
+  const held = live.users
+    .get(user)
+    ?.roles.some((r) => r.role === role && r.tenant === request.tenant && (r.on ?? '') === (instance ?? ''));
   if (held) return { lines: [`= ${user} already holds ${id} ${where}: approving changes nothing`], gained: [] };
-  const after = buildAccessGraph(factsFromState(liveWithGrant(live, request, role)), { derivations: base.derivations, abacMemo: base.memo });
+  const after = buildAccessGraph(factsFromState(liveWithGrant(live, request, role)), {
+    derivations: base.derivations,
+    abacMemo: base.memo,
+  });
   const type = request.resource ?? undefined;
   const perms = after.permissionsOf(id).filter((p) => !type || typeOf(p) === type);
 
@@ -86,7 +110,12 @@ function impactOn(request: AccessRequest, live: LiveState, role: string, base: B
     const kept = perms.filter((p) => !gained.includes(p));
     const through = kept.length > 0 ? heldThrough(before, user, instance, kept) : '';
     if (gained.length > 0) lines.push(`+ ${id}: ${gained.join(', ')} on ${instance}`);
-    if (kept.length > 0) lines.push(gained.length > 0 ? `  already held there: ${kept.join(', ')}${through}` : `= ${user} gains nothing on ${instance}: ${id} grants ${kept.join(', ')}, held already${through}`);
+    if (kept.length > 0)
+      lines.push(
+        gained.length > 0
+          ? `  already held there: ${kept.join(', ')}${through}`
+          : `= ${user} gains nothing on ${instance}: ${id} grants ${kept.join(', ')}, held already${through}`,
+      );
     if (perms.length === 0) lines.push(`+ ${id} on ${instance} (grants no permission on this type)`);
   } else {
     const mine = groups.filter(own);
@@ -94,12 +123,16 @@ function impactOn(request: AccessRequest, live: LiveState, role: string, base: B
     for (const g of mine) lines.push(`+ ${id} ${where}: ${g.perms.join(', ')} on ${listed(g.instances)}`);
     if (mine.length === 0) lines.push(tenantWideNothing(after, id, request.tenant, perms, user));
   }
-  const rest = groups.filter((g) => !own(g)).map((g) => `+ ${g.via.role}: ${g.perms.join(', ')} on ${listed(g.instances, describeVia(g.via))}`);
+  const rest = groups
+    .filter((g) => !own(g))
+    .map((g) => `+ ${g.via.role}: ${g.perms.join(', ')} on ${listed(g.instances, describeVia(g.via))}`);
   // Only the requester's facts differ between the graphs: no one else is compared.
   const abac = after.abac || before.abac ? diffAbac(before, after, { users: [user] }) : undefined;
   // Gains first, then losses (the diff's order within each), then what waits for the context.
   const byRule = abac?.lines.filter((l) => l.users.includes(user)) ?? [];
-  const ruleLines = [...byRule.filter((l) => l.sign === '+'), ...byRule.filter((l) => l.sign === '-')].map((l) => ruleLine(l, user));
+  const ruleLines = [...byRule.filter((l) => l.sign === '+'), ...byRule.filter((l) => l.sign === '-')].map((l) =>
+    ruleLine(l, user),
+  );
   ruleLines.push(...(abac?.undecided.filter((u) => u.users > 0).map(undecidedLine) ?? []));
   const more = [...rest, ...ruleLines];
   const room = Math.max(0, MAX_LINES - lines.length);
@@ -137,7 +170,9 @@ function roleGains(before: AccessGraph, after: AccessGraph, user: string): Gain[
       g.instances.push(instance);
     }
   }
-  return [...groups.values()].sort((a, b) => depth(a.via) - depth(b.via) || cmp(viaKey(a.via), viaKey(b.via)) || cmp(a.instances[0], b.instances[0]));
+  return [...groups.values()].sort(
+    (a, b) => depth(a.via) - depth(b.via) || cmp(viaKey(a.via), viaKey(b.via)) || cmp(a.instances[0], b.instances[0]),
+  );
 }
 
 const depth = (v: Via) => (v.path.kind === 'derived' ? 1 : 0);
@@ -176,22 +211,34 @@ function heldThrough(before: AccessGraph, user: string, instance: string, kept: 
     const p = h.paths[0];
     return p.kind === 'group' ? `${h.role} via ${p.chain.at(-1)}` : h.role;
   });
-  const rules = before.abac ? kept.flatMap((p) => before.abac!.allowing(user, p, instance)).map((r) => `set rule ${describeUserSet(r.userSet)} × ${describeResourceSet(r.resourceSet)}`) : [];
+  const rules = before.abac
+    ? kept
+        .flatMap((p) => before.abac!.allowing(user, p, instance))
+        .map((r) => `set rule ${describeUserSet(r.userSet)} × ${describeResourceSet(r.resourceSet)}`)
+    : [];
   const all = [...new Set([...roles, ...rules])];
   return all.length > 0 ? ` (through ${all.join(', ')})` : '';
 }
 
 /** A tenant-wide role that adds nothing through roles: no instance of its types there yet, or all held already. */
-function tenantWideNothing(after: AccessGraph, role: string, tenant: string, perms: readonly string[], user: string): string {
+function tenantWideNothing(
+  after: AccessGraph,
+  role: string,
+  tenant: string,
+  perms: readonly string[],
+  user: string,
+): string {
   if (perms.length === 0) return `+ ${role} tenant-wide in ${tenant} (the role itself grants no permission)`;
   const types = new Set(perms.map(typeOf));
   const reach = after.facts.instances.filter((i) => i.tenant === tenant && types.has(typeOf(i.id))).map((i) => i.id);
   const grants = `${role} tenant-wide in ${tenant} grants ${perms.join(', ')}`;
-  if (reach.length === 0) return `+ ${grants}: no ${[...types].sort(cmp).join(' or ')} in ${tenant} yet, so nothing today`;
+  if (reach.length === 0)
+    return `+ ${grants}: no ${[...types].sort(cmp).join(' or ')} in ${tenant} yet, so nothing today`;
   return `= ${grants}: ${user} holds it already on ${countInstances(reach)} of ${tenant}`;
 }
 
-const ruleName = (l: { via: { userSet: string; resourceSet: string } }) => `set rule: ${describeUserSet(l.via.userSet)} × ${describeResourceSet(l.via.resourceSet)}`;
+const ruleName = (l: { via: { userSet: string; resourceSet: string } }) =>
+  `set rule: ${describeUserSet(l.via.userSet)} × ${describeResourceSet(l.via.resourceSet)}`;
 
 /** "+ expense:approve on 2 expenses (set rule: role manager × resource set urgent): expense:a, expense:b". */
 function ruleLine(l: AbacChangeLine, user: string): string {

@@ -32,11 +32,11 @@ export interface RoleInfo {
 }
 
 /** The role's identity in the access graph: `document#editor` for a resource role, the key otherwise. */
-export const roleIdOf = (r: Pick<RoleInfo, 'key' | 'resource'>): string => (r.resource ? `${r.resource}#${r.key}` : r.key);
+export const roleIdOf = (r: Pick<RoleInfo, 'key' | 'resource'>): string =>
+  r.resource ? `${r.resource}#${r.key}` : r.key;
 
 /** The key a role identity is named by on the wire (`editor` for `document#editor`): the service resolves it on the instance. */
 export const roleKeyOf = (id: string): string => id.slice(id.indexOf('#') + 1);
-
 
 /**
  * The roles a reviewer may grant instead of the one asked (`r`), as identities, sorted: those that grant
@@ -56,7 +56,11 @@ export function rolesFor(request: Pick<AccessRequest, 'resource' | 'instance'>, 
 }
 
 /** The identity the role `key` (as a request or reviewer names it) resolves to on the request's target. */
-export function roleOnRequest(request: Pick<AccessRequest, 'resource' | 'instance'>, roles: readonly RoleInfo[], key: string): string {
+export function roleOnRequest(
+  request: Pick<AccessRequest, 'resource' | 'instance'>,
+  roles: readonly RoleInfo[],
+  key: string,
+): string {
   const instance = request.resource && request.instance ? `${request.resource}:${request.instance}` : undefined;
   return instance ? buildAccessGraph(factsOf(roles, stateOf(roles, [], []))).roleOn(key, instance) : key;
 }
@@ -100,10 +104,21 @@ export function rolesInTenant(facts: RequesterFacts, tenant: string): string[] {
  * same derivations, as the service) from facts that are cheap to read: the requester's own role
  * assignments, the role definitions, and the tuples when given. Pure.
  */
-export function buildImpact(request: AccessRequest, roles: RoleInfo[], facts: RequesterFacts, role = request.role, tuples: readonly Tuple[] = [], setRules?: SetRulesRead | null): Impact {
+export function buildImpact(
+  request: AccessRequest,
+  roles: RoleInfo[],
+  facts: RequesterFacts,
+  role = request.role,
+  tuples: readonly Tuple[] = [],
+  setRules?: SetRulesRead | null,
+): Impact {
   const impact = roleImpact(request, roles, facts, role, tuples);
   if (setRules === undefined) return impact;
-  if (setRules === null) return { ...impact, note: `${impact.note}; the set rules could not be read, so what attribute-based access adds is not shown` };
+  if (setRules === null)
+    return {
+      ...impact,
+      note: `${impact.note}; the set rules could not be read, so what attribute-based access adds is not shown`,
+    };
   return { ...impact, lines: [...impact.lines, ...abacImpact(request, facts, role, setRules)] };
 }
 
@@ -122,12 +137,20 @@ function abacImpact(request: AccessRequest, facts: RequesterFacts, role: string,
     conditionSets: new Map(read.sets.map((s) => [s.key, { ...s, name: s.key }])),
     setRules: new Map(read.rules.map((r) => [setRuleKey(r), r])),
   });
-  const held = facts.assignments.filter((a) => a.tenant === request.tenant && a.resource_instance === null).map((a) => a.role);
+  const held = facts.assignments
+    .filter((a) => a.tenant === request.tenant && a.resource_instance === null)
+    .map((a) => a.role);
   const tenants = [...new Set(facts.assignments.map((a) => a.tenant))];
   return abacOnRoleGrant(view, request.requester, request.tenant, held, role, tenants).map(formatRoleGrantChange);
 }
 
-function roleImpact(request: AccessRequest, roles: RoleInfo[], facts: RequesterFacts, role: string, tuples: readonly Tuple[]): Impact {
+function roleImpact(
+  request: AccessRequest,
+  roles: RoleInfo[],
+  facts: RequesterFacts,
+  role: string,
+  tuples: readonly Tuple[],
+): Impact {
   const user = request.requester;
   const { instance, mine, instances, g0 } = requesterGraph(request, roles, facts, tuples);
   const asked: DesiredUserRole = { role, tenant: request.tenant, ...(instance ? { on: instance } : {}) };
@@ -135,7 +158,9 @@ function roleImpact(request: AccessRequest, roles: RoleInfo[], facts: RequesterF
   const note = `partial view: from ${user}'s own role assignments and the role definitions; groups are not read, so ${user} may hold some of this already through a group (roster explain ${user} ROLE ${instance ?? 'INSTANCE'} --live shows every path)`;
   const id = instance ? g1.roleOn(role, instance) : role;
   if (!g1.facts.roles.some((r) => r.key === id) || (!instance && id.includes('#'))) {
-    const where = instance ? `neither a role of ${request.resource} nor a top-level role` : 'not a top-level role of this environment';
+    const where = instance
+      ? `neither a role of ${request.resource} nor a top-level role`
+      : 'not a top-level role of this environment';
     return { lines: [`? ${role} is ${where} (the service will refuse it)`], gained: [], note };
   }
   const type = request.resource ?? undefined;
@@ -147,7 +172,11 @@ function roleImpact(request: AccessRequest, roles: RoleInfo[], facts: RequesterF
     if (holdsRequested(request, roles, facts, role)) {
       return { lines: [`= ${user} already holds ${role} ${where}: approving changes nothing`], gained: [], note };
     }
-    return { lines: [`+ ${role} ${where}${grants}`, `  on every ${type ? `${type} ` : ''}instance of ${request.tenant}`], gained: perms, note };
+    return {
+      lines: [`+ ${role} ${where}${grants}`, `  on every ${type ? `${type} ` : ''}instance of ${request.tenant}`],
+      gained: perms,
+      note,
+    };
   }
 
   if (holdsRequested(request, roles, facts, role)) {
@@ -158,11 +187,25 @@ function roleImpact(request: AccessRequest, roles: RoleInfo[], facts: RequesterF
 }
 
 /** The requester's own assignments as a graph, with the request's instance listed in its tenant. */
-function requesterGraph(request: AccessRequest, roles: readonly RoleInfo[], facts: RequesterFacts, tuples: readonly Tuple[] = []) {
+function requesterGraph(
+  request: AccessRequest,
+  roles: readonly RoleInfo[],
+  facts: RequesterFacts,
+  tuples: readonly Tuple[] = [],
+) {
   const instance = request.resource && request.instance ? `${request.resource}:${request.instance}` : undefined;
-  const mine: DesiredUserRole[] = facts.assignments.map((a) => ({ role: a.role, tenant: a.tenant, ...(a.resource_instance ? { on: a.resource_instance } : {}) }));
-  const instances = [...(instance ? [{ id: instance, tenant: request.tenant }] : []), ...mine.flatMap((a) => (a.on ? [{ id: a.on, tenant: a.tenant }] : []))];
-  const g0 = buildAccessGraph(factsOf(roles, stateOf(roles, [{ user: request.requester, roles: mine }], instances, tuples)));
+  const mine: DesiredUserRole[] = facts.assignments.map((a) => ({
+    role: a.role,
+    tenant: a.tenant,
+    ...(a.resource_instance ? { on: a.resource_instance } : {}),
+  }));
+  const instances = [
+    ...(instance ? [{ id: instance, tenant: request.tenant }] : []),
+    ...mine.flatMap((a) => (a.on ? [{ id: a.on, tenant: a.tenant }] : [])),
+  ];
+  const g0 = buildAccessGraph(
+    factsOf(roles, stateOf(roles, [{ user: request.requester, roles: mine }], instances, tuples)),
+  );
   return { instance, mine, instances, g0 };
 }
 
@@ -171,20 +214,39 @@ function requesterGraph(request: AccessRequest, roles: readonly RoleInfo[], fact
  * for it: on its instance (directly or tenant-wide), resolved as the service resolves it there; or
  * tenant-wide, for a tenant-wide request. Holdings through groups are not read.
  */
-export function holdsRequested(request: AccessRequest, roles: readonly RoleInfo[], facts: RequesterFacts, role = request.role): boolean {
+export function holdsRequested(
+  request: AccessRequest,
+  roles: readonly RoleInfo[],
+  facts: RequesterFacts,
+  role = request.role,
+): boolean {
   const { instance, mine, g0 } = requesterGraph(request, roles, facts);
   if (!instance) return mine.some((a) => a.role === role && a.tenant === request.tenant && a.on === undefined);
   return g0.rolesOn(request.requester, instance).some((h) => h.role === g0.roleOn(role, instance));
 }
 
 /** Per instance, the permissions the grant adds (the request's instance first, then those derived from it). */
-function instanceImpact(g0: AccessGraph, g1: AccessGraph, user: string, instance: string, id: string, perms: string[], note: string): Impact {
+function instanceImpact(
+  g0: AccessGraph,
+  g1: AccessGraph,
+  user: string,
+  instance: string,
+  id: string,
+  perms: string[],
+  note: string,
+): Impact {
   const diff = diffAccess(g0, g1, { permissions: true });
   const byInstance = new Map<string, { role: string; perms: string[]; from?: string }>();
   for (const c of diff.changes) {
     if (c.sign !== '+' || c.user !== user) continue;
     const best = c.via[0];
-    const entry = byInstance.get(c.instance) ?? { role: best.role, perms: [], ...(best.path.kind === 'derived' ? { from: `from ${best.path.role} on ${best.path.subject} via ${best.path.relation}` } : {}) };
+    const entry = byInstance.get(c.instance) ?? {
+      role: best.role,
+      perms: [],
+      ...(best.path.kind === 'derived'
+        ? { from: `from ${best.path.role} on ${best.path.subject} via ${best.path.relation}` }
+        : {}),
+    };
     entry.perms.push(c.subject);
     byInstance.set(c.instance, entry);
   }
@@ -195,9 +257,14 @@ function instanceImpact(g0: AccessGraph, g1: AccessGraph, user: string, instance
   if (kept.length > 0) {
     const via = g0.rolesOn(user, instance).map((h) => h.role);
     const through = via.length ? ` (through ${via.join(', ')})` : '';
-    lines.push(gained.length > 0 ? `  already held there: ${kept.join(', ')}${through}` : `= ${user} gains nothing on ${instance}: ${id} grants ${kept.join(', ')}, held already${through}`);
+    lines.push(
+      gained.length > 0
+        ? `  already held there: ${kept.join(', ')}${through}`
+        : `= ${user} gains nothing on ${instance}: ${id} grants ${kept.join(', ')}, held already${through}`,
+    );
   }
-  for (const [other, e] of [...byInstance].filter(([i]) => i !== instance)) lines.push(`+ ${e.role}: ${e.perms.join(', ')} on ${other}${e.from ? ` (${e.from})` : ''}`);
+  for (const [other, e] of [...byInstance].filter(([i]) => i !== instance))
+    lines.push(`+ ${e.role}: ${e.perms.join(', ')} on ${other}${e.from ? ` (${e.from})` : ''}`);
   return { lines, gained, note };
 }
 
@@ -208,7 +275,8 @@ function instanceImpact(g0: AccessGraph, g1: AccessGraph, user: string, instance
 function factsOf(roles: readonly RoleInfo[], state: AccessSource): AccessFacts {
   const facts = factsFromState(state);
   const extendsOf = new Map(roles.filter((r) => !r.resource && r.extends.length > 0).map((r) => [r.key, r.extends]));
-  if (extendsOf.size > 0) facts.roles = facts.roles.map((r) => (extendsOf.has(r.key) ? { ...r, extends: extendsOf.get(r.key) } : r));
+  if (extendsOf.size > 0)
+    facts.roles = facts.roles.map((r) => (extendsOf.has(r.key) ? { ...r, extends: extendsOf.get(r.key) } : r));
   return facts;
 }
 
@@ -226,20 +294,39 @@ function stateOf(
   for (const r of roles) {
     if (!r.resource) continue;
     const res = resources.get(r.resource) ?? { key: r.resource, name: r.resource, actions: [], roles: [] };
-    res.roles!.push({ key: r.key, name: r.name ?? r.key, permissions: r.permissions, extends: r.extends, grantedTo: r.grantedTo ?? [] });
+    res.roles!.push({
+      key: r.key,
+      name: r.name ?? r.key,
+      permissions: r.permissions,
+      extends: r.extends,
+      grantedTo: r.grantedTo ?? [],
+    });
     resources.set(r.resource, res);
   }
   const relations = new Map<string, DesiredTuple[]>();
-  for (const t of tuples) relations.set(t.object, [...(relations.get(t.object) ?? []), { relation: t.relation, subject: t.subject }]);
+  for (const t of tuples)
+    relations.set(t.object, [...(relations.get(t.object) ?? []), { relation: t.relation, subject: t.subject }]);
   const resourceInstances = new Map<string, DesiredResourceInstance>();
   // Tuples reach instances the requester holds nothing on: listed too, of no known tenant.
-  for (const { id, tenant } of [...instances, ...tuples.flatMap((t) => [t.subject, t.object]).map((id) => ({ id, tenant: '' }))]) {
+  for (const { id, tenant } of [
+    ...instances,
+    ...tuples.flatMap((t) => [t.subject, t.object]).map((id) => ({ id, tenant: '' })),
+  ]) {
     if (resourceInstances.has(id)) continue;
     const type = typeOf(id);
-    resourceInstances.set(id, { resource: type, key: id.slice(type.length + 1), tenant, ...(relations.has(id) ? { relations: relations.get(id) } : {}) });
+    resourceInstances.set(id, {
+      resource: type,
+      key: id.slice(type.length + 1),
+      tenant,
+      ...(relations.has(id) ? { relations: relations.get(id) } : {}),
+    });
   }
   return {
-    roles: new Map(roles.filter((r) => !r.resource).map((r) => [r.key, { key: r.key, name: r.name ?? r.key, permissions: r.permissions }])),
+    roles: new Map(
+      roles
+        .filter((r) => !r.resource)
+        .map((r) => [r.key, { key: r.key, name: r.name ?? r.key, permissions: r.permissions }]),
+    ),
     resources,
     users: new Map(users.map((u) => [u.user, { key: u.user, tenants: [], roles: u.roles }])),
     resourceInstances,

@@ -48,7 +48,11 @@ export interface ReviewSummary {
  * Why the UI cannot start here, or undefined when it can. Without a terminal (or in CI) the caller says
  * so and points to `roster requests`.
  */
-export function whyNotInteractive(env: NodeJS.ProcessEnv = process.env, stdin = process.stdin, stdout = process.stdout): string | undefined {
+export function whyNotInteractive(
+  env: NodeJS.ProcessEnv = process.env,
+  stdin = process.stdin,
+  stdout = process.stdout,
+): string | undefined {
   if (isCi(env)) return 'CI is set';
   if (!stdin.isTTY) return 'standard input is not a terminal';
   if (!stdout.isTTY) return 'standard output is not a terminal';
@@ -63,19 +67,39 @@ export async function renderReview(o: ReviewOptions): Promise<ReviewSummary> {
   const stdout = o.stdout ?? process.stdout;
   const color = o.color ?? (!process.env.NO_COLOR && stdout.isTTY === true);
   const now = o.now ?? Date.now;
-  const source = createReviewSource({ client: o.client, user: o.user, tenant: o.tenant, config: o.config ?? o.configs?.[0] });
+  const source = createReviewSource({
+    client: o.client,
+    user: o.user,
+    tenant: o.tenant,
+    config: o.config ?? o.configs?.[0],
+  });
   let quit!: () => void;
   const done = new Promise<void>((resolve) => (quit = resolve));
   const controller = createReviewController({
-    source, user: o.user, tenant: o.tenant, readonly: o.readonly, configs: o.configs, lifetimes: o.lifetimes,
-    width: stdout.columns || 80, rows: stdout.rows || 24, onQuit: () => quit(),
+    source,
+    user: o.user,
+    tenant: o.tenant,
+    readonly: o.readonly,
+    configs: o.configs,
+    lifetimes: o.lifetimes,
+    width: stdout.columns || 80,
+    rows: stdout.rows || 24,
+    onQuit: () => quit(),
   });
   const unroute = o.routeWaiting?.(controller.waiting);
   try {
     // The first page is asked for before the first render, so the two overlap.
     controller.dispatch({ type: 'start' });
-    const element = React.createElement(ReviewApp, { store: controller, onKey: controller.key, onResize: controller.resize, now, color });
-    const app = o.mount ? o.mount(element) : render(element, { stdout, stdin: o.stdin ?? process.stdin, exitOnCtrlC: false });
+    const element = React.createElement(ReviewApp, {
+      store: controller,
+      onKey: controller.key,
+      onResize: controller.resize,
+      now,
+      color,
+    });
+    const app = o.mount
+      ? o.mount(element)
+      : render(element, { stdout, stdin: o.stdin ?? process.stdin, exitOnCtrlC: false });
     await Promise.race([done, ...(app.waitUntilExit ? [app.waitUntilExit()] : [])]);
     app.unmount();
   } finally {
@@ -86,7 +110,10 @@ export async function renderReview(o: ReviewOptions): Promise<ReviewSummary> {
 }
 
 /** For tests and the bench: the controller alone, over a source. */
-export function startQueue(source: ReviewSource, o: { readonly?: boolean; width?: number; rows?: number; perPage?: number; configs?: readonly string[] } = {}): ReviewController {
+export function startQueue(
+  source: ReviewSource,
+  o: { readonly?: boolean; width?: number; rows?: number; perPage?: number; configs?: readonly string[] } = {},
+): ReviewController {
   const c = createReviewController({ source, user: source.user, tenant: source.tenant, ...o });
   c.dispatch({ type: 'start' });
   return c;

@@ -2,7 +2,8 @@
  * Key presses as plain data, independent of Ink (the UI translates Ink's `useInput` arguments), and the
  * key map shown by `?` and in docs/review.md. Keys follow gh-dash, k9s and lazygit.
  */
-export type KeyName = 'up' | 'down' | 'left' | 'right' | 'return' | 'escape' | 'tab' | 'backspace' | 'pageup' | 'pagedown' | 'home' | 'end';
+export type KeyName =
+  'up' | 'down' | 'left' | 'right' | 'return' | 'escape' | 'tab' | 'backspace' | 'pageup' | 'pagedown' | 'home' | 'end';
 
 export interface KeyPress {
   /** The character(s) typed; '' for a named key. */

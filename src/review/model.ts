@@ -4,7 +4,16 @@ import { planFetches } from './fetches.js';
 import type { KeyPress } from './keys.js';
 import { onPromptKey } from './prompts.js';
 import { listHeight, requestAt, rowCount, selected } from './rows.js';
-import { CHROME_ROWS, countsEffect, only, quit, type Action, type Effect, type QueueState, type Step } from './state.js';
+import {
+  CHROME_ROWS,
+  countsEffect,
+  only,
+  quit,
+  type Action,
+  type Effect,
+  type QueueState,
+  type Step,
+} from './state.js';
 
 /**
  * The review queue as a plain state machine: `reduce(state, action)` returns the next state and the
@@ -38,7 +47,10 @@ export function reduce(s: QueueState, a: Action): Step {
     let step: Step = { state: s, effects: [] };
     for (const part of parts) {
       if (part === '') continue;
-      const next = reduce(step.state, { type: 'key', key: /^[\r\n]+$/.test(part) ? { input: '', name: 'return' } : { ...a.key, input: part } });
+      const next = reduce(step.state, {
+        type: 'key',
+        key: /^[\r\n]+$/.test(part) ? { input: '', name: 'return' } : { ...a.key, input: part },
+      });
       step = { state: next.state, effects: [...step.effects, ...next.effects] };
     }
     return step;
@@ -85,16 +97,24 @@ function settle(s: QueueState, effects: Effect[]): Step {
   const planned = planFetches(next.feed, top, top + 2 * h);
   if (planned.fetches.length > 0) {
     next = { ...next, feed: planned.feed };
-    for (const fetch of planned.fetches) out.push({ type: 'fetchPage', gen: next.gen, fetch, query: next.feed.spec.queries[fetch.source], perPage: next.perPage });
+    for (const fetch of planned.fetches)
+      out.push({
+        type: 'fetchPage',
+        gen: next.gen,
+        fetch,
+        query: next.feed.spec.queries[fetch.source],
+        perPage: next.perPage,
+      });
   }
   const r = selected(next);
   const wanted = new Set<string>();
   if (next.view === 'detail' && r) wanted.add(r.requester);
   // Approved rows on screen: their requesters' roles say whether the grant is still there (rows.ts grantGone).
-  if (next.view === 'list') for (let i = top; i < Math.min(n, top + h); i++) {
-    const row = requestAt(next, i);
-    if (row?.status === 'approved') wanted.add(row.requester);
-  }
+  if (next.view === 'list')
+    for (let i = top; i < Math.min(n, top + h); i++) {
+      const row = requestAt(next, i);
+      if (row?.status === 'approved') wanted.add(row.requester);
+    }
   for (const user of wanted) {
     if (next.people[user] !== undefined) continue;
     next = { ...next, people: { ...next.people, [user]: { state: 'loading' } } };

@@ -87,14 +87,22 @@ export function createFeed(spec: FeedSpec, perPage: number): Feed {
     kind: 'scan',
     spec,
     perPage,
-    sources: spec.queries.map(() => ({ nextPage: 1, loading: false, done: false, buffer: [], read: 0, held: [], descending: false })),
+    sources: spec.queries.map(() => ({
+      nextPage: 1,
+      loading: false,
+      done: false,
+      buffer: [],
+      read: 0,
+      held: [],
+      descending: false,
+    })),
     items: [],
   };
 }
 
 /** Rows known so far: the total for an exact feed, the merged rows for a scan. */
 export function feedLength(feed: Feed): number {
-  return feed.kind === 'exact' ? feed.total ?? 0 : feed.items.length;
+  return feed.kind === 'exact' ? (feed.total ?? 0) : feed.items.length;
 }
 
 /** The row's place in the service's list (newest first): its own, or counted from the end oldest first. */

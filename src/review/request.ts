@@ -31,16 +31,23 @@ export interface AccessRequest {
 
 export type { RequestStatus };
 
-const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null);
+const str = (v: unknown): string | null =>
+  typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null;
 
 /**
  * Pure: a read model from the wire → `AccessRequest`, for the acting user `actor` (a key). The public read
  * model names users by id (`requesting_user_id`, `reviewer_user_id`); `keyOf` turns an id into the user's
  * key where the source has looked it up, and an unknown id is shown as it is.
  */
-export function readAccessRequest(raw: unknown, actor: string, keyOf: (id: string) => string | undefined = () => undefined): AccessRequest {
+export function readAccessRequest(
+  raw: unknown,
+  actor: string,
+  keyOf: (id: string) => string | undefined = () => undefined,
+): AccessRequest {
   const r = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
-  const d = (typeof r.access_request_details === 'object' && r.access_request_details !== null ? r.access_request_details : {}) as Record<string, unknown>;
+  const d = (
+    typeof r.access_request_details === 'object' && r.access_request_details !== null ? r.access_request_details : {}
+  ) as Record<string, unknown>;
   const user = (v: unknown) => {
     const id = str(v);
     return id === null ? null : (keyOf(id) ?? id);
@@ -95,7 +102,11 @@ export function placeOf(r: Pick<AccessRequest, 'resource' | 'instance' | 'tenant
 
 /** The organisation/environment ids under either spelling, for the detail pane. */
 export function idsOf(r: AccessRequest): { org?: string; project?: string; env?: string } {
-  return { org: pickId(r.raw, 'organization_id'), project: pickId(r.raw, 'project_id'), env: pickId(r.raw, 'environment_id') };
+  return {
+    org: pickId(r.raw, 'organization_id'),
+    project: pickId(r.raw, 'project_id'),
+    env: pickId(r.raw, 'environment_id'),
+  };
 }
 
 /** Newest first, then id descending: the server's order, so merged lists keep it. */

@@ -37,20 +37,34 @@ export function describeGrant(g: RequestGrantBody): string {
  * (`GET .../role_assignments?user=&role=&tenant=`): a request that is not approved, or whose grant is
  * gone already (revoked, expired, removed by an apply), is the user's to know about, not a silent no-op.
  */
-export async function revokeRequestGrant(client: ApiClient, source: ReviewSource, id: string, config: string): Promise<Revoked> {
+export async function revokeRequestGrant(
+  client: ApiClient,
+  source: ReviewSource,
+  id: string,
+  config: string,
+): Promise<Revoked> {
   const request = await source.get(id);
   if (request.status !== 'approved') {
-    const next = request.status === 'pending' ? `; deny it (roster requests deny ${id.slice(0, 8)}) or let the requester cancel it` : '';
-    throw new ConfigError(`access request ${request.id} is ${request.status}, not approved: it granted nothing, so there is nothing to revoke${next}`);
+    const next =
+      request.status === 'pending'
+        ? `; deny it (roster requests deny ${id.slice(0, 8)}) or let the requester cancel it`
+        : '';
+    throw new ConfigError(
+      `access request ${request.id} is ${request.status}, not approved: it granted nothing, so there is nothing to revoke${next}`,
+    );
   }
   const grant = grantOf(request);
-  const gone = () => new ConfigError(`the grant of access request ${request.id} is already gone: ${describeGrant(grant)} is not a role assignment any more (revoked, expired or removed by an apply); nothing was changed`);
+  const gone = () =>
+    new ConfigError(
+      `the grant of access request ${request.id} is already gone: ${describeGrant(grant)} is not a role assignment any more (revoked, expired or removed by an apply); nothing was changed`,
+    );
   const rows = await client.listAll<Record<string, unknown>>(`${client.paths.facts}/role_assignments`, {
     perPage: 100,
     query: { user: grant.user, role: grant.role, tenant: grant.tenant },
     item: ASSIGNMENT_ITEM,
   });
-  const at = (a: Record<string, unknown>) => (typeof a.resource_instance === 'string' && a.resource_instance !== '' ? a.resource_instance : undefined);
+  const at = (a: Record<string, unknown>) =>
+    typeof a.resource_instance === 'string' && a.resource_instance !== '' ? a.resource_instance : undefined;
   if (!rows.some((a) => at(a) === grant.resource_instance)) throw gone();
   try {
     await client.delete(`${client.paths.facts}/role_assignments`, { body: grant });

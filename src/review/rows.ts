@@ -60,16 +60,20 @@ export function grantGone(s: Pick<QueueState, 'people'>, r: AccessRequest): bool
   if (person?.state !== 'loaded') return false;
   const grant = grantOf(r);
   const on = grant.resource_instance ?? null;
-  return !person.value.assignments.some((a) => a.role === grant.role && a.tenant === grant.tenant && a.resource_instance === on);
+  return !person.value.assignments.some(
+    (a) => a.role === grant.role && a.tenant === grant.tenant && a.resource_instance === on,
+  );
 }
 
 /** The requester, role and place a duplicate shares (the configuration aside: the grant would be the same). */
-export const duplicateKey = (r: AccessRequest) => `${r.requester}\u0000${r.role}\u0000${r.resource ?? ''}\u0000${r.instance ?? ''}\u0000${r.tenant}`;
+export const duplicateKey = (r: AccessRequest) =>
+  `${r.requester}\u0000${r.role}\u0000${r.resource ?? ''}\u0000${r.instance ?? ''}\u0000${r.tenant}`;
 
 /** Every row read so far, as last known (pure). */
 export function loadedRequests(s: QueueState): AccessRequest[] {
   const f = s.feed;
-  const rows = f.kind === 'scan' ? f.items : Object.values(f.pages).flatMap((p) => (p.state === 'loaded' ? p.items : []));
+  const rows =
+    f.kind === 'scan' ? f.items : Object.values(f.pages).flatMap((p) => (p.state === 'loaded' ? p.items : []));
   return rows.map((r) => s.overlay[r.id] ?? r);
 }
 
@@ -96,7 +100,15 @@ export function visibleRows(s: QueueState): VisibleRow[] {
     const request = requestAt(s, i);
     const duplicates = request ? (same.get(duplicateKey(request))?.length ?? 0) : 0;
     const revoked = request !== undefined && grantGone(s, request);
-    out.push({ index: i, request, state: request ? 'loaded' : rowState(s.feed, feedIndex(s, i)), selected: i === s.cursor, inflight: request && s.inflight[request.id], ...(duplicates > 1 ? { duplicates } : {}), ...(revoked ? { revoked } : {}) });
+    out.push({
+      index: i,
+      request,
+      state: request ? 'loaded' : rowState(s.feed, feedIndex(s, i)),
+      selected: i === s.cursor,
+      inflight: request && s.inflight[request.id],
+      ...(duplicates > 1 ? { duplicates } : {}),
+      ...(revoked ? { revoked } : {}),
+    });
   }
   return out;
 }

@@ -18,7 +18,11 @@ import type { RequesterFacts, RoleInfo, SetRulesRead } from './impact.js';
 export interface ReviewSource {
   readonly user: string;
   readonly tenant: string;
-  listPage(query: FeedQuery, page: number, perPage: number): Promise<{ items: AccessRequest[]; total?: number; raw: unknown }>;
+  listPage(
+    query: FeedQuery,
+    page: number,
+    perPage: number,
+  ): Promise<{ items: AccessRequest[]; total?: number; raw: unknown }>;
   get(id: string): Promise<AccessRequest>;
   create(input: CreateInput): Promise<AccessRequest>;
   approve(id: string, body?: { comment?: string; role?: string }): Promise<AccessRequest>;
@@ -80,11 +84,22 @@ export interface SourceOptions {
  * role of the environment for its key and lists; a role assignment for its user, role and place.
  */
 const KEYED = expectFields({ key: STRING });
-const ACCESS_REQUEST_SHAPE: Shape = { id: ID, access_request_details: { role: STRING }, created_at: STRING, status: optional(STRING) };
+const ACCESS_REQUEST_SHAPE: Shape = {
+  id: ID,
+  access_request_details: { role: STRING },
+  created_at: STRING,
+  status: optional(STRING),
+};
 const ACCESS_REQUEST = expectFields(ACCESS_REQUEST_SHAPE);
 const CONDITION_SET_ITEM: Shape = { key: STRING, type: optional(STRING), id: optional(ID), parent_id: optional(ID) };
 const SET_RULE_ITEM: Shape = { user_set: STRING, permission: STRING, resource_set: STRING };
-const ROLE_ITEM: Shape = { id: optional(ID), key: STRING, name: optional(STRING), permissions: optional(listOf(STRING)), extends: optional(listOf(STRING)) };
+const ROLE_ITEM: Shape = {
+  id: optional(ID),
+  key: STRING,
+  name: optional(STRING),
+  permissions: optional(listOf(STRING)),
+  extends: optional(listOf(STRING)),
+};
 
 /** The API's status filter, in the public spelling (our server accepts both). */
 const STATUS_QUERY = { pending: 'pending', approved: 'approved', denied: 'denied', canceled: 'canceled' } as const;
@@ -92,7 +107,8 @@ const STATUS_QUERY = { pending: 'pending', approved: 'approved', denied: 'denied
 export function createReviewSource(o: SourceOptions): ReviewSource {
   const { client, user, tenant } = o;
   const own = o.config ?? 'default';
-  const baseOf = (config: string) => pathOf(client.paths.facts, 'access_requests', config, 'user', user, 'tenant', tenant);
+  const baseOf = (config: string) =>
+    pathOf(client.paths.facts, 'access_requests', config, 'user', user, 'tenant', tenant);
   // A queue across configurations: each request is decided through the configuration it was listed in.
   const configOf = new Map<string, string>();
   const one = (id: string, ...rest: string[]) => pathOf(baseOf(configOf.get(id) ?? own), id, ...rest);
@@ -132,7 +148,8 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
     return { ...r, config: configOf.get(r.id) ?? config };
   };
   // Empty strings are not sent: a comment typed as nothing is no comment.
-  const compact = (b: Record<string, string | undefined>) => Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined && v !== ''));
+  const compact = (b: Record<string, string | undefined>) =>
+    Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined && v !== ''));
 
   return {
     user,
@@ -167,18 +184,28 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
       if (input.resource) details.resource = input.resource;
       if (input.instance) details.resource_instance = input.instance;
       // A plain POST: a retried create could file the request twice, so the client does not retry it.
-      return read(await client.post(baseOf(own), { access_request_details: details, ...compact({ reason: input.reason }) }));
+      return read(
+        await client.post(baseOf(own), { access_request_details: details, ...compact({ reason: input.reason }) }),
+      );
     },
-    approve: async (id, b = {}) => read(await client.put(one(id, 'approve'), compact({ reviewer_comment: b.comment, role: b.role }))),
+    approve: async (id, b = {}) =>
+      read(await client.put(one(id, 'approve'), compact({ reviewer_comment: b.comment, role: b.role }))),
     deny: async (id, b = {}) => read(await client.put(one(id, 'deny'), compact({ reviewer_comment: b.comment }))),
-    update: async (id, b) => read(await client.patch(one(id, 'reviewer'), compact({ reviewer_comment: b.comment, role: b.role }))),
+    update: async (id, b) =>
+      read(await client.patch(one(id, 'reviewer'), compact({ reviewer_comment: b.comment, role: b.role }))),
     cancel: async (id, b = {}) => read(await client.put(one(id, 'cancel'), compact({ reason: b.reason }))),
     async readRoles() {
       // Top-level roles, and each resource's own roles (with their derivations): a role named on an
       // instance is the resource role of its type when there is one, as the service resolves it.
       const [roles, resources] = await Promise.all([
-        client.listAll<Record<string, unknown>>(`${client.paths.schema}/roles`, { firstPageQuery: { include_total_count: true }, item: ROLE_ITEM }),
-        client.listAll<ResourceRead>(`${client.paths.schema}/resources`, { firstPageQuery: { include_total_count: true }, item: RESOURCE_ITEM }),
+        client.listAll<Record<string, unknown>>(`${client.paths.schema}/roles`, {
+          firstPageQuery: { include_total_count: true },
+          item: ROLE_ITEM,
+        }),
+        client.listAll<ResourceRead>(`${client.paths.schema}/resources`, {
+          firstPageQuery: { include_total_count: true },
+          item: RESOURCE_ITEM,
+        }),
       ]);
       const topLevelIds = new Set(roles.flatMap((r) => (typeof r.id === 'string' ? [r.id] : [])));
       return [
@@ -193,7 +220,10 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
     },
     async readSetRules() {
       const [sets, rules] = await Promise.all([
-        client.listAll<Record<string, unknown>>(`${client.paths.schema}/condition_sets`, { firstPageQuery: { include_total_count: true }, item: CONDITION_SET_ITEM }),
+        client.listAll<Record<string, unknown>>(`${client.paths.schema}/condition_sets`, {
+          firstPageQuery: { include_total_count: true },
+          item: CONDITION_SET_ITEM,
+        }),
         client.listAll<Record<string, unknown>>(`${client.paths.facts}/set_rules`, { item: SET_RULE_ITEM }),
       ]);
       // `parent_id` is an id in the public read model: named by key through the same list.
@@ -201,11 +231,17 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
       return {
         sets: sets.map((c) => {
           const resource = (c.resource as { key?: unknown } | undefined)?.key;
-          const parent = c.parent_id !== undefined && c.parent_id !== null ? (keyOf.get(String(c.parent_id)) ?? String(c.parent_id)) : undefined;
+          const parent =
+            c.parent_id !== undefined && c.parent_id !== null
+              ? (keyOf.get(String(c.parent_id)) ?? String(c.parent_id))
+              : undefined;
           return {
             key: String(c.key),
             type: c.type === 'resourceset' ? ('resourceset' as const) : ('userset' as const),
-            conditions: typeof c.conditions === 'object' && c.conditions !== null ? (c.conditions as Record<string, unknown>) : {},
+            conditions:
+              typeof c.conditions === 'object' && c.conditions !== null
+                ? (c.conditions as Record<string, unknown>)
+                : {},
             ...(typeof resource === 'string' ? { resource } : {}),
             ...(parent !== undefined ? { parent } : {}),
           };
@@ -213,17 +249,29 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
         rules: rules.map((r) => {
           const permission = String(r.permission);
           const colon = permission.indexOf(':');
-          return { userSet: String(r.user_set), resourceSet: String(r.resource_set), resource: permission.slice(0, colon), action: permission.slice(colon + 1) };
+          return {
+            userSet: String(r.user_set),
+            resourceSet: String(r.resource_set),
+            resource: permission.slice(0, colon),
+            action: permission.slice(colon + 1),
+          };
         }),
       };
     },
     readLive: () => readLiveState(client),
     async readReviewing(configs = [own]) {
       const [levels, mine] = await Promise.all([
-        Promise.all(configs.map((c) => client.get<{ roles_to_levels?: LevelsRead }>(pathOf(client.paths.elements, 'config', c), { expect: expectFields(CONFIG_SHAPE) }))),
+        Promise.all(
+          configs.map((c) =>
+            client.get<{ roles_to_levels?: LevelsRead }>(pathOf(client.paths.elements, 'config', c), {
+              expect: expectFields(CONFIG_SHAPE),
+            }),
+          ),
+        ),
         this.readRequester(user, { tenant }),
       ]);
-      const holds = (roles: string[]) => mine.assignments.some((a) => a.tenant === tenant && a.resource_instance === null && roles.includes(a.role));
+      const holds = (roles: string[]) =>
+        mine.assignments.some((a) => a.tenant === tenant && a.resource_instance === null && roles.includes(a.role));
       const perConfig = levels.map((l) => reviewerRolesOf(l.roles_to_levels));
       const roles = [...new Set(perConfig.flat())].sort();
       // Where the user reviews, whether anyone else does: if not, nobody can decide the user's own requests
@@ -239,15 +287,22 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
       return { roles, reviews: holds(roles), ...(alone.length > 0 ? { alone: alone.sort() } : {}) };
     },
     async readReviewers(configKey = own) {
-      const config = await client.get<{ roles_to_levels?: LevelsRead }>(pathOf(client.paths.elements, 'config', configKey), { expect: expectFields(CONFIG_SHAPE) });
+      const config = await client.get<{ roles_to_levels?: LevelsRead }>(
+        pathOf(client.paths.elements, 'config', configKey),
+        { expect: expectFields(CONFIG_SHAPE) },
+      );
       const roles = reviewerRolesOf(config.roles_to_levels);
       const holders = new Set<string>();
       // Page by page, stopping once enough holders are known: a tenant with 5,000 admins costs one read.
       for (const role of roles) {
         for (let page = 1; holders.size < ENOUGH_REVIEWERS; page++) {
-          const raw = await client.get<unknown>(`${client.paths.facts}/role_assignments`, { query: { role, tenant, page, per_page: 100 }, expect: expectListItems(ASSIGNMENT_ITEM, page) });
+          const raw = await client.get<unknown>(`${client.paths.facts}/role_assignments`, {
+            query: { role, tenant, page, per_page: 100 },
+            expect: expectListItems(ASSIGNMENT_ITEM, page),
+          });
           const rows = (isEnvelope(raw) ? raw.data : (raw as unknown[])) as Record<string, unknown>[];
-          for (const a of rows) if (!a.resource_instance && holders.size < ENOUGH_REVIEWERS) holders.add(String(a.user));
+          for (const a of rows)
+            if (!a.resource_instance && holders.size < ENOUGH_REVIEWERS) holders.add(String(a.user));
           if (rows.length < 100) break;
         }
         if (holders.size >= ENOUGH_REVIEWERS) return { roles, holders: [...holders], complete: false };
@@ -256,13 +311,19 @@ export function createReviewSource(o: SourceOptions): ReviewSource {
     },
     async readRequester(key, only = {}) {
       const query = { user: key, ...(only.tenant ? { tenant: only.tenant } : {}) };
-      const rows = await client.listAll<Record<string, unknown>>(`${client.paths.facts}/role_assignments`, { perPage: 1000, query, firstPageQuery: { include_total_count: true }, item: ASSIGNMENT_ITEM });
+      const rows = await client.listAll<Record<string, unknown>>(`${client.paths.facts}/role_assignments`, {
+        perPage: 1000,
+        query,
+        firstPageQuery: { include_total_count: true },
+        item: ASSIGNMENT_ITEM,
+      });
       return {
         user: key,
         assignments: rows.map((a) => ({
           role: String(a.role),
           tenant: String(a.tenant ?? ''),
-          resource_instance: typeof a.resource_instance === 'string' && a.resource_instance !== '' ? a.resource_instance : null,
+          resource_instance:
+            typeof a.resource_instance === 'string' && a.resource_instance !== '' ? a.resource_instance : null,
         })),
       };
     },

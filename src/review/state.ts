@@ -114,7 +114,8 @@ export type Answer =
   | { type: 'waiting'; info: WaitingInfo }
   | { type: 'waited' };
 
-export type Action = { type: 'start' } | { type: 'key'; key: KeyPress } | { type: 'resize'; width: number; rows: number } | Answer;
+export type Action =
+  { type: 'start' } | { type: 'key'; key: KeyPress } | { type: 'resize'; width: number; rows: number } | Answer;
 
 export type Effect =
   | { type: 'fetchPage'; gen: number; fetch: PageFetch; query: FeedQuery; perPage: number }
@@ -162,27 +163,60 @@ export function initQueue(o: QueueOptions): QueueState {
   const order = o.order ?? 'oldest';
   const configs = o.configs ?? [];
   return {
-    user: o.user, tenant: o.tenant, readonly: o.readonly ?? false, tab, filter, order, gone: [], counts: {},
-    feed: createFeed(buildFeedSpec(tab, filter, o.user, order, configs), perPage), gen: 1, perPage,
-    cursor: 0, top: 0, width: o.width ?? 80, rows: o.rows ?? 24, configs, lifetimes: o.lifetimes ?? {}, reviewing: { state: 'loading' },
-    view: 'list', detailTop: 0, back: 'list', inflight: {}, overlay: {}, roles: { state: 'loading' }, people: {}, log: [], quit: false,
+    user: o.user,
+    tenant: o.tenant,
+    readonly: o.readonly ?? false,
+    tab,
+    filter,
+    order,
+    gone: [],
+    counts: {},
+    feed: createFeed(buildFeedSpec(tab, filter, o.user, order, configs), perPage),
+    gen: 1,
+    perPage,
+    cursor: 0,
+    top: 0,
+    width: o.width ?? 80,
+    rows: o.rows ?? 24,
+    configs,
+    lifetimes: o.lifetimes ?? {},
+    reviewing: { state: 'loading' },
+    view: 'list',
+    detailTop: 0,
+    back: 'list',
+    inflight: {},
+    overlay: {},
+    roles: { state: 'loading' },
+    people: {},
+    log: [],
+    quit: false,
   };
 }
 
 /** The tab's list read anew (a new generation: answers for the old one are dropped). */
 export function reload(s: QueueState, changes: Partial<QueueState>): QueueState {
   const next = { ...s, ...changes };
-  return { ...next, feed: createFeed(buildFeedSpec(next.tab, next.filter, next.user, next.order, next.configs), next.perPage), gen: s.gen + 1, overlay: {}, gone: [] };
+  return {
+    ...next,
+    feed: createFeed(buildFeedSpec(next.tab, next.filter, next.user, next.order, next.configs), next.perPage),
+    gen: s.gen + 1,
+    overlay: {},
+    gone: [],
+  };
 }
 
 /** The counts to read: pending and decided from the service (with the filter's service part); mine is counted as read. */
 export function countsEffect(s: QueueState): Effect {
-  const tabs = (['pending', 'decided'] as const).map((tab) => ({ tab, queries: buildFeedSpec(tab, parseFilter(''), s.user, 'newest', s.configs).queries }));
+  const tabs = (['pending', 'decided'] as const).map((tab) => ({
+    tab,
+    queries: buildFeedSpec(tab, parseFilter(''), s.user, 'newest', s.configs).queries,
+  }));
   return { type: 'loadCounts', gen: s.gen, queries: tabs };
 }
 
 /** Steps: quitting (once), the state alone, the state with a message. */
-export const quit = (s: QueueState): Step => (s.quit ? only(s) : { state: { ...s, quit: true }, effects: [{ type: 'quit' }] });
+export const quit = (s: QueueState): Step =>
+  s.quit ? only(s) : { state: { ...s, quit: true }, effects: [{ type: 'quit' }] };
 export const only = (state: QueueState): Step => ({ state, effects: [] });
-export const say = (s: QueueState, kind: Message['kind'], text: string): Step => only({ ...s, message: { kind, text } });
-
+export const say = (s: QueueState, kind: Message['kind'], text: string): Step =>
+  only({ ...s, message: { kind, text } });

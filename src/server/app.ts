@@ -1,4 +1,9 @@
-import Fastify, { type FastifyInstance, type FastifyError, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyError,
+  type FastifyReply,
+  type FastifyServerOptions,
+} from 'fastify';
 import { isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation, type Db } from './store/db.js';
 import { ERROR_CODES, HttpError, ValidationError } from './errors.js';
 import { installValidators, toDetail } from './validation.js';
@@ -41,7 +46,10 @@ export const HEALTH_PATH = '/healthz';
 
 export async function createServer(options: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: redactingLogger(options.logger ?? false, [options.orgKey ?? '', ...(options.envKeys ?? []).map((k) => k.key)]),
+    logger: redactingLogger(options.logger ?? false, [
+      options.orgKey ?? '',
+      ...(options.envKeys ?? []).map((k) => k.key),
+    ]),
     bodyLimit: options.bodyLimit ?? 4 * 1024 * 1024,
     genReqId: () => crypto.randomUUID(),
     requestIdHeader: false,
@@ -75,11 +83,14 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     const log = createDecisionLog(options.db, now, options.decisionLog ?? {}, (message) => app.log.warn(message));
     deps.decisionLog = log;
     // Before the store closes (listen.ts closes the app first): what is queued is written.
-    app.addHook('onClose', async () => log.close().catch((err: unknown) => app.log.error({ err }, 'decision log: final write failed')));
+    app.addHook('onClose', async () =>
+      log.close().catch((err: unknown) => app.log.error({ err }, 'decision log: final write failed')),
+    );
   }
   const keys = buildKeyTable(options);
   const resolver = new EnvResolver(options.db, deps.orgId, now);
-  for (const k of [...(options.envKeys ?? []), ...(options.environments ?? [])]) await resolver.ensure(k.project, k.env);
+  for (const k of [...(options.envKeys ?? []), ...(options.environments ?? [])])
+    await resolver.ensure(k.project, k.env);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -93,43 +104,74 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
 
   app.setErrorHandler((err: FastifyError | HttpError | ValidationError, request, reply) => {
     if (err instanceof HttpError) {
-      return reply.status(err.status).send({ id: request.id, title: ERROR_CODES[err.code].title, error_code: err.code, message: err.message, ...err.extra });
+      return reply.status(err.status).send({
+        id: request.id,
+        title: ERROR_CODES[err.code].title,
+        error_code: err.code,
+        message: err.message,
+        ...err.extra,
+      });
     }
     if (err instanceof ValidationError) return reply.status(422).send({ detail: err.detail });
     const fe = err as FastifyError;
-    if (fe.validation) return reply.status(422).send({ detail: toDetail(fe.validation as never, fe.validationContext ?? 'body') });
+    if (fe.validation)
+      return reply.status(422).send({ detail: toDetail(fe.validation as never, fe.validationContext ?? 'body') });
     if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       // Read the rest of the body first, so that clients still writing it can read the answer (drain.ts).
       return drainBody(request.raw, options.drainBounds).then(() => {
         send(reply, request.id, 'PAYLOAD_TOO_LARGE', 'request body is larger than the limit');
       });
     }
-    if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return send(reply, request.id, 'UNSUPPORTED_MEDIA_TYPE', 'send JSON (content-type: application/json)');
-    if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError) {
-      return reply.status(422).send({ detail: [{ loc: ['body'], msg: 'body is not valid JSON', type: 'json_invalid' }] });
+    if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+      return send(reply, request.id, 'UNSUPPORTED_MEDIA_TYPE', 'send JSON (content-type: application/json)');
+    if (
+      fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+      fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+      err instanceof SyntaxError
+    ) {
+      return reply
+        .status(422)
+        .send({ detail: [{ loc: ['body'], msg: 'body is not valid JSON', type: 'json_invalid' }] });
     }
     if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
       return send(reply, request.id, 'BAD_REQUEST', fe.message);
     }
     // Races the routes' own checks cannot see (another process, on PostgreSQL, wrote between a read and
     // a write): the database's keys decide, and the answer says so rather than 500.
-    if (isUniqueViolation(err)) return send(reply, request.id, 'DUPLICATE_ENTITY', 'a concurrent request created the same entity first');
-    if (isForeignKeyViolation(err)) return send(reply, request.id, 'CONFLICT', 'a concurrent request deleted an entity this one refers to');
+    if (isUniqueViolation(err))
+      return send(reply, request.id, 'DUPLICATE_ENTITY', 'a concurrent request created the same entity first');
+    if (isForeignKeyViolation(err))
+      return send(reply, request.id, 'CONFLICT', 'a concurrent request deleted an entity this one refers to');
     if (isDatabaseUnavailable(err)) {
       // Nothing was done; the database should be back soon (a restart, a failover): ask to retry.
       request.log.warn({ err }, 'database unavailable');
       reply.header('retry-after', String(DATABASE_RETRY_AFTER_S));
-      return send(reply, request.id, 'SERVICE_UNAVAILABLE', 'the database is unreachable; nothing was done, try again shortly');
+      return send(
+        reply,
+        request.id,
+        'SERVICE_UNAVAILABLE',
+        'the database is unreachable; nothing was done, try again shortly',
+      );
     }
     request.log.error({ err }, 'unexpected error');
-    return send(reply, request.id, 'UNEXPECTED_ERROR', 'unexpected error; the request id identifies it in the server log');
+    return send(
+      reply,
+      request.id,
+      'UNEXPECTED_ERROR',
+      'unexpected error; the request id identifies it in the server log',
+    );
   });
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];
     const allow = methodsAt(path);
     if (allow.length > 0) {
       reply.header('allow', allow.join(', '));
-      return send(reply, request.id, 'METHOD_NOT_ALLOWED', `${request.method} is not served at ${path}; allowed: ${allow.join(', ')}`);
+      return send(
+        reply,
+        request.id,
+        'METHOD_NOT_ALLOWED',
+        `${request.method} is not served at ${path}; allowed: ${allow.join(', ')}`,
+      );
     }
     return send(reply, request.id, 'ROUTE_NOT_FOUND', `no endpoint ${request.method} ${path}`);
   });
@@ -142,7 +184,9 @@ function routerError(err: FastifyError, id: string, reply: FastifyReply) {
   // No hook has run: say the request id here as every other answer does.
   reply.header('x-request-id', id);
   if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    return reply.status(422).send({ detail: [{ loc: ['path'], msg: 'a path parameter is longer than 1024 characters', type: 'string_too_long' }] });
+    return reply.status(422).send({
+      detail: [{ loc: ['path'], msg: 'a path parameter is longer than 1024 characters', type: 'string_too_long' }],
+    });
   }
   return send(reply, id, err.code === 'FST_ERR_BAD_URL' ? 'BAD_REQUEST' : 'UNEXPECTED_ERROR', err.message);
 }

@@ -32,7 +32,9 @@ export async function startServerAside(options: AsideOptions): Promise<AsideServ
   const started = await new Promise<Message>((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`the embedded service's thread stopped (exit code ${code}) before it listened`)));
+    worker.once('exit', (code) =>
+      reject(new Error(`the embedded service's thread stopped (exit code ${code}) before it listened`)),
+    );
   });
   worker.removeAllListeners();
   if ('error' in started) {

@@ -64,8 +64,12 @@ export class EnvResolver {
 
   private async find(proj: string, env: string): Promise<EnvContext | undefined> {
     // A project or environment id may come without its dashes (ids.ts); a key is looked up first.
-    const p = (await findProject(this.db, proj)) ?? (isDashless(proj) ? await findProject(this.db, dashed(proj)) : undefined);
-    const e = p && ((await findEnvironment(this.db, p.id, env)) ?? (isDashless(env) ? await findEnvironment(this.db, p.id, dashed(env)) : undefined));
+    const p =
+      (await findProject(this.db, proj)) ?? (isDashless(proj) ? await findProject(this.db, dashed(proj)) : undefined);
+    const e =
+      p &&
+      ((await findEnvironment(this.db, p.id, env)) ??
+        (isDashless(env) ? await findEnvironment(this.db, p.id, dashed(env)) : undefined));
     return e && { orgId: this.orgId, projectId: p.id, projectKey: p.key, envId: e.id, envKey: e.key };
   }
 
@@ -74,10 +78,16 @@ export class EnvResolver {
     const p = await findProject(this.db, proj);
     if (!p) {
       const near = closest(proj, await projectKeys(this.db));
-      return httpError('NOT_FOUND', `project '${proj}' not found${near ? `; did you mean '${near}'?` : ''} (create it with POST /v2/projects, or roster serve --create-env ${proj}/${env})`);
+      return httpError(
+        'NOT_FOUND',
+        `project '${proj}' not found${near ? `; did you mean '${near}'?` : ''} (create it with POST /v2/projects, or roster serve --create-env ${proj}/${env})`,
+      );
     }
     const near = closest(env, await environmentKeys(this.db, p.id));
-    return httpError('NOT_FOUND', `environment '${env}' not found in project '${p.key}'${near ? `; did you mean '${near}'?` : ''} (create it with POST /v2/projects/${p.key}/envs, or roster serve --create-env ${p.key}/${env})`);
+    return httpError(
+      'NOT_FOUND',
+      `environment '${env}' not found in project '${p.key}'${near ? `; did you mean '${near}'?` : ''} (create it with POST /v2/projects/${p.key}/envs, or roster serve --create-env ${p.key}/${env})`,
+    );
   }
 
   /** Creates `proj/env` (keys) unless it exists: only for what the server is told to serve at start. */

@@ -11,10 +11,20 @@ import { ERROR_CODES, type ErrorCode } from './errors.js';
 export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   // A reset connection has no one to answer (https://nodejs.org/api/http.html#event-clienterror).
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const code: ErrorCode = err.code === 'HPE_HEADER_OVERFLOW' ? 'HEADERS_TOO_LARGE' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'REQUEST_TIMEOUT' : 'BAD_REQUEST';
+  const code: ErrorCode =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? 'HEADERS_TOO_LARGE'
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 'REQUEST_TIMEOUT'
+        : 'BAD_REQUEST';
   const { status, title } = ERROR_CODES[code];
   const id = crypto.randomUUID();
-  const body = JSON.stringify({ id, title, error_code: code, message: `the request could not be read (${err.code ?? 'client error'})` });
+  const body = JSON.stringify({
+    id,
+    title,
+    error_code: code,
+    message: `the request could not be read (${err.code ?? 'client error'})`,
+  });
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${title}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +

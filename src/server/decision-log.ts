@@ -51,7 +51,12 @@ interface Pending {
 
 export type { DecisionLog };
 
-export function createDecisionLog(db: Db, now: () => Date, options: DecisionLogOptions = {}, warn: (message: string) => void = () => {}): DecisionLog {
+export function createDecisionLog(
+  db: Db,
+  now: () => Date,
+  options: DecisionLogOptions = {},
+  warn: (message: string) => void = () => {},
+): DecisionLog {
   const o = { ...DECISION_LOG_DEFAULTS, ...options };
   let queue: Pending[] = [];
   let timer: NodeJS.Timeout | undefined;
@@ -85,7 +90,9 @@ export function createDecisionLog(db: Db, now: () => Date, options: DecisionLogO
         dropped += queue.length - MAX_QUEUED;
         queue = queue.slice(queue.length - MAX_QUEUED);
       }
-      warn(`decision log: could not write ${batch.length} decision(s), kept for the next attempt${dropped ? ` (${dropped} dropped so far)` : ''}: ${(err as Error).message}`);
+      warn(
+        `decision log: could not write ${batch.length} decision(s), kept for the next attempt${dropped ? ` (${dropped} dropped so far)` : ''}: ${(err as Error).message}`,
+      );
       throw err;
     }
     if (Date.now() - lastPrune >= o.pruneEveryMs) await prune();
@@ -154,4 +161,3 @@ function toRow(p: Pending): DecisionRow {
     input: JSON.stringify(input),
   };
 }
-

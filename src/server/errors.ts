@@ -49,7 +49,8 @@ export function httpError(code: ErrorCode, message: string, extra?: Record<strin
 }
 
 export const notFound = (what: string, key: string) => httpError('NOT_FOUND', `${what} '${key}' not found`);
-export const duplicate = (what: string, key: string) => httpError('DUPLICATE_ENTITY', `${what} '${key}' already exists`);
+export const duplicate = (what: string, key: string) =>
+  httpError('DUPLICATE_ENTITY', `${what} '${key}' already exists`);
 
 /** A 422 in the validation shape, for rules checked by hand rather than by the JSON schema. */
 export class ValidationError extends Error {

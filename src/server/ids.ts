@@ -23,7 +23,10 @@ const IS_KEY = KEYED.map((t) => `SELECT 1 AS x FROM ${t} WHERE env_id = ? AND ke
 
 /** Whether `text` is some object's key in the environment (then it names that object, not an id). */
 async function isKey(q: Queryable, envId: string, text: string): Promise<boolean> {
-  return !!(await q.get(`${IS_KEY} LIMIT 1`, KEYED.flatMap(() => [envId, text])));
+  return !!(await q.get(
+    `${IS_KEY} LIMIT 1`,
+    KEYED.flatMap(() => [envId, text]),
+  ));
 }
 
 type Slot = { holder: Record<string, unknown> | unknown[]; at: string | number; text: string };

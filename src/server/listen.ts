@@ -27,7 +27,8 @@ export interface RunningServer {
 /** PostgreSQL when a database URL is given (the driver is loaded only then), else SQLite. */
 async function openStore(options: StartOptions): Promise<Db> {
   if (options.databaseUrl) {
-    if (!/^postgres(ql)?:\/\//.test(options.databaseUrl)) throw new Error('the database URL must start with postgres:// or postgresql://');
+    if (!/^postgres(ql)?:\/\//.test(options.databaseUrl))
+      throw new Error('the database URL must start with postgres:// or postgresql://');
     const { openPostgres } = await import('./store/postgres.js');
     return openPostgres(options.databaseUrl);
   }

@@ -19,7 +19,10 @@ export function refuseNul(app: FastifyInstance): void {
   // not depend on whether a schema would have caught the value for some other reason first.
   app.addHook('preValidation', async (request) => {
     const loc =
-      findNul(request.params, 'path') ?? findNul(request.query, 'query') ?? findNul(request.body, 'body') ?? findNul(request.headers, 'header');
+      findNul(request.params, 'path') ??
+      findNul(request.query, 'query') ??
+      findNul(request.body, 'body') ??
+      findNul(request.headers, 'header');
     if (loc) throw invalid(loc, 'must not contain a NUL character (\\u0000)', 'nul_character');
   });
 }
@@ -54,7 +57,8 @@ export function findNul(value: unknown, root: string): (string | number)[] | und
     } else if (v !== null && typeof v === 'object') {
       const entries = Object.entries(v);
       for (const [key] of entries) if (key.includes('\u0000')) return locOf(step, key);
-      for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i][1], key: entries[i][0], parent: step });
+      for (let i = entries.length - 1; i >= 0; i--)
+        stack.push({ value: entries[i][1], key: entries[i][0], parent: step });
     }
   }
   return undefined;

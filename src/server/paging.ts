@@ -46,7 +46,12 @@ export async function envelope<T>(data: T[], total: Total, paging: Paging): Prom
  * Schema lists answer a bare array unless `include_total_count=true` (the public API's convention); the
  * total is counted only then.
  */
-export async function schemaList<T>(data: T[], total: Total, paging: Paging, query: Record<string, unknown>): Promise<T[] | Envelope<T>> {
+export async function schemaList<T>(
+  data: T[],
+  total: Total,
+  paging: Paging,
+  query: Record<string, unknown>,
+): Promise<T[] | Envelope<T>> {
   const want = query.include_total_count === true || query.include_total_count === 'true';
   return want ? envelope(data, total, paging) : data;
 }

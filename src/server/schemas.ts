@@ -2,7 +2,11 @@
 export const KEY = { type: 'string', pattern: '^[A-Za-z0-9\\-_]+$', minLength: 1, maxLength: 256 } as const;
 export const USER_KEY = { type: 'string', pattern: '^[A-Za-z0-9|@+\\-._]+$', minLength: 1, maxLength: 256 } as const;
 /** `type:key` references of resource instances (and groups). */
-export const INSTANCE_REF = { type: 'string', pattern: '^[A-Za-z0-9\\-_]{1,256}:[A-Za-z0-9\\-_]{1,256}$', maxLength: 513 } as const;
+export const INSTANCE_REF = {
+  type: 'string',
+  pattern: '^[A-Za-z0-9\\-_]{1,256}:[A-Za-z0-9\\-_]{1,256}$',
+  maxLength: 513,
+} as const;
 export const NAME = { type: 'string', minLength: 1, maxLength: 1024 } as const;
 export const TEXT = { type: 'string', maxLength: 10_000 } as const;
 export const ATTRIBUTES = { type: 'object', maxProperties: 1000 } as const;
@@ -24,4 +28,7 @@ export const PAGING_QUERY = {
 } as const;
 
 /** Paging and the public `search` (resources, roles and tenants lists). */
-export const SEARCH_QUERY = { type: 'object', properties: { ...PAGING_QUERY.properties, search: { type: 'string', maxLength: 1024 } } } as const;
+export const SEARCH_QUERY = {
+  type: 'object',
+  properties: { ...PAGING_QUERY.properties, search: { type: 'string', maxLength: 1024 } },
+} as const;

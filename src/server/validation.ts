@@ -107,4 +107,3 @@ function unescape(s: string): string | number {
   const v = s.replace(/~1/g, '/').replace(/~0/g, '~');
   return /^\d+$/.test(v) ? Number(v) : v;
 }
-

@@ -53,4 +53,5 @@ export interface DesiredSetRule {
 export const setRuleKey = (r: DesiredSetRule): string => `${r.userSet}_can_${r.resource}_${r.action}_${r.resourceSet}`;
 
 /** The role a set rule's user set stands for (`__autogen_<role>`), if any. */
-export const autogenRole = (userSet: string): string | undefined => (userSet.startsWith(AUTOGEN_SET_PREFIX) ? userSet.slice(AUTOGEN_SET_PREFIX.length) : undefined);
+export const autogenRole = (userSet: string): string | undefined =>
+  userSet.startsWith(AUTOGEN_SET_PREFIX) ? userSet.slice(AUTOGEN_SET_PREFIX.length) : undefined;

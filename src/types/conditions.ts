@@ -14,8 +14,18 @@ export const ENTITIES = ['user', 'subject', 'resource', 'tenant', 'role', 'conte
 export type Entity = (typeof ENTITIES)[number];
 
 export const SCALAR_OPERATORS = [
-  'equals', 'not-equals', 'greater-than', 'less-than', 'greater-than-equals', 'less-than-equals', 'contains',
-  'array_contains', 'array_intersect', 'array_subset', 'array_superset', 'in',
+  'equals',
+  'not-equals',
+  'greater-than',
+  'less-than',
+  'greater-than-equals',
+  'less-than-equals',
+  'contains',
+  'array_contains',
+  'array_intersect',
+  'array_subset',
+  'array_superset',
+  'in',
 ] as const;
 export const MATCH_OPERATORS = ['object_match', 'any_match', 'all_match'] as const;
 /** The fifteen operators, in the order the docs list them. */
@@ -107,7 +117,12 @@ function node(json: unknown, place: Place, problems: ConditionProblem[]): Condit
   const keys = Object.keys(json);
   if (keys.length === 0) return { kind: 'allOf', children: [] };
   if (keys.length > 1) {
-    problems.push(problem(place, `a condition has exactly one key, found ${keys.map((k) => JSON.stringify(k)).join(', ')}: wrap several in {"allOf": [...]}`));
+    problems.push(
+      problem(
+        place,
+        `a condition has exactly one key, found ${keys.map((k) => JSON.stringify(k)).join(', ')}: wrap several in {"allOf": [...]}`,
+      ),
+    );
     return undefined;
   }
   const [key] = keys;
@@ -125,14 +140,18 @@ function node(json: unknown, place: Place, problems: ConditionProblem[]): Condit
     const at = word(place, 'not');
     if (Array.isArray(value)) {
       const children = value.map((c, i) => node(c, item(at, i), problems));
-      return children.every((c): c is Condition => c !== undefined) ? { kind: 'not', child: { kind: 'allOf', children } } : undefined;
+      return children.every((c): c is Condition => c !== undefined)
+        ? { kind: 'not', child: { kind: 'allOf', children } }
+        : undefined;
     }
     const child = node(value, at, problems);
     return child ? { kind: 'not', child } : undefined;
   }
   const attribute = attributeRef(key);
   if (!attribute) {
-    problems.push(problem(quoted(place, key), `unknown condition ${JSON.stringify(key)}; supported: ${SUPPORTED_FORMS}`));
+    problems.push(
+      problem(quoted(place, key), `unknown condition ${JSON.stringify(key)}; supported: ${SUPPORTED_FORMS}`),
+    );
     return undefined;
   }
   const test = testOf(value, quoted(place, key), problems);
@@ -151,13 +170,19 @@ export function attributeRef(text: string): AttributeRef | undefined {
 
 function testOf(json: unknown, place: Place, problems: ConditionProblem[]): Test | undefined {
   if (!isObject(json) || Object.keys(json).length !== 1) {
-    problems.push(problem(place, `a comparison is {"<operator>": <value>} with exactly one operator, one of ${OPERATORS.join(', ')}`));
+    problems.push(
+      problem(
+        place,
+        `a comparison is {"<operator>": <value>} with exactly one operator, one of ${OPERATORS.join(', ')}`,
+      ),
+    );
     return undefined;
   }
   const [operator] = Object.keys(json);
   const value = json[operator];
   const at = quoted(place, operator);
-  if ((MATCH_OPERATORS as readonly string[]).includes(operator)) return matchTest(operator as MatchOperator, value, at, problems);
+  if ((MATCH_OPERATORS as readonly string[]).includes(operator))
+    return matchTest(operator as MatchOperator, value, at, problems);
   if (!(SCALAR_OPERATORS as readonly string[]).includes(operator)) {
     problems.push(problem(at, `unknown operator ${JSON.stringify(operator)}; supported: ${OPERATORS.join(', ')}`));
     return undefined;
@@ -170,7 +195,9 @@ function operandOf(value: unknown, place: Place, problems: ConditionProblem[]): 
   if (isObject(value) && Object.hasOwn(value, 'ref')) {
     const ref = typeof value.ref === 'string' && Object.keys(value).length === 1 ? attributeRef(value.ref) : undefined;
     if (!ref) {
-      problems.push(problem(place, `a reference is {"ref": "<entity>.<attribute>"} with entity one of ${ENTITIES.join(', ')}`));
+      problems.push(
+        problem(place, `a reference is {"ref": "<entity>.<attribute>"} with entity one of ${ENTITIES.join(', ')}`),
+      );
       return undefined;
     }
     return { ref };
@@ -182,10 +209,26 @@ function operandOf(value: unknown, place: Place, problems: ConditionProblem[]): 
   return { literal: value as Json };
 }
 
-function matchTest(operator: MatchOperator, value: unknown, place: Place, problems: ConditionProblem[]): Test | undefined {
+function matchTest(
+  operator: MatchOperator,
+  value: unknown,
+  place: Place,
+  problems: ConditionProblem[],
+): Test | undefined {
   const extra = isObject(value) ? Object.keys(value).filter((k) => k !== 'match' && k !== 'fk_resource_type') : [];
-  if (!isObject(value) || !isObject(value.match) || extra.length > 0 || (value.fk_resource_type !== undefined && (typeof value.fk_resource_type !== 'string' || !ATTRIBUTE_SEGMENT.test(value.fk_resource_type)))) {
-    problems.push(problem(place, `${operator} takes {"match": {"<field>": {"<operator>": <value>}, ...}, "fk_resource_type"?: "<resource>"}`));
+  if (
+    !isObject(value) ||
+    !isObject(value.match) ||
+    extra.length > 0 ||
+    (value.fk_resource_type !== undefined &&
+      (typeof value.fk_resource_type !== 'string' || !ATTRIBUTE_SEGMENT.test(value.fk_resource_type)))
+  ) {
+    problems.push(
+      problem(
+        place,
+        `${operator} takes {"match": {"<field>": {"<operator>": <value>}, ...}, "fk_resource_type"?: "<resource>"}`,
+      ),
+    );
     return undefined;
   }
   const match: { field: string; test: Test }[] = [];
@@ -202,7 +245,11 @@ function matchTest(operator: MatchOperator, value: unknown, place: Place, proble
     else failed = true;
   }
   if (failed) return undefined;
-  return { operator, match, ...(typeof value.fk_resource_type === 'string' ? { fkResourceType: value.fk_resource_type } : {}) };
+  return {
+    operator,
+    match,
+    ...(typeof value.fk_resource_type === 'string' ? { fkResourceType: value.fk_resource_type } : {}),
+  };
 }
 
 /** An attribute a tree names, where: `path` as messages print it, `at` as segments below the root. */

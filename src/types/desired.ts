@@ -265,6 +265,7 @@ export const derivationKey = (d: DesiredDerivation) => `${d.on}#${d.role}@${d.vi
 /** The sections whose undeclared live objects the configuration itself deletes (`authoritative:`). */
 export function authoritativeSections(d: Pick<DesiredState, 'sections' | 'authoritative'>): Set<Section> {
   if (d.authoritative === true) return new Set(d.sections);
-  if (Array.isArray(d.authoritative)) return new Set(SECTIONS.filter((s) => (d.authoritative as Section[]).includes(s) && d.sections.has(s)));
+  if (Array.isArray(d.authoritative))
+    return new Set(SECTIONS.filter((s) => (d.authoritative as Section[]).includes(s) && d.sections.has(s)));
   return new Set();
 }

@@ -17,11 +17,25 @@ export function parseDuration(text: string): ParsedDuration {
   const m = /^([0-9]+)([smhd])$/.exec(text);
   if (!m) {
     const hint = suggestion(text);
-    return { ok: false, message: `invalid duration ${JSON.stringify(text)}: expected ${DURATION_FORMS}`, ...(hint ? { hint } : {}) };
+    return {
+      ok: false,
+      message: `invalid duration ${JSON.stringify(text)}: expected ${DURATION_FORMS}`,
+      ...(hint ? { hint } : {}),
+    };
   }
   const ms = Number(m[1]) * UNIT_MS[m[2] as Unit];
-  if (ms === 0) return { ok: false, message: `a duration of ${text} would expire every grant at once`, hint: 'give a positive duration, or leave grant_for out for grants that never expire' };
-  if (ms > MAX_DURATION_MS) return { ok: false, message: `duration ${text} is longer than ten years (3650d)`, hint: 'leave grant_for out for grants that never expire' };
+  if (ms === 0)
+    return {
+      ok: false,
+      message: `a duration of ${text} would expire every grant at once`,
+      hint: 'give a positive duration, or leave grant_for out for grants that never expire',
+    };
+  if (ms > MAX_DURATION_MS)
+    return {
+      ok: false,
+      message: `duration ${text} is longer than ten years (3650d)`,
+      hint: 'leave grant_for out for grants that never expire',
+    };
   return { ok: true, ms };
 }
 

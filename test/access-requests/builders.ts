@@ -49,11 +49,13 @@ export async function startWithClock(): Promise<{ s: TestServer; clock: Clock }>
 
 export const resource = (s: TestServer, key: string, actions: string[] = ['read', 'write']) =>
   s.schema('POST', '/resources', { key, name: key, actions: Object.fromEntries(actions.map((a) => [a, {}])) }).then(ok);
-export const role = (s: TestServer, key: string, permissions: string[] = []) => s.schema('POST', '/roles', { key, name: key, permissions }).then(ok);
+export const role = (s: TestServer, key: string, permissions: string[] = []) =>
+  s.schema('POST', '/roles', { key, name: key, permissions }).then(ok);
 export const tenant = (s: TestServer, key: string) => s.facts('POST', '/tenants', { key, name: key }).then(ok);
 export const user = (s: TestServer, key: string) => s.facts('POST', '/users', { key }).then(ok);
 /** Adds an existing user to a tenant (a member without any role). */
-export const addToTenant = (s: TestServer, tenantKey: string, userKey: string) => s.facts('POST', `/tenants/${tenantKey}/users`, { key: userKey }).then(ok);
+export const addToTenant = (s: TestServer, tenantKey: string, userKey: string) =>
+  s.facts('POST', `/tenants/${tenantKey}/users`, { key: userKey }).then(ok);
 export const instance = (s: TestServer, resourceKey: string, key: string, tenantKey: string) =>
   s.facts('POST', '/resource_instances', { key, resource: resourceKey, tenant: tenantKey }).then(ok);
 export const assign = (s: TestServer, a: { user: string; role: string; tenant?: string; resource_instance?: string }) =>
@@ -67,14 +69,29 @@ export async function assignmentsOf(s: TestServer, filters: Record<string, strin
 }
 
 /** `POST /allowed` with the environment key (as the SDKs call it); returns the decision. */
-export async function allowed(s: TestServer, userKey: string, action: string, res: { type: string; key?: string; tenant?: string }): Promise<boolean> {
-  return ok<{ allow: boolean }>(await s.call('POST', '/allowed', { user: { key: userKey }, action, resource: res }, { key: ENV_KEY })).allow;
+export async function allowed(
+  s: TestServer,
+  userKey: string,
+  action: string,
+  res: { type: string; key?: string; tenant?: string },
+): Promise<boolean> {
+  return ok<{ allow: boolean }>(
+    await s.call('POST', '/allowed', { user: { key: userKey }, action, resource: res }, { key: ENV_KEY }),
+  ).allow;
 }
 
 export type Levels = Partial<Record<'LEVEL_1' | 'LEVEL_2' | 'LEVEL_3' | 'LEVEL_4', string[]>>;
 
 export const elementsConfig = (s: TestServer, key: string, roles_to_levels: Levels) =>
-  s.call('POST', '/v2/elements/p/e/config', { key, name: key, elements_type: 'user_management', settings: {}, roles_to_levels }).then(ok);
+  s
+    .call('POST', '/v2/elements/p/e/config', {
+      key,
+      name: key,
+      elements_type: 'user_management',
+      settings: {},
+      roles_to_levels,
+    })
+    .then(ok);
 
 /**
  * One world per server: resource `doc` (read, write), roles `viewer` (doc:read), `editor` (doc:write),
@@ -101,7 +118,12 @@ export async function seedWorld(s: TestServer) {
   await assign(s, { user: 'aud', role: 'auditor', tenant: 't' });
   await assign(s, { user: 'lvl4', role: 'member', tenant: 't' });
   await assign(s, { user: 'mod2', role: 'admin', tenant: 't2' });
-  await elementsConfig(s, 'um', { LEVEL_1: ['admin'], LEVEL_2: ['manager'], LEVEL_3: ['auditor'], LEVEL_4: ['member'] });
+  await elementsConfig(s, 'um', {
+    LEVEL_1: ['admin'],
+    LEVEL_2: ['manager'],
+    LEVEL_3: ['auditor'],
+    LEVEL_4: ['member'],
+  });
 }
 
 /** The access-request path prefix for an acting user, in a tenant context, under a configuration. */
@@ -123,7 +145,10 @@ export function as(s: TestServer, userKey: string, ctx: { tenant?: string; confi
   const P = prefix({ user: userKey, ...ctx });
   return {
     create: (details: Details, reason?: string | null) =>
-      s.call('POST', P, { access_request_details: { tenant: ctx.tenant ?? 't', ...details }, ...(reason !== undefined ? { reason } : {}) }),
+      s.call('POST', P, {
+        access_request_details: { tenant: ctx.tenant ?? 't', ...details },
+        ...(reason !== undefined ? { reason } : {}),
+      }),
     createRaw: (body: unknown) => s.call('POST', P, body),
     get: (id: string) => s.call('GET', `${P}/${id}`),
     list: (options: { query?: Record<string, string>; headers?: Record<string, string> } = {}) => {
@@ -138,6 +163,11 @@ export function as(s: TestServer, userKey: string, ctx: { tenant?: string; confi
 }
 
 /** Creates a pending request and returns its body (fails loudly otherwise). */
-export async function aRequest(s: TestServer, requester: string, details: Details = { role: 'viewer' }, ctx: { tenant?: string; config?: string; reason?: string } = {}) {
+export async function aRequest(
+  s: TestServer,
+  requester: string,
+  details: Details = { role: 'viewer' },
+  ctx: { tenant?: string; config?: string; reason?: string } = {},
+) {
   return ok(await as(s, requester, ctx).create(details, ctx.reason ?? 'please'));
 }

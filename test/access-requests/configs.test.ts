@@ -1,6 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
-import { aRequest, as, elementsConfig, expectError, expectInvalid, ok, role, seedWorld, startWithClock, type Clock } from './builders.js';
+import {
+  aRequest,
+  as,
+  elementsConfig,
+  expectError,
+  expectInvalid,
+  ok,
+  role,
+  seedWorld,
+  startWithClock,
+  type Clock,
+} from './builders.js';
 
 /** User-management element configurations, `/v2/elements/{p}/{e}/config[/{key}]`: they name who reviews. */
 let s: TestServer;
@@ -13,17 +24,31 @@ afterAll(() => s.close());
 
 const cfg = (method: string, path = '', body?: unknown) => s.call(method, `/v2/elements/p/e/config${path}`, body);
 /** A create body with the fields the public `ElementsConfigCreate` requires, `over` on top. */
-const full = (over: Record<string, unknown>) => ({ elements_type: 'user_management', settings: {}, roles_to_levels: {}, ...over });
+const full = (over: Record<string, unknown>) => ({
+  elements_type: 'user_management',
+  settings: {},
+  roles_to_levels: {},
+  ...over,
+});
 /** The public delete sits beside `config`: `DELETE /v2/elements/{p}/{e}/{key or id}`. */
 const remove = (keyOrId: string) => s.call('DELETE', `/v2/elements/p/e/${keyOrId}`);
 /** Levels as role keys (the read model lists each role as `{id, key, name, resource_id}`). */
-const levelKeys = (levels: Record<string, { key: string }[]>) => Object.fromEntries(Object.entries(levels).map(([l, roles]) => [l, roles.map((r) => r.key)]));
+const levelKeys = (levels: Record<string, { key: string }[]>) =>
+  Object.fromEntries(Object.entries(levels).map(([l, roles]) => [l, roles.map((r) => r.key)]));
 
 describe('create and read', () => {
   it('answers the configuration with ids of the environment and timestamps', async () => {
     const scope = ok(await s.call('GET', '/v2/api-key/scope', undefined, { key: 'test-env-key-abcdefghij' }));
     const at = clock.tick();
-    const c = ok(await cfg('POST', '', { key: 'c1', name: 'Reviewers', elements_type: 'user_management', settings: {}, roles_to_levels: { LEVEL_1: ['admin'], LEVEL_2: ['manager', 'editor'] } }));
+    const c = ok(
+      await cfg('POST', '', {
+        key: 'c1',
+        name: 'Reviewers',
+        elements_type: 'user_management',
+        settings: {},
+        roles_to_levels: { LEVEL_1: ['admin'], LEVEL_2: ['manager', 'editor'] },
+      }),
+    );
     const roleOf = async (key: string) => {
       const r = ok(await s.schema('GET', `/roles/${key}`));
       return { id: r.id, key, name: r.name, resource_id: expect.stringMatching(/^[0-9a-f-]{36}$/) };
@@ -52,21 +77,36 @@ describe('create and read', () => {
       delete body[field];
       expectInvalid(await cfg('POST', '', body), ['body', field]);
     }
-    expect(ok(await cfg('POST', '', full({ key: 'c-min', name: 'min' })))).toMatchObject({ elements_type: 'user_management', roles_to_levels: {} });
+    expect(ok(await cfg('POST', '', full({ key: 'c-min', name: 'min' })))).toMatchObject({
+      elements_type: 'user_management',
+      roles_to_levels: {},
+    });
   });
 
   it('roles may be named by id; they are kept by key', async () => {
     const admin = ok(await s.schema('GET', '/roles/admin'));
-    const c = ok(await cfg('POST', '', full({ key: 'c-ids', name: 'ids', roles_to_levels: { LEVEL_1: [admin.id, 'admin'] } })));
+    const c = ok(
+      await cfg('POST', '', full({ key: 'c-ids', name: 'ids', roles_to_levels: { LEVEL_1: [admin.id, 'admin'] } })),
+    );
     expect(levelKeys(c.roles_to_levels)).toEqual({ LEVEL_1: ['admin'] });
   });
 
   it('settings are stored and returned; email_notifications is accepted and ignored', async () => {
-    const c = ok(await cfg('POST', '', full({ key: 'c-set', name: 'x', settings: { theme: 'dark', size: 3, on: true }, email_notifications: true })));
+    const c = ok(
+      await cfg(
+        'POST',
+        '',
+        full({ key: 'c-set', name: 'x', settings: { theme: 'dark', size: 3, on: true }, email_notifications: true }),
+      ),
+    );
     expect(c.settings).toEqual({ theme: 'dark', size: 3, on: true });
     expect(c).not.toHaveProperty('email_notifications');
     // Settings are flat: numbers, strings and booleans, as the public API has them.
-    expectInvalid(await cfg('POST', '', full({ key: 'c-set2', name: 'x', settings: { theme: { dark: true } } })), ['body', 'settings', 'theme']);
+    expectInvalid(await cfg('POST', '', full({ key: 'c-set2', name: 'x', settings: { theme: { dark: true } } })), [
+      'body',
+      'settings',
+      'theme',
+    ]);
   });
 
   it('a duplicate key is 409 DUPLICATE_ENTITY', async () => {
@@ -76,7 +116,11 @@ describe('create and read', () => {
   });
 
   it('a role named in roles_to_levels must exist: 404 naming it, nothing created', async () => {
-    const r = await cfg('POST', '', full({ key: 'c-bad', name: 'x', roles_to_levels: { LEVEL_1: ['admin', 'ghost'] } }));
+    const r = await cfg(
+      'POST',
+      '',
+      full({ key: 'c-bad', name: 'x', roles_to_levels: { LEVEL_1: ['admin', 'ghost'] } }),
+    );
     expectError(r, 404, 'NOT_FOUND');
     expect(r.body.message).toContain("role 'ghost'");
     expectError(await cfg('GET', '/c-bad'), 404, 'NOT_FOUND');
@@ -85,8 +129,16 @@ describe('create and read', () => {
   it.each([
     ['no key', { name: 'x' }, ['body', 'key']],
     ['no name', { key: 'c-x' }, ['body', 'name']],
-    ['unknown level', { key: 'c-x', name: 'x', roles_to_levels: { LEVEL_9: ['admin'] } }, ['body', 'roles_to_levels', 'LEVEL_9']],
-    ['level not a list', { key: 'c-x', name: 'x', roles_to_levels: { LEVEL_1: 'admin' } }, ['body', 'roles_to_levels', 'LEVEL_1']],
+    [
+      'unknown level',
+      { key: 'c-x', name: 'x', roles_to_levels: { LEVEL_9: ['admin'] } },
+      ['body', 'roles_to_levels', 'LEVEL_9'],
+    ],
+    [
+      'level not a list',
+      { key: 'c-x', name: 'x', roles_to_levels: { LEVEL_1: 'admin' } },
+      ['body', 'roles_to_levels', 'LEVEL_1'],
+    ],
     ['unknown type', { key: 'c-x', name: 'x', elements_type: 'widget' }, ['body', 'elements_type']],
     ['bad key', { key: 'c x', name: 'x' }, ['body', 'key']],
   ])('%s is 422', async (_, body, loc) => {
@@ -114,7 +166,11 @@ describe('update', () => {
     const c = ok(await cfg('POST', '', full({ key: 'c-up', name: 'before', roles_to_levels: { LEVEL_1: ['admin'] } })));
     const at = clock.tick();
     const u = ok(await cfg('PATCH', '/c-up', { roles_to_levels: { LEVEL_2: ['manager'] } }));
-    expect({ ...u, roles_to_levels: levelKeys(u.roles_to_levels) }).toEqual({ ...c, roles_to_levels: { LEVEL_2: ['manager'] }, updated_at: at });
+    expect({ ...u, roles_to_levels: levelKeys(u.roles_to_levels) }).toEqual({
+      ...c,
+      roles_to_levels: { LEVEL_2: ['manager'] },
+      updated_at: at,
+    });
     // The public `ElementsConfigUpdate` requires roles_to_levels.
     expectInvalid(await cfg('PATCH', `/${c.id}`, { name: 'after' }), ['body', 'roles_to_levels']);
     const renamed = ok(await cfg('PATCH', `/${c.id}`, { name: 'after', roles_to_levels: { LEVEL_2: ['manager'] } }));
@@ -136,7 +192,8 @@ describe('update', () => {
     const before = await aRequest(s, 'alice', { role: 'viewer' }, { config: 'c-shift' });
     ok(await cfg('PATCH', '/c-shift', { roles_to_levels: { LEVEL_1: ['manager'] } }));
     const after = await aRequest(s, 'alice', { role: 'viewer' }, { config: 'c-shift' });
-    const seen = async (u: string) => (ok(await as(s, u, { config: 'c-shift' }).list()).data as { id: string }[]).map((r) => r.id);
+    const seen = async (u: string) =>
+      (ok(await as(s, u, { config: 'c-shift' }).list()).data as { id: string }[]).map((r) => r.id);
     expect(await seen('mod')).toEqual([before.id]);
     expect(await seen('mgr')).toEqual([after.id]);
   });
@@ -153,7 +210,7 @@ describe('delete', () => {
     expect((await remove('c-del')).status).toBe(204);
   });
 
-  it('removes the configuration\'s access requests with it (documented)', async () => {
+  it("removes the configuration's access requests with it (documented)", async () => {
     await elementsConfig(s, 'c-del2', { LEVEL_1: ['admin'] });
     await aRequest(s, 'alice', { role: 'viewer' }, { config: 'c-del2' });
     expect((await remove('c-del2')).status).toBe(204);
@@ -187,7 +244,14 @@ describe('the access-request path names a configuration', () => {
     const r = await aRequest(s, 'alice');
     expect(ok(await as(s, 'alice', { config: um.id }).get(r.id)).id).toBe(r.id);
     const api = as(s, 'mod', { config: 'nope' });
-    for (const res of [await api.list(), await api.get(r.id), await api.approve(r.id), await api.deny(r.id), await api.review(r.id, {}), await as(s, 'alice', { config: 'nope' }).cancel(r.id)]) {
+    for (const res of [
+      await api.list(),
+      await api.get(r.id),
+      await api.approve(r.id),
+      await api.deny(r.id),
+      await api.review(r.id, {}),
+      await as(s, 'alice', { config: 'nope' }).cancel(r.id),
+    ]) {
       expectError(res, 404, 'NOT_FOUND');
       expect(res.body.message).toContain("element configuration 'nope'");
     }

@@ -1,6 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
-import { aRequest, addToTenant, as, assign, elementsConfig, expectError, expectInvalid, ok, seedWorld, startWithClock, user, type Clock } from './builders.js';
+import {
+  aRequest,
+  addToTenant,
+  as,
+  assign,
+  elementsConfig,
+  expectError,
+  expectInvalid,
+  ok,
+  seedWorld,
+  startWithClock,
+  user,
+  type Clock,
+} from './builders.js';
 
 let s: TestServer;
 let clock: Clock;
@@ -20,7 +33,9 @@ describe('the read model', () => {
     const scope = ok(await s.call('GET', '/v2/api-key/scope', undefined, { key: 'test-env-key-abcdefghij' }));
     const alice = ok(await s.facts('GET', '/users/alice'));
     const at = clock.tick();
-    const r = ok(await as(s, 'alice').create({ role: 'viewer', resource: 'doc', resource_instance: 'd1' }, 'need to read'));
+    const r = ok(
+      await as(s, 'alice').create({ role: 'viewer', resource: 'doc', resource_instance: 'd1' }, 'need to read'),
+    );
     expect(r).toEqual({
       id: UUID,
       requesting_user_id: alice.id,
@@ -49,10 +64,16 @@ describe('the read model', () => {
 
   it('details.tenant is required (as on the public service) and names the path tenant by key or id', async () => {
     const t = ok(await s.facts('GET', '/tenants/t'));
-    expectInvalid(await as(s, 'alice').createRaw({ access_request_details: { role: 'viewer' } }), ['body', 'access_request_details', 'tenant']);
+    expectInvalid(await as(s, 'alice').createRaw({ access_request_details: { role: 'viewer' } }), [
+      'body',
+      'access_request_details',
+      'tenant',
+    ]);
     expect(ok(await as(s, 'alice').create({ role: 'viewer', tenant: t.id })).access_request_details.tenant).toBe('t');
     // The path tenant may be an id as well.
-    expect(ok(await as(s, 'alice', { tenant: t.id }).create({ role: 'viewer', tenant: 't' })).access_request_details.tenant).toBe('t');
+    expect(
+      ok(await as(s, 'alice', { tenant: t.id }).create({ role: 'viewer', tenant: 't' })).access_request_details.tenant,
+    ).toBe('t');
   });
 
   it('roles and resources named by id are recorded by key', async () => {
@@ -66,7 +87,9 @@ describe('the read model', () => {
     await user(s, 'carol+x@example.com');
     await addToTenant(s, 't', 'carol+x@example.com');
     const r = ok(await as(s, encodeURIComponent('carol+x@example.com')).create({ role: 'viewer' }));
-    expect(r.requesting_user_id).toBe(ok(await s.facts('GET', `/users/${encodeURIComponent('carol+x@example.com')}`)).id);
+    expect(r.requesting_user_id).toBe(
+      ok(await s.facts('GET', `/users/${encodeURIComponent('carol+x@example.com')}`)).id,
+    );
     expect(ok(await as(s, encodeURIComponent('carol+x@example.com')).get(r.id)).id).toBe(r.id);
   });
 
@@ -93,30 +116,52 @@ describe('resource instances', () => {
     const d1 = ok(await s.facts('GET', '/resource_instances/doc:d1'));
     for (const details of [{ resource_instance: d1.id }, { resource: 'doc', resource_instance: d1.id }]) {
       expect(ok(await as(s, 'alice').create({ role: 'editor', ...details })).access_request_details).toEqual({
-        tenant: 't', role: 'editor', resource: 'doc', resource_instance: 'd1',
+        tenant: 't',
+        role: 'editor',
+        resource: 'doc',
+        resource_instance: 'd1',
       });
     }
   });
 
   it('a resource without an instance is recorded (the grant will be tenant-wide); details name no instance', async () => {
-    expect(ok(await as(s, 'alice').create({ role: 'editor', resource: 'doc' })).access_request_details).toEqual({ tenant: 't', role: 'editor', resource: 'doc' });
-    expect(ok(await as(s, 'alice').create({ role: 'editor' })).access_request_details).toEqual({ tenant: 't', role: 'editor' });
+    expect(ok(await as(s, 'alice').create({ role: 'editor', resource: 'doc' })).access_request_details).toEqual({
+      tenant: 't',
+      role: 'editor',
+      resource: 'doc',
+    });
+    expect(ok(await as(s, 'alice').create({ role: 'editor' })).access_request_details).toEqual({
+      tenant: 't',
+      role: 'editor',
+    });
   });
 
   it('a bare instance key without a resource is 422, nothing stored', async () => {
     const before = await seenByMod();
-    expectInvalid(await as(s, 'alice').create({ role: 'editor', resource_instance: 'd1' }), ['body', 'access_request_details', 'resource']);
+    expectInvalid(await as(s, 'alice').create({ role: 'editor', resource_instance: 'd1' }), [
+      'body',
+      'access_request_details',
+      'resource',
+    ]);
     expect(await seenByMod()).toBe(before);
   });
 
   it('an instance of another resource than the one named is 422 INVALID_INPUT', async () => {
     await s.schema('POST', '/resources', { key: 'sheet', name: 'sheet', actions: {} }).then(ok);
-    expectError(await as(s, 'alice').create({ role: 'editor', resource: 'sheet', resource_instance: 'doc:d1' }), 422, 'INVALID_INPUT');
+    expectError(
+      await as(s, 'alice').create({ role: 'editor', resource: 'sheet', resource_instance: 'doc:d1' }),
+      422,
+      'INVALID_INPUT',
+    );
   });
 
   it('an instance in another tenant is 422 MISMATCH_RESOURCE_INSTANCES_TENANTS, nothing stored', async () => {
     const before = await seenByMod();
-    expectError(await as(s, 'alice').create({ role: 'editor', resource_instance: 'doc:x1' }), 422, 'MISMATCH_RESOURCE_INSTANCES_TENANTS');
+    expectError(
+      await as(s, 'alice').create({ role: 'editor', resource_instance: 'doc:x1' }),
+      422,
+      'MISMATCH_RESOURCE_INSTANCES_TENANTS',
+    );
     expect(await seenByMod()).toBe(before);
   });
 });
@@ -174,7 +219,11 @@ describe('body validation (422 in the validation shape)', () => {
     ['no details', { reason: 'x' }, ['body', 'access_request_details']],
     ['no role', { access_request_details: { tenant: 't' } }, ['body', 'access_request_details', 'role']],
     ['unknown field', { access_request_details: { role: 'viewer' }, extra: 1 }, ['body', 'extra']],
-    ['unknown detail field', { access_request_details: { role: 'viewer', colour: 'red' } }, ['body', 'access_request_details', 'colour']],
+    [
+      'unknown detail field',
+      { access_request_details: { role: 'viewer', colour: 'red' } },
+      ['body', 'access_request_details', 'colour'],
+    ],
     ['bad role key', { access_request_details: { role: 'a b' } }, ['body', 'access_request_details', 'role']],
     ['reason not a string', { access_request_details: { role: 'viewer' }, reason: 3 }, undefined],
   ])('%s', async (_, body, loc) => {
@@ -196,7 +245,12 @@ describe('moderators are computed and recorded at creation', () => {
   it('tenant-wide holders of LEVEL_1 and LEVEL_2 roles in the tenant moderate; LEVEL_3, LEVEL_4 and other tenants do not', async () => {
     const r = await aRequest(s, 'alice');
     expect(await reviewers(r.id, ['mod', 'mgr', 'aud', 'lvl4', 'mod2', 'bob'])).toEqual({
-      mod: true, mgr: true, aud: undefined, lvl4: undefined, mod2: undefined, bob: undefined,
+      mod: true,
+      mgr: true,
+      aud: undefined,
+      lvl4: undefined,
+      mod2: undefined,
+      bob: undefined,
     });
   });
 

@@ -1,9 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { checkTransition, parseStatusFilter, reviewerRoles, type Actor, type StoredStatus, type Transition } from '../../src/server/domain/access-requests.js';
+import {
+  checkTransition,
+  parseStatusFilter,
+  reviewerRoles,
+  type Actor,
+  type StoredStatus,
+  type Transition,
+} from '../../src/server/domain/access-requests.js';
 
 /** The pure access-request rules, table-driven. */
 
-const anActor = (over: Partial<Actor> = {}): Actor => ({ userId: 'u', isRequester: false, isModerator: false, ...over });
+const anActor = (over: Partial<Actor> = {}): Actor => ({
+  userId: 'u',
+  isRequester: false,
+  isModerator: false,
+  ...over,
+});
 const requester = anActor({ isRequester: true });
 const moderator = anActor({ isModerator: true });
 const selfModerator = anActor({ isRequester: true, isModerator: true });
@@ -37,7 +49,13 @@ describe('checkTransition', () => {
     ['bystander cancels', bystander, 'cancel', null, 'NOT_FOUND'],
     ['bystander approves decided', bystander, 'approve', 'approved', 'NOT_FOUND'],
     // The administrator takes every transition of a pending request.
-    ...(['approve', 'deny', 'update', 'cancel'] as const).map((t): [string, Actor, Transition, StoredStatus, Want] => [`administrator ${t}s`, administrator, t, null, 'ok']),
+    ...(['approve', 'deny', 'update', 'cancel'] as const).map((t): [string, Actor, Transition, StoredStatus, Want] => [
+      `administrator ${t}s`,
+      administrator,
+      t,
+      null,
+      'ok',
+    ]),
     // Decided requests: the right actor gets 409; the wrong one still 403 (authority before state).
     ...(['approved', 'deny', 'cancel'] as const).flatMap((s): [string, Actor, Transition, StoredStatus, Want][] => [
       [`moderator approves ${s}`, moderator, 'approve', s, 'CONFLICT'],
@@ -54,17 +72,32 @@ describe('checkTransition', () => {
   });
 
   it('a conflict names the current status', () => {
-    expect(checkTransition('deny', 'approve', moderator)).toMatchObject({ ok: false, code: 'CONFLICT', message: expect.stringContaining('deny') });
+    expect(checkTransition('deny', 'approve', moderator)).toMatchObject({
+      ok: false,
+      code: 'CONFLICT',
+      message: expect.stringContaining('deny'),
+    });
   });
 });
 
 describe('parseStatusFilter', () => {
   it.each<[string, StoredStatus | undefined]>([
-    ['null', null], ['pending', null], ['Pending', null], ['NULL', null],
-    ['approved', 'approved'], ['APPROVED', 'approved'],
-    ['deny', 'deny'], ['denied', 'deny'],
-    ['cancel', 'cancel'], ['canceled', 'cancel'], ['cancelled', 'cancel'],
-    ['', undefined], ['approve', undefined], ['rejected', undefined], ['any', undefined], [' pending', undefined],
+    ['null', null],
+    ['pending', null],
+    ['Pending', null],
+    ['NULL', null],
+    ['approved', 'approved'],
+    ['APPROVED', 'approved'],
+    ['deny', 'deny'],
+    ['denied', 'deny'],
+    ['cancel', 'cancel'],
+    ['canceled', 'cancel'],
+    ['cancelled', 'cancel'],
+    ['', undefined],
+    ['approve', undefined],
+    ['rejected', undefined],
+    ['any', undefined],
+    [' pending', undefined],
   ])('%j → %j', (text, want) => {
     expect(parseStatusFilter(text)).toBe(want);
   });

@@ -3,7 +3,18 @@ import fc from 'fast-check';
 import { ENV_KEY, type Resp, type TestServer } from '../helpers/server.js';
 import { asPublicAccessRequest, publicShapeErrors } from '../helpers/public-shape.js';
 import {
-  aRequest, addToTenant, as, assignmentsOf, elementsConfig, expectError, expectInvalid, ok, seedWorld, startWithClock, user, type Clock,
+  aRequest,
+  addToTenant,
+  as,
+  assignmentsOf,
+  elementsConfig,
+  expectError,
+  expectInvalid,
+  ok,
+  seedWorld,
+  startWithClock,
+  user,
+  type Clock,
 } from './builders.js';
 
 /**
@@ -22,7 +33,8 @@ const admin = (config = 'um', key?: string) => {
   const call = (method: string, path: string, body?: unknown) => s.call(method, path, body, key ? { key } : {});
   return {
     create: (body: unknown) => call('POST', P, body),
-    list: (query: Record<string, string> = {}) => call('GET', `${P}${Object.keys(query).length ? `?${new URLSearchParams(query)}` : ''}`),
+    list: (query: Record<string, string> = {}) =>
+      call('GET', `${P}${Object.keys(query).length ? `?${new URLSearchParams(query)}` : ''}`),
     get: (id: string) => call('GET', `${P}/${id}`),
     review: (id: string, body?: unknown) => call('PATCH', `${P}/${id}/reviewer`, body),
     approve: (id: string, body?: unknown) => call('PUT', `${P}/${id}/approve`, body),
@@ -35,8 +47,10 @@ const admin = (config = 'um', key?: string) => {
 function expectPublic(r: Resp): void {
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   const items = Array.isArray(r.body.data) ? r.body.data : [r.body];
-  if (Array.isArray(r.body.data)) expect(publicShapeErrors('PaginatedResult_AccessRequestRead_', { ...r.body, data: [] })).toEqual([]);
-  for (const item of items) expect(publicShapeErrors('AccessRequestRead', asPublicAccessRequest(item)), JSON.stringify(item)).toEqual([]);
+  if (Array.isArray(r.body.data))
+    expect(publicShapeErrors('PaginatedResult_AccessRequestRead_', { ...r.body, data: [] })).toEqual([]);
+  for (const item of items)
+    expect(publicShapeErrors('AccessRequestRead', asPublicAccessRequest(item)), JSON.stringify(item)).toEqual([]);
 }
 
 let n = 0;
@@ -85,7 +99,8 @@ describe('list and get: the administrator sees every request of the configuratio
     ok(await admin('flt').approve(approved.id));
     clock.tick();
     const tenantWide = await aRequest(s, a, { role: 'viewer' }, { config: 'flt' });
-    const ids = async (query: Record<string, string>) => ok(await admin('flt').list(query)).data.map((r: { id: string }) => r.id);
+    const ids = async (query: Record<string, string>) =>
+      ok(await admin('flt').list(query)).data.map((r: { id: string }) => r.id);
     expect(await ids({})).toEqual([tenantWide.id, approved.id, pending.id]);
     expect(await ids({ status: 'approved' })).toEqual([approved.id]);
     expect(await ids({ status: 'pending' })).toEqual([tenantWide.id, pending.id]);
@@ -102,11 +117,16 @@ describe('list and get: the administrator sees every request of the configuratio
     expectInvalid(await admin('flt').list({ status: 'maybe' }), ['query', 'status']);
   });
 
-  it('gets any request of the configuration; another configuration\'s, or an unknown id, is 404; so is an unknown configuration', async () => {
+  it("gets any request of the configuration; another configuration's, or an unknown id, is 404; so is an unknown configuration", async () => {
     const r = await aRequest(s, await aRequester(), { role: 'viewer', resource_instance: 'doc:d1' });
     const got = await admin().get(r.id);
     expectPublic(got);
-    expect(got.body).toMatchObject({ id: r.id, status: null, requesting_user_id: r.requesting_user_id, access_request_details: { tenant: 't', resource: 'doc', resource_instance: 'd1', role: 'viewer' } });
+    expect(got.body).toMatchObject({
+      id: r.id,
+      status: null,
+      requesting_user_id: r.requesting_user_id,
+      access_request_details: { tenant: 't', resource: 'doc', resource_instance: 'd1', role: 'viewer' },
+    });
     expectError(await admin('other').get(r.id), 404, 'NOT_FOUND');
     expectError(await admin().get(crypto.randomUUID()), 404, 'NOT_FOUND');
     expectError(await admin('nope').get(r.id), 404, 'NOT_FOUND');
@@ -116,7 +136,11 @@ describe('list and get: the administrator sees every request of the configuratio
   it('answers the environment-scoped key too; a key scoped elsewhere is 403, none is 401', async () => {
     const r = await aRequest(s, await aRequester(), { role: 'viewer', resource_instance: 'doc:d1' });
     expect(ok(await admin('um', ENV_KEY).get(r.id)).id).toBe(r.id);
-    expectError(await s.call('GET', `/v2/elements/p/other-env/config/um/access_requests`, undefined, { key: ENV_KEY }), 403, 'FORBIDDEN_ACCESS');
+    expectError(
+      await s.call('GET', `/v2/elements/p/other-env/config/um/access_requests`, undefined, { key: ENV_KEY }),
+      403,
+      'FORBIDDEN_ACCESS',
+    );
     expectError(await s.call('GET', `${E}/um/access_requests`, undefined, { key: null }), 401, 'UNAUTHORIZED');
   });
 });
@@ -128,10 +152,20 @@ describe('decisions by the administrator', () => {
     const at = clock.tick();
     const a = await admin().approve(r.id, { reviewer_comment: 'ok' });
     expectPublic(a);
-    expect(a.body).toMatchObject({ status: 'approved', reviewer_user_id: null, reviewed_at: at, updated_at: at, reviewer_comment: 'ok' });
+    expect(a.body).toMatchObject({
+      status: 'approved',
+      reviewer_user_id: null,
+      reviewed_at: at,
+      updated_at: at,
+      reviewer_comment: 'ok',
+    });
     expect(await assignmentsOf(s, { user: who })).toEqual([`${who} viewer t doc:d1`]);
     // The requester sees it decided through the facts operations as well.
-    expect(ok(await as(s, who).get(r.id))).toMatchObject({ status: 'approved', reviewer_user_id: null, reviewed_at: at });
+    expect(ok(await as(s, who).get(r.id))).toMatchObject({
+      status: 'approved',
+      reviewer_user_id: null,
+      reviewed_at: at,
+    });
   });
 
   it('approve with another role grants that role and records it on the request; an unknown role is 404 and nothing changes', async () => {
@@ -151,7 +185,12 @@ describe('decisions by the administrator', () => {
     expectPublic(d);
     expect(d.body).toMatchObject({ status: 'deny', reviewer_user_id: null, reviewer_comment: 'no' });
     expect(await assignmentsOf(s, { user: who })).toEqual([]);
-    for (const r2 of [await admin().approve(r.id), await admin().deny(r.id), await admin().cancel(r.id), await admin().review(r.id, { reviewer_comment: 'x' })]) {
+    for (const r2 of [
+      await admin().approve(r.id),
+      await admin().deny(r.id),
+      await admin().cancel(r.id),
+      await admin().review(r.id, { reviewer_comment: 'x' }),
+    ]) {
       expectError(r2, 409, 'CONFLICT');
       expect(r2.body.status).toBe('deny');
     }
@@ -161,7 +200,11 @@ describe('decisions by the administrator', () => {
     const r = await aRequest(s, await aRequester(), { role: 'viewer', resource_instance: 'doc:d1' });
     const u = await admin().review(r.id, { reviewer_comment: 'looking', role: 'editor' });
     expectPublic(u);
-    expect(u.body).toMatchObject({ status: null, reviewer_comment: 'looking', access_request_details: { role: 'editor' } });
+    expect(u.body).toMatchObject({
+      status: null,
+      reviewer_comment: 'looking',
+      access_request_details: { role: 'editor' },
+    });
     expectInvalid(await admin().deny(r.id, { role: 'editor' }));
   });
 
@@ -177,7 +220,12 @@ describe('decisions by the administrator', () => {
   it('of concurrent decisions by the administrator and a moderator, exactly one wins and at most one grant is made', async () => {
     const who = await aRequester();
     const r = await aRequest(s, who, { role: 'viewer', resource_instance: 'doc:d1' });
-    const answers = await Promise.all([admin().approve(r.id), as(s, 'mod').deny(r.id), admin().approve(r.id), as(s, 'mgr').approve(r.id)]);
+    const answers = await Promise.all([
+      admin().approve(r.id),
+      as(s, 'mod').deny(r.id),
+      admin().approve(r.id),
+      as(s, 'mgr').approve(r.id),
+    ]);
     expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
     expect(answers.filter((a) => a.status === 409)).toHaveLength(3);
     const final = ok(await admin().get(r.id)).status;
@@ -186,9 +234,12 @@ describe('decisions by the administrator', () => {
 });
 
 describe('create', () => {
-  it('is refused (403): a request is a user\'s; the message names the operation to use; nothing is stored', async () => {
+  it("is refused (403): a request is a user's; the message names the operation to use; nothing is stored", async () => {
     const before = ok(await admin().list()).total_count;
-    const r = await admin().create({ access_request_details: { tenant: 't', role: 'viewer', resource: 'doc', resource_instance: 'doc:d1' }, reason: 'x' });
+    const r = await admin().create({
+      access_request_details: { tenant: 't', role: 'viewer', resource: 'doc', resource_instance: 'doc:d1' },
+      reason: 'x',
+    });
     expectError(r, 403, 'FORBIDDEN_ACCESS');
     expect(r.body.message).toContain('POST /v2/facts/p/e/access_requests/um/user/{user}/tenant/{tenant}');
     expect(ok(await admin().list()).total_count).toBe(before);
@@ -197,11 +248,15 @@ describe('create', () => {
   it('checks the body (422) and the configuration (404) first', async () => {
     expectInvalid(await admin().create({ access_request_details: { tenant: 't' } }));
     expectInvalid(await admin().create({ reason: 'no details' }));
-    expectError(await admin('nope').create({ access_request_details: { tenant: 't', role: 'viewer' } }), 404, 'NOT_FOUND');
+    expectError(
+      await admin('nope').create({ access_request_details: { tenant: 't', role: 'viewer' } }),
+      404,
+      'NOT_FOUND',
+    );
   });
 });
 
-describe('the facts operations are unchanged by the administrator\'s', () => {
+describe("the facts operations are unchanged by the administrator's", () => {
   it('a moderator still sees only what they moderate while the administrator sees all', async () => {
     const who = await aRequester();
     await addToTenant(s, 't2', who);
@@ -213,9 +268,32 @@ describe('the facts operations are unchanged by the administrator\'s', () => {
 });
 
 describe('no input gives a 5xx', () => {
-  const ODD = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('', 'um', 'nope', 'viewer', 'doc:d1', '%00', ':', "' OR 1=1 --", 'x'.repeat(300), crypto.randomUUID()));
+  const ODD = fc.oneof(
+    fc.string({ maxLength: 12 }),
+    fc.constantFrom(
+      '',
+      'um',
+      'nope',
+      'viewer',
+      'doc:d1',
+      '%00',
+      ':',
+      "' OR 1=1 --",
+      'x'.repeat(300),
+      crypto.randomUUID(),
+    ),
+  );
   const BODY = fc.oneof(
-    fc.dictionary(fc.constantFrom('reviewer_comment', 'role', 'reason', 'access_request_details', 'status', '__proto__'), fc.oneof(ODD, fc.integer(), fc.constant(null), fc.dictionary(fc.constantFrom('tenant', 'role', 'resource', 'resource_instance'), ODD)), { maxKeys: 4 }),
+    fc.dictionary(
+      fc.constantFrom('reviewer_comment', 'role', 'reason', 'access_request_details', 'status', '__proto__'),
+      fc.oneof(
+        ODD,
+        fc.integer(),
+        fc.constant(null),
+        fc.dictionary(fc.constantFrom('tenant', 'role', 'resource', 'resource_instance'), ODD),
+      ),
+      { maxKeys: 4 },
+    ),
     fc.constantFrom(null, [], 'x', 1),
   );
   const expectHandled = (r: Resp, what: string) => {
@@ -234,7 +312,10 @@ describe('no input gives a 5xx', () => {
         BODY,
         async (method, config, id, action, body) => {
           const path = `${E}/${config}/access_requests${method === 'POST' ? '' : `/${id}${action}`}`;
-          expectHandled(await s.call(method, path, method === 'GET' ? undefined : body), `${method} ${path} ${JSON.stringify(body)}`);
+          expectHandled(
+            await s.call(method, path, method === 'GET' ? undefined : body),
+            `${method} ${path} ${JSON.stringify(body)}`,
+          );
         },
       ),
       { numRuns: 150 },
@@ -242,10 +323,21 @@ describe('no input gives a 5xx', () => {
   });
 
   it('random filters and paging on the list', async () => {
-    const name = fc.constantFrom('status', 'tenant', 'role', 'resource', 'resource_instance_id', 'page', 'per_page', 'requesting_user_id');
+    const name = fc.constantFrom(
+      'status',
+      'tenant',
+      'role',
+      'resource',
+      'resource_instance_id',
+      'page',
+      'per_page',
+      'requesting_user_id',
+    );
     await fc.assert(
       fc.asyncProperty(fc.dictionary(name, fc.oneof(ODD, fc.integer().map(String)), { maxKeys: 4 }), async (q) => {
-        const qs = Object.entries(q).map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&');
+        const qs = Object.entries(q)
+          .map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
+          .join('&');
         expectHandled(await s.call('GET', `${E}/um/access_requests?${qs}`), `GET ?${qs}`);
       }),
       { numRuns: 150 },

@@ -1,7 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 import {
-  aRequest, addToTenant, as, assign, elementsConfig, expectError, expectInvalid, instance, ok, resource, seedWorld, startWithClock, user, type Clock,
+  aRequest,
+  addToTenant,
+  as,
+  assign,
+  elementsConfig,
+  expectError,
+  expectInvalid,
+  instance,
+  ok,
+  resource,
+  seedWorld,
+  startWithClock,
+  user,
+  type Clock,
 } from './builders.js';
 
 /**
@@ -14,7 +27,15 @@ let s: TestServer;
 let clock: Clock;
 
 type Status = null | 'approved' | 'deny' | 'cancel';
-interface Fixture { tenant: string; role: string; resource?: string; instance?: string; status: Status; by?: 'alice' | 'bob'; id?: string }
+interface Fixture {
+  tenant: string;
+  role: string;
+  resource?: string;
+  instance?: string;
+  status: Status;
+  by?: 'alice' | 'bob';
+  id?: string;
+}
 const FIXTURES: Fixture[] = [
   { tenant: 't', role: 'viewer', status: null },
   { tenant: 't', role: 'editor', instance: 'doc:d1', status: 'approved' },
@@ -28,7 +49,10 @@ const FIXTURES: Fixture[] = [
 const resourceOf = (f: Fixture) => f.instance?.split(':')[0] ?? f.resource ?? null;
 const byOf = (f: Fixture) => f.by ?? 'alice';
 /** Ids newest first (each fixture was created one second after the previous). */
-const idsWhere = (pred: (f: Fixture) => boolean) => FIXTURES.filter(pred).map((f) => f.id!).reverse();
+const idsWhere = (pred: (f: Fixture) => boolean) =>
+  FIXTURES.filter(pred)
+    .map((f) => f.id!)
+    .reverse();
 
 const boss = (ctx: { config?: string } = {}) => as(s, 'boss', { config: ctx.config ?? 'lst' });
 const ids = (body: { data: { id: string }[] }) => body.data.map((r) => r.id);
@@ -47,7 +71,12 @@ beforeAll(async () => {
   await elementsConfig(s, 'lst', { LEVEL_1: ['admin'] });
   for (const f of FIXTURES) {
     clock.tick();
-    const details = { tenant: f.tenant, role: f.role, ...(f.instance ? { resource_instance: f.instance } : {}), ...(f.resource ? { resource: f.resource } : {}) };
+    const details = {
+      tenant: f.tenant,
+      role: f.role,
+      ...(f.instance ? { resource_instance: f.instance } : {}),
+      ...(f.resource ? { resource: f.resource } : {}),
+    };
     const r = await aRequest(s, byOf(f), details, { tenant: f.tenant, config: 'lst' });
     f.id = r.id;
     const actor = as(s, f.status === 'cancel' ? byOf(f) : 'boss', { tenant: f.tenant, config: 'lst' });
@@ -124,12 +153,21 @@ describe('filters combined', () => {
   it.each([
     [{ status: 'pending', tenant: 't' }, (f: Fixture) => f.status === null && f.tenant === 't'],
     [{ status: 'pending', role: 'viewer' }, (f: Fixture) => f.status === null && f.role === 'viewer'],
-    [{ tenant: 't', role: 'editor', resource: 'doc' }, (f: Fixture) => f.tenant === 't' && f.role === 'editor' && resourceOf(f) === 'doc'],
+    [
+      { tenant: 't', role: 'editor', resource: 'doc' },
+      (f: Fixture) => f.tenant === 't' && f.role === 'editor' && resourceOf(f) === 'doc',
+    ],
     [{ resource: 'doc', resource_instance: 'd1' }, (f: Fixture) => f.instance === 'doc:d1'],
-    [{ status: 'denied', resource_instance: 'doc:d1', role: 'viewer', tenant: 't', resource: 'doc' }, (f: Fixture) => f.status === 'deny' && f.instance === 'doc:d1'],
+    [
+      { status: 'denied', resource_instance: 'doc:d1', role: 'viewer', tenant: 't', resource: 'doc' },
+      (f: Fixture) => f.status === 'deny' && f.instance === 'doc:d1',
+    ],
     [{ status: 'approved', tenant: 't2', role: 'viewer' }, () => false],
     [{ status: 'pending', requesting_user: 'bob' }, (f: Fixture) => f.status === null && byOf(f) === 'bob'],
-    [{ requesting_user: 'alice', tenant: 't', role: 'viewer' }, (f: Fixture) => byOf(f) === 'alice' && f.tenant === 't' && f.role === 'viewer'],
+    [
+      { requesting_user: 'alice', tenant: 't', role: 'viewer' },
+      (f: Fixture) => byOf(f) === 'alice' && f.tenant === 't' && f.role === 'viewer',
+    ],
     [{ requesting_user: 'bob', tenant: 't2', resource: 'doc' }, () => false],
   ])('%o', async (filters, pred) => {
     expect(ids(ok(await boss().list({ query: filters })))).toEqual(idsWhere(pred));
@@ -139,7 +177,9 @@ describe('filters combined', () => {
   it('an empty value is no filter (a blank header or ?status=), so a blank query does not hide a header', async () => {
     expect(ids(ok(await boss().list({ query: { status: '', role: '' } })))).toEqual(idsWhere(() => true));
     expect(ids(ok(await boss().list({ headers: { tenant: '' } })))).toEqual(idsWhere(() => true));
-    expect(ids(ok(await boss().list({ query: { role: '' }, headers: { role: 'editor' } })))).toEqual(idsWhere((f) => f.role === 'editor'));
+    expect(ids(ok(await boss().list({ query: { role: '' }, headers: { role: 'editor' } })))).toEqual(
+      idsWhere((f) => f.role === 'editor'),
+    );
   });
 
   it('headers and query parameters combine', async () => {
@@ -154,9 +194,19 @@ describe('a query parameter wins over a header of the same meaning', () => {
     ['role', { role: 'viewer' }, { role: 'editor' }, (f: Fixture) => f.role === 'editor'],
     ['tenant', { tenant: 't' }, { tenant: 't2' }, (f: Fixture) => f.tenant === 't2'],
     ['resource', { resource: 'sheet' }, { resource: 'doc' }, (f: Fixture) => resourceOf(f) === 'doc'],
-    ['resource_instance', { resource_instance: 'doc:d2' }, { resource_instance_id: 'doc:d1' }, (f: Fixture) => f.instance === 'doc:d1'],
+    [
+      'resource_instance',
+      { resource_instance: 'doc:d2' },
+      { resource_instance_id: 'doc:d1' },
+      (f: Fixture) => f.instance === 'doc:d1',
+    ],
     ['requesting_user', { requesting_user: 'alice' }, { requesting_user: 'bob' }, (f: Fixture) => byOf(f) === 'bob'],
-    ['requesting_user_id', { requesting_user_id: 'bob' }, { requesting_user: 'alice' }, (f: Fixture) => byOf(f) === 'alice'],
+    [
+      'requesting_user_id',
+      { requesting_user_id: 'bob' },
+      { requesting_user: 'alice' },
+      (f: Fixture) => byOf(f) === 'alice',
+    ],
     ['per_page', { per_page: '101' }, { per_page: '2' }, (f: Fixture) => f.id !== undefined],
   ])('%s', async (name, headers, query, pred) => {
     const body = ok(await boss().list({ headers, query }));
@@ -173,16 +223,24 @@ describe('the requester filter', () => {
     const bob = await idOf('bob');
     expect(ids(ok(await boss().list({ query: { requesting_user_id: bob } })))).toEqual(bobs());
     expect(ids(ok(await boss().list({ headers: { requesting_user_id: bob } })))).toEqual(bobs());
-    expect(ok(await boss().list({ query: { requesting_user: bob } }))).toEqual({ data: [], total_count: 0, page_count: 0 });
+    expect(ok(await boss().list({ query: { requesting_user: bob } }))).toEqual({
+      data: [],
+      total_count: 0,
+      page_count: 0,
+    });
   });
 
   it('given both names, requesting_user_id is the one used', async () => {
-    expect(ids(ok(await boss().list({ query: { requesting_user: 'alice', requesting_user_id: 'bob' } })))).toEqual(bobs());
+    expect(ids(ok(await boss().list({ query: { requesting_user: 'alice', requesting_user_id: 'bob' } })))).toEqual(
+      bobs(),
+    );
   });
 
   it('an empty value is no filter; a blank query parameter does not hide the header', async () => {
     expect(ids(ok(await boss().list({ query: { requesting_user: '' } })))).toEqual(idsWhere(() => true));
-    expect(ids(ok(await boss().list({ query: { requesting_user: '' }, headers: { requesting_user: 'bob' } })))).toEqual(bobs());
+    expect(ids(ok(await boss().list({ query: { requesting_user: '' }, headers: { requesting_user: 'bob' } })))).toEqual(
+      bobs(),
+    );
   });
 
   it('totals and paging count the filtered requests only', async () => {
@@ -194,9 +252,20 @@ describe('the requester filter', () => {
 
   it('stays within what the acting user sees: a bystander filtering on someone else gets nothing', async () => {
     const empty = { data: [], total_count: 0, page_count: 0 };
-    for (const [actor, target] of [['outsider', 'alice'], ['outsider', 'bob'], ['alice', 'bob'], ['bob', 'alice']]) {
-      expect(ok(await as(s, actor, { config: 'lst' }).list({ query: { requesting_user: target } })), `${actor} on ${target}`).toEqual(empty);
-      expect(ok(await as(s, actor, { config: 'lst' }).list({ headers: { requesting_user_id: await idOf(target) } })), `${actor} on ${target} by id`).toEqual(empty);
+    for (const [actor, target] of [
+      ['outsider', 'alice'],
+      ['outsider', 'bob'],
+      ['alice', 'bob'],
+      ['bob', 'alice'],
+    ]) {
+      expect(
+        ok(await as(s, actor, { config: 'lst' }).list({ query: { requesting_user: target } })),
+        `${actor} on ${target}`,
+      ).toEqual(empty);
+      expect(
+        ok(await as(s, actor, { config: 'lst' }).list({ headers: { requesting_user_id: await idOf(target) } })),
+        `${actor} on ${target} by id`,
+      ).toEqual(empty);
     }
     // A requester filtering on themselves sees exactly their own.
     expect(ids(ok(await as(s, 'bob', { config: 'lst' }).list({ query: { requesting_user: 'bob' } })))).toEqual(bobs());
@@ -212,7 +281,16 @@ describe('invalid filters are 422', () => {
     expectInvalid(await boss().list({ headers: { status: 'maybe' } }));
   });
 
-  it.each(['status', 'tenant', 'role', 'resource', 'resource_instance', 'requesting_user', 'requesting_user_id', 'page'])('a repeated query parameter %s', async (name) => {
+  it.each([
+    'status',
+    'tenant',
+    'role',
+    'resource',
+    'resource_instance',
+    'requesting_user',
+    'requesting_user_id',
+    'page',
+  ])('a repeated query parameter %s', async (name) => {
     const r = await s.call('GET', `/v2/facts/p/e/access_requests/lst/user/boss/tenant/t?${name}=a&${name}=b`);
     expectInvalid(r, ['query', name]);
   });
@@ -249,13 +327,16 @@ describe('paging', () => {
   it.each([
     ['query', (v: Record<string, string>) => ({ query: v })],
     ['header', (v: Record<string, string>) => ({ headers: v })],
-  ])('bounds (%s): per_page 100 is fine, 101 is 422 PAGINATION_SIZE_OVERREACHED, 0 and page 0 are 422', async (_, put) => {
-    expect(ok(await boss().list(put({ per_page: '100' })))).toMatchObject({ total_count: 8, page_count: 1 });
-    expectError(await boss().list(put({ per_page: '101' })), 422, 'PAGINATION_SIZE_OVERREACHED');
-    expectInvalid(await boss().list(put({ per_page: '0' })));
-    expectInvalid(await boss().list(put({ page: '0' })));
-    expectInvalid(await boss().list(put({ page: 'two' })));
-  });
+  ])(
+    'bounds (%s): per_page 100 is fine, 101 is 422 PAGINATION_SIZE_OVERREACHED, 0 and page 0 are 422',
+    async (_, put) => {
+      expect(ok(await boss().list(put({ per_page: '100' })))).toMatchObject({ total_count: 8, page_count: 1 });
+      expectError(await boss().list(put({ per_page: '101' })), 422, 'PAGINATION_SIZE_OVERREACHED');
+      expectInvalid(await boss().list(put({ per_page: '0' })));
+      expectInvalid(await boss().list(put({ page: '0' })));
+      expectInvalid(await boss().list(put({ page: 'two' })));
+    },
+  );
 
   describe('with more than one default page', () => {
     beforeAll(async () => {
@@ -273,7 +354,11 @@ describe('paging', () => {
     });
 
     it('per_page 100 answers all 31 on one page', async () => {
-      expect(ok(await boss({ config: 'many' }).list({ query: { per_page: '100' } }))).toMatchObject({ total_count: 31, page_count: 1, data: expect.any(Array) });
+      expect(ok(await boss({ config: 'many' }).list({ query: { per_page: '100' } }))).toMatchObject({
+        total_count: 31,
+        page_count: 1,
+        data: expect.any(Array),
+      });
       expect(ok(await boss({ config: 'many' }).list({ headers: { per_page: '100' } })).data).toHaveLength(31);
     });
   });

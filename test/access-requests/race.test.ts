@@ -1,6 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer, Resp } from '../helpers/server.js';
-import { aRequest, addToTenant, as, assign, assignmentsOf, expectError, ok, seedWorld, startWithClock, user } from './builders.js';
+import {
+  aRequest,
+  addToTenant,
+  as,
+  assign,
+  assignmentsOf,
+  expectError,
+  ok,
+  seedWorld,
+  startWithClock,
+  user,
+} from './builders.js';
 
 /**
  * Decisions are atomic: of fifty concurrent approve/deny/cancel calls on one pending request, each sent
@@ -28,34 +39,41 @@ function fiftyCalls(requester: string, id: string, order: number): Promise<Resp>
 }
 
 describe('the fifty-way race', () => {
-  it.each([0, 1, 2])('exactly one 200, 49 × 409 carrying the winning status, and the grant matches the winner (rotation %i)', async (order) => {
-    const requester = `racer${order}`;
-    await user(s, requester);
-    await addToTenant(s, 't', requester);
-    const r = await aRequest(s, requester, { role: 'editor', resource_instance: 'doc:d1' });
+  it.each([0, 1, 2])(
+    'exactly one 200, 49 × 409 carrying the winning status, and the grant matches the winner (rotation %i)',
+    async (order) => {
+      const requester = `racer${order}`;
+      await user(s, requester);
+      await addToTenant(s, 't', requester);
+      const r = await aRequest(s, requester, { role: 'editor', resource_instance: 'doc:d1' });
 
-    const answers = await Promise.all(fiftyCalls(requester, r.id, order));
+      const answers = await Promise.all(fiftyCalls(requester, r.id, order));
 
-    const winners = answers.filter((a) => a.status === 200);
-    const losers = answers.filter((a) => a.status !== 200);
-    expect(winners).toHaveLength(1);
-    expect(losers).toHaveLength(49);
-    const final = winners[0].body;
-    for (const l of losers) {
-      expectError(l, 409, 'CONFLICT');
-      expect(l.body.status).toBe(final.status);
-    }
-    // The stored request is the winner's answer.
-    expect(ok(await as(s, requester).get(r.id))).toEqual(final);
-    const grants = await assignmentsOf(s, { user: requester });
-    expect(grants).toEqual(final.status === 'approved' ? [`${requester} editor t doc:d1`] : []);
-  });
+      const winners = answers.filter((a) => a.status === 200);
+      const losers = answers.filter((a) => a.status !== 200);
+      expect(winners).toHaveLength(1);
+      expect(losers).toHaveLength(49);
+      const final = winners[0].body;
+      for (const l of losers) {
+        expectError(l, 409, 'CONFLICT');
+        expect(l.body.status).toBe(final.status);
+      }
+      // The stored request is the winner's answer.
+      expect(ok(await as(s, requester).get(r.id))).toEqual(final);
+      const grants = await assignmentsOf(s, { user: requester });
+      expect(grants).toEqual(final.status === 'approved' ? [`${requester} editor t doc:d1`] : []);
+    },
+  );
 
   it('fifty concurrent approvals from five moderators: one 200, 49 × 409, exactly one role assignment', async () => {
     await user(s, 'racer-a');
     await addToTenant(s, 't', 'racer-a');
     const r = await aRequest(s, 'racer-a', { role: 'viewer' });
-    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => as(s, MODERATORS[i % 5]).approve(r.id, { role: i % 2 ? 'viewer' : 'editor' })));
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        as(s, MODERATORS[i % 5]).approve(r.id, { role: i % 2 ? 'viewer' : 'editor' }),
+      ),
+    );
     expect(answers.map((a) => a.status).sort()).toEqual([200, ...Array(49).fill(409)]);
     const role = answers.find((a) => a.status === 200)!.body.access_request_details.role;
     expect(await assignmentsOf(s, { user: 'racer-a' })).toEqual([`racer-a ${role} t -`]);

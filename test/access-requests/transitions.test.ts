@@ -1,7 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 import {
-  aRequest, addToTenant, allowed, as, assign, assignmentsOf, expectError, expectInvalid, ok, role, seedWorld, startWithClock, user, type Clock,
+  aRequest,
+  addToTenant,
+  allowed,
+  as,
+  assign,
+  assignmentsOf,
+  expectError,
+  expectInvalid,
+  ok,
+  role,
+  seedWorld,
+  startWithClock,
+  user,
+  type Clock,
 } from './builders.js';
 
 let s: TestServer;
@@ -28,7 +41,14 @@ describe('the states table, row by row', () => {
   it('(none) --create--> null: reviewer fields null, moderators assigned', async () => {
     const at = clock.tick();
     const r = await aRequest(s, 'alice');
-    expect(r).toMatchObject({ status: null, reviewer_user_id: null, reviewed_at: null, reviewer_comment: null, created_at: at, updated_at: at });
+    expect(r).toMatchObject({
+      status: null,
+      reviewer_user_id: null,
+      reviewed_at: null,
+      reviewer_comment: null,
+      created_at: at,
+      updated_at: at,
+    });
     // Assigned: the moderator sees it (a user who moderates nothing would get 404).
     expect(ok(await as(s, 'mod').get(r.id)).id).toBe(r.id);
   });
@@ -38,17 +58,29 @@ describe('the states table, row by row', () => {
     const at = clock.tick();
     const a = ok(await as(s, 'mod').approve(r.id, { reviewer_comment: 'welcome' }));
     expect(a).toMatchObject({
-      status: 'approved', reviewer_user_id: ids.mod, reviewed_at: at, reviewer_comment: 'welcome',
-      updated_at: at, created_at: r.created_at,
+      status: 'approved',
+      reviewer_user_id: ids.mod,
+      reviewed_at: at,
+      reviewer_comment: 'welcome',
+      updated_at: at,
+      created_at: r.created_at,
     });
-    expect(ok(await as(s, 'alice').get(r.id))).toMatchObject({ status: 'approved', reviewer_user_id: ids.mod, reviewed_at: at });
+    expect(ok(await as(s, 'alice').get(r.id))).toMatchObject({
+      status: 'approved',
+      reviewer_user_id: ids.mod,
+      reviewed_at: at,
+    });
   });
 
   it('null --deny (reviewer)--> deny: reviewer fields set', async () => {
     const r = await aRequest(s, 'alice');
     const at = clock.tick();
     expect(ok(await as(s, 'mgr').deny(r.id, { reviewer_comment: 'not now' }))).toMatchObject({
-      status: 'deny', reviewer_user_id: ids.mgr, reviewed_at: at, reviewer_comment: 'not now', updated_at: at,
+      status: 'deny',
+      reviewer_user_id: ids.mgr,
+      reviewed_at: at,
+      reviewer_comment: 'not now',
+      updated_at: at,
     });
   });
 
@@ -56,16 +88,31 @@ describe('the states table, row by row', () => {
     const r = await aRequest(s, 'alice', { role: 'viewer' }, { reason: 'original reason' });
     const at = clock.tick();
     const c = ok(await as(s, 'alice').cancel(r.id, { reason: 'changed my mind' }));
-    expect(c).toEqual({ ...r, status: 'cancel', reviewer_user_id: null, reviewed_at: null, reviewer_comment: null, reason: 'original reason', updated_at: at });
+    expect(c).toEqual({
+      ...r,
+      status: 'cancel',
+      reviewer_user_id: null,
+      reviewed_at: null,
+      reviewer_comment: null,
+      reason: 'original reason',
+      updated_at: at,
+    });
     // The cancel reason (the specification's cancel body) has no field in the public read model: it is
     // recorded with the request, not answered.
-    expect(await s.db.get('SELECT cancel_reason FROM access_requests WHERE id = ?', [r.id])).toEqual({ cancel_reason: 'changed my mind' });
+    expect(await s.db.get('SELECT cancel_reason FROM access_requests WHERE id = ?', [r.id])).toEqual({
+      cancel_reason: 'changed my mind',
+    });
   });
 
   it('cancel after a reviewer update keeps the reviewer comment (cancel touches no reviewer field)', async () => {
     const r = await aRequest(s, 'alice');
     ok(await as(s, 'mod').review(r.id, { reviewer_comment: 'looking into it' }));
-    expect(ok(await as(s, 'alice').cancel(r.id))).toMatchObject({ status: 'cancel', reviewer_comment: 'looking into it', reviewer_user_id: null, reviewed_at: null });
+    expect(ok(await as(s, 'alice').cancel(r.id))).toMatchObject({
+      status: 'cancel',
+      reviewer_comment: 'looking into it',
+      reviewer_user_id: null,
+      reviewed_at: null,
+    });
   });
 
   it('approve and deny without a comment leave reviewer_comment null', async () => {
@@ -76,31 +123,36 @@ describe('the states table, row by row', () => {
   });
 });
 
-describe.each(['approved', 'deny', 'cancel'] as const)('a request in state %s: every transition is 409 with the status, and changes nothing', (from) => {
-  const actorOf = { approve: 'mod', deny: 'mod', cancel: 'alice', update: 'mod' } as const;
-  let decided: { id: string };
-  beforeAll(async () => {
-    decided = await aRequest(s, 'alice', { role: 'editor' });
-    if (from === 'approved') ok(await as(s, 'mod').approve(decided.id, { reviewer_comment: 'c' }));
-    if (from === 'deny') ok(await as(s, 'mod').deny(decided.id, { reviewer_comment: 'c' }));
-    if (from === 'cancel') ok(await as(s, 'alice').cancel(decided.id, { reason: 'r' }));
-  });
+describe.each(['approved', 'deny', 'cancel'] as const)(
+  'a request in state %s: every transition is 409 with the status, and changes nothing',
+  (from) => {
+    const actorOf = { approve: 'mod', deny: 'mod', cancel: 'alice', update: 'mod' } as const;
+    let decided: { id: string };
+    beforeAll(async () => {
+      decided = await aRequest(s, 'alice', { role: 'editor' });
+      if (from === 'approved') ok(await as(s, 'mod').approve(decided.id, { reviewer_comment: 'c' }));
+      if (from === 'deny') ok(await as(s, 'mod').deny(decided.id, { reviewer_comment: 'c' }));
+      if (from === 'cancel') ok(await as(s, 'alice').cancel(decided.id, { reason: 'r' }));
+    });
 
-  it.each(['approve', 'deny', 'cancel', 'update'] as const)('%s', async (transition) => {
-    const before = ok(await as(s, 'alice').get(decided.id));
-    const grants = await assignmentsOf(s, { user: 'alice' });
-    clock.tick();
-    const api = as(s, actorOf[transition]);
-    const res =
-      transition === 'update' ? await api.review(decided.id, { reviewer_comment: 'late', role: 'viewer' })
-      : transition === 'cancel' ? await api.cancel(decided.id, { reason: 'late' })
-      : await api[transition](decided.id, { reviewer_comment: 'late' });
-    expectError(res, 409, 'CONFLICT');
-    expect(res.body.status).toBe(from);
-    expect(ok(await as(s, 'alice').get(decided.id))).toEqual(before);
-    expect(await assignmentsOf(s, { user: 'alice' })).toEqual(grants);
-  });
-});
+    it.each(['approve', 'deny', 'cancel', 'update'] as const)('%s', async (transition) => {
+      const before = ok(await as(s, 'alice').get(decided.id));
+      const grants = await assignmentsOf(s, { user: 'alice' });
+      clock.tick();
+      const api = as(s, actorOf[transition]);
+      const res =
+        transition === 'update'
+          ? await api.review(decided.id, { reviewer_comment: 'late', role: 'viewer' })
+          : transition === 'cancel'
+            ? await api.cancel(decided.id, { reason: 'late' })
+            : await api[transition](decided.id, { reviewer_comment: 'late' });
+      expectError(res, 409, 'CONFLICT');
+      expect(res.body.status).toBe(from);
+      expect(ok(await as(s, 'alice').get(decided.id))).toEqual(before);
+      expect(await assignmentsOf(s, { user: 'alice' })).toEqual(grants);
+    });
+  },
+);
 
 describe('who may act', () => {
   it('a moderator may not cancel (403); the requester may not approve, deny or update (403); nothing changes', async () => {
@@ -112,11 +164,17 @@ describe('who may act', () => {
     expect(ok(await as(s, 'alice').get(r.id))).toEqual(r);
   });
 
-  it('a bystander, a LEVEL_3 holder and another tenant\'s admin get 404 on every operation', async () => {
+  it("a bystander, a LEVEL_3 holder and another tenant's admin get 404 on every operation", async () => {
     const r = await aRequest(s, 'alice');
     for (const u of ['bob', 'aud', 'lvl4', 'mod2']) {
       const api = as(s, u);
-      for (const res of [await api.get(r.id), await api.approve(r.id), await api.deny(r.id), await api.cancel(r.id), await api.review(r.id, { reviewer_comment: 'x' })]) {
+      for (const res of [
+        await api.get(r.id),
+        await api.approve(r.id),
+        await api.deny(r.id),
+        await api.cancel(r.id),
+        await api.review(r.id, { reviewer_comment: 'x' }),
+      ]) {
         expectError(res, 404, 'NOT_FOUND');
       }
     }
@@ -140,7 +198,11 @@ describe('self-review: a requester who is also a moderator', () => {
     const r = ok(await as(s, 'mgr').create({ role: 'editor' }));
     expectError(await as(s, 'mgr').approve(r.id), 403, 'FORBIDDEN_ACCESS');
     expectError(await as(s, 'mgr').deny(r.id), 403, 'FORBIDDEN_ACCESS');
-    expectError(await as(s, 'mgr').review(r.id, { reviewer_comment: 'fine by me', role: 'admin' }), 403, 'FORBIDDEN_ACCESS');
+    expectError(
+      await as(s, 'mgr').review(r.id, { reviewer_comment: 'fine by me', role: 'admin' }),
+      403,
+      'FORBIDDEN_ACCESS',
+    );
     expect(ok(await as(s, 'mgr').get(r.id))).toEqual(r);
     expect(await assignmentsOf(s, { user: 'mgr', role: 'editor' })).toEqual([]);
     // Another moderator may decide it.
@@ -267,7 +329,13 @@ describe('update reviewer details (PATCH .../reviewer)', () => {
     const r = await aRequest(s, u, { role: 'editor' });
     const at = clock.tick();
     const p = ok(await as(s, 'mod').review(r.id, { reviewer_comment: 'viewer first', role: 'viewer' }));
-    expect(p).toMatchObject({ status: null, reviewer_comment: 'viewer first', reviewer_user_id: null, reviewed_at: null, updated_at: at });
+    expect(p).toMatchObject({
+      status: null,
+      reviewer_comment: 'viewer first',
+      reviewer_user_id: null,
+      reviewed_at: null,
+      updated_at: at,
+    });
     expect(p.access_request_details.role).toBe('viewer');
     // Approve without a comment keeps the one set by the update.
     const a = ok(await as(s, 'mgr').approve(r.id));
@@ -275,10 +343,16 @@ describe('update reviewer details (PATCH .../reviewer)', () => {
     expect(await assignmentsOf(s, { user: u })).toEqual([`${u} viewer t -`]);
   });
 
-  it("comment alone, role alone; a comment is cleared with '': null is \"not given\" (api-notes, Conventions)", async () => {
+  it('comment alone, role alone; a comment is cleared with \'\': null is "not given" (api-notes, Conventions)', async () => {
     const r = await aRequest(s, 'alice', { role: 'editor' });
-    expect(ok(await as(s, 'mod').review(r.id, { reviewer_comment: 'hm' }))).toMatchObject({ reviewer_comment: 'hm', access_request_details: { role: 'editor' } });
-    expect(ok(await as(s, 'mod').review(r.id, { role: 'viewer' }))).toMatchObject({ reviewer_comment: 'hm', access_request_details: { role: 'viewer' } });
+    expect(ok(await as(s, 'mod').review(r.id, { reviewer_comment: 'hm' }))).toMatchObject({
+      reviewer_comment: 'hm',
+      access_request_details: { role: 'editor' },
+    });
+    expect(ok(await as(s, 'mod').review(r.id, { role: 'viewer' }))).toMatchObject({
+      reviewer_comment: 'hm',
+      access_request_details: { role: 'viewer' },
+    });
     expect(ok(await as(s, 'mod').review(r.id, { reviewer_comment: null })).reviewer_comment).toBe('hm');
     expect(ok(await as(s, 'mod').review(r.id, { reviewer_comment: '' })).reviewer_comment).toBe('');
   });
@@ -305,7 +379,9 @@ describe('updated_at moves on every change, created_at never', () => {
     const p = ok(await as(s, 'mod').review(r.id, { reviewer_comment: 'x' }));
     const t2 = clock.tick(60_000);
     const a = ok(await as(s, 'mod').approve(r.id));
-    expect([r.created_at, r.updated_at, p.created_at, p.updated_at, a.created_at, a.updated_at, a.reviewed_at]).toEqual([t0, t0, t0, t1, t0, t2, t2]);
+    expect([r.created_at, r.updated_at, p.created_at, p.updated_at, a.created_at, a.updated_at, a.reviewed_at]).toEqual(
+      [t0, t0, t0, t1, t0, t2, t2],
+    );
   });
 
   it('a refused transition does not move it', async () => {

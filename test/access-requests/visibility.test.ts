@@ -58,7 +58,9 @@ describe('get', () => {
     expectError(hidden, 404, 'NOT_FOUND');
     expectError(missing, 404, 'NOT_FOUND');
     // Same answer but for the id named: the existence of the request does not leak.
-    expect(hidden.body.message.replace(id, 'ID')).toBe(missing.body.message.replace('00000000-0000-4000-8000-000000000000', 'ID'));
+    expect(hidden.body.message.replace(id, 'ID')).toBe(
+      missing.body.message.replace('00000000-0000-4000-8000-000000000000', 'ID'),
+    );
   });
 
   it('a request read through another configuration is 404', async () => {

@@ -24,14 +24,23 @@ const SHRINK = process.env.ROSTER_PROPERTY_NO_SHRINK ? { endOnFailure: true } : 
 
 /** Every user of the pools, and one never created (a user set may hold a user the service does not know). */
 const USERS = [...PUBLIC_POOLS.users, 'nobody'];
-const TRIPLES = USERS.flatMap((user) => PUBLIC_POOLS.actions.flatMap((action) => CHECKED_INSTANCES.map((instance) => ({ user, action, instance }))));
+const TRIPLES = USERS.flatMap((user) =>
+  PUBLIC_POOLS.actions.flatMap((action) => CHECKED_INSTANCES.map((instance) => ({ user, action, instance }))),
+);
 const split = (ref: string) => ({ type: ref.slice(0, ref.indexOf(':')), key: ref.slice(ref.indexOf(':') + 1) });
 
 const arbEnv = fc
-  .tuple(arbPublicEnv, arbAbacSpec, fc.array(fc.record({ triple: fc.nat(), passed: arbPassed }), { minLength: 12, maxLength: 12 }))
+  .tuple(
+    arbPublicEnv,
+    arbAbacSpec,
+    fc.array(fc.record({ triple: fc.nat(), passed: arbPassed }), { minLength: 12, maxLength: 12 }),
+  )
   .map(([base, spec, checks]) => {
     const writes = [...base, ...abacWrites(spec)];
-    return Object.assign({ writes, checks }, { [fc.toStringMethod]: () => `\n${writes.map(describeWrite).join('\n')}\nchecks: ${JSON.stringify(checks)}\n` });
+    return Object.assign(
+      { writes, checks },
+      { [fc.toStringMethod]: () => `\n${writes.map(describeWrite).join('\n')}\nchecks: ${JSON.stringify(checks)}\n` },
+    );
   });
 
 const seen = { abacAllowed: 0, checks: 0, passedAllowed: 0, refused: 0, abacWrites: 0 };
@@ -41,46 +50,87 @@ describe('one model with ABAC: environments written through the public API', () 
     await fc.assert(
       fc.asyncProperty(arbEnv, async ({ writes, checks }) => {
         const server = await startTestServer();
-        const client = createClient({ baseUrl: server.url, apiKey: ORG_KEY, project: 'p', environment: 'e', pacing: 'none' });
+        const client = createClient({
+          baseUrl: server.url,
+          apiKey: ORG_KEY,
+          project: 'p',
+          environment: 'e',
+          pacing: 'none',
+        });
         try {
           const written = await writeEnv(server, writes as Write[]);
           const abacRefused = written.refused.filter((r) => /condition_sets|set_rules|attributes/.test(r.write.path));
           seen.refused += abacRefused.length;
           seen.abacWrites += writes.filter((w) => /condition_sets|set_rules|attributes/.test(w.path)).length;
-          if (process.env.ROSTER_PROPERTY_VERBOSE) for (const x of abacRefused) console.log(`refused: ${describeWrite(x.write)} → ${x.status} ${JSON.stringify(x.body)}`);
+          if (process.env.ROSTER_PROPERTY_VERBOSE)
+            for (const x of abacRefused)
+              console.log(`refused: ${describeWrite(x.write)} → ${x.status} ${JSON.stringify(x.body)}`);
           const live = await readLiveState(client);
           const graph = buildAccessGraph(factsFromState(live));
-          const body = (t: (typeof TRIPLES)[number], passed?: { user?: object; resource?: object; context?: object }) => {
+          const body = (
+            t: (typeof TRIPLES)[number],
+            passed?: { user?: object; resource?: object; context?: object },
+          ) => {
             const tenant = graph.tenantOf(t.instance);
             return {
               user: { key: t.user, ...(passed?.user ? { attributes: passed.user } : {}) },
               action: t.action,
-              resource: { ...split(t.instance), ...(tenant ? { tenant } : {}), ...(passed?.resource ? { attributes: passed.resource } : {}) },
+              resource: {
+                ...split(t.instance),
+                ...(tenant ? { tenant } : {}),
+                ...(passed?.resource ? { attributes: passed.resource } : {}),
+              },
               ...(passed?.context ? { context: passed.context } : {}),
             };
           };
-          const r = await server.call('POST', '/allowed/bulk', { checks: TRIPLES.map((t) => body(t)) }, { key: ENV_KEY });
+          const r = await server.call(
+            'POST',
+            '/allowed/bulk',
+            { checks: TRIPLES.map((t) => body(t)) },
+            { key: ENV_KEY },
+          );
           expect(r.status).toBe(200);
           const answers: boolean[] = r.body.allow.map((a: { allow: boolean }) => a.allow);
           const wrong = TRIPLES.flatMap((t, i) => {
             const d = graph.can(t.user, t.action, t.instance);
             if (d.rules?.length) seen.abacAllowed++;
-            return d.allowed === answers[i] ? [] : [`${t.user} ${t.action} ${t.instance}: graph ${d.allowed ? 'allows' : 'denies'}, /allowed ${answers[i] ? 'allows' : 'denies'} (rules: ${d.rules?.map((x) => x.rule).join(', ')})`];
+            return d.allowed === answers[i]
+              ? []
+              : [
+                  `${t.user} ${t.action} ${t.instance}: graph ${d.allowed ? 'allows' : 'denies'}, /allowed ${answers[i] ? 'allows' : 'denies'} (rules: ${d.rules?.map((x) => x.rule).join(', ')})`,
+                ];
           });
-          expect(wrong, `graph = /allowed (ABAC writes refused: ${abacRefused.map((x) => `${describeWrite(x.write)} → ${x.status} ${JSON.stringify(x.body)}`).join('; ')})`).toEqual([]);
+          expect(
+            wrong,
+            `graph = /allowed (ABAC writes refused: ${abacRefused.map((x) => `${describeWrite(x.write)} → ${x.status} ${JSON.stringify(x.body)}`).join('; ')})`,
+          ).toEqual([]);
 
           const view = abacFromState(live);
           const passedChecks = checks.map((c) => ({ t: TRIPLES[c.triple % TRIPLES.length], passed: c.passed }));
-          const r2 = await server.call('POST', '/allowed/bulk', { checks: passedChecks.map((c) => body(c.t, c.passed)) }, { key: ENV_KEY });
+          const r2 = await server.call(
+            'POST',
+            '/allowed/bulk',
+            { checks: passedChecks.map((c) => body(c.t, c.passed)) },
+            { key: ENV_KEY },
+          );
           expect(r2.status).toBe(200);
           const wrongPassed = passedChecks.flatMap((c, i) => {
             const { type, key } = split(c.t.instance);
             const byRoles = graph.can(c.t.user, c.t.action, c.t.instance).via.length > 0;
-            const abac = decideAbacIn(live, view, { user: c.t.user, action: c.t.action, type, key, tenant: graph.tenantOf(c.t.instance) ?? undefined, passed: c.passed as never }).allow;
+            const abac = decideAbacIn(live, view, {
+              user: c.t.user,
+              action: c.t.action,
+              type,
+              key,
+              tenant: graph.tenantOf(c.t.instance) ?? undefined,
+              passed: c.passed as never,
+            }).allow;
             seen.checks++;
             if (abac) seen.passedAllowed++;
             const mine = byRoles || abac;
-            return mine === r2.body.allow[i].allow ? [] : [`${JSON.stringify(body(c.t, c.passed))}: client ${mine ? 'allows' : 'denies'}`];
+            return mine === r2.body.allow[i].allow
+              ? []
+              : [`${JSON.stringify(body(c.t, c.passed))}: client ${mine ? 'allows' : 'denies'}`];
           });
           expect(wrongPassed, 'decideAbacIn with passed attributes = /allowed').toEqual([]);
         } finally {

@@ -31,25 +31,51 @@ export function abacState(input: AbacInput): DesiredState {
       ...(r.attributes ? { attributes: Object.entries(r.attributes).map(([k, type]) => ({ key: k, type })) } : {}),
     });
   }
-  for (const [key, permissions] of Object.entries(input.roles ?? {})) s.roles.set(key, { key, name: key, permissions: [...permissions].sort() });
+  for (const [key, permissions] of Object.entries(input.roles ?? {}))
+    s.roles.set(key, { key, name: key, permissions: [...permissions].sort() });
   for (const [key, type] of Object.entries(input.userAttributes ?? {})) s.userAttributes.set(key, { key, type });
   for (const [key, type] of Object.entries(input.tenantAttributes ?? {})) s.tenantAttributes.set(key, { key, type });
   const tenants = new Set(['default', ...Object.keys(input.tenants ?? {})]);
-  for (const t of tenants) s.tenants.set(t, { key: t, name: t, ...(input.tenants?.[t] ? { attributes: input.tenants[t] } : {}) });
+  for (const t of tenants)
+    s.tenants.set(t, { key: t, name: t, ...(input.tenants?.[t] ? { attributes: input.tenants[t] } : {}) });
   for (const [key, u] of Object.entries(input.users ?? {})) {
     const roles = (u.roles ?? []).map((r) => {
       const [role, tenant = 'default'] = r.split('@');
       return { role, tenant };
     });
-    s.users.set(key, { key, tenants: [...new Set(roles.map((r) => r.tenant))].sort(), roles, ...(u.attributes ? { attributes: u.attributes } : {}) });
+    s.users.set(key, {
+      key,
+      tenants: [...new Set(roles.map((r) => r.tenant))].sort(),
+      roles,
+      ...(u.attributes ? { attributes: u.attributes } : {}),
+    });
   }
   for (const [id, i] of Object.entries(input.instances ?? {})) {
     const [resource, key] = id.split(':');
-    s.resourceInstances.set(id, { resource, key, tenant: i.tenant ?? 'default', ...(i.attributes ? { attributes: i.attributes } : {}) });
+    s.resourceInstances.set(id, {
+      resource,
+      key,
+      tenant: i.tenant ?? 'default',
+      ...(i.attributes ? { attributes: i.attributes } : {}),
+    });
   }
-  for (const [key, u] of Object.entries(input.userSets ?? {})) s.conditionSets.set(key, { key, name: key, type: 'userset', conditions: u.conditions, ...(u.parent ? { parent: u.parent } : {}) });
+  for (const [key, u] of Object.entries(input.userSets ?? {}))
+    s.conditionSets.set(key, {
+      key,
+      name: key,
+      type: 'userset',
+      conditions: u.conditions,
+      ...(u.parent ? { parent: u.parent } : {}),
+    });
   for (const [key, r] of Object.entries(input.resourceSets ?? {})) {
-    s.conditionSets.set(key, { key, name: key, type: 'resourceset', resource: r.resource, conditions: r.conditions, ...(r.parent ? { parent: r.parent } : {}) });
+    s.conditionSets.set(key, {
+      key,
+      name: key,
+      type: 'resourceset',
+      resource: r.resource,
+      conditions: r.conditions,
+      ...(r.parent ? { parent: r.parent } : {}),
+    });
   }
   for (const text of input.rules ?? []) {
     const [userSet, permission, resourceSet] = text.split(' ');
@@ -82,8 +108,15 @@ export const EXPENSES: AbacInput = {
   },
   resourceSets: {
     'small-expenses': { resource: 'expense', conditions: { allOf: [{ 'resource.amount': { 'less-than': 1000 } }] } },
-    'within-limit': { resource: 'expense', conditions: { allOf: [{ 'resource.amount': { 'less-than-equals': { ref: 'user.limit' } } }] } },
+    'within-limit': {
+      resource: 'expense',
+      conditions: { allOf: [{ 'resource.amount': { 'less-than-equals': { ref: 'user.limit' } } }] },
+    },
     urgent: { resource: 'expense', conditions: { allOf: [{ 'context.urgent': { equals: true } }] } },
   },
-  rules: ['approvers expense:approve small-expenses', 'senior-eu expense:approve within-limit', '__autogen_manager expense:approve urgent'],
+  rules: [
+    'approvers expense:approve small-expenses',
+    'senior-eu expense:approve within-limit',
+    '__autogen_manager expense:approve urgent',
+  ],
 };

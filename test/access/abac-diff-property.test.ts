@@ -22,16 +22,52 @@ const USER_SETS: Record<string, unknown> = {
   ctx: { anyOf: [{ 'user.level': { equals: 3 } }, { 'context.c': { equals: 1 } }] },
   within: { 'resource.amount': { 'less-than-equals': { ref: 'user.level' } } },
 };
-const RESOURCE_SETS: Record<string, unknown> = { any: {}, cheap: { 'resource.amount': { 'less-than': 2 } }, mine: { 'resource.owner': { equals: { ref: 'user.key' } } }, eu: { 'tenant.region': { equals: 'eu' } } };
+const RESOURCE_SETS: Record<string, unknown> = {
+  any: {},
+  cheap: { 'resource.amount': { 'less-than': 2 } },
+  mine: { 'resource.owner': { equals: { ref: 'user.key' } } },
+  eu: { 'tenant.region': { equals: 'eu' } },
+};
 
 const arbSide = fc.record({
-  users: fc.tuple(...USERS.map(() => fc.record({ level: fc.integer({ min: 0, max: 3 }), dept: fc.constantFrom('a', 'b'), admin: fc.constantFrom(undefined, 't0', 't1'), role: fc.boolean() }))),
-  docs: fc.tuple(...DOCS.map(() => fc.record({ tenant: fc.constantFrom('t0', 't1'), amount: fc.integer({ min: 0, max: 3 }), owner: fc.constantFrom(...USERS) }))),
+  users: fc.tuple(
+    ...USERS.map(() =>
+      fc.record({
+        level: fc.integer({ min: 0, max: 3 }),
+        dept: fc.constantFrom('a', 'b'),
+        admin: fc.constantFrom(undefined, 't0', 't1'),
+        role: fc.boolean(),
+      }),
+    ),
+  ),
+  docs: fc.tuple(
+    ...DOCS.map(() =>
+      fc.record({
+        tenant: fc.constantFrom('t0', 't1'),
+        amount: fc.integer({ min: 0, max: 3 }),
+        owner: fc.constantFrom(...USERS),
+      }),
+    ),
+  ),
   region: fc.constantFrom('eu', 'us'),
-  rules: fc.subarray(Object.keys(USER_SETS).flatMap((u) => Object.keys(RESOURCE_SETS).flatMap((r) => PERMS.map((p) => `${u}|${p}|${r}`))), { maxLength: 6 }),
+  rules: fc.subarray(
+    Object.keys(USER_SETS).flatMap((u) =>
+      Object.keys(RESOURCE_SETS).flatMap((r) => PERMS.map((p) => `${u}|${p}|${r}`)),
+    ),
+    { maxLength: 6 },
+  ),
 });
 
-function stateOf(side: fc.Arbitrary<unknown> extends never ? never : { users: { level: number; dept: string; admin?: string; role: boolean }[]; docs: { tenant: string; amount: number; owner: string }[]; region: string; rules: string[] }): AbacStateInput {
+function stateOf(
+  side: fc.Arbitrary<unknown> extends never
+    ? never
+    : {
+        users: { level: number; dept: string; admin?: string; role: boolean }[];
+        docs: { tenant: string; amount: number; owner: string }[];
+        region: string;
+        rules: string[];
+      },
+): AbacStateInput {
   return {
     resources: { doc: ['read', 'write'] },
     resourceAttributes: { doc: ['amount', 'owner'] },
@@ -39,15 +75,32 @@ function stateOf(side: fc.Arbitrary<unknown> extends never ? never : { users: { 
     tenantAttributes: ['region'],
     roles: { admin: [], editor: ['doc:write'] },
     tenants: { t0: { region: side.region }, t1: { region: 'eu' } },
-    users: Object.fromEntries(USERS.map((u, i) => {
-      const x = side.users[i];
-      const roles = [...(x.admin ? [{ role: 'admin', tenant: x.admin }] : []), ...(x.role ? [{ role: 'editor', tenant: 't0' }] : [])];
-      return [u, { attributes: { level: x.level, dept: x.dept }, roles }];
-    })),
-    instances: Object.fromEntries(DOCS.map((d, i) => [d, { tenant: side.docs[i].tenant, attributes: { amount: side.docs[i].amount, owner: side.docs[i].owner } }])),
+    users: Object.fromEntries(
+      USERS.map((u, i) => {
+        const x = side.users[i];
+        const roles = [
+          ...(x.admin ? [{ role: 'admin', tenant: x.admin }] : []),
+          ...(x.role ? [{ role: 'editor', tenant: 't0' }] : []),
+        ];
+        return [u, { attributes: { level: x.level, dept: x.dept }, roles }];
+      }),
+    ),
+    instances: Object.fromEntries(
+      DOCS.map((d, i) => [
+        d,
+        { tenant: side.docs[i].tenant, attributes: { amount: side.docs[i].amount, owner: side.docs[i].owner } },
+      ]),
+    ),
     sets: [
-      ...Object.entries(USER_SETS).map(([key, conditions]) => ({ key, conditions: conditions as Record<string, unknown> })),
-      ...Object.entries(RESOURCE_SETS).map(([key, conditions]) => ({ key, resource: 'doc', conditions: conditions as Record<string, unknown> })),
+      ...Object.entries(USER_SETS).map(([key, conditions]) => ({
+        key,
+        conditions: conditions as Record<string, unknown>,
+      })),
+      ...Object.entries(RESOURCE_SETS).map(([key, conditions]) => ({
+        key,
+        resource: 'doc',
+        conditions: conditions as Record<string, unknown>,
+      })),
     ],
     rules: side.rules.map((r) => r.split('|') as [string, string, string]),
   };
@@ -67,16 +120,25 @@ describe('set-rule lines = brute force', () => {
       fc.property(arbSide, arbSide, fc.boolean(), (x, y, sameRules) => {
         const memo = abacMemo();
         const before = buildAccessGraph(factsFromState(abacState(stateOf(x))), { abacMemo: memo });
-        const after = buildAccessGraph(factsFromState(abacState(stateOf(sameRules ? { ...y, rules: x.rules } : y))), { abacMemo: memo });
+        const after = buildAccessGraph(factsFromState(abacState(stateOf(sameRules ? { ...y, rules: x.rules } : y))), {
+          abacMemo: memo,
+        });
         const expected: string[] = [];
-        for (const u of USERS) for (const i of DOCS) for (const p of PERMS) {
-          const k = (g: typeof before) => { const s = g.abac?.permissionStatus(u, p, i) ?? 0; return s === 3 ? 2 : s; };
-          const [s0, s1] = [k(before), k(after)];
-          if (s0 === s1 || s0 === 2 || s1 === 2) continue;
-          if (before.can(u, p, i).via.length > 0 || after.can(u, p, i).via.length > 0) continue;
-          expected.push(`${s1 === 1 ? '+' : '-'} ${u} ${p} ${i}`);
-        }
-        const got = diffAbac(before, after).lines.flatMap((l) => l.users.flatMap((u) => l.instances.map((i) => `${l.sign} ${u} ${l.permission} ${i}`)));
+        for (const u of USERS)
+          for (const i of DOCS)
+            for (const p of PERMS) {
+              const k = (g: typeof before) => {
+                const s = g.abac?.permissionStatus(u, p, i) ?? 0;
+                return s === 3 ? 2 : s;
+              };
+              const [s0, s1] = [k(before), k(after)];
+              if (s0 === s1 || s0 === 2 || s1 === 2) continue;
+              if (before.can(u, p, i).via.length > 0 || after.can(u, p, i).via.length > 0) continue;
+              expected.push(`${s1 === 1 ? '+' : '-'} ${u} ${p} ${i}`);
+            }
+        const got = diffAbac(before, after).lines.flatMap((l) =>
+          l.users.flatMap((u) => l.instances.map((i) => `${l.sign} ${u} ${l.permission} ${i}`)),
+        );
         expect(got.sort()).toEqual(expected.sort());
       }),
       {
@@ -89,7 +151,7 @@ describe('set-rule lines = brute force', () => {
 });
 
 describe('set-rule lines for the users a change concerns (diffAbac `users`)', () => {
-  it('one user\'s roles changed: the lines compared for that user alone are the lines compared for everyone', () => {
+  it("one user's roles changed: the lines compared for that user alone are the lines compared for everyone", () => {
     const arbRoles = fc.record({ admin: fc.constantFrom(undefined, 't0', 't1'), role: fc.boolean() });
     fc.assert(
       fc.property(arbSide, fc.integer({ min: 0, max: USERS.length - 1 }), arbRoles, (x, k, roles) => {
@@ -97,7 +159,12 @@ describe('set-rule lines for the users a change concerns (diffAbac `users`)', ()
         const y = { ...x, users: x.users.map((u, i) => (i === k ? { ...u, ...roles } : u)) };
         const before = buildAccessGraph(factsFromState(abacState(stateOf(x))), { abacMemo: memo });
         const after = buildAccessGraph(factsFromState(abacState(stateOf(y))), { abacMemo: memo });
-        const flat = (d: ReturnType<typeof diffAbac>) => d.lines.flatMap((l) => l.users.flatMap((u) => l.instances.map((i) => `${l.sign} ${u} ${l.permission} ${i} ${l.via.rule}`))).sort();
+        const flat = (d: ReturnType<typeof diffAbac>) =>
+          d.lines
+            .flatMap((l) =>
+              l.users.flatMap((u) => l.instances.map((i) => `${l.sign} ${u} ${l.permission} ${i} ${l.via.rule}`)),
+            )
+            .sort();
         expect(flat(diffAbac(before, after, { users: [USERS[k]] }))).toEqual(flat(diffAbac(before, after)));
       }),
       { numRuns: Number(process.env.ROSTER_PROPERTY_RUNS || 300) },

@@ -10,9 +10,13 @@ import { factsFromState } from '../../src/access/from-state.js';
 import { renderExplanation } from '../../src/cli/commands/explain.js';
 import { abacState, EXPENSES } from './abac-builders.js';
 
-const state = abacState({ ...EXPENSES, users: { ...EXPENSES.users, erin: { attributes: { level: 1, region: 'eu' } } } });
+const state = abacState({
+  ...EXPENSES,
+  users: { ...EXPENSES.users, erin: { attributes: { level: 1, region: 'eu' } } },
+});
 const view = abacFromState(state);
-const explain = (user: string, instance: string, passed?: AbacCheck['passed'], action = 'approve') => explainAbac(state, view, checkOn(state, user, `expense:${action}`, instance, passed));
+const explain = (user: string, instance: string, passed?: AbacCheck['passed'], action = 'approve') =>
+  explainAbac(state, view, checkOn(state, user, `expense:${action}`, instance, passed));
 const outcomes = (x: AbacExplanation) => Object.fromEntries(x.rules.map((r) => [r.name, r.outcome]));
 
 describe('explainAbac', () => {
@@ -21,27 +25,50 @@ describe('explainAbac', () => {
     { user: 'bob', on: 'expense:small', outcome: 'denied' },
     { user: 'erin', on: 'expense:small', outcome: 'denied' },
     { user: 'carol', on: 'expense:small', outcome: 'undecided' },
-    { user: 'carol', on: 'expense:small', passed: { context: { urgent: true } }, outcome: 'allowed', rule: '__autogen_manager can expense:approve on urgent' },
+    {
+      user: 'carol',
+      on: 'expense:small',
+      passed: { context: { urgent: true } },
+      outcome: 'allowed',
+      rule: '__autogen_manager can expense:approve on urgent',
+    },
     { user: 'dave', on: 'expense:small', passed: {}, outcome: 'denied' },
     // The instance stores no amount: the comparison on it is false, as /allowed decides it.
     { user: 'alice', on: 'expense:blank', outcome: 'denied' },
     { user: 'alice', on: 'expense:big', outcome: 'denied' },
     { user: 'carol', on: 'expense:big', passed: { context: { urgent: false } }, outcome: 'denied' },
-    { user: 'bob', on: 'expense:big', passed: { user: { level: 5, region: 'eu', limit: 10000 } }, outcome: 'allowed', rule: 'senior-eu can expense:approve on within-limit' },
+    {
+      user: 'bob',
+      on: 'expense:big',
+      passed: { user: { level: 5, region: 'eu', limit: 10000 } },
+      outcome: 'allowed',
+      rule: 'senior-eu can expense:approve on within-limit',
+    },
   ])('$user approve $on with $passed: $outcome', ({ user, on, passed, outcome, rule }) => {
     const x = explain(user, on, passed as AbacCheck['passed']);
     expect(x.outcome).toBe(outcome);
     expect(x.exact).toBe(passed !== undefined);
     if (rule) expect(x.rules.find((r) => r.outcome === 'holds')?.name).toBe(rule);
     // Decided exactly (attributes passed), the explanation agrees with the decision /allowed makes.
-    if (passed !== undefined) expect(decideAbacIn(state, view, checkOn(state, user, 'expense:approve', on, passed as AbacCheck['passed'])).allow).toBe(outcome === 'allowed');
+    if (passed !== undefined)
+      expect(
+        decideAbacIn(state, view, checkOn(state, user, 'expense:approve', on, passed as AbacCheck['passed'])).allow,
+      ).toBe(outcome === 'allowed');
   });
 
   it('an allowed check names the rule and the conditions that matched, with the values and where they came from', () => {
     const x = explain('alice', 'expense:small');
     const r = x.rules.find((t) => t.outcome === 'holds')!;
     expect(r.user.chain[0].leaves).toEqual([
-      { attribute: 'user.level', operator: 'greater-than-equals', value: { literal: 3 }, actual: 4, source: 'stored', outcome: 'holds', path: 'conditions.allOf[0]["user.level"]' },
+      {
+        attribute: 'user.level',
+        operator: 'greater-than-equals',
+        value: { literal: 3 },
+        actual: 4,
+        source: 'stored',
+        outcome: 'holds',
+        path: 'conditions.allOf[0]["user.level"]',
+      },
     ]);
     expect(abacLines({ ...x, rules: [r] })).toEqual([
       'user set approvers × resource set small-expenses (rule: approvers can expense:approve on small-expenses)',
@@ -50,7 +77,7 @@ describe('explainAbac', () => {
     ]);
   });
 
-  it('a denial names, per rule, the condition that failed, an ancestor\'s included', () => {
+  it("a denial names, per rule, the condition that failed, an ancestor's included", () => {
     const x = explain('erin', 'expense:small');
     expect(outcomes(x)).toEqual({
       'approvers can expense:approve on small-expenses': 'fails',
@@ -83,13 +110,21 @@ describe('explainAbac', () => {
       ['fails', []],
       ['fails', []],
     ]);
-    expect(abacLines(x)[0]).toBe('role manager × resource set urgent (rule: __autogen_manager can expense:approve on urgent): not decided offline: depends on context.urgent');
+    expect(abacLines(x)[0]).toBe(
+      'role manager × resource set urgent (rule: __autogen_manager can expense:approve on urgent): not decided offline: depends on context.urgent',
+    );
     // carol stores no level: the comparison on it is false, named as the failing condition.
     expect(abacLines(x)).toContain('  user set approvers: user.level greater-than-equals 3 (user.level missing)');
     // An attribute the instance does not store does not wait either (alice is no manager: that rule is decided).
     const blank = explain('alice', 'expense:blank');
-    expect(blank.rules.map((r) => [r.outcome, r.dependsOn])).toEqual([['fails', []], ['fails', []], ['fails', []]]);
-    expect(abacLines(blank)).toContain('  resource set small-expenses: resource.amount less-than 1000 (resource.amount missing)');
+    expect(blank.rules.map((r) => [r.outcome, r.dependsOn])).toEqual([
+      ['fails', []],
+      ['fails', []],
+      ['fails', []],
+    ]);
+    expect(abacLines(blank)).toContain(
+      '  resource set small-expenses: resource.amount less-than 1000 (resource.amount missing)',
+    );
   });
 
   it('a failing condition decides a rule even when the other side waits for attributes', () => {
@@ -100,7 +135,11 @@ describe('explainAbac', () => {
   it('passed attributes are used, and win over stored ones', () => {
     const x = explain('bob', 'expense:big', { user: { level: 5, region: 'eu', limit: 10000 } });
     const r = x.rules.find((t) => t.outcome === 'holds')!;
-    expect(r.resource.chain[0].leaves[0]).toMatchObject({ actual: 5000, source: 'stored', value: { ref: 'user.limit', resolved: 10000, source: 'passed' } });
+    expect(r.resource.chain[0].leaves[0]).toMatchObject({
+      actual: 5000,
+      source: 'stored',
+      value: { ref: 'user.limit', resolved: 10000, source: 'passed' },
+    });
     expect(r.user.chain.flatMap((c) => c.leaves.map((l) => [l.attribute, l.actual, l.source]))).toEqual([
       ['user.region', 'eu', 'passed'],
       ['user.level', 5, 'passed'],
@@ -113,7 +152,16 @@ describe('explainAbac', () => {
       userAttributes: { clearance: 'number', banned: 'bool' },
       users: { u: { attributes: { clearance: 1 } } },
       instances: { 'doc:a': { attributes: { secret: true } } },
-      userSets: { ok: { conditions: { allOf: [{ not: { 'user.banned': { equals: true } } }, { anyOf: [{ 'user.clearance': { 'greater-than': 2 } }, { 'context.override': { equals: true } }] }] } } },
+      userSets: {
+        ok: {
+          conditions: {
+            allOf: [
+              { not: { 'user.banned': { equals: true } } },
+              { anyOf: [{ 'user.clearance': { 'greater-than': 2 } }, { 'context.override': { equals: true } }] },
+            ],
+          },
+        },
+      },
       resourceSets: { docs: { resource: 'doc', conditions: {} } },
       rules: ['ok doc:read docs'],
     });
@@ -127,15 +175,24 @@ describe('explainAbac', () => {
     expect(x({ user: { banned: true }, context: { override: true } }).outcome).toBe('denied');
     expect(x({ user: { clearance: 3 } }).outcome).toBe('allowed');
     // The resource set with no conditions matches every instance of its type.
-    expect(x({ user: { clearance: 3 } }).rules[0].resource.chain[0]).toEqual({ set: 'docs', outcome: 'holds', leaves: [] });
+    expect(x({ user: { clearance: 3 } }).rules[0].resource.chain[0]).toEqual({
+      set: 'docs',
+      outcome: 'holds',
+      leaves: [],
+    });
   });
 
   it('no rule grants the action: denied with no rules', () => {
     expect(explain('alice', 'expense:small', undefined, 'read')).toMatchObject({ outcome: 'denied', rules: [] });
   });
 
-  it('user.roles is read in the instance\'s tenant', () => {
-    const s = abacState({ ...EXPENSES, tenants: { acme: {} }, users: { carol: { roles: ['manager@acme'] } }, instances: { 'expense:a': { tenant: 'acme' }, 'expense:d': {} } });
+  it("user.roles is read in the instance's tenant", () => {
+    const s = abacState({
+      ...EXPENSES,
+      tenants: { acme: {} },
+      users: { carol: { roles: ['manager@acme'] } },
+      instances: { 'expense:a': { tenant: 'acme' }, 'expense:d': {} },
+    });
     const v = abacFromState(s);
     const ctx = { context: { urgent: true } };
     expect(explainAbac(s, v, checkOn(s, 'carol', 'expense:approve', 'expense:a', ctx)).outcome).toBe('allowed');
@@ -145,7 +202,7 @@ describe('explainAbac', () => {
 
 describe('joinAbac', () => {
   const graph = buildAccessGraph(factsFromState(state));
-  it('joins the rules into the graph\'s explanation: allowed by a rule, undecided, denied', () => {
+  it("joins the rules into the graph's explanation: allowed by a rule, undecided, denied", () => {
     const allowed = joinAbac(graph.explain('alice', 'approve', 'expense:small'), state, view);
     expect(allowed).toMatchObject({ allowed: true, via: [], abac: { outcome: 'allowed' } });
     expect(allowed.missing).toBeUndefined();
@@ -162,19 +219,24 @@ describe('joinAbac', () => {
     expect(lower).toMatchObject({ allowed: false, abac: { outcome: 'denied', exact: true } });
     expect(lower.undecided).toBeUndefined();
     // `not` over the context: the graph allows (missing), offline it waits for the context.
-    const notOn = (attribute: string) => abacState({
-      resources: { doc: { actions: ['read'] } },
-      userAttributes: { banned: 'bool' },
-      users: { u: {} },
-      instances: { 'doc:a': {} },
-      userSets: { 'not-banned': { conditions: { not: { [attribute]: { equals: true } } } } },
-      resourceSets: { docs: { resource: 'doc', conditions: {} } },
-      rules: ['not-banned doc:read docs'],
-    });
+    const notOn = (attribute: string) =>
+      abacState({
+        resources: { doc: { actions: ['read'] } },
+        userAttributes: { banned: 'bool' },
+        users: { u: {} },
+        instances: { 'doc:a': {} },
+        userSets: { 'not-banned': { conditions: { not: { [attribute]: { equals: true } } } } },
+        resourceSets: { docs: { resource: 'doc', conditions: {} } },
+        rules: ['not-banned doc:read docs'],
+      });
     const s = notOn('context.banned');
     const g = buildAccessGraph(factsFromState(s));
     expect(g.can('u', 'read', 'doc:a').allowed).toBe(true);
-    expect(joinAbac(g.explain('u', 'read', 'doc:a'), s, abacFromState(s))).toMatchObject({ allowed: false, undecided: true, abac: { rules: [{ dependsOn: ['context.banned'] }] } });
+    expect(joinAbac(g.explain('u', 'read', 'doc:a'), s, abacFromState(s))).toMatchObject({
+      allowed: false,
+      undecided: true,
+      abac: { rules: [{ dependsOn: ['context.banned'] }] },
+    });
     expect(joinAbac(g.explain('u', 'read', 'doc:a'), s, abacFromState(s), {})).toMatchObject({ allowed: true });
     // `not` over a stored attribute u lacks: false, so the rule holds, offline as in the graph.
     const t = notOn('user.banned');
@@ -197,7 +259,8 @@ describe('explain text', () => {
   const s = abacState(EXPENSES);
   const v = abacFromState(s);
   const g = buildAccessGraph(factsFromState(s));
-  const text = (user: string, instance: string, passed?: AbacCheck['passed']) => renderExplanation(joinAbac(g.explain(user, 'approve', instance), s, v, passed));
+  const text = (user: string, instance: string, passed?: AbacCheck['passed']) =>
+    renderExplanation(joinAbac(g.explain(user, 'approve', instance), s, v, passed));
 
   it('allowed through a rule: the path through the sets, the conditions that matched, where the values came from', () => {
     expect(text('carol', 'expense:small', { context: { urgent: true } })).toBe(
@@ -222,6 +285,8 @@ describe('explain text', () => {
       '  Set rules granting expense:approve:',
       '    role manager × resource set urgent (rule: __autogen_manager can expense:approve on urgent): not decided offline: depends on context.urgent',
     ]);
-    expect(text('bob', 'expense:small', {})).toContain('  Set rules granting expense:approve (decided on the attributes given):');
+    expect(text('bob', 'expense:small', {})).toContain(
+      '  Set rules granting expense:approve (decided on the attributes given):',
+    );
   });
 });

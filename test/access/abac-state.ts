@@ -24,15 +24,27 @@ const defs = (keys: string[] = []): DesiredAttribute[] => keys.map((key) => ({ k
 export function abacState(input: AbacStateInput): LiveState {
   const s = emptyLiveState();
   for (const [key, actions] of Object.entries(input.resources ?? {})) {
-    s.resources.set(key, { key, name: key, actions: [...actions].sort(), attributes: defs(input.resourceAttributes?.[key]) });
+    s.resources.set(key, {
+      key,
+      name: key,
+      actions: [...actions].sort(),
+      attributes: defs(input.resourceAttributes?.[key]),
+    });
   }
   for (const a of defs(input.userAttributes)) s.userAttributes.set(a.key, a);
   for (const a of defs(input.tenantAttributes)) s.tenantAttributes.set(a.key, a);
   for (const [key, permissions] of Object.entries(input.roles ?? {})) s.roles.set(key, { key, name: key, permissions });
-  for (const [key, attributes] of Object.entries(input.tenants ?? {})) s.tenants.set(key, { key, name: key, attributes });
+  for (const [key, attributes] of Object.entries(input.tenants ?? {}))
+    s.tenants.set(key, { key, name: key, attributes });
   for (const [key, u] of Object.entries(input.users ?? {})) {
     const roles = u.roles ?? [];
-    s.users.set(key, { key, ...(u.email ? { email: u.email } : {}), attributes: u.attributes ?? {}, tenants: [...new Set(roles.map((r) => r.tenant))].sort(), roles });
+    s.users.set(key, {
+      key,
+      ...(u.email ? { email: u.email } : {}),
+      attributes: u.attributes ?? {},
+      tenants: [...new Set(roles.map((r) => r.tenant))].sort(),
+      roles,
+    });
   }
   for (const [ref, i] of Object.entries(input.instances ?? {})) {
     const [resource, key] = ref.split(':');

@@ -48,7 +48,10 @@ export function arbRoles(p: EnvPools = smallPools): fc.Arbitrary<RoleFact[]> {
         key: fc.constant(key),
         permissions: fc.subarray(permissions, { maxLength: 3 }),
         // May be cyclic: the graph must tolerate it.
-        extends: fc.subarray(p.roles.filter((r) => r !== key), { maxLength: 2 }),
+        extends: fc.subarray(
+          p.roles.filter((r) => r !== key),
+          { maxLength: 2 },
+        ),
       }),
     ),
   );
@@ -73,7 +76,9 @@ export function arbAccessFacts(options: ArbFactsOptions = {}): fc.Arbitrary<Acce
     roles: arbRoles(p),
     instances: fc
       .subarray(p.instances)
-      .chain((ids) => fc.tuple(...ids.map((id) => fc.record({ id: fc.constant(id), tenant: fc.constantFrom(...p.tenants) }))))
+      .chain((ids) =>
+        fc.tuple(...ids.map((id) => fc.record({ id: fc.constant(id), tenant: fc.constantFrom(...p.tenants) }))),
+      )
       .map((xs) => [...xs]),
     tenantRoles: fc.array(fc.record({ user, role, tenant: fc.constantFrom(...p.tenants) }), { maxLength: 3 }),
     instanceRoles: fc.array(fc.record({ user, role, instance: anyInstance(p) }), { maxLength: max }),
@@ -99,7 +104,10 @@ export function arbRebacFacts(options: ArbFactsOptions = {}): fc.Arbitrary<Acces
     .tuple(
       arbAccessFacts(options),
       fc.array(fc.record({ subject: instance, relation, object: instance }), { maxLength: 8 }),
-      fc.array(fc.record({ role: fc.constantFrom(...ids), from: fc.constantFrom(...ids), relation, noDirect: fc.boolean() }), { maxLength: 6 }),
+      fc.array(
+        fc.record({ role: fc.constantFrom(...ids), from: fc.constantFrom(...ids), relation, noDirect: fc.boolean() }),
+        { maxLength: 6 },
+      ),
     )
     .map(([f, relationships, derivations]) => {
       const qualified = (role: string, inst: string) => `${inst.split(':')[0]}#${role}`;
@@ -107,7 +115,13 @@ export function arbRebacFacts(options: ArbFactsOptions = {}): fc.Arbitrary<Acces
         ...f,
         roles: [
           ...f.roles,
-          ...ts.flatMap((t) => f.roles.map((r) => ({ key: `${t}#${r.key}`, permissions: r.permissions.filter((x) => x.startsWith(`${t}:`)), extends: (r.extends ?? []).map((e) => `${t}#${e}`) }))),
+          ...ts.flatMap((t) =>
+            f.roles.map((r) => ({
+              key: `${t}#${r.key}`,
+              permissions: r.permissions.filter((x) => x.startsWith(`${t}:`)),
+              extends: (r.extends ?? []).map((e) => `${t}#${e}`),
+            })),
+          ),
         ],
         instanceRoles: f.instanceRoles.map((r) => ({ ...r, role: qualified(r.role, r.instance) })),
         groupGrants: f.groupGrants.map((g) => ({ ...g, role: qualified(g.role, g.instance) })),
@@ -135,7 +149,9 @@ export function arbAccessQuery(p: EnvPools = smallPools): fc.Arbitrary<AccessQue
 
 /** A random part of `xs` and up to two of `add`. */
 const keep = <T>(xs: readonly T[] = [], add: readonly T[] = []) =>
-  fc.tuple(fc.subarray([...xs]), fc.subarray([...add], { maxLength: Math.min(2, add.length) })).map(([a, b]) => [...a, ...b]);
+  fc
+    .tuple(fc.subarray([...xs]), fc.subarray([...add], { maxLength: Math.min(2, add.length) }))
+    .map(([a, b]) => [...a, ...b]);
 
 /** The fact lists an edit changes, each kept in part from `before` and gaining a few of `extra`'s. */
 const keptFacts = (before: AccessFacts, extra: AccessFacts) =>
@@ -152,12 +168,18 @@ const keptFacts = (before: AccessFacts, extra: AccessFacts) =>
  * new ones; role definitions change only sometimes (they force a full comparison in the permission view).
  */
 export function arbFactsEdit(options: ArbFactsOptions = {}): fc.Arbitrary<[AccessFacts, AccessFacts]> {
-  return fc.tuple(arbAccessFacts(options), arbAccessFacts(options), fc.boolean(), fc.boolean()).chain(([before, extra, newRoles, newInstances]) =>
-    keptFacts(before, extra).map((kept): [AccessFacts, AccessFacts] => [
-      before,
-      { ...kept, roles: newRoles ? extra.roles : before.roles, instances: newInstances ? extra.instances : before.instances },
-    ]),
-  );
+  return fc
+    .tuple(arbAccessFacts(options), arbAccessFacts(options), fc.boolean(), fc.boolean())
+    .chain(([before, extra, newRoles, newInstances]) =>
+      keptFacts(before, extra).map((kept): [AccessFacts, AccessFacts] => [
+        before,
+        {
+          ...kept,
+          roles: newRoles ? extra.roles : before.roles,
+          instances: newInstances ? extra.instances : before.instances,
+        },
+      ]),
+    );
 }
 
 /**
@@ -168,10 +190,20 @@ export function arbFactsEdit(options: ArbFactsOptions = {}): fc.Arbitrary<[Acces
 export function arbRebacFactsEdit(options: ArbFactsOptions = {}): fc.Arbitrary<[AccessFacts, AccessFacts]> {
   return fc.tuple(arbRebacFacts(options), arbRebacFacts(options), fc.boolean()).chain(([before, extra, newInstances]) =>
     fc
-      .tuple(keptFacts(before, extra), keep(before.relationships, extra.relationships), keep(before.derivations, extra.derivations))
+      .tuple(
+        keptFacts(before, extra),
+        keep(before.relationships, extra.relationships),
+        keep(before.derivations, extra.derivations),
+      )
       .map(([kept, relationships, derivations]): [AccessFacts, AccessFacts] => [
         before,
-        { ...kept, roles: before.roles, instances: newInstances ? extra.instances : before.instances, relationships, derivations },
+        {
+          ...kept,
+          roles: before.roles,
+          instances: newInstances ? extra.instances : before.instances,
+          relationships,
+          derivations,
+        },
       ]),
   );
 }

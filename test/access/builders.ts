@@ -15,7 +15,9 @@ export interface FactsInput {
 export function facts(input: FactsInput = {}): AccessFacts {
   return {
     roles: Object.entries(input.roles ?? {}).map(([key, def]) =>
-      Array.isArray(def) ? { key, permissions: def } : { key, permissions: def.permissions ?? [], extends: def.extends },
+      Array.isArray(def)
+        ? { key, permissions: def }
+        : { key, permissions: def.permissions ?? [], extends: def.extends },
     ),
     instances: (input.instances ?? []).map(([id, tenant]) => ({ id, tenant })),
     tenantRoles: (input.tenantRoles ?? []).map(([user, role, tenant]) => ({ user, role, tenant })),

@@ -11,10 +11,20 @@ import { accessMarkdownLines, accessTextLines, planAccess } from '../../src/plan
 import { facts, type FactsInput } from './builders.js';
 
 const WORLD: FactsInput = {
-  instances: [['document:a', 'acme'], ['document:b', 'acme'], ['folder:f', 'acme']],
-  instanceRoles: [['dan', 'editor', 'document:a'], ['dan', 'admin', 'document:b']],
+  instances: [
+    ['document:a', 'acme'],
+    ['document:b', 'acme'],
+    ['folder:f', 'acme'],
+  ],
+  instanceRoles: [
+    ['dan', 'editor', 'document:a'],
+    ['dan', 'admin', 'document:b'],
+  ],
   tenantRoles: [['tess', 'viewer', 'acme']],
-  memberships: [['gail', 'team:g'], ['gus', 'team:sub']],
+  memberships: [
+    ['gail', 'team:g'],
+    ['gus', 'team:sub'],
+  ],
   links: [['team:sub', 'team:g']],
   groupGrants: [['team:g', 'editor', 'document:b']],
 };
@@ -66,7 +76,12 @@ describe('diffRoleDefinitions', () => {
     {
       scenario: 'extends added',
       after: { ...ROLES, viewer: { permissions: ['document:read'], extends: ['admin'] } },
-      expected: ['+tess document:share@document:a', '+tess document:write@document:a', '+tess document:share@document:b', '+tess document:write@document:b'],
+      expected: [
+        '+tess document:share@document:a',
+        '+tess document:write@document:a',
+        '+tess document:share@document:b',
+        '+tess document:write@document:b',
+      ],
     },
   ])('$scenario', ({ before, after, expected }) => {
     expect(changes(before ?? ROLES, after)).toEqual(expected);
@@ -81,12 +96,17 @@ describe('diffRoleDefinitions', () => {
 });
 
 describe('a role held tenant-wide that loses its last permission on a type (issue 28)', () => {
-  const world = (auditor: string[]) => facts({
-    roles: { auditor, editor: ['folder:read'] },
-    instances: [['folder:a', 'acme'], ['folder:b', 'acme'], ['document:d', 'acme']],
-    tenantRoles: [['frank', 'auditor', 'acme']],
-    instanceRoles: [['frank', 'editor', 'folder:b']],
-  });
+  const world = (auditor: string[]) =>
+    facts({
+      roles: { auditor, editor: ['folder:read'] },
+      instances: [
+        ['folder:a', 'acme'],
+        ['folder:b', 'acme'],
+        ['document:d', 'acme'],
+      ],
+      tenantRoles: [['frank', 'auditor', 'acme']],
+      instanceRoles: [['frank', 'editor', 'folder:b']],
+    });
 
   it('the role view loses no role frank still holds; the definition diff says which permission he loses, and where', () => {
     const b = buildAccessGraph(world(['folder:read', 'document:read']));
@@ -94,7 +114,9 @@ describe('a role held tenant-wide that loses its last permission on a type (issu
     expect(a.rolesOn('frank', 'folder:a').map((h) => h.role)).toEqual(['auditor']);
     expect(diffAccess(b, a).changes).toEqual([]);
     // On folder:b his editor role still grants folder:read.
-    expect(diffRoleDefinitions(b, a).map((c) => `${c.sign}${c.user} ${c.subject}@${c.instance}`)).toEqual(['-frank folder:read@folder:a']);
+    expect(diffRoleDefinitions(b, a).map((c) => `${c.sign}${c.user} ${c.subject}@${c.instance}`)).toEqual([
+      '-frank folder:read@folder:a',
+    ]);
   });
 });
 
@@ -121,31 +143,45 @@ groups:
 
   it('adding document:share to editor lists each user who gains it, and "none" is not printed', () => {
     const live = load(config('document:read, document:write'));
-    const plan = planChanges(load(config('document:read, document:write, document:share')), live, { project: 'p', environment: 'e' });
+    const plan = planChanges(load(config('document:read, document:write, document:share')), live, {
+      project: 'p',
+      environment: 'e',
+    });
     const access = planAccess({ live, changes: plan.changes });
     expect(access.level).toBe('role');
     expect(access.users).toBe(3);
-    expect(access.summary.map((s) => s.line)).toEqual(['+3 users gain document:share on document:roadmap via team:product (editor)']);
+    expect(access.summary.map((s) => s.line)).toEqual([
+      '+3 users gain document:share on document:roadmap via team:product (editor)',
+    ]);
     expect(access.summary[0].users).toEqual(['ann', 'bob', 'cy']);
     const text = accessTextLines(access).join('\n');
     expect(text).toContain('Access changes: 3 users; 3 gained, 0 lost.');
     expect(text).not.toContain('none');
-    expect(accessMarkdownLines(access).join('\n')).toContain('- `+3 users gain document:share on document:roadmap via team:product (editor)`: ann, bob, cy');
+    expect(accessMarkdownLines(access).join('\n')).toContain(
+      '- `+3 users gain document:share on document:roadmap via team:product (editor)`: ann, bob, cy',
+    );
   });
 
   it('a redefinition that changes nobody\'s effective access still reads "none"', () => {
     // The role is planned (~ role:auditor) but nobody holds it.
-    const withAuditor = (perms: string) => config('document:read, document:write').replace('roles: {', `roles: { auditor: [${perms}],`);
+    const withAuditor = (perms: string) =>
+      config('document:read, document:write').replace('roles: {', `roles: { auditor: [${perms}],`);
     const live = load(withAuditor('document:read'));
-    const plan = planChanges(load(withAuditor('document:read, document:share')), live, { project: 'p', environment: 'e' });
+    const plan = planChanges(load(withAuditor('document:read, document:share')), live, {
+      project: 'p',
+      environment: 'e',
+    });
     expect(plan.changes.map((c) => c.id)).toEqual(['role:auditor']);
-    expect(accessTextLines(planAccess({ live, changes: plan.changes }))[0]).toBe('Access changes: none: no user gains or loses access.');
+    expect(accessTextLines(planAccess({ live, changes: plan.changes }))[0]).toBe(
+      'Access changes: none: no user gains or loses access.',
+    );
   });
 });
 
 describe('diffRoleDefinitions, property', () => {
   it('when only role definitions change, it finds exactly what the permission view of diffAccess finds', () => {
-    const key = (c: { sign: string; user: string; instance: string; subject: string }) => `${c.sign}${c.user} ${c.subject}@${c.instance}`;
+    const key = (c: { sign: string; user: string; instance: string; subject: string }) =>
+      `${c.sign}${c.user} ${c.subject}@${c.instance}`;
     fc.assert(
       fc.property(arbAccessFacts(), arbRoles(), (world, roles) => {
         const before = buildAccessGraph(world);

@@ -77,9 +77,16 @@ describe('role derivations over tuples', () => {
   });
 
   it('a tuple added gives write to the folder editors (the access diff shows it)', () => {
-    const after = graphOf(BASE.replace('document:memo: { tenant: acme }', 'document:memo: { tenant: acme, relations: { parent: folder:finance } }'));
+    const after = graphOf(
+      BASE.replace(
+        'document:memo: { tenant: acme }',
+        'document:memo: { tenant: acme, relations: { parent: folder:finance } }',
+      ),
+    );
     const diff = diffAccess(g, after, { permissions: true });
-    expect(diff.changes.filter((c) => c.sign === '+' && c.instance === 'document:memo').map((c) => `${c.user} ${c.subject}`)).toEqual([
+    expect(
+      diff.changes.filter((c) => c.sign === '+' && c.instance === 'document:memo').map((c) => `${c.user} ${c.subject}`),
+    ).toEqual([
       'alice document:read',
       'alice document:write',
       'bob document:read',
@@ -89,7 +96,9 @@ describe('role derivations over tuples', () => {
   });
 
   it('a cycle of tuples ends', () => {
-    const cyclic = graphOf(BASE.replace('folder:root: acme', 'folder:root: { tenant: acme, relations: { parent: folder:q3 } }'));
+    const cyclic = graphOf(
+      BASE.replace('folder:root: acme', 'folder:root: { tenant: acme, relations: { parent: folder:q3 } }'),
+    );
     expect(cyclic.can('bob', 'read', 'folder:root').allowed).toBe(true);
     expect(cyclic.can('alice', 'write', 'folder:root').allowed).toBe(true);
   });

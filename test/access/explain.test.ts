@@ -14,7 +14,10 @@ const graph = buildAccessGraph(
     instances: [['document:readme', 'acme']],
     memberships: [['alice', 'team:platform']],
     links: [['team:platform', 'team:engineering']],
-    groupGrants: [['team:engineering', 'editor', 'document:readme'], ['team:ops', 'admin', 'document:readme']],
+    groupGrants: [
+      ['team:engineering', 'editor', 'document:readme'],
+      ['team:ops', 'admin', 'document:readme'],
+    ],
     instanceRoles: [['alice', 'viewer', 'document:readme']],
   }),
 );
@@ -123,9 +126,24 @@ groups:
       { role: 'admin', instance: 'document:budget', by: { kind: 'tenant', tenant: 'acme' }, steps: [] },
       { role: 'document#editor', instance: 'document:budget', by: { kind: 'direct' }, steps: [] },
       { role: 'document#editor', instance: 'document:budget', by: { kind: 'group', group: 'team:docs' }, steps: [] },
-      { role: 'folder#editor', instance: 'folder:finance', by: { kind: 'direct' }, steps: [step('document#editor', 'document:budget')] },
-      { role: 'folder#editor', instance: 'folder:finance', by: { kind: 'group', group: 'team:finance' }, steps: [step('document#editor', 'document:budget')] },
-      { role: 'folder#editor', instance: 'folder:root', by: { kind: 'direct' }, steps: [step('folder#editor', 'folder:finance'), step('document#editor', 'document:budget')] },
+      {
+        role: 'folder#editor',
+        instance: 'folder:finance',
+        by: { kind: 'direct' },
+        steps: [step('document#editor', 'document:budget')],
+      },
+      {
+        role: 'folder#editor',
+        instance: 'folder:finance',
+        by: { kind: 'group', group: 'team:finance' },
+        steps: [step('document#editor', 'document:budget')],
+      },
+      {
+        role: 'folder#editor',
+        instance: 'folder:root',
+        by: { kind: 'direct' },
+        steps: [step('folder#editor', 'folder:finance'), step('document#editor', 'document:budget')],
+      },
     ]);
     expect(e.missing?.message).toBe(
       'frank lacks document:write on document:budget; it would take a direct admin or document#editor on document:budget; ' +
@@ -147,6 +165,9 @@ groups:
   });
 
   it('a granted access through a group holding a folder role still explains the derived path', () => {
-    expect(g.explain('gina', 'write', 'document:budget')).toMatchObject({ allowed: true, via: [{ role: 'document#editor', path: { kind: 'derived', subject: 'folder:finance', role: 'folder#editor' } }] });
+    expect(g.explain('gina', 'write', 'document:budget')).toMatchObject({
+      allowed: true,
+      via: [{ role: 'document#editor', path: { kind: 'derived', subject: 'folder:finance', role: 'folder#editor' } }],
+    });
   });
 });

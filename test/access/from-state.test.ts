@@ -56,7 +56,14 @@ describe('factsFromState', () => {
 
   it('gives direct members the member role on the group only when that role has permissions (as /allowed decides)', () => {
     const live = emptyLiveState();
-    live.groups.set('team:eng', { type: 'team', key: 'eng', tenant: 'acme', members: ['alice'], roles: [], memberOf: [] });
+    live.groups.set('team:eng', {
+      type: 'team',
+      key: 'eng',
+      tenant: 'acme',
+      members: ['alice'],
+      roles: [],
+      memberOf: [],
+    });
     live.roles.set('member', { key: 'member', name: 'Member', permissions: [] });
     expect(factsFromState(live).instanceRoles).toEqual([]);
     live.roles.set('member', { key: 'member', name: 'Member', permissions: ['team:read'] });

@@ -9,7 +9,13 @@ const roles = {
 };
 
 describe('rolesOn', () => {
-  const cases: { name: string; env: Parameters<typeof facts>[0]; user?: string; instance?: string; expected: unknown }[] = [
+  const cases: {
+    name: string;
+    env: Parameters<typeof facts>[0];
+    user?: string;
+    instance?: string;
+    expected: unknown;
+  }[] = [
     {
       name: 'direct role on one instance',
       env: { instanceRoles: [['alice', 'editor', 'document:readme']] },
@@ -47,7 +53,12 @@ describe('rolesOn', () => {
       name: 'diamond: both paths are reported, shortest first then by key',
       env: {
         memberships: [['alice', 'team:a']],
-        links: [['team:a', 'team:c'], ['team:a', 'team:b'], ['team:b', 'team:d'], ['team:c', 'team:d']],
+        links: [
+          ['team:a', 'team:c'],
+          ['team:a', 'team:b'],
+          ['team:b', 'team:d'],
+          ['team:c', 'team:d'],
+        ],
         groupGrants: [['team:d', 'editor', 'document:readme']],
       },
       expected: [{ role: 'editor', paths: [chain('team:a', 'team:b', 'team:d'), chain('team:a', 'team:c', 'team:d')] }],
@@ -58,19 +69,26 @@ describe('rolesOn', () => {
         instances: [['document:readme', 'acme']],
         instanceRoles: [['alice', 'editor', 'document:readme']],
         tenantRoles: [['alice', 'editor', 'acme']],
-        memberships: [['alice', 'team:b'], ['alice', 'team:a']],
+        memberships: [
+          ['alice', 'team:b'],
+          ['alice', 'team:a'],
+        ],
         links: [['team:a', 'team:b']],
         groupGrants: [['team:b', 'editor', 'document:readme']],
       },
-      expected: [
-        { role: 'editor', paths: [direct, tenant('acme'), chain('team:b'), chain('team:a', 'team:b')] },
-      ],
+      expected: [{ role: 'editor', paths: [direct, tenant('acme'), chain('team:b'), chain('team:a', 'team:b')] }],
     },
     {
       name: 'precise grants: team A editor on doc1 and team B viewer on doc2 make no A member a viewer of doc1',
       env: {
-        memberships: [['alice', 'team:a'], ['bob', 'team:b']],
-        groupGrants: [['team:a', 'editor', 'document:doc1'], ['team:b', 'viewer', 'document:doc2']],
+        memberships: [
+          ['alice', 'team:a'],
+          ['bob', 'team:b'],
+        ],
+        groupGrants: [
+          ['team:a', 'editor', 'document:doc1'],
+          ['team:b', 'viewer', 'document:doc2'],
+        ],
       },
       instance: 'document:doc1',
       expected: [{ role: 'editor', paths: [chain('team:a')] }],
@@ -79,8 +97,15 @@ describe('rolesOn', () => {
       name: 'cycle: members of any group on it are members of all, and the walk ends',
       env: {
         memberships: [['alice', 'team:a']],
-        links: [['team:a', 'team:b'], ['team:b', 'team:c'], ['team:c', 'team:a']],
-        groupGrants: [['team:c', 'viewer', 'document:readme'], ['team:a', 'editor', 'document:readme']],
+        links: [
+          ['team:a', 'team:b'],
+          ['team:b', 'team:c'],
+          ['team:c', 'team:a'],
+        ],
+        groupGrants: [
+          ['team:c', 'viewer', 'document:readme'],
+          ['team:a', 'editor', 'document:readme'],
+        ],
       },
       expected: [
         { role: 'editor', paths: [chain('team:a')] },
@@ -90,9 +115,18 @@ describe('rolesOn', () => {
     {
       name: 'duplicate facts collapse',
       env: {
-        instanceRoles: [['alice', 'editor', 'document:readme'], ['alice', 'editor', 'document:readme']],
-        memberships: [['alice', 'team:a'], ['alice', 'team:a']],
-        groupGrants: [['team:a', 'editor', 'document:readme'], ['team:a', 'editor', 'document:readme']],
+        instanceRoles: [
+          ['alice', 'editor', 'document:readme'],
+          ['alice', 'editor', 'document:readme'],
+        ],
+        memberships: [
+          ['alice', 'team:a'],
+          ['alice', 'team:a'],
+        ],
+        groupGrants: [
+          ['team:a', 'editor', 'document:readme'],
+          ['team:a', 'editor', 'document:readme'],
+        ],
       },
       expected: [{ role: 'editor', paths: [direct, chain('team:a')] }],
     },
@@ -118,7 +152,13 @@ describe('rolesOn', () => {
   it('keeps at most maxChains alternatives per pair, the shortest ones', () => {
     const env = facts({
       memberships: [['alice', 'team:a']],
-      links: [['team:a', 'team:z'], ['team:a', 'team:b'], ['team:b', 'team:z'], ['team:a', 'team:c'], ['team:c', 'team:z']],
+      links: [
+        ['team:a', 'team:z'],
+        ['team:a', 'team:b'],
+        ['team:b', 'team:z'],
+        ['team:a', 'team:c'],
+        ['team:c', 'team:z'],
+      ],
       groupGrants: [['team:z', 'viewer', 'document:readme']],
     });
     const [held] = buildAccessGraph(env, { maxChains: 2 }).rolesOn('alice', 'document:readme');
@@ -130,7 +170,10 @@ describe('can', () => {
   const env = facts({
     roles,
     instances: [['document:readme', 'acme']],
-    memberships: [['alice', 'team:a'], ['bob', 'team:b']],
+    memberships: [
+      ['alice', 'team:a'],
+      ['bob', 'team:b'],
+    ],
     links: [['team:a', 'team:b']],
     groupGrants: [['team:b', 'editor', 'document:readme']],
     instanceRoles: [['carol', 'admin', 'document:readme']],
@@ -159,7 +202,10 @@ describe('can', () => {
   it('tolerates cycles in extends', () => {
     const cyclic = buildAccessGraph(
       facts({
-        roles: { a: { permissions: ['document:read'], extends: ['b'] }, b: { permissions: ['document:write'], extends: ['a'] } },
+        roles: {
+          a: { permissions: ['document:read'], extends: ['b'] },
+          b: { permissions: ['document:write'], extends: ['a'] },
+        },
         instanceRoles: [['alice', 'a', 'document:readme']],
       }),
     );
@@ -175,9 +221,16 @@ describe('usersWith and membersOf', () => {
       instances: [['document:readme', 'acme']],
       tenantRoles: [['tina', 'viewer', 'acme']],
       instanceRoles: [['carol', 'admin', 'document:readme']],
-      memberships: [['alice', 'team:a'], ['bob', 'team:b'], ['erin', 'team:c']],
+      memberships: [
+        ['alice', 'team:a'],
+        ['bob', 'team:b'],
+        ['erin', 'team:c'],
+      ],
       links: [['team:a', 'team:b']],
-      groupGrants: [['team:b', 'editor', 'document:readme'], ['team:c', 'editor', 'document:other']],
+      groupGrants: [
+        ['team:b', 'editor', 'document:readme'],
+        ['team:c', 'editor', 'document:other'],
+      ],
     }),
   );
   it.each([
@@ -200,7 +253,10 @@ describe('effectiveGrants', () => {
   it('lists every (user, instance, role) once, sorted, tenant-wide roles expanded to listed instances', () => {
     const graph = buildAccessGraph(
       facts({
-        instances: [['document:b', 't'], ['document:a', 't']],
+        instances: [
+          ['document:b', 't'],
+          ['document:a', 't'],
+        ],
         tenantRoles: [['zoe', 'viewer', 't']],
         memberships: [['amy', 'team:x']],
         groupGrants: [['team:x', 'editor', 'document:unlisted']],
@@ -216,7 +272,10 @@ describe('effectiveGrants', () => {
 
 describe('formatPath', () => {
   it.each([
-    [chain('team:platform', 'team:engineering'), 'alice → team:platform → team:engineering → editor on document:readme'],
+    [
+      chain('team:platform', 'team:engineering'),
+      'alice → team:platform → team:engineering → editor on document:readme',
+    ],
     [direct, 'alice → editor on document:readme (direct)'],
     [tenant('acme'), 'alice → editor on document:readme (tenant-wide in acme)'],
   ] as const)('%j', (path, text) => {

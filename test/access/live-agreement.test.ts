@@ -38,13 +38,18 @@ interface Env {
  */
 const TYPES = ['document', 'folder'] as const;
 type ResourceRoles = Record<string, { permissions: string[]; extends: string[] }>;
-const arbResourceRoles: fc.Arbitrary<ResourceRoles> = fc
-  .subarray(smallPools.roles)
-  .chain((keys) =>
-    fc.tuple(...keys.map((key, i) => fc.record({ permissions: fc.subarray(ACTIONS), extends: fc.subarray(keys.slice(i + 1), { maxLength: Math.min(2, keys.length - i - 1) }) }))).map(
-      (defs) => Object.fromEntries(keys.map((k, i) => [k, defs[i]])),
-    ),
-  );
+const arbResourceRoles: fc.Arbitrary<ResourceRoles> = fc.subarray(smallPools.roles).chain((keys) =>
+  fc
+    .tuple(
+      ...keys.map((key, i) =>
+        fc.record({
+          permissions: fc.subarray(ACTIONS),
+          extends: fc.subarray(keys.slice(i + 1), { maxLength: Math.min(2, keys.length - i - 1) }),
+        }),
+      ),
+    )
+    .map((defs) => Object.fromEntries(keys.map((k, i) => [k, defs[i]]))),
+);
 
 /**
  * Relations and derivations: both types relate to a parent folder (`parent: folder`); random tuples
@@ -53,14 +58,26 @@ const arbResourceRoles: fc.Arbitrary<ResourceRoles> = fc
  * configuration can state are kept (both roles declared, the same tenant).
  */
 const FOLDERS = smallPools.instances.filter((i) => i.startsWith('folder:'));
-const arbTuples = fc.array(fc.record({ subject: fc.constantFrom(...FOLDERS), object: fc.constantFrom(...smallPools.instances) }), { minLength: 2, maxLength: 6 });
+const arbTuples = fc.array(
+  fc.record({ subject: fc.constantFrom(...FOLDERS), object: fc.constantFrom(...smallPools.instances) }),
+  { minLength: 2, maxLength: 6 },
+);
 const arbDerivations = fc.array(
-  fc.record({ type: fc.constantFrom(...TYPES), role: fc.constantFrom(...smallPools.roles), from: fc.constantFrom(...smallPools.roles), noDirect: fc.boolean() }),
+  fc.record({
+    type: fc.constantFrom(...TYPES),
+    role: fc.constantFrom(...smallPools.roles),
+    from: fc.constantFrom(...smallPools.roles),
+    noDirect: fc.boolean(),
+  }),
   { minLength: 2, maxLength: 5 },
 );
 /** Direct roles on folders, so that derivations have something to start from. */
 const arbFolderRoles = fc.array(
-  fc.record({ user: fc.constantFrom(...smallPools.users), role: fc.constantFrom(...smallPools.roles), instance: fc.constantFrom(...FOLDERS) }),
+  fc.record({
+    user: fc.constantFrom(...smallPools.users),
+    role: fc.constantFrom(...smallPools.roles),
+    instance: fc.constantFrom(...FOLDERS),
+  }),
   { minLength: 1, maxLength: 3 },
 );
 
@@ -78,13 +95,18 @@ const arbEnv: fc.Arbitrary<Env> = fc
     const perType = perType0.map((roles, i) => {
       const out = { ...roles };
       for (const d of rawDerivations) {
-        if (d.type === TYPES[i]) out[d.role] ??= { permissions: [...ACTIONS].slice(0, 1 + (d.role.length % ACTIONS.length)), extends: [] };
+        if (d.type === TYPES[i])
+          out[d.role] ??= { permissions: [...ACTIONS].slice(0, 1 + (d.role.length % ACTIONS.length)), extends: [] };
         if (TYPES[i] === 'folder') out[d.from] ??= { permissions: ['read'], extends: [] };
       }
       return out;
     });
     // The folders derivations start from are listed.
-    const raw = { ...raw0, instanceRoles: [...raw0.instanceRoles, ...folderRoles], instances: [...raw0.instances, ...FOLDERS.map((id) => ({ id, tenant: smallPools.tenants[0] }))] };
+    const raw = {
+      ...raw0,
+      instanceRoles: [...raw0.instanceRoles, ...folderRoles],
+      instances: [...raw0.instances, ...FOLDERS.map((id) => ({ id, tenant: smallPools.tenants[0] }))],
+    };
     const resourceRoles = new Map(TYPES.map((t, i) => [t, perType[i]]));
     // The resolution the configuration promises (docs/config.md, "Resource roles"), stated here on its own.
     const on = (role: string, instance: string) => {
@@ -99,12 +121,18 @@ const arbEnv: fc.Arbitrary<Env> = fc
       roles: [
         ...raw.roles.map((r) => ({ key: r.key, permissions: [...new Set(r.permissions)].sort() })),
         ...TYPES.flatMap((t) =>
-          Object.entries(resourceRoles.get(t)!).map(([k, r]) => ({ key: `${t}#${k}`, permissions: r.permissions.map((a) => `${t}:${a}`), extends: r.extends.map((e) => `${t}#${e}`) })),
+          Object.entries(resourceRoles.get(t)!).map(([k, r]) => ({
+            key: `${t}#${k}`,
+            permissions: r.permissions.map((a) => `${t}:${a}`),
+            extends: r.extends.map((e) => `${t}#${e}`),
+          })),
         ),
       ],
       instances: [...instances, ...smallPools.groups.map((g) => ({ id: g, tenant: groupTenant.get(g)! }))],
       tenantRoles: raw.tenantRoles,
-      instanceRoles: raw.instanceRoles.filter((r) => listed(r.instance)).map((r) => ({ ...r, role: on(r.role, r.instance) })),
+      instanceRoles: raw.instanceRoles
+        .filter((r) => listed(r.instance))
+        .map((r) => ({ ...r, role: on(r.role, r.instance) })),
       memberships: raw.memberships,
       links: raw.links.filter((l) => groupTenant.get(l.child) === groupTenant.get(l.parent)),
       groupGrants: raw.groupGrants
@@ -112,12 +140,23 @@ const arbEnv: fc.Arbitrary<Env> = fc
         .map((g) => ({ ...g, role: on(g.role, g.instance) })),
     };
     const declaredRole = (type: string, role: string) => resourceRoles.get(type as never)?.[role] !== undefined;
-    const derivations = uniq(rawDerivations.filter((d) => declaredRole(d.type, d.role) && declaredRole('folder', d.from)));
-    const tuples = uniq(rawTuples.filter((t) => t.subject !== t.object && tenantOf.has(t.subject) && tenantOf.get(t.subject) === tenantOf.get(t.object)));
+    const derivations = uniq(
+      rawDerivations.filter((d) => declaredRole(d.type, d.role) && declaredRole('folder', d.from)),
+    );
+    const tuples = uniq(
+      rawTuples.filter(
+        (t) => t.subject !== t.object && tenantOf.has(t.subject) && tenantOf.get(t.subject) === tenantOf.get(t.object),
+      ),
+    );
     facts.relationships = tuples.map((t) => ({ subject: t.subject, relation: 'parent', object: t.object }));
     // One rule per (role, from) in the configuration: the last `noDirect` written wins, as the plan keeps one.
     const rules = new Map(derivations.map((d) => [`${d.type}#${d.role}<${d.from}`, d]));
-    facts.derivations = [...rules.values()].map((d) => ({ role: `${d.type}#${d.role}`, from: `folder#${d.from}`, relation: 'parent', ...(d.noDirect ? { noDirect: true } : {}) }));
+    facts.derivations = [...rules.values()].map((d) => ({
+      role: `${d.type}#${d.role}`,
+      from: `folder#${d.from}`,
+      relation: 'parent',
+      ...(d.noDirect ? { noDirect: true } : {}),
+    }));
     // The configuration names roles by key, as users write them.
     const keyOf = (role: string) => role.slice(role.indexOf('#') + 1);
     const users: Record<string, unknown> = {};
@@ -133,7 +172,9 @@ const arbEnv: fc.Arbitrary<Env> = fc
       groups[g] = {
         tenant: groupTenant.get(g),
         members: [...new Set(facts.memberships.filter((m) => m.group === g).map((m) => m.user))],
-        roles: uniq(facts.groupGrants.filter((x) => x.group === g).map((x) => ({ role: keyOf(x.role), on: x.instance }))),
+        roles: uniq(
+          facts.groupGrants.filter((x) => x.group === g).map((x) => ({ role: keyOf(x.role), on: x.instance })),
+        ),
         member_of: [...new Set(facts.links.filter((l) => l.child === g).map((l) => l.parent))],
       };
     }
@@ -144,11 +185,23 @@ const arbEnv: fc.Arbitrary<Env> = fc
             Object.entries(resourceRoles.get(t)!).map(([k, r]) => {
               const grantedTo = [...rules.values()]
                 .filter((d) => d.type === t && d.role === k)
-                .map((d) => ({ role: d.from, on: 'folder', via: 'parent', ...(d.noDirect ? { when: { no_direct_roles_on_object: true } } : {}) }));
+                .map((d) => ({
+                  role: d.from,
+                  on: 'folder',
+                  via: 'parent',
+                  ...(d.noDirect ? { when: { no_direct_roles_on_object: true } } : {}),
+                }));
               return [k, grantedTo.length > 0 ? { ...r, granted_to: grantedTo } : r];
             }),
           );
-          return [t, { actions: [...ACTIONS], relations: { parent: 'folder' }, ...(Object.keys(roles).length > 0 ? { roles } : {}) }];
+          return [
+            t,
+            {
+              actions: [...ACTIONS],
+              relations: { parent: 'folder' },
+              ...(Object.keys(roles).length > 0 ? { roles } : {}),
+            },
+          ];
         }),
       ),
       roles: Object.fromEntries(facts.roles.filter((r) => !r.key.includes('#')).map((r) => [r.key, r.permissions])),
@@ -172,7 +225,9 @@ function uniq<T>(xs: T[]): T[] {
 /** Every triple: each user × bare action × every instance (groups' and one never created included). */
 function triples(): { user: string; action: string; instance: string }[] {
   const instances = [...smallPools.instances, ...smallPools.unlisted, ...smallPools.groups];
-  return smallPools.users.flatMap((user) => ACTIONS.flatMap((action) => instances.map((instance) => ({ user, action, instance }))));
+  return smallPools.users.flatMap((user) =>
+    ACTIONS.flatMap((action) => instances.map((instance) => ({ user, action, instance }))),
+  );
 }
 
 describe('the offline graph, POST /allowed and roster check --live agree', () => {
@@ -185,13 +240,22 @@ describe('the offline graph, POST /allowed and roster check --live agree', () =>
         runs++;
         const server = await startTestServer();
         const dir = mkdtempSync(path.join(os.tmpdir(), 'roster-agree-'));
-        const client = createClient({ baseUrl: server.url, apiKey: ORG_KEY, project: 'p', environment: 'e', pacing: 'none' });
+        const client = createClient({
+          baseUrl: server.url,
+          apiKey: ORG_KEY,
+          project: 'p',
+          environment: 'e',
+          pacing: 'none',
+        });
         try {
           const file = path.join(dir, 'roster.yaml');
           writeFileSync(file, JSON.stringify(config));
           const loaded = await loadConfig([file]);
           expect(loaded.errors).toEqual([]);
-          const applied = await applyPlan(planChanges(loaded.desired!, await readLiveState(client), { project: 'p', environment: 'e' }), client);
+          const applied = await applyPlan(
+            planChanges(loaded.desired!, await readLiveState(client), { project: 'p', environment: 'e' }),
+            client,
+          );
           expect(applied.failed).toEqual([]);
 
           const graph = buildAccessGraph(facts);
@@ -199,11 +263,27 @@ describe('the offline graph, POST /allowed and roster check --live agree', () =>
           const liveGraph = buildAccessGraph(factsFromState(live));
           const desiredGraph = buildAccessGraph(factsFromState(loaded.desired!));
           const all = triples();
-          const bulk = await server.call('POST', '/allowed/bulk', {
-            checks: all.map((t) => ({ user: { key: t.user }, action: t.action, resource: { type: t.instance.split(':')[0], key: t.instance.split(':')[1] } })),
-          }, { key: ENV_KEY });
+          const bulk = await server.call(
+            'POST',
+            '/allowed/bulk',
+            {
+              checks: all.map((t) => ({
+                user: { key: t.user },
+                action: t.action,
+                resource: { type: t.instance.split(':')[0], key: t.instance.split(':')[1] },
+              })),
+            },
+            { key: ENV_KEY },
+          );
           expect(bulk.status).toBe(200);
-          if (all.some((t) => graph.can(t.user, t.action, t.instance).via.every((v) => v.path.kind === 'derived') && graph.can(t.user, t.action, t.instance).allowed)) derivedRuns++;
+          if (
+            all.some(
+              (t) =>
+                graph.can(t.user, t.action, t.instance).via.every((v) => v.path.kind === 'derived') &&
+                graph.can(t.user, t.action, t.instance).allowed,
+            )
+          )
+            derivedRuns++;
           all.forEach((t, i) => {
             const expected = graph.can(t.user, t.action, t.instance).allowed;
             const where = `${t.user} ${t.action} ${t.instance}`;
@@ -213,14 +293,22 @@ describe('the offline graph, POST /allowed and roster check --live agree', () =>
           });
           // The single-check endpoint on a few triples (the bulk one calls the same decision).
           for (const t of all.filter((_, i) => i % 37 === seed % 37)) {
-            const one = await server.call('POST', '/allowed', { user: t.user, action: t.action, resource: t.instance }, { key: ENV_KEY });
-            expect(one.body.allow, `/allowed: ${t.user} ${t.action} ${t.instance}`).toBe(graph.can(t.user, t.action, t.instance).allowed);
+            const one = await server.call(
+              'POST',
+              '/allowed',
+              { user: t.user, action: t.action, resource: t.instance },
+              { key: ENV_KEY },
+            );
+            expect(one.body.allow, `/allowed: ${t.user} ${t.action} ${t.instance}`).toBe(
+              graph.can(t.user, t.action, t.instance).allowed,
+            );
           }
 
           // Export → plan: no changes, with and without --prune.
           const exported = validateSources([{ file: 'export.yaml', text: buildExport(live) }]);
           expect(exported.errors).toEqual([]);
-          for (const prune of [false, true]) expect(planChanges(exported.desired!, live, { project: 'p', environment: 'e', prune }).changes).toEqual([]);
+          for (const prune of [false, true])
+            expect(planChanges(exported.desired!, live, { project: 'p', environment: 'e', prune }).changes).toEqual([]);
 
           // roster check --live on assertions stating the graph's answers, one of them flipped.
           const declared = new Set(Object.keys(config.resource_instances as Record<string, string>));
@@ -238,10 +326,17 @@ describe('the offline graph, POST /allowed and roster check --live agree', () =>
           const target = docs[seed % docs.length];
           const allCan = members.every((u) => graph.can(u, target.action, target.instance).allowed);
           const noneCan = members.every((u) => !graph.can(u, target.action, target.instance).allowed);
-          if (allCan || noneCan) assertions.push({ users_in: group, [allCan ? 'can' : 'cannot']: target.action, on: target.instance } as never);
+          if (allCan || noneCan)
+            assertions.push({
+              users_in: group,
+              [allCan ? 'can' : 'cannot']: target.action,
+              on: target.instance,
+            } as never);
           writeFileSync(file, JSON.stringify({ ...config, assertions }));
           cliRuns++;
-          const r = await runCli(['check', file, '--live', '--format', 'json', '--api-url', server.url], { env: { ROSTER_API_KEY: ENV_KEY } });
+          const r = await runCli(['check', file, '--live', '--format', 'json', '--api-url', server.url], {
+            env: { ROSTER_API_KEY: ENV_KEY },
+          });
           expect(r.stderr.split('\n').filter((l) => l && !l.startsWith('warning: '))).toEqual([]);
           expect(r.code).toBe(1);
           const report = JSON.parse(r.stdout);

@@ -36,14 +36,25 @@ interface Triple {
   action: string;
   instance: string;
 }
-const TRIPLES: Triple[] = PUBLIC_POOLS.users.flatMap((user) => PUBLIC_POOLS.actions.flatMap((action) => CHECKED_INSTANCES.map((instance) => ({ user, action, instance }))));
+const TRIPLES: Triple[] = PUBLIC_POOLS.users.flatMap((user) =>
+  PUBLIC_POOLS.actions.flatMap((action) => CHECKED_INSTANCES.map((instance) => ({ user, action, instance }))),
+);
 const name = (t: Triple) => `${t.user} ${t.instance.split(':')[0]}:${t.action} ${t.instance}`;
 
 /** The server's answers on every triple, in TRIPLES order. */
 async function allowed(server: TestServer): Promise<boolean[]> {
-  const r = await server.call('POST', '/allowed/bulk', {
-    checks: TRIPLES.map((t) => ({ user: { key: t.user }, action: t.action, resource: { type: t.instance.split(':')[0], key: t.instance.split(':')[1] } })),
-  }, { key: ENV_KEY });
+  const r = await server.call(
+    'POST',
+    '/allowed/bulk',
+    {
+      checks: TRIPLES.map((t) => ({
+        user: { key: t.user },
+        action: t.action,
+        resource: { type: t.instance.split(':')[0], key: t.instance.split(':')[1] },
+      })),
+    },
+    { key: ENV_KEY },
+  );
   expect(r.status).toBe(200);
   return r.body.allow.map((a: { allow: boolean }) => a.allow);
 }
@@ -52,8 +63,16 @@ const graphOf = (state: LiveState) => buildAccessGraph(factsFromState(state));
 
 /** Every triple on which two graphs disagree, named by `claim`. */
 function sameAccess(claim: string, a: AccessGraph, b: AccessGraph | boolean[]): void {
-  const wrong = TRIPLES.filter((t, i) => a.can(t.user, t.action, t.instance).allowed !== (Array.isArray(b) ? b[i] : b.can(t.user, t.action, t.instance).allowed));
-  expect(wrong.map((t) => `${claim}: ${name(t)} (${a.can(t.user, t.action, t.instance).allowed ? 'left allows' : 'left denies'})`)).toEqual([]);
+  const wrong = TRIPLES.filter(
+    (t, i) =>
+      a.can(t.user, t.action, t.instance).allowed !==
+      (Array.isArray(b) ? b[i] : b.can(t.user, t.action, t.instance).allowed),
+  );
+  expect(
+    wrong.map(
+      (t) => `${claim}: ${name(t)} (${a.can(t.user, t.action, t.instance).allowed ? 'left allows' : 'left denies'})`,
+    ),
+  ).toEqual([]);
 }
 
 /** A fresh server holding the environment `writes` make; `run` gets it and a client. */
@@ -72,7 +91,12 @@ async function withEnv(writes: Write[], run: (server: TestServer, client: Client
 type Client = ReturnType<typeof createClient>;
 const property = (run: (server: TestServer, client: Client, edit: ConfigEdit, pick: number[]) => Promise<void>) =>
   fc.assert(
-    fc.asyncProperty(arbPublicEnv, arbConfigEdit, fc.array(fc.nat(), { minLength: 16, maxLength: 16 }), (writes, edit, pick) => withEnv(writes, (s, c) => run(s, c, edit, pick))),
+    fc.asyncProperty(
+      arbPublicEnv,
+      arbConfigEdit,
+      fc.array(fc.nat(), { minLength: 16, maxLength: 16 }),
+      (writes, edit, pick) => withEnv(writes, (s, c) => run(s, c, edit, pick)),
+    ),
     { numRuns: RUNS, ...SEED, ...SHRINK },
   );
 
@@ -85,26 +109,55 @@ describe('one model: environments written through the public API', () => {
   }, 600_000);
 
   it('graph = /allowed on the case issue 28 names: members of a group linked into, or given `member` on, a team that owns a folder', async () => {
-    const w = (method: Write['method'], api: Write['api'], path: string, body: unknown): Write => ({ method, api, path, body });
+    const w = (method: Write['method'], api: Write['api'], path: string, body: unknown): Write => ({
+      method,
+      api,
+      path,
+      body,
+    });
     const writes = [
       w('POST', 'schema', '/resources', { key: 'team', name: 'team', actions: {} }),
       w('POST', 'schema', '/resources', { key: 'folder', name: 'folder', actions: { read: {} } }),
-      w('POST', 'schema', '/resources/folder/relations', { key: 'owner_team', name: 'owner_team', subject_resource: 'team' }),
+      w('POST', 'schema', '/resources/folder/relations', {
+        key: 'owner_team',
+        name: 'owner_team',
+        subject_resource: 'team',
+      }),
       w('POST', 'schema', '/resources/folder/roles', { key: 'viewer', name: 'viewer', permissions: ['read'] }),
       w('POST', 'facts', '/tenants', { key: 't0', name: 't0' }),
       ...['u0', 'u1', 'u2'].map((key) => w('POST', 'facts', '/users', { key })),
       w('POST', 'facts', '/resource_instances', { key: 'f0', resource: 'folder', tenant: 't0' }),
-      ...['a', 'b', 'c'].map((key) => w('POST', 'schema', '/groups', { group_instance_key: key, group_resource_type_key: 'team', group_tenant: 't0' })),
-      w('POST', 'schema', '/resources/folder/roles/viewer/implicit_grants', { role: 'member', on_resource: 'team', linked_by_relation: 'owner_team' }),
+      ...['a', 'b', 'c'].map((key) =>
+        w('POST', 'schema', '/groups', {
+          group_instance_key: key,
+          group_resource_type_key: 'team',
+          group_tenant: 't0',
+        }),
+      ),
+      w('POST', 'schema', '/resources/folder/roles/viewer/implicit_grants', {
+        role: 'member',
+        on_resource: 'team',
+        linked_by_relation: 'owner_team',
+      }),
       w('POST', 'facts', '/relationship_tuples', { subject: 'team:b', relation: 'owner_team', object: 'folder:f0' }),
       w('PUT', 'schema', '/groups/team:a/assign_group', { group_instance_key: 'team:b' }),
-      w('POST', 'schema', '/groups/team:c/roles', { role: 'member', resource: 'team', resource_instance: 'b', tenant: 't0' }),
-      ...[['u0', 'a'], ['u1', 'b'], ['u2', 'c']].map(([u, g]) => w('PUT', 'schema', `/groups/team:${g}/users/${u}`, { tenant: 't0' })),
+      w('POST', 'schema', '/groups/team:c/roles', {
+        role: 'member',
+        resource: 'team',
+        resource_instance: 'b',
+        tenant: 't0',
+      }),
+      ...[
+        ['u0', 'a'],
+        ['u1', 'b'],
+        ['u2', 'c'],
+      ].map(([u, g]) => w('PUT', 'schema', `/groups/team:${g}/users/${u}`, { tenant: 't0' })),
     ];
     await withEnv(writes, async (server, client) => {
       const graph = graphOf(await readLiveState(client));
       // u1 directly, u2 through c's `member` on b, u0 through a's link into b: each holds member on b.
-      for (const u of ['u0', 'u1', 'u2']) expect(graph.can(u, 'read', 'folder:f0').allowed, `the graph: ${u} folder:read folder:f0`).toBe(true);
+      for (const u of ['u0', 'u1', 'u2'])
+        expect(graph.can(u, 'read', 'folder:f0').allowed, `the graph: ${u} folder:read folder:f0`).toBe(true);
       sameAccess('graph = /allowed', graph, await allowed(server));
     });
   });
@@ -115,7 +168,10 @@ describe('one model: environments written through the public API', () => {
       const exported = validateSources([{ file: 'export.yaml', text: buildExport(live) }]);
       expect(exported.errors, 'export round trip: the export validates').toEqual([]);
       for (const prune of [false, true]) {
-        expect(planChanges(exported.desired!, live, { ...SCOPE, prune }).changes, `export round trip: no changes (prune: ${prune})`).toEqual([]);
+        expect(
+          planChanges(exported.desired!, live, { ...SCOPE, prune }).changes,
+          `export round trip: no changes (prune: ${prune})`,
+        ).toEqual([]);
       }
       sameAccess('export round trip: the export grants what live grants', graphOf(exported.desired!), graphOf(live));
     });
@@ -132,8 +188,12 @@ describe('one model: environments written through the public API', () => {
       const applied = await applyPlan(plan, client);
       expect(applied.failed, 'state after the plan: the apply succeeds').toEqual([]);
       const back = await readLiveState(client);
-      const planned = plan.changes.map((c) => `${c.action} ${c.kind} ${JSON.stringify(c.action === 'delete' ? c.before : c.after)}`).join('\n');
-      expect(comparableState(after), `state after the plan = the state read back; the plan:\n${planned}`).toEqual(comparableState(back));
+      const planned = plan.changes
+        .map((c) => `${c.action} ${c.kind} ${JSON.stringify(c.action === 'delete' ? c.before : c.after)}`)
+        .join('\n');
+      expect(comparableState(after), `state after the plan = the state read back; the plan:\n${planned}`).toEqual(
+        comparableState(back),
+      );
       sameAccess('state after the plan: its graph = the graph read back', graphOf(after), graphOf(back));
       sameAccess('state after the plan: graph = /allowed after the apply', graphOf(back), await allowed(server));
     });
@@ -156,7 +216,10 @@ describe('one model: environments written through the public API', () => {
       const offline = evaluateAssertions(assertions, graph);
       const decisions = await readDecisions(client, SCOPE, checksNeeded(assertions, graph));
       const onLive = evaluateAssertions(assertions, graph, { decisions });
-      const verdicts = (r: typeof offline) => r.results.map((x) => `${x.name}: ${x.passed ? 'passes' : `fails for ${x.failures.map((f) => f.user).join(', ')}`}`);
+      const verdicts = (r: typeof offline) =>
+        r.results.map(
+          (x) => `${x.name}: ${x.passed ? 'passes' : `fails for ${x.failures.map((f) => f.user).join(', ')}`}`,
+        );
       expect(verdicts(offline), 'check --live = check on the live state offline').toEqual(verdicts(onLive));
     });
   }, 600_000);

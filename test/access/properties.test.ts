@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildAccessGraph, diffAccess, eachAccessChange, type AccessFacts, type AccessPath } from '../../src/access/index.js';
+import {
+  buildAccessGraph,
+  diffAccess,
+  eachAccessChange,
+  type AccessFacts,
+  type AccessPath,
+} from '../../src/access/index.js';
 import { derivationCache } from '../../src/access/derive.js';
 import { qualify } from '../../src/types/refs.js';
 import { arbAccessFacts, arbAccessQuery, arbFactsEdit, arbRebacFacts, arbRebacFactsEdit } from './arbitraries.js';
@@ -43,12 +49,16 @@ describe('the graph agrees with the naive reference', () => {
           expect(graph.can(user, action, instance).allowed).toBe(naiveCan(f, user, action, instance));
           expect(graph.rolesOn(user, instance).map((h) => h.role)).toEqual(naiveRolesOn(f, user, instance));
           const permission = qualify(action, instance);
-          if (permission) expect(graph.roleGrants(user)(permission, instance)).toBe(naiveCan(f, user, action, instance));
+          if (permission)
+            expect(graph.roleGrants(user)(permission, instance)).toBe(naiveCan(f, user, action, instance));
         }
         for (const user of graph.users()) {
-          expect(graph.grantsOf(user).map((g) => `${user}|${g.instance}|${g.role}`).sort()).toEqual(
-            [...naiveGrants(f)].filter((k) => k.startsWith(`${user}|`)).sort(),
-          );
+          expect(
+            graph
+              .grantsOf(user)
+              .map((g) => `${user}|${g.instance}|${g.role}`)
+              .sort(),
+          ).toEqual([...naiveGrants(f)].filter((k) => k.startsWith(`${user}|`)).sort());
         }
       }),
       runs,
@@ -62,8 +72,11 @@ describe('the graph agrees with the naive reference', () => {
         const held = [...naiveGrants(f)].map((k) => k.split('|'));
         for (const user of graph.users()) {
           const grants = graph.grantsOf(user);
-          for (const g of grants) expect(graph.rolesOn(user, g.instance).find((h) => h.role === g.role)?.paths).toEqual(g.paths);
-          const fromSources = new Set(graph.sourcesOf(user).flatMap((s) => s.held.map((h) => `${h.instance}|${h.role}`)));
+          for (const g of grants)
+            expect(graph.rolesOn(user, g.instance).find((h) => h.role === g.role)?.paths).toEqual(g.paths);
+          const fromSources = new Set(
+            graph.sourcesOf(user).flatMap((s) => s.held.map((h) => `${h.instance}|${h.role}`)),
+          );
           expect(fromSources).toEqual(new Set(grants.map((g) => `${g.instance}|${g.role}`)));
         }
         for (const instance of new Set(held.map(([, i]) => i))) {
@@ -103,12 +116,20 @@ describe('the graph agrees with the naive reference', () => {
       fc.property(fc.oneof(arbAccessFacts(), arbRebacFacts()), arbAccessQuery(), (f, { user, action, instance }) => {
         const e = buildAccessGraph(f).explain(user, action, instance);
         for (const w of e.missing?.ways ?? []) {
-          const taken = { ...f, instanceRoles: [...f.instanceRoles], tenantRoles: [...f.tenantRoles], memberships: [...f.memberships] };
+          const taken = {
+            ...f,
+            instanceRoles: [...f.instanceRoles],
+            tenantRoles: [...f.tenantRoles],
+            memberships: [...f.memberships],
+          };
           if (w.by.kind === 'direct') taken.instanceRoles.push({ user, role: w.role, instance: w.instance });
           else if (w.by.kind === 'tenant') taken.tenantRoles.push({ user, role: w.role, tenant: w.by.tenant });
           else taken.memberships.push({ user, group: w.by.group });
           const g = buildAccessGraph(taken);
-          const got = e.kind === 'role' ? g.rolesOn(user, instance).some((h) => h.role === e.missing!.roles[0]) : g.can(user, action, instance).allowed;
+          const got =
+            e.kind === 'role'
+              ? g.rolesOn(user, instance).some((h) => h.role === e.missing!.roles[0])
+              : g.can(user, action, instance).allowed;
           expect(got, JSON.stringify(w)).toBe(true);
         }
       }),
@@ -126,7 +147,10 @@ describe('the graph agrees with the naive reference', () => {
         expect(keys.length).toBe(new Set(keys).size);
         const groups = naiveGroups(f);
         for (const g of new Set(f.groupGrants.map((x) => x.group))) {
-          const members = [...groups].filter(([, gs]) => gs.has(g)).map(([u]) => u).sort();
+          const members = [...groups]
+            .filter(([, gs]) => gs.has(g))
+            .map(([u]) => u)
+            .sort();
           expect(graph.membersOf(g)).toEqual(members);
         }
         for (const { instance, role } of grants) {
@@ -153,7 +177,9 @@ describe('the graph agrees with the naive reference', () => {
           }
           const chains: string[][] = [];
           for (const from of new Set(f.memberships.filter((m) => m.user === g.user).map((m) => m.group))) {
-            for (const to of new Set(f.groupGrants.filter((x) => x.role === g.role && x.instance === g.instance).map((x) => x.group))) {
+            for (const to of new Set(
+              f.groupGrants.filter((x) => x.role === g.role && x.instance === g.instance).map((x) => x.group),
+            )) {
               chains.push(...naiveChains(f, from, to));
             }
           }
@@ -179,7 +205,9 @@ describe('the graph agrees with the naive reference', () => {
             expect(f.memberships.some((m) => m.user === g.user && m.group === c[0])).toBe(true);
             for (let i = 1; i < c.length; i++) expect(isLink(c[i - 1], c[i])).toBe(true);
             const last = c[c.length - 1];
-            expect(f.groupGrants.some((x) => x.group === last && x.role === g.role && x.instance === g.instance)).toBe(true);
+            expect(f.groupGrants.some((x) => x.group === last && x.role === g.role && x.instance === g.instance)).toBe(
+              true,
+            );
           }
         }
       }),
@@ -210,44 +238,66 @@ describe('diffAccess is the set difference of the naive effective grants', () =>
     );
   });
 
-  it.each([false, true])('without paths (via: false), the same changes in the same order, permissions: %s', (permissions) => {
-    fc.assert(
-      fc.property(fc.oneof(arbFactsEdit(), arbRebacFactsEdit()), ([before, after]) => {
-        const [g0, g1] = [buildAccessGraph(before), buildAccessGraph(after)];
-        const bare = (c: { sign: string; user: string; instance: string; subject: string }) => `${c.sign}${c.user}|${c.instance}|${c.subject}`;
-        const full: string[] = [];
-        eachAccessChange(g0, g1, { permissions }, (c) => void full.push(bare(c)));
-        const light: string[] = [];
-        eachAccessChange(g0, g1, { permissions, via: false }, (c) => {
-          expect(c.via).toEqual([]);
-          light.push(bare(c));
-        });
-        expect(light).toEqual(full);
-      }),
-      runs,
-    );
-  });
+  it.each([false, true])(
+    'without paths (via: false), the same changes in the same order, permissions: %s',
+    (permissions) => {
+      fc.assert(
+        fc.property(fc.oneof(arbFactsEdit(), arbRebacFactsEdit()), ([before, after]) => {
+          const [g0, g1] = [buildAccessGraph(before), buildAccessGraph(after)];
+          const bare = (c: { sign: string; user: string; instance: string; subject: string }) =>
+            `${c.sign}${c.user}|${c.instance}|${c.subject}`;
+          const full: string[] = [];
+          eachAccessChange(g0, g1, { permissions }, (c) => void full.push(bare(c)));
+          const light: string[] = [];
+          eachAccessChange(g0, g1, { permissions, via: false }, (c) => {
+            expect(c.via).toEqual([]);
+            light.push(bare(c));
+          });
+          expect(light).toEqual(full);
+        }),
+        runs,
+      );
+    },
+  );
 
-  it.each([false, true])('changes come in the diff order (user, instance, subject, + first), from and to an empty state too, permissions: %s', (permissions) => {
-    const empty = (f: AccessFacts): AccessFacts => ({ ...f, tenantRoles: [], instanceRoles: [], memberships: [], links: [], groupGrants: [], relationships: [] });
-    const order = (c: { sign: string; user: string; instance: string; subject: string }) => [c.user, c.instance, c.subject, c.sign === '+' ? 0 : 1] as const;
-    const before = (a: readonly (string | number)[], b: readonly (string | number)[]) => {
-      for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] < b[i];
-      return false;
-    };
-    fc.assert(
-      fc.property(fc.oneof(arbFactsEdit(), arbRebacFactsEdit()), fc.constantFrom('edit', 'from empty', 'to empty'), ([was, now], how) => {
-        const [f0, f1] = how === 'from empty' ? [empty(now), now] : how === 'to empty' ? [was, empty(was)] : [was, now];
-        const d = diffAccess(buildAccessGraph(f0), buildAccessGraph(f1), { permissions });
-        for (let i = 1; i < d.changes.length; i++) expect(before(order(d.changes[i - 1]), order(d.changes[i]))).toBe(true);
-        const held = permissions ? naivePermissionGrants : naiveRoleViewGrants;
-        const had = permissions ? naivePermissionGrants : naiveGrants;
-        expect(asKeys(d.changes, '+')).toEqual(minus(held(f1), had(f0)));
-        expect(asKeys(d.changes, '-')).toEqual(minus(held(f0), had(f1)));
-      }),
-      runs,
-    );
-  });
+  it.each([false, true])(
+    'changes come in the diff order (user, instance, subject, + first), from and to an empty state too, permissions: %s',
+    (permissions) => {
+      const empty = (f: AccessFacts): AccessFacts => ({
+        ...f,
+        tenantRoles: [],
+        instanceRoles: [],
+        memberships: [],
+        links: [],
+        groupGrants: [],
+        relationships: [],
+      });
+      const order = (c: { sign: string; user: string; instance: string; subject: string }) =>
+        [c.user, c.instance, c.subject, c.sign === '+' ? 0 : 1] as const;
+      const before = (a: readonly (string | number)[], b: readonly (string | number)[]) => {
+        for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] < b[i];
+        return false;
+      };
+      fc.assert(
+        fc.property(
+          fc.oneof(arbFactsEdit(), arbRebacFactsEdit()),
+          fc.constantFrom('edit', 'from empty', 'to empty'),
+          ([was, now], how) => {
+            const [f0, f1] =
+              how === 'from empty' ? [empty(now), now] : how === 'to empty' ? [was, empty(was)] : [was, now];
+            const d = diffAccess(buildAccessGraph(f0), buildAccessGraph(f1), { permissions });
+            for (let i = 1; i < d.changes.length; i++)
+              expect(before(order(d.changes[i - 1]), order(d.changes[i]))).toBe(true);
+            const held = permissions ? naivePermissionGrants : naiveRoleViewGrants;
+            const had = permissions ? naivePermissionGrants : naiveGrants;
+            expect(asKeys(d.changes, '+')).toEqual(minus(held(f1), had(f0)));
+            expect(asKeys(d.changes, '-')).toEqual(minus(held(f0), had(f1)));
+          },
+        ),
+        runs,
+      );
+    },
+  );
 
   it.each([
     [false, 'graphs of their own'],
@@ -257,11 +307,17 @@ describe('diffAccess is the set difference of the naive effective grants', () =>
   ])('with tuples and derivations edited too, permissions: %s, %s', (permissions, how) => {
     fc.assert(
       fc.property(arbRebacFactsEdit(), ([before, after]) => {
-        const options = how === 'graphs of their own' ? [{}, {}] : [{ derivations: derivationCache() }].flatMap((o) => [o, o]);
+        const options =
+          how === 'graphs of their own' ? [{}, {}] : [{ derivations: derivationCache() }].flatMap((o) => [o, o]);
         const [g0, g1] = [buildAccessGraph(before, options[0]), buildAccessGraph(after, options[1])];
         const d = diffAccess(g0, g1, { permissions });
         for (const user of g1.users()) {
-          expect(g1.grantsOf(user).map((g) => `${user}|${g.instance}|${g.role}`).sort()).toEqual([...naiveGrants(after)].filter((k) => k.startsWith(`${user}|`)).sort());
+          expect(
+            g1
+              .grantsOf(user)
+              .map((g) => `${user}|${g.instance}|${g.role}`)
+              .sort(),
+          ).toEqual([...naiveGrants(after)].filter((k) => k.startsWith(`${user}|`)).sort());
         }
         const held = permissions ? naivePermissionGrants : naiveRoleViewGrants;
         expect(asKeys(d.changes, '+')).toEqual(minus(held(after), held(before)));

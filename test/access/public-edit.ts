@@ -22,11 +22,28 @@ export interface ConfigEdit {
 const instances = [...P.documents, ...P.folders, ...P.groups];
 const roleKey = fc.constantFrom(...P.topRoles, ...P.resourceRoles, 'member');
 export const arbConfigEdit: fc.Arbitrary<ConfigEdit> = fc.record({
-  keep: fc.array(fc.nat(9).map((n) => n < 7), { minLength: 64, maxLength: 64 }),
-  userRoles: fc.array(fc.record({ user: fc.constantFrom(...P.users), role: fc.constantFrom(...P.topRoles, ...P.resourceRoles), on: fc.constantFrom(...instances, ...P.tenants) }), { maxLength: 4 }),
-  members: fc.array(fc.record({ user: fc.constantFrom(...P.users), group: fc.constantFrom(...P.groups) }), { maxLength: 4 }),
-  links: fc.array(fc.record({ child: fc.constantFrom(...P.groups), parent: fc.constantFrom(...P.groups) }), { maxLength: 3 }),
-  groupRoles: fc.array(fc.record({ group: fc.constantFrom(...P.groups), role: roleKey, on: fc.constantFrom(...instances) }), { maxLength: 3 }),
+  keep: fc.array(
+    fc.nat(9).map((n) => n < 7),
+    { minLength: 64, maxLength: 64 },
+  ),
+  userRoles: fc.array(
+    fc.record({
+      user: fc.constantFrom(...P.users),
+      role: fc.constantFrom(...P.topRoles, ...P.resourceRoles),
+      on: fc.constantFrom(...instances, ...P.tenants),
+    }),
+    { maxLength: 4 },
+  ),
+  members: fc.array(fc.record({ user: fc.constantFrom(...P.users), group: fc.constantFrom(...P.groups) }), {
+    maxLength: 4,
+  }),
+  links: fc.array(fc.record({ child: fc.constantFrom(...P.groups), parent: fc.constantFrom(...P.groups) }), {
+    maxLength: 3,
+  }),
+  groupRoles: fc.array(
+    fc.record({ group: fc.constantFrom(...P.groups), role: roleKey, on: fc.constantFrom(...instances) }),
+    { maxLength: 3 },
+  ),
 });
 
 /** `config` (an export, parsed) with `edit` applied; a new object. */
@@ -55,7 +72,8 @@ export function applyEdit(config: Obj, edit: ConfigEdit): Obj {
     const u = c.users[r.user];
     if (!u) continue;
     if (P.tenants.includes(r.on as never)) {
-      if (c.roles?.[r.role] !== undefined && c.tenants?.[r.on] !== undefined) u.roles = [...(u.roles ?? []), { role: r.role, tenant: r.on }];
+      if (c.roles?.[r.role] !== undefined && c.tenants?.[r.on] !== undefined)
+        u.roles = [...(u.roles ?? []), { role: r.role, tenant: r.on }];
     } else if (tenantOf(r.on) && declared(r.role, r.on)) u.roles = [...(u.roles ?? []), { role: r.role, on: r.on }];
   }
   for (const m of edit.members) {
@@ -95,13 +113,29 @@ const dedupe = (xs: Obj[] = []) => [...new Map(xs.map((x) => [JSON.stringify(x),
 /** The state as sorted plain data, for comparing two reads of it. */
 export function comparableState(s: LiveState): Obj {
   const sortBy = <T>(xs: T[]) => [...xs].map((x) => JSON.stringify(x)).sort();
-  const entries = <V>(m: Map<string, V>, f: (v: V) => unknown) => Object.fromEntries([...m].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, f(v)]));
+  const entries = <V>(m: Map<string, V>, f: (v: V) => unknown) =>
+    Object.fromEntries([...m].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, f(v)]));
   return {
-    resources: entries(s.resources, (r) => ({ actions: [...r.actions].sort(), roles: sortBy(r.roles ?? []), relations: sortBy(r.relations ?? []) })),
-    roles: entries(s.roles, (r) => ({ permissions: [...r.permissions].sort(), extends: [...(r.extends ?? [])].sort() })),
+    resources: entries(s.resources, (r) => ({
+      actions: [...r.actions].sort(),
+      roles: sortBy(r.roles ?? []),
+      relations: sortBy(r.relations ?? []),
+    })),
+    roles: entries(s.roles, (r) => ({
+      permissions: [...r.permissions].sort(),
+      extends: [...(r.extends ?? [])].sort(),
+    })),
     tenants: [...s.tenants.keys()].sort(),
     users: entries(s.users, (u) => ({ roles: sortBy(u.roles), tenants: [...u.tenants].sort() })),
-    resourceInstances: entries(s.resourceInstances, (i) => ({ tenant: i.tenant, relations: sortBy(i.relations ?? []) })),
-    groups: entries(s.groups, (g) => ({ tenant: g.tenant, members: [...g.members].sort(), roles: sortBy(g.roles), memberOf: [...g.memberOf].sort() })),
+    resourceInstances: entries(s.resourceInstances, (i) => ({
+      tenant: i.tenant,
+      relations: sortBy(i.relations ?? []),
+    })),
+    groups: entries(s.groups, (g) => ({
+      tenant: g.tenant,
+      members: [...g.members].sort(),
+      roles: sortBy(g.roles),
+      memberOf: [...g.memberOf].sort(),
+    })),
   };
 }

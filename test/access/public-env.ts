@@ -45,7 +45,14 @@ export const CHECKED_INSTANCES = [...instances, ...P.groups, 'document:x9'];
 
 const arbTopRoles = fc.tuple(
   ...P.topRoles.map((key) =>
-    fc.record({ key: fc.constant(key), permissions: fc.subarray(permissions, { maxLength: 3 }), extends: fc.subarray(P.topRoles.filter((r) => r !== key), { maxLength: 2 }) }),
+    fc.record({
+      key: fc.constant(key),
+      permissions: fc.subarray(permissions, { maxLength: 3 }),
+      extends: fc.subarray(
+        P.topRoles.filter((r) => r !== key),
+        { maxLength: 2 },
+      ),
+    }),
   ),
 );
 /** Each type declares some of the resource role keys, `extends` possibly cyclic (the service refuses a cycle). */
@@ -54,7 +61,15 @@ const arbResourceRoles = fc.tuple(
     fc.subarray([...P.resourceRoles]).chain((keys) =>
       fc.tuple(
         ...keys.map((key) =>
-          fc.record({ type: fc.constant(type), key: fc.constant(key), permissions: fc.subarray([...P.actions]), extends: fc.subarray(keys.filter((k) => k !== key), { maxLength: Math.min(2, keys.length - 1) }) }),
+          fc.record({
+            type: fc.constant(type),
+            key: fc.constant(key),
+            permissions: fc.subarray([...P.actions]),
+            extends: fc.subarray(
+              keys.filter((k) => k !== key),
+              { maxLength: Math.min(2, keys.length - 1) },
+            ),
+          }),
         ),
       ),
     ),
@@ -104,24 +119,54 @@ const arbFactWrites = (tenantOf: Map<string, string>) =>
       const writes: Write[] = [
         ...tuples.map((t): Write => {
           const relation = typeOf(t.subject) === 'team' ? 'owner_team' : 'parent';
-          return { method: 'POST', api: 'facts', path: '/relationship_tuples', body: { subject: t.subject, relation, object: t.object } };
+          return {
+            method: 'POST',
+            api: 'facts',
+            path: '/relationship_tuples',
+            body: { subject: t.subject, relation, object: t.object },
+          };
         }),
         ...memberships.map((m): Write => {
           const t = tenantOf.get(m.group)!;
-          return { method: 'PUT', api: 'schema', path: `/groups/${m.group}/users/${m.user}`, body: { tenant: m.wrongTenant ? other(t) : t } };
+          return {
+            method: 'PUT',
+            api: 'schema',
+            path: `/groups/${m.group}/users/${m.user}`,
+            body: { tenant: m.wrongTenant ? other(t) : t },
+          };
         }),
-        ...links.map((l): Write => ({ method: 'PUT', api: 'schema', path: `/groups/${l.child}/assign_group`, body: { group_instance_key: l.parent } })),
+        ...links.map((l): Write => ({
+          method: 'PUT',
+          api: 'schema',
+          path: `/groups/${l.child}/assign_group`,
+          body: { group_instance_key: l.parent },
+        })),
         ...memberGrants.map((l): Write => groupRole(l.child, 'member', l.parent, tenantOf)),
         ...groupRoles.map((g): Write => groupRole(g.group, g.role, g.on, tenantOf)),
-        ...tenantRoles.map((r): Write => ({ method: 'POST', api: 'facts', path: '/role_assignments', body: { user: r.user, role: r.role, tenant: r.tenant } })),
-        ...instanceRoles.map((r): Write => ({ method: 'POST', api: 'facts', path: '/role_assignments', body: { user: r.user, role: r.role, tenant: tenantOf.get(r.on), resource_instance: r.on } })),
+        ...tenantRoles.map((r): Write => ({
+          method: 'POST',
+          api: 'facts',
+          path: '/role_assignments',
+          body: { user: r.user, role: r.role, tenant: r.tenant },
+        })),
+        ...instanceRoles.map((r): Write => ({
+          method: 'POST',
+          api: 'facts',
+          path: '/role_assignments',
+          body: { user: r.user, role: r.role, tenant: tenantOf.get(r.on), resource_instance: r.on },
+        })),
       ];
       return fc.shuffledSubarray(writes, { minLength: writes.length });
     });
 
 function groupRole(g: string, role: string, on: string, tenantOf: Map<string, string>): Write {
   // The group's tenant: a grant on an instance of the other tenant is refused, as it should be.
-  return { method: 'POST', api: 'schema', path: `/groups/${g}/roles`, body: { role, resource: typeOf(on), resource_instance: keyOf(on), tenant: tenantOf.get(g) } };
+  return {
+    method: 'POST',
+    api: 'schema',
+    path: `/groups/${g}/roles`,
+    body: { role, resource: typeOf(on), resource_instance: keyOf(on), tenant: tenantOf.get(g) },
+  };
 }
 
 /** A random environment as the list of calls that write it, in order. */
@@ -139,20 +184,74 @@ export const arbPublicEnv: fc.Arbitrary<Write[]> = fc
       const resourceRoles = perType.flat();
       const declared = (type: string) => resourceRoles.filter((r) => r.type === type).map((r) => r.key);
       const writes: Write[] = [
-        { method: 'POST', api: 'schema', path: '/resources', body: { key: 'team', name: 'team', actions: { read: {} } } },
-        ...INSTANCE_TYPES.map((key): Write => ({ method: 'POST', api: 'schema', path: '/resources', body: { key, name: key, actions: Object.fromEntries(P.actions.map((a) => [a, {}])) } })),
+        {
+          method: 'POST',
+          api: 'schema',
+          path: '/resources',
+          body: { key: 'team', name: 'team', actions: { read: {} } },
+        },
+        ...INSTANCE_TYPES.map((key): Write => ({
+          method: 'POST',
+          api: 'schema',
+          path: '/resources',
+          body: { key, name: key, actions: Object.fromEntries(P.actions.map((a) => [a, {}])) },
+        })),
         ...INSTANCE_TYPES.flatMap((t) =>
-          Object.entries(RELATIONS).map(([key, subject]): Write => ({ method: 'POST', api: 'schema', path: `/resources/${t}/relations`, body: { key, name: key, subject_resource: subject } })),
+          Object.entries(RELATIONS).map(([key, subject]): Write => ({
+            method: 'POST',
+            api: 'schema',
+            path: `/resources/${t}/relations`,
+            body: { key, name: key, subject_resource: subject },
+          })),
         ),
         // Roles first, `extends` after: an `extends` naming a role not yet written would be refused.
-        ...topRoles.map((r): Write => ({ method: 'POST', api: 'schema', path: '/roles', body: { key: r.key, name: r.key, permissions: r.permissions } })),
-        ...resourceRoles.map((r): Write => ({ method: 'POST', api: 'schema', path: `/resources/${r.type}/roles`, body: { key: r.key, name: r.key, permissions: r.permissions } })),
-        ...topRoles.filter((r) => r.extends.length > 0).map((r): Write => ({ method: 'PATCH', api: 'schema', path: `/roles/${r.key}`, body: { extends: r.extends } })),
-        ...resourceRoles.filter((r) => r.extends.length > 0).map((r): Write => ({ method: 'PATCH', api: 'schema', path: `/resources/${r.type}/roles/${r.key}`, body: { extends: r.extends } })),
-        ...P.tenants.map((key): Write => ({ method: 'POST', api: 'facts', path: '/tenants', body: { key, name: key } })),
+        ...topRoles.map((r): Write => ({
+          method: 'POST',
+          api: 'schema',
+          path: '/roles',
+          body: { key: r.key, name: r.key, permissions: r.permissions },
+        })),
+        ...resourceRoles.map((r): Write => ({
+          method: 'POST',
+          api: 'schema',
+          path: `/resources/${r.type}/roles`,
+          body: { key: r.key, name: r.key, permissions: r.permissions },
+        })),
+        ...topRoles
+          .filter((r) => r.extends.length > 0)
+          .map((r): Write => ({
+            method: 'PATCH',
+            api: 'schema',
+            path: `/roles/${r.key}`,
+            body: { extends: r.extends },
+          })),
+        ...resourceRoles
+          .filter((r) => r.extends.length > 0)
+          .map((r): Write => ({
+            method: 'PATCH',
+            api: 'schema',
+            path: `/resources/${r.type}/roles/${r.key}`,
+            body: { extends: r.extends },
+          })),
+        ...P.tenants.map((key): Write => ({
+          method: 'POST',
+          api: 'facts',
+          path: '/tenants',
+          body: { key, name: key },
+        })),
         ...P.users.map((key): Write => ({ method: 'POST', api: 'facts', path: '/users', body: { key } })),
-        ...instances.map((id): Write => ({ method: 'POST', api: 'facts', path: '/resource_instances', body: { key: keyOf(id), resource: typeOf(id), tenant: tenantOf.get(id) } })),
-        ...P.groups.map((id): Write => ({ method: 'POST', api: 'schema', path: '/groups', body: { group_instance_key: keyOf(id), group_resource_type_key: 'team', group_tenant: tenantOf.get(id) } })),
+        ...instances.map((id): Write => ({
+          method: 'POST',
+          api: 'facts',
+          path: '/resource_instances',
+          body: { key: keyOf(id), resource: typeOf(id), tenant: tenantOf.get(id) },
+        })),
+        ...P.groups.map((id): Write => ({
+          method: 'POST',
+          api: 'schema',
+          path: '/groups',
+          body: { group_instance_key: keyOf(id), group_resource_type_key: 'team', group_tenant: tenantOf.get(id) },
+        })),
         // After the groups: `member` (what `team#member` names) is made with the first group.
         // Only between roles the resources declare: `roster serve` also takes a top-level role of the key
         // at either end (repo/role-scope.ts), which the public model and the configuration have no word for.
@@ -160,8 +259,20 @@ export const arbPublicEnv: fc.Arbitrary<Write[]> = fc
           const [roles, froms] = [declared(d.type), declared('folder')];
           if (roles.length === 0 || (d.via === 'parent' && froms.length === 0)) return [];
           const from = d.via === 'owner_team' ? 'member' : froms[d.from % froms.length];
-          const body = { role: from, on_resource: RELATIONS[d.via as keyof typeof RELATIONS], linked_by_relation: d.via, ...(d.noDirect ? { when: { no_direct_roles_on_object: true } } : {}) };
-          return [{ method: 'POST', api: 'schema', path: `/resources/${d.type}/roles/${roles[d.role % roles.length]}/implicit_grants`, body }];
+          const body = {
+            role: from,
+            on_resource: RELATIONS[d.via as keyof typeof RELATIONS],
+            linked_by_relation: d.via,
+            ...(d.noDirect ? { when: { no_direct_roles_on_object: true } } : {}),
+          };
+          return [
+            {
+              method: 'POST',
+              api: 'schema',
+              path: `/resources/${d.type}/roles/${roles[d.role % roles.length]}/implicit_grants`,
+              body,
+            },
+          ];
         }),
         ...facts,
       ];
@@ -181,7 +292,10 @@ export async function writeEnv(http: HttpClient, writes: readonly Write[]): Prom
   const out: Written = { taken: [], refused: [] };
   for (const w of writes) {
     const r = await http[w.api](w.method, w.path, w.body);
-    if (r.status >= 500) throw new Error(`${w.method} ${w.path} ${JSON.stringify(w.body)} answered ${r.status}: ${JSON.stringify(r.body)}`);
+    if (r.status >= 500)
+      throw new Error(
+        `${w.method} ${w.path} ${JSON.stringify(w.body)} answered ${r.status}: ${JSON.stringify(r.body)}`,
+      );
     if (r.status < 300) out.taken.push(w);
     else out.refused.push({ write: w, status: r.status, body: r.body });
   }

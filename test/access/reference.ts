@@ -148,5 +148,8 @@ export function naiveChains(f: AccessFacts, from: string, to: string): string[][
     for (const l of f.links) if (l.child === last && !chain.includes(l.parent)) walk([...chain, l.parent]);
   };
   walk([from]);
-  return out.map((c) => c.join('>')).filter((c, i, all) => all.indexOf(c) === i).map((c) => c.split('>'));
+  return out
+    .map((c) => c.join('>'))
+    .filter((c, i, all) => all.indexOf(c) === i)
+    .map((c) => c.split('>'));
 }

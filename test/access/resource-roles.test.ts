@@ -67,7 +67,11 @@ describe('resource roles in the access graph', () => {
     expect(g.rolesOn('bob', 'document:plan').map((h) => h.role)).toEqual(['editor']);
     expect(g.can('dave', 'read', 'document:memo').via.map((v) => v.role)).toEqual(['document#owner']);
     const e = g.explain('alice', 'editor', 'document:plan');
-    expect(e).toMatchObject({ kind: 'role', allowed: true, via: [{ role: 'document#editor', path: { kind: 'direct' } }] });
+    expect(e).toMatchObject({
+      kind: 'role',
+      allowed: true,
+      via: [{ role: 'document#editor', path: { kind: 'direct' } }],
+    });
     expect(g.explain('bob', 'editor', 'document:plan')).toMatchObject({ kind: 'role', allowed: false });
     expect(g.usersWith('editor', 'document:plan')).toEqual(['alice']);
     expect(g.usersWith('document:read', 'document:plan')).toEqual(['alice', 'erin']);
@@ -83,7 +87,12 @@ describe('resource roles in the access graph', () => {
   });
 
   it('a type without resource roles keeps the top-level meaning everywhere', () => {
-    const plain = graphOf(BASE.replace(/  document:\n    actions: \[read, write, share\]\n    roles:\n(      .*\n){3}/, '  document: [read, write, share]\n').replace(/owner/g, 'editor'));
+    const plain = graphOf(
+      BASE.replace(
+        /  document:\n    actions: \[read, write, share\]\n    roles:\n(      .*\n){3}/,
+        '  document: [read, write, share]\n',
+      ).replace(/owner/g, 'editor'),
+    );
     expect(plain.rolesOn('alice', 'document:plan').map((h) => h.role)).toEqual(['editor']);
     expect(plain.can('alice', 'share', 'document:plan').allowed).toBe(true);
     expect(plain.can('alice', 'write', 'document:plan').allowed).toBe(false);

@@ -13,7 +13,9 @@ describe('the breaker (a service that is gone)', () => {
     expect(b.tripped()).toBeUndefined();
     t += 500;
     b.failed('ECONNREFUSED: c');
-    expect(b.tripped()).toBe('the service stopped answering: 3 attempts in a row over 1 s got no answer (last: ECONNREFUSED: c)');
+    expect(b.tripped()).toBe(
+      'the service stopped answering: 3 attempts in a row over 1 s got no answer (last: ECONNREFUSED: c)',
+    );
     b.answered();
     expect(b.tripped()).toBeDefined();
   });
@@ -28,7 +30,9 @@ describe('the breaker (a service that is gone)', () => {
     expect(b.tripped()).toBeUndefined();
     t = 8_000;
     b.failed('ECONNREFUSED: y');
-    expect(b.tripped()).toBe('the service stopped answering: 31 attempts in a row over 8 s got no answer (last: ECONNREFUSED: y)');
+    expect(b.tripped()).toBe(
+      'the service stopped answering: 31 attempts in a row over 8 s got no answer (last: ECONNREFUSED: y)',
+    );
   });
 
   it('an answer in between resets the count', () => {
@@ -83,7 +87,9 @@ describe('judging a 2xx read answer', () => {
   it('list pages and objects by shape', () => {
     expect(expectListPage([])).toBeUndefined();
     expect(expectListPage({ data: [], total_count: 0 })).toBeUndefined();
-    expect(expectListPage({ items: [] })).toBe('JSON of the wrong shape (an object with keys items, where a list page, an array or {data: [...]}, was expected)');
+    expect(expectListPage({ items: [] })).toBe(
+      'JSON of the wrong shape (an object with keys items, where a list page, an array or {data: [...]}, was expected)',
+    );
     expect(expectListPage('x')).toContain('a string');
     expect(expectObject(null)).toBe('JSON of the wrong shape (null, where an object was expected)');
     expect(expectObject([])).toContain('an array');

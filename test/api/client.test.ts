@@ -29,10 +29,18 @@ describe('requests', () => {
   it('sends the key as a Bearer header, JSON bodies and query filters', async () => {
     server.script('POST', '/v2/facts/proj/dev%20env/users/a%2Bb%40x.io', [{ status: 201, body: { key: 'a+b@x.io' } }]);
     const path = pathOf(t.client.paths.facts, 'users', 'a+b@x.io');
-    const created = await t.client.post(path, { key: 'a+b@x.io' }, { query: { tag: ['x', 'y'], skip: undefined, n: 2 }, headers: { Authorization: 'nope', 'X-Extra': '1' } });
+    const created = await t.client.post(
+      path,
+      { key: 'a+b@x.io' },
+      { query: { tag: ['x', 'y'], skip: undefined, n: 2 }, headers: { Authorization: 'nope', 'X-Extra': '1' } },
+    );
     expect(created).toEqual({ key: 'a+b@x.io' });
     const seen = server.seen[0]!;
-    expect(seen.headers).toMatchObject({ authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json', 'x-extra': '1' });
+    expect(seen.headers).toMatchObject({
+      authorization: `Bearer ${API_KEY}`,
+      'content-type': 'application/json',
+      'x-extra': '1',
+    });
     expect(seen.body).toEqual({ key: 'a+b@x.io' });
     expect(seen.query).toEqual({ tag: 'y', n: '2' }); // URLSearchParams → object keeps the last repeat
   });
@@ -51,7 +59,10 @@ describe('requests', () => {
   });
 
   it('returns status, headers and attempts from request()', async () => {
-    server.script('PATCH', '/v2/x', [{ status: 503 }, { status: 200, headers: { 'x-request-id': 'rq' }, body: { a: 1 } }]);
+    server.script('PATCH', '/v2/x', [
+      { status: 503 },
+      { status: 200, headers: { 'x-request-id': 'rq' }, body: { a: 1 } },
+    ]);
     const res = await t.client.request<{ a: number }>('PATCH', '/v2/x', { body: { a: 1 } });
     expect(res).toMatchObject({ status: 200, requestId: 'rq', attempts: 2, alreadyExisted: false, data: { a: 1 } });
   });
@@ -61,7 +72,13 @@ describe('requests', () => {
     server.script('PUT', '/v2/y', [{ status: 200, body: {} }]);
     await t.client.get('/v2/x', { query: { secret: 's' } });
     await t.client.put('/v2/y', {});
-    expect(t.client.counters()).toEqual({ requests: 3, retries: 1, byMethod: { GET: 2, PUT: 1 }, rateLimited: 1, alreadyExisted: 0 });
+    expect(t.client.counters()).toEqual({
+      requests: 3,
+      retries: 1,
+      byMethod: { GET: 2, PUT: 1 },
+      rateLimited: 1,
+      alreadyExisted: 0,
+    });
     expect(t.attempts.map(({ method, path, attempt, status }) => ({ method, path, attempt, status }))).toEqual([
       { method: 'GET', path: '/v2/x', attempt: 1, status: 429 },
       { method: 'GET', path: '/v2/x', attempt: 2, status: 200 },

@@ -18,7 +18,11 @@ afterEach(async () => {
 describe('ApiError', () => {
   it('carries method, path without query, status, error_code and the request id header', async () => {
     server.script('GET', '/v2/facts/proj/dev%20env/users/alice', [
-      { status: 404, headers: { 'x-request-id': 'hdr-1' }, body: { id: 'body-1', error_code: 'NOT_FOUND', title: 'Not found', message: 'no user alice' } },
+      {
+        status: 404,
+        headers: { 'x-request-id': 'hdr-1' },
+        body: { id: 'body-1', error_code: 'NOT_FOUND', title: 'Not found', message: 'no user alice' },
+      },
     ]);
     const err = await failure(t.client.get(`${t.client.paths.facts}/users/alice`, { query: { token: 'abc' } }));
     expect(err).toBeInstanceOf(ApiError);
@@ -30,7 +34,9 @@ describe('ApiError', () => {
       requestId: 'hdr-1',
       detail: 'no user alice',
     });
-    expect(err.message).toBe('GET /v2/facts/proj/dev%20env/users/alice answered 404 NOT_FOUND: no user alice (request hdr-1)');
+    expect(err.message).toBe(
+      'GET /v2/facts/proj/dev%20env/users/alice answered 404 NOT_FOUND: no user alice (request hdr-1)',
+    );
   });
 
   it('falls back to the body id for the request id', async () => {
@@ -43,11 +49,20 @@ describe('ApiError', () => {
     server.script('POST', '/v2/r', [
       {
         status: 422,
-        body: { detail: [{ loc: ['body', 'key'], msg: 'field required', type: 'value_error.missing' }, { loc: ['body', 'name'], msg: 'x' }] },
+        body: {
+          detail: [
+            { loc: ['body', 'key'], msg: 'field required', type: 'value_error.missing' },
+            { loc: ['body', 'name'], msg: 'x' },
+          ],
+        },
       },
     ]);
     const err = await failure(t.client.post('/v2/r', {}));
-    expect(err.info).toMatchObject({ status: 422, errorCode: 'VALIDATION_ERROR', detail: 'body.key: field required (and 1 more)' });
+    expect(err.info).toMatchObject({
+      status: 422,
+      errorCode: 'VALIDATION_ERROR',
+      detail: 'body.key: field required (and 1 more)',
+    });
   });
 
   it('never shows the API key, even when the server echoes it back', async () => {
@@ -73,7 +88,9 @@ describe('ApiError', () => {
   });
 
   it('answers non-JSON bodies as text', async () => {
-    server.script('GET', '/v2/x', [{ status: 500, headers: { 'content-type': 'text/plain' }, body: 'upstream exploded' }]);
+    server.script('GET', '/v2/x', [
+      { status: 500, headers: { 'content-type': 'text/plain' }, body: 'upstream exploded' },
+    ]);
     t = testClient(server.url, { retries: 0 });
     const err = await failure(t.client.get('/v2/x'));
     expect(err.info).toMatchObject({ status: 500, detail: 'upstream exploded' });

@@ -17,7 +17,8 @@ beforeAll(async () => {
   server = await startTestServer();
   // Something to read: a tenant and a few users, so lists have pages.
   await server.call('POST', '/v2/facts/p/e/tenants', { key: 'acme', name: 'Acme' });
-  for (let i = 0; i < 5; i++) await server.call('POST', '/v2/facts/p/e/users', { key: `u${i}`, email: `u${i}@acme.test` });
+  for (let i = 0; i < 5; i++)
+    await server.call('POST', '/v2/facts/p/e/users', { key: `u${i}`, email: `u${i}@acme.test` });
 });
 afterEach(async () => {
   for (const c of clients.splice(0)) await c.close();
@@ -26,15 +27,28 @@ afterEach(async () => {
 });
 afterAll(async () => server?.close());
 
-async function through(decide: (r: FaultRequest) => Fault | undefined, options: Partial<ClientOptions> = {}): Promise<ApiClient> {
+async function through(
+  decide: (r: FaultRequest) => Fault | undefined,
+  options: Partial<ClientOptions> = {},
+): Promise<ApiClient> {
   proxy = await startFaultProxy(server.url, decide);
-  const client = createClient({ baseUrl: proxy.url, apiKey: ORG_KEY, project: 'p', environment: 'e', sleep: async () => {}, ...options });
+  const client = createClient({
+    baseUrl: proxy.url,
+    apiKey: ORG_KEY,
+    project: 'p',
+    environment: 'e',
+    sleep: async () => {},
+    ...options,
+  });
   clients.push(client);
   return client;
 }
 
 async function failureOf(p: Promise<unknown>): Promise<ApiError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ApiError);
   return err as ApiError;
 }
@@ -53,7 +67,9 @@ describe('malformed read answers', () => {
   it('an answer that is always truncated ends in one ApiError naming the request, after the retries', async () => {
     const client = await through((r) => (r.path.endsWith('/users') ? { kind: 'truncate' } : undefined), { retries: 3 });
     const err = await failureOf(client.listAll('/v2/facts/p/e/users'));
-    expect(err.message).toBe('GET /v2/facts/p/e/users answered 200 MALFORMED_ANSWER: a body that is not valid JSON (truncated or garbled) (after 4 attempts)');
+    expect(err.message).toBe(
+      'GET /v2/facts/p/e/users answered 200 MALFORMED_ANSWER: a body that is not valid JSON (truncated or garbled) (after 4 attempts)',
+    );
     expect(proxy!.seen.filter((r) => r.path.endsWith('/users'))).toHaveLength(4);
   });
 
@@ -61,7 +77,9 @@ describe('malformed read answers', () => {
     let client = await through(() => ({ kind: 'wrong-shape' }), { retries: 1 });
     let err = await failureOf(client.listAll('/v2/facts/p/e/tenants'));
     expect(err.info).toMatchObject({ status: 200, errorCode: 'MALFORMED_ANSWER', path: '/v2/facts/p/e/tenants' });
-    expect(err.message).toContain('JSON of the wrong shape (an object with keys unexpected, where a list page, an array or {data: [...]}, was expected)');
+    expect(err.message).toContain(
+      'JSON of the wrong shape (an object with keys unexpected, where a list page, an array or {data: [...]}, was expected)',
+    );
     await proxy!.close();
     client = await through(() => ({ kind: 'html' }), { retries: 1 });
     err = await failureOf(client.get('/v2/facts/p/e/tenants/acme'));
@@ -86,7 +104,9 @@ describe('hostile answers', () => {
   it('a redirect is reported with its target', async () => {
     const client = await through(() => ({ kind: 'redirect', location: 'https://elsewhere.test/v2/facts' }));
     const err = await failureOf(client.get('/v2/facts/p/e/tenants/acme'));
-    expect(err.message).toContain('answered 307: redirected to https://elsewhere.test/v2/facts; point --api-url (ROSTER_API_URL) at the service itself');
+    expect(err.message).toContain(
+      'answered 307: redirected to https://elsewhere.test/v2/facts; point --api-url (ROSTER_API_URL) at the service itself',
+    );
   });
 
   it('a silent service: each attempt ends at its timeout, the request at its deadline, with notices while waiting', async () => {
@@ -97,7 +117,11 @@ describe('hostile answers', () => {
     const waits: string[] = [];
     const attempts: (string | undefined)[] = [];
     const client = await through(() => ({ kind: 'silent' }), {
-      timeoutMs: 150, deadlineMs: 400, waitingNoticeMs: 100, now: () => now, random: () => 0.5,
+      timeoutMs: 150,
+      deadlineMs: 400,
+      waitingNoticeMs: 100,
+      now: () => now,
+      random: () => 0.5,
       sleep: async (ms) => void (now += ms),
       onRequest: (a) => {
         attempts.push(a.errorCode);
@@ -116,13 +140,21 @@ describe('hostile answers', () => {
 
 describe('a service that is gone', () => {
   it('after attempts in a row without an answer, every request fails at once as UNREACHABLE', async () => {
-    const client = await through((r) => (r.index >= 2 ? { kind: 'die' } : undefined), { maxConsecutiveFailures: 4, minSilenceMs: 0, retries: 5 });
+    const client = await through((r) => (r.index >= 2 ? { kind: 'die' } : undefined), {
+      maxConsecutiveFailures: 4,
+      minSilenceMs: 0,
+      retries: 5,
+    });
     await client.get('/v2/facts/p/e/tenants/acme');
     await client.get('/v2/facts/p/e/tenants/acme');
-    const errors = await Promise.all(Array.from({ length: 6 }, (_, i) => failureOf(client.get(`/v2/facts/p/e/users/u${i % 5}`))));
+    const errors = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => failureOf(client.get(`/v2/facts/p/e/users/u${i % 5}`))),
+    );
     expect(errors.some((e) => e.info.errorCode === 'UNREACHABLE')).toBe(true);
     const unreachable = errors.find((e) => e.info.errorCode === 'UNREACHABLE')!;
-    expect(unreachable.message).toMatch(/the service stopped answering: 4 attempts in a row over \d+ s got no answer \(last: /);
+    expect(unreachable.message).toMatch(
+      /the service stopped answering: 4 attempts in a row over \d+ s got no answer \(last: /,
+    );
     // Six requests of up to six attempts each would be 36; the breaker stops at its threshold (plus those already in flight).
     const attempts = client.counters().requests - 2;
     expect(attempts).toBeLessThanOrEqual(4 + 8);

@@ -3,19 +3,29 @@ import { describe, expect, it } from 'vitest';
 import { inferGroupRoles, type Derivation, type GroupRole, type GroupTuple } from '../../src/api/group-roles.js';
 
 /** The records the specification says giving `group` the role `role` on `on` creates. */
-function recordsOf(grants: { group: string; role: string; on: string }[]): { derivations: Derivation[]; tuples: GroupTuple[] } {
+function recordsOf(grants: { group: string; role: string; on: string }[]): {
+  derivations: Derivation[];
+  tuples: GroupTuple[];
+} {
   const type = (ref: string) => ref.split(':')[0];
   const derivations = new Map<string, Derivation>();
   const tuples = new Map<string, GroupTuple>();
   for (const g of grants) {
-    const d = { resource: type(g.on), role: g.role, fromRole: 'member', fromResource: type(g.group), relation: `${type(g.group)}_group` };
+    const d = {
+      resource: type(g.on),
+      role: g.role,
+      fromRole: 'member',
+      fromResource: type(g.group),
+      relation: `${type(g.group)}_group`,
+    };
     derivations.set(JSON.stringify(d), d);
     tuples.set(`${g.group} ${g.on}`, { subject: g.group, relation: `${type(g.group)}_group`, object: g.on });
   }
   return { derivations: [...derivations.values()], tuples: [...tuples.values()] };
 }
 
-const sorted = (roles: GroupRole[]) => [...roles].sort((a, b) => `${a.role} ${a.on}`.localeCompare(`${b.role} ${b.on}`));
+const sorted = (roles: GroupRole[]) =>
+  [...roles].sort((a, b) => `${a.role} ${a.on}`.localeCompare(`${b.role} ${b.on}`));
 
 describe('inferGroupRoles', () => {
   it.each([
@@ -34,7 +44,13 @@ describe('inferGroupRoles', () => {
         { group: 'team:b', role: 'developer', on: 'repo:1' },
       ],
       groups: ['team:a', 'team:b'],
-      known: { 'team:a': [{ role: 'editor', on: 'doc:1' }], 'team:b': [{ role: 'editor', on: 'doc:2' }, { role: 'developer', on: 'repo:1' }] },
+      known: {
+        'team:a': [{ role: 'editor', on: 'doc:1' }],
+        'team:b': [
+          { role: 'editor', on: 'doc:2' },
+          { role: 'developer', on: 'repo:1' },
+        ],
+      },
       unresolved: [],
     },
     {
@@ -84,7 +100,14 @@ describe('inferGroupRoles', () => {
       on: fc.constantFrom('doc:1', 'doc:2', 'repo:1', 'inv:1', 'team:a', 'squad:y'),
     });
     // Stale derivations (left after the last grant of their kind went) widen the choice, never decide it.
-    const stale = fc.array(fc.record({ resource: fc.constantFrom('doc', 'repo'), role: fc.constantFrom('viewer', 'admin'), fromResource: fc.constantFrom('team', 'squad') }), { maxLength: 2 });
+    const stale = fc.array(
+      fc.record({
+        resource: fc.constantFrom('doc', 'repo'),
+        role: fc.constantFrom('viewer', 'admin'),
+        fromResource: fc.constantFrom('team', 'squad'),
+      }),
+      { maxLength: 2 },
+    );
     fc.assert(
       fc.property(fc.array(grant, { maxLength: 12 }), stale, (grants, extra) => {
         const groups = ['team:a', 'team:b', 'team:c', 'squad:x', 'squad:y'];
@@ -93,7 +116,11 @@ describe('inferGroupRoles', () => {
         const got = inferGroupRoles(groups, derivations, tuples);
         expect([...got.known.keys(), ...got.unresolved].sort()).toEqual([...groups].sort());
         for (const [g, roles] of got.known) {
-          const truth = [...new Map(grants.filter((x) => x.group === g).map((x) => [`${x.role} ${x.on}`, { role: x.role, on: x.on }])).values()];
+          const truth = [
+            ...new Map(
+              grants.filter((x) => x.group === g).map((x) => [`${x.role} ${x.on}`, { role: x.role, on: x.on }]),
+            ).values(),
+          ];
           expect(sorted(roles)).toEqual(sorted(truth));
         }
       }),

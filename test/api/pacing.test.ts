@@ -70,7 +70,9 @@ describe('pacer', () => {
     const recorded: number[] = [];
     // Concurrent callers: the clock does not move; each send time is now + its wait.
     const pacer = createPacer({ limits: PUBLIC_LIMITS, now: clock.now, sleep: async () => {} });
-    const waits = await Promise.all(Array.from({ length: 200 }, () => pacer.acquire('DELETE', '/v2/schema/p/e/roles/r')));
+    const waits = await Promise.all(
+      Array.from({ length: 200 }, () => pacer.acquire('DELETE', '/v2/schema/p/e/roles/r')),
+    );
     recorded.push(...waits);
     recorded.sort((a, b) => a - b);
     // Deletes under /v2/schema are schema writes too: 40/min with 10% headroom → 36 in any minute.
@@ -100,7 +102,7 @@ describe('pacer', () => {
     expect(busiestWindow(sent, 60_000)).toBeLessThanOrEqual(300 * 0.9);
   });
 
-  it('lets a third of the public request limit through at once (a plan\'s reads), and still no more than the limit in any minute', async () => {
+  it("lets a third of the public request limit through at once (a plan's reads), and still no more than the limit in any minute", async () => {
     const clock = fakeClock();
     const pacer = createPacer({ limits: PUBLIC_LIMITS, ...clock });
     const sent: number[] = [];

@@ -33,7 +33,10 @@ describe('listAll', () => {
   });
 
   it('asks one more page when the last full page ends the list exactly', async () => {
-    server.script('GET', '/v2/list', (req) => ({ status: 200, body: items.slice(0, 20).slice((Number(req.query.page) - 1) * 10, Number(req.query.page) * 10) }));
+    server.script('GET', '/v2/list', (req) => ({
+      status: 200,
+      body: items.slice(0, 20).slice((Number(req.query.page) - 1) * 10, Number(req.query.page) * 10),
+    }));
     expect(await t.client.listAll('/v2/list', { perPage: 10 })).toHaveLength(20);
     expect(pagesAsked('/v2/list')).toEqual([1, 2, 3]);
   });
@@ -42,7 +45,11 @@ describe('listAll', () => {
     server.script('GET', '/v2/users', (req) => ({
       status: 200,
       delayMs: 20,
-      body: { data: slice(req), total_count: items.length, page_count: Math.ceil(items.length / Number(req.query.per_page)) },
+      body: {
+        data: slice(req),
+        total_count: items.length,
+        page_count: Math.ceil(items.length / Number(req.query.per_page)),
+      },
     }));
     const all = await t.client.listAll('/v2/users', { perPage: 3, query: { search: 'k' } });
     expect(all).toEqual(items);
@@ -59,7 +66,10 @@ describe('listAll', () => {
   });
 
   it('derives the page count from total_count when page_count is missing', async () => {
-    server.script('GET', '/v2/users', (req) => ({ status: 200, body: { data: slice(req), total_count: items.length } }));
+    server.script('GET', '/v2/users', (req) => ({
+      status: 200,
+      body: { data: slice(req), total_count: items.length },
+    }));
     expect(await t.client.listAll('/v2/users', { perPage: 10 })).toEqual(items);
     expect(server.seen).toHaveLength(3);
   });

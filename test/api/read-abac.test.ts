@@ -20,10 +20,17 @@ describe('reading attribute-based access', { timeout: 60_000 }, () => {
   it('costs four list requests more than before in an environment without ABAC, and reads nothing', async () => {
     const { client, requests } = env.client();
     const live = await readLiveState(client);
-    expect(live.userAttributes.size + live.tenantAttributes.size + live.conditionSets.size + live.setRules.size).toBe(0);
-    const abac = requests.filter((r) => /\/(users\/attributes|resources\/__tenant\/attributes|condition_sets|set_rules)$/.test(r.path));
+    expect(live.userAttributes.size + live.tenantAttributes.size + live.conditionSets.size + live.setRules.size).toBe(
+      0,
+    );
+    const abac = requests.filter((r) =>
+      /\/(users\/attributes|resources\/__tenant\/attributes|condition_sets|set_rules)$/.test(r.path),
+    );
     expect(abac.map((r) => r.path.replace(/^.*\/v2\/(schema|facts)\/p\/e/, '')).sort()).toEqual([
-      '/condition_sets', '/resources/__tenant/attributes', '/set_rules', '/users/attributes',
+      '/condition_sets',
+      '/resources/__tenant/attributes',
+      '/set_rules',
+      '/users/attributes',
     ]);
     expect(abac.every((r) => r.method === 'GET')).toBe(true);
   });
@@ -32,24 +39,52 @@ describe('reading attribute-based access', { timeout: 60_000 }, () => {
     const { client, requests } = env.client();
     const { schema, facts } = client.paths;
     await client.post(`${schema}/resources`, {
-      key: 'expense', name: 'Expense', actions: { approve: {}, read: {} },
+      key: 'expense',
+      name: 'Expense',
+      actions: { approve: {}, read: {} },
       attributes: { amount: { type: 'number', description: 'in euros' }, region: { type: 'string' } },
     });
     await client.post(`${schema}/roles`, { key: 'clerk', name: 'Clerk', permissions: ['expense:read'] });
     await client.post(`${schema}/users/attributes`, { key: 'level', type: 'number', description: 'seniority' });
     await client.post(`${schema}/resources/__tenant/attributes`, { key: 'country', type: 'string' });
     await client.post(`${schema}/condition_sets`, {
-      key: 'seniors', name: 'Seniors', type: 'userset', conditions: { allOf: [{ 'user.level': { 'greater-than-equals': 3 } }] },
+      key: 'seniors',
+      name: 'Seniors',
+      type: 'userset',
+      conditions: { allOf: [{ 'user.level': { 'greater-than-equals': 3 } }] },
     });
     await client.post(`${schema}/condition_sets`, {
-      key: 'top', name: 'top', type: 'userset', description: 'the very senior', parent_id: 'seniors', conditions: { allOf: [{ 'user.level': { 'greater-than': 5 } }] },
+      key: 'top',
+      name: 'top',
+      type: 'userset',
+      description: 'the very senior',
+      parent_id: 'seniors',
+      conditions: { allOf: [{ 'user.level': { 'greater-than': 5 } }] },
     });
     await client.post(`${schema}/condition_sets`, {
-      key: 'small', name: 'Small expenses', type: 'resourceset', resource_id: 'expense', conditions: { allOf: [{ 'resource.amount': { 'less-than': 100 } }] },
+      key: 'small',
+      name: 'Small expenses',
+      type: 'resourceset',
+      resource_id: 'expense',
+      conditions: { allOf: [{ 'resource.amount': { 'less-than': 100 } }] },
     });
-    await client.post(`${facts}/set_rules`, { user_set: 'seniors', permission: 'expense:approve', resource_set: 'small' });
-    await client.post(`${facts}/set_rules`, { user_set: 'clerk', permission: 'expense:approve', resource_set: 'small', is_role: true });
-    await client.post(`${facts}/set_rules`, { user_set: 'top', permission: 'expense:approve', resource_set: 'expense', is_resource: true });
+    await client.post(`${facts}/set_rules`, {
+      user_set: 'seniors',
+      permission: 'expense:approve',
+      resource_set: 'small',
+    });
+    await client.post(`${facts}/set_rules`, {
+      user_set: 'clerk',
+      permission: 'expense:approve',
+      resource_set: 'small',
+      is_role: true,
+    });
+    await client.post(`${facts}/set_rules`, {
+      user_set: 'top',
+      permission: 'expense:approve',
+      resource_set: 'expense',
+      is_resource: true,
+    });
 
     requests.length = 0;
     const live = await readLiveState(client);
@@ -62,18 +97,40 @@ describe('reading attribute-based access', { timeout: 60_000 }, () => {
     expect([...live.tenantAttributes.values()]).toEqual([{ key: 'country', type: 'string' }]);
     expect([...live.conditionSets.keys()]).toEqual(['seniors', 'small', 'top']);
     expect(live.conditionSets.get('top')).toEqual({
-      key: 'top', type: 'userset', name: 'top', description: 'the very senior', parent: 'seniors', conditions: { allOf: [{ 'user.level': { 'greater-than': 5 } }] },
+      key: 'top',
+      type: 'userset',
+      name: 'top',
+      description: 'the very senior',
+      parent: 'seniors',
+      conditions: { allOf: [{ 'user.level': { 'greater-than': 5 } }] },
     });
     expect(live.conditionSets.get('small')).toEqual({
-      key: 'small', type: 'resourceset', name: 'Small expenses', resource: 'expense', conditions: { allOf: [{ 'resource.amount': { 'less-than': 100 } }] },
+      key: 'small',
+      type: 'resourceset',
+      name: 'Small expenses',
+      resource: 'expense',
+      conditions: { allOf: [{ 'resource.amount': { 'less-than': 100 } }] },
     });
     expect([...live.setRules.entries()]).toEqual([
-      ['__autogen_clerk_can_expense_approve_small', { userSet: '__autogen_clerk', resourceSet: 'small', resource: 'expense', action: 'approve' }],
-      ['seniors_can_expense_approve_small', { userSet: 'seniors', resourceSet: 'small', resource: 'expense', action: 'approve' }],
-      ['top_can_expense_approve___autogen_expense', { userSet: 'top', resourceSet: '__autogen_expense', resource: 'expense', action: 'approve' }],
+      [
+        '__autogen_clerk_can_expense_approve_small',
+        { userSet: '__autogen_clerk', resourceSet: 'small', resource: 'expense', action: 'approve' },
+      ],
+      [
+        'seniors_can_expense_approve_small',
+        { userSet: 'seniors', resourceSet: 'small', resource: 'expense', action: 'approve' },
+      ],
+      [
+        'top_can_expense_approve___autogen_expense',
+        { userSet: 'top', resourceSet: '__autogen_expense', resource: 'expense', action: 'approve' },
+      ],
     ]);
     // Still one request per ABAC list: the resource's definitions came with the resources.
     expect(requests.filter((r) => /\/attributes$/.test(r.path) && !/__tenant|users/.test(r.path))).toEqual([]);
-    expect(requests.filter((r) => /\/(users\/attributes|resources\/__tenant\/attributes|condition_sets|set_rules)$/.test(r.path))).toHaveLength(4);
+    expect(
+      requests.filter((r) =>
+        /\/(users\/attributes|resources\/__tenant\/attributes|condition_sets|set_rules)$/.test(r.path),
+      ),
+    ).toHaveLength(4);
   });
 });

@@ -31,13 +31,25 @@ function listPages(desired: DesiredState): number {
   const groups = [...desired.groups.values()];
   const assignments = users.reduce((n, u) => n + u.roles.length, 0) + groups.reduce((n, g) => n + g.members.length, 0);
   const types = new Set(groups.map((g) => g.type));
-  const roleTuples = [...types].map((t) => groups.filter((g) => g.type === t).reduce((n, g) => n + new Set(g.roles.map((r) => r.on)).size, 0));
+  const roleTuples = [...types].map((t) =>
+    groups.filter((g) => g.type === t).reduce((n, g) => n + new Set(g.roles.map((r) => r.on)).size, 0),
+  );
   return (
-    pages(desired.resources.size + types.size) + pages(desired.roles.size + 1) + pages(desired.tenants.size) + pages(users.length) + pages(assignments, 1000) +
-    pages(desired.resourceInstances.size + groups.length) + pages(groups.length) + pages(groups.reduce((n, g) => n + g.memberOf.length, 0)) +
-    pages(desired.accessRequests.size) + roleTuples.reduce((n, t) => n + pages(t), 0) +
+    pages(desired.resources.size + types.size) +
+    pages(desired.roles.size + 1) +
+    pages(desired.tenants.size) +
+    pages(users.length) +
+    pages(assignments, 1000) +
+    pages(desired.resourceInstances.size + groups.length) +
+    pages(groups.length) +
+    pages(groups.reduce((n, g) => n + g.memberOf.length, 0)) +
+    pages(desired.accessRequests.size) +
+    roleTuples.reduce((n, t) => n + pages(t), 0) +
     // Attribute-based access: user and tenant attribute definitions, condition sets, set rules.
-    pages(desired.userAttributes.size) + pages(desired.tenantAttributes.size) + pages(desired.conditionSets.size) + pages(desired.setRules.size)
+    pages(desired.userAttributes.size) +
+    pages(desired.tenantAttributes.size) +
+    pages(desired.conditionSets.size) +
+    pages(desired.setRules.size)
   );
 }
 
@@ -50,7 +62,18 @@ describe('the requests of a no-op plan', { timeout: 180_000 }, () => {
   let env: Env;
   let proxy: Proxy;
   const desired = desiredOf(
-    toYaml(generateEnvironment({ users: 400, groups: 80, maxDepth: 3, instances: 90, memberships: 800, tenants: 3, seed: 11, groupRoles: 'by-type' }) as never),
+    toYaml(
+      generateEnvironment({
+        users: 400,
+        groups: 80,
+        maxDepth: 3,
+        instances: 90,
+        memberships: 800,
+        tenants: 3,
+        seed: 11,
+        groupRoles: 'by-type',
+      }) as never,
+    ),
   );
 
   beforeAll(async () => {
@@ -76,7 +99,9 @@ describe('the requests of a no-op plan', { timeout: 180_000 }, () => {
     }
     const seen = proxy.seen;
     expect(seen.every((r) => r.method === 'GET' && r.status === 200)).toBe(true);
-    const roleReads = seen.filter((r) => /\/groups\/[^/]+\/roles$/.test(r.path)).map((r) => decodeURIComponent(r.path.split('/')[6]));
+    const roleReads = seen
+      .filter((r) => /\/groups\/[^/]+\/roles$/.test(r.path))
+      .map((r) => decodeURIComponent(r.path.split('/')[6]));
     const needed = groupsToRead(desired);
     // The environment has both kinds: groups fixed by the records, and squads that must be read.
     expect(needed.length).toBeGreaterThan(0);

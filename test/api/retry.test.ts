@@ -18,7 +18,10 @@ const ok = { status: 200, body: { ok: true } };
 
 describe('retries', () => {
   it('honours Retry-After on 429, then succeeds', async () => {
-    server.script('GET', '/v2/x', [{ status: 429, headers: { 'retry-after': '1' }, body: { error_code: 'TOO_MANY' } }, ok]);
+    server.script('GET', '/v2/x', [
+      { status: 429, headers: { 'retry-after': '1' }, body: { error_code: 'TOO_MANY' } },
+      ok,
+    ]);
     expect(await t.client.get('/v2/x')).toEqual({ ok: true });
     // Retry-After: 1 wins over the jittered backoff (0.5 · 200 ms).
     expect(t.delays).toEqual([1000]);
@@ -61,7 +64,10 @@ describe('retries', () => {
   it('retries a connection reset for GET', async () => {
     server.script('GET', '/v2/x', [{ reset: true }, ok]);
     expect(await t.client.get('/v2/x')).toEqual({ ok: true });
-    expect(t.attempts[0]).toMatchObject({ status: undefined, errorCode: expect.stringMatching(/UND_ERR_SOCKET|ECONNRESET/) });
+    expect(t.attempts[0]).toMatchObject({
+      status: undefined,
+      errorCode: expect.stringMatching(/UND_ERR_SOCKET|ECONNRESET/),
+    });
   });
 
   it('retries 500 for idempotent methods only', async () => {
@@ -98,7 +104,11 @@ describe('retries', () => {
     const port = new URL(server.url).port;
     await server.close();
     let t = 0;
-    const dead = testClient(`http://127.0.0.1:${port}`, { retries: 2, now: () => t, sleep: async (ms) => void (t += ms) });
+    const dead = testClient(`http://127.0.0.1:${port}`, {
+      retries: 2,
+      now: () => t,
+      sleep: async (ms) => void (t += ms),
+    });
     const err = await failure(dead.client.post('/v2/x', {}));
     await dead.client.close();
     expect(err.info).toMatchObject({ status: 0 });

@@ -44,9 +44,16 @@ describe.sequential('requests adopt of resource-role grants, end to end', { time
   };
   const config = () => readFileSync(path.join(env.dir, 'roster.yaml'), 'utf8');
   async function approved(user: string, details: { role: string; resource_instance: string }, cfg = 'default') {
-    const created = await env.server.call('POST', `/v2/facts/p/e/access_requests/${cfg}/user/${user}/tenant/acme`, { access_request_details: { tenant: 'acme', ...details }, reason: 'please' });
+    const created = await env.server.call('POST', `/v2/facts/p/e/access_requests/${cfg}/user/${user}/tenant/acme`, {
+      access_request_details: { tenant: 'acme', ...details },
+      reason: 'please',
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
-    const decided = await env.server.call('PUT', `/v2/facts/p/e/access_requests/${cfg}/user/bob/tenant/acme/${created.body.id}/approve`, {});
+    const decided = await env.server.call(
+      'PUT',
+      `/v2/facts/p/e/access_requests/${cfg}/user/bob/tenant/acme/${created.body.id}/approve`,
+      {},
+    );
     expect(decided.status, JSON.stringify(decided.body)).toBe(200);
     return decided.body as { id: string; reviewed_at: string };
   }
@@ -65,16 +72,28 @@ describe.sequential('requests adopt of resource-role grants, end to end', { time
   it('a resource role granted on an instance is adopted as { role, on }; a grant with a lifetime says so, with its lifetime', async () => {
     const editor = await approved('mindy', { role: 'editor', resource_instance: 'document:readme' });
     const timed = await approved('mindy', { role: 'viewer', resource_instance: 'document:roadmap' }, 'oncall');
-    const [dry, json] = await Promise.all([roster('requests', 'adopt', '--dry-run'), roster('requests', 'adopt', '--dry-run', '--format', 'json')]);
+    const [dry, json] = await Promise.all([
+      roster('requests', 'adopt', '--dry-run'),
+      roster('requests', 'adopt', '--dry-run', '--format', 'json'),
+    ]);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toContain('Would adopt 1 grant of approved access requests into roster.yaml:');
     expect(dry.stdout).toContain('  + users.mindy.roles: { role: editor, on: document:readme }');
     expect(dry.stdout).not.toContain('not declared');
     const out = JSON.parse(json.stdout);
-    expect(out.adopted).toMatchObject([{ id: 'assignment:mindy:editor@document:readme', role: 'editor', on: 'document:readme', request: { id: editor.id } }]);
+    expect(out.adopted).toMatchObject([
+      {
+        id: 'assignment:mindy:editor@document:readme',
+        role: 'editor',
+        on: 'document:readme',
+        request: { id: editor.id },
+      },
+    ]);
     expect(out.skipped).toHaveLength(1);
     expect(out.skipped[0].id).toBe('assignment:mindy:viewer@document:roadmap');
-    expect(out.skipped[0].reason).toMatch(/^has a lifetime: expires at \S+ \(grant_for 1h of oncall\); adopting it would make it permanent/);
+    expect(out.skipped[0].reason).toMatch(
+      /^has a lifetime: expires at \S+ \(grant_for 1h of oncall\); adopting it would make it permanent/,
+    );
     expect(out.skipped[0].request.id).toBe(timed.id);
 
     const written = await roster('requests', 'adopt');

@@ -21,7 +21,8 @@ afterAll(async () => {
   await server?.close();
 });
 
-const create = (kind: Change['kind'], after: Record<string, unknown>) => ({ action: 'create', kind, id: `${kind}:x`, after }) as unknown as Change;
+const create = (kind: Change['kind'], after: Record<string, unknown>) =>
+  ({ action: 'create', kind, id: `${kind}:x`, after }) as unknown as Change;
 
 describe('a create that finds the object already made', () => {
   it.each([

@@ -34,27 +34,46 @@ describe('concurrent applies', { timeout: 180_000 }, () => {
         return { kind: 'hold' as const, until: together };
       };
     };
-    const proxies = await Promise.all([startFaultProxy(env.server.url, holdFirstWrite()), startFaultProxy(env.server.url, holdFirstWrite())]);
+    const proxies = await Promise.all([
+      startFaultProxy(env.server.url, holdFirstWrite()),
+      startFaultProxy(env.server.url, holdFirstWrite()),
+    ]);
     try {
       const run = (url: string, ...extra: string[]) =>
-        runCli(['apply', '--yes', ...extra, '--api-url', url, '--project', 'same', '--env', 'e'], { cwd: env.dir, env: { ROSTER_API_KEY: ORG_KEY }, timeoutMs: 120_000 });
+        runCli(['apply', '--yes', ...extra, '--api-url', url, '--project', 'same', '--env', 'e'], {
+          cwd: env.dir,
+          env: { ROSTER_API_KEY: ORG_KEY },
+          timeoutMs: 120_000,
+        });
       const [a, b] = await Promise.all([run(proxies[0].url), run(proxies[1].url, '--format', 'json')]);
       for (const r of [a, b]) {
         expect(r.stderr).not.toContain('FAILED');
         expect(r.code, r.stdout + r.stderr).toBe(0);
       }
       expect(a.stdout).toMatch(/Applied 15 of 15 changes in/);
-      const json = JSON.parse(b.stdout) as { applied: string[]; alreadyThere: string[]; failed: unknown[]; conflict: boolean };
+      const json = JSON.parse(b.stdout) as {
+        applied: string[];
+        alreadyThere: string[];
+        failed: unknown[];
+        conflict: boolean;
+      };
       expect(json).toMatchObject({ failed: [], conflict: false });
       expect(json.applied).toHaveLength(15);
       // Whoever came second met the other's objects: counted as done, and said so.
-      const met = json.alreadyThere.length + (a.stdout.match(/(\d+) of them were already there/)?.[1] ? Number(a.stdout.match(/(\d+) of them were already there/)![1]) : 0);
+      const met =
+        json.alreadyThere.length +
+        (a.stdout.match(/(\d+) of them were already there/)?.[1]
+          ? Number(a.stdout.match(/(\d+) of them were already there/)![1])
+          : 0);
       expect(met).toBeGreaterThan(0);
     } finally {
       both();
       for (const p of proxies) await p.close();
     }
-    const plan = await runCli(['plan', '--detailed-exitcode', '--api-url', env.server.url, '--project', 'same', '--env', 'e'], { cwd: env.dir, env: { ROSTER_API_KEY: ORG_KEY } });
+    const plan = await runCli(
+      ['plan', '--detailed-exitcode', '--api-url', env.server.url, '--project', 'same', '--env', 'e'],
+      { cwd: env.dir, env: { ROSTER_API_KEY: ORG_KEY } },
+    );
     expect(plan.code).toBe(0);
   });
 
@@ -64,7 +83,11 @@ describe('concurrent applies', { timeout: 180_000 }, () => {
     const plan = planChanges(desired, await readLiveState(client), { ...OPTIONS, project: 'race409' });
     // "Another apply" makes the resource and the tenant between this plan and its apply.
     const other = env.client('race409').client;
-    await other.post('/v2/schema/race409/e/resources', { key: 'document', name: 'Document', actions: { read: {}, write: {} } });
+    await other.post('/v2/schema/race409/e/resources', {
+      key: 'document',
+      name: 'Document',
+      actions: { read: {}, write: {} },
+    });
     await other.post('/v2/facts/race409/e/tenants', { key: 'acme', name: 'Acme' });
     const created = await applyPlan(plan, client);
     expect(created.failed).toEqual([]);
@@ -83,12 +106,24 @@ describe('concurrent applies', { timeout: 180_000 }, () => {
 
   it('two different configurations at once, --verify=full: the apply whose writes land on a state it did not plan for reports a conflict', async () => {
     const cli = (url: string, ...args: string[]) =>
-      runCli([...args, '--api-url', url, '--project', 'conflict', '--env', 'e'], { cwd: env.dir, env: { ROSTER_API_KEY: ORG_KEY }, timeoutMs: 120_000 });
+      runCli([...args, '--api-url', url, '--project', 'conflict', '--env', 'e'], {
+        cwd: env.dir,
+        env: { ROSTER_API_KEY: ORG_KEY },
+        timeoutMs: 120_000,
+      });
     env.write('roster.yaml', SMALL);
     expect((await cli(env.server.url, 'apply', '--yes')).code).toBe(0);
     // A renames the viewer role and adds dave; B removes bob (with --prune) and renames the viewer role.
-    env.write('a.yaml', SMALL.replace('Viewer', 'Viewer A').replace('users:\n', 'users:\n  dave: { tenants: [acme] }\n'));
-    env.write('b.yaml', SMALL.replace('Viewer', 'Viewer B').replace(/  bob: .*\n/, '').replace('members: [alice, bob]', 'members: [alice]'));
+    env.write(
+      'a.yaml',
+      SMALL.replace('Viewer', 'Viewer A').replace('users:\n', 'users:\n  dave: { tenants: [acme] }\n'),
+    );
+    env.write(
+      'b.yaml',
+      SMALL.replace('Viewer', 'Viewer B')
+        .replace(/  bob: .*\n/, '')
+        .replace('members: [alice, bob]', 'members: [alice]'),
+    );
     // A's first write is held at the proxy until B has applied in full: A planned before B wrote.
     let release!: () => void;
     let firstWrite!: () => void;
@@ -121,12 +156,21 @@ describe('concurrent applies', { timeout: 180_000 }, () => {
 
   it('two different configurations at once: another apply that changes what this apply wrote before it is read again is a conflict, seen in a few reads', async () => {
     const cli = (url: string, ...args: string[]) =>
-      runCli([...args, '--api-url', url, '--project', 'shared', '--env', 'e'], { cwd: env.dir, env: { ROSTER_API_KEY: ORG_KEY }, timeoutMs: 120_000 });
+      runCli([...args, '--api-url', url, '--project', 'shared', '--env', 'e'], {
+        cwd: env.dir,
+        env: { ROSTER_API_KEY: ORG_KEY },
+        timeoutMs: 120_000,
+      });
     env.write('roster.yaml', SMALL);
     expect((await cli(env.server.url, 'apply', '--yes')).code).toBe(0);
     // A renames the viewer role and adds carol to the team; B, applied once A has written, renames it
     // again and leaves only alice in the team: A reads both back and finds them changed.
-    env.write('a.yaml', SMALL.replace('Viewer', 'Viewer A').replace('users:\n', 'users:\n  carol: { tenants: [acme] }\n').replace('members: [alice, bob]', 'members: [alice, bob, carol]'));
+    env.write(
+      'a.yaml',
+      SMALL.replace('Viewer', 'Viewer A')
+        .replace('users:\n', 'users:\n  carol: { tenants: [acme] }\n')
+        .replace('members: [alice, bob]', 'members: [alice, bob, carol]'),
+    );
     env.write('b.yaml', SMALL.replace('Viewer', 'Viewer B').replace('members: [alice, bob]', 'members: [alice]'));
     // A's reads after its writes (its verification) are held until B has applied in full.
     let release!: () => void;
@@ -152,7 +196,11 @@ describe('concurrent applies', { timeout: 180_000 }, () => {
       release();
       const done = await a;
       expect(done.code, done.stdout + done.stderr).toBe(1);
-      const json = JSON.parse(done.stdout) as { conflict: boolean; leftover: string[]; verification: { requests: number; full: boolean } };
+      const json = JSON.parse(done.stdout) as {
+        conflict: boolean;
+        leftover: string[];
+        verification: { requests: number; full: boolean };
+      };
       expect(json.conflict).toBe(true);
       expect(json.leftover.sort()).toEqual(['member:carol@team:eng', 'role:viewer']);
       expect(json.verification.full).toBe(false);
@@ -175,7 +223,11 @@ describe('concurrent applies', { timeout: 180_000 }, () => {
       return wrote && r.method === 'GET' ? { kind: 'status', status: 502 } : undefined;
     });
     try {
-      const done = await runCli(['apply', '--yes', '--api-url', proxy.url, '--project', 'unverified', '--env', 'e'], { cwd: env.dir, env: { ROSTER_API_KEY: ORG_KEY }, timeoutMs: 120_000 });
+      const done = await runCli(['apply', '--yes', '--api-url', proxy.url, '--project', 'unverified', '--env', 'e'], {
+        cwd: env.dir,
+        env: { ROSTER_API_KEY: ORG_KEY },
+        timeoutMs: 120_000,
+      });
       expect(done.code, done.stdout + done.stderr).toBe(4);
       expect(done.stdout).toMatch(/Applied 15 of 15 changes in/);
       const errors = done.stderr.split('\n').filter((l) => l.startsWith('error:'));
@@ -194,7 +246,10 @@ describe('concurrent applies', { timeout: 180_000 }, () => {
     const result = {
       done: ['tenant:acme'],
       alreadyThere: [],
-      failed: Array.from({ length: 30 }, (_, i) => ({ id: `role:r${i}`, error: 'POST /v2/schema/p/e/roles answered 422' })),
+      failed: Array.from({ length: 30 }, (_, i) => ({
+        id: `role:r${i}`,
+        error: 'POST /v2/schema/p/e/roles answered 422',
+      })),
       skipped: Array.from({ length: 6000 }, (_, i) => ({ id: `assignment:u${i}:r0@acme`, because: 'role:r0' })),
     };
     const outcome = { total: 6031, seconds: 2, result };

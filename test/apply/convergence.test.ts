@@ -18,7 +18,12 @@ import { startEnv, type Env } from './helpers.js';
 describe('convergence on the real server', { timeout: 120_000 }, () => {
   let env: Env;
   beforeAll(async () => {
-    env = await startEnv({ projects: [...Array.from({ length: 100 }, (_, i) => `run${i}`), ...Array.from({ length: 100 }, (_, i) => `members${i}`)] });
+    env = await startEnv({
+      projects: [
+        ...Array.from({ length: 100 }, (_, i) => `run${i}`),
+        ...Array.from({ length: 100 }, (_, i) => `members${i}`),
+      ],
+    });
   });
   afterAll(async () => {
     await env?.close();

@@ -44,7 +44,10 @@ afterAll(async () => {
 function costOf(output: string): { line: string; requests: number; kinds: Record<string, number> } {
   const line = output.split('\n').find((l) => l.startsWith('Applying it: '));
   expect(line, output).toBeDefined();
-  const m = /^Applying it: (\d+) requests?: ((?:\d+ [a-z ]+)(?:, \d+ [a-z ]+)*); then \d+ reads? to verify; not paced against this service \(.+\)\.$/.exec(line!);
+  const m =
+    /^Applying it: (\d+) requests?: ((?:\d+ [a-z ]+)(?:, \d+ [a-z ]+)*); then \d+ reads? to verify; not paced against this service \(.+\)\.$/.exec(
+      line!,
+    );
   expect(m, line).not.toBeNull();
   const kinds = Object.fromEntries(m![2].split(', ').map((p) => [p.replace(/^\d+ /, ''), Number(p.split(' ')[0])]));
   return { line: line!, requests: Number(m![1]), kinds };
@@ -53,7 +56,10 @@ function costOf(output: string): { line: string; requests: number; kinds: Record
 describe('the cost line in plan and apply output', () => {
   it('names each request once, by its kind, in the same words in plan and apply', async () => {
     // bob joins the team (a bulk write), carol goes (a bulk delete of users): two requests, one of each kind.
-    writeFileSync(path.join(dir, 'roster.yaml'), CONFIG.replace('members: [alice]', 'members: [alice, bob]').replace('  carol: { tenants: [acme] }\n', ''));
+    writeFileSync(
+      path.join(dir, 'roster.yaml'),
+      CONFIG.replace('members: [alice]', 'members: [alice, bob]').replace('  carol: { tenants: [acme] }\n', ''),
+    );
     const plan = await cli(['plan', '--prune']);
     expect(plan.code, plan.stderr).toBe(0);
     const planned = costOf(plan.stdout);

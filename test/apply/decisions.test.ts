@@ -32,17 +32,26 @@ assertions:
   - { user: alice, can: write, on: document:roadmap }
 `;
 const isDecision = (p: string) => p === '/allowed' || p.startsWith('/allowed/');
-const NOT_SERVED = { kind: 'status' as const, status: 404, body: { id: 'x', title: 'No such endpoint', error_code: 'ROUTE_NOT_FOUND', message: 'no endpoint' } };
+const NOT_SERVED = {
+  kind: 'status' as const,
+  status: 404,
+  body: { id: 'x', title: 'No such endpoint', error_code: 'ROUTE_NOT_FOUND', message: 'no endpoint' },
+};
 
 /** A web server that answers every request with an HTML page and `status` (not a decision point). */
 async function startWebPage(status: number): Promise<{ url: string; close(): Promise<void> }> {
   const server = createServer((req, res) => {
     req.resume();
     res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' });
-    res.end('<!doctype html><html><head><title>Welcome</title></head><body><h1>It works!</h1><p>A page, not decisions.</p></body></html>');
+    res.end(
+      '<!doctype html><html><head><title>Welcome</title></head><body><h1>It works!</h1><p>A page, not decisions.</p></body></html>',
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 let s: TestServer;
@@ -52,7 +61,8 @@ let pdpOnly: FaultProxy;
 let staleProxy: FaultProxy;
 let dir: string;
 const write = (text: string) => writeFileSync(path.join(dir, 'roster.yaml'), text);
-const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: dir, env: { ROSTER_API_KEY: ORG_KEY, ...env } });
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  runCli(args, { cwd: dir, env: { ROSTER_API_KEY: ORG_KEY, ...env } });
 
 beforeAll(async () => {
   [s, stale] = await Promise.all([startTestServer(), startTestServer()]);
@@ -77,13 +87,18 @@ describe('check --live with the decision point at another URL than the API', () 
     const r = await cli(['check', '--live', '--api-url', apiOnly.url]);
     expect(r.code).toBe(1);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toContain(`${new URL(apiOnly.url).host} does not serve decisions (POST /allowed/bulk answered 404): name your policy decision point with --pdp-url URL (or ROSTER_PDP_URL)`);
+    expect(r.stderr).toContain(
+      `${new URL(apiOnly.url).host} does not serve decisions (POST /allowed/bulk answered 404): name your policy decision point with --pdp-url URL (or ROSTER_PDP_URL)`,
+    );
   });
 
   it('--pdp-url and ROSTER_PDP_URL send the decisions there, and nothing else', async () => {
     const apiDecisions = () => apiOnly.seen.filter((x) => isDecision(x.path)).length;
     const asked = apiDecisions();
-    for (const [args, env] of [[['--pdp-url', pdpOnly.url], {}], [[], { ROSTER_PDP_URL: pdpOnly.url }]] as const) {
+    for (const [args, env] of [
+      [['--pdp-url', pdpOnly.url], {}],
+      [[], { ROSTER_PDP_URL: pdpOnly.url }],
+    ] as const) {
       const before = pdpOnly.seen.length;
       const r = await cli(['check', '--live', '--api-url', apiOnly.url, ...args], env);
       expect(r.code, r.stderr).toBe(0);
@@ -115,7 +130,9 @@ describe('check --live with the decision point at another URL than the API', () 
   it('a --pdp-url that serves no decisions is named as such', async () => {
     const r = await cli(['check', '--live', '--api-url', s.url, '--pdp-url', apiOnly.url]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`the decision point ${new URL(apiOnly.url).host} (--pdp-url) does not serve POST /allowed/bulk (404)`);
+    expect(r.stderr).toContain(
+      `the decision point ${new URL(apiOnly.url).host} (--pdp-url) does not serve POST /allowed/bulk (404)`,
+    );
   });
 });
 
@@ -133,16 +150,37 @@ describe('apply asks the decision point after its writes', () => {
   it('a stale decision point: each disagreement named, exit 3, after the wait', async () => {
     write(CONFIG.replace('members: [alice]', 'members: [alice, bob, carol]').replace('members: [dave]', 'members: []'));
     const before = staleProxy.seen.length;
-    const r = await cli(['apply', '--yes', '--api-url', s.url, '--pdp-url', staleProxy.url, '--decision-wait', '1s', '--format', 'json']);
+    const r = await cli([
+      'apply',
+      '--yes',
+      '--api-url',
+      s.url,
+      '--pdp-url',
+      staleProxy.url,
+      '--decision-wait',
+      '1s',
+      '--format',
+      'json',
+    ]);
     expect(r.code, r.stderr).toBe(3);
-    expect(r.stderr).toContain('Decisions: the decision point disagrees with the plan on 2 of 2 changed decisions after waiting 1s');
-    expect(r.stderr).toContain('the plan says carol gains document:read on document:roadmap; the decision point still denies it');
-    expect(r.stderr).toContain('the plan says carol gains document:write on document:roadmap; the decision point still denies it');
+    expect(r.stderr).toContain(
+      'Decisions: the decision point disagrees with the plan on 2 of 2 changed decisions after waiting 1s',
+    );
+    expect(r.stderr).toContain(
+      'the plan says carol gains document:read on document:roadmap; the decision point still denies it',
+    );
+    expect(r.stderr).toContain(
+      'the plan says carol gains document:write on document:roadmap; the decision point still denies it',
+    );
     // Asked, then asked again after the wait.
     expect(staleProxy.seen.slice(before).map((x) => x.path)).toEqual(['/allowed/bulk', '/allowed/bulk']);
     const json = JSON.parse(r.stdout);
     expect(json.decisions).toMatchObject({ total: 2, checked: 2, rounds: 2, requests: 2 });
-    expect(json.decisions.disagreements.map((d: { user: string; permission: string; decided: boolean }) => `${d.user} ${d.permission} ${d.decided}`)).toEqual(['carol document:read false', 'carol document:write false']);
+    expect(
+      json.decisions.disagreements.map(
+        (d: { user: string; permission: string; decided: boolean }) => `${d.user} ${d.permission} ${d.decided}`,
+      ),
+    ).toEqual(['carol document:read false', 'carol document:write false']);
   });
 
   it('--no-verify-decisions asks nothing', async () => {
@@ -210,15 +248,29 @@ describe('apply asks the decision point about set-rule changes too', () => {
 
   it('a user attribute change only: the stale decision point is caught, exit 3', async () => {
     writeAbac(ABAC.replace('level: 1 }', 'level: 5 }'));
-    const r = await cliAbac(['apply', '--yes', '--api-url', abacApi.url, '--pdp-url', staleDecisions.url, '--decision-wait', '0']);
+    const r = await cliAbac([
+      'apply',
+      '--yes',
+      '--api-url',
+      abacApi.url,
+      '--pdp-url',
+      staleDecisions.url,
+      '--decision-wait',
+      '0',
+    ]);
     expect(r.code, r.stderr).toBe(3);
     expect(r.stdout).toContain('Decisions: the decision point disagrees with the plan on 2 of 2 changed decisions');
-    expect(r.stdout).toContain('the plan says frank gains expense:approve on expense:e1; the decision point still denies it');
+    expect(r.stdout).toContain(
+      'the plan says frank gains expense:approve on expense:e1; the decision point still denies it',
+    );
   });
 
   it('a set rule change agrees with an up-to-date decision point; a context rule is named, not asked', async () => {
     // erin drops to level 2: she loses approve on both expenses.
-    writeAbac(ABAC.replace('level: 1 }', 'level: 5 }').replace('level: 4 }', 'level: 2 }') + '  - { user_set: on-call, can: view, resource: expense }\n');
+    writeAbac(
+      ABAC.replace('level: 1 }', 'level: 5 }').replace('level: 4 }', 'level: 2 }') +
+        '  - { user_set: on-call, can: view, resource: expense }\n',
+    );
     const r = await cliAbac(['apply', '--yes', '--api-url', abacApi.url]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('Decisions: the decision point agrees with the plan on 2 changed decisions');

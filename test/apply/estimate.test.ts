@@ -12,7 +12,22 @@ import { ORG_KEY, startEnv, type Env } from './helpers.js';
 
 const OPTIONS = { project: 'p', environment: 'e' };
 const desired = (() => {
-  const r = validateSources([{ file: 'gen.yaml', text: toYaml(generateEnvironment({ users: 40, groups: 8, maxDepth: 2, instances: 12, memberships: 60, tenants: 2, seed: 3 }) as never) }]);
+  const r = validateSources([
+    {
+      file: 'gen.yaml',
+      text: toYaml(
+        generateEnvironment({
+          users: 40,
+          groups: 8,
+          maxDepth: 2,
+          instances: 12,
+          memberships: 60,
+          tenants: 2,
+          seed: 3,
+        }) as never,
+      ),
+    },
+  ]);
   if (!r.desired) throw new Error(JSON.stringify(r.errors.slice(0, 3)));
   return r.desired;
 })();
@@ -43,7 +58,10 @@ describe('the cost of an apply', { timeout: 120_000 }, () => {
     expect(requests.length).toBe(reads);
     const result = await applyPlan(plan, client);
     expect(result.failed).toEqual([]);
-    const real = requests.slice(reads).map((r) => `${r.method} ${r.path}`).sort();
+    const real = requests
+      .slice(reads)
+      .map((r) => `${r.method} ${r.path}`)
+      .sort();
     expect(dry.map((r) => `${r.method} ${r.path}`).sort()).toEqual(real);
   });
 
@@ -54,7 +72,9 @@ describe('the cost of an apply', { timeout: 120_000 }, () => {
     const dry = await dryRun(plan);
     expect(cost.requests).toBe(dry.length);
     expect(cost.byClass.request).toBe(dry.length);
-    expect(cost.byClass.schemaWrite).toBe(dry.filter((r) => r.method !== 'GET' && r.path.includes('/v2/schema/')).length);
+    expect(cost.byClass.schemaWrite).toBe(
+      dry.filter((r) => r.method !== 'GET' && r.path.includes('/v2/schema/')).length,
+    );
     expect(cost.byClass.bulk).toBe(dry.filter((r) => /\/bulk(\/|$)/.test(r.path)).length);
     // Schema writes are the tightest public limit (40 a minute, 36 with our headroom, 3 at once).
     const schemaWrites = cost.byClass.schemaWrite!;
@@ -65,8 +85,12 @@ describe('the cost of an apply', { timeout: 120_000 }, () => {
     const kinds = Object.entries(cost.kinds ?? {});
     expect(kinds.reduce((n, [, k]) => n + k, 0)).toBe(cost.requests);
     expect(cost.kinds?.['schema write']).toBe(schemaWrites);
-    expect(renderPlanText({ ...plan, cost })).toContain(`Applying it: ${cost.requests.toLocaleString('en-US')} requests: `);
-    expect(renderPlanText({ ...plan, cost })).toMatch(/requests: \d+ schema writes(, \d+ [a-z ]+)*; about \d+ (s|min), paced to the public service's rate limits\.\n/);
+    expect(renderPlanText({ ...plan, cost })).toContain(
+      `Applying it: ${cost.requests.toLocaleString('en-US')} requests: `,
+    );
+    expect(renderPlanText({ ...plan, cost })).toMatch(
+      /requests: \d+ schema writes(, \d+ [a-z ]+)*; about \d+ (s|min), paced to the public service's rate limits\.\n/,
+    );
   });
 
   it('paced to the limits, an apply meets no 429 from a service enforcing them; unpaced, it does', async () => {

@@ -42,8 +42,13 @@ describe('partial failure', { timeout: 120_000 }, () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('Applied 8 of 16 changes');
     expect(r.stdout).toContain('1 failed, 7 skipped.');
-    expect(r.stdout).toMatch(/ {2}failed tenant:bad: POST \/v2\/facts\/p\/e\/tenants answered 422 VALIDATION_ERROR: body.attributes: must NOT have more than 1000 properties \(request [0-9a-f-]+\)\n/);
-    const skipped = r.stdout.split('\n').filter((l) => l.startsWith('  skipped ')).map((l) => l.trim());
+    expect(r.stdout).toMatch(
+      / {2}failed tenant:bad: POST \/v2\/facts\/p\/e\/tenants answered 422 VALIDATION_ERROR: body.attributes: must NOT have more than 1000 properties \(request [0-9a-f-]+\)\n/,
+    );
+    const skipped = r.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('  skipped '))
+      .map((l) => l.trim());
     expect(skipped).toEqual([
       'skipped tenant_user:alice@bad: depends on tenant:bad',
       'skipped tenant_user:bob@bad: depends on tenant:bad',
@@ -57,7 +62,9 @@ describe('partial failure', { timeout: 120_000 }, () => {
     expect(r.stdout + r.stderr).not.toContain(ORG_KEY);
     // What did not depend on the refused tenant landed.
     expect((await env.server.facts('GET', '/resource_instances/document:in-good')).status).toBe(200);
-    expect((await env.server.facts('GET', '/users/alice')).body.associated_tenants).toEqual([{ tenant: 'good', roles: ['viewer'], status: 'active' }]);
+    expect((await env.server.facts('GET', '/users/alice')).body.associated_tenants).toEqual([
+      { tenant: 'good', roles: ['viewer'], status: 'active' },
+    ]);
   });
 
   it('once the configuration is fixed, apply carries out what is left and the plan is empty', async () => {
@@ -79,7 +86,10 @@ describe('partial failure', { timeout: 120_000 }, () => {
 
   it('a refused key is reported without the key', async () => {
     const key = 'wrong-key-that-must-not-leak-0123456789';
-    const r = await runCli(['plan', '--api-url', env.server.url, '--project', 'p', '--env', 'e'], { cwd: env.dir, env: { ROSTER_API_KEY: key } });
+    const r = await runCli(['plan', '--api-url', env.server.url, '--project', 'p', '--env', 'e'], {
+      cwd: env.dir,
+      env: { ROSTER_API_KEY: key },
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/error: the service refused a request: GET \/v2\/\S+ answered 401/);
     expect(r.stdout + r.stderr).not.toContain(key);

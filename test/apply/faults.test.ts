@@ -14,11 +14,17 @@ describe('plan and apply through faults', { timeout: 180_000 }, () => {
   afterAll(async () => env?.close());
 
   const cli = (url: string, project: string, ...args: string[]) =>
-    runCli([...args, '--api-url', url, '--project', project, '--env', 'e'], { cwd: env.dir, env: { ROSTER_API_KEY: ORG_KEY }, timeoutMs: 120_000 });
+    runCli([...args, '--api-url', url, '--project', project, '--env', 'e'], {
+      cwd: env.dir,
+      env: { ROSTER_API_KEY: ORG_KEY },
+      timeoutMs: 120_000,
+    });
 
   it('truncated read answers are retried, and the plan succeeds', async () => {
     expect((await cli(env.server.url, 'trunc', 'apply', '--yes')).code).toBe(0);
-    const proxy = await startFaultProxy(env.server.url, (r) => (r.method === 'GET' && r.index % 3 === 0 ? { kind: 'truncate' } : undefined));
+    const proxy = await startFaultProxy(env.server.url, (r) =>
+      r.method === 'GET' && r.index % 3 === 0 ? { kind: 'truncate' } : undefined,
+    );
     try {
       const plan = await cli(proxy.url, 'trunc', 'plan', '--detailed-exitcode');
       expect(plan.stderr).not.toContain('internal error');
@@ -30,12 +36,16 @@ describe('plan and apply through faults', { timeout: 180_000 }, () => {
   });
 
   it('a read answer that stays malformed ends in one clear error naming the request, not an internal error', async () => {
-    const proxy = await startFaultProxy(env.server.url, (r) => (r.path.endsWith('/roles') ? { kind: 'wrong-shape' } : undefined));
+    const proxy = await startFaultProxy(env.server.url, (r) =>
+      r.path.endsWith('/roles') ? { kind: 'wrong-shape' } : undefined,
+    );
     try {
       const plan = await cli(proxy.url, 'trunc', 'plan');
       expect(plan.code).toBe(1);
       expect(plan.stderr).not.toContain('internal error');
-      expect(plan.stderr).toMatch(/GET \/v2\/schema\/trunc\/e\/roles answered 200 MALFORMED_ANSWER: JSON of the wrong shape .* \(after 6 attempts\)/);
+      expect(plan.stderr).toMatch(
+        /GET \/v2\/schema\/trunc\/e\/roles answered 200 MALFORMED_ANSWER: JSON of the wrong shape .* \(after 6 attempts\)/,
+      );
     } finally {
       await proxy.close();
     }
@@ -44,14 +54,20 @@ describe('plan and apply through faults', { timeout: 180_000 }, () => {
   it('a service that dies mid-apply ends the apply with what was applied, what was not tried, and exit 1', async () => {
     // The service answers the reads and the first four writes, then is gone for good.
     let writes = 0;
-    const proxy = await startFaultProxy(env.server.url, (r) => (r.method !== 'GET' && ++writes > 4 ? { kind: 'die' } : undefined));
+    const proxy = await startFaultProxy(env.server.url, (r) =>
+      r.method !== 'GET' && ++writes > 4 ? { kind: 'die' } : undefined,
+    );
     try {
       const applied = await cli(proxy.url, 'dies', 'apply', '--yes', '--concurrency', '2');
       expect(applied.code).toBe(1);
       expect(applied.stderr).not.toContain('internal error');
-      expect(applied.stdout).toMatch(/Applied \d+ of 15 changes in [\d.]+s, \d+ failed(, \d+ skipped)?, \d+ not attempted\./);
+      expect(applied.stdout).toMatch(
+        /Applied \d+ of 15 changes in [\d.]+s, \d+ failed(, \d+ skipped)?, \d+ not attempted\./,
+      );
       // Gone for good: stopped once no answer came for 8 s (the breaker counts time as well as attempts).
-      expect(applied.stdout).toMatch(/Stopped: .*the service stopped answering: \d+ attempts in a row over (8|9|\d\d) s got no answer \(last: ECONNREFUSED/);
+      expect(applied.stdout).toMatch(
+        /Stopped: .*the service stopped answering: \d+ attempts in a row over (8|9|\d\d) s got no answer \(last: ECONNREFUSED/,
+      );
       expect(applied.stdout).toContain('Run apply again when the service answers');
       // Once stopped, no change is tried again: the failures are the few in flight when it stopped.
       const failed = Number(/, (\d+) failed/.exec(applied.stdout)![1]);
@@ -68,10 +84,14 @@ describe('plan and apply through faults', { timeout: 180_000 }, () => {
   it('a service restarting for 2 s mid-apply is waited out: the apply completes', async () => {
     // Issue #31: the breaker tripped on 10 refused attempts within a second; an apply now waits as a plan does.
     // Sixty users: eight writes in flight when the service goes, each refused at once.
-    const users = Array.from({ length: 60 }, (_, i) => `  u${i}: { email: u${i}@acme.test, tenants: [acme] }`).join('\n');
+    const users = Array.from({ length: 60 }, (_, i) => `  u${i}: { email: u${i}@acme.test, tenants: [acme] }`).join(
+      '\n',
+    );
     const file = env.write('restart.yaml', SMALL.replace('users:\n', `users:\n${users}\n`));
     let writes = 0;
-    const proxy = await startFaultProxy(env.server.url, (r) => (r.method !== 'GET' && ++writes === 10 ? { kind: 'restart', downMs: 2_000 } : undefined));
+    const proxy = await startFaultProxy(env.server.url, (r) =>
+      r.method !== 'GET' && ++writes === 10 ? { kind: 'restart', downMs: 2_000 } : undefined,
+    );
     try {
       const applied = await cli(proxy.url, 'restart', 'apply', file, '--yes', '--concurrency', '8');
       expect(applied.stdout + applied.stderr).not.toContain('stopped answering');
@@ -85,11 +105,19 @@ describe('plan and apply through faults', { timeout: 180_000 }, () => {
   });
 
   it('a truncated key-scope answer is reported as such, not as an unscoped key', async () => {
-    const proxy = await startFaultProxy(env.server.url, (r) => (r.path === '/v2/api-key/scope' ? { kind: 'truncate' } : undefined));
+    const proxy = await startFaultProxy(env.server.url, (r) =>
+      r.path === '/v2/api-key/scope' ? { kind: 'truncate' } : undefined,
+    );
     try {
-      const plan = await runCli(['plan', '--api-url', proxy.url], { cwd: env.dir, env: { ROSTER_API_KEY: ORG_KEY }, timeoutMs: 120_000 });
+      const plan = await runCli(['plan', '--api-url', proxy.url], {
+        cwd: env.dir,
+        env: { ROSTER_API_KEY: ORG_KEY },
+        timeoutMs: 120_000,
+      });
       expect(plan.code).toBe(1);
-      expect(plan.stderr).toContain('GET /v2/api-key/scope answered 200 MALFORMED_ANSWER: a body that is not valid JSON (truncated or garbled)');
+      expect(plan.stderr).toContain(
+        'GET /v2/api-key/scope answered 200 MALFORMED_ANSWER: a body that is not valid JSON (truncated or garbled)',
+      );
       expect(plan.stderr).not.toContain('not scoped');
     } finally {
       await proxy.close();

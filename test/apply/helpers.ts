@@ -27,7 +27,10 @@ export interface Env {
  * projects (each with an environment `e`) that `client(project)` may name; the server creates them at start.
  */
 export async function startEnv(options: { now?: () => Date; projects?: string[] } = {}): Promise<Env> {
-  const server = await startTestServer({ now: options.now, environments: (options.projects ?? []).map((project) => ({ project, env: 'e' })) });
+  const server = await startTestServer({
+    now: options.now,
+    environments: (options.projects ?? []).map((project) => ({ project, env: 'e' })),
+  });
   const dir = mkdtempSync(path.join(os.tmpdir(), 'roster-apply-'));
   const clients: ApiClient[] = [];
   return {
@@ -38,10 +41,21 @@ export async function startEnv(options: { now?: () => Date; projects?: string[] 
       writeFileSync(file, text);
       return file;
     },
-    roster: (...args) => runCli([...args, '--api-url', server.url, '--project', 'p', '--env', 'e'], { cwd: dir, env: { ROSTER_API_KEY: ORG_KEY }, timeoutMs: 120_000 }),
+    roster: (...args) =>
+      runCli([...args, '--api-url', server.url, '--project', 'p', '--env', 'e'], {
+        cwd: dir,
+        env: { ROSTER_API_KEY: ORG_KEY },
+        timeoutMs: 120_000,
+      }),
     client(project = 'p') {
       const requests: AttemptInfo[] = [];
-      const client = createClient({ baseUrl: server.url, apiKey: ORG_KEY, project, environment: 'e', onRequest: (i) => requests.push(i) });
+      const client = createClient({
+        baseUrl: server.url,
+        apiKey: ORG_KEY,
+        project,
+        environment: 'e',
+        onRequest: (i) => requests.push(i),
+      });
       clients.push(client);
       return { client, requests };
     },
@@ -62,7 +76,10 @@ export async function loadDesired(file: string): Promise<DesiredState> {
 
 /** The `+ id`, `~ id`, `- id` lines of a text plan. */
 export function changeLines(stdout: string): string[] {
-  return stdout.split('\n').filter((l) => /^ {2}[+~-] /.test(l)).map((l) => l.trim());
+  return stdout
+    .split('\n')
+    .filter((l) => /^ {2}[+~-] /.test(l))
+    .map((l) => l.trim());
 }
 
 /** Row counts of the service's tables, to check that nothing was written twice. */

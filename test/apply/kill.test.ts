@@ -27,11 +27,28 @@ describe('kill during apply', { timeout: 180_000 }, () => {
     // Killed once some changes have landed (users come first, so this is early in the apply). A big apply
     // prints no line per change, so the service is asked: its user count.
     const killed = await new Promise<{ signal: NodeJS.Signals | null; done: number }>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', TSX, path.join(ROOT, 'src/cli/run.ts'), 'apply', '--yes', file, '--api-url', env.server.url, '--project', 'p', '--env', 'e'], {
-        cwd: env.dir,
-        env: { ...process.env, ROSTER_API_KEY: ORG_KEY, CI: 'true', NO_COLOR: '1' },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          TSX,
+          path.join(ROOT, 'src/cli/run.ts'),
+          'apply',
+          '--yes',
+          file,
+          '--api-url',
+          env.server.url,
+          '--project',
+          'p',
+          '--env',
+          'e',
+        ],
+        {
+          cwd: env.dir,
+          env: { ...process.env, ROSTER_API_KEY: ORG_KEY, CI: 'true', NO_COLOR: '1' },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
       let done = 0;
       child.stderr.resume();
       const poll = setInterval(async () => {

@@ -83,7 +83,10 @@ describe.sequential('plan and apply, end to end', { timeout: 120_000 }, () => {
     expect(applied.code).toBe(0);
     expect(applied.stdout).toMatch(/Applied 15 of 15 changes in [\d.]+s\.\n/);
 
-    const [same, edit] = await Promise.all([roster('plan', '--detailed-exitcode'), roster('plan', 'edited.yaml', '--detailed-exitcode', '--out', 'plan.json')]);
+    const [same, edit] = await Promise.all([
+      roster('plan', '--detailed-exitcode'),
+      roster('plan', 'edited.yaml', '--detailed-exitcode', '--out', 'plan.json'),
+    ]);
     expect(same.code).toBe(0);
     expect(same.stdout).toContain('No changes.');
     expect(edit.code).toBe(2);
@@ -108,7 +111,9 @@ describe.sequential('plan and apply, end to end', { timeout: 120_000 }, () => {
     expect(applied.stdout).toContain(`checksum ${file.checksum}`);
     expect(applied.stdout).toContain('Applied 4 of 4 changes');
     const users = (await env.server.facts('GET', '/users?per_page=100')).body;
-    expect(users.data.find((u: { key: string }) => u.key === 'bob').associated_tenants).toEqual([{ tenant: 'acme', roles: [], status: 'active' }]);
+    expect(users.data.find((u: { key: string }) => u.key === 'bob').associated_tenants).toEqual([
+      { tenant: 'acme', roles: [], status: 'active' },
+    ]);
   });
 
   it('refuses a saved plan once the live state changed (telling to plan again), and one edited after it was made', async () => {
@@ -122,7 +127,13 @@ describe.sequential('plan and apply, end to end', { timeout: 120_000 }, () => {
     expect(changeLines(stale.stdout)).toEqual(['~ tenant:acme']);
     expect(edited.code).toBe(0);
     const plan = JSON.parse(readFileSync(`${env.dir}/edited.json`, 'utf8'));
-    writeFileSync(`${env.dir}/edited.json`, JSON.stringify({ ...plan, changes: [{ ...plan.changes[0], after: { ...plan.changes[0].after, name: 'Other' } }] }));
+    writeFileSync(
+      `${env.dir}/edited.json`,
+      JSON.stringify({
+        ...plan,
+        changes: [{ ...plan.changes[0], after: { ...plan.changes[0].after, name: 'Other' } }],
+      }),
+    );
     // Not only the changes: a plan moved to another environment is refused too.
     writeFileSync(`${env.dir}/moved.json`, JSON.stringify({ ...plan, project: 'q' }));
     expect((await env.server.facts('POST', '/tenants', { key: 'elsewhere', name: 'Made elsewhere' })).status).toBe(200);
@@ -131,7 +142,10 @@ describe.sequential('plan and apply, end to end', { timeout: 120_000 }, () => {
       roster('apply', '--plan', 'stale.json', '--yes'),
       roster('apply', '--plan', 'edited.json', '--yes'),
       roster('apply', '--plan', 'moved.json', '--yes'),
-      runCli(['apply', '--plan', 'stale.json', '--yes', '--api-url', env.server.url, '--project', 'q', '--env', 'e'], { cwd: env.dir, env: { ROSTER_API_KEY: ORG_KEY } }),
+      runCli(['apply', '--plan', 'stale.json', '--yes', '--api-url', env.server.url, '--project', 'q', '--env', 'e'], {
+        cwd: env.dir,
+        env: { ROSTER_API_KEY: ORG_KEY },
+      }),
     ]);
     expect(refusedStale.code).toBe(1);
     expect(refusedStale.stderr).toMatch(/stale: the live environment changed since it was made; run roster plan again/);

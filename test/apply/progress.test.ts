@@ -8,9 +8,29 @@ import type { Change } from '../../src/plan/change.js';
 
 /** Apply progress as plain state (src/apply/progress.ts), and the live view over it fed made-up events. */
 
-const create = (id: string): Change => ({ id, kind: 'tenant', action: 'create', after: { key: id, name: id }, dependsOn: [] });
-const update = (id: string): Change => ({ id, kind: 'tenant', action: 'update', before: { key: id, name: id }, after: { key: id, name: id }, fields: [], dependsOn: [] });
-const remove = (id: string): Change => ({ id, kind: 'tenant', action: 'delete', before: { key: id, name: id }, dependsOn: [] });
+const create = (id: string): Change => ({
+  id,
+  kind: 'tenant',
+  action: 'create',
+  after: { key: id, name: id },
+  dependsOn: [],
+});
+const update = (id: string): Change => ({
+  id,
+  kind: 'tenant',
+  action: 'update',
+  before: { key: id, name: id },
+  after: { key: id, name: id },
+  fields: [],
+  dependsOn: [],
+});
+const remove = (id: string): Change => ({
+  id,
+  kind: 'tenant',
+  action: 'delete',
+  before: { key: id, name: id },
+  dependsOn: [],
+});
 
 const start = (change: Change): ApplyEvent => ({ type: 'start', change });
 const done = (change: Change): ApplyEvent => ({ type: 'done', change });
@@ -19,7 +39,14 @@ const skipped = (change: Change, because: string): ApplyEvent => ({ type: 'skipp
 
 describe('progress state', () => {
   it('starts empty', () => {
-    expect(newProgress(5, 1000)).toEqual({ total: 5, done: 0, failed: 0, skipped: 0, inFlight: new Map(), startedAt: 1000 });
+    expect(newProgress(5, 1000)).toEqual({
+      total: 5,
+      done: 0,
+      failed: 0,
+      skipped: 0,
+      inFlight: new Map(),
+      startedAt: 1000,
+    });
   });
 
   it('advance: start puts a change in flight; done, failed and skipped take it out and count it', () => {
@@ -74,9 +101,13 @@ describe('progress state', () => {
     expect(eventLine(done(create('tenant:a')))).toBe('created tenant:a');
     expect(eventLine(done(update('tenant:a')))).toBe('updated tenant:a');
     expect(eventLine(done(remove('tenant:a')))).toBe('deleted tenant:a');
-    expect(eventLine(failed(create('user:bob'), "400 Bad Request: 'email' is not an email"))).toBe("FAILED create user:bob: 400 Bad Request: 'email' is not an email");
+    expect(eventLine(failed(create('user:bob'), "400 Bad Request: 'email' is not an email"))).toBe(
+      "FAILED create user:bob: 400 Bad Request: 'email' is not an email",
+    );
     expect(eventLine(failed(remove('tenant:x'), 'timed out'))).toBe('FAILED delete tenant:x: timed out');
-    expect(eventLine(skipped(create('member:bob@team:eng'), 'user:bob'))).toBe('skipped create member:bob@team:eng (depends on user:bob)');
+    expect(eventLine(skipped(create('member:bob@team:eng'), 'user:bob'))).toBe(
+      'skipped create member:bob@team:eng (depends on user:bob)',
+    );
   });
 });
 
@@ -116,7 +147,9 @@ describe('the live view (ink-testing-library)', () => {
     // 1 of 4 in 2 s: 3 left take 6 s.
     v.clock.t += 2_000;
     f = await v.send([done(b)], '1/4');
-    expect(f).toBe(['created tenant:b', '… create tenant:a', '… create tenant:c', '1/4 done · about 6 s left'].join('\n'));
+    expect(f).toBe(
+      ['created tenant:b', '… create tenant:a', '… create tenant:c', '1/4 done · about 6 s left'].join('\n'),
+    );
 
     f = await v.send([failed(a, '500 Internal Server Error'), skipped(d, 'tenant:a')], 'skipped');
     expect(f).toBe(

@@ -23,7 +23,13 @@ describe.sequential('prune', { timeout: 120_000 }, () => {
   beforeAll(async () => {
     env = await startEnv();
     const { client } = env.client();
-    const result = await applyPlan(planChanges(await loadDesired(env.write('roster.yaml', SMALL)), await readLiveState(client), { project: 'p', environment: 'e' }), client);
+    const result = await applyPlan(
+      planChanges(await loadDesired(env.write('roster.yaml', SMALL)), await readLiveState(client), {
+        project: 'p',
+        environment: 'e',
+      }),
+      client,
+    );
     expect(result.failed).toEqual([]);
     expect((await env.server.facts('POST', '/tenants', { key: 'elsewhere', name: 'Made elsewhere' })).status).toBe(200);
   });
@@ -35,18 +41,30 @@ describe.sequential('prune', { timeout: 120_000 }, () => {
   it('deletes only with --prune, and only in the sections the configuration has', async () => {
     // No users, instances or groups sections: none of those is ever deleted, even with --prune.
     env.write('partial.yaml', SMALL.slice(0, SMALL.indexOf('users:')));
-    const [plain, pruning] = await Promise.all([roster('plan', 'partial.yaml', '--detailed-exitcode'), roster('plan', 'partial.yaml', '--prune')]);
+    const [plain, pruning] = await Promise.all([
+      roster('plan', 'partial.yaml', '--detailed-exitcode'),
+      roster('plan', 'partial.yaml', '--prune'),
+    ]);
     expect(plain.code).toBe(0);
     expect(changeLines(pruning.stdout)).toEqual(['- tenant:elsewhere']);
   });
 
   it('with --prune, deletes what the configuration dropped, in reverse dependency order', async () => {
-    const dropped = SMALL.replace(/resource_instances:[\s\S]*?groups:/, 'resource_instances: {}\ngroups:').replace('    roles: [{ role: editor, on: document:readme }]\n', '');
-    const tenants = Array.from({ length: 12 }, (_, i) => `  t${String(i).padStart(2, '0')}: { name: T${i} }`).join('\n');
+    const dropped = SMALL.replace(/resource_instances:[\s\S]*?groups:/, 'resource_instances: {}\ngroups:').replace(
+      '    roles: [{ role: editor, on: document:readme }]\n',
+      '',
+    );
+    const tenants = Array.from({ length: 12 }, (_, i) => `  t${String(i).padStart(2, '0')}: { name: T${i} }`).join(
+      '\n',
+    );
     env.write('dropped.yaml', dropped.replace('tenants:\n', `tenants:\n${tenants}\n`));
     const r = await roster('apply', 'dropped.yaml', '--prune', '--yes');
     expect(r.code).toBe(0);
-    expect(changeLines(r.stdout).filter((l) => l.startsWith('-'))).toEqual(['- grant:team:eng:editor@document:readme', '- instance:document:readme', '- tenant:elsewhere']);
+    expect(changeLines(r.stdout).filter((l) => l.startsWith('-'))).toEqual([
+      '- grant:team:eng:editor@document:readme',
+      '- instance:document:readme',
+      '- tenant:elsewhere',
+    ]);
     expect(r.stdout).toContain('12 to create, 0 to update, 3 to delete.');
   });
 

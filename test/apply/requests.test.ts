@@ -29,16 +29,38 @@ function pagesFor(live: LiveState): number {
   const assignments = users.reduce((n, u) => n + u.roles.length, 0) + groups.reduce((n, g) => n + g.members.length, 0);
   const pages = (n: number, size = 100) => Math.max(1, Math.ceil(n / size));
   return (
-    pages(live.resources.size) + pages(live.roles.size) + pages(live.tenants.size) + pages(users.length) + pages(assignments, 1000) +
-    pages(live.resourceInstances.size + groups.length) + pages(groups.length) + pages(groups.reduce((n, g) => n + g.memberOf.length, 0)) + pages(live.accessRequests.size) +
+    pages(live.resources.size) +
+    pages(live.roles.size) +
+    pages(live.tenants.size) +
+    pages(users.length) +
+    pages(assignments, 1000) +
+    pages(live.resourceInstances.size + groups.length) +
+    pages(groups.length) +
+    pages(groups.reduce((n, g) => n + g.memberOf.length, 0)) +
+    pages(live.accessRequests.size) +
     // Attribute-based access: user and tenant attribute definitions, condition sets, set rules.
-    pages(live.userAttributes.size) + pages(live.tenantAttributes.size) + pages(live.conditionSets.size) + pages(live.setRules.size)
+    pages(live.userAttributes.size) +
+    pages(live.tenantAttributes.size) +
+    pages(live.conditionSets.size) +
+    pages(live.setRules.size)
   );
 }
 
 describe('requests', { timeout: 120_000 }, () => {
   let env: Env;
-  const desired = desiredOf(toYaml(generateEnvironment({ users: 320, groups: 24, maxDepth: 3, instances: 40, memberships: 500, tenants: 3, seed: 7 }) as never));
+  const desired = desiredOf(
+    toYaml(
+      generateEnvironment({
+        users: 320,
+        groups: 24,
+        maxDepth: 3,
+        instances: 40,
+        memberships: 500,
+        tenants: 3,
+        seed: 7,
+      }) as never,
+    ),
+  );
 
   beforeAll(async () => {
     env = await startEnv();
@@ -68,7 +90,13 @@ describe('requests', { timeout: 120_000 }, () => {
 
   it('a group of 200 members is applied in a handful of requests (the memberships in one bulk call)', async () => {
     const members = [...desired.users.keys()].slice(0, 200);
-    const withGroup: DesiredState = { ...desired, groups: new Map([...desired.groups, ['team:everyone', { type: 'team', key: 'everyone', tenant: 'tenant-0', members, roles: [], memberOf: [] }]]) };
+    const withGroup: DesiredState = {
+      ...desired,
+      groups: new Map([
+        ...desired.groups,
+        ['team:everyone', { type: 'team', key: 'everyone', tenant: 'tenant-0', members, roles: [], memberOf: [] }],
+      ]),
+    };
     const { client, requests } = env.client();
     const plan = planChanges(withGroup, await readLiveState(client), OPTIONS);
     expect(plan.summary).toEqual({ create: 201, update: 0, delete: 0 });
@@ -77,7 +105,10 @@ describe('requests', { timeout: 120_000 }, () => {
     expect(result.failed).toEqual([]);
     expect(result.done).toHaveLength(201);
     const writes = requests.slice(reads);
-    expect(writes.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v2/schema/p/e/groups', 'POST /v2/facts/p/e/role_assignments/bulk']);
+    expect(writes.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /v2/schema/p/e/groups',
+      'POST /v2/facts/p/e/role_assignments/bulk',
+    ]);
 
     // Re-planning shows nothing left, and the group has exactly its 200 members.
     const live = await readLiveState(client);
@@ -88,20 +119,29 @@ describe('requests', { timeout: 120_000 }, () => {
   it('user role assignments go through the bulk endpoint too', async () => {
     const { client, requests } = env.client();
     const extra: DesiredState = structuredClone(desired);
-    const without = [...extra.users.values()].filter((u) => !u.roles.some((r) => r.role === 'admin' && !r.on)).slice(0, 150);
+    const without = [...extra.users.values()]
+      .filter((u) => !u.roles.some((r) => r.role === 'admin' && !r.on))
+      .slice(0, 150);
     for (const u of without) u.roles.push({ role: 'admin', tenant: u.tenants[0] });
     const plan = planChanges(extra, await readLiveState(client), OPTIONS);
     expect(plan.summary).toEqual({ create: 150, update: 0, delete: 0 });
     const reads = requests.length;
     await applyPlan(plan, client);
-    expect(requests.slice(reads).map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v2/facts/p/e/role_assignments/bulk']);
+    expect(requests.slice(reads).map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /v2/facts/p/e/role_assignments/bulk',
+    ]);
     // Removing them again: one bulk delete.
     const back = planChanges(desired, await readLiveState(client), OPTIONS);
     // Only the roles: the users were added to the tenant they list on the first apply, and stay (issue #15).
     expect(back.summary).toEqual({ create: 0, update: 0, delete: 150 });
     const before = requests.length;
     await applyPlan(back, client);
-    expect(requests.slice(before).filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`)).toEqual(['DELETE /v2/facts/p/e/role_assignments/bulk']);
+    expect(
+      requests
+        .slice(before)
+        .filter((r) => r.method !== 'GET')
+        .map((r) => `${r.method} ${r.path}`),
+    ).toEqual(['DELETE /v2/facts/p/e/role_assignments/bulk']);
     expect(planChanges(desired, await readLiveState(client), OPTIONS).changes).toEqual([]);
   });
 });

@@ -60,7 +60,13 @@ describe.sequential('resource roles, end to end', { timeout: 120_000 }, () => {
   it('the service reads them back in the public shapes', async () => {
     const r = await env.server.call('GET', '/v2/schema/p/e/resources/document/roles/editor');
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ key: 'editor', name: 'Editor', resource: 'document', permissions: ['write'], extends: ['commenter'] });
+    expect(r.body).toMatchObject({
+      key: 'editor',
+      name: 'Editor',
+      resource: 'document',
+      permissions: ['write'],
+      extends: ['commenter'],
+    });
   });
 
   it('explain names document#editor and the path through nested teams; /allowed agrees', async () => {
@@ -82,9 +88,18 @@ describe.sequential('resource roles, end to end', { timeout: 120_000 }, () => {
       { user: 'fay', action: 'write', key: 'budget', allow: false },
       { user: 'fay', action: 'read', key: 'roadmap', allow: false },
     ];
-    const bulk = await env.server.call('POST', '/allowed/bulk', {
-      checks: checks.map((c) => ({ user: { key: c.user }, action: c.action, resource: { type: 'document', key: c.key, tenant: 'acme' } })),
-    }, { key: ENV_KEY });
+    const bulk = await env.server.call(
+      'POST',
+      '/allowed/bulk',
+      {
+        checks: checks.map((c) => ({
+          user: { key: c.user },
+          action: c.action,
+          resource: { type: 'document', key: c.key, tenant: 'acme' },
+        })),
+      },
+      { key: ENV_KEY },
+    );
     expect(bulk.body.allow.map((a: { allow: boolean }) => a.allow)).toEqual(checks.map((c) => c.allow));
     const live = await roster('check', 'roster.yaml', '--live');
     expect(live.code).toBe(0);
@@ -92,7 +107,9 @@ describe.sequential('resource roles, end to end', { timeout: 120_000 }, () => {
 
   it('explain prints a derived path; a tuple added shows in the access section a user gaining document:write through it', async () => {
     const e = await roster('explain', 'fay', 'read', 'document:budget', 'roster.yaml');
-    expect(e.stdout).toContain('folder#viewer on folder:company (direct); folder#viewer on folder:finance from folder#viewer via parent');
+    expect(e.stdout).toContain(
+      'folder#viewer on folder:company (direct); folder#viewer on folder:finance from folder#viewer via parent',
+    );
     expect(e.stdout).toContain('document#viewer on document:budget from folder#viewer via parent');
     // The handbook is placed in folder:finance as well: team:finance edits that folder, so dan (a member)
     // gains write on the handbook, where team:product only made him a commenter.
@@ -103,14 +120,30 @@ describe.sequential('resource roles, end to end', { timeout: 120_000 }, () => {
     env.write('moved.yaml', moved);
     const plan = await roster('plan', 'moved.yaml', '--access-permissions', '--format', 'json');
     const value = JSON.parse(plan.stdout);
-    expect(value.changes.map((c: { action: string; id: string }) => `${c.action} ${c.id}`)).toEqual(['create tuple:folder:finance#parent@document:handbook']);
+    expect(value.changes.map((c: { action: string; id: string }) => `${c.action} ${c.id}`)).toEqual([
+      'create tuple:folder:finance#parent@document:handbook',
+    ]);
     const dan = value.access.byUser.find((u: { user: string }) => u.user === 'dan');
-    expect(dan.changes).toContainEqual(expect.objectContaining({ sign: '+', subject: 'document:write', instance: 'document:handbook' }));
-    expect(dan.changes.find((c: { subject: string }) => c.subject === 'document:write').paths[0]).toContain('document#editor on document:handbook from folder#editor via parent');
-    const before = await env.server.call('POST', '/allowed', { user: 'dan', action: 'write', resource: { type: 'document', key: 'handbook', tenant: 'acme' } }, { key: ENV_KEY });
+    expect(dan.changes).toContainEqual(
+      expect.objectContaining({ sign: '+', subject: 'document:write', instance: 'document:handbook' }),
+    );
+    expect(dan.changes.find((c: { subject: string }) => c.subject === 'document:write').paths[0]).toContain(
+      'document#editor on document:handbook from folder#editor via parent',
+    );
+    const before = await env.server.call(
+      'POST',
+      '/allowed',
+      { user: 'dan', action: 'write', resource: { type: 'document', key: 'handbook', tenant: 'acme' } },
+      { key: ENV_KEY },
+    );
     expect(before.body.allow).toBe(false);
     expect((await roster('apply', 'moved.yaml', '--yes')).code).toBe(0);
-    const r = await env.server.call('POST', '/allowed', { user: 'dan', action: 'write', resource: { type: 'document', key: 'handbook', tenant: 'acme' } }, { key: ENV_KEY });
+    const r = await env.server.call(
+      'POST',
+      '/allowed',
+      { user: 'dan', action: 'write', resource: { type: 'document', key: 'handbook', tenant: 'acme' } },
+      { key: ENV_KEY },
+    );
     expect(r.body.allow).toBe(true);
     expect((await roster('apply', 'roster.yaml', '--yes')).code).toBe(0);
   });
@@ -128,20 +161,30 @@ describe.sequential('resource roles, end to end', { timeout: 120_000 }, () => {
   });
 
   it('edits, adds and removes resource roles; the access section shows who gains and loses', async () => {
-    const edited = EXAMPLE.replace('commenter: { name: Commenter, permissions: [comment], extends: [viewer] }', 'commenter: { name: Commenter, permissions: [comment, share], extends: [viewer] }')
-      .replace("      owner: { name: Owner, description: Full control of one document., permissions: [share, delete], extends: [editor] }\n", '      owner: { name: Owner, description: Full control of one document., permissions: [share, delete], extends: [editor] }\n      auditor: [read]\n');
+    const edited = EXAMPLE.replace(
+      'commenter: { name: Commenter, permissions: [comment], extends: [viewer] }',
+      'commenter: { name: Commenter, permissions: [comment, share], extends: [viewer] }',
+    ).replace(
+      '      owner: { name: Owner, description: Full control of one document., permissions: [share, delete], extends: [editor] }\n',
+      '      owner: { name: Owner, description: Full control of one document., permissions: [share, delete], extends: [editor] }\n      auditor: [read]\n',
+    );
     env.write('edited.yaml', edited);
     const plan = await roster('plan', 'edited.yaml', '--access-permissions');
     const lines = changeLines(plan.stdout);
     expect(lines).toEqual(['+ resource_role:document#auditor', '~ resource_role:document#commenter']);
     expect(plan.stdout).toContain('permissions: +share');
-    expect(plan.stdout).toMatch(/cleo[^\n]*document:share[^\n]*document:handbook|document:share[^\n]*document:handbook/);
+    expect(plan.stdout).toMatch(
+      /cleo[^\n]*document:share[^\n]*document:handbook|document:share[^\n]*document:handbook/,
+    );
     expect((await roster('apply', 'edited.yaml', '--yes')).code).toBe(0);
     expect((await roster('plan', 'edited.yaml', '--detailed-exitcode')).code).toBe(0);
 
     // Dropping auditor from the resource's list deletes it (the resource writes `roles`).
     const back = await roster('plan', 'roster.yaml');
-    expect(changeLines(back.stdout)).toEqual(['~ resource_role:document#commenter', '- resource_role:document#auditor']);
+    expect(changeLines(back.stdout)).toEqual([
+      '~ resource_role:document#commenter',
+      '- resource_role:document#auditor',
+    ]);
     expect((await roster('apply', 'roster.yaml', '--yes')).code).toBe(0);
     const gone = await env.server.call('GET', '/v2/schema/p/e/resources/document/roles/auditor');
     expect(gone.status).toBe(404);

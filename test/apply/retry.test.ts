@@ -26,12 +26,23 @@ async function startProxy(target: string, refuse: number[]): Promise<Proxy> {
     req.on('end', async () => {
       if (answer) {
         log.push({ method: req.method!, url: req.url!, status: answer, at: Date.now() });
-        res.writeHead(answer, { 'content-type': 'application/json', ...(answer === 429 ? { 'retry-after': '1' } : {}) });
-        res.end(JSON.stringify({ error_code: answer === 429 ? 'TOO_MANY_REQUESTS' : 'UNAVAILABLE', message: 'try again' }));
+        res.writeHead(answer, {
+          'content-type': 'application/json',
+          ...(answer === 429 ? { 'retry-after': '1' } : {}),
+        });
+        res.end(
+          JSON.stringify({ error_code: answer === 429 ? 'TOO_MANY_REQUESTS' : 'UNAVAILABLE', message: 'try again' }),
+        );
         return;
       }
-      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<string, string>;
-      const upstream = await fetch(target + req.url, { method: req.method, headers, body: body.length ? Buffer.concat(body) : undefined });
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k)),
+      ) as Record<string, string>;
+      const upstream = await fetch(target + req.url, {
+        method: req.method,
+        headers,
+        body: body.length ? Buffer.concat(body) : undefined,
+      });
       log.push({ method: req.method!, url: req.url!, status: upstream.status, at: Date.now() });
       const text = Buffer.from(await upstream.arrayBuffer());
       res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
@@ -62,7 +73,10 @@ describe('retries', { timeout: 120_000 }, () => {
 
   it('apply honours Retry-After on 429, retries 503, succeeds, and converges without duplicates', async () => {
     const viaProxy = (...args: string[]) =>
-      runCli([...args, '--api-url', proxy.url, '--project', 'p', '--env', 'e'], { cwd: env.dir, env: { ROSTER_API_KEY: ORG_KEY } });
+      runCli([...args, '--api-url', proxy.url, '--project', 'p', '--env', 'e'], {
+        cwd: env.dir,
+        env: { ROSTER_API_KEY: ORG_KEY },
+      });
     const applied = await viaProxy('apply', '--yes', '--concurrency', '2');
     expect(applied.stderr).not.toContain('FAILED');
     expect(applied.code).toBe(0);

@@ -16,9 +16,13 @@ const ROLES = ['admin', 'manager', 'auditor', 'viewer'];
 let env: Env;
 beforeEach(async () => {
   env = await startEnv();
-  for (const key of ROLES) expect((await env.server.schema('POST', '/roles', { key, name: key, permissions: [] })).status).toBe(200);
+  for (const key of ROLES)
+    expect((await env.server.schema('POST', '/roles', { key, name: key, permissions: [] })).status).toBe(200);
   const made = await env.server.call('POST', '/v2/elements/p/e/config', {
-    key: 'default', name: 'Default', elements_type: 'user_management', settings: {},
+    key: 'default',
+    name: 'Default',
+    elements_type: 'user_management',
+    settings: {},
     roles_to_levels: { LEVEL_1: ['admin'], LEVEL_2: ['manager'], LEVEL_3: ['auditor'], LEVEL_4: ['viewer'] },
   });
   expect(made.status).toBeLessThan(300);
@@ -33,7 +37,12 @@ const config = (reviewers: string[], name = 'Default') =>
 /** The configuration's levels as the service keeps them, by role key. */
 async function levels(): Promise<Record<string, string[]>> {
   const r = await env.server.call('GET', '/v2/elements/p/e/config/default');
-  return Object.fromEntries(Object.entries(r.body.roles_to_levels as Record<string, { key: string }[]>).map(([l, rs]) => [l, rs.map((x) => x.key).sort()]));
+  return Object.fromEntries(
+    Object.entries(r.body.roles_to_levels as Record<string, { key: string }[]>).map(([l, rs]) => [
+      l,
+      rs.map((x) => x.key).sort(),
+    ]),
+  );
 }
 
 async function planFor(reviewers: string[], name?: string) {
@@ -46,14 +55,19 @@ describe('reviewer roles at LEVEL_1 and LEVEL_2', { timeout: 120_000 }, () => {
   it('a LEVEL_2 reviewer is read as a reviewer role', async () => {
     const { client } = env.client();
     const live = await readLiveState(client);
-    expect(live.accessRequests.get('default')).toEqual({ key: 'default', name: 'Default', reviewerRoles: ['admin', 'manager'] });
+    expect(live.accessRequests.get('default')).toEqual({
+      key: 'default',
+      name: 'Default',
+      reviewerRoles: ['admin', 'manager'],
+    });
   });
 
   it('a configuration that does not name the LEVEL_2 reviewer plans its removal; the apply removes it and keeps LEVEL_3/LEVEL_4; the next plan is empty', async () => {
     const { client, desired, plan } = await planFor(['admin']);
     expect(plan.changes).toEqual([
       expect.objectContaining({
-        id: 'access_requests:default', action: 'update',
+        id: 'access_requests:default',
+        action: 'update',
         fields: [{ field: 'reviewer_roles', before: ['admin', 'manager'], after: ['admin'] }],
       }),
     ]);
@@ -73,17 +87,34 @@ describe('reviewer roles at LEVEL_1 and LEVEL_2', { timeout: 120_000 }, () => {
   it('a configuration that names the LEVEL_2 reviewer plans nothing for it; a rename leaves it at LEVEL_2', async () => {
     expect((await planFor(['admin', 'manager'])).plan.changes).toEqual([]);
     const { client, desired, plan } = await planFor(['admin', 'manager'], 'Renamed');
-    expect(plan.changes.map((c) => [c.id, c.action, c.action === 'update' ? c.fields.map((f) => f.field) : []])).toEqual([['access_requests:default', 'update', ['name']]]);
+    expect(
+      plan.changes.map((c) => [c.id, c.action, c.action === 'update' ? c.fields.map((f) => f.field) : []]),
+    ).toEqual([['access_requests:default', 'update', ['name']]]);
     expect((await applyPlan(plan, client)).failed).toEqual([]);
-    expect(await levels()).toEqual({ LEVEL_1: ['admin'], LEVEL_2: ['manager'], LEVEL_3: ['auditor'], LEVEL_4: ['viewer'] });
+    expect(await levels()).toEqual({
+      LEVEL_1: ['admin'],
+      LEVEL_2: ['manager'],
+      LEVEL_3: ['auditor'],
+      LEVEL_4: ['viewer'],
+    });
     expect(planChanges(desired, await readLiveState(client), OPTIONS).changes).toEqual([]);
   });
 
   it('a new reviewer role goes to LEVEL_1, even one held at LEVEL_3 (which does not review)', async () => {
     const { client, desired, plan } = await planFor(['auditor', 'manager']);
-    expect(plan.changes).toEqual([expect.objectContaining({ action: 'update', fields: [{ field: 'reviewer_roles', before: ['admin', 'manager'], after: ['auditor', 'manager'] }] })]);
+    expect(plan.changes).toEqual([
+      expect.objectContaining({
+        action: 'update',
+        fields: [{ field: 'reviewer_roles', before: ['admin', 'manager'], after: ['auditor', 'manager'] }],
+      }),
+    ]);
     expect((await applyPlan(plan, client)).failed).toEqual([]);
-    expect(await levels()).toEqual({ LEVEL_1: ['auditor'], LEVEL_2: ['manager'], LEVEL_3: ['auditor'], LEVEL_4: ['viewer'] });
+    expect(await levels()).toEqual({
+      LEVEL_1: ['auditor'],
+      LEVEL_2: ['manager'],
+      LEVEL_3: ['auditor'],
+      LEVEL_4: ['viewer'],
+    });
     expect(planChanges(desired, await readLiveState(client), OPTIONS).changes).toEqual([]);
   });
 });

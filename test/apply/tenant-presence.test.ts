@@ -35,7 +35,15 @@ describe('tenant presence does not follow memberships', { timeout: 180_000 }, ()
   });
 
   it('a 2% membership edit of a generated environment plans and applies only membership changes', async () => {
-    const raw = generateEnvironment({ users: 600, groups: 40, maxDepth: 3, instances: 60, memberships: 1200, tenants: 5, seed: 15 });
+    const raw = generateEnvironment({
+      users: 600,
+      groups: 40,
+      maxDepth: 3,
+      instances: 60,
+      memberships: 1200,
+      tenants: 5,
+      seed: 15,
+    });
     const desired = desiredOf(toYaml(raw as never));
     const { client, requests } = env.client('edit');
 
@@ -63,17 +71,29 @@ describe('tenant presence does not follow memberships', { timeout: 180_000 }, ()
     const edited = structuredClone(desired);
     const random = prng(15);
     const count = new Map<string, number>();
-    for (const g of edited.groups.values()) for (const u of g.members) count.set(`${u}@${g.tenant}`, (count.get(`${u}@${g.tenant}`) ?? 0) + 1);
-    const memberships = [...edited.groups].flatMap(([ref, g]) => g.members.map((u) => ({ ref, u, last: count.get(`${u}@${g.tenant}`) === 1 })));
-    const removed = [...memberships.filter((m) => m.last).slice(0, 12), ...memberships.filter((m) => !m.last).slice(0, 12)];
+    for (const g of edited.groups.values())
+      for (const u of g.members) count.set(`${u}@${g.tenant}`, (count.get(`${u}@${g.tenant}`) ?? 0) + 1);
+    const memberships = [...edited.groups].flatMap(([ref, g]) =>
+      g.members.map((u) => ({ ref, u, last: count.get(`${u}@${g.tenant}`) === 1 })),
+    );
+    const removed = [
+      ...memberships.filter((m) => m.last).slice(0, 12),
+      ...memberships.filter((m) => !m.last).slice(0, 12),
+    ];
     expect(removed.filter((m) => m.last)).toHaveLength(12);
-    for (const m of removed) edited.groups.get(m.ref)!.members = edited.groups.get(m.ref)!.members.filter((u) => u !== m.u);
+    for (const m of removed)
+      edited.groups.get(m.ref)!.members = edited.groups.get(m.ref)!.members.filter((u) => u !== m.u);
     const users = [...edited.users.values()];
     let added = 0;
     while (added < 24) {
       const [ref, g] = [...edited.groups][Math.floor(random() * edited.groups.size)];
       const u = users[Math.floor(random() * users.length)];
-      if (!u.tenants.includes(g.tenant) || g.members.includes(u.key) || removed.some((m) => m.ref === ref && m.u === u.key)) continue;
+      if (
+        !u.tenants.includes(g.tenant) ||
+        g.members.includes(u.key) ||
+        removed.some((m) => m.ref === ref && m.u === u.key)
+      )
+        continue;
       g.members = [...g.members, u.key].sort();
       added++;
     }
@@ -84,12 +104,16 @@ describe('tenant presence does not follow memberships', { timeout: 180_000 }, ()
     const before = requests.length;
     expect((await applyPlan(plan, client)).failed).toEqual([]);
     const writes = requests.slice(before).filter((r) => r.method !== 'GET');
-    expect(writes.map((r) => `${r.method} ${r.path}`).sort()).toEqual(['DELETE /v2/facts/edit/e/role_assignments/bulk', 'POST /v2/facts/edit/e/role_assignments/bulk']);
+    expect(writes.map((r) => `${r.method} ${r.path}`).sort()).toEqual([
+      'DELETE /v2/facts/edit/e/role_assignments/bulk',
+      'POST /v2/facts/edit/e/role_assignments/bulk',
+    ]);
 
     const live = await readLiveState(client);
     expect(planChanges(edited, live, OPTIONS).changes).toEqual([]);
     // Those who lost their last membership in a tenant are still in it.
-    for (const m of removed.filter((r) => r.last)) expect(live.users.get(m.u)!.tenants).toContain(edited.groups.get(m.ref)!.tenant);
+    for (const m of removed.filter((r) => r.last))
+      expect(live.users.get(m.u)!.tenants).toContain(edited.groups.get(m.ref)!.tenant);
   });
 
   it('pruning a group keeps its former member, who holds no other role there, in the tenant', async () => {

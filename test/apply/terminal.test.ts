@@ -28,9 +28,31 @@ class Term {
   readonly name = `apply${Term.n++}`;
   constructor(cwd: string, argv: string[], env: Record<string, string>) {
     const vars = Object.entries(env).map(([k, v]) => `${k}=${v}`);
-    const command = ['env', '-u', 'CI', ...vars, process.execPath, '--import', TSX, path.join(ROOT, 'src/cli/run.ts'), ...argv];
+    const command = [
+      'env',
+      '-u',
+      'CI',
+      ...vars,
+      process.execPath,
+      '--import',
+      TSX,
+      path.join(ROOT, 'src/cli/run.ts'),
+      ...argv,
+    ];
     // Wide enough that no plan line wraps; the sleep keeps the pane readable after the command ended.
-    tmux('new-session', '-d', '-s', this.name, '-x', '200', '-y', '50', '-c', cwd, `${command.map(quote).join(' ')}; echo "[roster exited $?]"; sleep 60`);
+    tmux(
+      'new-session',
+      '-d',
+      '-s',
+      this.name,
+      '-x',
+      '200',
+      '-y',
+      '50',
+      '-c',
+      cwd,
+      `${command.map(quote).join(' ')}; echo "[roster exited $?]"; sleep 60`,
+    );
   }
   screen(): string {
     return tmux('capture-pane', '-p', '-J', '-t', this.name, '-S', '-500');
@@ -78,10 +100,13 @@ async function startGate(upstream: string) {
   let writes = 0;
   const server = http.createServer((req, res) => {
     const forward = () => {
-      const up = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-      });
+      const up = http.request(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+        (r) => {
+          res.writeHead(r.statusCode ?? 502, r.headers);
+          r.pipe(res);
+        },
+      );
       up.on('error', () => res.destroy());
       req.pipe(up);
     };
@@ -103,11 +128,16 @@ async function startGate(upstream: string) {
       held = n === undefined ? [] : held.slice(n);
       for (const f of go) f();
     },
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
-const tenants = (...keys: string[]) => `version: 1\ntenants:\n${keys.map((k) => `  ${k}: { name: ${k.toUpperCase()} }`).join('\n')}\n`;
+const tenants = (...keys: string[]) =>
+  `version: 1\ntenants:\n${keys.map((k) => `  ${k}: { name: ${k.toUpperCase()} }`).join('\n')}\n`;
 
 describe.skipIf(!hasTmux)('roster apply on a terminal (tmux)', { timeout: 120_000 }, () => {
   let server: TestServer;
@@ -139,7 +169,10 @@ describe.skipIf(!hasTmux)('roster apply on a terminal (tmux)', { timeout: 120_00
 
   const apply = (file: string, text: string, extra: string[] = [], url = server.url) => {
     writeFileSync(path.join(dir, file), text);
-    const t = new Term(dir, ['apply', file, '--api-url', url, '--project', 'p', '--env', 'e', ...extra], { ROSTER_API_KEY: ORG_KEY, NO_COLOR: '1' });
+    const t = new Term(dir, ['apply', file, '--api-url', url, '--project', 'p', '--env', 'e', ...extra], {
+      ROSTER_API_KEY: ORG_KEY,
+      NO_COLOR: '1',
+    });
     terms.push(t);
     return t;
   };
@@ -185,7 +218,9 @@ describe.skipIf(!hasTmux)('roster apply on a terminal (tmux)', { timeout: 120_00
     const config = `version: 1\nresources:\n  doc: { name: Doc, actions: [read] }\nroles:\n  reader: { name: Reader, permissions: [doc:read] }\ntenants:\n  shown: { name: Shown }\nusers:\n  vera: { tenants: [shown], roles: [reader] }\nresource_instances:\n  doc:d1: { tenant: shown }\n`;
     const t = apply('access.yaml', config);
     const s = await t.until(`to ${on()} (1 user gains or loses access: see above)? [y/N]`);
-    expect(s.replace(/\s+/g, ' ')).toMatch(/Access changes: 1 user;.*\+1 user gains reader tenant-wide in shown, on doc:d1 .*vera/);
+    expect(s.replace(/\s+/g, ' ')).toMatch(
+      /Access changes: 1 user;.*\+1 user gains reader tenant-wide in shown, on doc:d1 .*vera/,
+    );
     t.type('n');
     t.keys('Enter');
     expect((await t.exit()).code).toBe(1);
@@ -207,13 +242,18 @@ describe.skipIf(!hasTmux)('roster apply on a terminal (tmux)', { timeout: 120_00
 
   it('with --prune and deletions, asks for the environment name: a wrong name refuses, the right one applies', async () => {
     // Two tenants live that the configuration below drops.
-    for (const key of ['gone1', 'gone2']) expect((await server.facts('POST', '/tenants', { key, name: key })).status).toBe(200);
+    for (const key of ['gone1', 'gone2'])
+      expect((await server.facts('POST', '/tenants', { key, name: key })).status).toBe(200);
     const live = (await server.facts('GET', '/tenants')).body;
-    const keep = (Array.isArray(live) ? live : live.data).map((x: { key: string }) => x.key).filter((k: string) => !k.startsWith('gone'));
+    const keep = (Array.isArray(live) ? live : live.data)
+      .map((x: { key: string }) => x.key)
+      .filter((k: string) => !k.startsWith('gone'));
     const config = tenants(...keep, 'pruned1');
 
     let t = apply('prune.yaml', config, ['--prune']);
-    let s = await t.until(`This plan deletes 2 objects in ${on()} (nobody's access changes). Type the environment's key (e) to apply:`);
+    let s = await t.until(
+      `This plan deletes 2 objects in ${on()} (nobody's access changes). Type the environment's key (e) to apply:`,
+    );
     expect(s).toContain('- tenant:gone1');
     expect(s).toContain('- tenant:gone2');
     expect(s).toContain('+ tenant:pruned1');

@@ -62,7 +62,11 @@ const CASES: Case[] = [
   },
   {
     name: 'a role assigned, unassigned',
-    edit: (y) => y.replace('bob: { email: bob@acme.test, tenants: [acme] }', 'bob: { email: bob@acme.test, tenants: [acme], roles: [editor] }'),
+    edit: (y) =>
+      y.replace(
+        'bob: { email: bob@acme.test, tenants: [acme] }',
+        'bob: { email: bob@acme.test, tenants: [acme], roles: [editor] }',
+      ),
     undo: (c) => c.delete('/v2/facts/p/e/role_assignments', { body: { user: 'bob', role: 'editor', tenant: 'acme' } }),
     leftover: ['assignment:bob:editor@acme'],
   },
@@ -74,26 +78,38 @@ const CASES: Case[] = [
   },
   {
     name: 'a group grant added, removed',
-    edit: (y) => y.replace("    members: []\n", "    members: []\n    roles: [{ role: viewer, on: document:readme }]\n"),
-    undo: (c) => c.delete('/v2/schema/p/e/groups/team:all/roles', { body: { role: 'viewer', resource: 'document', resource_instance: 'readme', tenant: 'acme' } }),
+    edit: (y) =>
+      y.replace('    members: []\n', '    members: []\n    roles: [{ role: viewer, on: document:readme }]\n'),
+    undo: (c) =>
+      c.delete('/v2/schema/p/e/groups/team:all/roles', {
+        body: { role: 'viewer', resource: 'document', resource_instance: 'readme', tenant: 'acme' },
+      }),
     leftover: ['grant:team:all:viewer@document:readme'],
   },
   {
     name: 'a link made, unmade',
-    edit: (y) => y.replace("    members: []\n", "    members: []\n    member_of: [team:eng]\n"),
+    edit: (y) => y.replace('    members: []\n', '    members: []\n    member_of: [team:eng]\n'),
     undo: (c) => c.delete('/v2/schema/p/e/groups/team:all/assign_group', { body: { group_instance_key: 'team:eng' } }),
     leftover: ['link:team:all@team:eng'],
   },
   {
     name: 'an instance created, deleted',
-    edit: (y) => y.replace('  folder:sub: { tenant: acme }\n', '  folder:sub: { tenant: acme }\n  document:notes: { tenant: acme }\n'),
+    edit: (y) =>
+      y.replace(
+        '  folder:sub: { tenant: acme }\n',
+        '  folder:sub: { tenant: acme }\n  document:notes: { tenant: acme }\n',
+      ),
     undo: (c) => c.delete('/v2/facts/p/e/resource_instances/document:notes'),
     leftover: ['instance:document:notes'],
   },
   {
     name: 'a tuple written, deleted',
-    edit: (y) => y.replace('  folder:sub: { tenant: acme }', '  folder:sub: { tenant: acme, relations: { parent: folder:root } }'),
-    undo: (c) => c.delete('/v2/facts/p/e/relationship_tuples', { body: { subject: 'folder:root', relation: 'parent', object: 'folder:sub' } }),
+    edit: (y) =>
+      y.replace('  folder:sub: { tenant: acme }', '  folder:sub: { tenant: acme, relations: { parent: folder:root } }'),
+    undo: (c) =>
+      c.delete('/v2/facts/p/e/relationship_tuples', {
+        body: { subject: 'folder:root', relation: 'parent', object: 'folder:sub' },
+      }),
     leftover: ['tuple:folder:root#parent@folder:sub'],
   },
 ];
@@ -124,14 +140,26 @@ describe('verification reads what the apply changed, on the real service', { tim
       expect(clean.requests).toBeLessThanOrEqual(6);
       // The plan said so beforehand.
       expect(estimateVerify(plan, edited, live)).toBe(clean.requests);
-      const cost = { requests: 1, byClass: { request: 1, write: 1 }, kinds: { write: 1 }, seconds: 0, limits: 'public' as const, verify: clean.requests };
-      expect(costLine({ ...plan, cost })).toContain(`1 write; then ${clean.requests === 1 ? "1 read" : `${clean.requests} reads`} to verify; under a second`);
+      const cost = {
+        requests: 1,
+        byClass: { request: 1, write: 1 },
+        kinds: { write: 1 },
+        seconds: 0,
+        limits: 'public' as const,
+        verify: clean.requests,
+      };
+      expect(costLine({ ...plan, cost })).toContain(
+        `1 write; then ${clean.requests === 1 ? '1 read' : `${clean.requests} reads`} to verify; under a second`,
+      );
 
       await c.undo(env.client().client);
       const undone = await verifyApplied({ desired: edited, client, plan, live, requestGrants: [] });
       expect(undone.ids).toEqual(c.leftover);
       // Back to the base for the next case.
-      await applyPlan(planChanges(base, await readLiveState(client), { project: 'p', environment: 'e', prune: true }), client);
+      await applyPlan(
+        planChanges(base, await readLiveState(client), { project: 'p', environment: 'e', prune: true }),
+        client,
+      );
     });
   }
 });

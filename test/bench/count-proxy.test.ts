@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RequestStream, startCountingProxy, startCountingProxyProcess, type CountingProxy } from '../../bench/count-proxy.js';
+import {
+  RequestStream,
+  startCountingProxy,
+  startCountingProxyProcess,
+  type CountingProxy,
+} from '../../bench/count-proxy.js';
 import { createClient } from '../../src/api/client.js';
 import { ORG_KEY, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -13,7 +18,8 @@ function counted(text: string, size: number): string[] {
 }
 
 const get = (path: string) => `GET ${path} HTTP/1.1\r\nhost: x\r\n\r\n`;
-const post = (path: string, body: string) => `POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+const post = (path: string, body: string) =>
+  `POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 const chunked = (path: string, parts: string[], trailer = '') =>
   `PUT ${path} HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n${parts.map((p) => `${p.length.toString(16)}\r\n${p}\r\n`).join('')}0\r\n${trailer}\r\n`;
 
@@ -29,7 +35,8 @@ describe('RequestStream', () => {
   ];
   for (const [name, text, expected] of cases) {
     it(`${name}: whole, and cut at every size`, () => {
-      for (const size of [text.length, 1, 2, 3, 5, 7, 16]) expect(counted(text, size), `pieces of ${size}`).toEqual(expected);
+      for (const size of [text.length, 1, 2, 3, 5, 7, 16])
+        expect(counted(text, size), `pieces of ${size}`).toEqual(expected);
     });
   }
 });
@@ -47,10 +54,20 @@ describe('startCountingProxy', () => {
   });
 
   it('passes requests and answers through and records each request once', async () => {
-    const client = createClient({ baseUrl: proxy.url, apiKey: ORG_KEY, project: 'p', environment: 'e', pacing: 'none' });
+    const client = createClient({
+      baseUrl: proxy.url,
+      apiKey: ORG_KEY,
+      project: 'p',
+      environment: 'e',
+      pacing: 'none',
+    });
     try {
       proxy.reset();
-      await Promise.all(Array.from({ length: 20 }, (_, i) => client.put(`${client.paths.facts}/users/u${i}`, { key: `u${i}`, attributes: { n: i } })));
+      await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          client.put(`${client.paths.facts}/users/u${i}`, { key: `u${i}`, attributes: { n: i } }),
+        ),
+      );
       const users = await client.listAll<{ key: string }>(`${client.paths.facts}/users`, { perPage: 7 });
       expect(users.map((u) => u.key).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `u${i}`).sort());
       expect(proxy.seen.filter((r) => r.method === 'PUT')).toHaveLength(20);
@@ -66,7 +83,13 @@ describe('startCountingProxyProcess', () => {
   it('counts in a process of its own: requests, writes, and from zero after reset', async () => {
     const server = await startTestServer();
     const proxy = await startCountingProxyProcess(server.url);
-    const client = createClient({ baseUrl: proxy.url, apiKey: ORG_KEY, project: 'p', environment: 'e', pacing: 'none' });
+    const client = createClient({
+      baseUrl: proxy.url,
+      apiKey: ORG_KEY,
+      project: 'p',
+      environment: 'e',
+      pacing: 'none',
+    });
     try {
       await client.put(`${client.paths.facts}/users/a`, { key: 'a' });
       await client.get(`${client.paths.facts}/users/a`);

@@ -48,7 +48,8 @@ assertions:
 
 let server: TestServer;
 let dir: string;
-const cli = (args: string[]) => runCli([...args, '--api-url', server.url], { cwd: dir, env: { ROSTER_API_KEY: ENV_KEY } });
+const cli = (args: string[]) =>
+  runCli([...args, '--api-url', server.url], { cwd: dir, env: { ROSTER_API_KEY: ENV_KEY } });
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -66,22 +67,42 @@ describe('check and explain with set rules (CLI)', () => {
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout).toContain('FAIL roster.yaml:31: bob can approve on expense:small');
     expect(r.stdout).toContain('      user set approvers: user.level greater-than-equals 3 (user.level = 2, stored)');
-    expect(r.stdout).toContain('UNDECIDED roster.yaml:32: carol can approve on expense:big\n  not decided offline: whether carol may expense:approve on expense:big depends on context.urgent');
+    expect(r.stdout).toContain(
+      'UNDECIDED roster.yaml:32: carol can approve on expense:big\n  not decided offline: whether carol may expense:approve on expense:big depends on context.urgent',
+    );
     expect(r.stdout).toContain('FAIL roster.yaml:34: alice cannot approve on expense:big');
     expect(r.stdout).toContain('(resource.amount = 10, passed)');
-    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('5 assertions on the configuration: 2 passed, 2 failed, 1 not decided offline.');
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe(
+      '5 assertions on the configuration: 2 passed, 2 failed, 1 not decided offline.',
+    );
   });
 
   it('explain offline: the path through the rule, what a denial lacks, and exit 2 when not decided', async () => {
     const allowed = await cli(['explain', 'alice', 'approve', 'expense:small']);
     expect(allowed.code, allowed.stderr).toBe(0);
-    expect(allowed.stdout).toContain('  user set approvers × resource set small-expenses (rule: approvers can expense:approve on small-expenses)\n    user set approvers: user.level greater-than-equals 3 (user.level = 4, stored)');
+    expect(allowed.stdout).toContain(
+      '  user set approvers × resource set small-expenses (rule: approvers can expense:approve on small-expenses)\n    user set approvers: user.level greater-than-equals 3 (user.level = 4, stored)',
+    );
     const undecided = await cli(['explain', 'carol', 'approve', 'expense:big']);
     expect(undecided.code).toBe(2);
-    expect(undecided.stdout.split('\n')[0]).toBe('carol may or may not expense:approve on expense:big: not decided offline');
-    const passed = await cli(['explain', 'carol', 'approve', 'expense:big', '--context', 'urgent=true', '--format', 'json']);
+    expect(undecided.stdout.split('\n')[0]).toBe(
+      'carol may or may not expense:approve on expense:big: not decided offline',
+    );
+    const passed = await cli([
+      'explain',
+      'carol',
+      'approve',
+      'expense:big',
+      '--context',
+      'urgent=true',
+      '--format',
+      'json',
+    ]);
     expect(passed.code, passed.stderr).toBe(0);
-    expect(JSON.parse(passed.stdout)).toMatchObject({ allowed: true, abac: { outcome: 'allowed', exact: true, tenant: 'acme' } });
+    expect(JSON.parse(passed.stdout)).toMatchObject({
+      allowed: true,
+      abac: { outcome: 'allowed', exact: true, tenant: 'acme' },
+    });
     const denied = await cli(['explain', 'bob', 'approve', 'expense:small', '--with', '{"context": {"urgent": true}}']);
     expect(denied.code).toBe(1);
     expect(denied.stdout).toContain('Set rules granting expense:approve (decided on the attributes given):');
@@ -96,7 +117,8 @@ describe('check and explain with set rules (CLI)', () => {
     expect(applied.code, applied.stderr + applied.stdout).toBe(0);
     const live = await cli(['check', '--live', '--format', 'json', '--verbose']);
     const offline = await cli(['check', '--format', 'json', '--verbose']);
-    const statuses = (out: string) => (JSON.parse(out) as { results: { name: string; status: string }[] }).results.map((r) => `${r.name}: ${r.status}`);
+    const statuses = (out: string) =>
+      (JSON.parse(out) as { results: { name: string; status: string }[] }).results.map((r) => `${r.name}: ${r.status}`);
     expect(statuses(live.stdout)).toEqual([
       'alice can approve on expense:small: passed',
       'bob can approve on expense:small: failed',
@@ -105,7 +127,9 @@ describe('check and explain with set rules (CLI)', () => {
       'carol can approve on expense:big: passed',
       'alice cannot approve on expense:big: failed',
     ]);
-    expect(statuses(offline.stdout).filter((s) => !s.endsWith('undecided'))).toEqual(statuses(live.stdout).filter((_, i) => i !== 2));
+    expect(statuses(offline.stdout).filter((s) => !s.endsWith('undecided'))).toEqual(
+      statuses(live.stdout).filter((_, i) => i !== 2),
+    );
     const explained = await cli(['explain', 'carol', 'approve', 'expense:big', '--live', '--context', 'urgent=true']);
     expect(explained.code, explained.stderr).toBe(0);
   });

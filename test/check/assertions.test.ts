@@ -10,12 +10,23 @@ const facts: AccessFacts = {
     { key: 'editor', permissions: ['document:read', 'document:write'] },
     { key: 'viewer', permissions: ['document:read'] },
   ],
-  instances: [{ id: 'document:readme', tenant: 'acme' }, { id: 'document:billing', tenant: 'acme' }, { id: 'team:contractors', tenant: 'acme' }],
+  instances: [
+    { id: 'document:readme', tenant: 'acme' },
+    { id: 'document:billing', tenant: 'acme' },
+    { id: 'team:contractors', tenant: 'acme' },
+  ],
   tenantRoles: [{ user: 'dave', role: 'viewer', tenant: 'acme' }],
   instanceRoles: [{ user: 'bob', role: 'editor', instance: 'document:readme' }],
-  memberships: [{ user: 'carol', group: 'team:finance' }, { user: 'erin', group: 'team:contractors' }, { user: 'frank', group: 'team:vendors' }],
+  memberships: [
+    { user: 'carol', group: 'team:finance' },
+    { user: 'erin', group: 'team:contractors' },
+    { user: 'frank', group: 'team:vendors' },
+  ],
   links: [{ child: 'team:vendors', parent: 'team:contractors' }],
-  groupGrants: [{ group: 'team:finance', role: 'editor', instance: 'document:billing' }, { group: 'team:contractors', role: 'editor', instance: 'document:billing' }],
+  groupGrants: [
+    { group: 'team:finance', role: 'editor', instance: 'document:billing' },
+    { group: 'team:contractors', role: 'editor', instance: 'document:billing' },
+  ],
 };
 const graph = buildAccessGraph(facts);
 const at = (line: number) => ({ file: 'roster.yaml', path: `assertions[${line - 10}]`, line, column: 5 });
@@ -42,15 +53,23 @@ describe('evaluateAssertions', () => {
       ['dave has role editor on document:readme', false, ['dave']],
     ]);
     expect(report.results[3].failures).toEqual([
-      { user: 'erin', message: 'erin can write on document:billing: one path grants it.', paths: ['erin → team:contractors → editor on document:billing (editor grants document:write)'] },
-      { user: 'frank', message: 'frank can write on document:billing: one path grants it.', paths: ['frank → team:vendors → team:contractors → editor on document:billing (editor grants document:write)'] },
+      {
+        user: 'erin',
+        message: 'erin can write on document:billing: one path grants it.',
+        paths: ['erin → team:contractors → editor on document:billing (editor grants document:write)'],
+      },
+      {
+        user: 'frank',
+        message: 'frank can write on document:billing: one path grants it.',
+        paths: ['frank → team:vendors → team:contractors → editor on document:billing (editor grants document:write)'],
+      },
     ]);
     expect(report.results[4].failures[0].message).toBe(
       'dave lacks role editor on document:readme; it would take a direct editor on document:readme; or a tenant-wide editor in acme.',
     );
   });
 
-  it('with the service\'s answers, they decide; the graph still gives the paths', () => {
+  it("with the service's answers, they decide; the graph still gives the paths", () => {
     // Each check names the instance's tenant, as an application sends it (ABAC reads user.roles there).
     const checks = checksNeeded(assertions, graph);
     expect(checks).toEqual([
@@ -62,7 +81,9 @@ describe('evaluateAssertions', () => {
     const decisions = new Map(checks.map((c) => [checkKey(c), false]));
     const live = evaluateAssertions(assertions, graph, { decisions });
     expect(live.results.map((r) => r.passed)).toEqual([false, true, true, true, false]);
-    expect(live.results[0].failures[0].message).toBe('the service denies bob document:write on document:readme, though the live state reads as granting it.');
+    expect(live.results[0].failures[0].message).toBe(
+      'the service denies bob document:write on document:readme, though the live state reads as granting it.',
+    );
   });
 
   it('text: failures only, with file:line and paths; --verbose adds the passes', () => {
@@ -83,7 +104,9 @@ describe('evaluateAssertions', () => {
         '',
       ].join('\n'),
     );
-    expect(renderCheck(report, 'text', { on: 'live', verbose: true })).toMatch(/^PASS roster.yaml:10: bob can write on document:readme\n/);
+    expect(renderCheck(report, 'text', { on: 'live', verbose: true })).toMatch(
+      /^PASS roster.yaml:10: bob can write on document:readme\n/,
+    );
   });
 
   it('json: the failing results (all with --verbose)', () => {
@@ -97,11 +120,15 @@ describe('evaluateAssertions', () => {
     const xml = renderCheck(report, 'junit', { on: 'live' });
     expect(xml.match(/<testcase /g)).toHaveLength(5);
     expect(xml).toContain('<testsuites name="roster check (live)" tests="5" failures="3">');
-    expect(xml).toContain('<testcase classname="roster.yaml" name="bob can write on document:readme" file="roster.yaml" line="10"/>');
+    expect(xml).toContain(
+      '<testcase classname="roster.yaml" name="bob can write on document:readme" file="roster.yaml" line="10"/>',
+    );
     expect(xml).toContain(
       '<failure message="carol can write on document:billing: one path grants it." type="AssertionFailed">carol can write on document:billing: one path grants it.\n  carol → team:finance → editor on document:billing (editor grants document:write)</failure>',
     );
     const odd = evaluateAssertions([{ user: 'a<b>&"', check: 'can', subject: 'write', on: 'document:readme' }], graph);
-    expect(renderCheck(odd, 'junit', { on: 'desired' })).toContain('name="a&lt;b&gt;&amp;&quot; can write on document:readme"');
+    expect(renderCheck(odd, 'junit', { on: 'desired' })).toContain(
+      'name="a&lt;b&gt;&amp;&quot; can write on document:readme"',
+    );
   });
 });

@@ -33,7 +33,8 @@ const ASSERTIONS = `assertions:
 let server: TestServer;
 let dir: string;
 const file = () => path.join(dir, 'roster.yaml');
-const cli = (args: string[]) => runCli([...args, '--api-url', server.url], { cwd: dir, env: { ROSTER_API_KEY: ENV_KEY } });
+const cli = (args: string[]) =>
+  runCli([...args, '--api-url', server.url], { cwd: dir, env: { ROSTER_API_KEY: ENV_KEY } });
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -49,7 +50,10 @@ afterAll(async () => {
 
 describe('roster plan: access changes', () => {
   it('a pull request adding a group link shows exactly the users who gain access, and how', async () => {
-    writeFileSync(file(), CONFIG.replace('members: [bob, carol] }', 'members: [bob, carol], member_of: [team:engineering] }') + ASSERTIONS);
+    writeFileSync(
+      file(),
+      CONFIG.replace('members: [bob, carol] }', 'members: [bob, carol], member_of: [team:engineering] }') + ASSERTIONS,
+    );
     const text = await cli(['plan']);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain(
@@ -71,14 +75,24 @@ describe('roster plan: access changes', () => {
     );
     const json = await cli(['plan', '--format', 'json']);
     const access = JSON.parse(json.stdout).access;
-    expect(access.summary.map((s: { line: string; users: string[] }) => [s.line, s.users])).toEqual([['+2 users gain editor on document:roadmap via team:engineering', ['bob', 'carol']]]);
+    expect(access.summary.map((s: { line: string; users: string[] }) => [s.line, s.users])).toEqual([
+      ['+2 users gain editor on document:roadmap via team:engineering', ['bob', 'carol']],
+    ]);
     const md = await cli(['plan', '--format', 'markdown', '--access-permissions']);
     expect(md.stdout).toContain('#### Access changes (permissions)');
-    expect(md.stdout).toContain('- `+2 users gain document:write on document:roadmap via team:engineering (editor)`: bob, carol');
+    expect(md.stdout).toContain(
+      '- `+2 users gain document:write on document:roadmap via team:engineering (editor)`: bob, carol',
+    );
   });
 
   it('a pull request that breaks an assertion fails the plan (exit 1) with the granting path, and saves no plan', async () => {
-    writeFileSync(file(), CONFIG.replace("members: [dave], roles: [{ role: viewer, on: document:billing }]", "members: [dave], roles: [{ role: editor, on: document:billing }]") + ASSERTIONS);
+    writeFileSync(
+      file(),
+      CONFIG.replace(
+        'members: [dave], roles: [{ role: viewer, on: document:billing }]',
+        'members: [dave], roles: [{ role: editor, on: document:billing }]',
+      ) + ASSERTIONS,
+    );
     const r = await cli(['plan', '--out', 'plan.json']);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain(
@@ -89,7 +103,9 @@ describe('roster plan: access changes', () => {
         '      dave → team:contractors → editor on document:billing (editor grants document:write)',
       ].join('\n'),
     );
-    expect(r.stderr).toContain('error: 1 assertion of the configuration fails on the state after this plan (see above); plan.json was not written');
+    expect(r.stderr).toContain(
+      'error: 1 assertion of the configuration fails on the state after this plan (see above); plan.json was not written',
+    );
     expect(existsSync(path.join(dir, 'plan.json'))).toBe(false);
   });
 });
@@ -110,7 +126,9 @@ describe('roster check and roster explain', () => {
     );
     const live = await cli(['check', '--live', '--verbose']);
     expect(live.code).toBe(1);
-    expect(live.stdout).toContain('PASS roster.yaml:17: users in team:contractors cannot write on document:billing (1 member)');
+    expect(live.stdout).toContain(
+      'PASS roster.yaml:17: users in team:contractors cannot write on document:billing (1 member)',
+    );
     expect(live.stdout).toContain('3 assertions on the live service: 2 passed, 1 failed.');
     const junit = await cli(['check', '--format', 'junit']);
     expect(junit.stdout.match(/<testcase /g)).toHaveLength(3);
@@ -123,15 +141,22 @@ describe('roster check and roster explain', () => {
     const junit = await cli(['check', '--format', 'junit']);
     expect(junit.code).toBe(1);
     expect(junit.stderr).toMatch(/^error: the configuration has 1 error/);
-    expect(junit.stdout).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="roster check \(configuration\)" tests="1" failures="1">/);
-    expect(junit.stdout).toMatch(/<testcase classname="roster\.yaml" name="roster\.yaml:\d+:\d+ assertions\[0\]\.user" file="roster\.yaml" line="\d+">\n {6}<failure message="[^"]*zed[^"]*" type="ConfigurationInvalid">/);
+    expect(junit.stdout).toMatch(
+      /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="roster check \(configuration\)" tests="1" failures="1">/,
+    );
+    expect(junit.stdout).toMatch(
+      /<testcase classname="roster\.yaml" name="roster\.yaml:\d+:\d+ assertions\[0\]\.user" file="roster\.yaml" line="\d+">\n {6}<failure message="[^"]*zed[^"]*" type="ConfigurationInvalid">/,
+    );
     // Text and JSON keep stdout empty: the error is on stderr.
     expect((await cli(['check'])).stdout).toBe('');
     writeFileSync(file(), CONFIG + ASSERTIONS);
   });
 
   it('explain: every path, or what is missing; offline and --live', async () => {
-    writeFileSync(file(), CONFIG.replace('members: [bob, carol] }', 'members: [bob, carol], member_of: [team:engineering] }'));
+    writeFileSync(
+      file(),
+      CONFIG.replace('members: [bob, carol] }', 'members: [bob, carol], member_of: [team:engineering] }'),
+    );
     const offline = await cli(['explain', 'carol', 'write', 'document:roadmap']);
     expect(offline.code).toBe(0);
     expect(offline.stdout).toBe(
@@ -145,11 +170,20 @@ describe('roster check and roster explain', () => {
     );
     const ghost = await cli(['explain', 'zed', 'read', 'document:nope', '--format', 'json']);
     expect(ghost.code).toBe(1);
-    expect(JSON.parse(ghost.stdout)).toMatchObject({ on: 'desired', allowed: false, notes: ['note: zed is not a user of the configuration.', 'note: document:nope is not a resource instance or group of the configuration.'] });
+    expect(JSON.parse(ghost.stdout)).toMatchObject({
+      on: 'desired',
+      allowed: false,
+      notes: [
+        'note: zed is not a user of the configuration.',
+        'note: document:nope is not a resource instance or group of the configuration.',
+      ],
+    });
   });
 
   it('explain of a denied access lists every way in: resource roles, derivations and the groups holding them (issue 28)', async () => {
-    writeFileSync(path.join(dir, 'rebac.yaml'), `
+    writeFileSync(
+      path.join(dir, 'rebac.yaml'),
+      `
 resources:
   folder:
     actions: [read, write]
@@ -167,14 +201,23 @@ users:
   frank: { tenants: [acme] }
 groups:
   team:finance: { tenant: acme, roles: [{ role: editor, on: folder:finance }] }
-`);
-    const [text, json] = await Promise.all([cli(['explain', 'frank', 'write', 'document:budget', 'rebac.yaml']), cli(['explain', 'frank', 'write', 'document:budget', 'rebac.yaml', '--format', 'json'])]);
+`,
+    );
+    const [text, json] = await Promise.all([
+      cli(['explain', 'frank', 'write', 'document:budget', 'rebac.yaml']),
+      cli(['explain', 'frank', 'write', 'document:budget', 'rebac.yaml', '--format', 'json']),
+    ]);
     expect(text.code).toBe(1);
     expect(text.stdout).toBe(
       'frank cannot document:write on document:budget\n  frank lacks document:write on document:budget; it would take a direct document#editor on document:budget; ' +
         'or a direct folder#editor on folder:finance (document#editor via parent); or membership of team:finance, which holds folder#editor on folder:finance (document#editor via parent).\n',
     );
-    expect(JSON.parse(json.stdout).missing.ways).toContainEqual({ role: 'folder#editor', instance: 'folder:finance', by: { kind: 'group', group: 'team:finance' }, steps: [{ relation: 'parent', object: 'document:budget', role: 'document#editor' }] });
+    expect(JSON.parse(json.stdout).missing.ways).toContainEqual({
+      role: 'folder#editor',
+      instance: 'folder:finance',
+      by: { kind: 'group', group: 'team:finance' },
+      steps: [{ relation: 'parent', object: 'document:budget', role: 'document#editor' }],
+    });
   });
 
   it('explain: a misspelt user, role or instance gets "did you mean"', async () => {

@@ -41,7 +41,9 @@ describe('explain names what attributes a check does not see, and suggests actio
   it('a tenant attribute stored but not seen: the note says why', async () => {
     const r = await cli(['explain', 'dan', 'approve', 'expense:x', 'roster.yaml']);
     expect(r.code, r.stderr).toBe(1);
-    expect(r.stdout).toContain('tenant.region equals "eu" (tenant.region not seen: dan has no role in tenant acme, and tenant attributes count only for users with a role there)');
+    expect(r.stdout).toContain(
+      'tenant.region equals "eu" (tenant.region not seen: dan has no role in tenant acme, and tenant attributes count only for users with a role there)',
+    );
     const fay = await cli(['explain', 'fay', 'approve', 'expense:x', 'roster.yaml']);
     expect(fay.stdout).toContain('tenant.region not seen: fay has no role in tenant acme');
     const eve = await cli(['explain', 'eve', 'approve', 'expense:x', 'roster.yaml']);
@@ -50,7 +52,10 @@ describe('explain names what attributes a check does not see, and suggests actio
   });
 
   it('check and the plan say it too, in a failing assertion', async () => {
-    writeFileSync(path.join(dir, 'with-assertion.yaml'), CONFIG + 'assertions:\n  - { user: fay, can: approve, on: expense:x }\n');
+    writeFileSync(
+      path.join(dir, 'with-assertion.yaml'),
+      CONFIG + 'assertions:\n  - { user: fay, can: approve, on: expense:x }\n',
+    );
     const r = await cli(['check', 'with-assertion.yaml']);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('tenant.region not seen: fay has no role in tenant acme');

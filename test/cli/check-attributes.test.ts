@@ -6,10 +6,22 @@ describe('passedFromFlags', () => {
   it.each([
     [{}, undefined],
     [{ userAttr: [], resourceAttr: [], context: [] }, undefined],
-    [{ userAttr: ['level=3', 'region=eu', 'tags=["a","b"]', 'flag=true', 'code="7"'] }, { user: { level: 3, region: 'eu', tags: ['a', 'b'], flag: true, code: '7' } }],
-    [{ resourceAttr: ['amount=500'], context: ['urgent=true'] }, { resource: { amount: 500 }, context: { urgent: true } }],
-    [{ userAttr: ['address.country=fr', 'address.city=Paris'] }, { user: { address: { country: 'fr', city: 'Paris' } } }],
-    [{ with: '{"user": {"level": 1, "region": "us"}, "context": {}}', userAttr: ['level=4'] }, { user: { level: 4, region: 'us' }, context: {} }],
+    [
+      { userAttr: ['level=3', 'region=eu', 'tags=["a","b"]', 'flag=true', 'code="7"'] },
+      { user: { level: 3, region: 'eu', tags: ['a', 'b'], flag: true, code: '7' } },
+    ],
+    [
+      { resourceAttr: ['amount=500'], context: ['urgent=true'] },
+      { resource: { amount: 500 }, context: { urgent: true } },
+    ],
+    [
+      { userAttr: ['address.country=fr', 'address.city=Paris'] },
+      { user: { address: { country: 'fr', city: 'Paris' } } },
+    ],
+    [
+      { with: '{"user": {"level": 1, "region": "us"}, "context": {}}', userAttr: ['level=4'] },
+      { user: { level: 4, region: 'us' }, context: {} },
+    ],
     [{ with: '{}' }, undefined],
     [{ userAttr: ['empty='] }, { user: { empty: '' } }],
   ])('%j → %j', (flags, passed) => {

@@ -30,7 +30,9 @@ const restore: (() => void)[] = [];
 function asTerminal(stream: NodeJS.ReadStream | NodeJS.WriteStream): void {
   const own = Object.getOwnPropertyDescriptor(stream, 'isTTY');
   Object.defineProperty(stream, 'isTTY', { value: true, configurable: true });
-  restore.push(() => (own ? Object.defineProperty(stream, 'isTTY', own) : delete (stream as { isTTY?: boolean }).isTTY));
+  restore.push(() =>
+    own ? Object.defineProperty(stream, 'isTTY', own) : delete (stream as { isTTY?: boolean }).isTTY,
+  );
 }
 
 afterEach(() => {
@@ -59,7 +61,9 @@ describe('CI', () => {
   it('no other source file reads CI itself', () => {
     const src = path.resolve(__dirname, '../../src');
     const files = (readdirSync(src, { recursive: true }) as string[]).filter((f) => /\.tsx?$/.test(f) && f !== 'ci.ts');
-    const readers = files.filter((f) => /\benv\.CI\b|\benv\[['"]CI['"]\]/.test(readFileSync(path.join(src, f), 'utf8')));
+    const readers = files.filter((f) =>
+      /\benv\.CI\b|\benv\[['"]CI['"]\]/.test(readFileSync(path.join(src, f), 'utf8')),
+    );
     expect(readers).toEqual([]);
   });
 });

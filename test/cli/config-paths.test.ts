@@ -37,7 +37,10 @@ describe('configPaths in the several-environments layout', () => {
 
   it('shared/ is optional; other paths pass through unchanged', () => {
     const dir = tree(['envs/dev/a.yaml', 'other/x.yaml']);
-    expect(configPaths([path.join(dir, 'envs/dev'), path.join(dir, 'other/x.yaml')], 'plan', 'dev')).toEqual([path.join(dir, 'envs/dev'), path.join(dir, 'other/x.yaml')]);
+    expect(configPaths([path.join(dir, 'envs/dev'), path.join(dir, 'other/x.yaml')], 'plan', 'dev')).toEqual([
+      path.join(dir, 'envs/dev'),
+      path.join(dir, 'other/x.yaml'),
+    ]);
     const noShared = tree(['envs/dev/a.yaml']);
     expect(configPaths([noShared], 'plan', 'dev')).toEqual([path.join(noShared, 'envs/dev')]);
   });

@@ -20,13 +20,16 @@ const remote = (args: string[], cwd = dir) => runCli([...args, '--api-url', serv
 /** A command that reads only files. */
 const local = (args: string[], cwd = dir) => runCli(args, { cwd, env });
 const file = (rel: string) => path.join(dir, rel);
-const edit = (rel: string, change: (text: string) => string) => writeFileSync(file(rel), change(readFileSync(file(rel), 'utf8')));
+const edit = (rel: string, change: (text: string) => string) =>
+  writeFileSync(file(rel), change(readFileSync(file(rel), 'utf8')));
 const SHARED = 'roster/shared/roster.yaml';
 const PROD = 'roster/envs/prod/roster.yaml';
 const STAGING = 'roster/envs/staging/roster.yaml';
 
 beforeAll(async () => {
-  server = await startTestServer({ environments: ['staging', 'prod', 'copy'].map((env) => ({ project: 'default', env })) });
+  server = await startTestServer({
+    environments: ['staging', 'prod', 'copy'].map((env) => ({ project: 'default', env })),
+  });
   tmp = mkdtempSync(path.join(os.tmpdir(), 'roster-envs-'));
   dir = path.join(tmp, 'repo');
   const init = await local(['init', '--environments', 'staging,prod', dir], tmp);
@@ -70,8 +73,10 @@ describe('roster init --environments staging,prod, against one service', { timeo
     expect(plan.stderr).toContain('roster holds one folder per environment: prod, staging; name one with --env');
   });
 
-  it('a change in shared/ plans in both environments; one in an environment\'s folder only there', async () => {
-    edit(SHARED, (t) => t.replace('  editor:', '  auditor: { name: Auditor, permissions: [document:read] }\n  editor:'));
+  it("a change in shared/ plans in both environments; one in an environment's folder only there", async () => {
+    edit(SHARED, (t) =>
+      t.replace('  editor:', '  auditor: { name: Auditor, permissions: [document:read] }\n  editor:'),
+    );
     for (const e of ['staging', 'prod']) {
       const plan = await remote(['plan', '--env', e, '--detailed-exitcode']);
       expect(plan.code, plan.stderr).toBe(2);
@@ -91,17 +96,30 @@ describe('roster init --environments staging,prod, against one service', { timeo
     const declared = await local(['diff', 'staging', 'prod', '--format', 'json', '--detailed-exitcode']);
     expect(declared.code, declared.stderr).toBe(2);
     expect(JSON.parse(declared.stdout)).toEqual({
-      on: 'declared', a: 'staging', b: 'prod',
+      on: 'declared',
+      a: 'staging',
+      b: 'prod',
       differences: [
-        { kind: 'differs', id: 'role:editor', fields: [{ field: 'description', a: 'Writes documents in staging', b: 'Writes documents in prod' }] },
-        { kind: 'differs', id: 'role:viewer', fields: [{ field: 'description', a: 'Reads documents in staging', b: 'Reads documents in prod' }] },
+        {
+          kind: 'differs',
+          id: 'role:editor',
+          fields: [{ field: 'description', a: 'Writes documents in staging', b: 'Writes documents in prod' }],
+        },
+        {
+          kind: 'differs',
+          id: 'role:viewer',
+          fields: [{ field: 'description', a: 'Reads documents in staging', b: 'Reads documents in prod' }],
+        },
         { kind: 'only-b', id: 'user:erin' },
       ],
     });
     // erin is not applied yet: live, only the roles differ.
     const live = await remote(['diff', 'staging', 'prod', '--live', '--format', 'json']);
     expect(live.code, live.stderr).toBe(0);
-    expect(JSON.parse(live.stdout).differences.map((d: { id: string }) => d.id)).toEqual(['role:editor', 'role:viewer']);
+    expect(JSON.parse(live.stdout).differences.map((d: { id: string }) => d.id)).toEqual([
+      'role:editor',
+      'role:viewer',
+    ]);
     const text = await local(['diff', 'prod', 'staging']);
     expect(text.stdout).toContain('prod → staging (declared): 3 objects differ');
     expect(text.stdout).toMatch(/^ {2}- user:erin$/m);
@@ -109,11 +127,18 @@ describe('roster init --environments staging,prod, against one service', { timeo
   });
 
   it('an unknown variable is an error at its file:line:column, in the environment that lacks it', async () => {
-    edit(PROD, (t) => t.replace('  label: prod\n', '  label: prod\n  domain: example.com\n').replace('erin@example.com', '"erin@${domain}"'));
+    edit(PROD, (t) =>
+      t
+        .replace('  label: prod\n', '  label: prod\n  domain: example.com\n')
+        .replace('erin@example.com', '"erin@${domain}"'),
+    );
     const validate = await local(['validate']);
     expect(validate.code).toBe(0); // prod declares it
     edit(SHARED, (t) => t.replace('name: Viewer,', 'name: "Viewer (${domian})",'));
-    const line = readFileSync(file(SHARED), 'utf8').split('\n').findIndex((l) => l.includes('${domian}')) + 1;
+    const line =
+      readFileSync(file(SHARED), 'utf8')
+        .split('\n')
+        .findIndex((l) => l.includes('${domian}')) + 1;
     const column = readFileSync(file(SHARED), 'utf8').split('\n')[line - 1].indexOf('${domian}') + 1;
     const bad = await local(['validate', '--env', 'prod']);
     expect(bad.code).toBe(1);
@@ -121,22 +146,33 @@ describe('roster init --environments staging,prod, against one service', { timeo
     expect(bad.stdout).toContain('hint: did you mean "domain"?');
     const plan = await remote(['plan', '--env', 'staging']);
     expect(plan.code).toBe(1);
-    expect(plan.stderr).toContain(`roster/shared/roster.yaml:${line}:${column}: roles.viewer.name: unknown variable "domian"`);
+    expect(plan.stderr).toContain(
+      `roster/shared/roster.yaml:${line}:${column}: roles.viewer.name: unknown variable "domian"`,
+    );
     edit(SHARED, (t) => t.replace('name: "Viewer (${domian})",', 'name: Viewer,'));
   });
 
   it('a warning of a shared role unused in one environment is reported for it, and not once acknowledged there', async () => {
-    edit(SHARED, (t) => t.replace('  editor:', '  auditor: { name: Auditor, permissions: [document:read] }\n  editor:'));
-    edit(PROD, (t) => t.replace('  erin: {', '  erin: { roles: [auditor], ').replace('"erin@${domain}", tenants', 'email: "erin@${domain}", tenants').replace('email: email:', 'email:'));
+    edit(SHARED, (t) =>
+      t.replace('  editor:', '  auditor: { name: Auditor, permissions: [document:read] }\n  editor:'),
+    );
+    edit(PROD, (t) =>
+      t
+        .replace('  erin: {', '  erin: { roles: [auditor], ')
+        .replace('"erin@${domain}", tenants', 'email: "erin@${domain}", tenants')
+        .replace('email: email:', 'email:'),
+    );
     const before = await local(['validate']);
     expect(before.code, before.stdout).toBe(0);
-    expect(before.stdout).toContain('warning: role "auditor" is not given to any user or group (in the environment staging)');
+    expect(before.stdout).toContain(
+      'warning: role "auditor" is not given to any user or group (in the environment staging)',
+    );
     edit(STAGING, (t) => `${t}\nacknowledge:\n  unused-role: [auditor]\n`);
     const after = await local(['validate']);
     expect([after.code, after.stdout]).toEqual([0, 'configuration is valid\n']);
   });
 
-  it('a user removed from one environment\'s folder is planned for deletion there (each environment is authoritative)', async () => {
+  it("a user removed from one environment's folder is planned for deletion there (each environment is authoritative)", async () => {
     const before = readFileSync(file(STAGING), 'utf8');
     edit(STAGING, (t) => t.replace(/^ {2}ada: .*\n/m, '').replace(/^ {2}- \{ user: ada, .*\n/m, ''));
     const plan = await remote(['plan', '--env', 'staging', '--detailed-exitcode']);
@@ -161,7 +197,7 @@ describe('roster init --environments staging,prod, against one service', { timeo
 });
 
 describe('roster export with several environments', { timeout: 180_000 }, () => {
-  it('an export applied to an empty environment reproduces the original exactly (users\' tenants included)', async () => {
+  it("an export applied to an empty environment reproduces the original exactly (users' tenants included)", async () => {
     const exported = await remote(['export', '--project', 'default', '--env', 'staging', '--out', 'exported']);
     expect(exported.code, exported.stderr).toBe(0);
     const original = readFileSync(file('exported/roster.yaml'), 'utf8');
@@ -181,7 +217,9 @@ describe('roster export with several environments', { timeout: 180_000 }, () => 
     expect(before.code, before.stderr).toBe(1);
     expect(before.stdout).toContain('roster → live (declared against live): 1 object differs');
     expect(before.stdout).toMatch(/^ {2}- role:auditor$/m);
-    expect(before.stdout).toContain('Not compared (roster does not manage them): access_requests, user_attributes, tenant_attributes, user_sets, resource_sets, set_rules.');
+    expect(before.stdout).toContain(
+      'Not compared (roster does not manage them): access_requests, user_attributes, tenant_attributes, user_sets, resource_sets, set_rules.',
+    );
     expect((await remote(['apply', '--env', 'staging', '--yes'])).code).toBe(0);
     const same = await remote(['export', '--diff', 'roster', '--env', 'staging']);
     expect([same.code, same.stdout], same.stderr).toEqual([0, '']);
@@ -200,10 +238,27 @@ describe('a number that differs by environment (typed variables, issue 39)', { t
     cpSync(file('roster'), path.join(repo, 'roster'), { recursive: true });
     const at = (rel: string) => path.join(repo, 'roster', rel);
     const change = (rel: string, f: (t: string) => string) => writeFileSync(at(rel), f(readFileSync(at(rel), 'utf8')));
-    change('shared/roster.yaml', (t) => t.replace('document: { name: Document, actions: [read, write] }', 'document: { name: Document, actions: [read, write], attributes: { size: number } }')
-      + '\nresource_sets:\n  small:\n    resource: document\n    conditions:\n      resource.size: { less-than: "${max_size}" }\nset_rules:\n  - { role: viewer, can: write, resource_set: small }\n');
-    for (const [e, value] of [['prod', '50'], ['staging', '"50"']]) {
-      change(`envs/${e}/roster.yaml`, (t) => t.replace('variables:\n', `variables:\n  max_size: ${value}\n`).replace('document:handbook: { tenant: example }', 'document:handbook: { tenant: example, attributes: { size: 80 } }'));
+    change(
+      'shared/roster.yaml',
+      (t) =>
+        t.replace(
+          'document: { name: Document, actions: [read, write] }',
+          'document: { name: Document, actions: [read, write], attributes: { size: number } }',
+        ) +
+        '\nresource_sets:\n  small:\n    resource: document\n    conditions:\n      resource.size: { less-than: "${max_size}" }\nset_rules:\n  - { role: viewer, can: write, resource_set: small }\n',
+    );
+    for (const [e, value] of [
+      ['prod', '50'],
+      ['staging', '"50"'],
+    ]) {
+      change(`envs/${e}/roster.yaml`, (t) =>
+        t
+          .replace('variables:\n', `variables:\n  max_size: ${value}\n`)
+          .replace(
+            'document:handbook: { tenant: example }',
+            'document:handbook: { tenant: example, attributes: { size: 80 } }',
+          ),
+      );
     }
     // prod: 80 < 50 does not hold, so ada (a viewer) cannot write the handbook, as its assertion says.
     const prod = await local(['check', '--env', 'prod'], repo);
@@ -211,7 +266,9 @@ describe('a number that differs by environment (typed variables, issue 39)', { t
     // staging: the string "50" orders after every number, so the comparison always holds: a warning whose hint names the variable.
     const staging = await local(['validate', '--env', 'staging'], repo);
     expect(staging.stdout).toContain('warning: "50" is a string, but attribute "size" of "document" is a number');
-    expect(staging.stdout).toContain('hint: give the variable "max_size" a number value: `max_size: 50` under `variables:`, without quotes');
+    expect(staging.stdout).toContain(
+      'hint: give the variable "max_size" a number value: `max_size: 50` under `variables:`, without quotes',
+    );
     expect((await local(['check', '--env', 'staging'], repo)).stdout).toMatch(/ada.*cannot write on document:handbook/);
     expect((await remote(['apply', '--env', 'prod', '--yes'], repo)).code).toBe(0);
     const live = await remote(['check', '--live', '--env', 'prod'], repo);

@@ -19,14 +19,18 @@ let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer({ environments: [{ project: 'corp', env: 'prod' }] });
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'roster.yaml'), 'version: 1\nproject: corp\nenvironment: prod\ntenants: { acme: { name: Acme } }\n');
+  writeFileSync(
+    path.join(dir, 'roster.yaml'),
+    'version: 1\nproject: corp\nenvironment: prod\ntenants: { acme: { name: Acme } }\n',
+  );
 });
 afterAll(async () => {
   await server?.close();
   rmSync(tmp, { recursive: true, force: true });
 });
 const env = { ROSTER_API_KEY: ORG_KEY, ROSTER_API_URL: undefined, ROSTER_PROJECT: undefined, ROSTER_ENV: undefined };
-const plan = (url: string, ...args: string[]) => runCli(['plan', '--api-url', url, ...args], { cwd: dir, env, timeoutMs: 60_000 });
+const plan = (url: string, ...args: string[]) =>
+  runCli(['plan', '--api-url', url, ...args], { cwd: dir, env, timeoutMs: 60_000 });
 
 function oneLine(r: CliResult): string {
   const lines = r.stderr.trim().split('\n');
@@ -39,20 +43,26 @@ function oneLine(r: CliResult): string {
 describe('a URL with no /v2 API behind it', { timeout: 90_000 }, () => {
   it('a path prefix (a proxy, a typo): the router\'s 404 is "no /v2 API at", not "project does not exist"', async () => {
     const r = await plan(`${server.url}/api`);
-    expect(oneLine(r)).toBe(`error: no /v2 API at ${server.url}/api (GET /api/v2/projects/corp: 404 ROUTE_NOT_FOUND); check ROSTER_API_URL (--api-url)`);
+    expect(oneLine(r)).toBe(
+      `error: no /v2 API at ${server.url}/api (GET /api/v2/projects/corp: 404 ROUTE_NOT_FOUND); check ROSTER_API_URL (--api-url)`,
+    );
   });
 
-  it('a 404 that is not the service\'s NOT_FOUND (a proxy page) is no endpoint either, whatever the request', async () => {
-    const proxy = await startFaultProxy(server.url, (r) => (r.path.endsWith('/roles') ? { kind: 'status', status: 404, body: { detail: 'Not Found' } } : undefined));
+  it("a 404 that is not the service's NOT_FOUND (a proxy page) is no endpoint either, whatever the request", async () => {
+    const proxy = await startFaultProxy(server.url, (r) =>
+      r.path.endsWith('/roles') ? { kind: 'status', status: 404, body: { detail: 'Not Found' } } : undefined,
+    );
     try {
       const line = oneLine(await plan(proxy.url));
-      expect(line).toContain(`error: no /v2 API at ${proxy.url} (GET /v2/schema/corp/prod/roles: 404); check ROSTER_API_URL`);
+      expect(line).toContain(
+        `error: no /v2 API at ${proxy.url} (GET /v2/schema/corp/prod/roles: 404); check ROSTER_API_URL`,
+      );
     } finally {
       await proxy.close();
     }
   });
 
-  it('the service\'s own NOT_FOUND still says the project does not exist', async () => {
+  it("the service's own NOT_FOUND still says the project does not exist", async () => {
     const other = path.join(tmp, 'other');
     mkdirSync(other, { recursive: true });
     writeFileSync(path.join(other, 'roster.yaml'), 'version: 1\nproject: corq\nenvironment: prod\n');
@@ -65,7 +75,9 @@ describe('a URL with no /v2 API behind it', { timeout: 90_000 }, () => {
 describe('no answer, and the wrong scheme', { timeout: 90_000 }, () => {
   it('https:// against a plain-HTTP server asks "is it http://?", without OpenSSL\'s internals', async () => {
     const line = oneLine(await plan(server.url.replace('http://', 'https://')));
-    expect(line).toMatch(/^error: https:\/\/127\.0\.0\.1:\d+ did not answer TLS \(.+\): is it http:\/\/\? Check the scheme of --api-url \(ROSTER_API_URL\)$/);
+    expect(line).toMatch(
+      /^error: https:\/\/127\.0\.0\.1:\d+ did not answer TLS \(.+\): is it http:\/\/\? Check the scheme of --api-url \(ROSTER_API_URL\)$/,
+    );
     expect(line).not.toMatch(/SSL routines|ssl3_|0A00010B/);
   });
 
@@ -76,7 +88,9 @@ describe('no answer, and the wrong scheme', { timeout: 90_000 }, () => {
     const url = `http://127.0.0.1:${(closer.address() as net.AddressInfo).port}`;
     try {
       const line = oneLine(await plan(url));
-      expect(line).toMatch(/^error: could not reach the service: GET \/v2\/projects\/corp got no answer \((NETWORK_ERROR|UNREACHABLE)\)/);
+      expect(line).toMatch(
+        /^error: could not reach the service: GET \/v2\/projects\/corp got no answer \((NETWORK_ERROR|UNREACHABLE)\)/,
+      );
       expect(line).not.toContain('answered 0');
     } finally {
       closer.close();
@@ -87,14 +101,22 @@ describe('no answer, and the wrong scheme', { timeout: 90_000 }, () => {
 describe('--api-key-file', { timeout: 60_000 }, () => {
   it('a file that does not exist: the option and the path, not a bare ENOENT', async () => {
     const missing = path.join(tmp, 'no-such-key');
-    const r = await runCli(['plan', '--api-url', server.url, '--api-key-file', missing], { cwd: dir, env: { ...env, ROSTER_API_KEY: undefined } });
-    expect(oneLine(r)).toBe(`error: --api-key-file ${missing}: no such file; give the path of a file holding the API key, or set ROSTER_API_KEY instead`);
+    const r = await runCli(['plan', '--api-url', server.url, '--api-key-file', missing], {
+      cwd: dir,
+      env: { ...env, ROSTER_API_KEY: undefined },
+    });
+    expect(oneLine(r)).toBe(
+      `error: --api-key-file ${missing}: no such file; give the path of a file holding the API key, or set ROSTER_API_KEY instead`,
+    );
   });
 
   it('an empty file is refused as such', async () => {
     const empty = path.join(tmp, 'empty-key');
     writeFileSync(empty, '\n');
-    const r = await runCli(['plan', '--api-url', server.url, '--api-key-file', empty], { cwd: dir, env: { ...env, ROSTER_API_KEY: undefined } });
+    const r = await runCli(['plan', '--api-url', server.url, '--api-key-file', empty], {
+      cwd: dir,
+      env: { ...env, ROSTER_API_KEY: undefined },
+    });
     expect(oneLine(r)).toBe(`error: --api-key-file ${empty} is empty; it must hold the API key`);
   });
 });
@@ -104,11 +126,27 @@ describe('usage errors', { timeout: 60_000 }, () => {
     ['?pool=abc', "?pool= must be a positive integer, got 'abc'"],
     ['?pool=0', "?pool= must be a positive integer, got '0'"],
     ['?schema=a-b', "?schema= must be a plain SQL identifier (letters, digits, _; at most 63), got 'a-b'"],
-  ])('roster serve --database with %s is a usage error naming the setting, not an internal one (exit 70)', async (query, says) => {
-    const r = await runCli(['serve', '--port', '0', '--api-key', 'k', '--database', `postgres://roster:secret@127.0.0.1:5432/test${query}`], { env: { ROSTER_DATABASE_URL: undefined } });
-    expect(oneLine(r)).toBe(`error: --database (or ROSTER_DATABASE_URL) postgres://roster:***@127.0.0.1:5432/test${query}: ${says}`);
-    expect(r.stderr).not.toContain('secret');
-  });
+  ])(
+    'roster serve --database with %s is a usage error naming the setting, not an internal one (exit 70)',
+    async (query, says) => {
+      const r = await runCli(
+        [
+          'serve',
+          '--port',
+          '0',
+          '--api-key',
+          'k',
+          '--database',
+          `postgres://roster:secret@127.0.0.1:5432/test${query}`,
+        ],
+        { env: { ROSTER_DATABASE_URL: undefined } },
+      );
+      expect(oneLine(r)).toBe(
+        `error: --database (or ROSTER_DATABASE_URL) postgres://roster:***@127.0.0.1:5432/test${query}: ${says}`,
+      );
+      expect(r.stderr).not.toContain('secret');
+    },
+  );
 
   it.each([
     [['plan', '--bogus'], "error: unknown option '--bogus'", 'roster plan'],

@@ -24,7 +24,9 @@ describe('roster --help', () => {
   });
 
   it('marks required options as required', () => {
-    for (const cmd of commands) for (const o of cmd.options.filter((o) => o.mandatory)) expect(o.description, `${cmd.name()} ${o.long}`).toMatch(/\(required\)/);
+    for (const cmd of commands)
+      for (const o of cmd.options.filter((o) => o.mandatory))
+        expect(o.description, `${cmd.name()} ${o.long}`).toMatch(/\(required\)/);
   });
 
   it('says that init takes the target flags only with --from-live', () => {
@@ -38,7 +40,18 @@ describe('roster --help', () => {
     const r = await runCli(['--help']);
     expect(r.code).toBe(0);
     const section = r.stdout.slice(r.stdout.indexOf('Environment:'));
-    for (const v of ['ROSTER_API_URL', 'ROSTER_API_KEY', 'ROSTER_PDP_URL', 'ROSTER_PROJECT', 'ROSTER_ENV', 'ROSTER_DATA_DIR', 'ROSTER_DATABASE_URL', 'NO_COLOR', 'FORCE_COLOR', 'CI']) {
+    for (const v of [
+      'ROSTER_API_URL',
+      'ROSTER_API_KEY',
+      'ROSTER_PDP_URL',
+      'ROSTER_PROJECT',
+      'ROSTER_ENV',
+      'ROSTER_DATA_DIR',
+      'ROSTER_DATABASE_URL',
+      'NO_COLOR',
+      'FORCE_COLOR',
+      'CI',
+    ]) {
       expect(section).toMatch(new RegExp(`^  ${v} `, 'm'));
     }
     expect(r.stdout).toContain('--color <when>');

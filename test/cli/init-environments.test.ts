@@ -29,12 +29,18 @@ describe('roster init --environments: the defaults of roster init', { timeout: 1
     const dir = path.join(tmp, 'defaults');
     const r = await init(dir, '--environments', 'dev,prod');
     expect(r.code, r.stderr).toBe(0);
-    for (const e of ['dev', 'prod']) expect(read(dir, `roster/envs/${e}/roster.yaml`)).toMatch(/^authoritative: true$/m);
+    for (const e of ['dev', 'prod'])
+      expect(read(dir, `roster/envs/${e}/roster.yaml`)).toMatch(/^authoritative: true$/m);
     expect(read(dir, 'roster/shared/roster.yaml')).not.toMatch(/^authoritative:/m);
-    const wf = parse(read(dir, WORKFLOW)) as { on: { schedule?: unknown[] }; jobs: Record<string, { steps: { name: string; run?: string }[] }> };
+    const wf = parse(read(dir, WORKFLOW)) as {
+      on: { schedule?: unknown[] };
+      jobs: Record<string, { steps: { name: string; run?: string }[] }>;
+    };
     expect(wf.on.schedule).toHaveLength(1);
     for (const e of ['dev', 'prod']) {
-      expect(wf.jobs[`expire-${e}`].steps.find((s) => s.name === 'expire')?.run).toContain(`npx --no roster requests expire roster/ --env ${e}`);
+      expect(wf.jobs[`expire-${e}`].steps.find((s) => s.name === 'expire')?.run).toContain(
+        `npx --no roster requests expire roster/ --env ${e}`,
+      );
     }
     // The layout validates as written, and each environment plans its deletions (authoritative).
     const validate = await runCli(['validate'], { cwd: dir, env });
@@ -79,23 +85,43 @@ describe('roster init --environments ENV on an existing layout', { timeout: 120_
     expect((await init(dir, '--environments', 'dev,prod')).code).toBe(0);
     const file = (rel: string) => path.join(dir, 'roster', rel);
     // The shared folder uses two more variables (one in a file of its own); each environment gives them.
-    writeFileSync(file('shared/roster.yaml'), read(dir, 'roster/shared/roster.yaml').replace('name: Document,', 'name: "Document (${region})",'));
-    writeFileSync(file('shared/access.yaml'), 'access_requests:\n  default: { name: "Requests of ${team}", reviewer_roles: [editor] }\n');
-    writeFileSync(file('envs/dev/roster.yaml'), read(dir, 'roster/envs/dev/roster.yaml').replace('  label: dev\n', '  label: dev\n  region: eu-west\n  team: "007"\n'));
-    writeFileSync(file('envs/prod/roster.yaml'), read(dir, 'roster/envs/prod/roster.yaml').replace('  label: prod\n', '  label: prod\n  region: us-east\n  team: core\n'));
+    writeFileSync(
+      file('shared/roster.yaml'),
+      read(dir, 'roster/shared/roster.yaml').replace('name: Document,', 'name: "Document (${region})",'),
+    );
+    writeFileSync(
+      file('shared/access.yaml'),
+      'access_requests:\n  default: { name: "Requests of ${team}", reviewer_roles: [editor] }\n',
+    );
+    writeFileSync(
+      file('envs/dev/roster.yaml'),
+      read(dir, 'roster/envs/dev/roster.yaml').replace(
+        '  label: dev\n',
+        '  label: dev\n  region: eu-west\n  team: "007"\n',
+      ),
+    );
+    writeFileSync(
+      file('envs/prod/roster.yaml'),
+      read(dir, 'roster/envs/prod/roster.yaml').replace(
+        '  label: prod\n',
+        '  label: prod\n  region: us-east\n  team: core\n',
+      ),
+    );
     const before = await runCli(['validate'], { cwd: dir, env });
     expect([before.code, before.stdout + before.stderr]).toEqual([0, 'configuration is valid\n']);
     const r = await init(dir, '--environments', 'qa');
     expect(r.code, r.stderr).toBe(0);
-    expect(read(dir, 'roster/envs/qa/roster.yaml')).toContain([
-      '# The values of the variables the shared folder uses (`${label}`, `${region}`, `${team}`).',
-      'variables:',
-      '  label: qa',
-      "  region: eu-west # as in dev: set qa's value",
-      `  team: "007" # as in dev: set qa's value`,
-      '',
-      '# Tenants',
-    ].join('\n'));
+    expect(read(dir, 'roster/envs/qa/roster.yaml')).toContain(
+      [
+        '# The values of the variables the shared folder uses (`${label}`, `${region}`, `${team}`).',
+        'variables:',
+        '  label: qa',
+        "  region: eu-west # as in dev: set qa's value",
+        `  team: "007" # as in dev: set qa's value`,
+        '',
+        '# Tenants',
+      ].join('\n'),
+    );
     const validate = await runCli(['validate'], { cwd: dir, env });
     expect([validate.code, validate.stdout + validate.stderr]).toEqual([0, 'configuration is valid\n']);
   });
@@ -111,8 +137,18 @@ describe('roster init --environments ENV on an existing layout', { timeout: 120_
     expect(text).toContain('name: roster # ours\n');
     expect(text).toMatch(/^ {10}ROSTER_ENVIRONMENTS: dev prod$/m);
     const wf = parse(text) as { jobs: Record<string, unknown> };
-    expect(Object.keys(wf.jobs)).toEqual(['changes', 'plan-dev', 'apply-dev', 'expire-dev', 'plan-prod', 'apply-prod', 'expire-prod']);
-    expect(wf.jobs['apply-prod']).toEqual((parse(environmentsWorkflow(['prod'])) as { jobs: Record<string, unknown> }).jobs['apply-prod']);
+    expect(Object.keys(wf.jobs)).toEqual([
+      'changes',
+      'plan-dev',
+      'apply-dev',
+      'expire-dev',
+      'plan-prod',
+      'apply-prod',
+      'expire-prod',
+    ]);
+    expect(wf.jobs['apply-prod']).toEqual(
+      (parse(environmentsWorkflow(['prod'])) as { jobs: Record<string, unknown> }).jobs['apply-prod'],
+    );
   });
 
   it('refuses, writing nothing, an environment the layout has, and a workflow it cannot extend', async () => {

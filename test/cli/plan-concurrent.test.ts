@@ -23,14 +23,28 @@ describe('peekScope', () => {
   });
 
   it('the first file that names it wins', () => {
-    expect(peekScope([{ text: 'users: {}\n' }, { text: 'project: one\n' }, { text: 'project: two\n' }])).toEqual({ project: 'one' });
+    expect(peekScope([{ text: 'users: {}\n' }, { text: 'project: one\n' }, { text: 'project: two\n' }])).toEqual({
+      project: 'one',
+    });
   });
 });
 
 describe('roster plan reads while it validates', { timeout: 180_000 }, () => {
   let env: Env;
   let proxy: Proxy;
-  const big = toYaml({ project: 'p', environment: 'e', ...generateEnvironment({ users: 3500, groups: 60, maxDepth: 3, instances: 60, memberships: 500, tenants: 3, seed: 5 }) } as never);
+  const big = toYaml({
+    project: 'p',
+    environment: 'e',
+    ...generateEnvironment({
+      users: 3500,
+      groups: 60,
+      maxDepth: 3,
+      instances: 60,
+      memberships: 500,
+      tenants: 3,
+      seed: 5,
+    }),
+  } as never);
 
   beforeAll(async () => {
     env = await startEnv();
@@ -42,7 +56,11 @@ describe('roster plan reads while it validates', { timeout: 180_000 }, () => {
   });
 
   const plan = (file: string, ...args: string[]) =>
-    runCli(['plan', file, '--api-url', proxy.url, '--format', 'json', ...args], { cwd: env.dir, env: { ROSTER_API_KEY: ORG_KEY }, timeoutMs: 120_000 });
+    runCli(['plan', file, '--api-url', proxy.url, '--format', 'json', ...args], {
+      cwd: env.dir,
+      env: { ROSTER_API_KEY: ORG_KEY },
+      timeoutMs: 120_000,
+    });
 
   it('plans a large configuration in the environment it names, reading only', async () => {
     expect(big.length).toBeGreaterThan(256 * 1024);
@@ -57,7 +75,14 @@ describe('roster plan reads while it validates', { timeout: 180_000 }, () => {
     expect(proxy.seen.length).toBeGreaterThan(0);
     // The environment's reads, and the two that name it by key (src/cli/scope.ts).
     const naming = new Set(['/v2/projects/p', '/v2/projects/p/envs/e']);
-    expect(proxy.seen.every((x) => x.method === 'GET' && x.path.startsWith('/v2/') && (x.path.includes('/p/e/') || x.path.endsWith('/p/e') || naming.has(x.path)))).toBe(true);
+    expect(
+      proxy.seen.every(
+        (x) =>
+          x.method === 'GET' &&
+          x.path.startsWith('/v2/') &&
+          (x.path.includes('/p/e/') || x.path.endsWith('/p/e') || naming.has(x.path)),
+      ),
+    ).toBe(true);
   });
 
   it('a configuration error in a large file: reported with its place, nothing written', async () => {
@@ -81,7 +106,9 @@ describe('roster plan reads while it validates', { timeout: 180_000 }, () => {
   it('ROSTER_PROJECT and ROSTER_ENV set but empty (as CI sets unset variables) count as unset: the key names its environment', async () => {
     const file = env.write('small.yaml', 'tenants: { acme: { name: Acme } }\n');
     const r = await runCli(['plan', file, '--api-url', proxy.url, '--format', 'json'], {
-      cwd: env.dir, env: { ROSTER_API_KEY: ENV_KEY, ROSTER_PROJECT: '', ROSTER_ENV: '' }, timeoutMs: 60_000,
+      cwd: env.dir,
+      env: { ROSTER_API_KEY: ENV_KEY, ROSTER_PROJECT: '', ROSTER_ENV: '' },
+      timeoutMs: 60_000,
     });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);

@@ -16,7 +16,18 @@ import { fileRequest, seedReviewWorld } from '../review/world.js';
 
 let s: TestServer;
 let repo: string;
-const cli = (args: string[], env: Record<string, string | undefined> = {}, cwd = repo) => runCli(args, { cwd, env: { ROSTER_API_KEY: ORG_KEY, ROSTER_API_URL: undefined, ROSTER_PROJECT: undefined, ROSTER_ENV: undefined, ROSTER_DATA_DIR: undefined, ...env } });
+const cli = (args: string[], env: Record<string, string | undefined> = {}, cwd = repo) =>
+  runCli(args, {
+    cwd,
+    env: {
+      ROSTER_API_KEY: ORG_KEY,
+      ROSTER_API_URL: undefined,
+      ROSTER_PROJECT: undefined,
+      ROSTER_ENV: undefined,
+      ROSTER_DATA_DIR: undefined,
+      ...env,
+    },
+  });
 
 beforeAll(async () => {
   s = await startTestServer();
@@ -48,17 +59,43 @@ describe('commands without a configuration path, inside the repository', { timeo
   });
 
   it('requests list and approve act on the environment roster/ names, and say so', async () => {
-    const id = await fileRequest(s, 'dave', { role: 'viewer', resource: 'document', resource_instance: 'roadmap' }, 'release');
+    const id = await fileRequest(
+      s,
+      'dave',
+      { role: 'viewer', resource: 'document', resource_instance: 'roadmap' },
+      'release',
+    );
     const list = await cli(['requests', 'list', '--user', 'bob', '--tenant', 'acme', '--api-url', s.url]);
     expect(list.stderr).not.toContain('name it with --project and --env');
     expect(list.code, list.stderr).toBe(0);
     expect(list.stderr).toContain('using project p and environment e, as roster/roster.yaml names them');
     expect(list.stdout).toContain(id);
-    const approve = await cli(['requests', 'approve', id.slice(0, 8), '--user', 'bob', '--tenant', 'acme', '--api-url', s.url]);
+    const approve = await cli([
+      'requests',
+      'approve',
+      id.slice(0, 8),
+      '--user',
+      'bob',
+      '--tenant',
+      'acme',
+      '--api-url',
+      s.url,
+    ]);
     expect(approve.code, approve.stderr).toBe(0);
     expect(approve.stdout).toContain(`approved access request ${id}`);
     // A flag names another environment: the flag wins (the command is not given the configuration).
-    const other = await cli(['requests', 'list', '--user', 'bob', '--tenant', 'acme', '--api-url', s.url, '--env', 'nope']);
+    const other = await cli([
+      'requests',
+      'list',
+      '--user',
+      'bob',
+      '--tenant',
+      'acme',
+      '--api-url',
+      s.url,
+      '--env',
+      'nope',
+    ]);
     expect(other.code).toBe(1);
     expect(other.stderr).toContain("environment 'nope' does not exist in project 'p'");
     expect(other.stderr).not.toContain('contradicts');
@@ -68,20 +105,25 @@ describe('commands without a configuration path, inside the repository', { timeo
     const exported = await cli(['export', '--api-url', s.url]);
     expect(exported.code, exported.stderr).toBe(0);
     expect(exported.stderr).toContain('using project p and environment e, as roster/roster.yaml names them');
-    expect(exported.stdout).toContain(`# Exported by \`roster export\` from p/e at ${new URL(s.url).host}: the live environment as configuration.`);
+    expect(exported.stdout).toContain(
+      `# Exported by \`roster export\` from p/e at ${new URL(s.url).host}: the live environment as configuration.`,
+    );
     const explain = await cli(['explain', 'alice', 'read', 'document:readme', '--live', '--api-url', s.url]);
     expect(explain.code, explain.stderr).toBe(0);
     expect(explain.stdout).toContain('alice can document:read on document:readme');
     const elsewhere = mkdtempSync(path.join(os.tmpdir(), 'roster-norepo-'));
     try {
-      const bare = await cli(['requests', 'list', '--user', 'bob', '--tenant', 'acme', '--api-url', s.url], {}, elsewhere);
+      const bare = await cli(
+        ['requests', 'list', '--user', 'bob', '--tenant', 'acme', '--api-url', s.url],
+        {},
+        elsewhere,
+      );
       expect(bare.code).toBe(1);
       expect(bare.stderr).toContain('name it with --project and --env');
     } finally {
       rmSync(elsewhere, { recursive: true, force: true });
     }
   });
-
 });
 
 describe('a configuration exported from a remote service, with no service named', { timeout: 120_000 }, () => {
@@ -90,8 +132,12 @@ describe('a configuration exported from a remote service, with no service named'
     const r = await cli(['plan', 'roster/']);
     expect(r.stdout).not.toContain('to create');
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`error: roster/roster.yaml was exported from p/e at ${host}, but no --api-url or ROSTER_API_URL names a service: roster plan would read the embedded service (./.roster), an empty local stand-in, not ${host}; nothing was read or written`);
-    expect(r.stderr).toContain(`set ROSTER_API_URL to the URL of ${host} and ROSTER_API_KEY, or pass --api-url; to use the embedded service on purpose, pass --data ./.roster`);
+    expect(r.stderr).toContain(
+      `error: roster/roster.yaml was exported from p/e at ${host}, but no --api-url or ROSTER_API_URL names a service: roster plan would read the embedded service (./.roster), an empty local stand-in, not ${host}; nothing was read or written`,
+    );
+    expect(r.stderr).toContain(
+      `set ROSTER_API_URL to the URL of ${host} and ROSTER_API_KEY, or pass --api-url; to use the embedded service on purpose, pass --data ./.roster`,
+    );
     expect(existsSync(path.join(repo, '.roster'))).toBe(false);
     // ROSTER_API_URL set to '' (CI's unset variable) is no service either; apply refuses the same way.
     const apply = await cli(['apply', 'roster/', '--yes'], { ROSTER_API_URL: '' });
@@ -101,10 +147,15 @@ describe('a configuration exported from a remote service, with no service named'
     const list = await cli(['requests', 'list', '--user', 'bob', '--tenant', 'acme']);
     expect(list.code).toBe(1);
     expect(list.stderr).toContain('roster requests list would read the embedded service');
-    for (const args of [['check', '--live'], ['requests', 'adopt', '--dry-run']]) {
+    for (const args of [
+      ['check', '--live'],
+      ['requests', 'adopt', '--dry-run'],
+    ]) {
       const r = await cli(args);
       expect(r.code, r.stderr).toBe(1);
-      expect(r.stderr).toContain(`roster ${args.slice(0, args[0] === 'requests' ? 2 : 1).join(' ')} would read the embedded service`);
+      expect(r.stderr).toContain(
+        `roster ${args.slice(0, args[0] === 'requests' ? 2 : 1).join(' ')} would read the embedded service`,
+      );
     }
     expect(existsSync(path.join(repo, '.roster'))).toBe(false);
     // On purpose: the embedded service, named with --data.
@@ -124,7 +175,9 @@ describe('a configuration exported from a remote service, with no service named'
     const r = await cli(['plan', 'roster/', '--api-url', other]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('No changes.');
-    expect(r.stderr).toContain(`warning: roster/roster.yaml was exported from p/e at ${host}; roster plan reads ${new URL(other).host}`);
+    expect(r.stderr).toContain(
+      `warning: roster/roster.yaml was exported from p/e at ${host}; roster plan reads ${new URL(other).host}`,
+    );
     // The same host: no warning.
     const same = await cli(['plan', 'roster/', '--api-url', s.url]);
     expect(same.code, same.stderr).toBe(0);

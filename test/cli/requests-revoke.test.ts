@@ -17,16 +17,41 @@ beforeAll(async () => {
 });
 afterAll(() => world.close());
 
-const cli = (args: string[]) => runCli([...args, '--api-url', world.recorder.url, '--project', 'p', '--env', 'e'], { env: { ROSTER_API_KEY: ORG_KEY } });
-const approve = (id: string, body: Record<string, string> = {}) => server.facts('PUT', `/access_requests/default/user/bob/tenant/acme/${id}/approve`, body);
+const cli = (args: string[]) =>
+  runCli([...args, '--api-url', world.recorder.url, '--project', 'p', '--env', 'e'], {
+    env: { ROSTER_API_KEY: ORG_KEY },
+  });
+const approve = (id: string, body: Record<string, string> = {}) =>
+  server.facts('PUT', `/access_requests/default/user/bob/tenant/acme/${id}/approve`, body);
 const allowed = async (user: string, action: string, key: string) =>
-  ((await server.call('POST', '/allowed', { user: { key: user }, action, resource: { type: 'document', key, tenant: 'acme' } }, { key: ENV_KEY })).body as { allow: boolean }).allow;
+  (
+    (
+      await server.call(
+        'POST',
+        '/allowed',
+        { user: { key: user }, action, resource: { type: 'document', key, tenant: 'acme' } },
+        { key: ENV_KEY },
+      )
+    ).body as { allow: boolean }
+  ).allow;
 const assignments = async (user: string) =>
-  ((await server.facts('GET', `/role_assignments?user=${user}&per_page=100`)).body as { role: string; resource_instance?: string | null }[]).map((a) => `${a.role}@${a.resource_instance ?? 'acme'}`).sort();
+  (
+    (await server.facts('GET', `/role_assignments?user=${user}&per_page=100`)).body as {
+      role: string;
+      resource_instance?: string | null;
+    }[]
+  )
+    .map((a) => `${a.role}@${a.resource_instance ?? 'acme'}`)
+    .sort();
 
 describe('roster requests revoke', { timeout: 120_000 }, () => {
   it("removes an approved request's grant (by a prefix of its id) and says so; the request stays approved", async () => {
-    const id = await fileRequest(server, 'dave', { role: 'editor', resource: 'document', resource_instance: 'roadmap' }, 'release');
+    const id = await fileRequest(
+      server,
+      'dave',
+      { role: 'editor', resource: 'document', resource_instance: 'roadmap' },
+      'release',
+    );
     expect((await approve(id)).status).toBe(200);
     expect(await allowed('dave', 'write', 'roadmap')).toBe(true);
     const n = world.recorder.seen.length;
@@ -36,7 +61,7 @@ describe('roster requests revoke', { timeout: 120_000 }, () => {
     expect(r.stdout).toBe(
       `revoked the grant of access request ${id}: dave's editor on document:roadmap (tenant acme) is removed\n` +
         `  granted when bob approved the request at ${r.stdout.match(/approved the request at (\S+) /)![1]} (configuration default)\n` +
-        "  the request stays approved (the service records no revocation); a group or another role may still give dave the same access\n",
+        '  the request stays approved (the service records no revocation); a group or another role may still give dave the same access\n',
     );
     expect(await allowed('dave', 'write', 'roadmap')).toBe(false);
     expect(await assignments('dave')).toEqual([]);
@@ -51,7 +76,9 @@ describe('roster requests revoke', { timeout: 120_000 }, () => {
     const again = await cli(['requests', 'revoke', id, '--user', 'bob', '--tenant', 'acme']);
     expect(again.code).toBe(1);
     expect(again.stdout).toBe('');
-    expect(again.stderr).toContain(`error: the grant of access request ${id} is already gone: dave's editor on document:roadmap (tenant acme) is not a role assignment any more`);
+    expect(again.stderr).toContain(
+      `error: the grant of access request ${id} is already gone: dave's editor on document:roadmap (tenant acme) is not a role assignment any more`,
+    );
     expect(world.recorder.seen.slice(m).filter((s) => s.method === 'DELETE')).toEqual([]);
   });
 
@@ -62,7 +89,12 @@ describe('roster requests revoke', { timeout: 120_000 }, () => {
     const r = await cli(['requests', 'revoke', id, '--user', 'carol', '--tenant', 'acme', '--format', 'json']);
     expect(r.code).toBe(0);
     const body = JSON.parse(r.stdout);
-    expect(body).toMatchObject({ revoked: true, elements_config: 'default', grant: { user: 'alice', role: 'viewer', tenant: 'acme' }, request: { id, status: 'approved', status_label: 'approved' } });
+    expect(body).toMatchObject({
+      revoked: true,
+      elements_config: 'default',
+      grant: { user: 'alice', role: 'viewer', tenant: 'acme' },
+      request: { id, status: 'approved', status_label: 'approved' },
+    });
     expect(body.grant).not.toHaveProperty('resource_instance');
     // As text, a tenant-wide grant reads as one ("in acme (tenant-wide)"), never "approved … for viewer on tenant-wide".
     const other = await fileRequest(server, 'alice', { role: 'editor' }, 'again');
@@ -79,15 +111,33 @@ describe('roster requests revoke', { timeout: 120_000 }, () => {
   });
 
   it('a request that is not approved, or that does not exist, is an error that says so', async () => {
-    const pending = await fileRequest(server, 'dave', { role: 'viewer', resource: 'document', resource_instance: 'readme' });
+    const pending = await fileRequest(server, 'dave', {
+      role: 'viewer',
+      resource: 'document',
+      resource_instance: 'readme',
+    });
     const p = await cli(['requests', 'revoke', pending, '--user', 'bob', '--tenant', 'acme']);
     expect({ code: p.code, stdout: p.stdout }).toEqual({ code: 1, stdout: '' });
-    expect(p.stderr).toContain(`error: access request ${pending} is pending, not approved: it granted nothing, so there is nothing to revoke; deny it`);
-    expect((await server.facts('PUT', `/access_requests/default/user/bob/tenant/acme/${pending}/deny`, {})).status).toBe(200);
+    expect(p.stderr).toContain(
+      `error: access request ${pending} is pending, not approved: it granted nothing, so there is nothing to revoke; deny it`,
+    );
+    expect(
+      (await server.facts('PUT', `/access_requests/default/user/bob/tenant/acme/${pending}/deny`, {})).status,
+    ).toBe(200);
     const d = await cli(['requests', 'revoke', pending, '--user', 'bob', '--tenant', 'acme']);
     expect(d.stderr).toContain(`error: access request ${pending} is denied, not approved`);
-    const none = await cli(['requests', 'revoke', '00000000-0000-4000-8000-000000000000', '--user', 'bob', '--tenant', 'acme']);
+    const none = await cli([
+      'requests',
+      'revoke',
+      '00000000-0000-4000-8000-000000000000',
+      '--user',
+      'bob',
+      '--tenant',
+      'acme',
+    ]);
     expect(none.code).toBe(1);
-    expect(none.stderr).toContain('error: no access request 00000000-0000-4000-8000-000000000000 that bob may see in tenant acme');
+    expect(none.stderr).toContain(
+      'error: no access request 00000000-0000-4000-8000-000000000000 that bob may see in tenant acme',
+    );
   });
 });

@@ -16,13 +16,48 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 const create = (...args: string[]) =>
-  runCli(['requests', 'create', '--user', 'alice', '--tenant', 'acme', ...args, '--api-url', server.url, '--project', 'p', '--env', 'e'], { env: { ROSTER_API_KEY: ORG_KEY } });
+  runCli(
+    [
+      'requests',
+      'create',
+      '--user',
+      'alice',
+      '--tenant',
+      'acme',
+      ...args,
+      '--api-url',
+      server.url,
+      '--project',
+      'p',
+      '--env',
+      'e',
+    ],
+    { env: { ROSTER_API_KEY: ORG_KEY } },
+  );
 
 describe('roster requests create: what does not exist, with the name meant', { timeout: 120_000 }, () => {
   it('--user caroll (as before)', async () => {
     const r = await create('--role', 'editor');
     expect(r.code, r.stderr).toBe(0);
-    const caroll = await runCli(['requests', 'create', '--user', 'caroll', '--tenant', 'acme', '--role', 'editor', '--api-url', server.url, '--project', 'p', '--env', 'e'], { env: { ROSTER_API_KEY: ORG_KEY } });
+    const caroll = await runCli(
+      [
+        'requests',
+        'create',
+        '--user',
+        'caroll',
+        '--tenant',
+        'acme',
+        '--role',
+        'editor',
+        '--api-url',
+        server.url,
+        '--project',
+        'p',
+        '--env',
+        'e',
+      ],
+      { env: { ROSTER_API_KEY: ORG_KEY } },
+    );
     expect(caroll.stderr).toContain('did you mean "carol"?');
   });
 
@@ -36,7 +71,9 @@ describe('roster requests create: what does not exist, with the name meant', { t
   it('--instance document:readmee, and --resource with a bare --instance', async () => {
     const r = await create('--role', 'editor', '--instance', 'document:readmee');
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('error: --instance document:readmee: no instance "document:readmee" in p/e (did you mean "document:readme"?)');
+    expect(r.stderr).toContain(
+      'error: --instance document:readmee: no instance "document:readmee" in p/e (did you mean "document:readme"?)',
+    );
     const bare = await create('--role', 'editor', '--resource', 'document', '--instance', 'readmee');
     expect(bare.stderr).toContain('did you mean "document:readme"?');
   });

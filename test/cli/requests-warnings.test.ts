@@ -29,10 +29,15 @@ afterAll(() => world.close());
 
 const cli = async (args: string[]) => {
   const n = world.recorder.seen.length;
-  const r = await runCli([...args, '--api-url', world.recorder.url, '--project', 'p', '--env', 'e'], { env: { ROSTER_API_KEY: ORG_KEY } });
+  const r = await runCli([...args, '--api-url', world.recorder.url, '--project', 'p', '--env', 'e'], {
+    env: { ROSTER_API_KEY: ORG_KEY },
+  });
   return { ...r, seen: world.recorder.seen.slice(n) };
 };
-const assignmentReads = (seen: SeenRequest[]) => seen.filter((s) => s.method === 'GET' && s.path === '/v2/facts/p/e/role_assignments').map((s) => Object.fromEntries(s.query));
+const assignmentReads = (seen: SeenRequest[]) =>
+  seen
+    .filter((s) => s.method === 'GET' && s.path === '/v2/facts/p/e/role_assignments')
+    .map((s) => Object.fromEntries(s.query));
 
 describe('roster requests warnings', { timeout: 120_000 }, () => {
   it("warns when the requester is the tenant's only reviewer: nobody can decide", async () => {
@@ -52,8 +57,12 @@ describe('roster requests warnings', { timeout: 120_000 }, () => {
     expect(r.code).toBe(0);
     const reads = assignmentReads(r.seen);
     // bob's own pending request: his assignments in acme only; 42 approvers in acme: one page of them.
-    expect(reads.filter((q) => q.user !== undefined)).toEqual([expect.objectContaining({ user: 'bob', tenant: 'acme' })]);
-    expect(reads.filter((q) => q.role !== undefined)).toEqual([expect.objectContaining({ role: 'approver', tenant: 'acme', page: '1' })]);
+    expect(reads.filter((q) => q.user !== undefined)).toEqual([
+      expect.objectContaining({ user: 'bob', tenant: 'acme' }),
+    ]);
+    expect(reads.filter((q) => q.role !== undefined)).toEqual([
+      expect.objectContaining({ role: 'approver', tenant: 'acme', page: '1' }),
+    ]);
   });
 
   it('--format json prints no warning and reads nothing for them', async () => {
@@ -64,7 +73,18 @@ describe('roster requests warnings', { timeout: 120_000 }, () => {
     expect(assignmentReads(list.seen)).toEqual([]);
     // The configurations are listed (the list spans them all); none is read for its reviewers.
     expect(list.seen.some((s) => s.path.startsWith('/v2/elements/p/e/config/'))).toBe(false);
-    const create = await cli(['requests', 'create', '--user', 'dave', '--tenant', 'beta', '--role', 'viewer', '--format', 'json']);
+    const create = await cli([
+      'requests',
+      'create',
+      '--user',
+      'dave',
+      '--tenant',
+      'beta',
+      '--role',
+      'viewer',
+      '--format',
+      'json',
+    ]);
     expect(create.code).toBe(0);
     expect(create.stderr).toBe('');
     expect(assignmentReads(create.seen)).toEqual([]);

@@ -64,29 +64,43 @@ describe('user errors are one line and exit 1', { timeout: 90_000 }, () => {
 
   it('ROSTER_API_URL without a scheme', async () => {
     const host = new URL(server.url).host;
-    const r = await runCli(['plan', ...scope], { cwd: configDir('no-scheme'), env: { ...remote, ROSTER_API_URL: host } });
+    const r = await runCli(['plan', ...scope], {
+      cwd: configDir('no-scheme'),
+      env: { ...remote, ROSTER_API_URL: host },
+    });
     expectUserError(r, new RegExp(`ROSTER_API_URL '${host}' has no scheme: write http://${host}`));
   });
 
   it('ROSTER_API_URL ending in /v2 is the same service (no /v2/v2)', async () => {
-    const r = await runCli(['plan', ...scope], { cwd: configDir('v2'), env: { ...remote, ROSTER_API_URL: `${server.url}/v2/` } });
+    const r = await runCli(['plan', ...scope], {
+      cwd: configDir('v2'),
+      env: { ...remote, ROSTER_API_URL: `${server.url}/v2/` },
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('+ tenant:acme');
   });
 
   it('init --from-live with no ROSTER_API_URL refuses to export the empty embedded default, writing nothing', async () => {
     const dir = path.join(tmp, 'init-forgot');
-    const r = await runCli(['init', dir, '--from-live', '--data', path.join(tmp, 'empty-data')], { env: { ROSTER_API_URL: '' } });
+    const r = await runCli(['init', dir, '--from-live', '--data', path.join(tmp, 'empty-data')], {
+      env: { ROSTER_API_URL: '' },
+    });
     expectUserError(r, /--from-live found nothing to export: no --api-url and no ROSTER_API_URL.*set ROSTER_API_URL/);
     expect(existsSync(path.join(dir, 'roster'))).toBe(false);
   });
 
   it('apply --plan FILE --prune refuses instead of ignoring --prune', async () => {
     const dir = configDir('saved');
-    const plan = await runCli(['plan', '--out', 'plan.json', ...scope, '--api-url', server.url], { cwd: dir, env: remote });
+    const plan = await runCli(['plan', '--out', 'plan.json', ...scope, '--api-url', server.url], {
+      cwd: dir,
+      env: remote,
+    });
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stderr).toContain('Saved the plan to plan.json: apply it with roster apply --plan plan.json');
-    const r = await runCli(['apply', '--plan', 'plan.json', '--prune', '--yes', '--api-url', server.url], { cwd: dir, env: remote });
+    const r = await runCli(['apply', '--plan', 'plan.json', '--prune', '--yes', '--api-url', server.url], {
+      cwd: dir,
+      env: remote,
+    });
     expectUserError(r, /--prune does not go with --plan: .*roster plan --prune --out plan\.json/);
   });
 
@@ -106,13 +120,18 @@ describe('a file that does not parse', { timeout: 60_000 }, () => {
     const dir = path.join(tmp, 'parse');
     mkdirSync(dir);
     writeFileSync(path.join(dir, 'a.yaml'), 'users:\n  alice:\n\ttenants: [acme]\n');
-    writeFileSync(path.join(dir, 'b.yaml'), 'tenants: { acme: { name: Acme } }\ngroups:\n  team:eng: { tenant: acmee, members: [alice] }\n');
+    writeFileSync(
+      path.join(dir, 'b.yaml'),
+      'tenants: { acme: { name: Acme } }\ngroups:\n  team:eng: { tenant: acmee, members: [alice] }\n',
+    );
     const r = await runCli(['validate', dir]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain(`${path.join(dir, 'a.yaml')}:3:1: error: a tab indents this line`);
     expect(r.stdout).toContain('hint: YAML indents with spaces only: replace the tab with spaces');
     expect(r.stdout).toContain(`${path.join(dir, 'b.yaml')}:3:23: error: unknown tenant "acmee"`);
-    expect(r.stdout).toContain('warning: did not parse: references to names in users (the sections it declares) were not checked');
+    expect(r.stdout).toContain(
+      'warning: did not parse: references to names in users (the sections it declares) were not checked',
+    );
     expect(r.stdout).toContain('2 errors, 1 warning');
   });
 });
@@ -125,7 +144,8 @@ describe('colour', () => {
     return d;
   };
   const ESC = '\u001b[';
-  const validate = (args: string[], env: Record<string, string | undefined>) => runCli(['validate', ...args], { cwd: dir(), env });
+  const validate = (args: string[], env: Record<string, string | undefined>) =>
+    runCli(['validate', ...args], { cwd: dir(), env });
 
   it('FORCE_COLOR colours output that is not a terminal (CI logs); --color never and NO_COLOR win', async () => {
     const cases: [string[], Record<string, string | undefined>, boolean][] = [

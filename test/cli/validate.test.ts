@@ -17,7 +17,9 @@ describe('roster validate', () => {
   it('two examples together collide, naming both places', async () => {
     const r = await runCli(['validate', 'examples/getting-started/roster.yaml', 'examples/company']);
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain('examples/company/00-schema.yaml:8:3: error: resource "document" is declared twice: here and at examples/getting-started/roster.yaml:7:3');
+    expect(r.stdout).toContain(
+      'examples/company/00-schema.yaml:8:3: error: resource "document" is declared twice: here and at examples/getting-started/roster.yaml:7:3',
+    );
   });
 
   it('exits 1 and reports every error of every file in one run (text)', async () => {

@@ -8,7 +8,14 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildExport, exportSetRules } from '../../src/config/export.js';
-import { ATTRIBUTE_TYPES, setRuleKey, type AttributeType, type DesiredAttribute, type DesiredConditionSet, type DesiredSetRule } from '../../src/types/abac.js';
+import {
+  ATTRIBUTE_TYPES,
+  setRuleKey,
+  type AttributeType,
+  type DesiredAttribute,
+  type DesiredConditionSet,
+  type DesiredSetRule,
+} from '../../src/types/abac.js';
 import { emptyLiveState, type LiveState } from '../../src/types/live.js';
 import { ENTITIES, OPERATORS } from '../../src/types/conditions.js';
 import { ROOT } from '../helpers/cli.js';
@@ -64,37 +71,78 @@ describe('ABAC configuration: normalisation', () => {
     const r = validateTexts(EXPENSES);
     expect([...r.errors, ...r.warnings].map(brief)).toEqual([]);
     const d = r.desired!;
-    expect([...d.sections]).toEqual(expect.arrayContaining(['user_attributes', 'tenant_attributes', 'user_sets', 'resource_sets', 'set_rules']));
-    expect([...d.userAttributes.values()]).toEqual([{ key: 'department', type: 'string', description: 'Cost centre' }, { key: 'level', type: 'number' }]);
+    expect([...d.sections]).toEqual(
+      expect.arrayContaining(['user_attributes', 'tenant_attributes', 'user_sets', 'resource_sets', 'set_rules']),
+    );
+    expect([...d.userAttributes.values()]).toEqual([
+      { key: 'department', type: 'string', description: 'Cost centre' },
+      { key: 'level', type: 'number' },
+    ]);
     expect([...d.tenantAttributes.values()]).toEqual([{ key: 'region', type: 'string' }]);
-    expect(d.resources.get('expense')!.attributes).toEqual([{ key: 'amount', type: 'number' }, { key: 'region', type: 'string', description: 'Where it was spent' }]);
+    expect(d.resources.get('expense')!.attributes).toEqual([
+      { key: 'amount', type: 'number' },
+      { key: 'region', type: 'string', description: 'Where it was spent' },
+    ]);
     expect([...d.conditionSets.keys()]).toEqual(['approvers', 'senior-approvers', 'senior-finance', 'small-expenses']);
     expect(d.conditionSets.get('senior-approvers')).toEqual({
-      key: 'senior-approvers', type: 'userset', name: 'Senior approvers', description: 'Level 3 and up', conditions: { allOf: [{ 'user.level': { 'greater-than-equals': 3 } }] },
+      key: 'senior-approvers',
+      type: 'userset',
+      name: 'Senior approvers',
+      description: 'Level 3 and up',
+      conditions: { allOf: [{ 'user.level': { 'greater-than-equals': 3 } }] },
     });
-    expect(d.conditionSets.get('senior-finance')).toEqual({ key: 'senior-finance', type: 'userset', name: 'senior-finance', conditions: { 'user.level': { 'greater-than': 5 } }, parent: 'approvers' });
-    expect(d.conditionSets.get('small-expenses')).toMatchObject({ type: 'resourceset', resource: 'expense', name: 'small-expenses' });
+    expect(d.conditionSets.get('senior-finance')).toEqual({
+      key: 'senior-finance',
+      type: 'userset',
+      name: 'senior-finance',
+      conditions: { 'user.level': { 'greater-than': 5 } },
+      parent: 'approvers',
+    });
+    expect(d.conditionSets.get('small-expenses')).toMatchObject({
+      type: 'resourceset',
+      resource: 'expense',
+      name: 'small-expenses',
+    });
     expect([...d.setRules.keys()]).toEqual([
       '__autogen_auditor_can_expense_approve_small-expenses',
       '__autogen_auditor_can_expense_view_small-expenses',
       'approvers_can_expense_view___autogen_expense',
       'senior-approvers_can_expense_approve_small-expenses',
     ]);
-    expect(d.setRules.get('approvers_can_expense_view___autogen_expense')).toEqual({ userSet: 'approvers', resourceSet: '__autogen_expense', resource: 'expense', action: 'view' });
-    expect(d.assertions[0].passed).toEqual({ user: { level: 5 }, resource: { amount: 10 }, context: { channel: web() } });
+    expect(d.setRules.get('approvers_can_expense_view___autogen_expense')).toEqual({
+      userSet: 'approvers',
+      resourceSet: '__autogen_expense',
+      resource: 'expense',
+      action: 'view',
+    });
+    expect(d.assertions[0].passed).toEqual({
+      user: { level: 5 },
+      resource: { amount: 10 },
+      context: { channel: web() },
+    });
   });
 
   it('defaults a set without conditions to {} and leaves resources without `attributes` unmanaged', () => {
-    const r = validateTexts('resources: { expense: [view] }\nresource_sets: { all: { resource: expense } }\nacknowledge: { empty-set: [all] }\n');
+    const r = validateTexts(
+      'resources: { expense: [view] }\nresource_sets: { all: { resource: expense } }\nacknowledge: { empty-set: [all] }\n',
+    );
     expect(r.errors).toEqual([]);
     expect(r.warnings).toEqual([]);
-    expect(r.desired!.conditionSets.get('all')).toEqual({ key: 'all', type: 'resourceset', name: 'all', resource: 'expense', conditions: {} });
+    expect(r.desired!.conditionSets.get('all')).toEqual({
+      key: 'all',
+      type: 'resourceset',
+      name: 'all',
+      resource: 'expense',
+      conditions: {},
+    });
     expect(r.desired!.resources.get('expense')!.attributes).toBeUndefined();
   });
 
   it('merges files, and a key declared twice (one set across user_sets and resource_sets) is a merge error naming both places', () => {
-    const a = 'resources: { expense: [view] }\nuser_attributes: { level: number }\nuser_sets: { seniors: { conditions: { user.level: { greater-than: 3 } } } }\n';
-    const b = 'user_attributes: { level: string }\nresource_sets: { seniors: { resource: expense, conditions: { resource.type: { equals: expense } } } }\n';
+    const a =
+      'resources: { expense: [view] }\nuser_attributes: { level: number }\nuser_sets: { seniors: { conditions: { user.level: { greater-than: 3 } } } }\n';
+    const b =
+      'user_attributes: { level: string }\nresource_sets: { seniors: { resource: expense, conditions: { resource.type: { equals: expense } } } }\n';
     const r = validateTexts(a, b);
     expect(r.errors.map(brief)).toEqual([
       '1:20 user_attributes.level: user attribute "level" is declared twice: here and at a.yaml:2:20',
@@ -103,45 +151,64 @@ describe('ABAC configuration: normalisation', () => {
   });
 
   it('a set rule written twice is a merge error; view and expense:view in one item are one rule', () => {
-    const base = 'resources: { expense: [view] }\nuser_attributes: { level: number }\nuser_sets: { s: { conditions: { user.level: { greater-than: 3 } } } }\n';
-    const once = validateTexts(`${base}set_rules:\n  - { user_set: s, can: [view, expense:view], resource: expense }\n`);
+    const base =
+      'resources: { expense: [view] }\nuser_attributes: { level: number }\nuser_sets: { s: { conditions: { user.level: { greater-than: 3 } } } }\n';
+    const once = validateTexts(
+      `${base}set_rules:\n  - { user_set: s, can: [view, expense:view], resource: expense }\n`,
+    );
     expect(once.errors).toEqual([]);
     expect([...once.desired!.setRules.keys()]).toEqual(['s_can_expense_view___autogen_expense']);
-    const twice = validateTexts(`${base}set_rules:\n  - { user_set: s, can: view, resource: expense }\n  - { user_set: s, can: [view], resource: expense }\n`);
-    expect(twice.errors.map(brief)).toEqual(['6:5 set_rules[1]: set rule "s_can_expense_view___autogen_expense" is declared twice: here and at a.yaml:5:5']);
+    const twice = validateTexts(
+      `${base}set_rules:\n  - { user_set: s, can: view, resource: expense }\n  - { user_set: s, can: [view], resource: expense }\n`,
+    );
+    expect(twice.errors.map(brief)).toEqual([
+      '6:5 set_rules[1]: set rule "s_can_expense_view___autogen_expense" is declared twice: here and at a.yaml:5:5',
+    ]);
   });
 
   it('the schema refuses the reserved attribute key, autogenerated set keys, unknown types, and a resource set without its resource', () => {
-    const r = validateTexts([
-      'resources: { expense: [view] }',
-      'user_attributes: { type: string, level: integer }',
-      'user_sets: { __autogen_admin: {} }',
-      'resource_sets: { small: { conditions: {} } }',
-      'set_rules: [{ user_set: __autogen_admin, can: view, resource: expense }]',
-      '',
-    ].join('\n'));
+    const r = validateTexts(
+      [
+        'resources: { expense: [view] }',
+        'user_attributes: { type: string, level: integer }',
+        'user_sets: { __autogen_admin: {} }',
+        'resource_sets: { small: { conditions: {} } }',
+        'set_rules: [{ user_set: __autogen_admin, can: view, resource: expense }]',
+        '',
+      ].join('\n'),
+    );
     expect(r.errors.map(brief)).toEqual([
       expect.stringMatching(/^2:20 user_attributes.type: invalid key "type" \(expected: .*`type` is reserved/),
       '2:41 user_attributes.level: invalid value "integer": expected one of bool, number, string, time, array, json, object, object_array',
-      expect.stringMatching(/^3:14 user_sets.__autogen_admin: invalid key "__autogen_admin" \(expected: .*not starting with `__autogen_`/),
+      expect.stringMatching(
+        /^3:14 user_sets.__autogen_admin: invalid key "__autogen_admin" \(expected: .*not starting with `__autogen_`/,
+      ),
       '4:25 resource_sets.small: missing required field "resource"',
       expect.stringMatching(/^5:25 set_rules\[0\]\.user_set: invalid value "__autogen_admin"/),
     ]);
   });
 
   it('checks nothing about user.* when user_attributes is not a managed section (the definitions are on the service)', () => {
-    const r = validateTexts('resources: { expense: [view] }\nuser_sets: { s: { conditions: { user.anything: { equals: 1 } } } }\n');
+    const r = validateTexts(
+      'resources: { expense: [view] }\nuser_sets: { s: { conditions: { user.anything: { equals: 1 } } } }\n',
+    );
     expect([...r.errors, ...r.warnings]).toEqual([]);
   });
 
   it('a set refused by the schema still declares its key: rules naming it report nothing more', () => {
-    const r = validateTexts('resources: { expense: [view] }\nuser_sets: { s: { conditions: { allOf: oops } } }\nset_rules: [{ user_set: s, can: view, resource: expense }]\n');
-    expect(r.errors.map(brief)).toEqual(['2:40 user_sets.s.conditions.allOf: expected a list, found the string "oops"']);
+    const r = validateTexts(
+      'resources: { expense: [view] }\nuser_sets: { s: { conditions: { allOf: oops } } }\nset_rules: [{ user_set: s, can: view, resource: expense }]\n',
+    );
+    expect(r.errors.map(brief)).toEqual([
+      '2:40 user_sets.s.conditions.allOf: expected a list, found the string "oops"',
+    ]);
   });
 });
 
 describe('ABAC configuration: the JSON Schema', () => {
-  const schema = JSON.parse(readFileSync(path.join(ROOT, 'schemas/roster.schema.json'), 'utf8')) as { $defs: Record<string, any> };
+  const schema = JSON.parse(readFileSync(path.join(ROOT, 'schemas/roster.schema.json'), 'utf8')) as {
+    $defs: Record<string, any>;
+  };
 
   it('offers the fifteen operators, the entities and the attribute types of the grammar (no drift from src/types)', () => {
     expect(Object.keys(schema.$defs.comparison.properties)).toEqual([...OPERATORS]);
@@ -149,12 +216,16 @@ describe('ABAC configuration: the JSON Schema', () => {
     expect(Object.keys(schema.$defs.condition.properties)).toEqual(['allOf', 'anyOf', 'not']);
     expect(Object.keys(schema.$defs.condition.patternProperties)).toEqual([`^(${ENTITIES.join('|')})\\.`]);
     expect(schema.$defs.attributeType.enum).toEqual([...ATTRIBUTE_TYPES]);
-    expect(schema.$defs.attributeReference.properties.ref.pattern).toBe(`^(${ENTITIES.join('|')})\\.[A-Za-z0-9\\-_.]+$`);
+    expect(schema.$defs.attributeReference.properties.ref.pattern).toBe(
+      `^(${ENTITIES.join('|')})\\.[A-Za-z0-9\\-_.]+$`,
+    );
   });
 
   it('accepts the supported forms and leaves grammar mistakes to the rule conditionsParse (a place in the tree, not a schema error)', () => {
     const r = validateTexts('user_sets:\n  s:\n    conditions: { noneOf: [] }\n');
-    expect(r.errors.map(brief)).toEqual([expect.stringMatching(/^3:19 user_sets\.s\.conditions\.noneOf: unknown condition "noneOf"; supported: /)]);
+    expect(r.errors.map(brief)).toEqual([
+      expect.stringMatching(/^3:19 user_sets\.s\.conditions\.noneOf: unknown condition "noneOf"; supported: /),
+    ]);
   });
 });
 
@@ -165,18 +236,56 @@ function web() {
 /** A small live environment with every ABAC part, built by hand. */
 function sampleLive(): LiveState {
   const live = emptyLiveState();
-  live.resources.set('expense', { key: 'expense', name: 'expense', actions: ['approve', 'view'], attributes: [{ key: 'amount', type: 'number' }, { key: 'region', type: 'string', description: 'Where' }] });
+  live.resources.set('expense', {
+    key: 'expense',
+    name: 'expense',
+    actions: ['approve', 'view'],
+    attributes: [
+      { key: 'amount', type: 'number' },
+      { key: 'region', type: 'string', description: 'Where' },
+    ],
+  });
   live.resources.set('invoice', { key: 'invoice', name: 'invoice', actions: ['view'] });
   live.roles.set('auditor', { key: 'auditor', name: 'auditor', permissions: ['invoice:view'] });
   live.userAttributes.set('level', { key: 'level', type: 'number' });
   live.userAttributes.set('department', { key: 'department', type: 'string', description: 'Cost centre' });
   live.tenantAttributes.set('region', { key: 'region', type: 'string' });
-  live.conditionSets.set('seniors', { key: 'seniors', type: 'userset', name: 'Seniors', conditions: { allOf: [{ 'user.level': { 'greater-than-equals': 3 } }, { not: { 'user.department': { equals: 'legal' } } }] } });
+  live.conditionSets.set('seniors', {
+    key: 'seniors',
+    type: 'userset',
+    name: 'Seniors',
+    conditions: {
+      allOf: [{ 'user.level': { 'greater-than-equals': 3 } }, { not: { 'user.department': { equals: 'legal' } } }],
+    },
+  });
   live.conditionSets.set('everyone', { key: 'everyone', type: 'userset', name: 'everyone', conditions: {} });
-  live.conditionSets.set('senior-finance', { key: 'senior-finance', type: 'userset', name: 'senior-finance', conditions: { 'user.department': { in: ['finance'] } }, parent: 'seniors' });
-  live.conditionSets.set('small', { key: 'small', type: 'resourceset', name: 'small', description: 'Under 1000', resource: 'expense', conditions: { anyOf: [{ 'resource.amount': { 'less-than': 1000 } }, { 'resource.amount': { 'less-than-equals': { ref: 'user.level' } } }] } });
+  live.conditionSets.set('senior-finance', {
+    key: 'senior-finance',
+    type: 'userset',
+    name: 'senior-finance',
+    conditions: { 'user.department': { in: ['finance'] } },
+    parent: 'seniors',
+  });
+  live.conditionSets.set('small', {
+    key: 'small',
+    type: 'resourceset',
+    name: 'small',
+    description: 'Under 1000',
+    resource: 'expense',
+    conditions: {
+      anyOf: [
+        { 'resource.amount': { 'less-than': 1000 } },
+        { 'resource.amount': { 'less-than-equals': { ref: 'user.level' } } },
+      ],
+    },
+  });
   // What the service generates for itself is never exported, even if a reader let one through.
-  live.conditionSets.set('__autogen_auditor', { key: '__autogen_auditor', type: 'userset', name: 'auditor', conditions: { 'user.roles': { array_contains: 'auditor' } } });
+  live.conditionSets.set('__autogen_auditor', {
+    key: '__autogen_auditor',
+    type: 'userset',
+    name: 'auditor',
+    conditions: { 'user.roles': { array_contains: 'auditor' } },
+  });
   const rules: DesiredSetRule[] = [
     { userSet: 'seniors', resourceSet: 'small', resource: 'expense', action: 'approve' },
     { userSet: 'seniors', resourceSet: 'small', resource: 'expense', action: 'view' },
@@ -206,7 +315,9 @@ function expectSameAbac(live: LiveState, desired: NonNullable<ReturnType<typeof 
     expect(sortedEntries(desired[part]), part).toEqual(sortedEntries(want));
   }
   for (const [key, r] of live.resources) {
-    expect(desired.resources.get(key)?.attributes ?? [], key).toEqual([...(r.attributes ?? [])].sort((a, b) => (a.key < b.key ? -1 : 1)));
+    expect(desired.resources.get(key)?.attributes ?? [], key).toEqual(
+      [...(r.attributes ?? [])].sort((a, b) => (a.key < b.key ? -1 : 1)),
+    );
   }
 }
 
@@ -270,7 +381,9 @@ set_rules:
 
   it('writes the ABAC sections even when empty, so that they are managed', () => {
     const text = buildExport(emptyLiveState());
-    expect(text).toContain('user_attributes: {}\ntenant_attributes: {}\nuser_sets: {}\nresource_sets: {}\nset_rules: []\n');
+    expect(text).toContain(
+      'user_attributes: {}\ntenant_attributes: {}\nuser_sets: {}\nresource_sets: {}\nset_rules: []\n',
+    );
   });
 
   it('groups rules: one item per user set and resource set', () => {
@@ -279,24 +392,41 @@ set_rules:
       { userSet: 'a', resourceSet: 'r', resource: 'x', action: 'read' },
       { userSet: 'b', resourceSet: 'r', resource: 'x', action: 'read' },
     ];
-    expect(exportSetRules(rules)).toEqual([{ user_set: 'a', can: 'read', resource_set: 'r' }, { user_set: 'b', can: ['read', 'write'], resource_set: 'r' }]);
+    expect(exportSetRules(rules)).toEqual([
+      { user_set: 'a', can: 'read', resource_set: 'r' },
+      { user_set: 'b', can: ['read', 'write'], resource_set: 'r' },
+    ]);
   });
 
   it('round-trips random live states (attributes of every type, nested conditions with every operator, parents, rules on autogenerated sets)', () => {
-    fc.assert(fc.property(arbitraryLive(), (live) => {
-      const { text, errors, desired } = roundTrip(live);
-      expect(errors, text).toEqual([]);
-      expectSameAbac(live, desired!);
-      // Canonical: the export of what it reads back is itself.
-      expect(buildExport({ ...live, ...Object.fromEntries(ABAC_PARTS.map((p) => [p, desired![p]])), resources: desired!.resources })).toBe(text);
-    }), { numRuns: 60, seed: 29 });
+    fc.assert(
+      fc.property(arbitraryLive(), (live) => {
+        const { text, errors, desired } = roundTrip(live);
+        expect(errors, text).toEqual([]);
+        expectSameAbac(live, desired!);
+        // Canonical: the export of what it reads back is itself.
+        expect(
+          buildExport({
+            ...live,
+            ...Object.fromEntries(ABAC_PARTS.map((p) => [p, desired![p]])),
+            resources: desired!.resources,
+          }),
+        ).toBe(text);
+      }),
+      { numRuns: 60, seed: 29 },
+    );
   });
 });
 
 const key = fc.stringMatching(/^[a-z][a-z0-9_-]{0,6}$/).filter((k) => k !== 'type');
 
 /** A condition tree with its leaves still to be given attributes (picks), so that every leaf names what its set may name. */
-type Shape = { leaf: [number, number, number, unknown, boolean] } | { allOf: Shape[] } | { anyOf: Shape[] } | { not: Shape } | Record<string, never>;
+type Shape =
+  | { leaf: [number, number, number, unknown, boolean] }
+  | { allOf: Shape[] }
+  | { anyOf: Shape[] }
+  | { not: Shape }
+  | Record<string, never>;
 
 /** What a set may name: `entity.attribute` and its declared type (undefined: free, no type). */
 type Candidate = { name: string; type?: AttributeType };
@@ -308,17 +438,37 @@ function conditionOf(shape: Shape, candidates: Candidate[]): Record<string, unkn
   if (!('leaf' in shape)) return {};
   const [a, o, r, literal, byRef] = shape.leaf;
   const { name, type } = candidates[a % candidates.length];
-  const ops = OPERATORS.filter((op) => type === undefined || type === 'json' || APPLIES_TO[op] === 'any' || (APPLIES_TO[op] as readonly string[]).includes(type));
+  const ops = OPERATORS.filter(
+    (op) =>
+      type === undefined ||
+      type === 'json' ||
+      APPLIES_TO[op] === 'any' ||
+      (APPLIES_TO[op] as readonly string[]).includes(type),
+  );
   const op = ops[o % ops.length];
   if (op.endsWith('_match')) return { [name]: { [op]: { match: { field: { equals: literal } } } } };
   return { [name]: { [op]: byRef ? { ref: candidates[r % candidates.length].name } : literal } };
 }
 
 function arbitraryLive(): fc.Arbitrary<LiveState> {
-  const attribute = fc.record({ key, type: fc.constantFrom(...ATTRIBUTE_TYPES), description: fc.option(fc.constantFrom('Cost centre', 'a: colon', '# hash'), { nil: undefined }) })
-    .map((a): DesiredAttribute => (a.description === undefined ? { key: a.key, type: a.type } : (a as DesiredAttribute)));
+  const attribute = fc
+    .record({
+      key,
+      type: fc.constantFrom(...ATTRIBUTE_TYPES),
+      description: fc.option(fc.constantFrom('Cost centre', 'a: colon', '# hash'), { nil: undefined }),
+    })
+    .map((a): DesiredAttribute =>
+      a.description === undefined ? { key: a.key, type: a.type } : (a as DesiredAttribute),
+    );
   const attributes = fc.uniqueArray(attribute, { selector: (a) => a.key, maxLength: 4 });
-  const literal = fc.oneof(fc.integer(), fc.boolean(), fc.constantFrom('eu', 'true', '3', 'a b', '', '2024-05-01'), fc.array(fc.constantFrom('a', 'b', 1), { maxLength: 3 }), fc.constant(null), fc.constant({ k: 'v' }));
+  const literal = fc.oneof(
+    fc.integer(),
+    fc.boolean(),
+    fc.constantFrom('eu', 'true', '3', 'a b', '', '2024-05-01'),
+    fc.array(fc.constantFrom('a', 'b', 1), { maxLength: 3 }),
+    fc.constant(null),
+    fc.constant({ k: 'v' }),
+  );
   const { tree } = fc.letrec<{ tree: Shape }>((tie) => ({
     tree: fc.oneof(
       { depthSize: 'small', withCrossShrink: true },
@@ -329,54 +479,100 @@ function arbitraryLive(): fc.Arbitrary<LiveState> {
       fc.record({ not: tie('tree') }),
     ),
   }));
-  return fc.record({
-    resources: fc.uniqueArray(fc.record({ key, actions: fc.uniqueArray(key, { minLength: 1, maxLength: 3 }), attributes: fc.option(attributes, { nil: undefined }) }), { selector: (r) => r.key, minLength: 1, maxLength: 3 }),
-    roles: fc.uniqueArray(key, { maxLength: 2 }).map((rs) => rs.filter((r) => r !== 'member')),
-    userAttributes: attributes,
-    tenantAttributes: attributes,
-    sets: fc.uniqueArray(fc.record({ key, user: fc.boolean(), name: fc.option(fc.constantFrom('Seniors', 'A: b'), { nil: undefined }), description: fc.option(fc.constant('d'), { nil: undefined }), shape: tree, parentPick: fc.nat(), resourcePick: fc.nat() }), { selector: (s) => s.key, maxLength: 5 }),
-    rulePicks: fc.array(fc.tuple(fc.nat(), fc.nat(), fc.nat(), fc.boolean(), fc.boolean()), { maxLength: 6 }),
-  }).map((g) => {
-    const live = emptyLiveState();
-    for (const r of g.resources) live.resources.set(r.key, { key: r.key, name: r.key, actions: [...r.actions].sort(), ...(r.attributes?.length ? { attributes: [...r.attributes].sort((a, b) => (a.key < b.key ? -1 : 1)) } : {}) });
-    for (const role of g.roles) live.roles.set(role, { key: role, name: role, permissions: [] });
-    for (const a of g.userAttributes) live.userAttributes.set(a.key, a);
-    for (const a of g.tenantAttributes) live.tenantAttributes.set(a.key, a);
-    const resources = [...live.resources.keys()];
-    const common: Candidate[] = [
-      ...Object.entries(BUILT_IN_USER).map(([k, type]) => ({ name: `user.${k}`, type })),
-      ...[...live.userAttributes.values()].map((a) => ({ name: `user.${a.key}`, type: a.type })),
-      { name: 'tenant.key', type: 'string' },
-      ...[...live.tenantAttributes.values()].map((a) => ({ name: `tenant.${a.key}`, type: a.type })),
-      { name: 'context.channel' }, { name: 'role.level' },
-    ];
-    const sets: DesiredConditionSet[] = g.sets.map((s) => {
-      const resource = s.user ? undefined : resources[s.resourcePick % resources.length];
-      const own = resource === undefined ? [] : (live.resources.get(resource)!.attributes ?? []).map((a) => ({ name: `resource.${a.key}`, type: a.type }));
-      const candidates: Candidate[] = [...common, { name: 'resource.type', type: 'string' }, ...own];
-      return {
-        key: s.key, type: s.user ? 'userset' : 'resourceset', name: s.name ?? s.key, ...(s.description ? { description: s.description } : {}),
-        ...(resource === undefined ? {} : { resource }), conditions: conditionOf(s.shape, candidates),
-      };
+  return fc
+    .record({
+      resources: fc.uniqueArray(
+        fc.record({
+          key,
+          actions: fc.uniqueArray(key, { minLength: 1, maxLength: 3 }),
+          attributes: fc.option(attributes, { nil: undefined }),
+        }),
+        { selector: (r) => r.key, minLength: 1, maxLength: 3 },
+      ),
+      roles: fc.uniqueArray(key, { maxLength: 2 }).map((rs) => rs.filter((r) => r !== 'member')),
+      userAttributes: attributes,
+      tenantAttributes: attributes,
+      sets: fc.uniqueArray(
+        fc.record({
+          key,
+          user: fc.boolean(),
+          name: fc.option(fc.constantFrom('Seniors', 'A: b'), { nil: undefined }),
+          description: fc.option(fc.constant('d'), { nil: undefined }),
+          shape: tree,
+          parentPick: fc.nat(),
+          resourcePick: fc.nat(),
+        }),
+        { selector: (s) => s.key, maxLength: 5 },
+      ),
+      rulePicks: fc.array(fc.tuple(fc.nat(), fc.nat(), fc.nat(), fc.boolean(), fc.boolean()), { maxLength: 6 }),
+    })
+    .map((g) => {
+      const live = emptyLiveState();
+      for (const r of g.resources)
+        live.resources.set(r.key, {
+          key: r.key,
+          name: r.key,
+          actions: [...r.actions].sort(),
+          ...(r.attributes?.length ? { attributes: [...r.attributes].sort((a, b) => (a.key < b.key ? -1 : 1)) } : {}),
+        });
+      for (const role of g.roles) live.roles.set(role, { key: role, name: role, permissions: [] });
+      for (const a of g.userAttributes) live.userAttributes.set(a.key, a);
+      for (const a of g.tenantAttributes) live.tenantAttributes.set(a.key, a);
+      const resources = [...live.resources.keys()];
+      const common: Candidate[] = [
+        ...Object.entries(BUILT_IN_USER).map(([k, type]) => ({ name: `user.${k}`, type })),
+        ...[...live.userAttributes.values()].map((a) => ({ name: `user.${a.key}`, type: a.type })),
+        { name: 'tenant.key', type: 'string' },
+        ...[...live.tenantAttributes.values()].map((a) => ({ name: `tenant.${a.key}`, type: a.type })),
+        { name: 'context.channel' },
+        { name: 'role.level' },
+      ];
+      const sets: DesiredConditionSet[] = g.sets.map((s) => {
+        const resource = s.user ? undefined : resources[s.resourcePick % resources.length];
+        const own =
+          resource === undefined
+            ? []
+            : (live.resources.get(resource)!.attributes ?? []).map((a) => ({
+                name: `resource.${a.key}`,
+                type: a.type,
+              }));
+        const candidates: Candidate[] = [...common, { name: 'resource.type', type: 'string' }, ...own];
+        return {
+          key: s.key,
+          type: s.user ? 'userset' : 'resourceset',
+          name: s.name ?? s.key,
+          ...(s.description ? { description: s.description } : {}),
+          ...(resource === undefined ? {} : { resource }),
+          conditions: conditionOf(s.shape, candidates),
+        };
+      });
+      // A parent: an earlier set of the same type and resource (no cycles, as the service keeps them).
+      sets.forEach((s, i) => {
+        const earlier = sets.slice(0, i).filter((p) => p.type === s.type && p.resource === s.resource);
+        if (earlier.length > 0 && g.sets[i].parentPick % 2 === 0)
+          s.parent = earlier[g.sets[i].parentPick % earlier.length].key;
+      });
+      for (const s of sets) live.conditionSets.set(s.key, s);
+      const userSets = [
+        ...sets.filter((s) => s.type === 'userset').map((s) => s.key),
+        ...g.roles.map((r) => `__autogen_${r}`),
+      ];
+      const resourceSets = sets.filter((s) => s.type === 'resourceset');
+      for (const [u, r, a, onResource, pickRole] of g.rulePicks) {
+        if (userSets.length === 0) break;
+        const userSet =
+          pickRole && g.roles.length > 0 ? `__autogen_${g.roles[u % g.roles.length]}` : userSets[u % userSets.length];
+        const target =
+          onResource || resourceSets.length === 0
+            ? { resourceSet: `__autogen_${resources[r % resources.length]}`, resource: resources[r % resources.length] }
+            : {
+                resourceSet: resourceSets[r % resourceSets.length].key,
+                resource: resourceSets[r % resourceSets.length].resource!,
+              };
+        const actions = live.resources.get(target.resource)!.actions;
+        const rule = { userSet, ...target, action: actions[a % actions.length] };
+        live.setRules.set(setRuleKey(rule), rule);
+      }
+      return live;
     });
-    // A parent: an earlier set of the same type and resource (no cycles, as the service keeps them).
-    sets.forEach((s, i) => {
-      const earlier = sets.slice(0, i).filter((p) => p.type === s.type && p.resource === s.resource);
-      if (earlier.length > 0 && g.sets[i].parentPick % 2 === 0) s.parent = earlier[g.sets[i].parentPick % earlier.length].key;
-    });
-    for (const s of sets) live.conditionSets.set(s.key, s);
-    const userSets = [...sets.filter((s) => s.type === 'userset').map((s) => s.key), ...g.roles.map((r) => `__autogen_${r}`)];
-    const resourceSets = sets.filter((s) => s.type === 'resourceset');
-    for (const [u, r, a, onResource, pickRole] of g.rulePicks) {
-      if (userSets.length === 0) break;
-      const userSet = pickRole && g.roles.length > 0 ? `__autogen_${g.roles[u % g.roles.length]}` : userSets[u % userSets.length];
-      const target = onResource || resourceSets.length === 0
-        ? { resourceSet: `__autogen_${resources[r % resources.length]}`, resource: resources[r % resources.length] }
-        : { resourceSet: resourceSets[r % resourceSets.length].key, resource: resourceSets[r % resourceSets.length].resource! };
-      const actions = live.resources.get(target.resource)!.actions;
-      const rule = { userSet, ...target, action: actions[a % actions.length] };
-      live.setRules.set(setRuleKey(rule), rule);
-    }
-    return live;
-  });
 }

@@ -38,8 +38,9 @@ const cases: { name: string; text: string; errors: string[]; warnings?: string[]
   },
   {
     name: 'an unknown field in a group and an unknown role elsewhere',
-    text: 'groups:\n  team:a: { tenant: acme, members: [alice], member_off: [team:b], roles: [{ role: editr, on: document:readme }] }\n'
-      + '  team:b: { tenant: acme, members: [bob], roles: [{ role: editr, on: document:readme }] }\n',
+    text:
+      'groups:\n  team:a: { tenant: acme, members: [alice], member_off: [team:b], roles: [{ role: editr, on: document:readme }] }\n' +
+      '  team:b: { tenant: acme, members: [bob], roles: [{ role: editr, on: document:readme }] }\n',
     errors: [
       'b.yaml 2:45 groups.team:a.member_off: unknown field "member_off"',
       'b.yaml 2:83 groups.team:a.roles[0].role: unknown role "editr"',
@@ -48,8 +49,9 @@ const cases: { name: string; text: string; errors: string[]; warnings?: string[]
   },
   {
     name: 'a misspelt required field refuses its entry, whose name still resolves',
-    text: 'groups:\n  team:a: { tenat: acme, members: [alice] }\n  team:b: { tenant: acme, members: [bob], member_of: [team:a] }\n'
-      + 'assertions:\n  - { users_in: team:a, can: read, on: document:readme }\n',
+    text:
+      'groups:\n  team:a: { tenat: acme, members: [alice] }\n  team:b: { tenant: acme, members: [bob], member_of: [team:a] }\n' +
+      'assertions:\n  - { users_in: team:a, can: read, on: document:readme }\n',
     errors: ['b.yaml 2:13 groups.team:a.tenat: unknown field "tenat"'],
   },
   {
@@ -60,7 +62,10 @@ const cases: { name: string; text: string; errors: string[]; warnings?: string[]
   {
     name: 'a section of the wrong shape: no name of it is called unknown',
     text: 'groups: [team:a]\nassertions:\n  - { users_in: team:a, can: read, on: document:readme }\n  - { user: alcie, can: read, on: document:readme }\n',
-    errors: ['b.yaml 1:9 groups: expected a mapping, found a list', 'b.yaml 4:13 assertions[1].user: unknown user "alcie"'],
+    errors: [
+      'b.yaml 1:9 groups: expected a mapping, found a list',
+      'b.yaml 4:13 assertions[1].user: unknown user "alcie"',
+    ],
   },
   {
     name: 'a misspelt section: its names resolve as those of the section it nearly spells',
@@ -70,7 +75,10 @@ const cases: { name: string; text: string; errors: string[]; warnings?: string[]
   {
     name: 'a misspelt field of an assertion refuses the assertion only',
     text: 'assertions:\n  - { user: alice, may: read, on: document:readme }\n  - { user: alice, has_role: editr, on: document:readme }\n',
-    errors: ['b.yaml 2:20 assertions[0].may: unknown field "may"', 'b.yaml 3:30 assertions[1].has_role: unknown role "editr"'],
+    errors: [
+      'b.yaml 2:20 assertions[0].may: unknown field "may"',
+      'b.yaml 3:30 assertions[1].has_role: unknown role "editr"',
+    ],
   },
   {
     name: 'an unknown tenant is reported once, not again as a tenant mismatch',
@@ -94,11 +102,26 @@ describe('every mistake in one run, and none that follows from another', () => {
 
 describe('warnings that a mistake explains are not given', () => {
   it.each([
-    ['a role named only through a typo', 'groups:\n  team:a: { tenant: acme, members: [alice], roles: [{ role: auditr, on: document:readme }] }\n'],
-    ['a role named only by a refused entry', 'groups:\n  team:a: { tenant: acme, members: alice, roles: [{ role: auditor, on: document:readme }] }\n'],
-    ['a group linked only through a typo', 'groups:\n  team:a: { tenant: acme, member_of: [team:parnet], members: [alice], roles: [{ role: auditor, on: document:readme }] }\n  team:parent: { tenant: acme }\n'],
-    ['a group linked only through a misspelt field', 'groups:\n  team:a: { tenant: acme, member_off: [team:parent], members: [alice], roles: [{ role: auditor, on: document:readme }] }\n  team:parent: { tenant: acme }\n'],
-    ['a group whose members are misspelt', 'groups:\n  team:a: { tenant: acme, membres: [alice], roles: [{ role: auditor, on: document:readme }] }\n'],
+    [
+      'a role named only through a typo',
+      'groups:\n  team:a: { tenant: acme, members: [alice], roles: [{ role: auditr, on: document:readme }] }\n',
+    ],
+    [
+      'a role named only by a refused entry',
+      'groups:\n  team:a: { tenant: acme, members: alice, roles: [{ role: auditor, on: document:readme }] }\n',
+    ],
+    [
+      'a group linked only through a typo',
+      'groups:\n  team:a: { tenant: acme, member_of: [team:parnet], members: [alice], roles: [{ role: auditor, on: document:readme }] }\n  team:parent: { tenant: acme }\n',
+    ],
+    [
+      'a group linked only through a misspelt field',
+      'groups:\n  team:a: { tenant: acme, member_off: [team:parent], members: [alice], roles: [{ role: auditor, on: document:readme }] }\n  team:parent: { tenant: acme }\n',
+    ],
+    [
+      'a group whose members are misspelt',
+      'groups:\n  team:a: { tenant: acme, membres: [alice], roles: [{ role: auditor, on: document:readme }] }\n',
+    ],
   ])('%s', (_, text) => {
     const r = validateTexts(BASE.replace('roles:\n', 'roles:\n  auditor: [document:read]\n'), text);
     expect(r.errors).toHaveLength(1);
@@ -106,8 +129,13 @@ describe('warnings that a mistake explains are not given', () => {
   });
 
   it('still warns about what no mistake explains', () => {
-    const r = validateTexts(BASE, 'groups:\n  team:a: { tenant: acme, membres: [alice] }\n  team:b: { tenant: acme }\n');
-    expect(r.warnings.map(where)).toEqual(['b.yaml 3:3 groups.team:b: group "team:b" has no members and no member groups [warning]']);
+    const r = validateTexts(
+      BASE,
+      'groups:\n  team:a: { tenant: acme, membres: [alice] }\n  team:b: { tenant: acme }\n',
+    );
+    expect(r.warnings.map(where)).toEqual([
+      'b.yaml 3:3 groups.team:b: group "team:b" has no members and no member groups [warning]',
+    ]);
   });
 });
 
@@ -136,9 +164,21 @@ describe('across files', () => {
 describe('every unknown name gets a hint', () => {
   it.each([
     ['a user role', 'users:\n  carol: { tenants: [acme], roles: [editr] }\n', 'users.carol.roles[0].role'],
-    ['a group role', 'groups:\n  team:a: { tenant: acme, members: [alice], roles: [{ role: editr, on: document:readme }] }\n', 'groups.team:a.roles[0].role'],
-    ['a reviewer role', 'access_requests:\n  default: { reviewer_roles: [editr] }\n', 'access_requests.default.reviewer_roles[0]'],
-    ['an assertion', 'assertions:\n  - { user: alice, has_role: editr, on: document:readme }\n', 'assertions[0].has_role'],
+    [
+      'a group role',
+      'groups:\n  team:a: { tenant: acme, members: [alice], roles: [{ role: editr, on: document:readme }] }\n',
+      'groups.team:a.roles[0].role',
+    ],
+    [
+      'a reviewer role',
+      'access_requests:\n  default: { reviewer_roles: [editr] }\n',
+      'access_requests.default.reviewer_roles[0]',
+    ],
+    [
+      'an assertion',
+      'assertions:\n  - { user: alice, has_role: editr, on: document:readme }\n',
+      'assertions[0].has_role',
+    ],
   ])('a role typo in %s', (_, text, path) => {
     const [e, ...rest] = validateTexts(BASE, text).errors;
     expect(rest).toEqual([]);
@@ -146,9 +186,12 @@ describe('every unknown name gets a hint', () => {
   });
 
   it('lists the declared names when none is close, and says when there are none', () => {
-    expect(validateTexts(BASE, 'users:\n  carol: { tenants: [acme], roles: [owner] }\n').errors[0].hint).toBe('declared roles: viewer, editor');
-    expect(validateTexts('users:\n  carol: { roles: [{ role: x, tenant: acme }] }\n').errors.map((e) => e.hint))
-      .toEqual(['no roles are declared', 'no tenants are declared']);
+    expect(validateTexts(BASE, 'users:\n  carol: { tenants: [acme], roles: [owner] }\n').errors[0].hint).toBe(
+      'declared roles: viewer, editor',
+    );
+    expect(
+      validateTexts('users:\n  carol: { roles: [{ role: x, tenant: acme }] }\n').errors.map((e) => e.hint),
+    ).toEqual(['no roles are declared', 'no tenants are declared']);
   });
 
   it('counts names the schema refused among the candidates', () => {
@@ -162,23 +205,35 @@ describe('every unknown name gets a hint', () => {
 
 /** Sections whose entries are mappings in generated configurations, and a field of a wrong type for each. */
 const WRONG: Record<string, [string, unknown]> = {
-  resources: ['name', 5], roles: ['name', 5], tenants: ['name', 5], users: ['email', 5],
-  resource_instances: ['tenant', 5], groups: ['tenant', 5], access_requests: ['name', 5],
+  resources: ['name', 5],
+  roles: ['name', 5],
+  tenants: ['name', 5],
+  users: ['email', 5],
+  resource_instances: ['tenant', 5],
+  groups: ['tenant', 5],
+  access_requests: ['name', 5],
 };
 
 describe('property: one mistake anywhere gives exactly one problem', () => {
   const sizes = fc.record({
-    users: fc.integer({ min: 1, max: 30 }), groups: fc.integer({ min: 1, max: 12 }), maxDepth: fc.integer({ min: 1, max: 5 }),
-    instances: fc.integer({ min: 1, max: 12 }), memberships: fc.integer({ min: 0, max: 60 }), tenants: fc.integer({ min: 1, max: 3 }),
+    users: fc.integer({ min: 1, max: 30 }),
+    groups: fc.integer({ min: 1, max: 12 }),
+    maxDepth: fc.integer({ min: 1, max: 5 }),
+    instances: fc.integer({ min: 1, max: 12 }),
+    memberships: fc.integer({ min: 0, max: 60 }),
+    tenants: fc.integer({ min: 1, max: 3 }),
     seed: fc.integer({ min: 1, max: 1_000_000 }),
   });
 
   it('an unknown field, or a field of the wrong type, in any entry: that problem alone, and no new warning', () => {
     fc.assert(
       fc.property(sizes, fc.nat(), fc.boolean(), (opts, pick, refuse) => {
-        const config = generateEnvironment(opts) as RawConfigObject & Record<string, Record<string, Record<string, unknown>>>;
+        const config = generateEnvironment(opts) as RawConfigObject &
+          Record<string, Record<string, Record<string, unknown>>>;
         const before = validateSources([{ file: 'gen.yaml', text: toYaml(config as never) }]);
-        const entries = Object.keys(WRONG).flatMap((section) => Object.keys(config[section] ?? {}).map((key) => [section, key] as const));
+        const entries = Object.keys(WRONG).flatMap((section) =>
+          Object.keys(config[section] ?? {}).map((key) => [section, key] as const),
+        );
         const [section, key] = entries[pick % entries.length];
         const [field, value] = refuse ? WRONG[section] : ['zz_unknown', 1];
         config[section][key] = { ...config[section][key], [field]: value };

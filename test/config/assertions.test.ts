@@ -20,9 +20,27 @@ describe('assertions in the configuration', () => {
     const r = validateFixture('assertions-valid');
     expect(r.errors).toEqual([]);
     expect(r.desired!.assertions).toEqual([
-      { user: 'alice', check: 'can', subject: 'write', on: 'document:readme', source: { file: 'test/fixtures/config/assertions-valid.yaml', path: 'assertions[0]', line: 14, column: 5 } },
-      { usersIn: 'team:eng', check: 'cannot', subject: 'document:write', on: 'document:readme', source: { file: 'test/fixtures/config/assertions-valid.yaml', path: 'assertions[1]', line: 15, column: 5 } },
-      { user: 'alice', check: 'has_role', subject: 'editor', on: 'team:eng', source: { file: 'test/fixtures/config/assertions-valid.yaml', path: 'assertions[2]', line: 16, column: 5 } },
+      {
+        user: 'alice',
+        check: 'can',
+        subject: 'write',
+        on: 'document:readme',
+        source: { file: 'test/fixtures/config/assertions-valid.yaml', path: 'assertions[0]', line: 14, column: 5 },
+      },
+      {
+        usersIn: 'team:eng',
+        check: 'cannot',
+        subject: 'document:write',
+        on: 'document:readme',
+        source: { file: 'test/fixtures/config/assertions-valid.yaml', path: 'assertions[1]', line: 15, column: 5 },
+      },
+      {
+        user: 'alice',
+        check: 'has_role',
+        subject: 'editor',
+        on: 'team:eng',
+        source: { file: 'test/fixtures/config/assertions-valid.yaml', path: 'assertions[2]', line: 16, column: 5 },
+      },
     ]);
   });
 
@@ -41,8 +59,14 @@ describe('assertions in the configuration', () => {
   it.each([
     ['{ user: alice, can: write }', '14:5 assertions[0]: missing required field "on"'],
     ['{ user: alice, may: write, on: document:readme }', '14:20 assertions[0].may: unknown field "may"'],
-    ['{ user: alice, can: "a b", on: document:readme }', '14:25 assertions[0].can: invalid value "a b" (expected: an action key, or `<resource>:<action>`)'],
-    ['{ user: alice, can: write, on: readme }', '14:36 assertions[0].on: invalid value "readme" (expected: `<resource>:<key>` of a resource instance, e.g. `document:readme`)'],
+    [
+      '{ user: alice, can: "a b", on: document:readme }',
+      '14:25 assertions[0].can: invalid value "a b" (expected: an action key, or `<resource>:<action>`)',
+    ],
+    [
+      '{ user: alice, can: write, on: readme }',
+      '14:36 assertions[0].on: invalid value "readme" (expected: `<resource>:<key>` of a resource instance, e.g. `document:readme`)',
+    ],
   ])('the schema refuses %s', (item, expected) => {
     const r = validateTexts(BASE + `assertions:\n  - ${item}\n`);
     expect(r.errors.map(brief)).toEqual([expected]);

@@ -29,7 +29,11 @@ describe('parseDuration', () => {
     ['h', 'invalid duration "h"', undefined],
     ['', 'invalid duration ""', undefined],
     ['1w', 'invalid duration "1w"', undefined],
-    ['0s', 'a duration of 0s would expire every grant at once', 'give a positive duration, or leave grant_for out for grants that never expire'],
+    [
+      '0s',
+      'a duration of 0s would expire every grant at once',
+      'give a positive duration, or leave grant_for out for grants that never expire',
+    ],
     ['3651d', 'duration 3651d is longer than ten years (3650d)', 'leave grant_for out for grants that never expire'],
     ['99999999999999999999d', 'longer than ten years', 'leave grant_for out for grants that never expire'],
   ])('%j is refused: %s', (text, message, hint) => {
@@ -54,18 +58,32 @@ describe('parseDuration', () => {
 });
 
 describe('grant_for in the configuration', () => {
-  const config = (grantFor: string) => `roles: { admin: {} }\naccess_requests:\n  default: { reviewer_roles: [admin], grant_for: ${grantFor} }\n`;
+  const config = (grantFor: string) =>
+    `roles: { admin: {} }\naccess_requests:\n  default: { reviewer_roles: [admin], grant_for: ${grantFor} }\n`;
 
   it('a valid duration reaches the desired state as written', () => {
-    expect(validateTexts(config('12h')).desired?.accessRequests.get('default')).toEqual({ key: 'default', name: 'default', reviewerRoles: ['admin'], grantFor: '12h' });
-    expect(validateTexts('roles: { admin: {} }\naccess_requests: { default: { reviewer_roles: [admin] } }\n').desired?.accessRequests.get('default')?.grantFor).toBeUndefined();
+    expect(validateTexts(config('12h')).desired?.accessRequests.get('default')).toEqual({
+      key: 'default',
+      name: 'default',
+      reviewerRoles: ['admin'],
+      grantFor: '12h',
+    });
+    expect(
+      validateTexts(
+        'roles: { admin: {} }\naccess_requests: { default: { reviewer_roles: [admin] } }\n',
+      ).desired?.accessRequests.get('default')?.grantFor,
+    ).toBeUndefined();
   });
 
   it('a number is a schema error (a string with a unit is needed); a bad string a rule error, both at file:line:column', () => {
     const number = validateTexts(config('12'));
-    expect(number.errors.map((e) => `${e.file}:${e.line}:${e.column} ${e.message}`)).toEqual(['a.yaml:3:50 expected a string, found the number 12']);
+    expect(number.errors.map((e) => `${e.file}:${e.line}:${e.column} ${e.message}`)).toEqual([
+      'a.yaml:3:50 expected a string, found the number 12',
+    ]);
     const bad = validateTexts(config('soon'));
-    expect(bad.errors.map((e) => `${e.file}:${e.line}:${e.column} ${e.path}`)).toEqual(['a.yaml:3:50 access_requests.default.grant_for']);
+    expect(bad.errors.map((e) => `${e.file}:${e.line}:${e.column} ${e.path}`)).toEqual([
+      'a.yaml:3:50 access_requests.default.grant_for',
+    ]);
     expect(bad.desired).toBeUndefined();
   });
 });

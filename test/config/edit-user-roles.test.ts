@@ -9,7 +9,12 @@ import { InternalError } from '../../src/errors.js';
  * (nothing else in the file moves), and the round trip (same document plus the roles, every comment
  * kept).
  */
-const onWebApp: RoleAddition = { role: 'maintainer', tenant: 'acme', on: 'repo:web-app', comment: 'adopted: request r1, approved 2030-01-01T00:00:00.000Z by bob' };
+const onWebApp: RoleAddition = {
+  role: 'maintainer',
+  tenant: 'acme',
+  on: 'repo:web-app',
+  comment: 'adopted: request r1, approved 2030-01-01T00:00:00.000Z by bob',
+};
 const tenantWide: RoleAddition = { role: 'admin', tenant: 'acme', comment: 'adopted: request r2' };
 const edit = (text: string, user: string, ...roles: RoleAddition[]) => editUserRoles(text, new Map([[user, roles]]));
 
@@ -45,7 +50,11 @@ describe('editUserRoles: each way a user is written', () => {
       `users:\n  carol: { tenants: [acme] }\n`,
       `users:\n  # adopted: request r1, approved 2030-01-01T00:00:00.000Z by bob\n  carol: { tenants: [acme], roles: [{ role: maintainer, on: repo:web-app }] }\n`,
     ],
-    ['an empty flow mapping', `users:\n  erin: {}\n`, `users:\n  # adopted: request r1, approved 2030-01-01T00:00:00.000Z by bob\n  erin: { roles: [{ role: maintainer, on: repo:web-app }] }\n`],
+    [
+      'an empty flow mapping',
+      `users:\n  erin: {}\n`,
+      `users:\n  # adopted: request r1, approved 2030-01-01T00:00:00.000Z by bob\n  erin: { roles: [{ role: maintainer, on: repo:web-app }] }\n`,
+    ],
     [
       'no value at all',
       `users:\n  dave: # new\n  erin: {}\n`,
@@ -73,7 +82,13 @@ describe('editUserRoles: each way a user is written', () => {
 
   it('a tenant-wide role is written { role, tenant }; several roles of several users in one pass', () => {
     const before = `users:\n  a:\n    roles:\n      - reader\n  b: { tenants: [acme] }\n`;
-    const after = editUserRoles(before, new Map([['a', [onWebApp, tenantWide]], ['b', [tenantWide]]]));
+    const after = editUserRoles(
+      before,
+      new Map([
+        ['a', [onWebApp, tenantWide]],
+        ['b', [tenantWide]],
+      ]),
+    );
     expect(after).toBe(
       `users:\n  a:\n    roles:\n      - reader\n      # adopted: request r1, approved 2030-01-01T00:00:00.000Z by bob\n      - { role: maintainer, on: repo:web-app }\n      # adopted: request r2\n      - { role: admin, tenant: acme }\n` +
         `  # adopted: request r2\n  b: { tenants: [acme], roles: [{ role: admin, tenant: acme }] }\n`,
@@ -110,7 +125,15 @@ describe('the round trip', () => {
   ].join('\n');
 
   it('keeps every comment and every line of the file, in order', () => {
-    const out = editUserRoles(FILE, new Map([['mindy', [onWebApp]], ['bob', [onWebApp]], ['carol', [tenantWide]], ['dave', [onWebApp]]]));
+    const out = editUserRoles(
+      FILE,
+      new Map([
+        ['mindy', [onWebApp]],
+        ['bob', [onWebApp]],
+        ['carol', [tenantWide]],
+        ['dave', [onWebApp]],
+      ]),
+    );
     expect(commentsOf(parseDocument(out))).toEqual(expect.arrayContaining(commentsOf(parseDocument(FILE))));
     // The original lines are a subsequence of the new ones: nothing was rewritten, only added.
     const lines = out.split('\n');
@@ -131,13 +154,17 @@ describe('the round trip', () => {
       comment: fc.constantFrom('adopted: request r1', 'adopted from access request 7 # with a hash'),
     });
     fc.assert(
-      fc.property(fc.dictionary(fc.constantFrom(...users), fc.array(addition, { minLength: 1, maxLength: 3 })), (adds) => {
-        const clean = (a: RoleAddition) => (a.on === undefined ? { role: a.role, tenant: a.tenant, comment: a.comment } : a);
-        const map = new Map(Object.entries(adds).map(([u, rs]) => [u, rs.map(clean)]));
-        // editUserRoles checks the parsed result itself; here: no throw, and the comments kept.
-        const out = editUserRoles(FILE, map);
-        expect(commentsOf(parseDocument(out))).toEqual(expect.arrayContaining(commentsOf(parseDocument(FILE))));
-      }),
+      fc.property(
+        fc.dictionary(fc.constantFrom(...users), fc.array(addition, { minLength: 1, maxLength: 3 })),
+        (adds) => {
+          const clean = (a: RoleAddition) =>
+            a.on === undefined ? { role: a.role, tenant: a.tenant, comment: a.comment } : a;
+          const map = new Map(Object.entries(adds).map(([u, rs]) => [u, rs.map(clean)]));
+          // editUserRoles checks the parsed result itself; here: no throw, and the comments kept.
+          const out = editUserRoles(FILE, map);
+          expect(commentsOf(parseDocument(out))).toEqual(expect.arrayContaining(commentsOf(parseDocument(FILE))));
+        },
+      ),
       { numRuns: 200 },
     );
   });

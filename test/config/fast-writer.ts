@@ -7,11 +7,69 @@
 import fc from 'fast-check';
 
 export const TRICKY = [
-  'true', 'null', '~', 'Null', 'TRUE', '1', '-1', '+1', '007', '0', '0x1', '0o7', '1e3', '1.5', '.5', '.inf', '-',
-  'a: b', 'a:b', 'a #b', 'a#b', '- x', '-x', '[x]', '{x}', 'x]', 'a,b', ',', '"', "'", "it's", 'say "hi"',
-  'back\\slash', '\\n', 'ünïcødé ✓', '😀', '', ' lead', 'trail ', 'a  b', '@x', '`x', ':x', 'x:', '?x', '? x',
-  '#', '%x', '&a', '*a', '!t', '|', '>', '---', '...', 'document:read', 'key with spaces', 'user@example.test',
-  'service|ci-bot', 'team:platform', 'on', 'y', 'plain',
+  'true',
+  'null',
+  '~',
+  'Null',
+  'TRUE',
+  '1',
+  '-1',
+  '+1',
+  '007',
+  '0',
+  '0x1',
+  '0o7',
+  '1e3',
+  '1.5',
+  '.5',
+  '.inf',
+  '-',
+  'a: b',
+  'a:b',
+  'a #b',
+  'a#b',
+  '- x',
+  '-x',
+  '[x]',
+  '{x}',
+  'x]',
+  'a,b',
+  ',',
+  '"',
+  "'",
+  "it's",
+  'say "hi"',
+  'back\\slash',
+  '\\n',
+  'ünïcødé ✓',
+  '😀',
+  '',
+  ' lead',
+  'trail ',
+  'a  b',
+  '@x',
+  '`x',
+  ':x',
+  'x:',
+  '?x',
+  '? x',
+  '#',
+  '%x',
+  '&a',
+  '*a',
+  '!t',
+  '|',
+  '>',
+  '---',
+  '...',
+  'document:read',
+  'key with spaces',
+  'user@example.test',
+  'service|ci-bot',
+  'team:platform',
+  'on',
+  'y',
+  'plain',
 ];
 const KEYS = [...TRICKY.filter((s) => s.length < 12), 'name', 'roles', 'tenants', 'users', 'a', 'b', 'c'];
 
@@ -24,7 +82,9 @@ const { value } = fc.letrec<{ value: Value; map: Value; seq: Value }>((tie) => (
   seq: fc.array(tie('value'), { maxLength: 4 }),
 }));
 /** A document: a mapping at the top, with at least one key. */
-export const documents = fc.dictionary(fc.constantFrom(...KEYS), value, { minKeys: 1, maxKeys: 5 }) as fc.Arbitrary<Record<string, Value>>;
+export const documents = fc.dictionary(fc.constantFrom(...KEYS), value, { minKeys: 1, maxKeys: 5 }) as fc.Arbitrary<
+  Record<string, Value>
+>;
 
 function prng(seed: number): () => number {
   let a = seed >>> 0;
@@ -42,7 +102,8 @@ const isEmpty = (v: Value[] | { [key: string]: Value }) => (Array.isArray(v) ? v
 /** Plain only where YAML reads the text back as the same string; JSON (double-quoted) otherwise. */
 export function canonical(v: Value): string {
   if (typeof v !== 'string') return String(v);
-  const plain = /^[A-Za-z_][A-Za-z0-9_ .@|:/-]*$/.test(v) && !/[ :]$|: /.test(v) && !/^(true|false|null|on|y)$/i.test(v);
+  const plain =
+    /^[A-Za-z_][A-Za-z0-9_ .@|:/-]*$/.test(v) && !/[ :]$|: /.test(v) && !/^(true|false|null|on|y)$/i.test(v);
   return plain ? v : JSON.stringify(v);
 }
 

@@ -20,14 +20,61 @@ function agrees(text: string): void {
 const runs = Number(process.env.FUZZ_RUNS ?? 300);
 
 /** Random edits: a few pieces inserted, each replacing up to 3 characters. */
-const edits = fc.array(fc.tuple(fc.nat(4000), fc.nat(3), fc.constantFrom(
-  ':', ' ', '\n', '[', ']', '{', '}', ',', '#', '- ', '"', "'", '  ', 'x', '|', '>', '? ', '&a ', '*a', '---\n', '\t', '1', 'null',
-  '\r', '\r\n', '\\', '\\x', '\\u00e9', '@', '%', '!', '...', ': ', ' #', '-', '\u2028', '\ufeff', '\u0085', '\u0001', '1.5', '~',
-)), { maxLength: 4 });
+const edits = fc.array(
+  fc.tuple(
+    fc.nat(4000),
+    fc.nat(3),
+    fc.constantFrom(
+      ':',
+      ' ',
+      '\n',
+      '[',
+      ']',
+      '{',
+      '}',
+      ',',
+      '#',
+      '- ',
+      '"',
+      "'",
+      '  ',
+      'x',
+      '|',
+      '>',
+      '? ',
+      '&a ',
+      '*a',
+      '---\n',
+      '\t',
+      '1',
+      'null',
+      '\r',
+      '\r\n',
+      '\\',
+      '\\x',
+      '\\u00e9',
+      '@',
+      '%',
+      '!',
+      '...',
+      ': ',
+      ' #',
+      '-',
+      '\u2028',
+      '\ufeff',
+      '\u0085',
+      '\u0001',
+      '1.5',
+      '~',
+    ),
+  ),
+  { maxLength: 4 },
+);
 
 function mutate(base: string, changes: [number, number, string][]): string {
   let text = base;
-  for (const [at, del, insert] of changes) text = text.slice(0, at % (text.length + 1)) + insert + text.slice((at % (text.length + 1)) + del);
+  for (const [at, del, insert] of changes)
+    text = text.slice(0, at % (text.length + 1)) + insert + text.slice((at % (text.length + 1)) + del);
   return text;
 }
 
@@ -41,8 +88,14 @@ describe('fast parse path', () => {
   it.each(files)('agrees with the full parse on %s', (file) => agrees(readFileSync(path.join(ROOT, file), 'utf8')));
 
   it('answers for the examples and generated configurations (or the benchmark means nothing)', () => {
-    for (const file of files.filter((f) => f.startsWith('examples/'))) expect(fastParse(readFileSync(path.join(ROOT, file), 'utf8'), 100), file).toBeDefined();
-    expect(fastParse(toYaml(generateEnvironment({ users: 50, groups: 10, maxDepth: 3, instances: 20, memberships: 80 }) as never), 100)).toBeDefined();
+    for (const file of files.filter((f) => f.startsWith('examples/')))
+      expect(fastParse(readFileSync(path.join(ROOT, file), 'utf8'), 100), file).toBeDefined();
+    expect(
+      fastParse(
+        toYaml(generateEnvironment({ users: 50, groups: 10, maxDepth: 3, instances: 20, memberships: 80 }) as never),
+        100,
+      ),
+    ).toBeDefined();
   });
 
   it.each([
@@ -108,7 +161,7 @@ describe('fast parse path', () => {
   it.each([
     ['CRLF line ends', 'a: 1\r\nb: [x, y]\r\n'],
     ['a leading ---', '# c\n--- # start\na: 1\n'],
-    ['a sequence at its key\'s column', 'a:\n- x\n- y\nb: 1\n'],
+    ["a sequence at its key's column", 'a:\n- x\n- y\nb: 1\n'],
     ['compact mappings', 'a:\n  - b: 1\n    c: [x]\n  -   d: 2\n      e:\n      - f\n'],
     ['nested blocks after dashes', 'a:\n  -\n    b: 1\n  - # c\n    - x\n  -\n'],
     ['a value on the next line', 'a:\n  x y\nb:\n  [1]\n'],
@@ -125,14 +178,30 @@ describe('fast parse path', () => {
 
   it('agrees with the full parse on mutated configurations', () => {
     const bases = files.filter((f) => f.startsWith('examples/')).map((f) => readFileSync(path.join(ROOT, f), 'utf8'));
-    fc.assert(fc.property(fc.constantFrom(...bases), edits, (base, changes) => agrees(mutate(base, changes))), { numRuns: runs });
+    fc.assert(
+      fc.property(fc.constantFrom(...bases), edits, (base, changes) => agrees(mutate(base, changes))),
+      { numRuns: runs },
+    );
   });
 
   it('agrees with the full parse on mutated benchmark-style configurations', () => {
-    const sizes = fc.record({ users: fc.integer({ min: 1, max: 12 }), groups: fc.integer({ min: 0, max: 6 }), seed: fc.nat(1000) });
+    const sizes = fc.record({
+      users: fc.integer({ min: 1, max: 12 }),
+      groups: fc.integer({ min: 0, max: 6 }),
+      seed: fc.nat(1000),
+    });
     fc.assert(
       fc.property(sizes, edits, ({ users, groups, seed }, changes) => {
-        const raw = generateEnvironment({ users, groups, maxDepth: 3, instances: 5, memberships: 10, tenants: 2, seed, groupRoles: 'by-type' });
+        const raw = generateEnvironment({
+          users,
+          groups,
+          maxDepth: 3,
+          instances: 5,
+          memberships: 10,
+          tenants: 2,
+          seed,
+          groupRoles: 'by-type',
+        });
         agrees(mutate(toYaml({ project: 'bench', environment: 'prod', ...raw }), changes));
       }),
       { numRuns: runs },
@@ -140,7 +209,10 @@ describe('fast parse path', () => {
   });
 
   it('agrees with the full parse on generated documents written in random styles', () => {
-    fc.assert(fc.property(documents, fc.integer(), (doc, seed) => agrees(writeRandom(doc, seed))), { numRuns: runs * 3 });
+    fc.assert(
+      fc.property(documents, fc.integer(), (doc, seed) => agrees(writeRandom(doc, seed))),
+      { numRuns: runs * 3 },
+    );
   });
 
   it.each([

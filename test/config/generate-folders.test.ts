@@ -26,7 +26,8 @@ describe('bench generator: folders', () => {
     const files = Object.keys(instances).filter((id) => id.startsWith('file:'));
     expect(files).toHaveLength(90);
     expect(folders).toHaveLength(3 * (2 + 6 + 18 + 54));
-    const depth = (id: string): number => (instances[id].relations?.parent ? 1 + depth(instances[id].relations!.parent) : 1);
+    const depth = (id: string): number =>
+      instances[id].relations?.parent ? 1 + depth(instances[id].relations!.parent) : 1;
     expect(Math.max(...folders.map(depth))).toBe(4);
     for (const f of files) {
       const parent = instances[f].relations?.parent;
@@ -39,7 +40,8 @@ describe('bench generator: folders', () => {
     const stripped = structuredClone(tree);
     delete stripped.resources.folder;
     delete stripped.resources.file;
-    for (const id of Object.keys(stripped.resource_instances)) if (/^(folder|file):/.test(id)) delete stripped.resource_instances[id];
+    for (const id of Object.keys(stripped.resource_instances))
+      if (/^(folder|file):/.test(id)) delete stripped.resource_instances[id];
     for (const g of Object.values(stripped.groups)) {
       g.roles = g.roles?.filter((r) => !r.on.startsWith('folder:'));
       if (!g.roles?.length) delete g.roles;

@@ -39,6 +39,12 @@ export function ruleContext(file: string, text: string): RuleContext {
 }
 
 /** The essentials of a problem, for compact expectations. */
-export function brief(p: { line?: number; column?: number; path?: string; message: string; severity?: string }): string {
+export function brief(p: {
+  line?: number;
+  column?: number;
+  path?: string;
+  message: string;
+  severity?: string;
+}): string {
   return `${p.line ?? '?'}:${p.column ?? '?'} ${p.path ?? ''}: ${p.message}${p.severity === 'warning' ? ' [warning]' : ''}`;
 }

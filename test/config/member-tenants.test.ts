@@ -12,9 +12,19 @@ groups:
 
 describe('memberOutsideTenants', () => {
   it.each([
-    ['tenants moved to vela-us only', '{ tenants: [vela-us] }', ['4:3 users.dennis: user "dennis" is a member of group "team:hq" in tenant "vela-hq", which the user\'s tenants do not list: the membership keeps the user in "vela-hq" [warning]']],
+    [
+      'tenants moved to vela-us only',
+      '{ tenants: [vela-us] }',
+      [
+        '4:3 users.dennis: user "dennis" is a member of group "team:hq" in tenant "vela-hq", which the user\'s tenants do not list: the membership keeps the user in "vela-hq" [warning]',
+      ],
+    ],
     ['tenants still list vela-hq', '{ tenants: [vela-us, vela-hq] }', []],
-    ['a role in vela-hq places the user there', '{ tenants: [vela-us], roles: [{ role: viewer, tenant: vela-hq }] }', []],
+    [
+      'a role in vela-hq places the user there',
+      '{ tenants: [vela-us], roles: [{ role: viewer, tenant: vela-hq }] }',
+      [],
+    ],
     ['no tenants listed (placed by memberships alone)', '{}', []],
   ])('%s', (_, dennis, expected) => {
     const r = validateTexts(config(dennis));

@@ -11,14 +11,46 @@ describe('examples', () => {
     expect(r.errors).toEqual([]);
     expect(r.warnings).toEqual([]);
     const d = r.desired!;
-    expect([...d.sections]).toEqual(['resources', 'roles', 'tenants', 'users', 'resource_instances', 'groups', 'access_requests']);
-    expect(d.resources.get('document')).toEqual({ key: 'document', name: 'Document', actions: ['read', 'share', 'write'] });
-    expect(d.roles.get('editor')).toEqual({ key: 'editor', name: 'Editor', permissions: ['document:read', 'document:write'] });
-    expect(d.users.get('alice')).toEqual({ key: 'alice', email: 'alice@acme.test', tenants: ['acme'], roles: [{ role: 'viewer', tenant: 'acme' }] });
+    expect([...d.sections]).toEqual([
+      'resources',
+      'roles',
+      'tenants',
+      'users',
+      'resource_instances',
+      'groups',
+      'access_requests',
+    ]);
+    expect(d.resources.get('document')).toEqual({
+      key: 'document',
+      name: 'Document',
+      actions: ['read', 'share', 'write'],
+    });
+    expect(d.roles.get('editor')).toEqual({
+      key: 'editor',
+      name: 'Editor',
+      permissions: ['document:read', 'document:write'],
+    });
+    expect(d.users.get('alice')).toEqual({
+      key: 'alice',
+      email: 'alice@acme.test',
+      tenants: ['acme'],
+      roles: [{ role: 'viewer', tenant: 'acme' }],
+    });
     expect(d.resourceInstances.get('document:readme')).toEqual({ resource: 'document', key: 'readme', tenant: 'acme' });
-    expect(d.groups.get('team:platform')).toEqual({ type: 'team', key: 'platform', tenant: 'acme', members: ['bob'], roles: [], memberOf: ['team:engineering'] });
+    expect(d.groups.get('team:platform')).toEqual({
+      type: 'team',
+      key: 'platform',
+      tenant: 'acme',
+      members: ['bob'],
+      roles: [],
+      memberOf: ['team:engineering'],
+    });
     expect(d.groups.get('team:engineering')?.roles).toEqual([{ role: 'editor', on: 'document:readme' }]);
-    expect(d.accessRequests.get('default')).toEqual({ key: 'default', name: 'Default access requests', reviewerRoles: ['admin'] });
+    expect(d.accessRequests.get('default')).toEqual({
+      key: 'default',
+      name: 'Default access requests',
+      reviewerRoles: ['admin'],
+    });
   });
 
   it('company (a directory of files) is valid', async () => {
@@ -29,14 +61,18 @@ describe('examples', () => {
     expect(d.project).toBe('northwind');
     expect(d.tenants.get('contoso')).toEqual({ key: 'contoso', name: 'Contoso (partner)' });
     expect(d.users.get('frances@northwind.test')?.tenants).toEqual(['northwind-hq', 'northwind-us']);
-    expect(d.users.get('grace@northwind.test')?.roles).toEqual([{ role: 'team-lead', tenant: 'northwind-hq', on: 'team:platform' }]);
+    expect(d.users.get('grace@northwind.test')?.roles).toEqual([
+      { role: 'team-lead', tenant: 'northwind-hq', on: 'team:platform' },
+    ]);
     expect(d.groups.get('group:partners')).toMatchObject({ type: 'group', key: 'partners', tenant: 'contoso' });
     expect(d.groups.get('team:security')?.memberOf).toEqual(['team:platform']);
   });
 
   it('every example names the schema for editors', () => {
     for (const f of ['examples/getting-started/roster.yaml', 'examples/company/30-teams.yaml']) {
-      expect(readFileSync(path.join(ROOT, f), 'utf8')).toMatch(/^# yaml-language-server: \$schema=\.\.\/\.\.\/schemas\/roster\.schema\.json$/m);
+      expect(readFileSync(path.join(ROOT, f), 'utf8')).toMatch(
+        /^# yaml-language-server: \$schema=\.\.\/\.\.\/schemas\/roster\.schema\.json$/m,
+      );
     }
   });
 });
@@ -55,13 +91,17 @@ describe('short forms and defaults', () => {
   });
 
   it('roles: a list of permissions; a role key alone in a user takes the only tenant', () => {
-    const r = validateTexts('resources: { doc: [read] }\nroles: { v: [doc:read] }\ntenants: { t: {} }\nusers: { u: { tenants: [t], roles: [v] } }\n');
+    const r = validateTexts(
+      'resources: { doc: [read] }\nroles: { v: [doc:read] }\ntenants: { t: {} }\nusers: { u: { tenants: [t], roles: [v] } }\n',
+    );
     expect(r.desired!.roles.get('v')).toEqual({ key: 'v', name: 'v', permissions: ['doc:read'] });
     expect(r.desired!.users.get('u')!.roles).toEqual([{ role: 'v', tenant: 't' }]);
   });
 
   it('resource instance: the tenant alone; a group without type is of type group', () => {
-    const r = validateTexts('resources: { doc: [] }\ntenants: { t: {} }\nusers: { u: {} }\nresource_instances: { doc:a: t }\ngroups: { ops: { tenant: t, members: [u] }, sub: { tenant: t, member_of: [ops], members: [u] } }\n');
+    const r = validateTexts(
+      'resources: { doc: [] }\ntenants: { t: {} }\nusers: { u: {} }\nresource_instances: { doc:a: t }\ngroups: { ops: { tenant: t, members: [u] }, sub: { tenant: t, member_of: [ops], members: [u] } }\n',
+    );
     expect(r.errors).toEqual([]);
     expect(r.desired!.resourceInstances.get('doc:a')).toEqual({ resource: 'doc', key: 'a', tenant: 't' });
     expect(r.desired!.groups.get('group:sub')).toMatchObject({ type: 'group', key: 'sub', memberOf: ['group:ops'] });

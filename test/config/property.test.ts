@@ -42,20 +42,25 @@ describe('properties', () => {
 
   it('normalisation does not depend on how entries are split over files, nor on their order', () => {
     fc.assert(
-      fc.property(sizes, fc.integer({ min: 2, max: 5 }), fc.array(fc.nat(10), { minLength: 1 }), (opts, parts, choices) => {
-        const config = generateEnvironment(opts);
-        const whole = validateSources([{ file: 'all.yaml', text: toYaml(config as never) }]);
-        const pieces = split(config, parts, (i) => choices[i % choices.length])
-          .map((body, i) => ({ file: `part-${i}.yaml`, text: toYaml(body) }))
-          .reverse();
-        const merged = validateSources(pieces);
-        expect(merged.errors).toEqual([]);
-        const d = merged.desired!;
-        const w = whole.desired!;
-        // Only sections with entries are present in a split; compare everything else exactly.
-        expect({ ...d, sections: undefined }).toEqual({ ...w, sections: undefined });
-        expect([...d.users.keys()]).toEqual([...w.users.keys()]);
-      }),
+      fc.property(
+        sizes,
+        fc.integer({ min: 2, max: 5 }),
+        fc.array(fc.nat(10), { minLength: 1 }),
+        (opts, parts, choices) => {
+          const config = generateEnvironment(opts);
+          const whole = validateSources([{ file: 'all.yaml', text: toYaml(config as never) }]);
+          const pieces = split(config, parts, (i) => choices[i % choices.length])
+            .map((body, i) => ({ file: `part-${i}.yaml`, text: toYaml(body) }))
+            .reverse();
+          const merged = validateSources(pieces);
+          expect(merged.errors).toEqual([]);
+          const d = merged.desired!;
+          const w = whole.desired!;
+          // Only sections with entries are present in a split; compare everything else exactly.
+          expect({ ...d, sections: undefined }).toEqual({ ...w, sections: undefined });
+          expect([...d.users.keys()]).toEqual([...w.users.keys()]);
+        },
+      ),
       { numRuns: 30 },
     );
   });

@@ -39,7 +39,10 @@ describe('reading configuration files', () => {
     const read = await readConfigFiles([dir]);
     expect(read.sources.map((s) => path.basename(s.file))).toEqual(['again.yaml']);
     expect(read.errors).toEqual([
-      expect.objectContaining({ file: path.join(dir, 'dangling.yaml'), message: 'a symbolic link that cannot be followed: no such file or directory' }),
+      expect.objectContaining({
+        file: path.join(dir, 'dangling.yaml'),
+        message: 'a symbolic link that cannot be followed: no such file or directory',
+      }),
     ]);
   });
 
@@ -48,7 +51,9 @@ describe('reading configuration files', () => {
     const fifo = path.join(dir, 'pipe.yaml');
     execFileSync('mkfifo', [fifo]);
     const r = await loadConfig([dir, fifo]);
-    expect(r.errors).toEqual([expect.objectContaining({ file: fifo, message: 'a named pipe (FIFO), not a configuration file' })]);
+    expect(r.errors).toEqual([
+      expect.objectContaining({ file: fifo, message: 'a named pipe (FIFO), not a configuration file' }),
+    ]);
   });
 
   it('refuses what feeds /dev/stdin (a pipe, or the socket a spawned process gets) by name, exit 1', async () => {
@@ -59,7 +64,9 @@ describe('reading configuration files', () => {
 
   it('refuses a device instead of reading it without end', async () => {
     const r = await loadConfig(['/dev/zero']);
-    expect(r.errors).toEqual([expect.objectContaining({ file: '/dev/zero', message: 'a character device, not a configuration file' })]);
+    expect(r.errors).toEqual([
+      expect.objectContaining({ file: '/dev/zero', message: 'a character device, not a configuration file' }),
+    ]);
   });
 
   it('counts the bytes it reads instead of trusting stat(): a /proc file says 0 and still has text', async () => {
@@ -76,7 +83,9 @@ describe('reading configuration files', () => {
     const r = await loadConfig([file]);
     expect(r.errors).toEqual([
       expect.objectContaining({
-        file, line: 3, column: 1,
+        file,
+        line: 3,
+        column: 1,
         message: 'a second YAML document starts here: a configuration file holds one document',
         hint: expect.stringContaining('remove this --- line'),
       }),
@@ -100,6 +109,9 @@ describe('huge error counts', { timeout: 180_000 }, () => {
 
   it('capProblems shows all under the cap and counts the rest over it', () => {
     expect(capProblems([1, 2, 3], 3)).toEqual({ shown: [1, 2, 3] });
-    expect(capProblems([1, 2, 3, 4, 5], 2)).toEqual({ shown: [1, 2], more: 'and 3 more (--format json lists them all)' });
+    expect(capProblems([1, 2, 3, 4, 5], 2)).toEqual({
+      shown: [1, 2],
+      more: 'and 3 more (--format json lists them all)',
+    });
   });
 });

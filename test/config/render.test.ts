@@ -5,12 +5,15 @@ import { fixtureText, validateFixture, validateTexts } from './helpers.js';
 const sourceOf = (file: string) => fixtureText(file.replace(/^.*\//, '').replace(/\.yaml$/, ''));
 
 describe('text output', () => {
-  it.each(['member-of-cycle', 'schema-unknown-field-typo', 'yaml-duplicate-key', 'group-role-target-other-tenant', 'unused-role'])(
-    'snapshot: %s',
-    (scenario) => {
-      expect(renderText(validateFixture(scenario), { sourceOf })).toMatchSnapshot();
-    },
-  );
+  it.each([
+    'member-of-cycle',
+    'schema-unknown-field-typo',
+    'yaml-duplicate-key',
+    'group-role-target-other-tenant',
+    'unused-role',
+  ])('snapshot: %s', (scenario) => {
+    expect(renderText(validateFixture(scenario), { sourceOf })).toMatchSnapshot();
+  });
 
   it('shows file:line:column, severity, message, path, source line, caret and hint', () => {
     expect(renderText(validateFixture('member-of-unknown-group'), { sourceOf })).toMatchInlineSnapshot(`
@@ -49,12 +52,19 @@ describe('json output', () => {
     const parsed = JSON.parse(renderJson(validateFixture('member-of-other-type')));
     expect(parsed).toEqual({
       valid: false,
-      errors: [{
-        file: 'test/fixtures/config/member-of-other-type.yaml', line: 16, column: 17, endLine: 16, endColumn: 25,
-        path: 'groups.squad:web.member_of[0]', severity: 'error',
-        message: '"squad:web" (type "squad") cannot be a member of "team:eng" (type "team")',
-        hint: 'groups can only be placed in groups of the same type',
-      }],
+      errors: [
+        {
+          file: 'test/fixtures/config/member-of-other-type.yaml',
+          line: 16,
+          column: 17,
+          endLine: 16,
+          endColumn: 25,
+          path: 'groups.squad:web.member_of[0]',
+          severity: 'error',
+          message: '"squad:web" (type "squad") cannot be a member of "team:eng" (type "team")',
+          hint: 'groups can only be placed in groups of the same type',
+        },
+      ],
       warnings: [],
     });
   });
@@ -67,11 +77,14 @@ describe('github output', () => {
       1 error, 0 warnings
       "
     `);
-    expect(renderGithub({ errors: [{ file: 'a,b.yaml', message: '100% bad\nreally', severity: 'error' }], warnings: [] }))
-      .toContain('::error file=a%2Cb.yaml,title=roster validate::100%25 bad%0Areally');
+    expect(
+      renderGithub({ errors: [{ file: 'a,b.yaml', message: '100% bad\nreally', severity: 'error' }], warnings: [] }),
+    ).toContain('::error file=a%2Cb.yaml,title=roster validate::100%25 bad%0Areally');
   });
 
   it('warnings become ::warning', () => {
-    expect(renderGithub(validateFixture('empty-group'))).toMatch(/^::warning file=.*line=10,col=3.*::group "team:eng" has no members and no member groups \(if that is meant, acknowledge it: `acknowledge: {empty-group: \[team:eng\]}`\)$/m);
+    expect(renderGithub(validateFixture('empty-group'))).toMatch(
+      /^::warning file=.*line=10,col=3.*::group "team:eng" has no members and no member groups \(if that is meant, acknowledge it: `acknowledge: {empty-group: \[team:eng\]}`\)$/m,
+    );
   });
 });

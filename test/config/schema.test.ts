@@ -14,7 +14,9 @@ describe('the JSON Schema', () => {
   });
 
   it('schemas/roster.schema.validate.cjs is its validator, compiled in ajv strict mode (run the codegen after editing the schema)', async () => {
-    expect(readFileSync(path.join(ROOT, 'schemas/roster.schema.validate.cjs'), 'utf8')).toBe(await generateValidator(schema));
+    expect(readFileSync(path.join(ROOT, 'schemas/roster.schema.validate.cjs'), 'utf8')).toBe(
+      await generateValidator(schema),
+    );
     expect(schemaValidator()({ users: { alice: {} } })).toBe(true);
     expect(schemaValidator()({ users: [] })).toBe(false);
   });
@@ -23,7 +25,8 @@ describe('the JSON Schema', () => {
     const missing: string[] = [];
     const visit = (node: SchemaNode, where: string) => {
       for (const [name, sub] of Object.entries(node.properties ?? {})) {
-        const described = sub.description ?? (sub.$ref ? schema.$defs?.[sub.$ref.replace('#/$defs/', '')]?.description : undefined);
+        const described =
+          sub.description ?? (sub.$ref ? schema.$defs?.[sub.$ref.replace('#/$defs/', '')]?.description : undefined);
         if (!described) missing.push(`${where}.${name}`);
       }
     };
@@ -38,11 +41,23 @@ describe('the JSON Schema', () => {
 
 describe('schema errors', () => {
   it.each([
-    ['schema-unknown-field-typo', '2:31 resources.document.actoins: unknown field "actoins"', 'did you mean "actions"?'],
-    ['schema-bad-key', '2:3 tenants["acme corp"]: invalid key "acme corp" (expected: letters, digits, `-` and `_`, at most 256 characters)', undefined],
+    [
+      'schema-unknown-field-typo',
+      '2:31 resources.document.actoins: unknown field "actoins"',
+      'did you mean "actions"?',
+    ],
+    [
+      'schema-bad-key',
+      '2:3 tenants["acme corp"]: invalid key "acme corp" (expected: letters, digits, `-` and `_`, at most 256 characters)',
+      undefined,
+    ],
     ['schema-wrong-type', '2:21 users.alice.tenants: expected a list, found the string "acme"', undefined],
     ['schema-missing-tenant', '2:13 groups.team:eng: missing required field "tenant"', undefined],
-    ['schema-duplicate-member', '6:46 groups.team:eng.members[1]: duplicate item "alice" (also at position 1)', 'remove one of them'],
+    [
+      'schema-duplicate-member',
+      '6:46 groups.team:eng.members[1]: duplicate item "alice" (also at position 1)',
+      'remove one of them',
+    ],
     ['schema-version-2', '1:10 version: must be 1, found the number 2', undefined],
   ])('%s', (scenario, expected, hint) => {
     const r = validateFixture(scenario);
@@ -51,7 +66,10 @@ describe('schema errors', () => {
   });
 
   it('reports every error of every file in one run, and the rules on what the schema accepted', () => {
-    const r = validateTexts('tenants:\n  acme: [1]\nusers:\n  "bad key": {}\n', 'groups:\n  g: { tenant: t, memebers: [] }\n');
+    const r = validateTexts(
+      'tenants:\n  acme: [1]\nusers:\n  "bad key": {}\n',
+      'groups:\n  g: { tenant: t, memebers: [] }\n',
+    );
     expect(r.errors.map(brief)).toEqual([
       '2:9 tenants.acme: expected a mapping, a string or nothing, found a list',
       '4:3 users["bad key"]: invalid key "bad key" (expected: letters, digits and `| @ + - . _`, at most 256 characters)',

@@ -64,7 +64,10 @@ const EDITED = FULL.replace('viewer: { name: Viewer, description: Reads,', 'view
   .replace('document: { name: Document, description: Docs,', 'document: { name: Documents,')
   .replace('alice: { email: alice@acme.test, first_name: Alice,', 'alice: { email: alice@example.test,')
   .replace('members: [alice, bob]', 'members: [alice]')
-  .replace("default: { name: Default, reviewer_roles: [editor] }", "default: { name: Default reviews, reviewer_roles: [editor, viewer] }");
+  .replace(
+    'default: { name: Default, reviewer_roles: [editor] }',
+    'default: { name: Default reviews, reviewer_roles: [editor, viewer] }',
+  );
 
 /** EDITED without one object of every kind; `apply --prune` deletes them. */
 const PRUNED = EDITED.replace('  invoice: { name: Invoice, actions: [read] }\n', '')
@@ -76,128 +79,195 @@ const PRUNED = EDITED.replace('  invoice: { name: Invoice, actions: [read] }\n',
   .replace('    members: [dave]\n    member_of: [team:eng]\n', '')
   .replace('    members: [alice]\n', '')
   .replace(', { role: viewer, on: document:roadmap }', '')
-  .replace("alice: { email: alice@example.test, tenants: [acme], roles: [viewer] }", 'alice: { email: alice@example.test, tenants: [acme] }')
+  .replace(
+    'alice: { email: alice@example.test, tenants: [acme], roles: [viewer] }',
+    'alice: { email: alice@example.test, tenants: [acme] }',
+  )
   .replace('  audit: { name: Audit, reviewer_roles: [viewer] }\n', '');
 
-describe.sequential('the client speaks the public API: a whole lifecycle, recorded and checked', { timeout: 180_000 }, () => {
-  let server: TestServer;
-  let dir: string;
-  const outputs: string[] = [];
-  const roster = async (...args: string[]): Promise<CliResult> => {
-    const r = await runCli([...args, '--api-url', server.url, '--project', 'p', '--env', 'e'], { cwd: dir, env: { ROSTER_API_KEY: ORG_KEY }, timeoutMs: 120_000 });
-    outputs.push(r.stdout, r.stderr);
-    return r;
-  };
-  const ok = async (...args: string[]) => {
-    const r = await roster(...args);
-    expect(r.stderr, `roster ${args.join(' ')}`).not.toMatch(/internal error/i);
-    expect([0, 2], `roster ${args.join(' ')}: ${r.stderr}`).toContain(r.code);
-    return r;
-  };
+describe.sequential(
+  'the client speaks the public API: a whole lifecycle, recorded and checked',
+  { timeout: 180_000 },
+  () => {
+    let server: TestServer;
+    let dir: string;
+    const outputs: string[] = [];
+    const roster = async (...args: string[]): Promise<CliResult> => {
+      const r = await runCli([...args, '--api-url', server.url, '--project', 'p', '--env', 'e'], {
+        cwd: dir,
+        env: { ROSTER_API_KEY: ORG_KEY },
+        timeoutMs: 120_000,
+      });
+      outputs.push(r.stdout, r.stderr);
+      return r;
+    };
+    const ok = async (...args: string[]) => {
+      const r = await roster(...args);
+      expect(r.stderr, `roster ${args.join(' ')}`).not.toMatch(/internal error/i);
+      expect([0, 2], `roster ${args.join(' ')}: ${r.stderr}`).toContain(r.code);
+      return r;
+    };
 
-  beforeAll(async () => {
-    server = await startTestServer({ record: true });
-    dir = mkdtempSync(path.join(os.tmpdir(), 'roster-contract-'));
-    writeFileSync(path.join(dir, 'full.yaml'), FULL);
-    writeFileSync(path.join(dir, 'edited.yaml'), EDITED);
-    writeFileSync(path.join(dir, 'pruned.yaml'), PRUNED);
-  });
-  afterAll(async () => {
-    for (const out of outputs) {
-      expect(out).not.toContain(ORG_KEY);
-      expect(out).not.toContain(ENV_KEY);
-    }
-    await server?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+    beforeAll(async () => {
+      server = await startTestServer({ record: true });
+      dir = mkdtempSync(path.join(os.tmpdir(), 'roster-contract-'));
+      writeFileSync(path.join(dir, 'full.yaml'), FULL);
+      writeFileSync(path.join(dir, 'edited.yaml'), EDITED);
+      writeFileSync(path.join(dir, 'pruned.yaml'), PRUNED);
+    });
+    afterAll(async () => {
+      for (const out of outputs) {
+        expect(out).not.toContain(ORG_KEY);
+        expect(out).not.toContain(ENV_KEY);
+      }
+      await server?.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
 
-  it('plan, apply from empty, re-plan: no changes', async () => {
-    expect((await ok('plan', 'full.yaml', '--detailed-exitcode')).code).toBe(2);
-    await ok('apply', 'full.yaml', '--yes');
-    const again = await ok('plan', 'full.yaml', '--detailed-exitcode');
-    expect(again.stdout).toContain('No changes');
-    expect(again.code).toBe(0);
-  });
+    it('plan, apply from empty, re-plan: no changes', async () => {
+      expect((await ok('plan', 'full.yaml', '--detailed-exitcode')).code).toBe(2);
+      await ok('apply', 'full.yaml', '--yes');
+      const again = await ok('plan', 'full.yaml', '--detailed-exitcode');
+      expect(again.stdout).toContain('No changes');
+      expect(again.code).toBe(0);
+    });
 
-  it('an edit of every updatable kind, applied, converges', async () => {
-    expect((await ok('plan', 'edited.yaml', '--detailed-exitcode')).code).toBe(2);
-    await ok('apply', 'edited.yaml', '--yes');
-    expect((await ok('plan', 'edited.yaml', '--detailed-exitcode')).code).toBe(0);
-  });
+    it('an edit of every updatable kind, applied, converges', async () => {
+      expect((await ok('plan', 'edited.yaml', '--detailed-exitcode')).code).toBe(2);
+      await ok('apply', 'edited.yaml', '--yes');
+      expect((await ok('plan', 'edited.yaml', '--detailed-exitcode')).code).toBe(0);
+    });
 
-  it('export, check --live and explain --live read the live environment', async () => {
-    const exported = await ok('export', '--out', '-');
-    expect(exported.stdout).toContain('team:platform');
-    await ok('check', 'edited.yaml', '--live');
-    // The decisions check --live and apply asked are in the decision log: the replay reads them back.
-    const replayed = await ok('plan', 'edited.yaml', '--replay=1d');
-    expect(replayed.stdout).toMatch(/Recent decisions: \d+ logged since .* UTC \(read in \d+ requests?\), asking \d+ distinct questions?/);
-    const explained = await ok('explain', 'dave', 'editor', 'document:readme', '--live', 'edited.yaml');
-    expect(explained.stdout).toContain('team:eng');
-  });
+    it('export, check --live and explain --live read the live environment', async () => {
+      const exported = await ok('export', '--out', '-');
+      expect(exported.stdout).toContain('team:platform');
+      await ok('check', 'edited.yaml', '--live');
+      // The decisions check --live and apply asked are in the decision log: the replay reads them back.
+      const replayed = await ok('plan', 'edited.yaml', '--replay=1d');
+      expect(replayed.stdout).toMatch(
+        /Recent decisions: \d+ logged since .* UTC \(read in \d+ requests?\), asking \d+ distinct questions?/,
+      );
+      const explained = await ok('explain', 'dave', 'editor', 'document:readme', '--live', 'edited.yaml');
+      expect(explained.stdout).toContain('team:eng');
+    });
 
-  it('every roster requests verb', async () => {
-    const as = (user: string, ...rest: string[]) => ['requests', ...rest, '--user', user, '--tenant', 'acme', '--format', 'json'];
-    const created = JSON.parse((await ok(...as('carol', 'create', '--role', 'viewer', '--resource', 'document', '--instance', 'roadmap', '--reason', 'release'))).stdout);
-    const second = JSON.parse((await ok(...as('alice', 'create', '--role', 'editor', '--resource', 'document', '--instance', 'roadmap'))).stdout);
-    const third = JSON.parse((await ok(...as('carol', 'create', '--role', 'viewer'))).stdout);
-    await ok(...as('carol', 'list', '--status', 'pending'));
-    const bobs = JSON.parse((await ok(...as('alice', 'list', '--requester', 'carol'))).stdout);
-    expect(bobs.data.map((r: { id: string }) => r.id).sort()).toEqual([created.id, third.id].sort());
-    await ok(...as('alice', 'get', created.id));
-    await ok(...as('alice', 'update', created.id, '--comment', 'looking'));
-    await ok(...as('alice', 'approve', created.id, '--comment', 'go'));
-    // The grant removed again, through the public role-assignment removal.
-    expect(JSON.parse((await ok(...as('alice', 'revoke', created.id))).stdout)).toMatchObject({ revoked: true, grant: { user: 'carol', role: 'viewer', tenant: 'acme', resource_instance: 'document:roadmap' } });
-    await ok(...as('carol', 'deny', second.id, '--comment', 'no'));
-    await ok(...as('carol', 'cancel', third.id, '--reason', 'not needed'));
-  });
+    it('every roster requests verb', async () => {
+      const as = (user: string, ...rest: string[]) => [
+        'requests',
+        ...rest,
+        '--user',
+        user,
+        '--tenant',
+        'acme',
+        '--format',
+        'json',
+      ];
+      const created = JSON.parse(
+        (
+          await ok(
+            ...as(
+              'carol',
+              'create',
+              '--role',
+              'viewer',
+              '--resource',
+              'document',
+              '--instance',
+              'roadmap',
+              '--reason',
+              'release',
+            ),
+          )
+        ).stdout,
+      );
+      const second = JSON.parse(
+        (await ok(...as('alice', 'create', '--role', 'editor', '--resource', 'document', '--instance', 'roadmap')))
+          .stdout,
+      );
+      const third = JSON.parse((await ok(...as('carol', 'create', '--role', 'viewer'))).stdout);
+      await ok(...as('carol', 'list', '--status', 'pending'));
+      const bobs = JSON.parse((await ok(...as('alice', 'list', '--requester', 'carol'))).stdout);
+      expect(bobs.data.map((r: { id: string }) => r.id).sort()).toEqual([created.id, third.id].sort());
+      await ok(...as('alice', 'get', created.id));
+      await ok(...as('alice', 'update', created.id, '--comment', 'looking'));
+      await ok(...as('alice', 'approve', created.id, '--comment', 'go'));
+      // The grant removed again, through the public role-assignment removal.
+      expect(JSON.parse((await ok(...as('alice', 'revoke', created.id))).stdout)).toMatchObject({
+        revoked: true,
+        grant: { user: 'carol', role: 'viewer', tenant: 'acme', resource_instance: 'document:roadmap' },
+      });
+      await ok(...as('carol', 'deny', second.id, '--comment', 'no'));
+      await ok(...as('carol', 'cancel', third.id, '--reason', 'not needed'));
+    });
 
-  it('apply --prune deletes one object of every kind, then converges', async () => {
-    const plan = await ok('plan', 'pruned.yaml', '--prune');
-    for (const kind of ['resource:invoice', 'role:clerk', 'tenant:globex', 'user:dave', 'instance:invoice:q1', 'group:team:finance', 'link:team:platform', 'grant:team:eng:viewer', 'member:alice@team:eng', 'assignment:alice:viewer', 'access_requests:audit']) {
-      expect(plan.stdout, kind).toContain(`- ${kind}`);
-    }
-    await ok('apply', 'pruned.yaml', '--prune', '--yes', '--max-deletes', '100');
-    const after = await ok('plan', 'pruned.yaml', '--prune', '--detailed-exitcode');
-    expect(after.code, after.stdout).toBe(0);
-  });
+    it('apply --prune deletes one object of every kind, then converges', async () => {
+      const plan = await ok('plan', 'pruned.yaml', '--prune');
+      for (const kind of [
+        'resource:invoice',
+        'role:clerk',
+        'tenant:globex',
+        'user:dave',
+        'instance:invoice:q1',
+        'group:team:finance',
+        'link:team:platform',
+        'grant:team:eng:viewer',
+        'member:alice@team:eng',
+        'assignment:alice:viewer',
+        'access_requests:audit',
+      ]) {
+        expect(plan.stdout, kind).toContain(`- ${kind}`);
+      }
+      await ok('apply', 'pruned.yaml', '--prune', '--yes', '--max-deletes', '100');
+      const after = await ok('plan', 'pruned.yaml', '--prune', '--detailed-exitcode');
+      expect(after.code, after.stdout).toBe(0);
+    });
 
-  it('names the environment by key, and answers a mistyped one with the closest key (public project reads)', async () => {
-    const mistyped = await runCli(['plan', 'pruned.yaml', '--api-url', server.url, '--project', 'p', '--env', 'ee'], { cwd: dir, env: { ROSTER_API_KEY: ORG_KEY } });
-    outputs.push(mistyped.stdout, mistyped.stderr);
-    expect(mistyped.code).toBe(1);
-    expect(mistyped.stderr).toContain("did you mean 'e'?");
-    const scoped = await runCli(['plan', 'pruned.yaml', '--api-url', server.url], { cwd: dir, env: { ROSTER_API_KEY: ENV_KEY } });
-    outputs.push(scoped.stdout, scoped.stderr);
-    expect(scoped.stdout.split('\n')[0]).toBe(`Plan for p/e on ${new URL(server.url).host}`);
-  });
+    it('names the environment by key, and answers a mistyped one with the closest key (public project reads)', async () => {
+      const mistyped = await runCli(['plan', 'pruned.yaml', '--api-url', server.url, '--project', 'p', '--env', 'ee'], {
+        cwd: dir,
+        env: { ROSTER_API_KEY: ORG_KEY },
+      });
+      outputs.push(mistyped.stdout, mistyped.stderr);
+      expect(mistyped.code).toBe(1);
+      expect(mistyped.stderr).toContain("did you mean 'e'?");
+      const scoped = await runCli(['plan', 'pruned.yaml', '--api-url', server.url], {
+        cwd: dir,
+        env: { ROSTER_API_KEY: ENV_KEY },
+      });
+      outputs.push(scoped.stdout, scoped.stderr);
+      expect(scoped.stdout.split('\n')[0]).toBe(`Plan for p/e on ${new URL(server.url).host}`);
+    });
 
-  it('every request it sent is a public operation with a valid body, and every answer fits the public schema', () => {
-    const exchanges = server.exchanges.filter((e) => !PDP_PATHS.has(e.path.split('?')[0]));
-    expect(exchanges.length).toBeGreaterThan(50);
-    const problems = exchanges.flatMap((e) => checkExchange(e));
-    expect(problems).toEqual([]);
-    // The recorder saw the decision point too: nothing else is outside the document.
-    expect(server.exchanges.filter((e) => !findOperation(e.method, e.path)).every((e) => PDP_PATHS.has(e.path.split('?')[0]))).toBe(true);
-    // It covered the lifecycle: bulk writes, every kind of delete, the reviewer verbs.
-    const used = new Set(exchanges.map((e) => `${e.method} ${findOperation(e.method, e.path)!.template}`));
-    for (const op of [
-      'PUT /v2/facts/{proj_id}/{env_id}/bulk/users',
-      'PUT /v2/facts/{proj_id}/{env_id}/bulk/resource_instances',
-      'POST /v2/facts/{proj_id}/{env_id}/role_assignments/bulk',
-      'DELETE /v2/facts/{proj_id}/{env_id}/role_assignments/bulk',
-      'DELETE /v2/facts/{proj_id}/{env_id}/role_assignments',
-      'DELETE /v2/elements/{proj_id}/{env_id}/{elements_config_id}',
-      'DELETE /v2/schema/{proj_id}/{env_id}/groups/{group_instance_key}/assign_group',
-      'DELETE /v2/schema/{proj_id}/{env_id}/groups/{group_instance_key}/roles',
-      'PUT /v2/facts/{proj_id}/{env_id}/access_requests/{elements_config_id}/user/{user_id}/tenant/{tenant_id}/{access_request_id}/approve',
-      'GET /v2/projects/{proj_id}',
-      'GET /v2/projects/{proj_id}/envs/{env_id}',
-      'GET /v2/projects/{proj_id}/envs',
-      'GET /v2/pdps/{proj_id}/{env_id}/audit_logs',
-    ]) {
-      expect(used, op).toContain(op);
-    }
-  });
-});
+    it('every request it sent is a public operation with a valid body, and every answer fits the public schema', () => {
+      const exchanges = server.exchanges.filter((e) => !PDP_PATHS.has(e.path.split('?')[0]));
+      expect(exchanges.length).toBeGreaterThan(50);
+      const problems = exchanges.flatMap((e) => checkExchange(e));
+      expect(problems).toEqual([]);
+      // The recorder saw the decision point too: nothing else is outside the document.
+      expect(
+        server.exchanges
+          .filter((e) => !findOperation(e.method, e.path))
+          .every((e) => PDP_PATHS.has(e.path.split('?')[0])),
+      ).toBe(true);
+      // It covered the lifecycle: bulk writes, every kind of delete, the reviewer verbs.
+      const used = new Set(exchanges.map((e) => `${e.method} ${findOperation(e.method, e.path)!.template}`));
+      for (const op of [
+        'PUT /v2/facts/{proj_id}/{env_id}/bulk/users',
+        'PUT /v2/facts/{proj_id}/{env_id}/bulk/resource_instances',
+        'POST /v2/facts/{proj_id}/{env_id}/role_assignments/bulk',
+        'DELETE /v2/facts/{proj_id}/{env_id}/role_assignments/bulk',
+        'DELETE /v2/facts/{proj_id}/{env_id}/role_assignments',
+        'DELETE /v2/elements/{proj_id}/{env_id}/{elements_config_id}',
+        'DELETE /v2/schema/{proj_id}/{env_id}/groups/{group_instance_key}/assign_group',
+        'DELETE /v2/schema/{proj_id}/{env_id}/groups/{group_instance_key}/roles',
+        'PUT /v2/facts/{proj_id}/{env_id}/access_requests/{elements_config_id}/user/{user_id}/tenant/{tenant_id}/{access_request_id}/approve',
+        'GET /v2/projects/{proj_id}',
+        'GET /v2/projects/{proj_id}/envs/{env_id}',
+        'GET /v2/projects/{proj_id}/envs',
+        'GET /v2/pdps/{proj_id}/{env_id}/audit_logs',
+      ]) {
+        expect(used, op).toContain(op);
+      }
+    });
+  },
+);

@@ -16,7 +16,8 @@ type OpenApiDoc = { paths: Record<string, Record<string, any>>; components: { sc
 
 /** The access-request answers (read, approve, deny, cancel). */
 const REQUEST_READS = ['AccessRequestRead', 'AccessRequestApproved', 'AccessRequestDenied', 'AccessRequestCanceled'];
-const FACTS_REQUESTS = '/v2/facts/{proj_id}/{env_id}/access_requests/{elements_config_id}/user/{user_id}/tenant/{tenant_id}';
+const FACTS_REQUESTS =
+  '/v2/facts/{proj_id}/{env_id}/access_requests/{elements_config_id}/user/{user_id}/tenant/{tenant_id}';
 
 const eachRead = (doc: OpenApiDoc, fn: (properties: Record<string, any>, schema: any) => void) => {
   for (const name of REQUEST_READS) fn(doc.components.schemas[name].properties, doc.components.schemas[name]);
@@ -24,19 +25,24 @@ const eachRead = (doc: OpenApiDoc, fn: (properties: Record<string, any>, schema:
 
 export const SPEC_DEVIATIONS: Deviation[] = [
   {
-    difference: 'access-request `status` is `null` (pending), `approved`, `deny` or `cancel`, besides the public `pending`/`approved`/`denied`/`canceled`',
+    difference:
+      'access-request `status` is `null` (pending), `approved`, `deny` or `cancel`, besides the public `pending`/`approved`/`denied`/`canceled`',
     specification: 'Access request status values seen: null (freshly created), `approved`, `deny`, `cancel`.',
     apply: (doc) =>
       eachRead(doc, (p) => {
-        p.status = { anyOf: [{ $ref: '#/components/schemas/RequestStatus' }, { enum: [null, 'approved', 'deny', 'cancel'] }] };
+        p.status = {
+          anyOf: [{ $ref: '#/components/schemas/RequestStatus' }, { enum: [null, 'approved', 'deny', 'cancel'] }],
+        };
       }),
   },
   {
     difference: 'access-request `reviewer_user_id`, `reviewed_at` and `reviewer_comment` are `null` until set',
-    specification: 'reviewer_user_id: string (UUID) or null, null until reviewed; reviewed_at: ... or null; reviewer_comment: string or null.',
+    specification:
+      'reviewer_user_id: string (UUID) or null, null until reviewed; reviewed_at: ... or null; reviewer_comment: string or null.',
     apply: (doc) =>
       eachRead(doc, (p) => {
-        for (const f of ['reviewer_user_id', 'reviewed_at', 'reviewer_comment']) p[f] = { anyOf: [p[f], { type: 'null' }] };
+        for (const f of ['reviewer_user_id', 'reviewed_at', 'reviewer_comment'])
+          p[f] = { anyOf: [p[f], { type: 'null' }] };
       }),
   },
   {
@@ -49,8 +55,10 @@ export const SPEC_DEVIATIONS: Deviation[] = [
       }),
   },
   {
-    difference: 'an access request for a role in a tenant, on no resource, has no `resource` in `access_request_details`',
-    specification: 'a user creates a request for a role (optionally on a resource instance) in a tenant; details contain tenant, resource, resource_instance, role (identifiers of those entities).',
+    difference:
+      'an access request for a role in a tenant, on no resource, has no `resource` in `access_request_details`',
+    specification:
+      'a user creates a request for a role (optionally on a resource instance) in a tenant; details contain tenant, resource, resource_instance, role (identifiers of those entities).',
     apply: (doc) => {
       const details = doc.components.schemas.AccessRequestDetails;
       details.required = details.required.filter((f: string) => f !== 'resource');
@@ -62,7 +70,11 @@ export const SPEC_DEVIATIONS: Deviation[] = [
     apply: (doc) => {
       doc.paths[`${FACTS_REQUESTS}/{access_request_id}/cancel`].put.requestBody = {
         required: false,
-        content: { 'application/json': { schema: { type: 'object', properties: { reason: { type: 'string' } }, additionalProperties: false } } },
+        content: {
+          'application/json': {
+            schema: { type: 'object', properties: { reason: { type: 'string' } }, additionalProperties: false },
+          },
+        },
       };
     },
   },

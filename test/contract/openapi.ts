@@ -28,7 +28,12 @@ const SPEC_ID = 'permit-openapi';
 /** Every answer that is not 2xx and that the operation does not describe has the server's error shape. */
 const GENERIC_ERROR = {
   type: 'object',
-  properties: { id: { type: 'string' }, title: { type: 'string' }, error_code: { type: 'string' }, message: { type: 'string' } },
+  properties: {
+    id: { type: 'string' },
+    title: { type: 'string' },
+    error_code: { type: 'string' },
+    message: { type: 'string' },
+  },
   required: ['id', 'title', 'error_code', 'message'],
 } as const;
 
@@ -45,7 +50,12 @@ export interface Operation {
   pointer: string;
 }
 
-interface ParameterObject { name: string; in: string; required?: boolean; schema?: object }
+interface ParameterObject {
+  name: string;
+  in: string;
+  required?: boolean;
+  schema?: object;
+}
 interface OperationObject {
   deprecated?: boolean;
   parameters?: ParameterObject[];
@@ -80,13 +90,20 @@ queryAjv.addSchema(doc, SPEC_ID);
 const compiled = new Map<string, ValidateFunction>();
 
 /** The document with the specification's deviations applied (each row of ./deviations.ts patches it). */
-function loadSpec(): { paths: Record<string, Record<string, OperationObject>>; components: { schemas: Record<string, any> } } {
+function loadSpec(): {
+  paths: Record<string, Record<string, OperationObject>>;
+  components: { schemas: Record<string, any> };
+} {
   const d = JSON.parse(readFileSync(SPEC_FILE, 'utf8'));
   for (const row of SPEC_DEVIATIONS) row.apply(d);
   return d;
 }
 
-interface Template { template: string; segments: string[]; methods: Set<string> }
+interface Template {
+  template: string;
+  segments: string[];
+  methods: Set<string>;
+}
 const templates: Template[] = Object.entries(doc.paths).map(([template, item]) => ({
   template,
   segments: template.split('/').slice(1),
@@ -105,15 +122,24 @@ export function findOperation(method: string, path: string): Operation | undefin
   let best: { t: Template; rank: number[] } | undefined;
   for (const t of templates) {
     if (!t.methods.has(m) || t.segments.length !== segments.length) continue;
-    if (!t.segments.every((s, i) => isParam(s) ? segments[i] !== '' : s === segments[i])) continue;
+    if (!t.segments.every((s, i) => (isParam(s) ? segments[i] !== '' : s === segments[i]))) continue;
     const rank = t.segments.map((s) => (isParam(s) ? 1 : 0));
     if (!best || compareRanks(rank, best.rank) < 0) best = { t, rank };
   }
   if (!best) return undefined;
   const params: Record<string, string> = {};
-  best.t.segments.forEach((s, i) => { if (isParam(s)) params[s.slice(1, -1)] = segments[i]; });
+  best.t.segments.forEach((s, i) => {
+    if (isParam(s)) params[s.slice(1, -1)] = segments[i];
+  });
   const spec = doc.paths[best.t.template][m];
-  return { method: m.toUpperCase(), template: best.t.template, params, deprecated: spec.deprecated === true, spec, pointer: `/paths/${escapePointer(best.t.template)}/${m}` };
+  return {
+    method: m.toUpperCase(),
+    template: best.t.template,
+    params,
+    deprecated: spec.deprecated === true,
+    spec,
+    pointer: `/paths/${escapePointer(best.t.template)}/${m}`,
+  };
 }
 
 /** Problems with a request: not an operation, deprecated, undeclared or invalid query parameters, an invalid body. */
@@ -127,14 +153,16 @@ export function checkRequest(req: RequestLike): string[] {
 
   const query = { ...queryOf(req.path), ...(req.query ?? {}) };
   const declared = (op.spec.parameters ?? []).map((p, i) => ({ p, i })).filter(({ p }) => p.in === 'query');
-  for (const name of Object.keys(query)) if (!declared.some(({ p }) => p.name === name)) say(`query parameter '${name}' is not declared`);
+  for (const name of Object.keys(query))
+    if (!declared.some(({ p }) => p.name === name)) say(`query parameter '${name}' is not declared`);
   for (const { p, i } of declared) {
     if (!(p.name in query)) {
       if (p.required) say(`query parameter '${p.name}' is required`);
       continue;
     }
     const validate = compile(queryAjv, `${op.pointer}/parameters/${i}/schema`);
-    if (!validate(structuredClone(query[p.name]))) say(`query parameter '${p.name}' ${describeErrors(validate.errors)}`);
+    if (!validate(structuredClone(query[p.name])))
+      say(`query parameter '${p.name}' ${describeErrors(validate.errors)}`);
   }
 
   const body = op.spec.requestBody;
@@ -164,14 +192,22 @@ export function checkResponse(res: ResponseLike): string[] {
   const status = String(res.status);
   const content = declared[status]?.content?.['application/json'];
   if (res.status >= 200 && res.status < 300) {
-    if (!declared[status]) return say(`status ${status} is not declared (declared: ${Object.keys(declared).join(', ')})`);
-    if (!content?.schema) return res.body === undefined ? [] : say('declared without content, but the answer has a body');
+    if (!declared[status])
+      return say(`status ${status} is not declared (declared: ${Object.keys(declared).join(', ')})`);
+    if (!content?.schema)
+      return res.body === undefined ? [] : say('declared without content, but the answer has a body');
     const validate = compile(ajv, `${op.pointer}/responses/${status}/content/application~1json/schema`);
     return validate(res.body) ? [] : say(`answer ${describeErrors(validate.errors)}`);
   }
   if (res.status === 422 && content?.schema) {
     const validate = compileSchema(`422:${op.pointer}`, {
-      anyOf: [{ allOf: [{ $ref: `${SPEC_ID}#${op.pointer}/responses/422/content/application~1json/schema` }], required: ['detail'] }, GENERIC_ERROR],
+      anyOf: [
+        {
+          allOf: [{ $ref: `${SPEC_ID}#${op.pointer}/responses/422/content/application~1json/schema` }],
+          required: ['detail'],
+        },
+        GENERIC_ERROR,
+      ],
     });
     return validate(res.body) ? [] : say(`answer ${describeErrors(validate.errors)}`);
   }
@@ -181,7 +217,10 @@ export function checkResponse(res: ResponseLike): string[] {
 
 /** Both checks for one recorded exchange. */
 export function checkExchange(ex: Exchange): string[] {
-  return [...checkRequest(ex), ...checkResponse({ method: ex.method, path: ex.path, status: ex.status, body: ex.response })];
+  return [
+    ...checkRequest(ex),
+    ...checkResponse({ method: ex.method, path: ex.path, status: ex.status, body: ex.response }),
+  ];
 }
 
 function compile(instance: InstanceType<typeof Ajv2020>, pointer: string): ValidateFunction {
@@ -200,9 +239,12 @@ function compileSchema(key: string, schema: object): ValidateFunction {
 function describeErrors(errors: ErrorObject[] | null | undefined): string {
   // anyOf/oneOf failures list every branch: keep the deepest errors, which say what is wrong.
   const list = (errors ?? []).filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf' && e.keyword !== 'allOf');
-  const shown = (list.length ? list : errors ?? []).slice(0, 8).map((e) => {
+  const shown = (list.length ? list : (errors ?? [])).slice(0, 8).map((e) => {
     const at = e.instancePath || '/';
-    const extra = e.keyword === 'additionalProperties' ? ` '${(e.params as { additionalProperty: string }).additionalProperty}'` : '';
+    const extra =
+      e.keyword === 'additionalProperties'
+        ? ` '${(e.params as { additionalProperty: string }).additionalProperty}'`
+        : '';
     return `${at} ${e.message}${extra}`;
   });
   return `does not fit the schema: ${[...new Set(shown)].join('; ')}`;

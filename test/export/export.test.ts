@@ -14,18 +14,56 @@ function sampleLive(): LiveState {
   const live = emptyLiveState();
   // Maps inserted out of order on purpose (the export sorts them); lists sorted, as readLiveState returns them.
   live.resources.set('team', { key: 'team', name: 'team', actions: [] }); // made by the service for groups
-  live.resources.set('document', { key: 'document', name: 'Document', description: 'Docs', actions: ['read', 'write'] });
+  live.resources.set('document', {
+    key: 'document',
+    name: 'Document',
+    description: 'Docs',
+    actions: ['read', 'write'],
+  });
   live.roles.set('viewer', { key: 'viewer', name: 'viewer', permissions: ['document:read'] });
   live.roles.set('member', { key: 'member', name: 'Member', description: 'Membership of a group', permissions: [] });
   live.roles.set('editor', { key: 'editor', name: 'Editor', permissions: ['document:read', 'document:write'] });
   live.tenants.set('acme', { key: 'acme', name: 'Acme Inc.', attributes: { region: 'eu' } });
   live.tenants.set('beta', { key: 'beta', name: 'beta', attributes: {} });
   live.users.set('service|ci', { key: 'service|ci', attributes: {}, tenants: ['beta'], roles: [] });
-  live.users.set('alice', { key: 'alice', email: 'alice@acme.test', attributes: {}, tenants: ['acme', 'beta'], roles: [{ role: 'viewer', tenant: 'acme' }, { role: 'editor', tenant: 'acme', on: 'document:readme' }] });
-  live.resourceInstances.set('document:readme', { resource: 'document', key: 'readme', tenant: 'acme', attributes: {} });
-  live.resourceInstances.set('document:plans', { resource: 'document', key: 'plans', tenant: 'acme', attributes: { secret: true } });
-  live.groups.set('team:web', { type: 'team', key: 'web', tenant: 'acme', members: ['alice'], roles: [], memberOf: ['team:eng'] });
-  live.groups.set('team:eng', { type: 'team', key: 'eng', tenant: 'acme', members: [], roles: [{ role: 'editor', on: 'document:plans' }], memberOf: ['team:all'] });
+  live.users.set('alice', {
+    key: 'alice',
+    email: 'alice@acme.test',
+    attributes: {},
+    tenants: ['acme', 'beta'],
+    roles: [
+      { role: 'viewer', tenant: 'acme' },
+      { role: 'editor', tenant: 'acme', on: 'document:readme' },
+    ],
+  });
+  live.resourceInstances.set('document:readme', {
+    resource: 'document',
+    key: 'readme',
+    tenant: 'acme',
+    attributes: {},
+  });
+  live.resourceInstances.set('document:plans', {
+    resource: 'document',
+    key: 'plans',
+    tenant: 'acme',
+    attributes: { secret: true },
+  });
+  live.groups.set('team:web', {
+    type: 'team',
+    key: 'web',
+    tenant: 'acme',
+    members: ['alice'],
+    roles: [],
+    memberOf: ['team:eng'],
+  });
+  live.groups.set('team:eng', {
+    type: 'team',
+    key: 'eng',
+    tenant: 'acme',
+    members: [],
+    roles: [{ role: 'editor', on: 'document:plans' }],
+    memberOf: ['team:all'],
+  });
   live.groups.set('team:all', { type: 'team', key: 'all', tenant: 'acme', members: [], roles: [], memberOf: [] });
   live.accessRequests.set('default', { key: 'default', name: 'default', reviewerRoles: ['editor'] });
   return live;
@@ -33,7 +71,8 @@ function sampleLive(): LiveState {
 
 describe('buildExport', () => {
   it('writes the canonical format: sorted, short forms, group comments, service-made objects left out', () => {
-    expect(buildExport(sampleLive(), {source: 'p/e'})).toBe(`# Exported by \`roster export\` from p/e: the live environment as configuration.
+    expect(buildExport(sampleLive(), { source: 'p/e' }))
+      .toBe(`# Exported by \`roster export\` from p/e: the live environment as configuration.
 # Canonical: sorted and stable, so \`roster export --diff\` shows only real differences.
 
 version: 1
@@ -88,21 +127,31 @@ set_rules: []
     expect(buildExport(sampleLive())).toBe(text);
     const loaded = validateSources([{ file: 'roster.yaml', text }]);
     expect(loaded.errors).toEqual([]);
-    for (const prune of [false, true]) expect(planChanges(loaded.desired!, live, { project: 'p', environment: 'e', prune }).changes).toEqual([]);
+    for (const prune of [false, true])
+      expect(planChanges(loaded.desired!, live, { project: 'p', environment: 'e', prune }).changes).toEqual([]);
   });
 
   it('sorts attribute keys at every depth, whatever order the service returned them in (lists keep theirs)', () => {
     const live = sampleLive();
     // As after a PATCH: the service returns carol's keys in another order than alice's.
     live.users.get('alice')!.attributes = { level: 3, department: 'eng', limits: { max: 9, currency: 'EUR' } };
-    live.users.set('carol', { key: 'carol', attributes: { limits: { currency: 'EUR', max: 9 }, department: 'ops', level: 2 }, tenants: ['acme'], roles: [] });
+    live.users.set('carol', {
+      key: 'carol',
+      attributes: { limits: { currency: 'EUR', max: 9 }, department: 'ops', level: 2 },
+      tenants: ['acme'],
+      roles: [],
+    });
     live.resourceInstances.get('document:plans')!.attributes = { tags: ['b', 'a'], owner: 'carol', secret: true };
     live.tenants.get('acme')!.attributes = { tier: 'gold', region: 'eu' };
     const text = buildExport(live);
     // The attribute keys of an entry: the lines below its `attributes:` indented six spaces.
     const keysOf = (entry: string) => {
       const from = text.indexOf('    attributes:\n', text.indexOf(`  ${entry}:\n`)) + '    attributes:\n'.length;
-      return text.slice(from).split('\n').map((l) => /^ {6}(\w+):/.exec(l)?.[1]).filter((k, i, all) => all.slice(0, i + 1).every(Boolean)) as string[];
+      return text
+        .slice(from)
+        .split('\n')
+        .map((l) => /^ {6}(\w+):/.exec(l)?.[1])
+        .filter((k, i, all) => all.slice(0, i + 1).every(Boolean)) as string[];
     };
     expect(keysOf('alice')).toEqual(['department', 'level', 'limits']);
     expect(keysOf('carol')).toEqual(['department', 'level', 'limits']);
@@ -114,7 +163,12 @@ set_rules: []
 
   it('writes a user, instance or tenant with attributes as a block, one line per attribute; without, on one line', () => {
     const live = sampleLive();
-    live.users.get('alice')!.attributes = { department: 'engineering', level: 3, cost_centre: 'CC-1042', manager: 'bob@acme.test' };
+    live.users.get('alice')!.attributes = {
+      department: 'engineering',
+      level: 3,
+      cost_centre: 'CC-1042',
+      manager: 'bob@acme.test',
+    };
     live.resourceInstances.get('document:plans')!.relations = [{ relation: 'parent', subject: 'folder:q3' }];
     live.resources.set('folder', { key: 'folder', name: 'folder', actions: ['read'] });
     live.resources.get('document')!.relations = [{ key: 'parent', name: 'parent', subject: 'folder' }];
@@ -142,7 +196,8 @@ resource_instances:
     // Still the canonical configuration: it validates and plans back to no changes.
     const loaded = validateSources([{ file: 'roster.yaml', text }]);
     expect(loaded.errors).toEqual([]);
-    for (const prune of [false, true]) expect(planChanges(loaded.desired!, live, { project: 'p', environment: 'e', prune }).changes).toEqual([]);
+    for (const prune of [false, true])
+      expect(planChanges(loaded.desired!, live, { project: 'p', environment: 'e', prune }).changes).toEqual([]);
   });
 
   it("writes the tenant 'default' (which every environment comes with) only when something exported names it", () => {
@@ -177,12 +232,15 @@ resource_instances:
 describe('roster export (CLI, real server)', () => {
   let server: TestServer;
   let dir: string;
-  const cli = (args: string[]) => runCli([...args, '--api-url', server.url], { cwd: dir, env: { ROSTER_API_KEY: ENV_KEY } });
+  const cli = (args: string[]) =>
+    runCli([...args, '--api-url', server.url], { cwd: dir, env: { ROSTER_API_KEY: ENV_KEY } });
 
   beforeAll(async () => {
     server = await startTestServer();
     dir = mkdtempSync(path.join(os.tmpdir(), 'roster-export-'));
-    writeFileSync(path.join(dir, 'roster.yaml'), `
+    writeFileSync(
+      path.join(dir, 'roster.yaml'),
+      `
 resources: { document: [read, write] }
 roles: { editor: [document:read, document:write] }
 tenants: { acme: { name: Acme } }
@@ -192,7 +250,8 @@ groups:
   team:eng: { tenant: acme, members: [alice], roles: [{ role: editor, on: document:readme }] }
   team:web: { tenant: acme, member_of: [team:eng] }
 access_requests: { default: { reviewer_roles: [editor], grant_for: 1h } }
-`);
+`,
+    );
     expect((await cli(['apply', '--yes'])).code).toBe(0);
   });
   afterAll(async () => {
@@ -222,7 +281,10 @@ access_requests: { default: { reviewer_roles: [editor], grant_for: 1h } }
     const same = await cli(['export', '--diff', 'declared']);
     expect([same.code, same.stdout], same.stderr).toEqual([0, '']);
     expect(same.stderr).toContain('declared matches the live environment.');
-    writeFileSync(path.join(dir, 'declared/roster.yaml'), declared.replace('grant_for: 1h', 'grant_for: 1h, name: Requests'));
+    writeFileSync(
+      path.join(dir, 'declared/roster.yaml'),
+      declared.replace('grant_for: 1h', 'grant_for: 1h, name: Requests'),
+    );
     const drift = await cli(['export', '--diff', 'declared']);
     expect(drift.code, drift.stdout + drift.stderr).toBe(1);
     expect(drift.stdout).toContain('  ~ access_request:default\n      name: "Requests" → "default"\n');

@@ -13,12 +13,21 @@ import { readTerraform, type TerraformResource } from '../helpers/terraform.js';
  * changes against the environment it came from (issue 39: fga-tradeoffs's export failed validation).
  */
 const FIXTURES = path.join(ROOT, 'test/fixtures/permit-cli');
-const TEMPLATES = readdirSync(FIXTURES).filter((f) => f.endsWith('.tf')).map((f) => f.replace(/\.tf$/, '')).sort();
+const TEMPLATES = readdirSync(FIXTURES)
+  .filter((f) => f.endsWith('.tf'))
+  .map((f) => f.replace(/\.tf$/, ''))
+  .sort();
 
 /** Creation order: what each kind refers to exists before it. */
 const ORDER = [
-  'permitio_resource', 'permitio_user_attribute', 'permitio_role', 'permitio_relation', 'permitio_role_derivation',
-  'permitio_user_set', 'permitio_resource_set', 'permitio_condition_set_rule',
+  'permitio_resource',
+  'permitio_user_attribute',
+  'permitio_role',
+  'permitio_relation',
+  'permitio_role_derivation',
+  'permitio_user_set',
+  'permitio_resource_set',
+  'permitio_condition_set_rule',
 ];
 
 let server: TestServer;
@@ -38,40 +47,82 @@ function requestsOf(env: string, resources: TerraformResource[]): { path: string
   const of = (type: string) => resources.filter((r) => r.type === type).map((r) => r.attributes as Record<string, any>);
   const userSets = new Set(of('permitio_user_set').map((s) => s.key));
   const resourceSets = new Set(of('permitio_resource_set').map((s) => s.key));
-  const named = (a: Record<string, any>) => ({ key: a.key, name: a.name ?? a.key, ...(a.description ? { description: a.description } : {}) });
+  const named = (a: Record<string, any>) => ({
+    key: a.key,
+    name: a.name ?? a.key,
+    ...(a.description ? { description: a.description } : {}),
+  });
   const attributes = (map: Record<string, { type: string; description?: string }> = {}) =>
-    Object.fromEntries(Object.entries(map).map(([k, v]) => [k, { type: v.type, ...(v.description ? { description: v.description } : {}) }]));
+    Object.fromEntries(
+      Object.entries(map).map(([k, v]) => [
+        k,
+        { type: v.type, ...(v.description ? { description: v.description } : {}) },
+      ]),
+    );
   const out: { path: string; body: Record<string, unknown> }[] = [];
   for (const type of ORDER) {
     for (const a of of(type)) {
       switch (type) {
         case 'permitio_resource':
-          out.push({ path: `${schema}/resources`, body: { ...named(a), actions: Object.fromEntries(Object.entries(a.actions ?? {}).map(([k, v]: [string, any]) => [k, { name: v?.name ?? k }])), attributes: attributes(a.attributes) } });
+          out.push({
+            path: `${schema}/resources`,
+            body: {
+              ...named(a),
+              actions: Object.fromEntries(
+                Object.entries(a.actions ?? {}).map(([k, v]: [string, any]) => [k, { name: v?.name ?? k }]),
+              ),
+              attributes: attributes(a.attributes),
+            },
+          });
           break;
         case 'permitio_user_attribute':
-          out.push({ path: `${schema}/resources/__user/attributes`, body: { key: a.key, type: a.type, ...(a.description ? { description: a.description } : {}) } });
+          out.push({
+            path: `${schema}/resources/__user/attributes`,
+            body: { key: a.key, type: a.type, ...(a.description ? { description: a.description } : {}) },
+          });
           break;
         case 'permitio_role':
-          out.push({ path: a.resource ? `${schema}/resources/${a.resource}/roles` : `${schema}/roles`, body: { ...named(a), permissions: a.permissions ?? [] } });
+          out.push({
+            path: a.resource ? `${schema}/resources/${a.resource}/roles` : `${schema}/roles`,
+            body: { ...named(a), permissions: a.permissions ?? [] },
+          });
           break;
         case 'permitio_relation':
-          out.push({ path: `${schema}/resources/${a.object_resource}/relations`, body: { key: a.key, name: a.name ?? a.key, subject_resource: a.subject_resource } });
+          out.push({
+            path: `${schema}/resources/${a.object_resource}/relations`,
+            body: { key: a.key, name: a.name ?? a.key, subject_resource: a.subject_resource },
+          });
           break;
         case 'permitio_role_derivation':
-          out.push({ path: `${schema}/resources/${a.resource}/roles/${a.to_role}/implicit_grants`, body: { role: a.role, on_resource: a.on_resource, linked_by_relation: a.linked_by } });
+          out.push({
+            path: `${schema}/resources/${a.resource}/roles/${a.to_role}/implicit_grants`,
+            body: { role: a.role, on_resource: a.on_resource, linked_by_relation: a.linked_by },
+          });
           break;
         case 'permitio_user_set':
         case 'permitio_resource_set':
-          out.push({ path: `${schema}/condition_sets`, body: {
-            ...named(a), type: type === 'permitio_user_set' ? 'userset' : 'resourceset', conditions: a.conditions, ...(a.resource ? { resource_id: a.resource } : {}),
-          } });
+          out.push({
+            path: `${schema}/condition_sets`,
+            body: {
+              ...named(a),
+              type: type === 'permitio_user_set' ? 'userset' : 'resourceset',
+              conditions: a.conditions,
+              ...(a.resource ? { resource_id: a.resource } : {}),
+            },
+          });
           break;
         case 'permitio_condition_set_rule':
           // The templates name a role (or a resource) where a set is expected: the public flags say so.
-          out.push({ path: `/v2/facts/p/${env}/set_rules`, body: {
-            user_set: a.user_set, permission: a.permission, resource_set: a.resource_set,
-            ...(userSets.has(a.user_set) ? {} : { is_role: true }), ...(resourceSets.has(a.resource_set) ? {} : { is_resource: true }),
-          } });
+          out.push({
+            path: `/v2/facts/p/${env}/set_rules`,
+            body: {
+              user_set: a.user_set,
+              permission: a.permission,
+              resource_set: a.resource_set,
+              ...(userSets.has(a.user_set) ? {} : { is_role: true }),
+              ...(resourceSets.has(a.resource_set) ? {} : { is_resource: true }),
+            },
+          });
           break;
       }
     }
@@ -80,7 +131,7 @@ function requestsOf(env: string, resources: TerraformResource[]): { path: string
 }
 
 describe.sequential('permit-cli templates: built through the API, exported, validated', { timeout: 180_000 }, () => {
-  it('reads every template: all of permit-cli\'s, fga-tradeoffs among them', () => {
+  it("reads every template: all of permit-cli's, fga-tradeoffs among them", () => {
     expect(TEMPLATES).toContain('fga-tradeoffs');
     expect(TEMPLATES.length).toBe(7);
   });
@@ -91,7 +142,12 @@ describe.sequential('permit-cli templates: built through the API, exported, vali
       const r = await server.call('POST', url, body);
       expect(r.status, `${url} ${JSON.stringify(body)}: ${JSON.stringify(r.body)}`).toBeLessThan(300);
     }
-    const env = { ROSTER_API_KEY: ORG_KEY, ROSTER_API_URL: undefined, ROSTER_ENV: undefined, ROSTER_PROJECT: undefined };
+    const env = {
+      ROSTER_API_KEY: ORG_KEY,
+      ROSTER_API_URL: undefined,
+      ROSTER_ENV: undefined,
+      ROSTER_PROJECT: undefined,
+    };
     const target = ['--api-url', server.url, '--project', 'p', '--env', template];
     const out = path.join(tmp, template);
     const exported = await runCli(['export', ...target, '--out', out], { env });

@@ -15,7 +15,14 @@ export interface Outcome {
  * closes) depends on the two event loops racing: with the server in the test's own process, the
  * answer is always read before the write fails.
  */
-export function postFromAnotherProcess(options: { url: string; headers: Record<string, string>; size: number; client: 'fetch' | 'undici'; chunked: boolean; times: number }): Promise<Outcome[]> {
+export function postFromAnotherProcess(options: {
+  url: string;
+  headers: Record<string, string>;
+  size: number;
+  client: 'fetch' | 'undici';
+  chunked: boolean;
+  times: number;
+}): Promise<Outcome[]> {
   const script = `
     import { request } from 'undici';
     const o = JSON.parse(process.argv[1]);
@@ -41,9 +48,14 @@ export function postFromAnotherProcess(options: { url: string; headers: Record<s
   `;
   return new Promise((resolve, reject) => {
     // cwd: the project, so that the script finds undici in its node_modules.
-    execFile(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(options)], { cwd: ROOT, maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`client process failed: ${err.message}\n${stderr}`));
-      resolve(JSON.parse(stdout) as Outcome[]);
-    });
+    execFile(
+      process.execPath,
+      ['--input-type=module', '-e', script, JSON.stringify(options)],
+      { cwd: ROOT, maxBuffer: 1 << 20 },
+      (err, stdout, stderr) => {
+        if (err) return reject(new Error(`client process failed: ${err.message}\n${stderr}`));
+        resolve(JSON.parse(stdout) as Outcome[]);
+      },
+    );
   });
 }

@@ -48,21 +48,36 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
-export async function startFaultProxy(target: string, decide: (req: FaultRequest) => Fault | undefined): Promise<FaultProxy> {
+export async function startFaultProxy(
+  target: string,
+  decide: (req: FaultRequest) => Fault | undefined,
+): Promise<FaultProxy> {
   const seen: FaultProxy['seen'] = [];
   const sockets = new Set<Socket>();
   const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
   let dead = false;
   const upstream = new URL(target);
 
-  const forward = (req: http.IncomingMessage, body: Buffer): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> =>
+  const forward = (
+    req: http.IncomingMessage,
+    body: Buffer,
+  ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> =>
     new Promise((resolve, reject) => {
       const up = http.request(
-        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host }, agent },
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: req.method,
+          path: req.url,
+          headers: { ...req.headers, host: upstream.host },
+          agent,
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }),
+          );
           res.on('error', reject);
         },
       );
@@ -75,7 +90,12 @@ export async function startFaultProxy(target: string, decide: (req: FaultRequest
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
       const url = new URL(req.url ?? '/', 'http://x');
-      const entry: FaultProxy['seen'][number] = { method: req.method ?? '?', path: url.pathname, query: url.search.slice(1), index: seen.length };
+      const entry: FaultProxy['seen'][number] = {
+        method: req.method ?? '?',
+        path: url.pathname,
+        query: url.search.slice(1),
+        index: seen.length,
+      };
       seen.push(entry);
       const fault = dead ? { kind: 'die' as const } : decide(entry);
       entry.fault = fault?.kind;
@@ -125,7 +145,11 @@ export async function startFaultProxy(target: string, decide: (req: FaultRequest
             res.writeHead(307, { location: fault.location });
             return void res.end();
           case 'status':
-            return json(fault.status, fault.body ?? { error_code: 'UNAVAILABLE', message: 'injected' }, fault.retryAfter ? { 'retry-after': fault.retryAfter } : {});
+            return json(
+              fault.status,
+              fault.body ?? { error_code: 'UNAVAILABLE', message: 'injected' },
+              fault.retryAfter ? { 'retry-after': fault.retryAfter } : {},
+            );
           case 'endless': {
             res.writeHead(200, { 'content-type': 'application/json' });
             const piece = Buffer.alloc(1 << 16, 0x20);

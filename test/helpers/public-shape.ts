@@ -45,5 +45,7 @@ export function asPublicAccessRequest(r: Record<string, unknown>): Record<string
 /** The problems of `value` against the public schema `name` (empty when it conforms). */
 export function publicShapeErrors(name: string, value: unknown): string[] {
   const validate = publicSchema(name);
-  return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
+  return validate(value)
+    ? []
+    : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
 }

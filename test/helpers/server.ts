@@ -47,7 +47,12 @@ export const ENV_KEY = 'test-env-key-abcdefghij';
 export interface TestServer extends RunningServer {
   dataDir: string;
   /** JSON request with the org key (or `key`); returns status, body and headers. */
-  call(method: string, path: string, body?: unknown, options?: { key?: string | null; headers?: Record<string, string> }): Promise<Resp>;
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    options?: { key?: string | null; headers?: Record<string, string> },
+  ): Promise<Resp>;
   /** Same, under `/v2/schema/p/e` or `/v2/facts/p/e`. */
   schema(method: string, path: string, body?: unknown, key?: string | null): Promise<Resp>;
   facts(method: string, path: string, body?: unknown, key?: string | null): Promise<Resp>;
@@ -133,7 +138,11 @@ export function httpClient(url: string): HttpClient {
     const key = opts.key === undefined ? ORG_KEY : opts.key;
     if (key !== null) headers.authorization = `Bearer ${key}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(url + p, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+    const res = await fetch(url + p, {
+      method,
+      headers,
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
     const text = await res.text();
     let parsed: unknown = text;
     try {

@@ -12,7 +12,10 @@ export interface SlowLink {
  * when the server answers. A close or reset on one side is passed to the other, as a slow network
  * would: a server that resets the connection resets the client too.
  */
-export async function startSlowLink(targetUrl: string, options: { bytesPerTick: number; tickMs: number }): Promise<SlowLink> {
+export async function startSlowLink(
+  targetUrl: string,
+  options: { bytesPerTick: number; tickMs: number },
+): Promise<SlowLink> {
   const target = new URL(targetUrl);
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {

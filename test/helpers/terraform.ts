@@ -6,8 +6,15 @@
  * throws, naming the offset: a template that needs more fails its test rather than being misread.
  */
 type Expr = null | boolean | number | string | Expr[] | { [key: string]: Expr } | Ref | Call;
-class Ref { constructor(readonly path: string[]) {} }
-class Call { constructor(readonly name: string, readonly arg: Expr) {} }
+class Ref {
+  constructor(readonly path: string[]) {}
+}
+class Call {
+  constructor(
+    readonly name: string,
+    readonly arg: Expr,
+  ) {}
+}
 
 export interface TerraformResource {
   type: string;
@@ -16,7 +23,8 @@ export interface TerraformResource {
   attributes: Record<string, unknown>;
 }
 
-const TOKEN = /\s+|#[^\n]*|\/\/[^\n]*|("(?:[^"\\]|\\.)*")|(-?\d+(?:\.\d+)?)\b|([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*)|([{}[\]=:,()])/y;
+const TOKEN =
+  /\s+|#[^\n]*|\/\/[^\n]*|("(?:[^"\\]|\\.)*")|(-?\d+(?:\.\d+)?)\b|([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*)|([{}[\]=:,()])/y;
 
 function tokenize(text: string): string[] {
   const source = text.replace(/\{\{(\w+)\}\}/g, '"$1"');
@@ -38,7 +46,8 @@ export function readTerraform(text: string): TerraformResource[] {
   const peek = () => tokens[i];
   const take = (expected?: string) => {
     const t = tokens[i++];
-    if (t === undefined || (expected !== undefined && t !== expected)) throw new Error(`expected ${expected ?? 'a token'} at token ${i - 1}, found ${t}`);
+    if (t === undefined || (expected !== undefined && t !== expected))
+      throw new Error(`expected ${expected ?? 'a token'} at token ${i - 1}, found ${t}`);
     return t;
   };
   const isString = (t: string | undefined) => t !== undefined && t.startsWith('"');
@@ -97,7 +106,8 @@ export function readTerraform(text: string): TerraformResource[] {
       take('{');
       const inner = body([...labelsOf, ...labels]);
       take('}');
-      if (labelsOf[0] === 'resource') throw new Error(`unsupported nested block ${labels.join(' ')} in ${labelsOf.join(' ')}`);
+      if (labelsOf[0] === 'resource')
+        throw new Error(`unsupported nested block ${labels.join(' ')} in ${labelsOf.join(' ')}`);
       if (labelsOf.length === 0) blocks.push({ labels, body: inner });
     }
     return attributes;
@@ -118,12 +128,17 @@ export function readTerraform(text: string): TerraformResource[] {
       return resolve(e.arg, depth + 1);
     }
     if (Array.isArray(e)) return e.map((x) => resolve(x, depth + 1));
-    if (e !== null && typeof e === 'object') return Object.fromEntries(Object.entries(e).map(([k, v]) => [k, resolve(v, depth + 1)]));
+    if (e !== null && typeof e === 'object')
+      return Object.fromEntries(Object.entries(e).map(([k, v]) => [k, resolve(v, depth + 1)]));
     return e;
   };
   return resources.map((b) => ({
     type: b.labels[1],
     name: b.labels[2],
-    attributes: Object.fromEntries(Object.entries(b.body).filter(([k]) => k !== 'depends_on').map(([k, v]) => [k, resolve(v)])),
+    attributes: Object.fromEntries(
+      Object.entries(b.body)
+        .filter(([k]) => k !== 'depends_on')
+        .map(([k, v]) => [k, resolve(v)]),
+    ),
   }));
 }

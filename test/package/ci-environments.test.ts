@@ -16,8 +16,16 @@ import { ROOT, runCli } from '../helpers/cli.js';
 import { action, fakeGitHub, runGitHubScript, runStep, stepEnv, stepNamed, workflow, type Step } from './ci-steps.js';
 
 const DOCS = readFileSync(path.join(ROOT, 'docs/ci.md'), 'utf8');
-type Job = { steps: Step[]; needs?: string; if?: string; environment?: string; concurrency?: unknown; outputs?: Record<string, string> };
-const envWorkflow = (envs: string[]) => parse(environmentsWorkflow(envs)) as { on: any; permissions: unknown; jobs: Record<string, Job> };
+type Job = {
+  steps: Step[];
+  needs?: string;
+  if?: string;
+  environment?: string;
+  concurrency?: unknown;
+  outputs?: Record<string, string>;
+};
+const envWorkflow = (envs: string[]) =>
+  parse(environmentsWorkflow(envs)) as { on: any; permissions: unknown; jobs: Record<string, Job> };
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'roster-ci-envs-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -29,7 +37,18 @@ describe('the workflow roster init --environments writes', () => {
 
   it('is valid YAML: a job finding the touched environments, then per environment a plan job and an apply job bound to its GitHub environment', () => {
     const wf = envWorkflow(['dev', 'staging', 'prod']);
-    expect(Object.keys(wf.jobs)).toEqual(['changes', 'plan-dev', 'plan-staging', 'plan-prod', 'apply-dev', 'apply-staging', 'apply-prod', 'expire-dev', 'expire-staging', 'expire-prod']);
+    expect(Object.keys(wf.jobs)).toEqual([
+      'changes',
+      'plan-dev',
+      'plan-staging',
+      'plan-prod',
+      'apply-dev',
+      'apply-staging',
+      'apply-prod',
+      'expire-dev',
+      'expire-staging',
+      'expire-prod',
+    ]);
     expect(wf.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' });
     expect(wf.on.push.branches).toEqual(['main']);
     // The same schedule as the one-environment workflow: grant_for enforced in every environment.
@@ -39,13 +58,21 @@ describe('the workflow roster init --environments writes', () => {
       const plan = wf.jobs[`plan-${env}`];
       const apply = wf.jobs[`apply-${env}`];
       expect(plan.needs).toBe('changes');
-      expect(plan.if).toBe(`github.event_name == 'pull_request' && contains(fromJSON(needs.changes.outputs.environments), '${env}')`);
+      expect(plan.if).toBe(
+        `github.event_name == 'pull_request' && contains(fromJSON(needs.changes.outputs.environments), '${env}')`,
+      );
       expect(plan.environment).toBeUndefined(); // a plan needs no approval
-      expect(stepNamed(plan.steps, 'validate').run).toBe(`npx --no roster validate roster/ --env ${env} --format github`);
-      expect(stepNamed(plan.steps, 'plan').run).toContain(`npx --no roster plan roster/ --env ${env} --format markdown --detailed-exitcode \${replay[@]+"\${replay[@]}"} > plan.md`);
+      expect(stepNamed(plan.steps, 'validate').run).toBe(
+        `npx --no roster validate roster/ --env ${env} --format github`,
+      );
+      expect(stepNamed(plan.steps, 'plan').run).toContain(
+        `npx --no roster plan roster/ --env ${env} --format markdown --detailed-exitcode \${replay[@]+"\${replay[@]}"} > plan.md`,
+      );
       expect(stepNamed(plan.steps, 'comment').env).toEqual({ ROSTER_PLAN_FILE: 'plan.md', ROSTER_ENVIRONMENT: env });
       expect(apply.environment).toBe(env);
-      expect(apply.if).toBe(`github.event_name == 'push' && contains(fromJSON(needs.changes.outputs.environments), '${env}')`);
+      expect(apply.if).toBe(
+        `github.event_name == 'push' && contains(fromJSON(needs.changes.outputs.environments), '${env}')`,
+      );
       expect(apply.concurrency).toBe(`roster-apply-${env}`);
       expect(stepNamed(apply.steps, 'apply').run).toContain(`npx --no roster apply roster/ --env ${env} --yes`);
       const expire = wf.jobs[`expire-${env}`];
@@ -67,7 +94,9 @@ describe('the workflow roster init --environments writes', () => {
   it('gives the key to the plan and apply steps only', () => {
     for (const [job, j] of Object.entries(envWorkflow(['staging', 'prod']).jobs)) {
       for (const step of j.steps) {
-        expect(JSON.stringify(step).includes('secrets.ROSTER_API_KEY'), `${job}:${step.name}`).toBe(['plan', 'apply', 'expire'].includes(step.name ?? ''));
+        expect(JSON.stringify(step).includes('secrets.ROSTER_API_KEY'), `${job}:${step.name}`).toBe(
+          ['plan', 'apply', 'expire'].includes(step.name ?? ''),
+        );
       }
     }
   });
@@ -83,7 +112,9 @@ describe('the workflow roster init --environments writes', () => {
     const dir = path.join(tmp, 'init');
     const r = await runCli(['init', '--environments', 'staging,prod', dir], { cwd: tmp });
     expect(r.code, r.stderr).toBe(0);
-    expect(readFileSync(path.join(dir, '.github/workflows/roster.yml'), 'utf8')).toBe(environmentsWorkflow(['staging', 'prod']));
+    expect(readFileSync(path.join(dir, '.github/workflows/roster.yml'), 'utf8')).toBe(
+      environmentsWorkflow(['staging', 'prod']),
+    );
     expect(r.stdout).toContain('Settings > Environments: create staging, prod');
   }, 60_000);
 });
@@ -99,7 +130,11 @@ describe('the comment script, with several environments', () => {
 
   it('keeps one comment per environment, each updated in place, the marker naming the environment', async () => {
     const gh = fakeGitHub([{ id: 1, body: '<!-- roster-plan -->\nan older one-environment plan' }]);
-    const run = (env: string, text: string) => runGitHubScript(script, { env: { ROSTER_PLAN_FILE: planFile(`<!-- roster-plan -->\n${text}`), ROSTER_ENVIRONMENT: env }, github: gh.github });
+    const run = (env: string, text: string) =>
+      runGitHubScript(script, {
+        env: { ROSTER_PLAN_FILE: planFile(`<!-- roster-plan -->\n${text}`), ROSTER_ENVIRONMENT: env },
+        github: gh.github,
+      });
     await run('staging', '+ user:erin');
     await run('prod', 'No changes.');
     await run('staging', '+ user:erin\n+ user:finn');
@@ -115,7 +150,18 @@ describe('the comment script, with several environments', () => {
 describe('the step finding the environments a change touches', () => {
   const changes = stepNamed(envWorkflow(['staging', 'prod']).jobs.changes.steps, 'changes');
   const repo = path.join(tmp, 'repo');
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
+  const git = (...args: string[]) =>
+    execFileSync('git', args, {
+      cwd: repo,
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: 't',
+        GIT_AUTHOR_EMAIL: 't@t',
+        GIT_COMMITTER_NAME: 't',
+        GIT_COMMITTER_EMAIL: 't@t',
+      },
+    }).trim();
   const write = (rel: string, text: string) => {
     mkdirSync(path.dirname(path.join(repo, rel)), { recursive: true });
     writeFileSync(path.join(repo, rel), text);
@@ -135,7 +181,13 @@ describe('the step finding the environments a change touches', () => {
   it('a pull request: its environment folders touch those; shared/ or package.json touch all; other paths none', async () => {
     mkdirSync(repo, { recursive: true });
     git('init', '-q');
-    const base = commit({ 'roster/shared/roster.yaml': 'a', 'roster/envs/staging/roster.yaml': 'a', 'roster/envs/prod/roster.yaml': 'a', 'README.md': 'a', 'package.json': '{}' });
+    const base = commit({
+      'roster/shared/roster.yaml': 'a',
+      'roster/envs/staging/roster.yaml': 'a',
+      'roster/envs/prod/roster.yaml': 'a',
+      'README.md': 'a',
+      'package.json': '{}',
+    });
     const pr = (sha: string) => ({ github: { event: { pull_request: { base: { sha } } } } });
     commit({ 'roster/envs/prod/roster.yaml': 'b' });
     expect(await touched(pr(base))).toEqual(['prod']);
@@ -155,7 +207,10 @@ describe('the step finding the environments a change touches', () => {
     const before = git('rev-parse', 'HEAD');
     commit({ 'roster/envs/staging/roster.yaml': 'b' });
     expect(await touched({ github: { event: { before } } })).toEqual(['staging']);
-    expect(await touched({ github: { event: { before: '0000000000000000000000000000000000000000' } } })).toEqual(['staging', 'prod']);
+    expect(await touched({ github: { event: { before: '0000000000000000000000000000000000000000' } } })).toEqual([
+      'staging',
+      'prod',
+    ]);
   });
 });
 
@@ -166,14 +221,32 @@ describe('the Action with an environment', () => {
   it('takes the environment as an input: --env for validate, plan and apply, and the comment marker', () => {
     expect(a.inputs.environment.default).toBe('');
     expect(run.env!.ROSTER_ENVIRONMENT).toBe('${{ inputs.environment }}');
-    for (const command of ['validate', 'plan', 'apply']) expect(run.run).toMatch(new RegExp(`"\\$ROSTER_BIN" ${command} "\\$\\{config\\[@\\]\\}" \\$\\{envflag\\[@\\]\\+"\\$\\{envflag\\[@\\]\\}"\\}`));
+    for (const command of ['validate', 'plan', 'apply'])
+      expect(run.run).toMatch(
+        new RegExp(
+          `"\\$ROSTER_BIN" ${command} "\\$\\{config\\[@\\]\\}" \\$\\{envflag\\[@\\]\\+"\\$\\{envflag\\[@\\]\\}"\\}`,
+        ),
+      );
     expect(stepNamed(a.runs.steps, 'comment').env!.ROSTER_ENVIRONMENT).toBe('${{ inputs.environment }}');
   });
 
   it('passes --env to the command when set, and nothing when not', async () => {
     const bin = path.join(tmp, 'fake-roster.js');
-    writeFileSync(bin, 'console.error(JSON.stringify(process.argv.slice(2)));\nif (process.argv[2] === "plan") console.log("<!-- roster-plan -->\\nNo changes.");\n');
-    const context = (environment: string) => ({ steps: { install: { outputs: { bin } } }, inputs: { command: 'plan', config: 'roster/', options: '', 'api-url': 'http://127.0.0.1:1', 'api-key': 'k', environment } });
+    writeFileSync(
+      bin,
+      'console.error(JSON.stringify(process.argv.slice(2)));\nif (process.argv[2] === "plan") console.log("<!-- roster-plan -->\\nNo changes.");\n',
+    );
+    const context = (environment: string) => ({
+      steps: { install: { outputs: { bin } } },
+      inputs: {
+        command: 'plan',
+        config: 'roster/',
+        options: '',
+        'api-url': 'http://127.0.0.1:1',
+        'api-key': 'k',
+        environment,
+      },
+    });
     const withEnv = await runStep(run, { cwd: tmp, env: stepEnv(run, context('prod')) });
     expect(withEnv.code, withEnv.stderr).toBe(0);
     expect(withEnv.stderr).toContain('["validate","roster/","--env","prod","--format","github"]');

@@ -27,8 +27,19 @@ export interface Step {
 }
 
 export const readYaml = (file: string) => parse(readFileSync(file, 'utf8'));
-export const workflow = () => readYaml(WORKFLOW_TEMPLATE) as { on: any; permissions: any; env?: unknown; jobs: Record<string, { steps: Step[]; env?: unknown; if?: string; concurrency?: unknown }> };
-export const action = () => readYaml(ACTION_FILE) as { inputs: Record<string, { default?: string; required?: boolean; description: string }>; outputs: Record<string, { value: string }>; runs: { using: string; steps: Step[] } };
+export const workflow = () =>
+  readYaml(WORKFLOW_TEMPLATE) as {
+    on: any;
+    permissions: any;
+    env?: unknown;
+    jobs: Record<string, { steps: Step[]; env?: unknown; if?: string; concurrency?: unknown }>;
+  };
+export const action = () =>
+  readYaml(ACTION_FILE) as {
+    inputs: Record<string, { default?: string; required?: boolean; description: string }>;
+    outputs: Record<string, { value: string }>;
+    runs: { using: string; steps: Step[] };
+  };
 
 export function stepNamed(steps: Step[], name: string): Step {
   const step = steps.find((s) => s.name === name);
@@ -49,7 +60,8 @@ export function stepEnv(step: Step, context: Record<string, unknown>): Record<st
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(step.env ?? {})) {
     env[key] = String(value).replace(/\$\{\{\s*(.*?)\s*\}\}/g, (_, expr: string) => {
-      if (!/^[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)*$/.test(expr)) throw new Error(`expression too complex for this harness: ${expr}`);
+      if (!/^[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)*$/.test(expr))
+        throw new Error(`expression too complex for this harness: ${expr}`);
       let v: unknown = context;
       for (const part of expr.split('.')) v = (v as Record<string, unknown> | undefined)?.[part];
       return v === undefined || v === null ? '' : String(v);
@@ -67,10 +79,17 @@ export interface StepRun {
 }
 
 /** Runs a `run` script as GitHub's bash shell does (`bash -e -o pipefail`), in `cwd`. */
-export async function runStep(step: Step, options: { cwd: string; env: Record<string, string>; runnerTemp?: string; timeoutMs?: number }): Promise<StepRun> {
+export async function runStep(
+  step: Step,
+  options: { cwd: string; env: Record<string, string>; runnerTemp?: string; timeoutMs?: number },
+): Promise<StepRun> {
   if (step.run === undefined) throw new Error(`step ${step.name} has no run script`);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'roster-step-'));
-  const files = { GITHUB_OUTPUT: path.join(dir, 'output'), GITHUB_STEP_SUMMARY: path.join(dir, 'summary'), RUNNER_TEMP: options.runnerTemp ?? dir };
+  const files = {
+    GITHUB_OUTPUT: path.join(dir, 'output'),
+    GITHUB_STEP_SUMMARY: path.join(dir, 'summary'),
+    RUNNER_TEMP: options.runnerTemp ?? dir,
+  };
   writeFileSync(files.GITHUB_OUTPUT, '');
   writeFileSync(files.GITHUB_STEP_SUMMARY, '');
   const script = path.join(dir, 'step.sh');
@@ -79,7 +98,15 @@ export async function runStep(step: Step, options: { cwd: string; env: Record<st
     const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
       const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], {
         cwd: options.cwd,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CI: 'true', GITHUB_ACTIONS: 'true', NO_COLOR: '1', ...files, ...options.env },
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          CI: 'true',
+          GITHUB_ACTIONS: 'true',
+          NO_COLOR: '1',
+          ...files,
+          ...options.env,
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let stdout = '';
@@ -154,16 +181,39 @@ export function fakeGitHub(initial: Comment[] = [], pulls: { number: number; mer
 }
 
 /** Runs a `github-script` script as actions/github-script does: the body of an async function. */
-export async function runGitHubScript(script: string, options: { env: Record<string, string>; github: unknown; issue?: number; sha?: string; outputs?: Record<string, string> }): Promise<string[]> {
+export async function runGitHubScript(
+  script: string,
+  options: {
+    env: Record<string, string>;
+    github: unknown;
+    issue?: number;
+    sha?: string;
+    outputs?: Record<string, string>;
+  },
+): Promise<string[]> {
   const warnings: string[] = [];
-  const context = { repo: { owner: 'o', repo: 'r' }, issue: { owner: 'o', repo: 'r', number: options.issue ?? 7 }, sha: options.sha ?? 'c0ffee' };
-  const core = { warning: (m: string) => warnings.push(m), setOutput: (k: string, v: string) => void (options.outputs && (options.outputs[k] = v)) };
+  const context = {
+    repo: { owner: 'o', repo: 'r' },
+    issue: { owner: 'o', repo: 'r', number: options.issue ?? 7 },
+    sha: options.sha ?? 'c0ffee',
+  };
+  const core = {
+    warning: (m: string) => warnings.push(m),
+    setOutput: (k: string, v: string) => void (options.outputs && (options.outputs[k] = v)),
+  };
   const { createRequire } = await import('node:module');
-  const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...args: string[]) => (...a: unknown[]) => Promise<unknown>;
+  const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (
+    ...args: string[]
+  ) => (...a: unknown[]) => Promise<unknown>;
   const saved = { ...process.env };
   Object.assign(process.env, options.env);
   try {
-    await new AsyncFunction('github', 'context', 'core', 'require', script)(options.github, context, core, createRequire(import.meta.url));
+    await new AsyncFunction('github', 'context', 'core', 'require', script)(
+      options.github,
+      context,
+      core,
+      createRequire(import.meta.url),
+    );
   } finally {
     for (const key of Object.keys(options.env)) if (!(key in saved)) delete process.env[key];
     Object.assign(process.env, saved);

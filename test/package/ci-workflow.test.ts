@@ -8,7 +8,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/cli.js';
-import { action, expressions, fakeGitHub, runGitHubScript, runStep, stepEnv, stepNamed, WORKFLOW_TEMPLATE, workflow, type Step } from './ci-steps.js';
+import {
+  action,
+  expressions,
+  fakeGitHub,
+  runGitHubScript,
+  runStep,
+  stepEnv,
+  stepNamed,
+  WORKFLOW_TEMPLATE,
+  workflow,
+  type Step,
+} from './ci-steps.js';
 
 const DOCS = readFileSync(path.join(ROOT, 'docs/ci.md'), 'utf8');
 const MARKER = '<!-- roster-plan -->';
@@ -45,7 +56,9 @@ describe('the workflow roster init writes', () => {
       expect(j.env, job).toBeUndefined();
       for (const step of j.steps) {
         const usesKey = JSON.stringify(step).includes('secrets.ROSTER_API_KEY');
-        expect(usesKey, `${job}:${step.name}`).toBe(step.name === 'plan' || step.name === 'apply' || step.name === 'expire');
+        expect(usesKey, `${job}:${step.name}`).toBe(
+          step.name === 'plan' || step.name === 'apply' || step.name === 'expire',
+        );
         if (step.run?.includes('roster ')) expect(step.run).not.toMatch(/npx (?!--no )roster/);
       }
     }
@@ -53,7 +66,9 @@ describe('the workflow roster init writes', () => {
 
   it('fails the job on every plan exit code but 0 and 2, after the comment', () => {
     const plan = workflow().jobs.plan.steps;
-    expect(stepNamed(plan, 'result').if).toBe("steps.plan.outputs.exitcode != '0' && steps.plan.outputs.exitcode != '2'");
+    expect(stepNamed(plan, 'result').if).toBe(
+      "steps.plan.outputs.exitcode != '0' && steps.plan.outputs.exitcode != '2'",
+    );
     expect(plan.map((s) => s.name).indexOf('comment')).toBeLessThan(plan.map((s) => s.name).indexOf('result'));
   });
 });
@@ -65,14 +80,23 @@ describe('the Action (action.yml)', () => {
   it('is a composite action with the inputs and outputs docs/ci.md lists', () => {
     expect(a.runs.using).toBe('composite');
     const table = (from: string, to?: string) =>
-      [...DOCS.slice(DOCS.indexOf(from), to ? DOCS.indexOf(to) : undefined).matchAll(/^\| `([^`]+)`(?:, `([^`]+)`)? \|/gm)].flatMap((m) => [m[1], m[2]]).filter(Boolean).sort();
+      [
+        ...DOCS.slice(DOCS.indexOf(from), to ? DOCS.indexOf(to) : undefined).matchAll(
+          /^\| `([^`]+)`(?:, `([^`]+)`)? \|/gm,
+        ),
+      ]
+        .flatMap((m) => [m[1], m[2]])
+        .filter(Boolean)
+        .sort();
     expect(Object.keys(a.inputs).sort()).toEqual(table('| input |', '| output |'));
     expect(Object.keys(a.outputs).sort()).toEqual(table('| output |', '## Install scripts'));
     expect(Object.keys(a.outputs)).toEqual(expect.arrayContaining(['exitcode', 'has-changes']));
     expect(a.inputs.command.default).toBe('plan');
     expect(a.inputs.config.default).toBe('roster/');
     // command: expire runs the scheduled revocation, with the same config and options.
-    expect(stepNamed(steps, 'run').run).toMatch(/\n {0,}expire\)\n\s+set \+e\n\s+node "\$ROSTER_BIN" requests expire "\$\{config\[@\]\}" \$\{options\[@\]\+"\$\{options\[@\]\}"\}\n/);
+    expect(stepNamed(steps, 'run').run).toMatch(
+      /\n {0,}expire\)\n\s+set \+e\n\s+node "\$ROSTER_BIN" requests expire "\$\{config\[@\]\}" \$\{options\[@\]\+"\$\{options\[@\]\}"\}\n/,
+    );
   });
 
   it('refers only to declared inputs and step ids; its scripts read inputs from env, never ${{ }}', () => {
@@ -80,7 +104,12 @@ describe('the Action (action.yml)', () => {
     const all = [
       ...Object.values(a.outputs).map((o) => o.value),
       ...Object.values(a.inputs).map((i) => String(i.default ?? '')),
-      ...steps.flatMap((s) => [s.if ?? '', s['working-directory'] ?? '', ...Object.values(s.env ?? {}), ...Object.values(s.with ?? {})]),
+      ...steps.flatMap((s) => [
+        s.if ?? '',
+        s['working-directory'] ?? '',
+        ...Object.values(s.env ?? {}),
+        ...Object.values(s.with ?? {}),
+      ]),
     ];
     for (const text of all) {
       for (const expr of [...expressions(text), text]) {
@@ -94,13 +123,15 @@ describe('the Action (action.yml)', () => {
     }
   });
 
-  it('runs the workflow\'s comment script, unchanged, and the same plan exit codes', () => {
+  it("runs the workflow's comment script, unchanged, and the same plan exit codes", () => {
     const workflowScript = stepNamed(workflow().jobs.plan.steps, 'comment').with!.script;
     expect(stepNamed(steps, 'comment').with!.script).toBe(workflowScript);
     const run = stepNamed(steps, 'run').run!;
     expect(run).toContain('--format markdown --detailed-exitcode');
     expect(run).toContain('if [ "$code" != 0 ] && [ "$code" != 2 ] && [ ! -s "$plan_file" ]; then exit "$code"; fi');
-    expect(stepNamed(steps, 'result').if).toBe("inputs.command == 'plan' && steps.run.outputs.exitcode != '0' && steps.run.outputs.exitcode != '2'");
+    expect(stepNamed(steps, 'result').if).toBe(
+      "inputs.command == 'plan' && steps.run.outputs.exitcode != '0' && steps.run.outputs.exitcode != '2'",
+    );
   });
 });
 
@@ -116,12 +147,21 @@ describe('the comment script', () => {
 
   it('creates the comment, then updates the same one on the next push, leaving others alone', async () => {
     const gh = fakeGitHub([{ id: 1, body: 'LGTM' }]);
-    await runGitHubScript(script, { env: { ROSTER_PLAN_FILE: planFile(`${MARKER}\n## Plan\n+ tenant:acme\n`) }, github: gh.github });
+    await runGitHubScript(script, {
+      env: { ROSTER_PLAN_FILE: planFile(`${MARKER}\n## Plan\n+ tenant:acme\n`) },
+      github: gh.github,
+    });
     expect(gh.calls).toEqual(['list 7', 'create 7']);
     const created = gh.comments.find((c) => c.body.startsWith(MARKER))!;
-    await runGitHubScript(script, { env: { ROSTER_PLAN_FILE: planFile(`${MARKER}\nNo changes.\n`) }, github: gh.github });
+    await runGitHubScript(script, {
+      env: { ROSTER_PLAN_FILE: planFile(`${MARKER}\nNo changes.\n`) },
+      github: gh.github,
+    });
     expect(gh.calls.slice(2)).toEqual(['list 7', `update ${created.id}`]);
-    expect(gh.comments).toEqual([{ id: 1, body: 'LGTM' }, { id: created.id, body: `${MARKER}\nNo changes.\n` }]);
+    expect(gh.comments).toEqual([
+      { id: 1, body: 'LGTM' },
+      { id: created.id, body: `${MARKER}\nNo changes.\n` },
+    ]);
   });
 
   it('comments nothing for an empty plan file, with a warning', async () => {
@@ -134,11 +174,16 @@ describe('the comment script', () => {
   it('cuts a plan longer than a comment allows at a line, keeping the marker', async () => {
     const gh = fakeGitHub();
     const lines = Array.from({ length: 3000 }, (_, i) => `+ user:user-${String(i).padStart(5, '0')} in tenant acme`);
-    await runGitHubScript(script, { env: { ROSTER_PLAN_FILE: planFile(`${MARKER}\n${lines.join('\n')}\n`) }, github: gh.github });
+    await runGitHubScript(script, {
+      env: { ROSTER_PLAN_FILE: planFile(`${MARKER}\n${lines.join('\n')}\n`) },
+      github: gh.github,
+    });
     const body = gh.comments[0].body;
     expect(body.length).toBeLessThanOrEqual(65536);
     expect(body.startsWith(MARKER)).toBe(true);
-    expect(body).toMatch(/\+ user:user-\d{5} in tenant acme\n\n_The plan is longer than a comment allows: the whole plan is in the job summary._\n$/);
+    expect(body).toMatch(
+      /\+ user:user-\d{5} in tenant acme\n\n_The plan is longer than a comment allows: the whole plan is in the job summary._\n$/,
+    );
   });
 });
 
@@ -151,10 +196,21 @@ it('names every step of the workflow and of the Action', () => {
 
 describe('the reviewed checksum beside the applied one (issue #31)', () => {
   const reviewed = stepNamed(workflow().jobs.apply.steps, 'reviewed').with!.script!;
-  const comment = (marker: string, checksum: string) => `${marker}\n### Roster plan\n\n<sub>checksum \`${checksum}\`</sub>\n`;
+  const comment = (marker: string, checksum: string) =>
+    `${marker}\n### Roster plan\n\n<sub>checksum \`${checksum}\`</sub>\n`;
 
-  it('reads the checksum of the merged pull request\'s plan comment (its environment\'s, with ROSTER_ENVIRONMENT)', async () => {
-    const gh = fakeGitHub([{ id: 1, body: 'a review comment' }, { id: 2, body: comment('<!-- roster-plan:prod -->', 'bbbb') }, { id: 3, body: comment('<!-- roster-plan -->', 'a1b2c3') }], [{ number: 9, merged_at: null }, { number: 7, merged_at: '2026-01-01T00:00:00Z' }]);
+  it("reads the checksum of the merged pull request's plan comment (its environment's, with ROSTER_ENVIRONMENT)", async () => {
+    const gh = fakeGitHub(
+      [
+        { id: 1, body: 'a review comment' },
+        { id: 2, body: comment('<!-- roster-plan:prod -->', 'bbbb') },
+        { id: 3, body: comment('<!-- roster-plan -->', 'a1b2c3') },
+      ],
+      [
+        { number: 9, merged_at: null },
+        { number: 7, merged_at: '2026-01-01T00:00:00Z' },
+      ],
+    );
     const outputs: Record<string, string> = {};
     await runGitHubScript(reviewed, { env: {}, github: gh.github, sha: 'abc123', outputs });
     expect(outputs).toEqual({ checksum: 'a1b2c3', 'pull-request': '7' });
@@ -169,25 +225,47 @@ describe('the reviewed checksum beside the applied one (issue #31)', () => {
     await runGitHubScript(reviewed, { env: {}, github: fakeGitHub([], []).github, outputs: none });
     expect(none).toEqual({ checksum: '', 'pull-request': '' });
     const bare: Record<string, string> = {};
-    await runGitHubScript(reviewed, { env: {}, github: fakeGitHub([{ id: 1, body: 'lgtm' }], [{ number: 3, merged_at: 'x' }]).github, outputs: bare });
+    await runGitHubScript(reviewed, {
+      env: {},
+      github: fakeGitHub([{ id: 1, body: 'lgtm' }], [{ number: 3, merged_at: 'x' }]).github,
+      outputs: bare,
+    });
     expect(bare).toEqual({ checksum: '', 'pull-request': '3' });
   });
 
-  it('the apply step prints both checksums, warns when they differ, and keeps apply\'s exit code', async () => {
+  it("the apply step prints both checksums, warns when they differ, and keeps apply's exit code", async () => {
     const apply = stepNamed(workflow().jobs.apply.steps, 'apply');
     const dir = mkdtempSync(path.join(os.tmpdir(), 'roster-reviewed-'));
     try {
       // A stand-in for `npx`: prints a plan ending in its checksum, exits as told.
       mkdirSync(path.join(dir, 'bin'));
-      writeFileSync(path.join(dir, 'bin/npx'), '#!/bin/sh\nprintf "Plan for p/e\\n  + user:ada\\nchecksum 0a0a\\n"\nexit "${FAKE_EXIT:-0}"\n', { mode: 0o755 });
-      const env = (extra: Record<string, string>) => ({ ...stepEnv(apply, { vars: { ROSTER_API_URL: 'http://127.0.0.1:1' }, secrets: { ROSTER_API_KEY: 'k' }, steps: { reviewed: { outputs: extra } } }), PATH: `${path.join(dir, 'bin')}:${process.env.PATH}` });
+      writeFileSync(
+        path.join(dir, 'bin/npx'),
+        '#!/bin/sh\nprintf "Plan for p/e\\n  + user:ada\\nchecksum 0a0a\\n"\nexit "${FAKE_EXIT:-0}"\n',
+        { mode: 0o755 },
+      );
+      const env = (extra: Record<string, string>) => ({
+        ...stepEnv(apply, {
+          vars: { ROSTER_API_URL: 'http://127.0.0.1:1' },
+          secrets: { ROSTER_API_KEY: 'k' },
+          steps: { reviewed: { outputs: extra } },
+        }),
+        PATH: `${path.join(dir, 'bin')}:${process.env.PATH}`,
+      });
       const same = await runStep(apply, { cwd: dir, env: env({ checksum: '0a0a', 'pull-request': '7' }) });
       expect(same.code, same.stderr).toBe(0);
-      expect(same.stdout).toContain('checksum reviewed (pull request #7, its plan comment): 0a0a\nchecksum applied: 0a0a\n');
+      expect(same.stdout).toContain(
+        'checksum reviewed (pull request #7, its plan comment): 0a0a\nchecksum applied: 0a0a\n',
+      );
       expect(same.stdout).not.toContain('::warning::');
-      const moved = await runStep(apply, { cwd: dir, env: { ...env({ checksum: 'ffff', 'pull-request': '7' }), FAKE_EXIT: '1' } });
+      const moved = await runStep(apply, {
+        cwd: dir,
+        env: { ...env({ checksum: 'ffff', 'pull-request': '7' }), FAKE_EXIT: '1' },
+      });
       expect(moved.code).toBe(1);
-      expect(moved.stdout).toContain('::warning::the plan applied (checksum 0a0a) is not the one reviewed on pull request #7 (checksum ffff)');
+      expect(moved.stdout).toContain(
+        '::warning::the plan applied (checksum 0a0a) is not the one reviewed on pull request #7 (checksum ffff)',
+      );
       const direct = await runStep(apply, { cwd: dir, env: env({}) });
       expect(direct.stdout).toContain('checksum reviewed (pull request #?, its plan comment): none found');
     } finally {

@@ -22,11 +22,17 @@ describe('roster init', () => {
     const r = await runCli(['init', dir], { cwd: tmp });
     expect(r.code, r.stderr).toBe(0);
     expect(read(dir, 'roster/roster.yaml')).toBe(read(ROOT, 'templates/roster.yaml'));
-    expect(read(dir, 'roster/roster.yaml').split('\n')[0]).toBe('# yaml-language-server: $schema=../node_modules/roster-authz/schemas/roster.schema.json');
+    expect(read(dir, 'roster/roster.yaml').split('\n')[0]).toBe(
+      '# yaml-language-server: $schema=../node_modules/roster-authz/schemas/roster.schema.json',
+    );
     expect(read(dir, '.github/workflows/roster.yml')).toBe(read(ROOT, 'templates/workflow.yml'));
     expect(read(dir, '.gitignore').split('\n')).toEqual(expect.arrayContaining(['node_modules/', '.roster/']));
     // Run from a clone, Roster cannot know where the project will get it from: it says so.
-    expect(JSON.parse(read(dir, 'package.json'))).toEqual({ name: path.basename(dir), private: true, allowScripts: { 'better-sqlite3': true } });
+    expect(JSON.parse(read(dir, 'package.json'))).toEqual({
+      name: path.basename(dir),
+      private: true,
+      allowScripts: { 'better-sqlite3': true },
+    });
     expect(r.stdout).toMatch(/created +roster\/roster\.yaml +a starter configuration/);
     expect(r.stdout).toMatch(/created +package\.json +\+ name, private, allowScripts\.better-sqlite3/);
     expect(r.stdout).toContain(`1. cd ${path.basename(dir)} && npm install --save-dev ROSTER`);
@@ -78,7 +84,12 @@ describe('roster init', () => {
   it('merges into an existing package.json and .gitignore: adds entries, changes none, keeps the indentation', async () => {
     const dir = freshDir();
     mkdirSync(dir);
-    const pkg = { name: 'infra', version: '1.0.0', devDependencies: { 'roster-authz': 'github:acme/roster#v0.1.0' }, allowScripts: { 'better-sqlite3': false } };
+    const pkg = {
+      name: 'infra',
+      version: '1.0.0',
+      devDependencies: { 'roster-authz': 'github:acme/roster#v0.1.0' },
+      allowScripts: { 'better-sqlite3': false },
+    };
     writeFileSync(path.join(dir, 'package.json'), JSON.stringify(pkg, null, 4));
     writeFileSync(path.join(dir, '.gitignore'), 'dist/\nnode_modules');
     const r = await runCli(['init'], { cwd: dir });
@@ -86,7 +97,9 @@ describe('roster init', () => {
     const text = read(dir, 'package.json');
     expect(JSON.parse(text)).toEqual({ ...pkg, allowScripts: { 'better-sqlite3': false, 'github:acme/roster': true } });
     expect(text).toContain('\n    "name": "infra"');
-    expect(read(dir, '.gitignore')).toBe("dist/\nnode_modules\n# the embedded default's data (roster plan/apply without --api-url)\n.roster/\n");
+    expect(read(dir, '.gitignore')).toBe(
+      "dist/\nnode_modules\n# the embedded default's data (roster plan/apply without --api-url)\n.roster/\n",
+    );
     expect(r.stdout).toMatch(/updated +package\.json +\+ allowScripts\.github:acme\/roster/);
     expect(r.stdout).toContain("warning: package.json's allowScripts denies better-sqlite3");
     expect(r.stdout).toContain('1. npm install   (writes package-lock.json');
@@ -95,20 +108,33 @@ describe('roster init', () => {
   it('says that a tarball outside the repository cannot be installed by CI', async () => {
     const dir = freshDir();
     mkdirSync(dir);
-    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ devDependencies: { 'roster-authz': 'file:../roster-0.1.0.tgz' } }));
+    writeFileSync(
+      path.join(dir, 'package.json'),
+      JSON.stringify({ devDependencies: { 'roster-authz': 'file:../roster-0.1.0.tgz' } }),
+    );
     const r = await runCli(['init'], { cwd: dir });
     expect(r.code).toBe(0);
-    expect(JSON.parse(read(dir, 'package.json')).allowScripts).toEqual({ 'better-sqlite3': true, 'file:../roster-0.1.0.tgz': true });
-    expect(r.stdout).toContain(`note: package.json installs Roster from ${path.join(tmp, 'roster-0.1.0.tgz')}, outside this repository`);
+    expect(JSON.parse(read(dir, 'package.json')).allowScripts).toEqual({
+      'better-sqlite3': true,
+      'file:../roster-0.1.0.tgz': true,
+    });
+    expect(r.stdout).toContain(
+      `note: package.json installs Roster from ${path.join(tmp, 'roster-0.1.0.tgz')}, outside this repository`,
+    );
   });
 
   it('names a vendored tarball in the files to commit (CI installs from it)', async () => {
     const dir = freshDir();
     mkdirSync(path.join(dir, 'vendor'), { recursive: true });
-    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ devDependencies: { 'roster-authz': 'file:vendor/roster-authz-0.1.0.tgz' } }));
+    writeFileSync(
+      path.join(dir, 'package.json'),
+      JSON.stringify({ devDependencies: { 'roster-authz': 'file:vendor/roster-authz-0.1.0.tgz' } }),
+    );
     const r = await runCli(['init'], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('commit (roster/ .github/ .gitignore package.json package-lock.json vendor/roster-authz-0.1.0.tgz)');
+    expect(r.stdout).toContain(
+      'commit (roster/ .github/ .gitignore package.json package-lock.json vendor/roster-authz-0.1.0.tgz)',
+    );
   });
 
   it('refuses target flags without --from-live', async () => {
@@ -139,7 +165,9 @@ describe('roster init --from-live (real server)', () => {
     server = await startTestServer();
     source = freshDir();
     mkdirSync(source);
-    writeFileSync(path.join(source, 'roster.yaml'), `
+    writeFileSync(
+      path.join(source, 'roster.yaml'),
+      `
 resources: { document: [read, write] }
 roles: { editor: [document:read, document:write] }
 tenants: { acme: { name: Acme } }
@@ -147,7 +175,8 @@ users: { alice: { email: alice@acme.test, tenants: [acme] } }
 resource_instances: { document:readme: acme }
 groups:
   team:eng: { tenant: acme, members: [alice], roles: [{ role: editor, on: document:readme }] }
-`);
+`,
+    );
     const applied = await runCli(['apply', '--yes', '--api-url', server.url], { cwd: source, env: remote });
     expect(applied.code, applied.stderr).toBe(0);
   });
@@ -159,15 +188,22 @@ groups:
     const dir = freshDir();
     const r = await runCli(['init', dir, '--from-live', '--api-url', server.url], { env: remote });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/created +roster\/roster\.yaml +the live environment, as `roster export` writes it, authoritative/);
+    expect(r.stdout).toMatch(
+      /created +roster\/roster\.yaml +the live environment, as `roster export` writes it, authoritative/,
+    );
     const exported = await runCli(['export', '--api-url', server.url], { env: remote });
     // What export writes, declared authoritative: from now on a removal is a deletion on merge.
     expect(read(dir, 'roster/roster.yaml')).toBe(authoritative(exported.stdout));
     expect(read(dir, 'roster/roster.yaml')).toMatch(/^version: 1\n#[^\n]*\n#[^\n]*\nauthoritative: true\n/m);
     expect(read(dir, 'roster/roster.yaml')).toContain('team:eng:');
     // The starter's schema line comes first, for the editor's completion and checks.
-    expect(read(dir, 'roster/roster.yaml').split('\n')[0]).toBe('# yaml-language-server: $schema=../node_modules/roster-authz/schemas/roster.schema.json');
-    const plan = await runCli(['plan', 'roster/', '--prune', '--detailed-exitcode', '--api-url', server.url], { cwd: dir, env: remote });
+    expect(read(dir, 'roster/roster.yaml').split('\n')[0]).toBe(
+      '# yaml-language-server: $schema=../node_modules/roster-authz/schemas/roster.schema.json',
+    );
+    const plan = await runCli(['plan', 'roster/', '--prune', '--detailed-exitcode', '--api-url', server.url], {
+      cwd: dir,
+      env: remote,
+    });
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
     for (const out of [r.stdout, r.stderr, plan.stdout, plan.stderr]) expect(out).not.toContain(ENV_KEY);
   });
@@ -175,12 +211,21 @@ groups:
   it('export --diff of the file init --from-live wrote reports no drift: its header is not a difference (issue #31)', async () => {
     const dir = freshDir();
     expect((await runCli(['init', dir, '--from-live', '--api-url', server.url], { env: remote })).code).toBe(0);
-    const diff = await runCli(['export', '--diff', 'roster/roster.yaml', '--api-url', server.url], { cwd: dir, env: remote });
+    const diff = await runCli(['export', '--diff', 'roster/roster.yaml', '--api-url', server.url], {
+      cwd: dir,
+      env: remote,
+    });
     expect([diff.code, diff.stdout], diff.stderr).toEqual([0, '']);
     expect(diff.stderr).toContain('roster/roster.yaml matches the live environment.');
     // A real difference still shows, and only it.
-    writeFileSync(path.join(dir, 'roster/roster.yaml'), read(dir, 'roster/roster.yaml').replace('alice@acme.test', 'alice@other.test'));
-    const drift = await runCli(['export', '--diff', 'roster/roster.yaml', '--api-url', server.url], { cwd: dir, env: remote });
+    writeFileSync(
+      path.join(dir, 'roster/roster.yaml'),
+      read(dir, 'roster/roster.yaml').replace('alice@acme.test', 'alice@other.test'),
+    );
+    const drift = await runCli(['export', '--diff', 'roster/roster.yaml', '--api-url', server.url], {
+      cwd: dir,
+      env: remote,
+    });
     expect(drift.code).toBe(1);
     expect(drift.stdout.split('\n').filter((l) => /^[-+][^-+]/.test(l))).toEqual([
       expect.stringContaining('alice@other.test'),
@@ -190,24 +235,38 @@ groups:
 
   it('init --from-live --project P --env E records project: and environment:, and its next steps plan that environment (issue #31)', async () => {
     const dir = freshDir();
-    const r = await runCli(['init', dir, '--from-live', '--api-url', server.url, '--project', 'p', '--env', 'e'], { env: remote });
+    const r = await runCli(['init', dir, '--from-live', '--api-url', server.url, '--project', 'p', '--env', 'e'], {
+      env: remote,
+    });
     expect(r.code, r.stderr).toBe(0);
-    expect(read(dir, 'roster/roster.yaml')).toMatch(/^version: 1\nproject: p\nenvironment: e\n#[^\n]*\n#[^\n]*\nauthoritative: true\n/m);
+    expect(read(dir, 'roster/roster.yaml')).toMatch(
+      /^version: 1\nproject: p\nenvironment: e\n#[^\n]*\n#[^\n]*\nauthoritative: true\n/m,
+    );
     expect(r.stdout).toMatch(/created +roster\/roster\.yaml +the live environment of p\/e,/);
-    expect(r.stdout).toContain(`npx --no roster plan roster/ --api-url ${server.url}   (against ${new URL(server.url).host}, p/e, as roster/roster.yaml names it`);
+    expect(r.stdout).toContain(
+      `npx --no roster plan roster/ --api-url ${server.url}   (against ${new URL(server.url).host}, p/e, as roster/roster.yaml names it`,
+    );
     expect(r.stdout).not.toContain('against the embedded default');
     // The next step, as written (the flags name nothing more): no changes.
-    const plan = await runCli(['plan', 'roster/', '--detailed-exitcode', '--api-url', server.url], { cwd: dir, env: { ...remote, ROSTER_PROJECT: undefined, ROSTER_ENV: undefined } });
+    const plan = await runCli(['plan', 'roster/', '--detailed-exitcode', '--api-url', server.url], {
+      cwd: dir,
+      env: { ...remote, ROSTER_PROJECT: undefined, ROSTER_ENV: undefined },
+    });
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
     expect(plan.stdout).toContain('p/e');
-    const diff = await runCli(['export', '--diff', 'roster/roster.yaml', '--api-url', server.url, '--project', 'p', '--env', 'e'], { cwd: dir, env: remote });
+    const diff = await runCli(
+      ['export', '--diff', 'roster/roster.yaml', '--api-url', server.url, '--project', 'p', '--env', 'e'],
+      { cwd: dir, env: remote },
+    );
     expect([diff.code, diff.stdout], diff.stderr).toEqual([0, '']);
   });
 
   it('writes nothing when the service refuses the key, and never prints it', async () => {
     const dir = freshDir();
     const wrong = 'wrong-key-0123456789abcdef';
-    const r = await runCli(['init', dir, '--from-live', '--api-url', server.url, '--project', 'p', '--env', 'e'], { env: { ROSTER_API_KEY: wrong } });
+    const r = await runCli(['init', dir, '--from-live', '--api-url', server.url, '--project', 'p', '--env', 'e'], {
+      env: { ROSTER_API_KEY: wrong },
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/error: the service refused a request/);
     expect(r.stdout + r.stderr).not.toContain(wrong);

@@ -29,8 +29,19 @@ describe('allowScriptsKey', () => {
 describe('mergePackageJson', () => {
   it('creates a private package.json naming Roster and approving the install scripts it needs', () => {
     expect(mergePackageJson(undefined, { name: 'infra', rosterSpec: 'github:acme/roster#v0.1.0' })).toEqual({
-      json: { name: 'infra', private: true, devDependencies: { 'roster-authz': 'github:acme/roster#v0.1.0' }, allowScripts: { 'better-sqlite3': true, 'github:acme/roster': true } },
-      added: ['name', 'private', 'devDependencies.roster-authz', 'allowScripts.better-sqlite3', 'allowScripts.github:acme/roster'],
+      json: {
+        name: 'infra',
+        private: true,
+        devDependencies: { 'roster-authz': 'github:acme/roster#v0.1.0' },
+        allowScripts: { 'better-sqlite3': true, 'github:acme/roster': true },
+      },
+      added: [
+        'name',
+        'private',
+        'devDependencies.roster-authz',
+        'allowScripts.better-sqlite3',
+        'allowScripts.github:acme/roster',
+      ],
       denied: [],
     });
   });
@@ -43,23 +54,40 @@ describe('mergePackageJson', () => {
       allowScripts: { 'better-sqlite3': false, esbuild: true },
     };
     const { json, added, denied } = mergePackageJson(existing, { name: 'ignored', rosterSpec: 'github:acme/roster' });
-    expect(json).toEqual({ ...existing, allowScripts: { 'better-sqlite3': false, esbuild: true, 'file:vendor/roster-0.1.0.tgz': true } });
+    expect(json).toEqual({
+      ...existing,
+      allowScripts: { 'better-sqlite3': false, esbuild: true, 'file:vendor/roster-0.1.0.tgz': true },
+    });
     expect(added).toEqual(['allowScripts.file:vendor/roster-0.1.0.tgz']);
     expect(denied).toEqual(['better-sqlite3']);
     expect(existing.allowScripts).toEqual({ 'better-sqlite3': false, esbuild: true }); // not mutated
   });
 
   it('adds no roster dependency when its spec is unknown, and no key for a registry spec', () => {
-    expect(mergePackageJson({ devDependencies: { 'roster-authz': '^0.1.0' } }, { name: 'x' }).json.allowScripts).toEqual({ 'better-sqlite3': true });
+    expect(
+      mergePackageJson({ devDependencies: { 'roster-authz': '^0.1.0' } }, { name: 'x' }).json.allowScripts,
+    ).toEqual({ 'better-sqlite3': true });
     expect(mergePackageJson({}, { name: 'x' }).json).toEqual({ allowScripts: { 'better-sqlite3': true } });
   });
 
   const json = fc.dictionary(
-    fc.constantFrom('name', 'version', 'scripts', 'dependencies', 'devDependencies', 'allowScripts', 'private', 'engines'),
+    fc.constantFrom(
+      'name',
+      'version',
+      'scripts',
+      'dependencies',
+      'devDependencies',
+      'allowScripts',
+      'private',
+      'engines',
+    ),
     fc.oneof(
       fc.string(),
       fc.boolean(),
-      fc.dictionary(fc.constantFrom('roster-authz', 'better-sqlite3', 'file:r.tgz', 'left-pad', 'github:a/roster'), fc.oneof(fc.boolean(), fc.string())),
+      fc.dictionary(
+        fc.constantFrom('roster-authz', 'better-sqlite3', 'file:r.tgz', 'left-pad', 'github:a/roster'),
+        fc.oneof(fc.boolean(), fc.string()),
+      ),
     ),
   );
   const spec = fc.option(fc.constantFrom('file:r.tgz', 'github:a/roster#v1', '^1.0.0', 'a/roster'), { nil: undefined });
@@ -76,7 +104,8 @@ describe('mergePackageJson', () => {
           }
         }
         const allow = existing.allowScripts;
-        if (allow === undefined || typeof allow === 'object') expect((out.allowScripts as Record<string, unknown>)['better-sqlite3']).toBeDefined();
+        if (allow === undefined || typeof allow === 'object')
+          expect((out.allowScripts as Record<string, unknown>)['better-sqlite3']).toBeDefined();
       }),
     );
   });
@@ -138,7 +167,8 @@ describe('installedFrom', () => {
   const project = (name: string, manifest: object | string | undefined) => {
     const dir = path.join(tmp, name);
     mkdirSync(path.join(dir, 'node_modules/roster'), { recursive: true });
-    if (manifest !== undefined) writeFileSync(path.join(dir, 'package.json'), typeof manifest === 'string' ? manifest : JSON.stringify(manifest));
+    if (manifest !== undefined)
+      writeFileSync(path.join(dir, 'package.json'), typeof manifest === 'string' ? manifest : JSON.stringify(manifest));
     return { dir, root: path.join(dir, 'node_modules/roster') };
   };
 
@@ -149,7 +179,9 @@ describe('installedFrom', () => {
   });
 
   it('keeps other specs; undefined outside node_modules or without a readable spec', () => {
-    expect(installedFrom(tmp, project('b', { dependencies: { 'roster-authz': 'github:acme/roster#v0.1.0' } }).root)).toBe('github:acme/roster#v0.1.0');
+    expect(
+      installedFrom(tmp, project('b', { dependencies: { 'roster-authz': 'github:acme/roster#v0.1.0' } }).root),
+    ).toBe('github:acme/roster#v0.1.0');
     expect(installedFrom(tmp, path.join(tmp, 'clone'))).toBeUndefined();
     expect(installedFrom(tmp, project('c', undefined).root)).toBeUndefined();
     expect(installedFrom(tmp, project('d', '{ not json').root)).toBeUndefined();

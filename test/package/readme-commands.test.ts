@@ -25,7 +25,9 @@ function installScriptsBullet(): string {
 /** Every `npm init` and `npm pkg set` command of the bullet, in order: inline code or lines of a code block. */
 function commands(text: string): string[] {
   const command = 'npm (?:init|pkg set \\S)';
-  const found = [...text.matchAll(new RegExp(`\`(${command}[^\`]*)\`|^\\s*(${command}[^\\n]*)$`, 'gm'))].map((m) => m[1] ?? m[2]);
+  const found = [...text.matchAll(new RegExp(`\`(${command}[^\`]*)\`|^\\s*(${command}[^\\n]*)$`, 'gm'))].map(
+    (m) => m[1] ?? m[2],
+  );
   return found.map((c) => c.replace(/\s+#.*$/, '').trim());
 }
 
@@ -45,7 +47,14 @@ describe("the README's install-scripts commands", () => {
         execFileSync('sh', ['-c', cmd], { cwd: dir, env: npmEnv(), stdio: 'pipe', timeout: 60_000 });
       } catch (err) {
         const e = err as { stderr?: Buffer };
-        throw new Error(`\`${cmd}\` failed in an empty repository: ${e.stderr?.toString().split('\n').find((l) => l.includes('error')) ?? err}`);
+        throw new Error(
+          `\`${cmd}\` failed in an empty repository: ${
+            e.stderr
+              ?.toString()
+              .split('\n')
+              .find((l) => l.includes('error')) ?? err
+          }`,
+        );
       }
     }
     const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'));

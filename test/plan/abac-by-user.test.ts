@@ -46,7 +46,7 @@ afterAll(async () => {
 });
 
 describe('By user counts set rules', () => {
-  it('text: both users listed with the permission they lose through the rule; the deleted user\'s note names it', async () => {
+  it("text: both users listed with the permission they lose through the rule; the deleted user's note names it", async () => {
     const r = await cli(['plan', '--prune', '--api-url', server.url, '--no-color']);
     expect(r.code, r.stderr).toBe(0);
     const byUser = r.stdout.slice(r.stdout.indexOf('By user:'));
@@ -54,14 +54,27 @@ describe('By user counts set rules', () => {
     expect(byUser).toContain('frank\n      - expense:approve on 2 instances (expense:e1, expense:e2)');
     expect(byUser).toContain('set rule: user set senior × every expense');
     expect(r.stdout).not.toContain('grants no access');
-    expect(r.stdout).toMatch(/user:frank \(deleted\)[\s\S]*expense:approve on 2 instances \(expense:e1, expense:e2\) \(set rule /);
+    expect(r.stdout).toMatch(
+      /user:frank \(deleted\)[\s\S]*expense:approve on 2 instances \(expense:e1, expense:e2\) \(set rule /,
+    );
   });
 
   it('JSON access.byUser and Markdown carry the same changes', async () => {
     const json = await cli(['plan', '--prune', '--api-url', server.url, '--format', 'json']);
-    const plan = JSON.parse(json.stdout) as { access: { byUser: { user: string; changes: { sign: string; subject: string; instances?: string[]; rule?: string }[] }[] } };
+    const plan = JSON.parse(json.stdout) as {
+      access: {
+        byUser: { user: string; changes: { sign: string; subject: string; instances?: string[]; rule?: string }[] }[];
+      };
+    };
     const frank = plan.access.byUser.find((u) => u.user === 'frank');
-    expect(frank?.changes).toEqual([expect.objectContaining({ sign: '-', subject: 'expense:approve', instances: ['expense:e1', 'expense:e2'], rule: expect.any(String) })]);
+    expect(frank?.changes).toEqual([
+      expect.objectContaining({
+        sign: '-',
+        subject: 'expense:approve',
+        instances: ['expense:e1', 'expense:e2'],
+        rule: expect.any(String),
+      }),
+    ]);
     expect(plan.access.byUser.map((u) => u.user)).toEqual(['erin', 'frank']);
     const md = await cli(['plan', '--prune', '--api-url', server.url, '--format', 'markdown']);
     expect(md.stdout).toContain('| `frank` | - expense:approve on 2 instances (expense:e1, expense:e2) |');

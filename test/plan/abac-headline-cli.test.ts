@@ -29,7 +29,8 @@ set_rules: ${rules}
 
 let server: TestServer;
 let dir: string;
-const cli = (args: string[]) => runCli([...args, '--api-url', server.url], { cwd: dir, env: { ROSTER_API_KEY: ENV_KEY } });
+const cli = (args: string[]) =>
+  runCli([...args, '--api-url', server.url], { cwd: dir, env: { ROSTER_API_KEY: ENV_KEY } });
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -48,11 +49,17 @@ describe('the access headline with a rule not decided offline', () => {
   it('text and Markdown say a set rule depends on what a check passes, not "none"', async () => {
     const text = await cli(['plan', 'roster.yaml']);
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toContain('Access changes: none decided offline; 1 set rule depends on attributes a check passes (below).');
-    expect(text.stdout).toContain('? expense:approve: role manager × resource set urgent (a new rule) depends on context.urgent: not decided offline');
+    expect(text.stdout).toContain(
+      'Access changes: none decided offline; 1 set rule depends on attributes a check passes (below).',
+    );
+    expect(text.stdout).toContain(
+      '? expense:approve: role manager × resource set urgent (a new rule) depends on context.urgent: not decided offline',
+    );
     expect(text.stdout).not.toContain('no user gains or loses access');
     const md = await cli(['plan', 'roster.yaml', '--format', 'markdown']);
     expect(md.code, md.stderr).toBe(0);
-    expect(md.stdout).toContain('#### Access changes\n\nnone decided offline; 1 set rule depends on attributes a check passes (below).');
+    expect(md.stdout).toContain(
+      '#### Access changes\n\nnone decided offline; 1 set rule depends on attributes a check passes (below).',
+    );
   });
 });

@@ -7,9 +7,23 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { planChanges } from '../../src/plan/plan.js';
-import { accessGraphs, DEFAULT_ACCESS_LIMITS, planAccess, type PlanAccess, type PlanAccessLimits, type PlanAccessSummary } from '../../src/plan/access.js';
+import {
+  accessGraphs,
+  DEFAULT_ACCESS_LIMITS,
+  planAccess,
+  type PlanAccess,
+  type PlanAccessLimits,
+  type PlanAccessSummary,
+} from '../../src/plan/access.js';
 import { streamAccessSection } from '../../src/plan/access-stream.js';
-import { buildAccessGraph, diffAccess, formatPath, formatSummaryEntry, type AccessChange, type AccessGraph } from '../../src/access/index.js';
+import {
+  buildAccessGraph,
+  diffAccess,
+  formatPath,
+  formatSummaryEntry,
+  type AccessChange,
+  type AccessGraph,
+} from '../../src/access/index.js';
 import { arbFactsEdit, arbRebacFactsEdit } from '../access/arbitraries.js';
 import { derivationCache } from '../../src/access/derive.js';
 import { diffRoleDefinitions } from '../../src/access/definition-diff.js';
@@ -22,13 +36,22 @@ import { readWorld } from './simulate.js';
 const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
 
 /** planAccess before issue 32: the whole diff, then summarised and capped. */
-function reference(before: AccessGraph, after: AccessGraph, permissions: boolean, limits: PlanAccessLimits): Omit<PlanAccess, 'assertions'> {
+function reference(
+  before: AccessGraph,
+  after: AccessGraph,
+  permissions: boolean,
+  limits: PlanAccessLimits,
+): Omit<PlanAccess, 'assertions'> {
   let diff = diffAccess(before, after, { permissions });
   if (!permissions) {
     const extra = diffRoleDefinitions(before, after);
     if (extra.length > 0) {
       const changes = [...diff.changes, ...extra].sort(
-        (a: AccessChange, b: AccessChange) => cmp(a.user, b.user) || cmp(a.instance, b.instance) || cmp(a.subject, b.subject) || (a.sign === b.sign ? 0 : a.sign === '+' ? -1 : 1),
+        (a: AccessChange, b: AccessChange) =>
+          cmp(a.user, b.user) ||
+          cmp(a.instance, b.instance) ||
+          cmp(a.subject, b.subject) ||
+          (a.sign === b.sign ? 0 : a.sign === '+' ? -1 : 1),
       );
       diff = { ...diff, changes, summary: summarise(changes), users: [...new Set(changes.map((c) => c.user))] };
     }
@@ -57,10 +80,21 @@ function reference(before: AccessGraph, after: AccessGraph, permissions: boolean
     if (shown + size > limits.changes) break;
     shown += size;
     if (byUser.length === 0 || byUser[byUser.length - 1].user !== c.user) byUser.push({ user: c.user, changes: [] });
-    const paths = c.via.slice(0, limits.pathsPerChange).map((v) => (w ? `${c.user} → ${v.role} (tenant-wide in ${w.tenant})` : formatPath(c.user, v.path, v.role, c.instance)));
+    const paths = c.via
+      .slice(0, limits.pathsPerChange)
+      .map((v) =>
+        w ? `${c.user} → ${v.role} (tenant-wide in ${w.tenant})` : formatPath(c.user, v.path, v.role, c.instance),
+      );
     byUser[byUser.length - 1].changes.push(
       w
-        ? { sign: c.sign, subject: c.subject, instances: w.instances, tenant: w.tenant, ...(w.role !== undefined ? { role: w.role } : {}), paths }
+        ? {
+            sign: c.sign,
+            subject: c.subject,
+            instances: w.instances,
+            tenant: w.tenant,
+            ...(w.role !== undefined ? { role: w.role } : {}),
+            paths,
+          }
         : { sign: c.sign, subject: c.subject, instance: c.instance, paths },
     );
   }
@@ -87,14 +121,19 @@ describe('the access section, counted as the diff streams', () => {
   it('is the section summarising the whole diff gives, in both views, at any limits', () => {
     let changed = 0;
     fc.assert(
-      fc.property(fc.oneof(arbFactsEdit(), arbRebacFactsEdit()), fc.boolean(), limitsArb, ([was, now], permissions, limits) => {
-        const derivations = derivationCache();
-        const [before, after] = [buildAccessGraph(was, { derivations }), buildAccessGraph(now, { derivations })];
-        const streamed = streamAccessSection(before, after, permissions, limits);
-        const expected = reference(before, after, permissions, limits);
-        expect(streamed).toEqual(expected);
-        if (expected.users > 0) changed++;
-      }),
+      fc.property(
+        fc.oneof(arbFactsEdit(), arbRebacFactsEdit()),
+        fc.boolean(),
+        limitsArb,
+        ([was, now], permissions, limits) => {
+          const derivations = derivationCache();
+          const [before, after] = [buildAccessGraph(was, { derivations }), buildAccessGraph(now, { derivations })];
+          const streamed = streamAccessSection(before, after, permissions, limits);
+          const expected = reference(before, after, permissions, limits);
+          expect(streamed).toEqual(expected);
+          if (expected.users > 0) changed++;
+        },
+      ),
       { numRuns: 400 },
     );
     // Most pairs of random states differ in someone's access: the comparison is not of empty sections.
@@ -115,7 +154,7 @@ describe('the access section, counted as the diff streams', () => {
   });
 });
 
-describe('the decision check\'s sample, taken as the changes stream by', () => {
+describe("the decision check's sample, taken as the changes stream by", () => {
   it('keeps everything up to the bound, then an even sample of exactly the bound, the first included', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 1, max: 50 }), (n, bound) => {
@@ -141,6 +180,11 @@ describe('the decision check\'s sample, taken as the changes stream by', () => {
   it('is the plain even sample while the stride has not grown', () => {
     const s = evenSample<number>(10);
     for (let i = 0; i < 19; i++) s.add(() => i);
-    expect(s.result().checks).toEqual(sample(Array.from({ length: 19 }, (_, i) => i), 10));
+    expect(s.result().checks).toEqual(
+      sample(
+        Array.from({ length: 19 }, (_, i) => i),
+        10,
+      ),
+    );
   });
 });

@@ -44,25 +44,42 @@ export type Choices = typeof worldArb extends fc.Arbitrary<infer T> ? T : never;
 /** Keeps what is consistent of the choices. */
 export function buildWorld(c: Choices): World {
   const w = emptyWorld();
-  for (const r of c.resources) w.resources.set(r, { key: r, name: r === 'doc' ? c.resourceName : r, actions: ['read', 'write'] });
-  c.roles.forEach((r, i) => w.roles.set(r, { key: r, name: r, permissions: c.permissions[i].filter((p) => w.resources.has(splitRef(p).type)).sort() }));
+  for (const r of c.resources)
+    w.resources.set(r, { key: r, name: r === 'doc' ? c.resourceName : r, actions: ['read', 'write'] });
+  c.roles.forEach((r, i) =>
+    w.roles.set(r, {
+      key: r,
+      name: r,
+      permissions: c.permissions[i].filter((p) => w.resources.has(splitRef(p).type)).sort(),
+    }),
+  );
   for (const t of c.tenants) w.tenants.set(t, { key: t, name: t, attributes: c.tenantAttributes });
   for (const u of c.users) w.users.set(u, { key: u, email: u === 'u1' ? c.email : undefined });
   for (const [u, t] of c.rows) if (w.users.has(u) && w.tenants.has(t)) w.tenantRows.add(`${u}@${t}`);
-  for (const [ref, t, a] of c.instances) if (!w.instances.has(ref) && w.tenants.has(t) && w.resources.has(splitRef(ref).type)) w.instances.set(ref, { ...splitRef(ref), resource: splitRef(ref).type, tenant: t, attributes: a });
+  for (const [ref, t, a] of c.instances)
+    if (!w.instances.has(ref) && w.tenants.has(t) && w.resources.has(splitRef(ref).type))
+      w.instances.set(ref, { ...splitRef(ref), resource: splitRef(ref).type, tenant: t, attributes: a });
   for (const [ref, t] of c.groups) {
     if (w.instances.has(ref) || !w.tenants.has(t)) continue;
     w.instances.set(ref, { resource: splitRef(ref).type, key: splitRef(ref).key, tenant: t });
     w.groups.add(ref);
   }
   if (w.groups.size > 0) {
-    for (const type of new Set([...w.groups].map((g) => splitRef(g).type))) if (!w.resources.has(type)) w.resources.set(type, { key: type, name: type, actions: [] });
-    w.roles.set(MEMBER_ROLE, { key: MEMBER_ROLE, name: 'Member', description: 'Membership of a group', permissions: [] });
+    for (const type of new Set([...w.groups].map((g) => splitRef(g).type)))
+      if (!w.resources.has(type)) w.resources.set(type, { key: type, name: type, actions: [] });
+    w.roles.set(MEMBER_ROLE, {
+      key: MEMBER_ROLE,
+      name: 'Member',
+      description: 'Membership of a group',
+      permissions: [],
+    });
   }
   const tenantOf = (ref: string) => w.instances.get(ref)?.tenant;
   for (const [u, role, where] of c.userRoles) {
     if (!w.users.has(u) || !w.roles.has(role)) continue;
-    const a = where.includes(':') ? { user: u, role, tenant: tenantOf(where)!, on: where } : { user: u, role, tenant: where };
+    const a = where.includes(':')
+      ? { user: u, role, tenant: tenantOf(where)!, on: where }
+      : { user: u, role, tenant: where };
     if (w.tenants.has(a.tenant) && (!a.on || w.instances.has(a.on))) w.assignments.set(assignmentKey(a), a);
   }
   for (const [u, g] of c.members) {
@@ -71,13 +88,21 @@ export function buildWorld(c: Choices): World {
       w.assignments.set(assignmentKey(a), a);
     }
   }
-  for (const [g, role, on] of c.grants) if (w.groups.has(g) && w.roles.has(role) && tenantOf(on) === tenantOf(g) && !w.groups.has(on)) w.grants.set(`${g}|${role}|${on}`, { group: g, role, on });
+  for (const [g, role, on] of c.grants)
+    if (w.groups.has(g) && w.roles.has(role) && tenantOf(on) === tenantOf(g) && !w.groups.has(on))
+      w.grants.set(`${g}|${role}|${on}`, { group: g, role, on });
   // Acyclic: a group links only into groups listed before it.
   for (const [child, parent] of c.links) {
     const ok = w.groups.has(child) && w.groups.has(parent) && GROUPS.indexOf(parent) < GROUPS.indexOf(child);
-    if (ok && splitRef(child).type === splitRef(parent).type && tenantOf(child) === tenantOf(parent)) w.links.add(`${child}>${parent}`);
+    if (ok && splitRef(child).type === splitRef(parent).type && tenantOf(child) === tenantOf(parent))
+      w.links.add(`${child}>${parent}`);
   }
-  if (c.reviewers) w.accessRequests.set('default', { key: 'default', name: 'Default', reviewerRoles: c.reviewers.filter((r) => w.roles.has(r)).sort() });
+  if (c.reviewers)
+    w.accessRequests.set('default', {
+      key: 'default',
+      name: 'Default',
+      reviewerRoles: c.reviewers.filter((r) => w.roles.has(r)).sort(),
+    });
   return w;
 }
 

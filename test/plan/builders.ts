@@ -1,4 +1,17 @@
-import { emptyDesiredState, SECTIONS, type DesiredAccessRequestConfig, type DesiredGroup, type DesiredResource, type DesiredResourceInstance, type DesiredRole, type DesiredState, type DesiredTenant, type DesiredUser, type DesiredUserRole, type Section } from '../../src/types/desired.js';
+import {
+  emptyDesiredState,
+  SECTIONS,
+  type DesiredAccessRequestConfig,
+  type DesiredGroup,
+  type DesiredResource,
+  type DesiredResourceInstance,
+  type DesiredRole,
+  type DesiredState,
+  type DesiredTenant,
+  type DesiredUser,
+  type DesiredUserRole,
+  type Section,
+} from '../../src/types/desired.js';
 import { sortDesiredState } from '../../src/config/sort.js';
 import { splitRef } from '../../src/types/refs.js';
 import { emptyLiveState, type LiveState } from '../../src/types/live.js';
@@ -10,14 +23,28 @@ import type { Plan } from '../../src/plan/types.js';
  * file with those sections would.
  */
 
-export const aResource = (key: string, actions: string[] = ['read'], more: Partial<DesiredResource> = {}): DesiredResource => ({ key, name: key, actions, ...more });
+export const aResource = (
+  key: string,
+  actions: string[] = ['read'],
+  more: Partial<DesiredResource> = {},
+): DesiredResource => ({ key, name: key, actions, ...more });
 
-export const aRole = (key: string, permissions: string[] = [], more: Partial<DesiredRole> = {}): DesiredRole => ({ key, name: key, permissions, ...more });
+export const aRole = (key: string, permissions: string[] = [], more: Partial<DesiredRole> = {}): DesiredRole => ({
+  key,
+  name: key,
+  permissions,
+  ...more,
+});
 
 export const aTenant = (key: string, more: Partial<DesiredTenant> = {}): DesiredTenant => ({ key, name: key, ...more });
 
 /** `roles` as `role@tenant` (tenant-wide) or `role@type:key` (on an instance in `tenant`, default the first tenant). */
-export function aUser(key: string, more: { tenants?: string[]; roles?: (string | DesiredUserRole)[] } & Partial<Omit<DesiredUser, 'tenants' | 'roles'>> = {}): DesiredUser {
+export function aUser(
+  key: string,
+  more: { tenants?: string[]; roles?: (string | DesiredUserRole)[] } & Partial<
+    Omit<DesiredUser, 'tenants' | 'roles'>
+  > = {},
+): DesiredUser {
   const tenants = more.tenants ?? [];
   const roles = (more.roles ?? []).map((r) => (typeof r === 'string' ? parseUserRole(r, tenants[0] ?? '') : r));
   return { ...more, key, tenants, roles };
@@ -28,13 +55,20 @@ function parseUserRole(text: string, tenant: string): DesiredUserRole {
   return where.includes(':') ? { role, tenant, on: where } : { role, tenant: where };
 }
 
-export const anInstance = (ref: string, tenant: string, attributes?: Record<string, unknown>): DesiredResourceInstance => {
+export const anInstance = (
+  ref: string,
+  tenant: string,
+  attributes?: Record<string, unknown>,
+): DesiredResourceInstance => {
   const { type, key } = splitRef(ref);
   return { resource: type, key, tenant, ...(attributes ? { attributes } : {}) };
 };
 
 /** `roles` as `role@type:key`. */
-export function aGroup(ref: string, more: { tenant?: string; members?: string[]; roles?: string[]; memberOf?: string[] } = {}): DesiredGroup {
+export function aGroup(
+  ref: string,
+  more: { tenant?: string; members?: string[]; roles?: string[]; memberOf?: string[] } = {},
+): DesiredGroup {
   const { type, key } = splitRef(ref);
   return {
     type,
@@ -46,7 +80,11 @@ export function aGroup(ref: string, more: { tenant?: string; members?: string[];
   };
 }
 
-export const anAccessRequests = (key: string, reviewerRoles: string[] = [], name = key): DesiredAccessRequestConfig => ({ key, name, reviewerRoles });
+export const anAccessRequests = (
+  key: string,
+  reviewerRoles: string[] = [],
+  name = key,
+): DesiredAccessRequestConfig => ({ key, name, reviewerRoles });
 
 export interface StateInput {
   resources?: DesiredResource[];
@@ -79,10 +117,14 @@ function fill(target: LiveState, input: StateInput): void {
 }
 
 /** A desired state managing the sections given as keys (even empty lists), or `sections`. */
-export function desired(input: StateInput & { sections?: Section[]; project?: string; environment?: string } = {}): DesiredState {
+export function desired(
+  input: StateInput & { sections?: Section[]; project?: string; environment?: string } = {},
+): DesiredState {
   const d = emptyDesiredState();
   fill(d, input);
-  const given = (Object.keys(FIELD_OF) as (keyof StateInput)[]).filter((k) => input[k] !== undefined).map((k) => FIELD_OF[k]);
+  const given = (Object.keys(FIELD_OF) as (keyof StateInput)[])
+    .filter((k) => input[k] !== undefined)
+    .map((k) => FIELD_OF[k]);
   d.sections = new Set(input.sections ?? given);
   return sortDesiredState(d);
 }
@@ -98,7 +140,10 @@ export function live(input: StateInput = {}): LiveState {
   const l = emptyLiveState();
   fill(l, input);
   for (const u of l.users.values()) {
-    const via = [...u.roles.map((r) => r.tenant), ...[...l.groups.values()].filter((g) => g.members.includes(u.key)).map((g) => g.tenant)];
+    const via = [
+      ...u.roles.map((r) => r.tenant),
+      ...[...l.groups.values()].filter((g) => g.members.includes(u.key)).map((g) => g.tenant),
+    ];
     u.tenants = [...new Set([...u.tenants, ...via])].sort();
   }
   return l;

@@ -53,7 +53,11 @@ describe('typed change fields', () => {
   }, 60_000);
 
   it.each([
-    ['a misspelled field', `createChange('member', 'member:alice@team:eng', { user: 'alice', gruop: 'team:eng', tenant: 'acme' });`, /gruop/],
+    [
+      'a misspelled field',
+      `createChange('member', 'member:alice@team:eng', { user: 'alice', gruop: 'team:eng', tenant: 'acme' });`,
+      /gruop/,
+    ],
     [
       'a misspelled optional field in fields built apart (a lambda, a Map: no excess-property check there)',
       `const role = (key: string) => ({ key, name: key, descripton: 'x', permissions: [] });
@@ -61,8 +65,16 @@ describe('typed change fields', () => {
       /descripton|never/,
     ],
     ['a missing field', `createChange('member', 'member:alice@team:eng', { user: 'alice', tenant: 'acme' });`, /group/],
-    ['a field of another kind', `deleteChange('grant', 'grant:team:eng:admin@acme', { user: 'alice', group: 'team:eng', tenant: 'acme' });`, /user/],
-    ['a field of the wrong type', `createChange('link', 'link:team:a@team:b', { group: 'team:a', parent: ['team:b'] });`, /parent|string/],
+    [
+      'a field of another kind',
+      `deleteChange('grant', 'grant:team:eng:admin@acme', { user: 'alice', group: 'team:eng', tenant: 'acme' });`,
+      /user/,
+    ],
+    [
+      'a field of the wrong type',
+      `createChange('link', 'link:team:a@team:b', { group: 'team:a', parent: ['team:b'] });`,
+      /parent|string/,
+    ],
     [
       'a misspelled field read in a switch on the kind',
       `declare const c: Change;
@@ -77,26 +89,52 @@ describe('typed change fields', () => {
        if (kind === 'member') use(f.parent);`,
       /parent/,
     ],
-  ])('%s fails tsc', (_, body, names) => {
-    const errors = compile(body);
-    expect(errors.length).toBeGreaterThan(0);
-    expect(errors.join('\n')).toMatch(names);
-  }, 60_000);
+  ])(
+    '%s fails tsc',
+    (_, body, names) => {
+      const errors = compile(body);
+      expect(errors.length).toBeGreaterThan(0);
+      expect(errors.join('\n')).toMatch(names);
+    },
+    60_000,
+  );
 });
 
 describe('change constructors', () => {
   it('write the JSON the plan always had: keys in the same order, undefined fields left out', () => {
-    const c = createChange('assignment', 'assignment:bob:admin@acme', { user: 'bob', role: 'admin', tenant: 'acme', on: undefined });
-    expect(JSON.stringify(c)).toBe('{"action":"create","kind":"assignment","id":"assignment:bob:admin@acme","after":{"user":"bob","role":"admin","tenant":"acme"},"dependsOn":[]}');
-    const r = createChange('group', 'group:team:eng', { type: 'team', key: 'eng', tenant: 'b' }, [{ field: 'tenant', before: 'a', after: 'b' }]);
+    const c = createChange('assignment', 'assignment:bob:admin@acme', {
+      user: 'bob',
+      role: 'admin',
+      tenant: 'acme',
+      on: undefined,
+    });
+    expect(JSON.stringify(c)).toBe(
+      '{"action":"create","kind":"assignment","id":"assignment:bob:admin@acme","after":{"user":"bob","role":"admin","tenant":"acme"},"dependsOn":[]}',
+    );
+    const r = createChange('group', 'group:team:eng', { type: 'team', key: 'eng', tenant: 'b' }, [
+      { field: 'tenant', before: 'a', after: 'b' },
+    ]);
     expect(Object.keys(r)).toEqual(['action', 'kind', 'id', 'after', 'dependsOn', 'replaces']);
-    const u = updateChange('role', 'role:viewer', { key: 'viewer', name: 'Viewer', permissions: [] }, { key: 'viewer', name: 'Reader', permissions: [] }, [{ field: 'name', before: 'Viewer', after: 'Reader' }]);
+    const u = updateChange(
+      'role',
+      'role:viewer',
+      { key: 'viewer', name: 'Viewer', permissions: [] },
+      { key: 'viewer', name: 'Reader', permissions: [] },
+      [{ field: 'name', before: 'Viewer', after: 'Reader' }],
+    );
     expect(Object.keys(u)).toEqual(['action', 'kind', 'id', 'before', 'after', 'fields', 'dependsOn']);
-    expect(Object.keys(deleteChange('tenant', 'tenant:acme', { key: 'acme', name: 'Acme', description: undefined }).before)).toEqual(['key', 'name']);
+    expect(
+      Object.keys(deleteChange('tenant', 'tenant:acme', { key: 'acme', name: 'Acme', description: undefined }).before),
+    ).toEqual(['key', 'name']);
   });
 
   it('fieldsAs gives the fields of a change of the kind asked, and refuses another kind as a bug', () => {
-    const c: Change = createChange('tuple', 'tuple:folder:f#parent@document:d', { subject: 'folder:f', relation: 'parent', object: 'document:d', tenant: 'acme' });
+    const c: Change = createChange('tuple', 'tuple:folder:f#parent@document:d', {
+      subject: 'folder:f',
+      relation: 'parent',
+      object: 'document:d',
+      tenant: 'acme',
+    });
     expect(fieldsAs(c, 'tuple').object).toBe('document:d');
     expect(() => fieldsAs(c, 'user')).toThrow(/tuple:folder:f#parent@document:d is a change of kind tuple, not user/);
   });

@@ -35,8 +35,18 @@ describe('diffEnvironments', () => {
   it.each([
     ['attributes written in another order', { attributes: { x: 1, y: 2 } }, { attributes: { y: 2, x: 1 } }, []],
     ['an empty mapping and none', { attributes: {} }, {}, []],
-    ['a field set on one side only', { email: 'a@x' }, {}, [{ kind: 'differs', id: 'user:u', fields: [{ field: 'email', a: 'a@x' }] }]],
-    ['a list that differs', { tenants: ['t', 'u'] }, { tenants: ['t'] }, [{ kind: 'differs', id: 'user:u', fields: [{ field: 'tenants', a: ['t', 'u'], b: ['t'] }] }]],
+    [
+      'a field set on one side only',
+      { email: 'a@x' },
+      {},
+      [{ kind: 'differs', id: 'user:u', fields: [{ field: 'email', a: 'a@x' }] }],
+    ],
+    [
+      'a list that differs',
+      { tenants: ['t', 'u'] },
+      { tenants: ['t'] },
+      [{ kind: 'differs', id: 'user:u', fields: [{ field: 'tenants', a: ['t', 'u'], b: ['t'] }] }],
+    ],
   ])('%s', (_name, x, y, expected) => {
     const a = state((d) => d.users.set('u', user('u', x)));
     const b = state((d) => d.users.set('u', user('u', y)));
@@ -46,22 +56,39 @@ describe('diffEnvironments', () => {
   it('compares only the sections asked for', () => {
     const a = state((d) => d.roles.set('r', role('r')));
     const b = state((d) => d.users.set('u', user('u')));
-    expect(diffEnvironments(a, b, { sections: new Set(['users'] as const) })).toEqual([{ kind: 'only-b', id: 'user:u' }]);
+    expect(diffEnvironments(a, b, { sections: new Set(['users'] as const) })).toEqual([
+      { kind: 'only-b', id: 'user:u' },
+    ]);
   });
 
   it('names fields as the configuration writes them, not as the code spells them', () => {
     const group = (memberOf: string[]) => ({ type: 'team', key: 'a', tenant: 't', members: [], roles: [], memberOf });
-    const a = state((d) => (d.groups.set('team:a', group(['team:b'])), d.accessRequests.set('default', { key: 'default', name: 'default', reviewerRoles: ['r'], grantFor: '1h' })));
-    const b = state((d) => (d.groups.set('team:a', group([])), d.accessRequests.set('default', { key: 'default', name: 'default', reviewerRoles: ['s'] })));
-    expect(diffEnvironments(a, b).flatMap((x) => (x.kind === 'differs' ? x.fields.map((f) => `${x.id} ${f.field}`) : []))).toEqual([
-      'group:team:a member_of', 'access_request:default grant_for', 'access_request:default reviewer_roles',
-    ]);
+    const a = state(
+      (d) => (
+        d.groups.set('team:a', group(['team:b'])),
+        d.accessRequests.set('default', { key: 'default', name: 'default', reviewerRoles: ['r'], grantFor: '1h' })
+      ),
+    );
+    const b = state(
+      (d) => (
+        d.groups.set('team:a', group([])),
+        d.accessRequests.set('default', { key: 'default', name: 'default', reviewerRoles: ['s'] })
+      ),
+    );
+    expect(
+      diffEnvironments(a, b).flatMap((x) => (x.kind === 'differs' ? x.fields.map((f) => `${x.id} ${f.field}`) : [])),
+    ).toEqual(['group:team:a member_of', 'access_request:default grant_for', 'access_request:default reviewer_roles']);
     // Against a live state, grant_for (the planner's, never sent to the service) is not a difference.
-    expect(diffEnvironments(asTheServiceHolds(a), b).flatMap((x) => (x.kind === 'differs' ? x.fields.map((f) => f.field) : []))).toEqual(['member_of', 'reviewer_roles']);
+    expect(
+      diffEnvironments(asTheServiceHolds(a), b).flatMap((x) =>
+        x.kind === 'differs' ? x.fields.map((f) => f.field) : [],
+      ),
+    ).toEqual(['member_of', 'reviewer_roles']);
   });
 
   it('two equal states have no differences', () => {
-    const make = () => state((d) => (d.roles.set('r', role('r')), d.users.set('u', user('u', { roles: [{ role: 'r', tenant: 't' }] }))));
+    const make = () =>
+      state((d) => (d.roles.set('r', role('r')), d.users.set('u', user('u', { roles: [{ role: 'r', tenant: 't' }] }))));
     expect(diffEnvironments(make(), make())).toEqual([]);
   });
 });

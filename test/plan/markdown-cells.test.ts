@@ -22,29 +22,39 @@ describe('Markdown table cells', () => {
     expect(codeCell('user:service|ci-bot')).toBe('`user:service\\|ci-bot`');
   });
 
-  it('a plan with `service|ci-bot` keeps every row of every table at its header\'s width', { timeout: 60_000 }, async () => {
-    writeFileSync(path.join(tmp, 'roster.yaml'), [
-      'version: 1',
-      'resources: { document: { name: Document, actions: [read] } }',
-      'roles: { viewer: { name: Viewer, permissions: [document:read] } }',
-      'tenants: { acme: { name: Acme } }',
-      'users:',
-      '  "service|ci-bot": { email: ci@acme.test, tenants: [acme], roles: [{ role: viewer, on: document:readme }] }',
-      'resource_instances: { document:readme: { tenant: acme } }',
-      '',
-    ].join('\n'));
-    const r = await runCli(['plan', '--format', 'markdown'], { cwd: tmp, env: { ROSTER_API_URL: undefined, ROSTER_DATA_DIR: path.join(tmp, '.roster') } });
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('`user:service\\|ci-bot`');
-    const lines = r.stdout.split('\n');
-    let width = 0;
-    for (const line of lines) {
-      if (!line.startsWith('|')) {
-        width = 0;
-        continue;
+  it(
+    "a plan with `service|ci-bot` keeps every row of every table at its header's width",
+    { timeout: 60_000 },
+    async () => {
+      writeFileSync(
+        path.join(tmp, 'roster.yaml'),
+        [
+          'version: 1',
+          'resources: { document: { name: Document, actions: [read] } }',
+          'roles: { viewer: { name: Viewer, permissions: [document:read] } }',
+          'tenants: { acme: { name: Acme } }',
+          'users:',
+          '  "service|ci-bot": { email: ci@acme.test, tenants: [acme], roles: [{ role: viewer, on: document:readme }] }',
+          'resource_instances: { document:readme: { tenant: acme } }',
+          '',
+        ].join('\n'),
+      );
+      const r = await runCli(['plan', '--format', 'markdown'], {
+        cwd: tmp,
+        env: { ROSTER_API_URL: undefined, ROSTER_DATA_DIR: path.join(tmp, '.roster') },
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('`user:service\\|ci-bot`');
+      const lines = r.stdout.split('\n');
+      let width = 0;
+      for (const line of lines) {
+        if (!line.startsWith('|')) {
+          width = 0;
+          continue;
+        }
+        if (width === 0) width = cells(line).length;
+        else expect(cells(line), line).toHaveLength(width);
       }
-      if (width === 0) width = cells(line).length;
-      else expect(cells(line), line).toHaveLength(width);
-    }
-  });
+    },
+  );
 });

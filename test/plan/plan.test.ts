@@ -3,7 +3,18 @@ import { planChanges, type PlanOptions } from '../../src/plan/plan.js';
 import type { DesiredState } from '../../src/types/desired.js';
 import type { LiveState } from '../../src/types/live.js';
 import {
-  aGroup, aResource, aRole, aTenant, aUser, anAccessRequests, anInstance, asLive, brief, desired, live, OPTIONS,
+  aGroup,
+  aResource,
+  aRole,
+  aTenant,
+  aUser,
+  anAccessRequests,
+  anInstance,
+  asLive,
+  brief,
+  desired,
+  live,
+  OPTIONS,
 } from './builders.js';
 
 /** A small but complete world: one of every kind, all sections managed. */
@@ -62,7 +73,13 @@ const rows: Row[] = [
     ],
   },
   { name: 'live equals desired: no changes', desired: world(), live: asLive(world()), expected: [] },
-  { name: 'live equals desired, with --prune: no changes', desired: world(), live: asLive(world()), options: { prune: true }, expected: [] },
+  {
+    name: 'live equals desired, with --prune: no changes',
+    desired: world(),
+    live: asLive(world()),
+    options: { prune: true },
+    expected: [],
+  },
   {
     name: 'a renamed role is one update',
     desired: desired({ roles: [aRole('viewer', ['document:read'], { name: 'Viewer' })] }),
@@ -72,7 +89,10 @@ const rows: Row[] = [
   {
     name: 'no description and an empty attribute map equal what the service answers (null, {})',
     desired: desired({ tenants: [aTenant('acme')], users: [aUser('bob')] }),
-    live: live({ tenants: [aTenant('acme', { description: undefined, attributes: {} })], users: [aUser('bob', { attributes: {}, email: undefined })] }),
+    live: live({
+      tenants: [aTenant('acme', { description: undefined, attributes: {} })],
+      users: [aUser('bob', { attributes: {}, email: undefined })],
+    }),
     expected: [],
   },
   {
@@ -91,13 +111,26 @@ const rows: Row[] = [
   {
     name: '--prune never deletes in a section the configuration does not have',
     desired: desired({ roles: [viewer] }),
-    live: live({ roles: [viewer], tenants: [acme], users: [aUser('alice', { tenants: ['acme'] })], groups: [aGroup('team:eng')] }),
+    live: live({
+      roles: [viewer],
+      tenants: [acme],
+      users: [aUser('alice', { tenants: ['acme'] })],
+      groups: [aGroup('team:eng')],
+    }),
     options: { prune: true },
     expected: [],
   },
   {
     name: '--prune deletes in reverse dependency order',
-    desired: desired({ resources: [], roles: [], tenants: [], users: [], instances: [], groups: [], accessRequests: [] }),
+    desired: desired({
+      resources: [],
+      roles: [],
+      tenants: [],
+      users: [],
+      instances: [],
+      groups: [],
+      accessRequests: [],
+    }),
     live: asLive(world()),
     options: { prune: true },
     expected: [
@@ -117,7 +150,11 @@ const rows: Row[] = [
   {
     name: 'the service-made member role and group-type resource are never pruned',
     desired: desired({ resources: [doc], roles: [viewer], groups: [aGroup('team:eng')] }),
-    live: live({ resources: [doc, aResource('team', [])], roles: [viewer, aRole('member')], groups: [aGroup('team:eng')] }),
+    live: live({
+      resources: [doc, aResource('team', [])],
+      roles: [viewer, aRole('member')],
+      groups: [aGroup('team:eng')],
+    }),
     options: { prune: true },
     expected: [],
   },
@@ -143,14 +180,24 @@ const rows: Row[] = [
     }),
     live: live({
       users: [aUser('alice', { tenants: ['acme'], roles: ['viewer@acme'] })],
-      groups: [aGroup('team:eng', { members: ['alice', 'bob'], roles: ['editor@document:readme'] }), aGroup('team:platform', { memberOf: ['team:eng'] })],
+      groups: [
+        aGroup('team:eng', { members: ['alice', 'bob'], roles: ['editor@document:readme'] }),
+        aGroup('team:platform', { memberOf: ['team:eng'] }),
+      ],
     }),
     // alice stays in acme, where her one role goes: she declares it (see below)
-    expected: ['-link:team:platform@team:eng', '-grant:team:eng:editor@document:readme', '-member:alice@team:eng', '-assignment:alice:viewer@acme'],
+    expected: [
+      '-link:team:platform@team:eng',
+      '-grant:team:eng:editor@document:readme',
+      '-member:alice@team:eng',
+      '-assignment:alice:viewer@acme',
+    ],
   },
   {
     name: 'a role on an instance and one on a group',
-    desired: desired({ users: [aUser('alice', { tenants: ['acme'], roles: ['viewer@document:readme', 'editor@team:eng'] })] }),
+    desired: desired({
+      users: [aUser('alice', { tenants: ['acme'], roles: ['viewer@document:readme', 'editor@team:eng'] })],
+    }),
     live: live({ users: [aUser('alice', { tenants: ['acme'] })] }),
     expected: ['+assignment:alice:editor@team:eng', '+assignment:alice:viewer@document:readme'],
   },
@@ -191,7 +238,15 @@ const rows: Row[] = [
     }),
     live: live(),
     // The service counts a role or a membership only while it lasts: added, they stay when it goes.
-    expected: ['+user:alice', '+user:bob', '+tenant_user:alice@acme', '+tenant_user:bob@acme', '+group:team:eng', '+assignment:alice:viewer@acme', '+member:bob@team:eng'],
+    expected: [
+      '+user:alice',
+      '+user:bob',
+      '+tenant_user:alice@acme',
+      '+tenant_user:bob@acme',
+      '+group:team:eng',
+      '+assignment:alice:viewer@acme',
+      '+member:bob@team:eng',
+    ],
   },
   {
     name: 'leaving a tenant deletes the membership',
@@ -251,7 +306,10 @@ const rows: Row[] = [
   },
   {
     name: 'a role given a permission on a new resource is updated after the resource is created',
-    desired: desired({ resources: [doc, aResource('invoice')], roles: [aRole('viewer', ['document:read', 'invoice:read'])] }),
+    desired: desired({
+      resources: [doc, aResource('invoice')],
+      roles: [aRole('viewer', ['document:read', 'invoice:read'])],
+    }),
     live: live({ resources: [doc], roles: [viewer] }),
     expected: ['+resource:invoice', '~role:viewer'],
   },
@@ -270,7 +328,9 @@ describe('planChanges', () => {
 
   it('an update carries field-level before and after', () => {
     const plan = planChanges(
-      desired({ roles: [aRole('viewer', ['document:read', 'document:write'], { name: 'Viewer', description: 'reads' })] }),
+      desired({
+        roles: [aRole('viewer', ['document:read', 'document:write'], { name: 'Viewer', description: 'reads' })],
+      }),
       live({ roles: [aRole('viewer', ['document:read'])] }),
       OPTIONS,
     );
@@ -280,7 +340,12 @@ describe('planChanges', () => {
         kind: 'role',
         id: 'role:viewer',
         before: { key: 'viewer', name: 'viewer', permissions: ['document:read'] },
-        after: { key: 'viewer', name: 'Viewer', description: 'reads', permissions: ['document:read', 'document:write'] },
+        after: {
+          key: 'viewer',
+          name: 'Viewer',
+          description: 'reads',
+          permissions: ['document:read', 'document:write'],
+        },
         fields: [
           { field: 'name', before: 'viewer', after: 'Viewer' },
           { field: 'description', before: null, after: 'reads' },
@@ -292,8 +357,15 @@ describe('planChanges', () => {
   });
 
   it('a replaced instance says which field forced it', () => {
-    const plan = planChanges(desired({ instances: [anInstance('document:readme', 'globex')] }), live({ instances: [anInstance('document:readme', 'acme')] }), OPTIONS);
-    expect(plan.changes[0]).toMatchObject({ action: 'create', replaces: [{ field: 'tenant', before: 'acme', after: 'globex' }] });
+    const plan = planChanges(
+      desired({ instances: [anInstance('document:readme', 'globex')] }),
+      live({ instances: [anInstance('document:readme', 'acme')] }),
+      OPTIONS,
+    );
+    expect(plan.changes[0]).toMatchObject({
+      action: 'create',
+      replaces: [{ field: 'tenant', before: 'acme', after: 'globex' }],
+    });
   });
 
   it('creates depend on the planned changes they need, and only on those', () => {
@@ -345,7 +417,10 @@ describe('planChanges', () => {
 
 describe('planChanges, called again', () => {
   it('sees a desired state changed in place since the last plan (nothing is cached across calls)', () => {
-    const d = desired({ users: [aUser('bob', { tenants: ['acme'] })], groups: [aGroup('team:eng', { members: ['bob'] })] });
+    const d = desired({
+      users: [aUser('bob', { tenants: ['acme'] })],
+      groups: [aGroup('team:eng', { members: ['bob'] })],
+    });
     const l = live({ users: [aUser('bob')], groups: [aGroup('team:eng', { members: ['bob'] })] });
     expect(brief(planChanges(d, l, OPTIONS))).toEqual([]);
     d.groups.get('team:eng')!.members = [];
@@ -357,7 +432,11 @@ describe('planChanges, called again', () => {
     const admin = { ...aRole('admin', []), extends: ['viewer'] };
 
     it('a role comes after the roles it extends that the plan creates, and depends on them', () => {
-      const plan = planChanges(desired({ resources: [doc], roles: [owner, admin, viewer] }), live({ resources: [doc] }), OPTIONS);
+      const plan = planChanges(
+        desired({ resources: [doc], roles: [owner, admin, viewer] }),
+        live({ resources: [doc] }),
+        OPTIONS,
+      );
       const roles = plan.changes.filter((c) => c.kind === 'role');
       expect(roles.map((c) => c.id)).toEqual(['role:viewer', 'role:admin', 'role:owner']);
       expect(roles.find((c) => c.id === 'role:owner')!.dependsOn).toEqual(['role:admin', 'role:viewer']);
@@ -366,12 +445,28 @@ describe('planChanges, called again', () => {
     it('written, it is exact; left out, the live extends stays', () => {
       const have = live({ resources: [doc], roles: [viewer, { ...aRole('admin', []), extends: ['viewer'] }] });
       // Left out: no change.
-      expect(brief(planChanges(desired({ resources: [doc], roles: [viewer, aRole('admin', [])] }), have, OPTIONS))).toEqual([]);
+      expect(
+        brief(planChanges(desired({ resources: [doc], roles: [viewer, aRole('admin', [])] }), have, OPTIONS)),
+      ).toEqual([]);
       // Written as []: cleared.
-      const cleared = planChanges(desired({ resources: [doc], roles: [viewer, { ...aRole('admin', []), extends: [] }] }), have, OPTIONS);
-      expect(cleared.changes.map((c) => [c.id, c.action === 'update' ? c.fields.map((f) => f.field) : c.action])).toEqual([['role:admin', ['extends']]]);
+      const cleared = planChanges(
+        desired({ resources: [doc], roles: [viewer, { ...aRole('admin', []), extends: [] }] }),
+        have,
+        OPTIONS,
+      );
+      expect(
+        cleared.changes.map((c) => [c.id, c.action === 'update' ? c.fields.map((f) => f.field) : c.action]),
+      ).toEqual([['role:admin', ['extends']]]);
       // Written and equal: no change.
-      expect(brief(planChanges(desired({ resources: [doc], roles: [viewer, { ...aRole('admin', []), extends: ['viewer'] }] }), have, OPTIONS))).toEqual([]);
+      expect(
+        brief(
+          planChanges(
+            desired({ resources: [doc], roles: [viewer, { ...aRole('admin', []), extends: ['viewer'] }] }),
+            have,
+            OPTIONS,
+          ),
+        ),
+      ).toEqual([]);
     });
   });
 });

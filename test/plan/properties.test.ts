@@ -4,7 +4,15 @@ import { planChanges } from '../../src/plan/plan.js';
 import { asLive, brief, OPTIONS } from './builders.js';
 import { SECTIONS, type DesiredState } from '../../src/types/desired.js';
 import { KINDS, type Change } from '../../src/plan/change.js';
-import { buildWorld, desiredOf, membersArb, sectionsArb, withDeclaredPresence, withMembers, worldArb } from './arbitraries.js';
+import {
+  buildWorld,
+  desiredOf,
+  membersArb,
+  sectionsArb,
+  withDeclaredPresence,
+  withMembers,
+  worldArb,
+} from './arbitraries.js';
 import { applyToWorld, emptyWorld, readWorld } from './simulate.js';
 
 describe('planner properties', () => {
@@ -87,13 +95,19 @@ describe('planner properties', () => {
     );
   });
 
-  it('where members declare their groups\' tenants (issue #15), a membership-only edit plans only membership changes', () => {
+  it("where members declare their groups' tenants (issue #15), a membership-only edit plans only membership changes", () => {
     fc.assert(
       fc.property(worldArb, membersArb, fc.boolean(), (want, members, prune) => {
         const all = desiredOf(buildWorld(want), [...SECTIONS]);
         const declaring = (d: DesiredState, pairs: [string, string][]) =>
-          withMembers(d, pairs.filter(([u, g]) => d.users.get(u)?.tenants.includes(d.groups.get(g)?.tenant ?? '')));
-        const first = declaring(all, [...all.groups].flatMap(([g, grp]) => grp.members.map((u): [string, string] => [u, g])));
+          withMembers(
+            d,
+            pairs.filter(([u, g]) => d.users.get(u)?.tenants.includes(d.groups.get(g)?.tenant ?? '')),
+          );
+        const first = declaring(
+          all,
+          [...all.groups].flatMap(([g, grp]) => grp.members.map((u): [string, string] => [u, g])),
+        );
         const world = emptyWorld();
         applyToWorld(world, planChanges(first, readWorld(world), OPTIONS));
         const plan = planChanges(declaring(first, members), readWorld(world), { ...OPTIONS, prune });
@@ -116,7 +130,10 @@ describe('planner properties', () => {
   it('every change comes after the changes it depends on; deletes come after every create and update, but link removals, which come first', () => {
     fc.assert(
       fc.property(worldArb, worldArb, sectionsArb, fc.boolean(), (want, have, sections, prune) => {
-        const plan = planChanges(desiredOf(buildWorld(want), sections), readWorld(buildWorld(have)), { ...OPTIONS, prune });
+        const plan = planChanges(desiredOf(buildWorld(want), sections), readWorld(buildWorld(have)), {
+          ...OPTIONS,
+          prune,
+        });
         const seen = new Set<string>();
         let deleting = false;
         // A link turned around (A in B, now B in A) would be a cycle if its removal came after the new link.
@@ -141,7 +158,9 @@ describe('planner properties', () => {
       fc.property(worldArb, worldArb, sectionsArb, (want, have, sections) => {
         const plan = planChanges(desiredOf(buildWorld(want), sections), readWorld(buildWorld(have)), OPTIONS);
         const topLevel = ['resource', 'role', 'tenant', 'user', 'instance', 'group', 'access_requests'];
-        expect(plan.changes.filter((c) => c.action === 'delete' && topLevel.includes(c.kind)).map((c) => c.id)).toEqual([]);
+        expect(plan.changes.filter((c) => c.action === 'delete' && topLevel.includes(c.kind)).map((c) => c.id)).toEqual(
+          [],
+        );
       }),
       { numRuns: 200 },
     );

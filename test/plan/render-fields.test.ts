@@ -16,7 +16,11 @@ const small = (limit: number): DesiredConditionSet => ({
   type: 'resourceset',
   name: 'small',
   resource: 'expense',
-  conditions: { allOf: [{ allOf: [{ 'resource.expense_amount': { 'less-than': limit } }, { 'resource.category': { equals: 'travel' } }] }] },
+  conditions: {
+    allOf: [
+      { allOf: [{ 'resource.expense_amount': { 'less-than': limit } }, { 'resource.category': { equals: 'travel' } }] },
+    ],
+  },
 });
 
 function userPlan() {
@@ -43,37 +47,77 @@ describe('attribute and condition changes, key by key', () => {
     const plan = userPlan();
     const text = renderPlanText(plan);
     expect(text).toContain(
-      ['  ~ user:bob', '      -attributes.department: "finance"', '      attributes.job_level: "Senior" → "Manager"', '      +attributes.location: "Paris"', ''].join('\n'),
+      [
+        '  ~ user:bob',
+        '      -attributes.department: "finance"',
+        '      attributes.job_level: "Senior" → "Manager"',
+        '      +attributes.location: "Paris"',
+        '',
+      ].join('\n'),
     );
     expect(text).not.toContain('badge');
-    expect(renderPlanMarkdown(plan)).toContain('| ~ | `user:bob` | -attributes.department: "finance"; attributes.job_level: "Senior" → "Manager"; +attributes.location: "Paris" |');
+    expect(renderPlanMarkdown(plan)).toContain(
+      '| ~ | `user:bob` | -attributes.department: "finance"; attributes.job_level: "Senior" → "Manager"; +attributes.location: "Paris" |',
+    );
   });
 
   it('a condition set\u2019s conditions: the changed leaf by what it tests, not the whole tree', () => {
-    const plan = setPlan((s) => ({ ...s, conditions: { allOf: [{ allOf: [{ 'resource.category': { equals: 'travel' } }, { 'resource.expense_amount': { 'less-than': 3000 } }] }] } }));
-    expect(renderPlanText(plan)).toContain('  ~ condition_set:small\n      conditions: resource.expense_amount less-than: 8000 → 3000\n');
-    expect(renderPlanMarkdown(plan)).toContain('| ~ | `condition_set:small` | conditions: resource.expense_amount less-than: 8000 → 3000 |');
+    const plan = setPlan((s) => ({
+      ...s,
+      conditions: {
+        allOf: [
+          {
+            allOf: [
+              { 'resource.category': { equals: 'travel' } },
+              { 'resource.expense_amount': { 'less-than': 3000 } },
+            ],
+          },
+        ],
+      },
+    }));
+    expect(renderPlanText(plan)).toContain(
+      '  ~ condition_set:small\n      conditions: resource.expense_amount less-than: 8000 → 3000\n',
+    );
+    expect(renderPlanMarkdown(plan)).toContain(
+      '| ~ | `condition_set:small` | conditions: resource.expense_amount less-than: 8000 → 3000 |',
+    );
   });
 
   it('leaves added and removed, and where they sit under anyOf and not', () => {
     const lines = fieldLines({
       field: 'conditions',
       before: { anyOf: [{ 'user.level': { 'greater-than': 3 } }, { not: { 'user.dept': { equals: 'sales' } } }] },
-      after: { anyOf: [{ allOf: [{ 'user.level': { 'greater-than': 3 } }, { 'user.region': { in: ['eu'] } }] }, { not: { 'user.dept': { equals: 'legal' } } }] },
+      after: {
+        anyOf: [
+          { allOf: [{ 'user.level': { 'greater-than': 3 } }, { 'user.region': { in: ['eu'] } }] },
+          { not: { 'user.dept': { equals: 'legal' } } },
+        ],
+      },
     });
-    expect(lines).toEqual(['conditions: anyOf[1] › not › user.dept equals: "sales" → "legal"', 'conditions: +anyOf[0] › user.region in: ["eu"]']);
-    expect(fieldLines({ field: 'conditions', before: { 'user.level': { equals: 1 } }, after: {} })).toEqual(['conditions: -user.level equals: 1']);
+    expect(lines).toEqual([
+      'conditions: anyOf[1] › not › user.dept equals: "sales" → "legal"',
+      'conditions: +anyOf[0] › user.region in: ["eu"]',
+    ]);
+    expect(fieldLines({ field: 'conditions', before: { 'user.level': { equals: 1 } }, after: {} })).toEqual([
+      'conditions: -user.level equals: 1',
+    ]);
   });
 
   it('a value of no known shape is shown whole, as before', () => {
-    expect(fieldLines({ field: 'conditions', before: { 'user.a': 1, 'user.b': 2 }, after: {} })).toEqual(['conditions: {"user.a":1,"user.b":2} → {}']);
+    expect(fieldLines({ field: 'conditions', before: { 'user.a': 1, 'user.b': 2 }, after: {} })).toEqual([
+      'conditions: {"user.a":1,"user.b":2} → {}',
+    ]);
     expect(fieldLines({ field: 'name', before: 'a', after: 'b' })).toEqual(['name: "a" → "b"']);
   });
 
   it('the plan\u2019s JSON keeps the whole values before and after (what the checksum covers)', () => {
     const json = JSON.parse(renderPlanJson(userPlan()));
     expect(json.changes[0].fields).toEqual([
-      { field: 'attributes', before: { job_level: 'Senior', department: 'finance', region: 'eu', badge: 7 }, after: { job_level: 'Manager', region: 'eu', badge: 7, location: 'Paris' } },
+      {
+        field: 'attributes',
+        before: { job_level: 'Senior', department: 'finance', region: 'eu', badge: 7 },
+        after: { job_level: 'Manager', region: 'eu', badge: 7, location: 'Paris' },
+      },
     ]);
     const set = JSON.parse(renderPlanJson(setPlan((s) => ({ ...s, conditions: {} })))).changes[0];
     expect(set.fields).toEqual([{ field: 'conditions', before: small(8000).conditions, after: {} }]);

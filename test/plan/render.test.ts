@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { planChanges } from '../../src/plan/plan.js';
-import { MARKDOWN_MARKER, planTextPieces, renderPlanJson, renderPlanMarkdown, renderPlanText } from '../../src/plan/index.js';
+import {
+  MARKDOWN_MARKER,
+  planTextPieces,
+  renderPlanJson,
+  renderPlanMarkdown,
+  renderPlanText,
+} from '../../src/plan/index.js';
 import { aGroup, aRole, aTenant, aUser, anInstance, desired, live, OPTIONS } from './builders.js';
 
 /** One create, one replace, two updates (a scalar and a list) and one delete. */
@@ -25,12 +31,24 @@ const placeholders = (s: string) => s.replace(/[0-9a-f]{64}/g, '<sha256>');
 
 describe('plan renderers', () => {
   it('text in pieces: whole lines, joined the same text (a large plan is written as it is made)', () => {
-    const big = planChanges(desired({ tenants: [aTenant('acme')], users: Array.from({ length: 4500 }, (_, i) => aUser(`u${i}`, { tenants: ['acme'] })) }), live(), OPTIONS);
+    const big = planChanges(
+      desired({
+        tenants: [aTenant('acme')],
+        users: Array.from({ length: 4500 }, (_, i) => aUser(`u${i}`, { tenants: ['acme'] })),
+      }),
+      live(),
+      OPTIONS,
+    );
     const pieces = [...planTextPieces(big)];
     expect(pieces.length).toBeGreaterThan(2);
     for (const piece of pieces) expect(piece.endsWith('\n')).toBe(true);
     expect(pieces.join('')).toBe(renderPlanText(big));
-    expect(pieces.join('').split('\n').filter((l) => l.startsWith('  + user:'))).toHaveLength(4500);
+    expect(
+      pieces
+        .join('')
+        .split('\n')
+        .filter((l) => l.startsWith('  + user:')),
+    ).toHaveLength(4500);
   });
   it('text: one line a change, field changes under updates, summary and checksum', () => {
     expect(placeholders(renderPlanText(plan))).toMatchInlineSnapshot(`
@@ -95,7 +113,11 @@ describe('plan renderers', () => {
   });
 
   it('markdown: a long plan folds into a details block', () => {
-    const big = planChanges(desired({ tenants: Array.from({ length: 60 }, (_, i) => aTenant(`t${String(i).padStart(2, '0')}`)) }), live(), OPTIONS);
+    const big = planChanges(
+      desired({ tenants: Array.from({ length: 60 }, (_, i) => aTenant(`t${String(i).padStart(2, '0')}`)) }),
+      live(),
+      OPTIONS,
+    );
     const md = renderPlanMarkdown(big);
     expect(md.split('\n')[0]).toBe(MARKDOWN_MARKER);
     expect(md).toContain('<details><summary>All changes</summary>');
@@ -112,10 +134,22 @@ describe('plan renderers', () => {
   it('json: the plan value itself, with its checksum and live fingerprint', () => {
     const json = JSON.parse(renderPlanJson(plan));
     expect(json).toEqual(JSON.parse(JSON.stringify(plan)));
-    expect(json).toMatchObject({ formatVersion: 1, project: 'p', environment: 'e', prune: true, summary: { create: 2, update: 2, delete: 1 } });
+    expect(json).toMatchObject({
+      formatVersion: 1,
+      project: 'p',
+      environment: 'e',
+      prune: true,
+      summary: { create: 2, update: 2, delete: 1 },
+    });
     expect(json.checksum).toMatch(/^[0-9a-f]{64}$/);
     expect(json.liveFingerprint).toMatch(/^[0-9a-f]{64}$/);
-    expect(json.changes.map((c: { id: string }) => c.id)).toEqual(['role:viewer', 'tenant:acme', 'instance:document:readme', 'group:team:eng', 'user:bob']);
+    expect(json.changes.map((c: { id: string }) => c.id)).toEqual([
+      'role:viewer',
+      'tenant:acme',
+      'instance:document:readme',
+      'group:team:eng',
+      'user:bob',
+    ]);
     expect(json.changes[0].fields).toEqual([
       { field: 'name', before: 'viewer', after: 'Viewer' },
       { field: 'permissions', before: ['document:read', 'document:share'], after: ['document:read', 'document:write'] },
@@ -123,6 +157,7 @@ describe('plan renderers', () => {
   });
 
   it('the checksum is printed in every format', () => {
-    for (const out of [renderPlanText(plan), renderPlanMarkdown(plan), renderPlanJson(plan)]) expect(out).toContain(plan.checksum);
+    for (const out of [renderPlanText(plan), renderPlanMarkdown(plan), renderPlanJson(plan)])
+      expect(out).toContain(plan.checksum);
   });
 });

@@ -15,7 +15,11 @@ const ENV: AbacInput = {
   resources: { expense: { actions: ['approve', 'read'], attributes: { amount: 'number' } } },
   roles: { auditor: ['expense:read'] },
   userAttributes: { level: 'number' },
-  users: { frank: { attributes: { level: 1 } }, grace: { attributes: { level: 4 } }, ivan: { roles: ['auditor@default'] } },
+  users: {
+    frank: { attributes: { level: 1 } },
+    grace: { attributes: { level: 4 } },
+    ivan: { roles: ['auditor@default'] },
+  },
   instances: { 'expense:e1': { attributes: { amount: 500 } } },
   userSets: { senior: { conditions: { allOf: [{ 'user.level': { 'greater-than-equals': 3 } }] } } },
   rules: ['senior expense:approve __autogen_expense'],
@@ -23,13 +27,37 @@ const ENV: AbacInput = {
 const edit = (over: Partial<AbacInput>): AbacInput => ({ ...ENV, ...over });
 const ACTIONS = new Map([['expense', ['approve', 'read']]]);
 let n = 0;
-const log = (user: string, action: string, resource: string, decision: boolean, input: object = {}, tenant?: string): LoggedDecision => {
+const log = (
+  user: string,
+  action: string,
+  resource: string,
+  decision: boolean,
+  input: object = {},
+  tenant?: string,
+): LoggedDecision => {
   const [type, key] = resource.split(':');
-  return { id: `l${n++}`, timestamp: '2026-11-24T10:00:00.000Z', user, action, type, ...(key ? { key } : {}), ...(tenant ? { tenant } : {}), decision, input };
+  return {
+    id: `l${n++}`,
+    timestamp: '2026-11-24T10:00:00.000Z',
+    user,
+    action,
+    type,
+    ...(key ? { key } : {}),
+    ...(tenant ? { tenant } : {}),
+    decision,
+    input,
+  };
 };
 const replay = (decisions: LoggedDecision[], before: DesiredState, after: DesiredState) =>
   replayDecisions({
-    read: { since: '2026-11-18T00:00:00.000Z', until: '2026-11-25T10:00:00.000Z', total: decisions.length, decisions, truncated: false, requests: 1 },
+    read: {
+      since: '2026-11-18T00:00:00.000Z',
+      until: '2026-11-25T10:00:00.000Z',
+      total: decisions.length,
+      decisions,
+      truncated: false,
+      requests: 1,
+    },
     before: buildAccessGraph(factsFromState(before)),
     after: buildAccessGraph(factsFromState(after)),
     states: { before, after },
@@ -40,7 +68,11 @@ const lines = (r: ReturnType<typeof replay>) => r.changes.map((c) => replayedLin
 describe('replay through set rules', () => {
   it('replays a check carrying context no condition reads, as the same question as one carrying nothing', () => {
     const r = replay(
-      [log('grace', 'approve', 'expense:e1', true, { context: { channel: 'web' } }), log('grace', 'approve', 'expense:e1', true), log('ivan', 'read', 'expense:e1', true, { context: { channel: 'web' } })],
+      [
+        log('grace', 'approve', 'expense:e1', true, { context: { channel: 'web' } }),
+        log('grace', 'approve', 'expense:e1', true),
+        log('ivan', 'read', 'expense:e1', true, { context: { channel: 'web' } }),
+      ],
       abacState(ENV),
       abacState(edit({ users: { ...ENV.users, grace: { attributes: { level: 2 } }, ivan: {} } })),
     );
@@ -54,11 +86,16 @@ describe('replay through set rules', () => {
   });
 
   it('decides a check with the user attributes it carried, and names the rule and the condition that decides it', () => {
-    const stricter = edit({ userSets: { senior: { conditions: { allOf: [{ 'user.level': { 'greater-than-equals': 6 } }] } } } });
+    const stricter = edit({
+      userSets: { senior: { conditions: { allOf: [{ 'user.level': { 'greater-than-equals': 6 } }] } } },
+    });
     const r = replay(
       [
         log('frank', 'approve', 'expense:e1', true, { user: { key: 'frank', attributes: { level: 5 } } }),
-        log('frank', 'approve', 'expense:e1', true, { user: { key: 'frank', attributes: { level: 5 } }, context: { channel: 'web' } }),
+        log('frank', 'approve', 'expense:e1', true, {
+          user: { key: 'frank', attributes: { level: 5 } },
+          context: { channel: 'web' },
+        }),
         // Without attributes frank (level 1) is denied before and after: no change.
         log('frank', 'approve', 'expense:e1', false),
       ],
@@ -76,7 +113,10 @@ describe('replay through set rules', () => {
   it('names a rule added or removed, and decides a check on a type alone with what it passed', () => {
     const none = edit({ rules: [] });
     const r = replay(
-      [log('grace', 'approve', 'expense:e1', false), log('frank', 'approve', 'expense', false, { user: { key: 'frank', attributes: { level: 3 } } }, 'default')],
+      [
+        log('grace', 'approve', 'expense:e1', false),
+        log('frank', 'approve', 'expense', false, { user: { key: 'frank', attributes: { level: 3 } } }, 'default'),
+      ],
       abacState(none),
       abacState(ENV),
     );
@@ -85,22 +125,40 @@ describe('replay through set rules', () => {
       'grace approve expense:e1 (denied once, last 1 day ago) would be allowed: grace gains expense:approve: user set senior × every expense now holds (the rule was added)',
     ]);
     const back = replay([log('grace', 'approve', 'expense:e1', true)], abacState(ENV), abacState(none));
-    expect(back.changes[0].why).toEqual(['grace loses expense:approve: user set senior × every expense no longer holds (the rule was removed)']);
+    expect(back.changes[0].why).toEqual([
+      'grace loses expense:approve: user set senior × every expense no longer holds (the rule was removed)',
+    ]);
   });
 
   it('names a gain by the condition that now holds, and a disagreement allowed by a rule', () => {
-    const r = replay([log('frank', 'approve', 'expense:e1', true)], abacState(ENV), abacState(edit({ users: { ...ENV.users, frank: { attributes: { level: 3 } } } })));
-    expect(r.changes[0].why).toEqual(['frank gains expense:approve: user set senior × every expense now holds (user.level greater-than-equals 3 (user.level = 3, stored))']);
+    const r = replay(
+      [log('frank', 'approve', 'expense:e1', true)],
+      abacState(ENV),
+      abacState(edit({ users: { ...ENV.users, frank: { attributes: { level: 3 } } } })),
+    );
+    expect(r.changes[0].why).toEqual([
+      'frank gains expense:approve: user set senior × every expense now holds (user.level greater-than-equals 3 (user.level = 3, stored))',
+    ]);
     // The decision point allowed frank; the model of the live state denies him (level 1).
     expect(r.disagreements.map((d) => [d.user, d.logged, d.before])).toEqual([['frank', true, false]]);
     const g = replay([log('grace', 'approve', 'expense:e1', false)], abacState(ENV), abacState(ENV));
-    expect(g.disagreements[0].why).toEqual(['user set senior × every expense holds (user.level greater-than-equals 3 (user.level = 4, stored))']);
+    expect(g.disagreements[0].why).toEqual([
+      'user set senior × every expense holds (user.level greater-than-equals 3 (user.level = 4, stored))',
+    ]);
   });
 
   it('counts, and does not guess, a check whose rules read role attributes', () => {
-    const roleRead = edit({ userSets: { senior: { conditions: { allOf: [{ 'role.weight': { 'greater-than': 1 } }] } } } });
-    const r = replay([log('grace', 'approve', 'expense:e1', true), log('ivan', 'read', 'expense:e1', true)], abacState(roleRead), abacState(roleRead));
-    expect(r.unreplayable.map((u) => [u.reason, u.decisions])).toEqual([['set rules granting expense:approve read role attributes (role.weight), which Roster does not read', 1]]);
+    const roleRead = edit({
+      userSets: { senior: { conditions: { allOf: [{ 'role.weight': { 'greater-than': 1 } }] } } },
+    });
+    const r = replay(
+      [log('grace', 'approve', 'expense:e1', true), log('ivan', 'read', 'expense:e1', true)],
+      abacState(roleRead),
+      abacState(roleRead),
+    );
+    expect(r.unreplayable.map((u) => [u.reason, u.decisions])).toEqual([
+      ['set rules granting expense:approve read role attributes (role.weight), which Roster does not read', 1],
+    ]);
     expect(r.distinct).toBe(1);
   });
 });

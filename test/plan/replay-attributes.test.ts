@@ -28,7 +28,10 @@ set_rules:
   - { user_set: senior, can: approve, resource: expense }
 `;
 /** Seniority starts at level 6; ivan is no longer an auditor. */
-const EDITED = CONFIG.replace('greater-than-equals: 3', 'greater-than-equals: 6').replace('roles: [auditor] }', 'roles: [] }');
+const EDITED = CONFIG.replace('greater-than-equals: 3', 'greater-than-equals: 6').replace(
+  'roles: [auditor] }',
+  'roles: [] }',
+);
 
 type Check = { user: unknown; action: string; resource: unknown; context?: unknown };
 const QUESTIONS: Check[] = [
@@ -72,14 +75,40 @@ describe('plan --replay with attributes and context', () => {
     expect(r.code, r.stderr).toBe(0);
     const replay = JSON.parse(r.stdout).replay;
     expect(replay).toMatchObject({ read: 5, distinct: 4, unreplayable: [], disagreements: [] });
-    const changes = replay.changes.map((d: { user: string; passed?: unknown; times: number; after: boolean; why: string[] }) => [d.user, d.passed, d.times, d.after, d.why]);
+    const changes = replay.changes.map(
+      (d: { user: string; passed?: unknown; times: number; after: boolean; why: string[] }) => [
+        d.user,
+        d.passed,
+        d.times,
+        d.after,
+        d.why,
+      ],
+    );
     expect(changes.sort()).toEqual([
-      ['frank', { user: { level: 5 } }, 1, false, ['frank loses expense:approve: user set senior × every expense no longer holds (user.level greater-than-equals 6 (user.level = 5, passed))']],
-      ['grace', undefined, 2, false, ['grace loses expense:approve: user set senior × every expense no longer holds (user.level greater-than-equals 6 (user.level = 4, stored))']],
+      [
+        'frank',
+        { user: { level: 5 } },
+        1,
+        false,
+        [
+          'frank loses expense:approve: user set senior × every expense no longer holds (user.level greater-than-equals 6 (user.level = 5, passed))',
+        ],
+      ],
+      [
+        'grace',
+        undefined,
+        2,
+        false,
+        [
+          'grace loses expense:approve: user set senior × every expense no longer holds (user.level greater-than-equals 6 (user.level = 4, stored))',
+        ],
+      ],
       ['ivan', undefined, 1, false, ['ivan loses auditor (tenant-wide in acme)']],
     ]);
     const text = await cli(['plan', '--replay']);
-    expect(text.stdout).toMatch(/\n {2}frank approve expense:e1 with user\.level = 5 \(allowed once, last \d+ seconds? ago\) would be denied: frank loses expense:approve: user set senior × every expense no longer holds \(user\.level greater-than-equals 6 \(user\.level = 5, passed\)\)\n/);
+    expect(text.stdout).toMatch(
+      /\n {2}frank approve expense:e1 with user\.level = 5 \(allowed once, last \d+ seconds? ago\) would be denied: frank loses expense:approve: user set senior × every expense no longer holds \(user\.level greater-than-equals 6 \(user\.level = 5, passed\)\)\n/,
+    );
     expect(text.stdout).not.toContain('Not replayed');
 
     // Applied, the same checks change exactly as the replay said.

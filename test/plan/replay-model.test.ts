@@ -14,7 +14,10 @@ const facts = (over: Partial<AccessFacts> = {}): AccessFacts => ({
     { key: 'viewer', permissions: ['document:read'] },
     { key: 'editor', permissions: ['document:write'], extends: ['viewer'] },
   ],
-  instances: [{ id: 'document:q3', tenant: 'acme' }, { id: 'document:x', tenant: 'acme' }],
+  instances: [
+    { id: 'document:q3', tenant: 'acme' },
+    { id: 'document:x', tenant: 'acme' },
+  ],
   tenantRoles: [],
   instanceRoles: [],
   memberships: [{ user: 'bob', group: 'team:eng' }],
@@ -26,40 +29,84 @@ const ACTIONS = new Map([['document', ['read', 'write']]]);
 /** The role tests' states: no set rules. */
 const states = { before: emptyLiveState(), after: emptyLiveState() };
 let n = 0;
-const log = (user: string, action: string, resource: string, decision: boolean, extra: Partial<LoggedDecision> = {}): LoggedDecision => {
+const log = (
+  user: string,
+  action: string,
+  resource: string,
+  decision: boolean,
+  extra: Partial<LoggedDecision> = {},
+): LoggedDecision => {
   const [type, key] = resource.split(':');
-  return { id: `l${n++}`, timestamp: `2026-11-2${n % 5}T10:00:00.000Z`, user, action, type, ...(key ? { key } : {}), decision, input: {}, ...extra };
+  return {
+    id: `l${n++}`,
+    timestamp: `2026-11-2${n % 5}T10:00:00.000Z`,
+    user,
+    action,
+    type,
+    ...(key ? { key } : {}),
+    decision,
+    input: {},
+    ...extra,
+  };
 };
-const read = (decisions: LoggedDecision[]) => ({ since: '2026-11-18T00:00:00.000Z', until: '2026-11-25T10:00:00.000Z', total: decisions.length, decisions, truncated: false, requests: 1 });
+const read = (decisions: LoggedDecision[]) => ({
+  since: '2026-11-18T00:00:00.000Z',
+  until: '2026-11-25T10:00:00.000Z',
+  total: decisions.length,
+  decisions,
+  truncated: false,
+  requests: 1,
+});
 
 describe('replayDecisions', () => {
   it('groups the distinct questions, and lists those the plan changes with the reason', () => {
     const before = buildAccessGraph(facts());
     const after = buildAccessGraph(facts({ memberships: [] }));
     const r = replayDecisions({
-      read: read([log('bob', 'read', 'document:q3', true), log('bob', 'read', 'document:q3', true), log('bob', 'write', 'document:x', false), log('alice', 'read', 'document:q3', false)]),
+      read: read([
+        log('bob', 'read', 'document:q3', true),
+        log('bob', 'read', 'document:q3', true),
+        log('bob', 'write', 'document:x', false),
+        log('alice', 'read', 'document:q3', false),
+      ]),
       before,
       after,
       actions: ACTIONS,
       states,
     });
     expect(r.distinct).toBe(3);
-    expect(r.changes.map((c) => [c.user, c.action, c.resource, c.times, c.allowedTimes, c.before, c.after, c.why])).toEqual([
-      ['bob', 'read', 'document:q3', 2, 2, true, false, ['bob loses editor via team:eng']],
-    ]);
-    expect(replayedLine(r.changes[0], r.until)).toMatch(/^bob read document:q3 \(allowed 2 times, last \d+ days? ago\) would be denied: bob loses editor via team:eng$/);
+    expect(
+      r.changes.map((c) => [c.user, c.action, c.resource, c.times, c.allowedTimes, c.before, c.after, c.why]),
+    ).toEqual([['bob', 'read', 'document:q3', 2, 2, true, false, ['bob loses editor via team:eng']]]);
+    expect(replayedLine(r.changes[0], r.until)).toMatch(
+      /^bob read document:q3 \(allowed 2 times, last \d+ days? ago\) would be denied: bob loses editor via team:eng$/,
+    );
     expect(r.disagreements).toEqual([]);
   });
 
   it('says when a role keeps its holder but no longer grants the permission', () => {
     const before = buildAccessGraph(facts());
-    const after = buildAccessGraph(facts({ roles: [{ key: 'viewer', permissions: [] }, { key: 'editor', permissions: ['document:write'], extends: ['viewer'] }] }));
-    const r = replayDecisions({ read: read([log('bob', 'read', 'document:q3', true)]), before, after, actions: ACTIONS, states });
+    const after = buildAccessGraph(
+      facts({
+        roles: [
+          { key: 'viewer', permissions: [] },
+          { key: 'editor', permissions: ['document:write'], extends: ['viewer'] },
+        ],
+      }),
+    );
+    const r = replayDecisions({
+      read: read([log('bob', 'read', 'document:q3', true)]),
+      before,
+      after,
+      actions: ACTIONS,
+      states,
+    });
     expect(r.changes[0].why).toEqual(['editor no longer grants document:read']);
   });
 
   it('decides a check on a type by the tenant-wide roles in the tenant named, else default', () => {
-    const tenant = (t: string) => buildAccessGraph(facts({ tenantRoles: [{ user: 'carol', role: 'viewer', tenant: t }] }));
+    const tenant = (t: string) =>
+      buildAccessGraph(facts({ tenantRoles: [{ user: 'carol', role: 'viewer', tenant: t }] }));
     const none = buildAccessGraph(facts());
     const r = replayDecisions({
       read: read([log('carol', 'read', 'document', true, { tenant: 'acme' }), log('carol', 'read', 'document', false)]),
@@ -68,24 +115,47 @@ describe('replayDecisions', () => {
       actions: ACTIONS,
       states,
     });
-    expect(r.changes.map((c) => `${c.user} ${c.action} ${c.resource} in ${c.tenant}: ${c.why.join()}`)).toEqual(['carol read document in acme: carol loses viewer (tenant-wide in acme)']);
+    expect(r.changes.map((c) => `${c.user} ${c.action} ${c.resource} in ${c.tenant}: ${c.why.join()}`)).toEqual([
+      'carol read document in acme: carol loses viewer (tenant-wide in acme)',
+    ]);
     expect(r.distinct).toBe(2);
   });
 
   it('names the decisions the model of the live state answers otherwise', () => {
     const g = buildAccessGraph(facts());
-    const r = replayDecisions({ read: read([log('alice', 'write', 'document:q3', true), log('bob', 'write', 'document:q3', false)]), before: g, after: g, actions: ACTIONS, states });
+    const r = replayDecisions({
+      read: read([log('alice', 'write', 'document:q3', true), log('bob', 'write', 'document:q3', false)]),
+      before: g,
+      after: g,
+      actions: ACTIONS,
+      states,
+    });
     expect(r.changes).toEqual([]);
-    expect(r.disagreements.map((d) => [d.user, d.logged, d.before]).sort()).toEqual([['alice', true, false], ['bob', false, true]]);
+    expect(r.disagreements.map((d) => [d.user, d.logged, d.before]).sort()).toEqual([
+      ['alice', true, false],
+      ['bob', false, true],
+    ]);
   });
 
   it.each([
-    [log('bob', 'read', 'document:q3', true, { user: undefined }), 'incomplete log entries (no user, action or resource type)'],
-    [log('bob', 'read', 'folder:f', true), "resource type 'folder' unknown to the configuration and the live environment"],
+    [
+      log('bob', 'read', 'document:q3', true, { user: undefined }),
+      'incomplete log entries (no user, action or resource type)',
+    ],
+    [
+      log('bob', 'read', 'folder:f', true),
+      "resource type 'folder' unknown to the configuration and the live environment",
+    ],
     [log('bob', 'share', 'document:q3', true), "action 'share' unknown on document"],
   ])('counts and names what it cannot replay: %#', (d, reason) => {
     const g = buildAccessGraph(facts());
-    const r = replayDecisions({ read: read([d, log('bob', 'read', 'document:q3', true)]), before: g, after: g, actions: ACTIONS, states });
+    const r = replayDecisions({
+      read: read([d, log('bob', 'read', 'document:q3', true)]),
+      before: g,
+      after: g,
+      actions: ACTIONS,
+      states,
+    });
     expect(r.unreplayable.map((u) => [u.reason, u.decisions])).toEqual([[reason, 1]]);
     expect(r.read).toBe(2);
     expect(r.distinct).toBe(1);
@@ -100,8 +170,11 @@ describe('replayDecisions', () => {
 });
 
 describe('the decision check after apply', () => {
-  it('asks every changed permission, expecting the plan\'s answer', () => {
-    const { checks, total } = planDecisionChecks(buildAccessGraph(facts()), buildAccessGraph(facts({ memberships: [{ user: 'alice', group: 'team:eng' }] })));
+  it("asks every changed permission, expecting the plan's answer", () => {
+    const { checks, total } = planDecisionChecks(
+      buildAccessGraph(facts()),
+      buildAccessGraph(facts({ memberships: [{ user: 'alice', group: 'team:eng' }] })),
+    );
     expect(total).toBe(4);
     expect(checks.map((c) => `${c.sign}${c.user} ${c.action} ${c.permission} ${c.instance} ${c.expected}`)).toEqual([
       '+alice read document:read document:q3 true',
@@ -119,7 +192,10 @@ describe('the decision check after apply', () => {
   });
 
   it('asks again only what disagrees, after each wait, within the budget', async () => {
-    const { checks, total } = planDecisionChecks(buildAccessGraph(facts()), buildAccessGraph(facts({ memberships: [] })));
+    const { checks, total } = planDecisionChecks(
+      buildAccessGraph(facts()),
+      buildAccessGraph(facts({ memberships: [] })),
+    );
     const asked: number[] = [];
     const slept: number[] = [];
     let round = 0;
@@ -132,7 +208,9 @@ describe('the decision check after apply', () => {
       ask: async (cs) => {
         asked.push(cs.length);
         round++;
-        return new Map(cs.map((c) => [`${c.user}\u0000${c.action}\u0000${c.instance}`, c.action === 'read' || round === 1]));
+        return new Map(
+          cs.map((c) => [`${c.user}\u0000${c.action}\u0000${c.instance}`, c.action === 'read' || round === 1]),
+        );
       },
     });
     // Both, both (the write catches up), the read, the read: the budget of 5 s is spent after 1 + 2 + 2.

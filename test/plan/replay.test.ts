@@ -31,7 +31,12 @@ const EDITED = CONFIG.replace('members: [alice, bob]', 'members: [alice]')
   .replace('clerk: [invoice:read]', 'clerk: []');
 
 type Check = { user: unknown; action: string; resource: unknown; context?: unknown };
-const c = (user: string, action: string, resource: string | { type: string; tenant?: string }, extra: object = {}): Check => ({
+const c = (
+  user: string,
+  action: string,
+  resource: string | { type: string; tenant?: string },
+  extra: object = {},
+): Check => ({
   user: { key: user },
   action,
   resource: typeof resource === 'string' ? { type: resource.split(':')[0], key: resource.split(':')[1] } : resource,
@@ -95,19 +100,43 @@ describe('plan --replay', () => {
     const r = await cli(['plan', '--replay', '--format', 'json']);
     expect(r.code, r.stderr).toBe(0);
     const replay = JSON.parse(r.stdout).replay;
-    expect(replay).toMatchObject({ read: 33, total: 33, truncated: false, requests: 1, distinct: 10, disagreements: [] });
+    expect(replay).toMatchObject({
+      read: 33,
+      total: 33,
+      truncated: false,
+      requests: 1,
+      distinct: 10,
+      disagreements: [],
+    });
     expect(replay.unreplayable).toEqual([
-      { reason: 'action \'fly\' unknown on document', decisions: 1, examples: ['alice fly document:roadmap'] },
-      { reason: "resource type 'spaceship' unknown to the configuration and the live environment", decisions: 1, examples: ['alice read spaceship:x'] },
+      { reason: "action 'fly' unknown on document", decisions: 1, examples: ['alice fly document:roadmap'] },
+      {
+        reason: "resource type 'spaceship' unknown to the configuration and the live environment",
+        decisions: 1,
+        examples: ['alice read spaceship:x'],
+      },
     ]);
-    expect(replay.changes.find((d: { user: string; action: string; resource: string }) => `${d.user} ${d.action} ${d.resource}` === 'bob read document:roadmap')).toMatchObject({ times: 4 });
-    const listed = replay.changes.map((d: { user: string; action: string; resource: string; tenant?: string; after: boolean }) => `${d.user} ${d.action} ${d.resource}${d.tenant ? ` in ${d.tenant}` : ''} → ${d.after}`).sort();
+    expect(
+      replay.changes.find(
+        (d: { user: string; action: string; resource: string }) =>
+          `${d.user} ${d.action} ${d.resource}` === 'bob read document:roadmap',
+      ),
+    ).toMatchObject({ times: 4 });
+    const listed = replay.changes
+      .map(
+        (d: { user: string; action: string; resource: string; tenant?: string; after: boolean }) =>
+          `${d.user} ${d.action} ${d.resource}${d.tenant ? ` in ${d.tenant}` : ''} → ${d.after}`,
+      )
+      .sort();
 
     // Without the decision check, whose own questions would be logged too.
     const applied = await cli(['apply', '--yes', '--no-verify-decisions']);
     expect(applied.code, applied.stderr).toBe(0);
     const now = await decide(QUESTIONS);
-    const changed = QUESTIONS.map((q, i) => [q, i] as const).filter(([, i]) => now[i] !== logged[i]).map(([q, i]) => `${label(q)} → ${now[i]}`).sort();
+    const changed = QUESTIONS.map((q, i) => [q, i] as const)
+      .filter(([, i]) => now[i] !== logged[i])
+      .map(([q, i]) => `${label(q)} → ${now[i]}`)
+      .sort();
     expect(listed).toEqual(changed);
     expect(changed).toEqual([
       'bob read document:roadmap → false',
@@ -123,14 +152,20 @@ describe('plan --replay', () => {
     write(CONFIG);
     const text = await cli(['plan', '--replay=1d']);
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toMatch(/Recent decisions: 43 logged since [0-9-]+ [0-9:]+ UTC \(read in 1 request\), asking 10 distinct questions \(2 decisions not replayable, below\); the plan changes the answer to 5 of them:/);
-    expect(text.stdout).toMatch(/\n {2}bob write document:roadmap \(allowed 3 of 4 times, last \d+ seconds? ago\) would be allowed: bob gains editor via team:engineering\n/);
+    expect(text.stdout).toMatch(
+      /Recent decisions: 43 logged since [0-9-]+ [0-9:]+ UTC \(read in 1 request\), asking 10 distinct questions \(2 decisions not replayable, below\); the plan changes the answer to 5 of them:/,
+    );
+    expect(text.stdout).toMatch(
+      /\n {2}bob write document:roadmap \(allowed 3 of 4 times, last \d+ seconds? ago\) would be allowed: bob gains editor via team:engineering\n/,
+    );
     expect(text.stdout).toContain('dave read invoice in acme');
     expect(text.stdout).toContain('clerk now grants invoice:read');
     expect(text.stdout).toContain('Not replayed: 2 decisions:');
     const md = await cli(['plan', '--replay', '--format', 'markdown']);
     expect(md.stdout).toContain('#### Recent decisions replayed');
-    expect(md.stdout).toMatch(/- `carol read document:billing` \(allowed 1 of 4 times, last \d+ seconds? ago\) would be \*\*denied\*\*: carol loses viewer via team:contractors/);
+    expect(md.stdout).toMatch(
+      /- `carol read document:billing` \(allowed 1 of 4 times, last \d+ seconds? ago\) would be \*\*denied\*\*: carol loses viewer via team:contractors/,
+    );
   });
 
   it('names decisions the decision point answered otherwise than the model of the live state', async () => {
@@ -141,9 +176,21 @@ describe('plan --replay', () => {
     write(EDITED);
     const r = await cli(['plan', '--replay', '--format', 'json']);
     const replay = JSON.parse(r.stdout).replay;
-    expect(replay.disagreements.map((d: { user: string; action: string; resource: string; logged: boolean; before: boolean }) => [d.user, d.action, d.resource, d.logged, d.before])).toEqual([['carol', 'write', 'document:billing', true, false]]);
+    expect(
+      replay.disagreements.map(
+        (d: { user: string; action: string; resource: string; logged: boolean; before: boolean }) => [
+          d.user,
+          d.action,
+          d.resource,
+          d.logged,
+          d.before,
+        ],
+      ),
+    ).toEqual([['carol', 'write', 'document:billing', true, false]]);
     const text = await cli(['plan', '--replay']);
-    expect(text.stdout).toMatch(/carol write document:billing was allowed by the decision point \(last \d+ seconds? ago\); the model of the live state denies it/);
+    expect(text.stdout).toMatch(
+      /carol write document:billing was allowed by the decision point \(last \d+ seconds? ago\); the model of the live state denies it/,
+    );
   });
 
   it('pages through the audit log (100 a page) and reports the requests', async () => {

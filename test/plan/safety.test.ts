@@ -7,7 +7,8 @@ import { aTenant, desired, live, OPTIONS } from './builders.js';
 const tenants = (n: number) => Array.from({ length: n }, (_, i) => aTenant(`t${String(i).padStart(2, '0')}`));
 
 /** `live` tenants, of which the configuration keeps `kept`, pruning the rest. */
-const pruning = (liveCount: number, kept: number) => planChanges(desired({ tenants: tenants(kept) }), live({ tenants: tenants(liveCount) }), { ...OPTIONS, prune: true });
+const pruning = (liveCount: number, kept: number) =>
+  planChanges(desired({ tenants: tenants(kept) }), live({ tenants: tenants(liveCount) }), { ...OPTIONS, prune: true });
 
 function refusal(fn: () => void): UnsafePlanError | undefined {
   try {
@@ -27,13 +28,16 @@ describe('assertSafe', () => {
     { live: 11, kept: 8, deletes: 3, limit: 2, refused: true },
     { live: 40, kept: 30, deletes: 10, limit: 10, refused: false },
     { live: 40, kept: 29, deletes: 11, limit: 10, refused: true },
-  ])('$live managed live objects, $deletes deletions: limit $limit, refused $refused', ({ live: n, kept, deletes, limit, refused }) => {
-    const plan = pruning(n, kept);
-    expect(plan.summary.delete).toBe(deletes);
-    expect(plan.managedLiveCount).toBe(n);
-    expect(defaultMaxDeletes(plan)).toBe(limit);
-    expect(refusal(() => assertSafe(plan)) !== undefined).toBe(refused);
-  });
+  ])(
+    '$live managed live objects, $deletes deletions: limit $limit, refused $refused',
+    ({ live: n, kept, deletes, limit, refused }) => {
+      const plan = pruning(n, kept);
+      expect(plan.summary.delete).toBe(deletes);
+      expect(plan.managedLiveCount).toBe(n);
+      expect(defaultMaxDeletes(plan)).toBe(limit);
+      expect(refusal(() => assertSafe(plan)) !== undefined).toBe(refused);
+    },
+  );
 
   it('the refusal names the flag that overrides it, and the count to give it', () => {
     const err = refusal(() => assertSafe(pruning(40, 29)));

@@ -1,4 +1,10 @@
-import type { DesiredAccessRequestConfig, DesiredResource, DesiredResourceInstance, DesiredRole, DesiredTenant } from '../../src/types/desired.js';
+import type {
+  DesiredAccessRequestConfig,
+  DesiredResource,
+  DesiredResourceInstance,
+  DesiredRole,
+  DesiredTenant,
+} from '../../src/types/desired.js';
 import { emptyLiveState, type LiveState } from '../../src/types/live.js';
 import { MEMBER_ROLE } from '../../src/types/names.js';
 import type { Change } from '../../src/plan/change.js';
@@ -13,7 +19,10 @@ export interface World {
   resources: Map<string, DesiredResource>;
   roles: Map<string, DesiredRole>;
   tenants: Map<string, DesiredTenant>;
-  users: Map<string, { key: string; email?: string; first_name?: string; last_name?: string; attributes?: Record<string, unknown> }>;
+  users: Map<
+    string,
+    { key: string; email?: string; first_name?: string; last_name?: string; attributes?: Record<string, unknown> }
+  >;
   /** `user@tenant`: users added to a tenant explicitly. */
   tenantRows: Set<string>;
   /** Role assignments, memberships included (`member` on a group). Keyed by all their fields. */
@@ -29,12 +38,22 @@ export interface World {
 
 export function emptyWorld(): World {
   return {
-    resources: new Map(), roles: new Map(), tenants: new Map(), users: new Map(), tenantRows: new Set(), assignments: new Map(),
-    instances: new Map(), groups: new Set(), links: new Set(), grants: new Map(), accessRequests: new Map(),
+    resources: new Map(),
+    roles: new Map(),
+    tenants: new Map(),
+    users: new Map(),
+    tenantRows: new Set(),
+    assignments: new Map(),
+    instances: new Map(),
+    groups: new Set(),
+    links: new Set(),
+    grants: new Map(),
+    accessRequests: new Map(),
   };
 }
 
-export const assignmentKey = (a: { user: string; role: string; tenant: string; on?: string }) => `${a.user}|${a.role}|${a.tenant}|${a.on ?? ''}`;
+export const assignmentKey = (a: { user: string; role: string; tenant: string; on?: string }) =>
+  `${a.user}|${a.role}|${a.tenant}|${a.on ?? ''}`;
 const grantKey = (g: { group: string; role: string; on: string }) => `${g.group}|${g.role}|${g.on}`;
 
 /** What readLiveState would return for this world. */
@@ -42,15 +61,19 @@ export function readWorld(w: World): LiveState {
   const live = emptyLiveState();
   for (const r of w.resources.values()) live.resources.set(r.key, structuredClone(r));
   for (const r of w.roles.values()) live.roles.set(r.key, structuredClone(r));
-  for (const t of w.tenants.values()) live.tenants.set(t.key, { ...structuredClone(t), attributes: t.attributes ?? {} });
-  for (const u of w.users.values()) live.users.set(u.key, { ...structuredClone(u), attributes: u.attributes ?? {}, tenants: [], roles: [] });
+  for (const t of w.tenants.values())
+    live.tenants.set(t.key, { ...structuredClone(t), attributes: t.attributes ?? {} });
+  for (const u of w.users.values())
+    live.users.set(u.key, { ...structuredClone(u), attributes: u.attributes ?? {}, tenants: [], roles: [] });
   for (const ref of w.groups) {
     const i = w.instances.get(ref)!;
     live.groups.set(ref, { type: i.resource, key: i.key, tenant: i.tenant, members: [], roles: [], memberOf: [] });
   }
-  for (const [ref, i] of w.instances) if (!w.groups.has(ref)) live.resourceInstances.set(ref, { ...structuredClone(i), attributes: i.attributes ?? {} });
+  for (const [ref, i] of w.instances)
+    if (!w.groups.has(ref)) live.resourceInstances.set(ref, { ...structuredClone(i), attributes: i.attributes ?? {} });
   const tenantsOf = new Map<string, Set<string>>();
-  const inTenant = (user: string, tenant: string) => (tenantsOf.get(user) ?? tenantsOf.set(user, new Set()).get(user)!).add(tenant);
+  const inTenant = (user: string, tenant: string) =>
+    (tenantsOf.get(user) ?? tenantsOf.set(user, new Set()).get(user)!).add(tenant);
   for (const row of w.tenantRows) inTenant(row.split('@')[0], row.split('@')[1]);
   for (const a of w.assignments.values()) {
     inTenant(a.user, a.tenant);
@@ -87,12 +110,15 @@ function applyChange(w: World, c: Change): void {
   const put = c.action !== 'delete';
   switch (c.kind) {
     case 'resource':
-      if (put) w.resources.set(f.key, { key: f.key, name: f.name, description: f.description, actions: f.actions ?? [] });
+      if (put)
+        w.resources.set(f.key, { key: f.key, name: f.name, description: f.description, actions: f.actions ?? [] });
       else deleteWhere(w, { resource: f.key });
       return;
     case 'role':
-      for (const p of put ? (f.permissions as string[]) ?? [] : []) need(w.resources.has(p.split(':')[0]), `resource of ${p}`, c);
-      if (put) w.roles.set(f.key, { key: f.key, name: f.name, description: f.description, permissions: f.permissions ?? [] });
+      for (const p of put ? ((f.permissions as string[]) ?? []) : [])
+        need(w.resources.has(p.split(':')[0]), `resource of ${p}`, c);
+      if (put)
+        w.roles.set(f.key, { key: f.key, name: f.name, description: f.description, permissions: f.permissions ?? [] });
       else deleteWhere(w, { role: f.key });
       return;
     case 'tenant':
@@ -100,7 +126,14 @@ function applyChange(w: World, c: Change): void {
       else deleteWhere(w, { tenant: f.key });
       return;
     case 'user':
-      if (put) w.users.set(f.key, { key: f.key, email: f.email, first_name: f.first_name, last_name: f.last_name, attributes: f.attributes });
+      if (put)
+        w.users.set(f.key, {
+          key: f.key,
+          email: f.email,
+          first_name: f.first_name,
+          last_name: f.last_name,
+          attributes: f.attributes,
+        });
       else deleteWhere(w, { user: f.key });
       return;
     case 'tenant_user':
@@ -123,19 +156,37 @@ function applyChange(w: World, c: Change): void {
         if (c.kind === 'group') {
           // The service makes the group type and the member role with the first group.
           if (!w.resources.has(f.type)) w.resources.set(f.type, { key: f.type, name: f.type, actions: [] });
-          if (!w.roles.has(MEMBER_ROLE)) w.roles.set(MEMBER_ROLE, { key: MEMBER_ROLE, name: 'Member', description: 'Membership of a group', permissions: [] });
+          if (!w.roles.has(MEMBER_ROLE))
+            w.roles.set(MEMBER_ROLE, {
+              key: MEMBER_ROLE,
+              name: 'Member',
+              description: 'Membership of a group',
+              permissions: [],
+            });
           w.groups.add(ref);
         } else need(w.resources.has(f.resource), 'resource', c);
-        w.instances.set(ref, { resource: f.resource ?? f.type, key: f.key, tenant: f.tenant, attributes: f.attributes });
+        w.instances.set(ref, {
+          resource: f.resource ?? f.type,
+          key: f.key,
+          tenant: f.tenant,
+          attributes: f.attributes,
+        });
       } else if (c.action === 'update') w.instances.get(ref)!.attributes = f.attributes;
       else deleteWhere(w, { instance: ref });
       return;
     }
     case 'assignment':
     case 'member': {
-      const a = c.kind === 'member' ? { user: f.user, role: MEMBER_ROLE, tenant: f.tenant, on: f.group } : { user: f.user, role: f.role, tenant: f.tenant, on: f.on };
+      const a =
+        c.kind === 'member'
+          ? { user: f.user, role: MEMBER_ROLE, tenant: f.tenant, on: f.group }
+          : { user: f.user, role: f.role, tenant: f.tenant, on: f.on };
       if (put) {
-        need(w.users.has(a.user) && w.roles.has(a.role) && w.tenants.has(a.tenant) && (!a.on || w.instances.has(a.on)), 'user, role, tenant or instance', c);
+        need(
+          w.users.has(a.user) && w.roles.has(a.role) && w.tenants.has(a.tenant) && (!a.on || w.instances.has(a.on)),
+          'user, role, tenant or instance',
+          c,
+        );
         w.assignments.set(assignmentKey(a), a);
       } else w.assignments.delete(assignmentKey(a));
       return;
@@ -147,7 +198,8 @@ function applyChange(w: World, c: Change): void {
       return;
     case 'grant': {
       const g = { group: f.group, role: f.role, on: f.on };
-      if (put) need(w.groups.has(g.group) && w.roles.has(g.role) && w.instances.has(g.on), 'group, role or instance', c);
+      if (put)
+        need(w.groups.has(g.group) && w.roles.has(g.role) && w.instances.has(g.on), 'group, role or instance', c);
       if (put) w.grants.set(grantKey(g), g);
       else w.grants.delete(grantKey(g));
       return;
@@ -160,7 +212,10 @@ function applyChange(w: World, c: Change): void {
 }
 
 /** A delete and its cascades (ON DELETE CASCADE of the service's tables). */
-function deleteWhere(w: World, what: { resource?: string; role?: string; tenant?: string; user?: string; instance?: string }): void {
+function deleteWhere(
+  w: World,
+  what: { resource?: string; role?: string; tenant?: string; user?: string; instance?: string },
+): void {
   if (what.resource) {
     w.resources.delete(what.resource);
     for (const [ref, i] of w.instances) if (i.resource === what.resource) deleteWhere(w, { instance: ref });

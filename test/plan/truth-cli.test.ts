@@ -53,8 +53,14 @@ groups:
 const AUTHORITATIVE = (sections: string) => `authoritative: ${sections}\n`;
 const withoutJoan = COMPANY.replace(/^ {2}joan: .*\n/m, '');
 const withoutFinance = COMPANY.slice(0, COMPANY.indexOf('  team:finance:'));
-const withShare = COMPANY.replace('editor: [document:read, document:write]', 'editor: [document:read, document:write, document:share]');
-const renamed = COMPANY.replace('team:product: {', 'team:product-mgmt: {').replace('member_of: [team:product] }', 'member_of: [team:product-mgmt] }');
+const withShare = COMPANY.replace(
+  'editor: [document:read, document:write]',
+  'editor: [document:read, document:write, document:share]',
+);
+const renamed = COMPANY.replace('team:product: {', 'team:product-mgmt: {').replace(
+  'member_of: [team:product] }',
+  'member_of: [team:product-mgmt] }',
+);
 
 describe.sequential('the plan is the truth about access (real server)', { timeout: 300_000 }, () => {
   let env: Env;
@@ -69,7 +75,13 @@ describe.sequential('the plan is the truth about access (real server)', { timeou
   beforeAll(async () => {
     env = await startEnv();
     const { client } = env.client();
-    const result = await applyPlan(planChanges(await loadDesired(env.write('company.yaml', COMPANY)), await readLiveState(client), { project: 'p', environment: 'e' }), client);
+    const result = await applyPlan(
+      planChanges(await loadDesired(env.write('company.yaml', COMPANY)), await readLiveState(client), {
+        project: 'p',
+        environment: 'e',
+      }),
+      client,
+    );
     expect(result.failed).toEqual([]);
   });
   afterAll(async () => {
@@ -91,7 +103,9 @@ describe.sequential('the plan is the truth about access (real server)', { timeou
     expect(changeLines(text.stdout)).toEqual([]);
     expect(text.stdout).not.toContain('matches the configuration');
     expect(text.stdout).toMatch(/Live, not in the configuration: 1 object; 1 kept, with the access they grant/);
-    expect(text.stdout).toMatch(/\? user:joan \(kept\)\n {6}admin on 3 instances \(document:budget, document:roadmap, folder:shared\) \(tenant-wide in acme\)/);
+    expect(text.stdout).toMatch(
+      /\? user:joan \(kept\)\n {6}admin on 3 instances \(document:budget, document:roadmap, folder:shared\) \(tenant-wide in acme\)/,
+    );
     expect(md.stdout).toContain('| ? | `user:joan` | kept | admin on 3 instances');
     const kept = json(asJson.stdout).undeclared;
     expect(kept?.objects.map((o) => [o.id, o.fate])).toEqual([['user:joan', 'kept']]);
@@ -102,60 +116,89 @@ describe.sequential('the plan is the truth about access (real server)', { timeou
     expect(plan.prune).toBe(false);
     const del = plan.changes.find((c) => c.id === 'user:joan');
     expect(del?.action).toBe('delete');
-    expect(del && 'cascade' in del ? del.cascade : undefined).toEqual(['assignment:joan:admin@acme', 'tenant_user:joan@acme']);
+    expect(del && 'cascade' in del ? del.cascade : undefined).toEqual([
+      'assignment:joan:admin@acme',
+      'tenant_user:joan@acme',
+    ]);
     expect(plan.undeclared?.objects.map((o) => [o.id, o.fate])).toEqual([['user:joan', 'deleted']]);
     // Once for the role and tenant, not once per instance.
-    expect(plan.access?.summary.map((s) => s.line)).toEqual(['-1 user loses admin tenant-wide in acme, on 2 documents and 1 folder']);
+    expect(plan.access?.summary.map((s) => s.line)).toEqual([
+      '-1 user loses admin tenant-wide in acme, on 2 documents and 1 folder',
+    ]);
     expect(plan.access?.byUser.map((u) => u.user)).toEqual(['joan']);
   });
 
-  it('case 1: a renamed group plans the old one\'s deletion under authoritative, and lists it without', async () => {
+  it("case 1: a renamed group plans the old one's deletion under authoritative, and lists it without", async () => {
     env.write('renamed.yaml', renamed);
     env.write('renamed-auth.yaml', AUTHORITATIVE('true') + renamed);
-    const [plain, auth] = await Promise.all([roster('plan', 'renamed.yaml', '--format', 'json'), roster('plan', 'renamed-auth.yaml')]);
+    const [plain, auth] = await Promise.all([
+      roster('plan', 'renamed.yaml', '--format', 'json'),
+      roster('plan', 'renamed-auth.yaml'),
+    ]);
     expect(json(plain.stdout).undeclared?.objects.map((o) => [o.id, o.fate])).toEqual([['group:team:product', 'kept']]);
-    expect(json(plain.stdout).undeclared?.objects[0].access).toContain('editor on document:roadmap to 3 users (ann, bob, cy)');
+    expect(json(plain.stdout).undeclared?.objects[0].access).toContain(
+      'editor on document:roadmap to 3 users (ann, bob, cy)',
+    );
     expect(changeLines(auth.stdout)).toContain('+ group:team:product-mgmt');
     expect(changeLines(auth.stdout)).toContain('- group:team:product');
-    expect(auth.stdout.split('\n')[0]).toMatch(/^Plan for p\/e on 127.0.0.1:\d+ \(authoritative: resources, roles, tenants, users, resource_instances, groups\)$/);
+    expect(auth.stdout.split('\n')[0]).toMatch(
+      /^Plan for p\/e on 127.0.0.1:\d+ \(authoritative: resources, roles, tenants, users, resource_instances, groups\)$/,
+    );
   });
 
   it('case 2: a permission added to a role lists each user who gains it, in text and Markdown', async () => {
     env.write('share.yaml', withShare);
-    const [text, md] = await Promise.all([roster('plan', 'share.yaml'), roster('plan', 'share.yaml', '--format', 'markdown')]);
+    const [text, md] = await Promise.all([
+      roster('plan', 'share.yaml'),
+      roster('plan', 'share.yaml', '--format', 'markdown'),
+    ]);
     expect(changeLines(text.stdout)).toEqual(['~ role:editor']);
     expect(text.stdout).toContain('permissions: +document:share');
     expect(text.stdout).not.toContain('Access changes: none');
     // Editors: ann, bob and cy (through team:design) on the roadmap; dee, eve, ann on the budget; gus on the plans.
     expect(text.stdout).toContain('Access changes: 6 users; 7 gained, 0 lost.');
-    expect(text.stdout).toContain('+3 users gain document:share on document:budget via team:finance (editor)\n      ann, dee, eve');
-    expect(text.stdout).toContain('+3 users gain document:share on document:roadmap via team:product (editor)\n      ann, bob, cy');
-    expect(text.stdout).toContain('+1 user gains document:share on document:plans via direct assignment (editor)\n      gus');
+    expect(text.stdout).toContain(
+      '+3 users gain document:share on document:budget via team:finance (editor)\n      ann, dee, eve',
+    );
+    expect(text.stdout).toContain(
+      '+3 users gain document:share on document:roadmap via team:product (editor)\n      ann, bob, cy',
+    );
+    expect(text.stdout).toContain(
+      '+1 user gains document:share on document:plans via direct assignment (editor)\n      gus',
+    );
     expect(md.stdout).not.toContain('none: no user gains or loses access');
-    expect(md.stdout).toContain('- `+3 users gain document:share on document:roadmap via team:product (editor)`: ann, bob, cy');
+    expect(md.stdout).toContain(
+      '- `+3 users gain document:share on document:roadmap via team:product (editor)`: ann, bob, cy',
+    );
   });
 
   it('case 3: a group deletion lists its cascade, the delete limit counts it, and a refused apply writes nothing', async () => {
     env.write('finance.yaml', AUTHORITATIVE('[groups]') + withoutFinance);
     const plan = await roster('plan', 'finance.yaml');
     expect(changeLines(plan.stdout)).toEqual(['- group:team:finance']);
-    expect(plan.stdout).toContain([
-      '  - group:team:finance',
-      '      with it: 3 memberships, 2 group grants, 1 group link',
-      '        grant:team:finance:editor@document:budget',
-      '        grant:team:finance:viewer@document:roadmap',
-      '        link:team:finance@team:company',
-      '        member:ann@team:finance',
-      '        member:dee@team:finance',
-      '        member:eve@team:finance',
-    ].join('\n'));
+    expect(plan.stdout).toContain(
+      [
+        '  - group:team:finance',
+        '      with it: 3 memberships, 2 group grants, 1 group link',
+        '        grant:team:finance:editor@document:budget',
+        '        grant:team:finance:viewer@document:roadmap',
+        '        link:team:finance@team:company',
+        '        member:ann@team:finance',
+        '        member:dee@team:finance',
+        '        member:eve@team:finance',
+      ].join('\n'),
+    );
     expect(plan.stdout).toContain('0 to create, 0 to update, 1 to delete (and 6 that go with them).');
-    expect(plan.stdout).toMatch(/Applying this plan deletes 1 object and 6 that go with them \(7 in all\); within the default delete limit of \d+\./);
+    expect(plan.stdout).toMatch(
+      /Applying this plan deletes 1 object and 6 that go with them \(7 in all\); within the default delete limit of \d+\./,
+    );
 
     // One deletion listed, seven objects removed: a limit of 6 refuses it, naming the total.
     const refused = await roster('apply', 'finance.yaml', '--yes', '--max-deletes', '6');
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('the plan deletes 1 object and 6 that go with them (7 in all), more than the limit of 6');
+    expect(refused.stderr).toContain(
+      'the plan deletes 1 object and 6 that go with them (7 in all), more than the limit of 6',
+    );
     expect(refused.stderr).toContain('--max-deletes 7');
     const { client } = env.client();
     expect((await readLiveState(client)).groups.get('team:finance')?.members).toEqual(['ann', 'dee', 'eve']);

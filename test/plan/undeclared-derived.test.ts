@@ -40,10 +40,18 @@ function desiredOf(text: string) {
 describe('undeclared instances with resource roles and derivations', () => {
   it('lists the resource roles held on it, derived ones included', () => {
     const live = asLive(desiredOf(CONFIG));
-    const plan = planChanges(desiredOf(CONFIG.replace('  document:budget: { tenant: acme, relations: { parent: folder:root } }\n', '')), live, OPTIONS);
+    const plan = planChanges(
+      desiredOf(CONFIG.replace('  document:budget: { tenant: acme, relations: { parent: folder:root } }\n', '')),
+      live,
+      OPTIONS,
+    );
     const doc = plan.undeclared?.objects.find((o) => o.id === 'instance:document:budget');
     expect(doc?.access).toEqual(['document#reader on it to 1 user (alice)']);
-    const root = desiredOf(CONFIG.replace('  folder:root: acme\n', '').replace('document:budget: { tenant: acme, relations: { parent: folder:root } }', 'document:budget: acme').replace(/, roles: \[\{ role: \w+, on: folder:root \}\]/g, ''));
+    const root = desiredOf(
+      CONFIG.replace('  folder:root: acme\n', '')
+        .replace('document:budget: { tenant: acme, relations: { parent: folder:root } }', 'document:budget: acme')
+        .replace(/, roles: \[\{ role: \w+, on: folder:root \}\]/g, ''),
+    );
     const folder = planChanges(root, live, OPTIONS).undeclared?.objects.find((o) => o.id === 'instance:folder:root');
     expect(folder?.access).toEqual(['folder#owner on it to 1 user (bob)', 'folder#viewer on it to 1 user (alice)']);
   });
@@ -63,12 +71,14 @@ groups:
   team:x: { tenant: acme, members: [ann], roles: [{ role: viewer, on: document:memo }] }
 `;
 
-  it('not a tenant-wide role that grants nothing on the group\'s type; the one that does, and what the group grants', () => {
+  it("not a tenant-wide role that grants nothing on the group's type; the one that does, and what the group grants", () => {
     const live = asLive(desiredOf(WORLD));
     const plan = planChanges(desiredOf(WORLD.replace(/groups:\n.*\n$/, 'groups: {}\n')), live, OPTIONS);
     const group = plan.undeclared?.objects.find((o) => o.id === 'group:team:x');
     expect(group?.access).toEqual(['viewer on document:memo to 1 user (ann)', 'lead on it to 1 user (lena)']);
-    const joan = planChanges(desiredOf(WORLD.replace(/  joan: .*\n/, '')), live, OPTIONS).undeclared?.objects.find((o) => o.id === 'user:joan');
+    const joan = planChanges(desiredOf(WORLD.replace(/  joan: .*\n/, '')), live, OPTIONS).undeclared?.objects.find(
+      (o) => o.id === 'user:joan',
+    );
     expect(joan?.access).toEqual(['admin on document:memo (tenant-wide in acme)']);
   });
 });

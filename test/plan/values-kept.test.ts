@@ -31,12 +31,18 @@ const plan = (yaml: string, prune = true) => {
   const loaded = validateSources([{ file: 'roster.yaml', text: yaml }]);
   expect(loaded.errors).toEqual([]);
   const l = live();
-  return valuesKept(planChanges(loaded.desired!, l, { project: 'p', environment: 'e', prune }).changes, loaded.desired!, l);
+  return valuesKept(
+    planChanges(loaded.desired!, l, { project: 'p', environment: 'e', prune }).changes,
+    loaded.desired!,
+    l,
+  );
 };
 
 describe('valuesKept', () => {
   it('lists the live objects the plan leaves alone that keep a value of a deleted definition (in plan order)', () => {
-    expect(plan('user_attributes: {}\ntenant_attributes: {}\nresources: { doc: { actions: [read], attributes: {} } }\n')).toEqual([
+    expect(
+      plan('user_attributes: {}\ntenant_attributes: {}\nresources: { doc: { actions: [read], attributes: {} } }\n'),
+    ).toEqual([
       { kind: 'tenant_attribute', key: 'tier', holders: ['acme'] },
       { kind: 'user_attribute', key: 'level', holders: ['alice', 'bob'] },
       { kind: 'resource_attribute', resource: 'doc', key: 'secret', holders: ['doc:a'] },
@@ -46,29 +52,40 @@ describe('valuesKept', () => {
   it('leaves out objects the plan deletes or writes (their values are the configuration’s), and kept definitions', () => {
     expect(plan('user_attributes: { level: number }\n')).toEqual([]);
     // alice is declared (without the value: the plan removes it), bob deleted with --prune, carol has none.
-    expect(plan('user_attributes: {}\ntenants: { acme: { attributes: { tier: gold } } }\nusers: { alice: { tenants: [acme] } }\n')).toEqual([]);
+    expect(
+      plan(
+        'user_attributes: {}\ntenants: { acme: { attributes: { tier: gold } } }\nusers: { alice: { tenants: [acme] } }\n',
+      ),
+    ).toEqual([]);
     // Without --prune, bob and carol stay: bob keeps his value.
-    expect(plan('authoritative: [user_attributes]\nuser_attributes: {}\ntenants: { acme: { attributes: { tier: gold } } }\nusers: { alice: { tenants: [acme] } }\n', false)).toEqual([
-      { kind: 'user_attribute', key: 'level', holders: ['bob'] },
-    ]);
+    expect(
+      plan(
+        'authoritative: [user_attributes]\nuser_attributes: {}\ntenants: { acme: { attributes: { tier: gold } } }\nusers: { alice: { tenants: [acme] } }\n',
+        false,
+      ),
+    ).toEqual([{ kind: 'user_attribute', key: 'level', holders: ['bob'] }]);
   });
 });
 
 describe('roster plan: a definition deleted while values remain (real server)', () => {
   let server: TestServer;
   let dir: string;
-  const cli = (args: string[]) => runCli([...args, '--api-url', server.url], { cwd: dir, env: { ROSTER_API_KEY: ENV_KEY } });
+  const cli = (args: string[]) =>
+    runCli([...args, '--api-url', server.url], { cwd: dir, env: { ROSTER_API_KEY: ENV_KEY } });
 
   beforeAll(async () => {
     server = await startTestServer();
     dir = mkdtempSync(path.join(os.tmpdir(), 'roster-values-kept-'));
-    writeFileSync(path.join(dir, 'roster.yaml'), `
+    writeFileSync(
+      path.join(dir, 'roster.yaml'),
+      `
 user_attributes: { level: number, team: string }
 tenants: { acme: {} }
 users:
   alice: { tenants: [acme], attributes: { level: 3, team: web } }
   bob: { tenants: [acme], attributes: { level: 1 } }
-`);
+`,
+    );
     const applied = await cli(['apply', 'roster.yaml', '--yes']);
     expect(applied.code, applied.stderr).toBe(0);
   });
@@ -82,17 +99,23 @@ users:
     const r = await cli(['plan', 'defs.yaml', '--prune']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('user_attribute:level');
-    expect(r.stderr).toContain('warning: defs.yaml:2:1: user_attributes: the plan deletes the definition of user attribute "level", but 2 users keep a value for it (alice, bob): the service keeps the values, and decisions ignore them (declare it again under user_attributes, or remove the values)');
+    expect(r.stderr).toContain(
+      'warning: defs.yaml:2:1: user_attributes: the plan deletes the definition of user attribute "level", but 2 users keep a value for it (alice, bob): the service keeps the values, and decisions ignore them (declare it again under user_attributes, or remove the values)',
+    );
   });
 
   it('warns at a value the configuration writes for a key it does not define (validate too)', async () => {
-    writeFileSync(path.join(dir, 'users.yaml'), `user_attributes: { team: string }
+    writeFileSync(
+      path.join(dir, 'users.yaml'),
+      `user_attributes: { team: string }
 tenants: { acme: {} }
 users:
   alice: { tenants: [acme], attributes: { level: 3, team: web } }
   bob: { tenants: [acme], attributes: { level: 1 } }
-`);
-    const expected = 'users.yaml:4:50: users.alice.attributes.level: attribute "level" of user "alice" has no definition (user_attributes does not declare it)';
+`,
+    );
+    const expected =
+      'users.yaml:4:50: users.alice.attributes.level: attribute "level" of user "alice" has no definition (user_attributes does not declare it)';
     const plan = await cli(['plan', 'users.yaml', '--prune']);
     expect(plan.stderr).toContain(`warning: ${expected}`);
     expect(plan.stderr).not.toContain('the plan deletes the definition');

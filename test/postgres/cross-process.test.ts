@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { ENV_KEY, TEST_DATABASE_URL, TEST_STORE, type HttpClient, type Resp, type TestServer } from '../helpers/server.js';
+import {
+  ENV_KEY,
+  TEST_DATABASE_URL,
+  TEST_STORE,
+  type HttpClient,
+  type Resp,
+  type TestServer,
+} from '../helpers/server.js';
 import { aRequest, addToTenant, as, assign, assignmentsOf, seedWorld, user } from '../access-requests/builders.js';
 import { startCluster, type ServeProcess } from './processes.js';
 import { migrations as MIGRATIONS } from '../../src/server/store/migrations.js';
@@ -21,8 +28,15 @@ function ok<T = any>(r: Resp): T {
 /** The builders take a TestServer but only call its request helpers. */
 const asServer = (c: HttpClient) => c as unknown as TestServer;
 
-const allowed = async (c: HttpClient, userKey: string, action: string, resource: { type: string; key?: string; tenant?: string }) =>
-  ok<{ allow: boolean }>(await c.call('POST', '/allowed', { user: { key: userKey }, action, resource }, { key: ENV_KEY })).allow;
+const allowed = async (
+  c: HttpClient,
+  userKey: string,
+  action: string,
+  resource: { type: string; key?: string; tenant?: string },
+) =>
+  ok<{ allow: boolean }>(
+    await c.call('POST', '/allowed', { user: { key: userKey }, action, resource }, { key: ENV_KEY }),
+  ).allow;
 
 describe.skipIf(!onPostgres)('two roster serve processes on one PostgreSQL', () => {
   let cluster: Awaited<ReturnType<typeof startCluster>>;
@@ -62,7 +76,10 @@ describe.skipIf(!onPostgres)('two roster serve processes on one PostgreSQL', () 
       expect(answers.map((r) => r.status).sort(), JSON.stringify(answers.map((r) => r.body))).toEqual([200, 409]);
       expect(answers.find((r) => r.status === 409)!.body.error_code).toBe('DUPLICATE_ENTITY');
       // PUT (sync) at once: one creates (201), the other replaces (200); never a 500.
-      const synced = await Promise.all([a.facts('PUT', `/users/sync${i}`, { key: `sync${i}`, email: 'a@x.io' }), b.facts('PUT', `/users/sync${i}`, { key: `sync${i}`, email: 'b@x.io' })]);
+      const synced = await Promise.all([
+        a.facts('PUT', `/users/sync${i}`, { key: `sync${i}`, email: 'a@x.io' }),
+        b.facts('PUT', `/users/sync${i}`, { key: `sync${i}`, email: 'b@x.io' }),
+      ]);
       expect(synced.map((r) => r.status).sort(), JSON.stringify(synced.map((r) => r.body))).toEqual([200, 201]);
     }
   });
@@ -87,7 +104,8 @@ describe.skipIf(!onPostgres)('two roster serve processes on one PostgreSQL', () 
 
   it('a three-group cycle closed from both processes at once is caught too', async () => {
     for (let i = 0; i < 10; i++) {
-      for (const g of ['x', 'y', 'z']) ok(await a.schema('POST', '/groups', { group_instance_key: `tri:${g}${i}`, group_tenant: 't' }));
+      for (const g of ['x', 'y', 'z'])
+        ok(await a.schema('POST', '/groups', { group_instance_key: `tri:${g}${i}`, group_tenant: 't' }));
       ok(await a.schema('PUT', `/groups/tri:x${i}/assign_group`, { group_instance_key: `tri:y${i}` }));
       const [yz, zx] = await Promise.all([
         a.schema('PUT', `/groups/tri:y${i}/assign_group`, { group_instance_key: `tri:z${i}` }),
@@ -112,20 +130,26 @@ describe.skipIf(!onPostgres)('two roster serve processes on one PostgreSQL', () 
         Array.from({ length: 50 }, (_, i) => {
           const proc = i % 2 === 0 ? a : b;
           const kind = (['approve', 'approve', 'deny'] as const)[(i + round) % 3];
-          return as(asServer(proc), moderators[i % moderators.length])[kind](r.id, { reviewer_comment: `${kind} ${i}` });
+          return as(asServer(proc), moderators[i % moderators.length])[kind](r.id, {
+            reviewer_comment: `${kind} ${i}`,
+          });
         }),
       );
       expect(answers.map((x) => x.status).sort()).toEqual([200, ...Array(49).fill(409)]);
       const winner = answers.find((x) => x.status === 200)!.body;
       for (const proc of [a, b]) {
-        expect(await assignmentsOf(asServer(proc), { user: requester })).toEqual(winner.status === 'approved' ? [`${requester} editor t doc:d1`] : []);
+        expect(await assignmentsOf(asServer(proc), { user: requester })).toEqual(
+          winner.status === 'approved' ? [`${requester} editor t doc:d1`] : [],
+        );
       }
     }
     // Approvals only: still one winner and one grant.
     await user(asServer(a), 'racer-all');
     await addToTenant(asServer(b), 't', 'racer-all');
     const r = await aRequest(asServer(a), 'racer-all', { role: 'viewer' });
-    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => as(asServer(i % 2 ? a : b), moderators[i % 5]).approve(r.id, {})));
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => as(asServer(i % 2 ? a : b), moderators[i % 5]).approve(r.id, {})),
+    );
     expect(answers.map((x) => x.status).sort()).toEqual([200, ...Array(49).fill(409)]);
     expect(await assignmentsOf(asServer(b), { user: 'racer-all' })).toEqual(['racer-all viewer t -']);
   });
@@ -136,19 +160,33 @@ describe.skipIf(!onPostgres)('two roster serve processes on one PostgreSQL', () 
       expect(await allowed(b, 'seer', 'write', { type: 'doc', key: 'd1' })).toBe(false);
       ok(await a.facts('POST', '/role_assignments', { user: 'seer', role: 'editor', resource_instance: 'doc:d1' }));
       expect(await allowed(b, 'seer', 'write', { type: 'doc', key: 'd1' })).toBe(true);
-      const del = await b.facts('DELETE', '/role_assignments', { user: 'seer', role: 'editor', resource_instance: 'doc:d1', tenant: 't' });
+      const del = await b.facts('DELETE', '/role_assignments', {
+        user: 'seer',
+        role: 'editor',
+        resource_instance: 'doc:d1',
+        tenant: 't',
+      });
       expect(del.status).toBe(204);
       expect(await allowed(a, 'seer', 'write', { type: 'doc', key: 'd1' })).toBe(false);
     }
     // Through a group on one process, decided on the other: grant, membership, then the link removed.
     ok(await a.schema('POST', '/groups', { group_instance_key: 'vis:top', group_tenant: 't' }));
     ok(await a.schema('POST', '/groups', { group_instance_key: 'vis:sub', group_tenant: 't' }));
-    ok(await a.schema('POST', '/groups/vis:top/roles', { role: 'viewer', resource: 'doc', resource_instance: 'd1', tenant: 't' }));
+    ok(
+      await a.schema('POST', '/groups/vis:top/roles', {
+        role: 'viewer',
+        resource: 'doc',
+        resource_instance: 'd1',
+        tenant: 't',
+      }),
+    );
     ok(await a.schema('PUT', '/groups/vis:sub/users/seer', { tenant: 't' }));
     expect(await allowed(b, 'seer', 'read', { type: 'doc', key: 'd1' })).toBe(false);
     ok(await a.schema('PUT', '/groups/vis:sub/assign_group', { group_instance_key: 'vis:top' }));
     expect(await allowed(b, 'seer', 'read', { type: 'doc', key: 'd1' })).toBe(true);
-    expect((await b.schema('DELETE', '/groups/vis:sub/assign_group', { group_instance_key: 'vis:top' })).status).toBe(204);
+    expect((await b.schema('DELETE', '/groups/vis:sub/assign_group', { group_instance_key: 'vis:top' })).status).toBe(
+      204,
+    );
     expect(await allowed(a, 'seer', 'read', { type: 'doc', key: 'd1' })).toBe(false);
   });
 

@@ -1,7 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ENV_KEY, ORG_KEY, dropSchema, freshSchema, httpClient, schemaUrl, type HttpClient } from '../helpers/server.js';
+import {
+  ENV_KEY,
+  ORG_KEY,
+  dropSchema,
+  freshSchema,
+  httpClient,
+  schemaUrl,
+  type HttpClient,
+} from '../helpers/server.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -18,13 +26,32 @@ export interface ServeProcess extends HttpClient {
 export async function spawnServe(databaseUrl: string, timeoutMs = 60_000): Promise<ServeProcess> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'src/cli/run.ts', 'serve', '--port', '0', '--database', databaseUrl, '--api-key', ORG_KEY, '--env-key', `p/e=${ENV_KEY}`, '--quiet'],
+    [
+      '--import',
+      'tsx',
+      'src/cli/run.ts',
+      'serve',
+      '--port',
+      '0',
+      '--database',
+      databaseUrl,
+      '--api-key',
+      ORG_KEY,
+      '--env-key',
+      `p/e=${ENV_KEY}`,
+      '--quiet',
+    ],
     { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ROSTER_DATABASE_URL: '' } },
   );
   let err = '';
-  const exited = new Promise<number | NodeJS.Signals | null>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
+  const exited = new Promise<number | NodeJS.Signals | null>((resolve) =>
+    child.once('exit', (code, signal) => resolve(signal ?? code)),
+  );
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`roster serve did not start within ${timeoutMs} ms; stderr:\n${err}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`roster serve did not start within ${timeoutMs} ms; stderr:\n${err}`)),
+      timeoutMs,
+    );
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (chunk: string) => {
       err += chunk;
@@ -43,7 +70,9 @@ export async function spawnServe(databaseUrl: string, timeoutMs = 60_000): Promi
 }
 
 /** `n` processes started at once on one fresh schema (so their migrations race), and a cleanup. */
-export async function startCluster(n = 2): Promise<{ schema: string; url: string; procs: ServeProcess[]; close(): Promise<void> }> {
+export async function startCluster(
+  n = 2,
+): Promise<{ schema: string; url: string; procs: ServeProcess[]; close(): Promise<void> }> {
   const schema = freshSchema();
   const url = schemaUrl(schema, 8);
   const started = await Promise.allSettled(Array.from({ length: n }, () => spawnServe(url)));

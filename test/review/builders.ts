@@ -83,7 +83,13 @@ export function aRequest(o: Partial<RequestFields & { actor: string }> = {}): Ac
 
 /** `n` pending requests, newest first. */
 export function someRequests(n: number, o: Parameters<typeof aRequest>[0] = {}): AccessRequest[] {
-  return Array.from({ length: n }, (_, i) => aRequest({ ...o, id: `r${String(n - i).padStart(5, '0')}`, createdAt: new Date(Date.UTC(2026, 0, 1) + (n - i) * 1000).toISOString() }));
+  return Array.from({ length: n }, (_, i) =>
+    aRequest({
+      ...o,
+      id: `r${String(n - i).padStart(5, '0')}`,
+      createdAt: new Date(Date.UTC(2026, 0, 1) + (n - i) * 1000).toISOString(),
+    }),
+  );
 }
 
 /**
@@ -92,7 +98,11 @@ export function someRequests(n: number, o: Parameters<typeof aRequest>[0] = {}):
  */
 export function mixedRequests(n: number, who: (i: number) => string, prefix = 'r'): AccessRequest[] {
   return Array.from({ length: n }, (_, i) =>
-    aRequest({ requester: who(i), id: `${prefix}${String(n - i).padStart(5, '0')}`, createdAt: new Date(Date.UTC(2026, 0, 1) + (n - i) * 1000).toISOString() }),
+    aRequest({
+      requester: who(i),
+      id: `${prefix}${String(n - i).padStart(5, '0')}`,
+      createdAt: new Date(Date.UTC(2026, 0, 1) + (n - i) * 1000).toISOString(),
+    }),
   );
 }
 

@@ -12,7 +12,8 @@ import { readUserIds, seedReviewWorld } from './world.js';
  */
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
-if (!hasTmux) console.warn('skipping the roster review end-to-end test: tmux is not installed (apt-get install -y tmux)');
+if (!hasTmux)
+  console.warn('skipping the roster review end-to-end test: tmux is not installed (apt-get install -y tmux)');
 
 const SOCKET = `roster-e2e-${process.pid}`;
 const SESSION = 'review';
@@ -53,15 +54,62 @@ describe.skipIf(!hasTmux)('roster review in a terminal (tmux)', () => {
   /** Starts `roster review ARGS` in a fresh tmux session `name` of `width` x `height`. */
   const start = (name: string, width: number, height: number, args: string[]) => {
     // `env -u CI`: the test runner may run under CI, and the review refuses to start there.
-    const command = ['env', '-u', 'CI', `ROSTER_API_KEY=${ORG_KEY}`, 'NO_COLOR=1', process.execPath, '--import', 'tsx', path.join(ROOT, 'src/cli/run.ts'), 'review', ...args, ...target()];
-    tmux('new-session', '-d', '-s', name, '-x', String(width), '-y', String(height), '-c', ROOT, command.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ') + '; sleep 30');
+    const command = [
+      'env',
+      '-u',
+      'CI',
+      `ROSTER_API_KEY=${ORG_KEY}`,
+      'NO_COLOR=1',
+      process.execPath,
+      '--import',
+      'tsx',
+      path.join(ROOT, 'src/cli/run.ts'),
+      'review',
+      ...args,
+      ...target(),
+    ];
+    tmux(
+      'new-session',
+      '-d',
+      '-s',
+      name,
+      '-x',
+      String(width),
+      '-y',
+      String(height),
+      '-c',
+      ROOT,
+      command.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ') + '; sleep 30',
+    );
   };
   const file = async (user: string, role: string, instance: string, reason: string, tenant = 'acme') => {
-    const r = await runCli(['requests', 'create', '--user', user, '--tenant', tenant, '--role', role, '--resource', 'document', '--instance', instance, '--reason', reason, '--format', 'json', ...target()], { env: { ROSTER_API_KEY: ORG_KEY } });
+    const r = await runCli(
+      [
+        'requests',
+        'create',
+        '--user',
+        user,
+        '--tenant',
+        tenant,
+        '--role',
+        role,
+        '--resource',
+        'document',
+        '--instance',
+        instance,
+        '--reason',
+        reason,
+        '--format',
+        'json',
+        ...target(),
+      ],
+      { env: { ROSTER_API_KEY: ORG_KEY } },
+    );
     expect(r.code, r.stderr).toBe(0);
     return JSON.parse(r.stdout).id as string;
   };
-  const read = async (id: string) => (await server.facts('GET', `/access_requests/default/user/bob/tenant/acme/${id}`)).body;
+  const read = async (id: string) =>
+    (await server.facts('GET', `/access_requests/default/user/bob/tenant/acme/${id}`)).body;
 
   it('approves one request and denies another through keystrokes', async () => {
     const denied = await file('alice', 'editor', 'readme', 'fix the release notes');
@@ -98,10 +146,25 @@ describe.skipIf(!hasTmux)('roster review in a terminal (tmux)', () => {
 
     // The public read model names the reviewer by id.
     const bob = (await readUserIds(server)).id.bob;
-    expect(await read(approved)).toMatchObject({ status: 'approved', reviewer_comment: 'welcome aboard', reviewer_user_id: bob });
-    expect(await read(denied)).toMatchObject({ status: 'deny', reviewer_comment: 'use a branch', reviewer_user_id: bob });
+    expect(await read(approved)).toMatchObject({
+      status: 'approved',
+      reviewer_comment: 'welcome aboard',
+      reviewer_user_id: bob,
+    });
+    expect(await read(denied)).toMatchObject({
+      status: 'deny',
+      reviewer_comment: 'use a branch',
+      reviewer_user_id: bob,
+    });
     const allowed = async (user: string, action: string, key: string) =>
-      (await server.call('POST', '/allowed', { user: { key: user }, action, resource: { type: 'document', key, tenant: 'acme' } }, { key: ENV_KEY })).body.allow;
+      (
+        await server.call(
+          'POST',
+          '/allowed',
+          { user: { key: user }, action, resource: { type: 'document', key, tenant: 'acme' } },
+          { key: ENV_KEY },
+        )
+      ).body.allow;
     expect(await allowed('dave', 'read', 'roadmap')).toBe(true);
     expect(await allowed('alice', 'write', 'readme')).toBe(false);
   }, 90_000);
@@ -115,7 +178,8 @@ describe.skipIf(!hasTmux)('roster review in a terminal (tmux)', () => {
     const inBeta = await file('dave', 'viewer', 'plan', 'a request in beta', 'beta');
     // bob sees it when he asks for beta.
     expect((await server.facts('GET', `/access_requests/default/user/bob/tenant/beta/${inBeta}`)).status).toBe(200);
-    const reason = 'I need write access to the readme for the release on Friday: the install section still documents the old flags, the upgrade notes are missing and the examples do not run';
+    const reason =
+      'I need write access to the readme for the release on Friday: the install section still documents the old flags, the upgrade notes are missing and the examples do not run';
     const oldest = await file('alice', 'editor', 'readme', reason);
     await file('dave', 'viewer', 'readme', 'second');
     await file('alice', 'viewer', 'roadmap', 'third');
@@ -142,7 +206,9 @@ describe.skipIf(!hasTmux)('roster review in a terminal (tmux)', () => {
     const rows = f.split('\n').filter((l) => /^[› ] (alice|dave)/.test(l));
     // Oldest first: requester, role, instance of each row, in the order filed (the title names the tenant).
     expect(rows.map((l) => l.slice(2).trim().split(/\s+/).slice(0, 3).join(' '))).toEqual([
-      'alice editor document:readme', 'dave viewer document:readme', 'alice viewer document:roadmap',
+      'alice editor document:readme',
+      'dave viewer document:readme',
+      'alice viewer document:roadmap',
     ]);
     expect(f.split('\n').every((l) => l.length <= 80)).toBe(true);
 

@@ -39,12 +39,31 @@ interface Mounted {
   until(text: string | RegExp, timeoutMs?: number): Promise<string>;
 }
 
-const KEYS: Record<string, string> = { enter: '\r', esc: '\u001b', down: '\u001b[B', up: '\u001b[A', tab: '\t', backspace: '\u007f' };
+const KEYS: Record<string, string> = {
+  enter: '\r',
+  esc: '\u001b',
+  down: '\u001b[B',
+  up: '\u001b[A',
+  tab: '\t',
+  backspace: '\u007f',
+};
 
-async function mount(user: string, o: { readonly?: boolean; perPage?: number; c?: ApiClient; order?: 'oldest' | 'newest' } = {}): Promise<Mounted> {
+async function mount(
+  user: string,
+  o: { readonly?: boolean; perPage?: number; c?: ApiClient; order?: 'oldest' | 'newest' } = {},
+): Promise<Mounted> {
   const source = createReviewSource({ client: o.c ?? client, user, tenant: 'acme' });
-  const controller = createReviewController({ source, user, tenant: 'acme', readonly: o.readonly, perPage: o.perPage, order: o.order ?? 'newest' });
-  const ui = render(<ReviewApp store={controller} onKey={controller.key} onResize={controller.resize} now={() => NOW} color={false} />);
+  const controller = createReviewController({
+    source,
+    user,
+    tenant: 'acme',
+    readonly: o.readonly,
+    perPage: o.perPage,
+    order: o.order ?? 'newest',
+  });
+  const ui = render(
+    <ReviewApp store={controller} onKey={controller.key} onResize={controller.resize} now={() => NOW} color={false} />,
+  );
   controller.dispatch({ type: 'start' });
   const frame = () => ui.lastFrame() ?? '';
   const until = async (text: string | RegExp, timeoutMs = 5000) => {
@@ -81,11 +100,21 @@ const stable = (f: string) =>
 
 async function requestOf(id: string) {
   const r = await server.facts('GET', `/access_requests/default/user/bob/tenant/acme/${id}`);
-  return r.body as { status: string | null; reviewer_comment: string | null; reviewer_user_id: string | null; access_request_details: { role: string } };
+  return r.body as {
+    status: string | null;
+    reviewer_comment: string | null;
+    reviewer_user_id: string | null;
+    access_request_details: { role: string };
+  };
 }
 
 async function allowed(user: string, action: string, key: string): Promise<boolean> {
-  const r = await server.call('POST', '/allowed', { user: { key: user }, action, resource: { type: 'document', key, tenant: 'acme' } }, { key: ENV_KEY });
+  const r = await server.call(
+    'POST',
+    '/allowed',
+    { user: { key: user }, action, resource: { type: 'document', key, tenant: 'acme' } },
+    { key: ENV_KEY },
+  );
   return (r.body as { allow: boolean }).allow;
 }
 
@@ -95,16 +124,30 @@ async function clearQueue() {
   for (const x of (r.body as { data: { id: string; requesting_user_id: string }[] }).data) {
     // A reviewer's own requests are canceled by them (no self-review); the others denied.
     const requester = users.keyOf(x.requesting_user_id)!;
-    if (['bob', 'carol'].includes(requester)) await server.facts('PUT', `/access_requests/default/user/${requester}/tenant/acme/${x.id}/cancel`, {});
-    else await server.facts('PUT', `/access_requests/default/user/carol/tenant/acme/${x.id}/deny`, { reviewer_comment: 'cleanup' });
+    if (['bob', 'carol'].includes(requester))
+      await server.facts('PUT', `/access_requests/default/user/${requester}/tenant/acme/${x.id}/cancel`, {});
+    else
+      await server.facts('PUT', `/access_requests/default/user/carol/tenant/acme/${x.id}/deny`, {
+        reviewer_comment: 'cleanup',
+      });
   }
 }
 
 describe('roster review flows (real server)', () => {
   it('renders the queue, moves, opens details, approves with a comment', async () => {
     await clearQueue();
-    const readme = await fileRequest(server, 'alice', { role: 'editor', resource: 'document', resource_instance: 'readme' }, 'fix the release notes');
-    await fileRequest(server, 'dave', { role: 'viewer', resource: 'document', resource_instance: 'roadmap' }, 'onboarding');
+    const readme = await fileRequest(
+      server,
+      'alice',
+      { role: 'editor', resource: 'document', resource_instance: 'readme' },
+      'fix the release notes',
+    );
+    await fileRequest(
+      server,
+      'dave',
+      { role: 'viewer', resource: 'document', resource_instance: 'roadmap' },
+      'onboarding',
+    );
     const ui = await mount('bob');
     // The tabs' counts arrive on their own reads, after the page: the snapshot waits for both.
     await ui.until('1–2 of 2');
@@ -121,21 +164,41 @@ describe('roster review flows (real server)', () => {
     await ui.until(`Approve alice's request for editor on document:readme with comment "ship it"? [y/N]`);
     expect(await allowed('alice', 'write', 'readme')).toBe(false);
     await ui.press('y');
-    await ui.until("✓ approved alice's request for editor on document:readme: alice now holds editor on document:readme");
-    expect(await requestOf(readme)).toMatchObject({ status: 'approved', reviewer_comment: 'ship it', reviewer_user_id: users.id.bob });
+    await ui.until(
+      "✓ approved alice's request for editor on document:readme: alice now holds editor on document:readme",
+    );
+    expect(await requestOf(readme)).toMatchObject({
+      status: 'approved',
+      reviewer_comment: 'ship it',
+      reviewer_user_id: users.id.bob,
+    });
     expect(await allowed('alice', 'write', 'readme')).toBe(true);
   });
 
   it('denies, and changes the role before approving', async () => {
     await clearQueue();
-    const deny = await fileRequest(server, 'dave', { role: 'editor', resource: 'document', resource_instance: 'readme' }, 'want to edit');
-    const asViewer = await fileRequest(server, 'dave', { role: 'editor', resource: 'document', resource_instance: 'roadmap' }, 'just reading really');
+    const deny = await fileRequest(
+      server,
+      'dave',
+      { role: 'editor', resource: 'document', resource_instance: 'readme' },
+      'want to edit',
+    );
+    const asViewer = await fileRequest(
+      server,
+      'dave',
+      { role: 'editor', resource: 'document', resource_instance: 'roadmap' },
+      'just reading really',
+    );
     const ui = await mount('bob');
     await ui.until('1–2 of 2');
     // Newest first: roadmap, then readme.
     await ui.press('j', 'd', 'no', 'enter', 'y');
     await ui.until("✓ denied dave's request for editor on document:readme");
-    expect(await requestOf(deny)).toMatchObject({ status: 'deny', reviewer_comment: 'no', reviewer_user_id: users.id.bob });
+    expect(await requestOf(deny)).toMatchObject({
+      status: 'deny',
+      reviewer_comment: 'no',
+      reviewer_user_id: users.id.bob,
+    });
     await ui.press('k', 'r');
     expect(stable(await ui.until('Approve as which role? (asked: editor)'))).toContain('› editor (asked)');
     await ui.press('down', 'enter', 'enter', 'y');
@@ -147,10 +210,16 @@ describe('roster review flows (real server)', () => {
 
   it('a 409: someone else decided first; the new status shows and the app goes on', async () => {
     await clearQueue();
-    const id = await fileRequest(server, 'alice', { role: 'editor', resource: 'document', resource_instance: 'roadmap' });
+    const id = await fileRequest(server, 'alice', {
+      role: 'editor',
+      resource: 'document',
+      resource_instance: 'roadmap',
+    });
     const ui = await mount('bob');
     await ui.until('1–1 of 1');
-    await server.facts('PUT', `/access_requests/default/user/carol/tenant/acme/${id}/deny`, { reviewer_comment: 'too late' });
+    await server.facts('PUT', `/access_requests/default/user/carol/tenant/acme/${id}/deny`, {
+      reviewer_comment: 'too late',
+    });
     await ui.press('a', 'enter', 'y');
     const f = await ui.until('already denied by carol; nothing changed');
     // No longer pending: it leaves the pending queue at once; decided lists it, denied by carol.
@@ -165,7 +234,13 @@ describe('roster review flows (real server)', () => {
 
   it('pages forward as the user scrolls, with the total shown', async () => {
     await clearQueue();
-    for (let i = 0; i < 23; i++) await fileRequest(server, 'dave', { role: 'viewer', resource: 'document', resource_instance: i % 2 ? 'readme' : 'roadmap' }, `request ${i}`);
+    for (let i = 0; i < 23; i++)
+      await fileRequest(
+        server,
+        'dave',
+        { role: 'viewer', resource: 'document', resource_instance: i % 2 ? 'readme' : 'roadmap' },
+        `request ${i}`,
+      );
     const ui = await mount('bob', { perPage: 10 });
     await ui.until('1–16 of 23 · page 1/3');
     await ui.press('G');
@@ -177,9 +252,24 @@ describe('roster review flows (real server)', () => {
 
   it('filters by role and by requester, and switches to the mine view', async () => {
     await clearQueue();
-    await fileRequest(server, 'alice', { role: 'viewer', resource: 'document', resource_instance: 'roadmap' }, 'alice wants to read');
-    await fileRequest(server, 'dave', { role: 'editor', resource: 'document', resource_instance: 'roadmap' }, 'dave wants to write');
-    await fileRequest(server, 'bob', { role: 'editor', resource: 'document', resource_instance: 'readme' }, 'bob wants to write');
+    await fileRequest(
+      server,
+      'alice',
+      { role: 'viewer', resource: 'document', resource_instance: 'roadmap' },
+      'alice wants to read',
+    );
+    await fileRequest(
+      server,
+      'dave',
+      { role: 'editor', resource: 'document', resource_instance: 'roadmap' },
+      'dave wants to write',
+    );
+    await fileRequest(
+      server,
+      'bob',
+      { role: 'editor', resource: 'document', resource_instance: 'readme' },
+      'bob wants to write',
+    );
     const ui = await mount('bob');
     await ui.until('1–3 of 3 · page 1/1');
     await ui.press('/', 'role:editor', 'enter');
@@ -206,22 +296,37 @@ describe('roster review flows (real server)', () => {
 
   it('mine and @user are matched here: only the declared filters are sent, totals once read', async () => {
     await clearQueue();
-    for (let i = 0; i < 20; i++) await fileRequest(server, 'carol', { role: 'viewer', resource: 'document', resource_instance: 'roadmap' }, `carol ${i}`);
-    for (let i = 0; i < 5; i++) await fileRequest(server, 'dave', { role: 'viewer', resource: 'document', resource_instance: 'readme' }, `dave ${i}`);
+    for (let i = 0; i < 20; i++)
+      await fileRequest(
+        server,
+        'carol',
+        { role: 'viewer', resource: 'document', resource_instance: 'roadmap' },
+        `carol ${i}`,
+      );
+    for (let i = 0; i < 5; i++)
+      await fileRequest(
+        server,
+        'dave',
+        { role: 'viewer', resource: 'document', resource_instance: 'readme' },
+        `dave ${i}`,
+      );
     const lists: Record<string, unknown>[] = [];
     const userReads: string[] = [];
     const counting: ApiClient = {
       ...client,
       get: (path: string, o?: ReadOptions) => {
         // What goes on the wire: the client leaves out undefined and null values.
-        const query = Object.fromEntries(Object.entries(o?.query ?? {}).filter(([, v]) => v !== undefined && v !== null));
+        const query = Object.fromEntries(
+          Object.entries(o?.query ?? {}).filter(([, v]) => v !== undefined && v !== null),
+        );
         if (path.includes('/access_requests/')) lists.push(query);
         if (path.startsWith('/v2/facts/p/e/users/')) userReads.push(path.slice('/v2/facts/p/e/users/'.length));
         return client.get(path, o);
       },
     };
     // Everything carol sees in every status: these 25 and the earlier tests' requests she reviews.
-    const seen = (await server.facts('GET', '/access_requests/default/user/carol/tenant/acme?per_page=1')).body.total_count as number;
+    const seen = (await server.facts('GET', '/access_requests/default/user/carol/tenant/acme?per_page=1')).body
+      .total_count as number;
     expect(seen).toBeGreaterThanOrEqual(25);
     const ui = await mount('carol', { perPage: 5, c: counting });
     await ui.until('1–16 of 25 · page 1/5');
@@ -263,15 +368,25 @@ describe('roster review flows (real server)', () => {
     // The same screen, but decisions go to a dead address.
     const source = createReviewSource({ client: dead, user: 'bob', tenant: 'acme' });
     const broken = createReviewController({ source, user: 'bob', tenant: 'acme' });
-    broken.dispatch({ type: 'pageLoaded', gen: 1, fetch: { source: 0, page: 1 }, items: [await createReviewSource({ client, user: 'bob', tenant: 'acme' }).get(id)], total: 1 });
-    const ui = render(<ReviewApp store={broken} onKey={broken.key} onResize={broken.resize} now={() => NOW} color={false} />);
+    broken.dispatch({
+      type: 'pageLoaded',
+      gen: 1,
+      fetch: { source: 0, page: 1 },
+      items: [await createReviewSource({ client, user: 'bob', tenant: 'acme' }).get(id)],
+      total: 1,
+    });
+    const ui = render(
+      <ReviewApp store={broken} onKey={broken.key} onResize={broken.resize} now={() => NOW} color={false} />,
+    );
     for (const k of ['d', '\r', 'y']) {
       ui.stdin.write(k);
       await new Promise((r) => setTimeout(r, 15));
     }
     await broken.idle();
     await new Promise((r) => setTimeout(r, 20));
-    expect(ui.lastFrame()!.replace(/\s+/g, ' ')).toContain('could not reach the service (NETWORK_ERROR: ECONNREFUSED): nothing was changed; press d to try again');
+    expect(ui.lastFrame()!.replace(/\s+/g, ' ')).toContain(
+      'could not reach the service (NETWORK_ERROR: ECONNREFUSED): nothing was changed; press d to try again',
+    );
     expect(broken.getState().quit).toBe(false);
     expect((await requestOf(id)).status).toBe(null);
     await dead.close();

@@ -16,11 +16,29 @@ const roles: RoleInfo[] = [
 ];
 const setRules: SetRulesRead = {
   sets: [
-    { key: 'managers-eu', type: 'userset', conditions: { allOf: [{ 'user.roles': { array_contains: 'manager' } }, { 'user.region': { equals: 'eu' } }] } },
-    { key: 'non-managers', type: 'userset', conditions: { allOf: [{ not: { 'user.roles': { array_contains: 'manager' } } }] } },
+    {
+      key: 'managers-eu',
+      type: 'userset',
+      conditions: { allOf: [{ 'user.roles': { array_contains: 'manager' } }, { 'user.region': { equals: 'eu' } }] },
+    },
+    {
+      key: 'non-managers',
+      type: 'userset',
+      conditions: { allOf: [{ not: { 'user.roles': { array_contains: 'manager' } } }] },
+    },
     { key: 'clerks', type: 'userset', conditions: { allOf: [{ 'user.roles': { array_contains: 'clerk' } }] } },
-    { key: 'urgent', type: 'resourceset', resource: 'expense', conditions: { allOf: [{ 'context.urgent': { equals: true } }] } },
-    { key: 'small', type: 'resourceset', resource: 'expense', conditions: { allOf: [{ 'resource.amount': { 'less-than': 100 } }] } },
+    {
+      key: 'urgent',
+      type: 'resourceset',
+      resource: 'expense',
+      conditions: { allOf: [{ 'context.urgent': { equals: true } }] },
+    },
+    {
+      key: 'small',
+      type: 'resourceset',
+      resource: 'expense',
+      conditions: { allOf: [{ 'resource.amount': { 'less-than': 100 } }] },
+    },
   ],
   rules: [
     { userSet: '__autogen_manager', resource: 'expense', action: 'approve', resourceSet: 'urgent' },
@@ -30,8 +48,23 @@ const setRules: SetRulesRead = {
   ],
 };
 const request = (o: Partial<AccessRequest> = {}): AccessRequest => ({
-  id: 'r1', requester: 'alice', tenant: 'acme', role: 'manager', resource: null, instance: null, reason: null, status: 'pending',
-  createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z', reviewer: null, reviewedAt: null, reviewerComment: null, canReview: true, own: false, raw: {}, ...o,
+  id: 'r1',
+  requester: 'alice',
+  tenant: 'acme',
+  role: 'manager',
+  resource: null,
+  instance: null,
+  reason: null,
+  status: 'pending',
+  createdAt: '2026-01-01T00:00:00Z',
+  updatedAt: '2026-01-01T00:00:00Z',
+  reviewer: null,
+  reviewedAt: null,
+  reviewerComment: null,
+  canReview: true,
+  own: false,
+  raw: {},
+  ...o,
 });
 const alice = (assignments: RequesterFacts['assignments'] = []): RequesterFacts => ({ user: 'alice', assignments });
 
@@ -54,21 +87,46 @@ describe('buildImpact with set rules', () => {
   });
 
   it('nothing through set rules when the role is held already, in another tenant it is new', () => {
-    expect(buildImpact(request(), roles, alice([{ role: 'manager', tenant: 'acme', resource_instance: null }]), 'manager', [], setRules).lines).toEqual([
-      '= alice already holds manager tenant-wide in acme: approving changes nothing',
-    ]);
-    const elsewhere = buildImpact(request(), roles, alice([{ role: 'manager', tenant: 'other', resource_instance: null }]), 'manager', [], setRules);
-    expect(elsewhere.lines).toContain('+ expense:approve on resource set urgent (set rule: role manager × resource set urgent)');
+    expect(
+      buildImpact(
+        request(),
+        roles,
+        alice([{ role: 'manager', tenant: 'acme', resource_instance: null }]),
+        'manager',
+        [],
+        setRules,
+      ).lines,
+    ).toEqual(['= alice already holds manager tenant-wide in acme: approving changes nothing']);
+    const elsewhere = buildImpact(
+      request(),
+      roles,
+      alice([{ role: 'manager', tenant: 'other', resource_instance: null }]),
+      'manager',
+      [],
+      setRules,
+    );
+    expect(elsewhere.lines).toContain(
+      '+ expense:approve on resource set urgent (set rule: role manager × resource set urgent)',
+    );
   });
 
   it('a role on an instance does not change user.roles: no set rule line', () => {
     const r = request({ resource: 'expense', instance: 'e1' });
-    const withRules = buildImpact(r, [...roles, { key: 'owner', resource: 'expense', permissions: ['read'], extends: [] }], alice(), 'owner', [], setRules);
+    const withRules = buildImpact(
+      r,
+      [...roles, { key: 'owner', resource: 'expense', permissions: ['read'], extends: [] }],
+      alice(),
+      'owner',
+      [],
+      setRules,
+    );
     expect(withRules.lines.some((l) => l.includes('set rule'))).toBe(false);
   });
 
   it('set rules not read: the note says what is not shown; not asked for: as before', () => {
-    expect(buildImpact(request(), roles, alice(), 'manager', [], null).note).toContain('the set rules could not be read');
+    expect(buildImpact(request(), roles, alice(), 'manager', [], null).note).toContain(
+      'the set rules could not be read',
+    );
     expect(buildImpact(request(), roles, alice(), 'manager').lines).toHaveLength(2);
   });
 });
@@ -81,14 +139,57 @@ describe('readSetRules (real server)', () => {
       const r = await p;
       if (r.status >= 300) throw new Error(`setup failed: ${r.status} ${JSON.stringify(r.body)}`);
     };
-    await ok(server.schema('POST', '/resources', { key: 'expense', name: 'Expense', actions: { approve: {}, read: {} }, attributes: { amount: { type: 'number' } } }));
+    await ok(
+      server.schema('POST', '/resources', {
+        key: 'expense',
+        name: 'Expense',
+        actions: { approve: {}, read: {} },
+        attributes: { amount: { type: 'number' } },
+      }),
+    );
     await ok(server.schema('POST', '/roles', { key: 'manager', name: 'Manager', permissions: [] }));
     await ok(server.schema('POST', '/users/attributes', { key: 'region', type: 'string' }));
-    await ok(server.schema('POST', '/condition_sets', { key: 'eu', name: 'EU', type: 'userset', conditions: { allOf: [{ 'user.region': { equals: 'eu' } }] } }));
-    await ok(server.schema('POST', '/condition_sets', { key: 'eu-managers', name: 'EU managers', type: 'userset', parent_id: 'eu', conditions: { allOf: [{ 'user.roles': { array_contains: 'manager' } }] } }));
-    await ok(server.schema('POST', '/condition_sets', { key: 'small', name: 'Small', type: 'resourceset', resource_id: 'expense', conditions: { allOf: [{ 'resource.amount': { 'less-than': 100 } }] } }));
-    await ok(server.facts('POST', '/set_rules', { user_set: 'eu-managers', permission: 'expense:approve', resource_set: 'small' }));
-    await ok(server.facts('POST', '/set_rules', { user_set: 'manager', is_role: true, permission: 'expense:read', resource_set: 'small' }));
+    await ok(
+      server.schema('POST', '/condition_sets', {
+        key: 'eu',
+        name: 'EU',
+        type: 'userset',
+        conditions: { allOf: [{ 'user.region': { equals: 'eu' } }] },
+      }),
+    );
+    await ok(
+      server.schema('POST', '/condition_sets', {
+        key: 'eu-managers',
+        name: 'EU managers',
+        type: 'userset',
+        parent_id: 'eu',
+        conditions: { allOf: [{ 'user.roles': { array_contains: 'manager' } }] },
+      }),
+    );
+    await ok(
+      server.schema('POST', '/condition_sets', {
+        key: 'small',
+        name: 'Small',
+        type: 'resourceset',
+        resource_id: 'expense',
+        conditions: { allOf: [{ 'resource.amount': { 'less-than': 100 } }] },
+      }),
+    );
+    await ok(
+      server.facts('POST', '/set_rules', {
+        user_set: 'eu-managers',
+        permission: 'expense:approve',
+        resource_set: 'small',
+      }),
+    );
+    await ok(
+      server.facts('POST', '/set_rules', {
+        user_set: 'manager',
+        is_role: true,
+        permission: 'expense:read',
+        resource_set: 'small',
+      }),
+    );
   });
   afterAll(() => server.close());
 
@@ -98,14 +199,31 @@ describe('readSetRules (real server)', () => {
       const read = await createReviewSource({ client, user: 'bob', tenant: 'default' }).readSetRules();
       expect([...read.sets].sort((a, b) => a.key.localeCompare(b.key))).toEqual([
         { key: 'eu', type: 'userset', conditions: { allOf: [{ 'user.region': { equals: 'eu' } }] } },
-        { key: 'eu-managers', type: 'userset', parent: 'eu', conditions: { allOf: [{ 'user.roles': { array_contains: 'manager' } }] } },
-        { key: 'small', type: 'resourceset', resource: 'expense', conditions: { allOf: [{ 'resource.amount': { 'less-than': 100 } }] } },
+        {
+          key: 'eu-managers',
+          type: 'userset',
+          parent: 'eu',
+          conditions: { allOf: [{ 'user.roles': { array_contains: 'manager' } }] },
+        },
+        {
+          key: 'small',
+          type: 'resourceset',
+          resource: 'expense',
+          conditions: { allOf: [{ 'resource.amount': { 'less-than': 100 } }] },
+        },
       ]);
       expect([...read.rules].sort((a, b) => a.userSet.localeCompare(b.userSet))).toEqual([
         { userSet: '__autogen_manager', resource: 'expense', action: 'read', resourceSet: 'small' },
         { userSet: 'eu-managers', resource: 'expense', action: 'approve', resourceSet: 'small' },
       ]);
-      const impact = buildImpact(request({ tenant: 'default' }), [{ key: 'manager', permissions: [], extends: [] }], alice(), 'manager', [], read);
+      const impact = buildImpact(
+        request({ tenant: 'default' }),
+        [{ key: 'manager', permissions: [], extends: [] }],
+        alice(),
+        'manager',
+        [],
+        read,
+      );
       expect(impact.lines.slice(2)).toEqual([
         '+ expense:read on resource set small (set rule: role manager × resource set small)',
         // The parent's condition is on an attribute the review does not read.
@@ -124,7 +242,8 @@ describe('R reads the set rules again when they could not be read', () => {
     const { keys } = await import('./builders.js');
     const start = initQueue({ user: 'bob', tenant: 'acme', width: 100, rows: 24, order: 'newest' });
     const loaded = (setRules: SetRulesRead | null) => reduce(start, { type: 'rolesLoaded', roles, setRules }).state;
-    const effectsOf = (setRules: SetRulesRead | null) => reduce(loaded(setRules), keys('R')[0]).effects.map((e) => e.type);
+    const effectsOf = (setRules: SetRulesRead | null) =>
+      reduce(loaded(setRules), keys('R')[0]).effects.map((e) => e.type);
     expect(effectsOf(null)).toContain('loadRoles');
     expect(effectsOf(setRules)).not.toContain('loadRoles');
   });

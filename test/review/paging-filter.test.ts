@@ -4,7 +4,14 @@ import { buildFeedSpec, parseFilter, type Tab } from '../../src/review/filter.js
 import { createFeed, feedComplete, feedItem, feedLength, summarizeFeed } from '../../src/review/paging.js';
 import { failPage, planFetches, receivePage, retryFailed } from '../../src/review/fetches.js';
 import { heldWarnings } from '../../src/review/warnings.js';
-import { buildImpact, roleOnRequest, rolesFor, rolesInTenant, type RequesterFacts, type RoleInfo } from '../../src/review/impact.js';
+import {
+  buildImpact,
+  roleOnRequest,
+  rolesFor,
+  rolesInTenant,
+  type RequesterFacts,
+  type RoleInfo,
+} from '../../src/review/impact.js';
 import { aRequest, mixedRequests, someRequests } from './builders.js';
 
 describe('parseFilter', () => {
@@ -23,19 +30,35 @@ describe('parseFilter', () => {
     const pending = buildFeedSpec('pending', parseFilter('role:editor @alice'), 'bob');
     // The public list declares no requester filter (it ignores what it does not declare): none is sent.
     expect(pending.queries).toEqual([{ status: 'pending', role: 'editor' }]);
-    expect([aRequest({ requester: 'alice' }), aRequest({ requester: 'dave' }), aRequest({ requester: 'alicia' })].map(pending.keep!)).toEqual([true, false, false]);
+    expect(
+      [aRequest({ requester: 'alice' }), aRequest({ requester: 'dave' }), aRequest({ requester: 'alicia' })].map(
+        pending.keep!,
+      ),
+    ).toEqual([true, false, false]);
     expect(createFeed(pending, 50).kind).toBe('scan');
     const decided = buildFeedSpec('decided', parseFilter('requester:alice'), 'bob');
     expect(decided.queries).toEqual([{ status: 'approved' }, { status: 'denied' }]);
-    expect([aRequest({ requester: 'alice', status: 'approved' }), aRequest({ requester: 'dave', status: 'deny' })].map(decided.keep!)).toEqual([true, false]);
+    expect(
+      [aRequest({ requester: 'alice', status: 'approved' }), aRequest({ requester: 'dave', status: 'deny' })].map(
+        decided.keep!,
+      ),
+    ).toEqual([true, false]);
     const words = buildFeedSpec('pending', parseFilter('@alice release'), 'bob');
     expect(words.queries).toEqual([{ status: 'pending' }]);
     expect(
-      [aRequest({ requester: 'alice', reason: 'the release notes' }), aRequest({ requester: 'alice', reason: 'please' }), aRequest({ requester: 'dave', reason: 'release' })].map(words.keep!),
+      [
+        aRequest({ requester: 'alice', reason: 'the release notes' }),
+        aRequest({ requester: 'alice', reason: 'please' }),
+        aRequest({ requester: 'dave', reason: 'release' }),
+      ].map(words.keep!),
     ).toEqual([true, false, false]);
     // Only service-side parts: one exact list, nothing to match here.
     const exact = buildFeedSpec('pending', parseFilter('role:editor resource:document:readme'), 'bob');
-    expect(exact).toEqual({ queries: [{ status: 'pending', role: 'editor', resource: 'document', resourceInstance: 'document:readme' }], keep: undefined, order: 'newest' });
+    expect(exact).toEqual({
+      queries: [{ status: 'pending', role: 'editor', resource: 'document', resourceInstance: 'document:readme' }],
+      keep: undefined,
+      order: 'newest',
+    });
     expect(createFeed(exact, 50).kind).toBe('exact');
   });
 
@@ -43,14 +66,22 @@ describe('parseFilter', () => {
     const mine = buildFeedSpec('mine', parseFilter(''), 'bob');
     expect(mine.queries).toEqual([{}]);
     expect(createFeed(mine, 50).kind).toBe('scan');
-    expect([aRequest({ requester: 'bob' }), aRequest({ requester: 'dave' }), aRequest({ requester: 'bob', status: 'deny' })].map(mine.keep!)).toEqual([true, false, true]);
+    expect(
+      [
+        aRequest({ requester: 'bob' }),
+        aRequest({ requester: 'dave' }),
+        aRequest({ requester: 'bob', status: 'deny' }),
+      ].map(mine.keep!),
+    ).toEqual([true, false, true]);
     const filtered = buildFeedSpec('mine', parseFilter('role:editor @bob release'), 'bob');
     expect(filtered.queries).toEqual([{ role: 'editor' }]);
-    expect([aRequest({ requester: 'bob', reason: 'release' }), aRequest({ requester: 'bob', reason: 'please' }), aRequest({ requester: 'dave', reason: 'release' })].map(filtered.keep!)).toEqual([
-      true,
-      false,
-      false,
-    ]);
+    expect(
+      [
+        aRequest({ requester: 'bob', reason: 'release' }),
+        aRequest({ requester: 'bob', reason: 'please' }),
+        aRequest({ requester: 'dave', reason: 'release' }),
+      ].map(filtered.keep!),
+    ).toEqual([true, false, false]);
   });
 
   it("mine with someone else's @user matches nothing, without asking", () => {
@@ -72,7 +103,10 @@ describe('feeds', () => {
     feed = receivePage(plan.feed, { source: 0, page: 1 }, someRequests(10), 35);
     expect(feedLength(feed)).toBe(35);
     plan = planFetches(feed, 25, 40);
-    expect(plan.fetches).toEqual([{ source: 0, page: 3 }, { source: 0, page: 4 }]);
+    expect(plan.fetches).toEqual([
+      { source: 0, page: 3 },
+      { source: 0, page: 4 },
+    ]);
     feed = failPage(plan.feed, { source: 0, page: 3 }, 'boom');
     expect(summarizeFeed(feed).failed).toBe('boom');
     expect(planFetches(feed, 25, 30).fetches).toEqual([]); // not hammered
@@ -80,11 +114,17 @@ describe('feeds', () => {
   });
 
   it('scan: merges sources newest first, keeps what the filter keeps, stops when the screen is full', () => {
-    const approved = [aRequest({ id: 'a3', createdAt: '2026-01-03T00:00:00Z' }), aRequest({ id: 'a1', createdAt: '2026-01-01T00:00:00Z' })];
+    const approved = [
+      aRequest({ id: 'a3', createdAt: '2026-01-03T00:00:00Z' }),
+      aRequest({ id: 'a1', createdAt: '2026-01-01T00:00:00Z' }),
+    ];
     const denied = [aRequest({ id: 'd2', createdAt: '2026-01-02T00:00:00Z' })];
     let feed = createFeed({ queries: [{ status: 'approved' }, { status: 'denied' }] }, 2);
     const plan = planFetches(feed, 0, 10);
-    expect(plan.fetches).toEqual([{ source: 0, page: 1 }, { source: 1, page: 1 }]);
+    expect(plan.fetches).toEqual([
+      { source: 0, page: 1 },
+      { source: 1, page: 1 },
+    ]);
     feed = receivePage(plan.feed, { source: 0, page: 1 }, approved, 3);
     expect(feedLength(feed)).toBe(0); // cannot merge before the other source answers
     feed = receivePage(feed, { source: 1, page: 1 }, denied, 1);
@@ -92,18 +132,28 @@ describe('feeds', () => {
     expect([0, 1, 2].map((i) => feedItem(feed, i)?.id)).toEqual(['a3', 'd2', 'a1']);
     expect(summarizeFeed(feed)).toMatchObject({ rows: 3, total: 4 });
     expect(planFetches(feed, 0, 10).fetches).toEqual([{ source: 0, page: 2 }]);
-    feed = receivePage(planFetches(feed, 0, 10).feed, { source: 0, page: 2 }, [aRequest({ id: 'a0', createdAt: '2025-12-31T00:00:00Z' })], 3);
+    feed = receivePage(
+      planFetches(feed, 0, 10).feed,
+      { source: 0, page: 2 },
+      [aRequest({ id: 'a0', createdAt: '2025-12-31T00:00:00Z' })],
+      3,
+    );
     expect([0, 1, 2, 3].map((i) => feedItem(feed, i)?.id)).toEqual(['a3', 'd2', 'a1', 'a0']);
     expect(feedComplete(feed)).toBe(true);
   });
 
   it('scan with a filter reports what it has read', () => {
     let feed = createFeed({ queries: [{}], keep: (r) => r.requester === 'alice' }, 3);
-    feed = receivePage(planFetches(feed, 0, 5).feed, { source: 0, page: 1 }, [aRequest({ requester: 'alice' }), aRequest(), aRequest()], 9);
+    feed = receivePage(
+      planFetches(feed, 0, 5).feed,
+      { source: 0, page: 1 },
+      [aRequest({ requester: 'alice' }), aRequest(), aRequest()],
+      9,
+    );
     expect(summarizeFeed(feed)).toEqual({ rows: 1, scanning: { read: 3, of: 9 }, failed: undefined });
     expect(planFetches(feed, 0, 5).fetches).toEqual([{ source: 0, page: 2 }]);
   });
-  it('scan with @requester: exactly their rows, in the service\'s order, counted once the list is read; each page read once (property)', () => {
+  it("scan with @requester: exactly their rows, in the service's order, counted once the list is read; each page read once (property)", () => {
     fc.assert(
       fc.property(
         fc.array(fc.constantFrom('alice', 'bob', 'dave'), { maxLength: 60 }),
@@ -115,7 +165,11 @@ describe('feeds', () => {
           // Every query of the tab answers the same list (decided: approved and denied alike, merged).
           const list = mixedRequests(who.length, (i) => who[i]);
           const spec = buildFeedSpec(tab, parseFilter(`@${requester}`), 'bob');
-          expect(spec.queries.every((q) => Object.keys(q).every((k) => ['status', 'role', 'resource', 'resourceInstance'].includes(k)))).toBe(true);
+          expect(
+            spec.queries.every((q) =>
+              Object.keys(q).every((k) => ['status', 'role', 'resource', 'resourceInstance'].includes(k)),
+            ),
+          ).toBe(true);
           let feed = createFeed(spec, perPage);
           const reads: string[] = [];
           for (;;) {
@@ -124,7 +178,12 @@ describe('feeds', () => {
             feed = plan.feed;
             for (const f of plan.fetches) {
               reads.push(`${f.source}:${f.page}`);
-              feed = receivePage(feed, f, list.slice((f.page - 1) * perPage, f.page * perPage), counted ? list.length : undefined);
+              feed = receivePage(
+                feed,
+                f,
+                list.slice((f.page - 1) * perPage, f.page * perPage),
+                counted ? list.length : undefined,
+              );
             }
           }
           const mineOfOther = tab === 'mine' && requester !== 'bob';
@@ -135,7 +194,11 @@ describe('feeds', () => {
           expect(Array.from({ length: feedLength(feed) }, (_, i) => feedItem(feed, i)?.id)).toEqual(want);
           expect(summarizeFeed(feed)).toEqual({ rows: want.length, total: want.length, failed: undefined });
           // Without a count the list ends at its first short page (possibly an empty one).
-          const pages = mineOfOther ? 0 : counted ? Math.max(1, Math.ceil(list.length / perPage)) : Math.floor(list.length / perPage) + 1;
+          const pages = mineOfOther
+            ? 0
+            : counted
+              ? Math.max(1, Math.ceil(list.length / perPage))
+              : Math.floor(list.length / perPage) + 1;
           expect(reads).toHaveLength(pages * spec.queries.length);
           expect(new Set(reads).size).toBe(reads.length);
         },
@@ -154,38 +217,58 @@ describe('resource roles and derivations in the impact and the role picker (issu
     { key: 'member', permissions: ['document:read'], extends: [] },
     { key: 'viewer', resource: 'document', permissions: ['read'], extends: [] },
     { key: 'commenter', resource: 'document', permissions: ['comment'], extends: ['viewer'] },
-    { key: 'editor', resource: 'document', permissions: ['write'], extends: ['commenter'], grantedTo: [{ role: 'editor', on: 'folder', via: 'parent' }] },
+    {
+      key: 'editor',
+      resource: 'document',
+      permissions: ['write'],
+      extends: ['commenter'],
+      grantedTo: [{ role: 'editor', on: 'folder', via: 'parent' }],
+    },
     { key: 'editor', resource: 'folder', permissions: ['read', 'write'], extends: [] },
   ];
   const alice = (assignments: RequesterFacts['assignments'] = []) => ({ user: 'alice', assignments });
   const req = (o = {}) => aRequest({ requester: 'alice', role: 'editor', ...o });
 
   it('a resource role named on an instance is resolved as the service resolves it, and shows what it adds', () => {
-    expect(buildImpact(req(), roles, alice()).lines).toEqual(['+ document#editor: document:comment, document:read, document:write on document:readme']);
-    expect(buildImpact(req(), roles, alice([{ role: 'viewer', tenant: 'acme', resource_instance: 'document:readme' }])).lines).toEqual([
+    expect(buildImpact(req(), roles, alice()).lines).toEqual([
+      '+ document#editor: document:comment, document:read, document:write on document:readme',
+    ]);
+    expect(
+      buildImpact(req(), roles, alice([{ role: 'viewer', tenant: 'acme', resource_instance: 'document:readme' }]))
+        .lines,
+    ).toEqual([
       '+ document#editor: document:comment, document:write on document:readme',
       '  already held there: document:read (through document#viewer)',
     ]);
-    expect(buildImpact(req(), roles, alice([{ role: 'editor', tenant: 'acme', resource_instance: 'document:readme' }])).lines).toEqual([
-      '= alice already holds document#editor on document:readme: approving changes nothing',
-    ]);
+    expect(
+      buildImpact(req(), roles, alice([{ role: 'editor', tenant: 'acme', resource_instance: 'document:readme' }]))
+        .lines,
+    ).toEqual(['= alice already holds document#editor on document:readme: approving changes nothing']);
     // Tenant-wide, the key names the top-level role.
-    expect(buildImpact(req({ resource: null, instance: null }), roles, alice()).lines[0]).toBe('+ editor tenant-wide in acme (grants folder:read)');
+    expect(buildImpact(req({ resource: null, instance: null }), roles, alice()).lines[0]).toBe(
+      '+ editor tenant-wide in acme (grants folder:read)',
+    );
   });
 
   it('derived access: a role on a folder adds the document role on the documents in it', () => {
     const tuples = [{ subject: 'folder:finance', relation: 'parent', object: 'document:q1' }];
-    expect(buildImpact(req({ resource: 'folder', instance: 'finance' }), roles, alice(), 'editor', tuples).lines).toEqual([
+    expect(
+      buildImpact(req({ resource: 'folder', instance: 'finance' }), roles, alice(), 'editor', tuples).lines,
+    ).toEqual([
       '+ folder#editor: folder:read, folder:write on folder:finance',
       '+ document#editor: document:comment, document:read, document:write on document:q1 (from folder#editor on folder:finance via parent)',
     ]);
   });
 
-  it('a held-role warning resolves the role as the service does: a tenant-wide top-level editor is not the document\'s editor', () => {
+  it("a held-role warning resolves the role as the service does: a tenant-wide top-level editor is not the document's editor", () => {
     const tenantEditor = new Map([['alice', alice([{ role: 'editor', tenant: 'acme', resource_instance: null }])]]);
     expect(heldWarnings([req()], tenantEditor, roles)).toEqual([]);
-    const documentEditor = new Map([['alice', alice([{ role: 'editor', tenant: 'acme', resource_instance: 'document:readme' }])]]);
-    expect(heldWarnings([req()], documentEditor, roles)).toEqual([expect.stringMatching(/^alice already holds editor on document:readme \(request /)]);
+    const documentEditor = new Map([
+      ['alice', alice([{ role: 'editor', tenant: 'acme', resource_instance: 'document:readme' }])],
+    ]);
+    expect(heldWarnings([req()], documentEditor, roles)).toEqual([
+      expect.stringMatching(/^alice already holds editor on document:readme \(request /),
+    ]);
     const topLevelOnly = roles.filter((r) => r.resource !== 'document');
     expect(heldWarnings([req()], tenantEditor, topLevelOnly)).toHaveLength(1);
   });
@@ -205,7 +288,10 @@ describe('buildImpact', () => {
     { key: 'editor', permissions: ['document:write'], extends: ['viewer'] },
     { key: 'admin', permissions: ['document:read', 'document:write', 'folder:read'], extends: [] },
   ];
-  const alice = (assignments: { role: string; tenant: string; resource_instance: string | null }[]) => ({ user: 'alice', assignments });
+  const alice = (assignments: { role: string; tenant: string; resource_instance: string | null }[]) => ({
+    user: 'alice',
+    assignments,
+  });
   const req = (o = {}) => aRequest({ requester: 'alice', role: 'editor', ...o });
 
   it.each([
@@ -238,22 +324,35 @@ describe('buildImpact', () => {
       '+ editor tenant-wide in acme (grants document:read, document:write)',
       '  on every instance of acme',
     ]);
-    expect(buildImpact(req(), roles, alice([]), 'admin').lines[0]).toBe('+ admin: document:read, document:write on document:readme');
-    expect(buildImpact(req(), roles, alice([]), 'ghost').lines).toEqual(['? ghost is neither a role of document nor a top-level role (the service will refuse it)']);
-    expect(buildImpact(req({ resource: null, instance: null }), roles, alice([]), 'ghost').lines).toEqual(['? ghost is not a top-level role of this environment (the service will refuse it)']);
+    expect(buildImpact(req(), roles, alice([]), 'admin').lines[0]).toBe(
+      '+ admin: document:read, document:write on document:readme',
+    );
+    expect(buildImpact(req(), roles, alice([]), 'ghost').lines).toEqual([
+      '? ghost is neither a role of document nor a top-level role (the service will refuse it)',
+    ]);
+    expect(buildImpact(req({ resource: null, instance: null }), roles, alice([]), 'ghost').lines).toEqual([
+      '? ghost is not a top-level role of this environment (the service will refuse it)',
+    ]);
     expect(buildImpact(req(), roles, alice([])).note).toMatch(/^partial view/);
   });
 
   it('a role held on an instance gains nothing new: said so', () => {
-    expect(buildImpact(req({ role: 'viewer' }), roles, alice([{ role: 'admin', tenant: 'acme', resource_instance: null }])).lines).toEqual([
-      '= alice gains nothing on document:readme: viewer grants document:read, held already (through admin)',
-    ]);
+    expect(
+      buildImpact(req({ role: 'viewer' }), roles, alice([{ role: 'admin', tenant: 'acme', resource_instance: null }]))
+        .lines,
+    ).toEqual(['= alice gains nothing on document:readme: viewer grants document:read, held already (through admin)']);
   });
 
   it('rolesInTenant lists tenant-wide roles first', () => {
-    expect(rolesInTenant(alice([{ role: 'viewer', tenant: 'acme', resource_instance: 'document:readme' }, { role: 'member', tenant: 'acme', resource_instance: null }, { role: 'x', tenant: 'other', resource_instance: null }]), 'acme')).toEqual([
-      'member (tenant-wide)',
-      'viewer on document:readme',
-    ]);
+    expect(
+      rolesInTenant(
+        alice([
+          { role: 'viewer', tenant: 'acme', resource_instance: 'document:readme' },
+          { role: 'member', tenant: 'acme', resource_instance: null },
+          { role: 'x', tenant: 'other', resource_instance: null },
+        ]),
+        'acme',
+      ),
+    ).toEqual(['member (tenant-wide)', 'viewer on document:readme']);
   });
 });

@@ -6,25 +6,49 @@ import { aRawRequest, keyOf, userId } from './builders.js';
 
 describe('readAccessRequest', () => {
   it('names the requester and the reviewer by the keys of their ids', () => {
-    const r = readAccessRequest(aRawRequest({ requester: 'alice', reviewer: 'carol', status: 'approved', reviewerComment: 'ok' }), 'bob', keyOf);
-    expect(r).toMatchObject({ requester: 'alice', reviewer: 'carol', status: 'approved', reviewerComment: 'ok', own: false, canReview: true });
+    const r = readAccessRequest(
+      aRawRequest({ requester: 'alice', reviewer: 'carol', status: 'approved', reviewerComment: 'ok' }),
+      'bob',
+      keyOf,
+    );
+    expect(r).toMatchObject({
+      requester: 'alice',
+      reviewer: 'carol',
+      status: 'approved',
+      reviewerComment: 'ok',
+      own: false,
+      canReview: true,
+    });
     expect(r.raw.requesting_user_id).toBe(userId('alice'));
   });
 
   it('shows an id it has no key for as the id (a user deleted since, or a lookup not made)', () => {
     const raw = aRawRequest({ requester: 'alice', reviewer: 'carol', status: 'deny' });
-    expect(readAccessRequest(raw, 'bob')).toMatchObject({ requester: userId('alice'), reviewer: userId('carol'), own: false });
-    expect(readAccessRequest(raw, 'bob', (id) => (id === userId('alice') ? 'alice' : undefined))).toMatchObject({ requester: 'alice', reviewer: userId('carol') });
+    expect(readAccessRequest(raw, 'bob')).toMatchObject({
+      requester: userId('alice'),
+      reviewer: userId('carol'),
+      own: false,
+    });
+    expect(readAccessRequest(raw, 'bob', (id) => (id === userId('alice') ? 'alice' : undefined))).toMatchObject({
+      requester: 'alice',
+      reviewer: userId('carol'),
+    });
   });
 
-  it('own is the acting user\'s key matching the requester\'s; the keys are offered on every request but one\'s own', () => {
-    expect(readAccessRequest(aRawRequest({ requester: 'bob' }), 'bob', keyOf)).toMatchObject({ own: true, canReview: false });
-    expect(readAccessRequest(aRawRequest({ requester: 'dave' }), 'bob', keyOf)).toMatchObject({ own: false, canReview: true });
+  it("own is the acting user's key matching the requester's; the keys are offered on every request but one's own", () => {
+    expect(readAccessRequest(aRawRequest({ requester: 'bob' }), 'bob', keyOf)).toMatchObject({
+      own: true,
+      canReview: false,
+    });
+    expect(readAccessRequest(aRawRequest({ requester: 'dave' }), 'bob', keyOf)).toMatchObject({
+      own: false,
+      canReview: true,
+    });
     // Without the key the id is not the actor's key: not own.
     expect(readAccessRequest(aRawRequest({ requester: 'bob' }), 'bob')).toMatchObject({ own: false });
   });
 
-  it('does not read the fields of our server\'s old dialect (requesting_user_key, reviewer_user_key, can_review, cancel_reason)', () => {
+  it("does not read the fields of our server's old dialect (requesting_user_key, reviewer_user_key, can_review, cancel_reason)", () => {
     const raw = {
       ...aRawRequest({ requester: 'dave', reviewer: null }),
       requesting_user_key: 'mallory',
@@ -63,6 +87,12 @@ describe('readAccessRequest', () => {
 
   it('a read model without a requester shows "?"; optional fields left out read as null', () => {
     const { requesting_user_id: _, reason: __, ...raw } = aRawRequest();
-    expect(readAccessRequest(raw, 'bob', keyOf)).toMatchObject({ requester: '?', reason: null, reviewer: null, reviewedAt: null, own: false });
+    expect(readAccessRequest(raw, 'bob', keyOf)).toMatchObject({
+      requester: '?',
+      reason: null,
+      reviewer: null,
+      reviewedAt: null,
+      own: false,
+    });
   });
 });

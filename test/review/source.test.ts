@@ -26,26 +26,56 @@ afterAll(async () => {
 });
 
 const since = (n: number) => recorder.seen.slice(n);
-const userLookups = (n: number) => since(n).filter((r) => r.path.startsWith('/v2/facts/p/e/users/')).map((r) => r.path.slice('/v2/facts/p/e/users/'.length));
+const userLookups = (n: number) =>
+  since(n)
+    .filter((r) => r.path.startsWith('/v2/facts/p/e/users/'))
+    .map((r) => r.path.slice('/v2/facts/p/e/users/'.length));
 
 describe('review source (real server)', () => {
   it('lists with the declared filters only, and names users by key', async () => {
-    const readme = await fileRequest(server, 'alice', { role: 'editor', resource: 'document', resource_instance: 'readme' }, 'notes');
+    const readme = await fileRequest(
+      server,
+      'alice',
+      { role: 'editor', resource: 'document', resource_instance: 'readme' },
+      'notes',
+    );
     await fileRequest(server, 'dave', { role: 'viewer', resource: 'document', resource_instance: 'roadmap' });
     const source = createReviewSource({ client, user: 'bob', tenant: 'acme' });
     const n = recorder.seen.length;
-    const got = await source.listPage({ status: 'pending', role: 'editor', resource: 'document', resourceInstance: 'document:readme' }, 1, 10);
+    const got = await source.listPage(
+      { status: 'pending', role: 'editor', resource: 'document', resourceInstance: 'document:readme' },
+      1,
+      10,
+    );
     const lists = since(n).filter((r) => r.path.includes('/access_requests/'));
     expect(lists.map(({ method, path, query }) => ({ method, path, query }))).toEqual([
       {
         method: 'GET',
         path: '/v2/facts/p/e/access_requests/default/user/bob/tenant/acme',
-        query: [['page', '1'], ['per_page', '10'], ['status', 'pending'], ['role', 'editor'], ['resource', 'document'], ['resource_instance_id', 'document:readme']],
+        query: [
+          ['page', '1'],
+          ['per_page', '10'],
+          ['status', 'pending'],
+          ['role', 'editor'],
+          ['resource', 'document'],
+          ['resource_instance_id', 'document:readme'],
+        ],
       },
     ]);
     expect(lists.flatMap((r) => r.query.map(([k]) => k)).filter((k) => !LIST_PARAMS.includes(k))).toEqual([]);
     expect(got.total).toBe(1);
-    expect(got.items).toMatchObject([{ id: readme, requester: 'alice', role: 'editor', resource: 'document', instance: 'readme', reason: 'notes', own: false, canReview: true }]);
+    expect(got.items).toMatchObject([
+      {
+        id: readme,
+        requester: 'alice',
+        role: 'editor',
+        resource: 'document',
+        instance: 'readme',
+        reason: 'notes',
+        own: false,
+        canReview: true,
+      },
+    ]);
     expect(userLookups(n)).toEqual([users.id.alice]);
   });
 
@@ -70,7 +100,7 @@ describe('review source (real server)', () => {
     const bothListed = new Promise<void>((r) => (release = r));
     const gated: ApiClient = {
       ...client,
-      get: async <T,>(path: string, o?: ReadOptions) => {
+      get: async <T>(path: string, o?: ReadOptions) => {
         if (path.includes('/users/')) await bothListed;
         const answer = await client.get<T>(path, o);
         if (path.includes('/access_requests/') && ++listed === 2) release();
@@ -86,10 +116,23 @@ describe('review source (real server)', () => {
   it('reads one request and each decision answer in the public shape, the reviewer by key', async () => {
     const id = await fileRequest(server, 'dave', { role: 'viewer', resource: 'document', resource_instance: 'readme' });
     const asDave = createReviewSource({ client, user: 'dave', tenant: 'acme' });
-    expect(await asDave.get(id)).toMatchObject({ id, requester: 'dave', own: true, canReview: false, status: 'pending', reviewer: null });
+    expect(await asDave.get(id)).toMatchObject({
+      id,
+      requester: 'dave',
+      own: true,
+      canReview: false,
+      status: 'pending',
+      reviewer: null,
+    });
     const asCarol = createReviewSource({ client, user: 'carol', tenant: 'acme' });
     const denied = await asCarol.deny(id, { comment: 'no' });
-    expect(denied).toMatchObject({ status: 'denied', requester: 'dave', reviewer: 'carol', reviewerComment: 'no', own: false });
+    expect(denied).toMatchObject({
+      status: 'denied',
+      requester: 'dave',
+      reviewer: 'carol',
+      reviewerComment: 'no',
+      own: false,
+    });
     expect(denied).not.toHaveProperty('cancelReason');
   });
 
@@ -97,14 +140,28 @@ describe('review source (real server)', () => {
     const s = (method: string, path: string, body?: unknown) => server.facts(method, path, body);
     expect((await s('POST', '/users', { key: 'erin' })).status).toBe(200);
     expect((await s('POST', '/role_assignments', { user: 'erin', role: 'approver', tenant: 'acme' })).status).toBe(200);
-    const id = await fileRequest(server, 'dave', { role: 'viewer', resource: 'document', resource_instance: 'roadmap' });
-    expect((await s('PUT', `/access_requests/default/user/erin/tenant/acme/${id}/deny`, { reviewer_comment: 'no' })).status).toBe(200);
+    const id = await fileRequest(server, 'dave', {
+      role: 'viewer',
+      resource: 'document',
+      resource_instance: 'roadmap',
+    });
+    expect(
+      (await s('PUT', `/access_requests/default/user/erin/tenant/acme/${id}/deny`, { reviewer_comment: 'no' })).status,
+    ).toBe(200);
     const erin = (await s('GET', '/users/erin')).body.id as string;
-    expect(await createReviewSource({ client, user: 'bob', tenant: 'acme' }).get(id)).toMatchObject({ status: 'denied', requester: 'dave', reviewer: 'erin' });
+    expect(await createReviewSource({ client, user: 'bob', tenant: 'acme' }).get(id)).toMatchObject({
+      status: 'denied',
+      requester: 'dave',
+      reviewer: 'erin',
+    });
     expect((await s('DELETE', '/users/erin')).status).toBe(204);
     // A new session looks the id up again: 404, so it is shown as it is.
     const n = recorder.seen.length;
-    expect(await createReviewSource({ client, user: 'bob', tenant: 'acme' }).get(id)).toMatchObject({ status: 'denied', requester: 'dave', reviewer: erin });
+    expect(await createReviewSource({ client, user: 'bob', tenant: 'acme' }).get(id)).toMatchObject({
+      status: 'denied',
+      requester: 'dave',
+      reviewer: erin,
+    });
     expect(userLookups(n).sort()).toEqual([users.id.dave, erin].sort());
   });
 });

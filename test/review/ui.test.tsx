@@ -19,15 +19,44 @@ const ROLES: Action = {
 };
 
 function stateOf(actions: Action[], o: { width?: number; rows?: number; readonly?: boolean } = {}): QueueState {
-  let s = initQueue({ user: 'bob', tenant: 'acme', width: o.width ?? 100, rows: o.rows ?? 24, readonly: o.readonly, order: 'newest' });
+  let s = initQueue({
+    user: 'bob',
+    tenant: 'acme',
+    width: o.width ?? 100,
+    rows: o.rows ?? 24,
+    readonly: o.readonly,
+    order: 'newest',
+  });
   for (const a of actions) s = reduce(s, a).state;
   return s;
 }
 
 const queue = () => [
-  aRequest({ id: 'r3', requester: 'alice', role: 'editor', instance: 'readme', reason: 'I need to fix the release notes before Friday, the old ones are wrong', createdAt: '2026-01-01T01:58:00Z' }),
-  aRequest({ id: 'r2', requester: 'bob', role: 'viewer', instance: 'roadmap', reason: 'mine', createdAt: '2026-01-01T01:00:00Z' }),
-  aRequest({ id: 'r1', requester: 'dave', role: 'viewer', resource: null, instance: null, reason: null, createdAt: '2025-12-30T02:00:00Z' }),
+  aRequest({
+    id: 'r3',
+    requester: 'alice',
+    role: 'editor',
+    instance: 'readme',
+    reason: 'I need to fix the release notes before Friday, the old ones are wrong',
+    createdAt: '2026-01-01T01:58:00Z',
+  }),
+  aRequest({
+    id: 'r2',
+    requester: 'bob',
+    role: 'viewer',
+    instance: 'roadmap',
+    reason: 'mine',
+    createdAt: '2026-01-01T01:00:00Z',
+  }),
+  aRequest({
+    id: 'r1',
+    requester: 'dave',
+    role: 'viewer',
+    resource: null,
+    instance: null,
+    reason: null,
+    createdAt: '2025-12-30T02:00:00Z',
+  }),
 ];
 
 const frame = (s: QueueState) => {
@@ -40,8 +69,24 @@ afterEach(() => cleanup());
 describe('review screen (plain data)', () => {
   it('decided tab: an approved request whose grant is gone since reads "revoked", in the row and the details (issue 41)', () => {
     const decided = [
-      aRequest({ id: 'r2', requester: 'alice', role: 'editor', status: 'approved', reviewer: 'bob', createdAt: '2026-01-01T01:00:00Z' }),
-      aRequest({ id: 'r1', requester: 'dave', role: 'viewer', resource: null, instance: null, status: 'approved', reviewer: 'bob', createdAt: '2026-01-01T00:00:00Z' }),
+      aRequest({
+        id: 'r2',
+        requester: 'alice',
+        role: 'editor',
+        status: 'approved',
+        reviewer: 'bob',
+        createdAt: '2026-01-01T01:00:00Z',
+      }),
+      aRequest({
+        id: 'r1',
+        requester: 'dave',
+        role: 'viewer',
+        resource: null,
+        instance: null,
+        status: 'approved',
+        reviewer: 'bob',
+        createdAt: '2026-01-01T00:00:00Z',
+      }),
     ];
     // The decided tab merges the approved list (source 0) and the denied one (source 1).
     const loaded = run({ tab: 'decided', width: 100 }, [ROLES, pageOf(decided, 2, 1, 1, 0), pageOf([], 0, 1, 1, 1)]);
@@ -52,8 +97,22 @@ describe('review screen (plain data)', () => {
     expect(before).toMatch(/dave\s+viewer\s+tenant-wide\s+\S+\s+approved/);
     // alice still holds her grant; dave's tenant-wide viewer was revoked (he holds it on an instance only).
     const people: Action[] = [
-      { type: 'personLoaded', user: 'alice', facts: { user: 'alice', assignments: [{ role: 'editor', tenant: 'acme', resource_instance: 'document:readme' }] } },
-      { type: 'personLoaded', user: 'dave', facts: { user: 'dave', assignments: [{ role: 'viewer', tenant: 'acme', resource_instance: 'document:readme' }] } },
+      {
+        type: 'personLoaded',
+        user: 'alice',
+        facts: {
+          user: 'alice',
+          assignments: [{ role: 'editor', tenant: 'acme', resource_instance: 'document:readme' }],
+        },
+      },
+      {
+        type: 'personLoaded',
+        user: 'dave',
+        facts: {
+          user: 'dave',
+          assignments: [{ role: 'viewer', tenant: 'acme', resource_instance: 'document:readme' }],
+        },
+      },
     ];
     let s = loaded.state;
     for (const a of people) s = reduce(s, a).state;
@@ -86,10 +145,27 @@ describe('review screen (plain data)', () => {
         { key: 'editor', resource: 'document', permissions: ['write'], extends: ['commenter'] },
       ],
     };
-    const s = stateOf([roles, pageOf(queue()), ...keys('<return>'), { type: 'personLoaded', user: 'alice', facts: { user: 'alice', assignments: [{ role: 'viewer', tenant: 'acme', resource_instance: 'document:readme' }] } }], { rows: 34 });
+    const s = stateOf(
+      [
+        roles,
+        pageOf(queue()),
+        ...keys('<return>'),
+        {
+          type: 'personLoaded',
+          user: 'alice',
+          facts: {
+            user: 'alice',
+            assignments: [{ role: 'viewer', tenant: 'acme', resource_instance: 'document:readme' }],
+          },
+        },
+      ],
+      { rows: 34 },
+    );
     const f = frame(s);
     expect(f).not.toContain('is not a role');
-    expect(f).toContain('If approved\n  + document#editor: document:comment, document:write on document:readme\n    already held there: document:read (through document#viewer)');
+    expect(f).toContain(
+      'If approved\n  + document#editor: document:comment, document:write on document:readme\n    already held there: document:read (through document#viewer)',
+    );
     const picker = frame(reduce(s, keys('r')[0]).state);
     expect(picker).toContain('› document#editor (asked)');
     expect(picker).toContain('document#commenter');
@@ -99,7 +175,22 @@ describe('review screen (plain data)', () => {
 
   it('details: every field, the requester roles, what approving would change', () => {
     // Tall enough for every field of the public read model.
-    const s = stateOf([ROLES, pageOf(queue()), ...keys('<return>'), { type: 'personLoaded', user: 'alice', facts: { user: 'alice', assignments: [{ role: 'viewer', tenant: 'acme', resource_instance: 'document:readme' }] } }], { rows: 34 });
+    const s = stateOf(
+      [
+        ROLES,
+        pageOf(queue()),
+        ...keys('<return>'),
+        {
+          type: 'personLoaded',
+          user: 'alice',
+          facts: {
+            user: 'alice',
+            assignments: [{ role: 'viewer', tenant: 'acme', resource_instance: 'document:readme' }],
+          },
+        },
+      ],
+      { rows: 34 },
+    );
     const f = frame(s);
     // The requester by key, with the id the read model names them by.
     expect(f).toContain(`requester        alice (${userId('alice')})`);
@@ -110,7 +201,9 @@ describe('review screen (plain data)', () => {
 
   it('the comment, the confirmation and the optimistic status', () => {
     const s1 = stateOf([ROLES, pageOf(queue()), ...keys('a', 'ship it')]);
-    expect(frame(s1)).toContain("Approving alice's request for editor on document:readme. comment (optional): ship it▏");
+    expect(frame(s1)).toContain(
+      "Approving alice's request for editor on document:readme. comment (optional): ship it▏",
+    );
     const s2 = stateOf([ROLES, pageOf(queue()), ...keys('a', 'ship it', '<return>')]);
     expect(frame(s2)).toContain(`Approve alice's request for editor on document:readme with comment "ship it"? [y/N]`);
     const s3 = stateOf([ROLES, pageOf(queue()), ...keys('a', 'ship it', '<return>', 'y')]);
@@ -150,8 +243,26 @@ describe('review screen (plain data)', () => {
 });
 
 describe('review screen: issue 31', () => {
-  const at = (o: { tab?: 'pending' | 'decided' | 'mine'; width?: number; rows?: number; configs?: string[]; lifetimes?: Record<string, string> }, actions: Action[]) => {
-    let s = initQueue({ user: 'bob', tenant: 'acme', width: o.width ?? 100, rows: o.rows ?? 24, order: 'newest', tab: o.tab, configs: o.configs, lifetimes: o.lifetimes });
+  const at = (
+    o: {
+      tab?: 'pending' | 'decided' | 'mine';
+      width?: number;
+      rows?: number;
+      configs?: string[];
+      lifetimes?: Record<string, string>;
+    },
+    actions: Action[],
+  ) => {
+    let s = initQueue({
+      user: 'bob',
+      tenant: 'acme',
+      width: o.width ?? 100,
+      rows: o.rows ?? 24,
+      order: 'newest',
+      tab: o.tab,
+      configs: o.configs,
+      lifetimes: o.lifetimes,
+    });
     for (const a of actions) s = reduce(s, a).state;
     return s;
   };
@@ -164,15 +275,30 @@ describe('review screen: issue 31', () => {
     expect(confirm).toContain("Approve dave's request for viewer in acme (tenant-wide)?");
   });
 
-  it('a tenant-wide request\'s details list what set rules add (the set rules read with the roles)', () => {
+  it("a tenant-wide request's details list what set rules add (the set rules read with the roles)", () => {
     const setRules = {
-      sets: [{ key: 'approved-readers', type: 'resourceset' as const, resource: 'document', conditions: { allOf: [{ 'resource.public': { equals: true } }] } }],
-      rules: [{ userSet: '__autogen_viewer', resource: 'document', action: 'comment', resourceSet: 'approved-readers' }],
+      sets: [
+        {
+          key: 'approved-readers',
+          type: 'resourceset' as const,
+          resource: 'document',
+          conditions: { allOf: [{ 'resource.public': { equals: true } }] },
+        },
+      ],
+      rules: [
+        { userSet: '__autogen_viewer', resource: 'document', action: 'comment', resourceSet: 'approved-readers' },
+      ],
     };
     const person: Action = { type: 'personLoaded', user: 'dave', facts: { user: 'dave', assignments: [] } };
-    const f = frame(stateOf([{ ...ROLES, setRules } as Action, pageOf(queue()), ...keys('j', 'j', '<return>'), person], { rows: 34 }));
+    const f = frame(
+      stateOf([{ ...ROLES, setRules } as Action, pageOf(queue()), ...keys('j', 'j', '<return>'), person], { rows: 34 }),
+    );
     expect(f).toContain('+ document:comment on resource set approved-readers (set rule: role viewer × resource set');
-    const unread = frame(stateOf([{ ...ROLES, setRules: null } as Action, pageOf(queue()), ...keys('j', 'j', '<return>'), person], { rows: 34 }));
+    const unread = frame(
+      stateOf([{ ...ROLES, setRules: null } as Action, pageOf(queue()), ...keys('j', 'j', '<return>'), person], {
+        rows: 34,
+      }),
+    );
     expect(unread.replace(/\s+/g, ' ')).toContain('the set rules could not be read');
   });
 
@@ -181,7 +307,12 @@ describe('review screen: issue 31', () => {
     const roles: Action = { type: 'rolesLoaded', roles: [{ key: 'owner', permissions, extends: [] }] };
     const request = aRequest({ id: 'r9', requester: 'alice', role: 'owner', instance: 'readme' });
     for (const width of [80, 120]) {
-      const s = at({ width, rows: 60 }, [roles, pageOf([request]), ...keys('<return>'), { type: 'personLoaded', user: 'alice', facts: { user: 'alice', assignments: [] } }]);
+      const s = at({ width, rows: 60 }, [
+        roles,
+        pageOf([request]),
+        ...keys('<return>'),
+        { type: 'personLoaded', user: 'alice', facts: { user: 'alice', assignments: [] } },
+      ]);
       const f = frame(s);
       const text = f.replace(/\s+/g, ' ');
       for (const p of permissions) expect(text).toContain(p);
@@ -195,7 +326,8 @@ describe('review screen: issue 31', () => {
       for (const config of [false, true]) {
         const { reason, ...rest } = columnsFor(width, { config });
         expect(reason, `${width} ${config}`).toBeGreaterThanOrEqual(Math.max(...Object.values(rest)));
-        const used = Object.values(rest).filter((w) => w > 0).length + 2 + reason + Object.values(rest).reduce((a, b) => a + b, 0);
+        const used =
+          Object.values(rest).filter((w) => w > 0).length + 2 + reason + Object.values(rest).reduce((a, b) => a + b, 0);
         expect(used, `${width} ${config}`).toBeLessThanOrEqual(width);
       }
     }
@@ -204,9 +336,18 @@ describe('review screen: issue 31', () => {
   });
 
   it('on the decided tab AGE counts from the decision, not the request', () => {
-    const decided = aRequest({ id: 'r7', requester: 'alice', reviewer: 'carol', status: 'approved', createdAt: '2025-12-20T02:00:00Z' });
+    const decided = aRequest({
+      id: 'r7',
+      requester: 'alice',
+      reviewer: 'carol',
+      status: 'approved',
+      createdAt: '2025-12-20T02:00:00Z',
+    });
     const r = { ...decided, reviewedAt: '2026-01-01T01:55:00Z' };
-    const s = at({ tab: 'decided' }, [{ type: 'pageLoaded', gen: 1, fetch: { source: 0, page: 1 }, items: [r], total: 1 }, { type: 'pageLoaded', gen: 1, fetch: { source: 1, page: 1 }, items: [], total: 0 }]);
+    const s = at({ tab: 'decided' }, [
+      { type: 'pageLoaded', gen: 1, fetch: { source: 0, page: 1 }, items: [r], total: 1 },
+      { type: 'pageLoaded', gen: 1, fetch: { source: 1, page: 1 }, items: [], total: 0 },
+    ]);
     const f = frame(s);
     expect(f).toMatch(/REQUESTER\s+ROLE\s+RESOURCE\/INSTANCE\s+DONE\s+STATUS/);
     expect(f).toMatch(/› alice\s+editor\s+document:readme\s+5m\s+approved/);
@@ -224,16 +365,34 @@ describe('review screen: issue 31', () => {
 
   it("the details of one's own request, where one is the tenant's only reviewer, say nobody can decide it", () => {
     const own = aRequest({ id: 'b1', requester: 'bob', role: 'viewer' });
-    const s = at({ rows: 40 }, [ROLES, pageOf([{ ...own, config: 'default' }]), { type: 'reviewingLoaded', reviewing: { roles: ['approver'], reviews: true, alone: ['default'] } }, ...keys('<return>')]);
-    expect(frame(s).replace(/\s+/g, ' ')).toContain('nobody can decide this request: you are the only user holding a reviewer role of configuration default tenant-wide in acme, and nobody may review their own request; it stays pending until someone else reviews there (x cancels it)');
-    const other = at({ rows: 40 }, [ROLES, pageOf([{ ...own, config: 'default' }]), { type: 'reviewingLoaded', reviewing: { roles: ['approver'], reviews: true } }, ...keys('<return>')]);
+    const s = at({ rows: 40 }, [
+      ROLES,
+      pageOf([{ ...own, config: 'default' }]),
+      { type: 'reviewingLoaded', reviewing: { roles: ['approver'], reviews: true, alone: ['default'] } },
+      ...keys('<return>'),
+    ]);
+    expect(frame(s).replace(/\s+/g, ' ')).toContain(
+      'nobody can decide this request: you are the only user holding a reviewer role of configuration default tenant-wide in acme, and nobody may review their own request; it stays pending until someone else reviews there (x cancels it)',
+    );
+    const other = at({ rows: 40 }, [
+      ROLES,
+      pageOf([{ ...own, config: 'default' }]),
+      { type: 'reviewingLoaded', reviewing: { roles: ['approver'], reviews: true } },
+      ...keys('<return>'),
+    ]);
     expect(frame(other)).not.toContain('nobody can decide');
   });
 
   it('duplicate pending requests (same requester, role and instance) are marked, in the row and the details', () => {
     const dupes = [
       aRequest({ id: 'd3', requester: 'dave', role: 'viewer', instance: 'roadmap', createdAt: '2026-01-01T01:50:00Z' }),
-      aRequest({ id: 'd2', requester: 'alice', role: 'viewer', instance: 'roadmap', createdAt: '2026-01-01T01:40:00Z' }),
+      aRequest({
+        id: 'd2',
+        requester: 'alice',
+        role: 'viewer',
+        instance: 'roadmap',
+        createdAt: '2026-01-01T01:40:00Z',
+      }),
       aRequest({ id: 'd1', requester: 'dave', role: 'viewer', instance: 'roadmap', createdAt: '2026-01-01T01:30:00Z' }),
     ];
     const f = frame(stateOf([ROLES, pageOf(dupes)]));
@@ -241,13 +400,25 @@ describe('review screen: issue 31', () => {
     expect(f).toMatch(/ {2}alice\s+viewer\s+document:roadmap\s+20m\s+pending/);
     expect(f).toMatch(/ {2}dave\s+viewer\s+document:roadmap\s+30m\s+dup ×2/);
     const details = frame(stateOf([ROLES, pageOf(dupes), ...keys('<return>')])).replace(/\s+/g, ' ');
-    expect(details).toContain('duplicates: 2 pending requests by dave for viewer on document:roadmap among the rows read (d3, d1): deny or cancel all but one');
+    expect(details).toContain(
+      'duplicates: 2 pending requests by dave for viewer on document:roadmap among the rows read (d3, d1): deny or cancel all but one',
+    );
   });
 
   it('one queue across configurations: each row names its configuration and lifetime', () => {
-    const rows = [aRequest({ id: 'o1', requester: 'alice', reason: 'pager duty tonight' }), aRequest({ id: 'd1', requester: 'dave', role: 'viewer', reason: 'onboarding' })];
-    const tagged = [{ ...rows[0], config: 'oncall' }, { ...rows[1], config: 'default' }];
-    const s = at({ width: 80, configs: ['default', 'oncall'], lifetimes: { oncall: '12h' } }, [ROLES, pageOf([tagged[1]], 1, 1, 1, 0), pageOf([tagged[0]], 1, 1, 1, 1)]);
+    const rows = [
+      aRequest({ id: 'o1', requester: 'alice', reason: 'pager duty tonight' }),
+      aRequest({ id: 'd1', requester: 'dave', role: 'viewer', reason: 'onboarding' }),
+    ];
+    const tagged = [
+      { ...rows[0], config: 'oncall' },
+      { ...rows[1], config: 'default' },
+    ];
+    const s = at({ width: 80, configs: ['default', 'oncall'], lifetimes: { oncall: '12h' } }, [
+      ROLES,
+      pageOf([tagged[1]], 1, 1, 1, 0),
+      pageOf([tagged[0]], 1, 1, 1, 1),
+    ]);
     const f = frame(s);
     expect(f).toMatch(/REQUESTER\s+ROLE\s+RESOURCE\/\S*\s+CONFIG\s+AGE\s+STATUS\s+REASON/);
     expect(f).toMatch(/alice\s+editor\s+document:readme\s+oncall\s+\S+\s+pending\s+pager duty/);

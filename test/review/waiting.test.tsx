@@ -21,7 +21,12 @@ const clients: ApiClient[] = [];
 beforeAll(async () => {
   server = await startTestServer();
   await seedReviewWorld(server);
-  await fileRequest(server, 'alice', { role: 'editor', resource: 'document', resource_instance: 'readme' }, 'release notes');
+  await fileRequest(
+    server,
+    'alice',
+    { role: 'editor', resource: 'document', resource_instance: 'readme' },
+    'release notes',
+  );
   proxy = await startProxy({ upstream: server.url, latencyMs: 600 });
 });
 afterEach(async () => {
@@ -56,15 +61,31 @@ describe('still waiting for a slow answer', { timeout: 30_000 }, () => {
   it('shows on the review status line while it is mounted, never on stderr; on stderr again after quitting', async () => {
     const stderr = captureStderr();
     const notices = createWaitingNotices();
-    const client = createClient({ baseUrl: proxy.url, apiKey: ORG_KEY, project: 'p', environment: 'e', onWaiting: notices.onWaiting, waitingNoticeMs: 200 });
+    const client = createClient({
+      baseUrl: proxy.url,
+      apiKey: ORG_KEY,
+      project: 'p',
+      environment: 'e',
+      onWaiting: notices.onWaiting,
+      waitingNoticeMs: 200,
+    });
     clients.push(client);
     let ui!: ReturnType<typeof render>;
     const frame = () => (ui?.lastFrame() ?? '').replace(/\s+/g, ' ');
-    const review = renderReview({ client, user: 'bob', tenant: 'acme', color: false, routeWaiting: notices.route, mount: (app) => (ui = render(app)) });
+    const review = renderReview({
+      client,
+      user: 'bob',
+      tenant: 'acme',
+      color: false,
+      routeWaiting: notices.route,
+      mount: (app) => (ui = render(app)),
+    });
 
     // The first reads take 600 ms each: the notice shows on the status line, naming a request and the time.
     await until(() => frame().includes('still waiting for the service:'), frame);
-    expect(frame()).toMatch(/still waiting for the service: \d+ s so far \(attempt 1, gives up after 120 s; --timeout\) · GET \/v2\//);
+    expect(frame()).toMatch(
+      /still waiting for the service: \d+ s so far \(attempt 1, gives up after 120 s; --timeout\) · GET \/v2\//,
+    );
     // Once the answers are in, the status line is the position again.
     await until(() => frame().includes('1–1 of 1') && !frame().includes('still waiting'), frame);
     expect(frame()).toMatch(/alice\s+editor\s+document:readme/);
@@ -78,17 +99,33 @@ describe('still waiting for a slow answer', { timeout: 30_000 }, () => {
     await client.get('/v2/facts/p/e/users/bob');
     const lines = stderr.filter((l) => l.includes('still waiting'));
     expect(lines.length).toBeGreaterThan(0);
-    expect(lines[0]).toMatch(/^still waiting for GET \/v2\/facts\/p\/e\/users\/bob: \d+ s so far \(attempt 1, gives up after 120 s; --timeout\)\n$/);
+    expect(lines[0]).toMatch(
+      /^still waiting for GET \/v2\/facts\/p\/e\/users\/bob: \d+ s so far \(attempt 1, gives up after 120 s; --timeout\)\n$/,
+    );
   });
 
   it('a notice that comes while a decision is slow shows until the decision is answered', async () => {
     captureStderr();
     const notices = createWaitingNotices();
-    const client = createClient({ baseUrl: proxy.url, apiKey: ORG_KEY, project: 'p', environment: 'e', onWaiting: notices.onWaiting, waitingNoticeMs: 200 });
+    const client = createClient({
+      baseUrl: proxy.url,
+      apiKey: ORG_KEY,
+      project: 'p',
+      environment: 'e',
+      onWaiting: notices.onWaiting,
+      waitingNoticeMs: 200,
+    });
     clients.push(client);
     let ui!: ReturnType<typeof render>;
     const frame = () => (ui?.lastFrame() ?? '').replace(/\s+/g, ' ');
-    const review = renderReview({ client, user: 'bob', tenant: 'acme', color: false, routeWaiting: notices.route, mount: (app) => (ui = render(app)) });
+    const review = renderReview({
+      client,
+      user: 'bob',
+      tenant: 'acme',
+      color: false,
+      routeWaiting: notices.route,
+      mount: (app) => (ui = render(app)),
+    });
     await until(() => frame().includes('1–1 of 1') && !frame().includes('still waiting'), frame);
     const press = async (key: string) => {
       ui.stdin.write(key);
@@ -98,9 +135,16 @@ describe('still waiting for a slow answer', { timeout: 30_000 }, () => {
     await press('\r');
     await press('y');
     // The status line is cut at the terminal's width: the path's start is what shows at 80 columns.
-    await until(() => /approving alice's request/.test(frame()) && /still waiting for the service: \d+ s so far .* · PUT \/v2\//.test(frame()), frame);
+    await until(
+      () =>
+        /approving alice's request/.test(frame()) &&
+        /still waiting for the service: \d+ s so far .* · PUT \/v2\//.test(frame()),
+      frame,
+    );
     await until(() => frame().includes("approved alice's request") && !frame().includes('still waiting'), frame);
     ui.stdin.write('q');
-    expect((await review).log.map((e) => e.text)).toEqual([expect.stringContaining("approved alice's request for editor on document:readme")]);
+    expect((await review).log.map((e) => e.text)).toEqual([
+      expect.stringContaining("approved alice's request for editor on document:readme"),
+    ]);
   });
 });

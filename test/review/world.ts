@@ -16,20 +16,47 @@ export async function seedReviewWorld(s: TestServer): Promise<void> {
   };
   await ok(s.schema('POST', '/resources', { key: 'document', name: 'Document', actions: { read: {}, write: {} } }));
   await ok(s.schema('POST', '/roles', { key: 'viewer', name: 'Viewer', permissions: ['document:read'] }));
-  await ok(s.schema('POST', '/roles', { key: 'editor', name: 'Editor', permissions: ['document:write'], extends: ['viewer'] }));
+  await ok(
+    s.schema('POST', '/roles', { key: 'editor', name: 'Editor', permissions: ['document:write'], extends: ['viewer'] }),
+  );
   await ok(s.schema('POST', '/roles', { key: 'approver', name: 'Approver', permissions: [] }));
   await ok(s.facts('POST', '/tenants', { key: 'acme', name: 'Acme' }));
-  for (const key of ['readme', 'roadmap']) await ok(s.facts('POST', '/resource_instances', { key, resource: 'document', tenant: 'acme' }));
+  for (const key of ['readme', 'roadmap'])
+    await ok(s.facts('POST', '/resource_instances', { key, resource: 'document', tenant: 'acme' }));
   for (const key of ['alice', 'bob', 'carol', 'dave']) await ok(s.facts('POST', '/users', { key }));
-  for (const key of ['bob', 'carol']) await ok(s.facts('POST', '/role_assignments', { user: key, role: 'approver', tenant: 'acme' }));
-  await ok(s.facts('POST', '/role_assignments', { user: 'alice', role: 'viewer', tenant: 'acme', resource_instance: 'document:readme' }));
+  for (const key of ['bob', 'carol'])
+    await ok(s.facts('POST', '/role_assignments', { user: key, role: 'approver', tenant: 'acme' }));
+  await ok(
+    s.facts('POST', '/role_assignments', {
+      user: 'alice',
+      role: 'viewer',
+      tenant: 'acme',
+      resource_instance: 'document:readme',
+    }),
+  );
   await ok(s.facts('POST', '/tenants/acme/users', { key: 'dave' }));
-  await ok(s.call('POST', '/v2/elements/p/e/config', { key: 'default', name: 'Default', elements_type: 'user_management', settings: {}, roles_to_levels: { LEVEL_1: ['approver'] } }));
+  await ok(
+    s.call('POST', '/v2/elements/p/e/config', {
+      key: 'default',
+      name: 'Default',
+      elements_type: 'user_management',
+      settings: {},
+      roles_to_levels: { LEVEL_1: ['approver'] },
+    }),
+  );
 }
 
 /** Files an access request as `user` through the API; returns its id. */
-export async function fileRequest(s: TestServer, user: string, details: { role: string; resource?: string; resource_instance?: string }, reason?: string): Promise<string> {
-  const r = await s.facts('POST', `/access_requests/default/user/${user}/tenant/acme`, { access_request_details: { tenant: 'acme', ...details }, ...(reason ? { reason } : {}) });
+export async function fileRequest(
+  s: TestServer,
+  user: string,
+  details: { role: string; resource?: string; resource_instance?: string },
+  reason?: string,
+): Promise<string> {
+  const r = await s.facts('POST', `/access_requests/default/user/${user}/tenant/acme`, {
+    access_request_details: { tenant: 'acme', ...details },
+    ...(reason ? { reason } : {}),
+  });
   if (r.status >= 300) throw new Error(`request failed: ${r.status} ${JSON.stringify(r.body)}`);
   return (r.body as { id: string }).id;
 }
@@ -38,7 +65,9 @@ export async function fileRequest(s: TestServer, user: string, details: { role: 
  * The ids of the world's users (`GET /users/{key}`), for reading public read models, which name users
  * by id only; `keyOf` turns an id back into a key.
  */
-export async function readUserIds(s: TestServer): Promise<{ id: Record<string, string>; keyOf: (id: string | null) => string | null }> {
+export async function readUserIds(
+  s: TestServer,
+): Promise<{ id: Record<string, string>; keyOf: (id: string | null) => string | null }> {
   const id: Record<string, string> = {};
   for (const key of ['alice', 'bob', 'carol', 'dave']) {
     const r = await s.facts('GET', `/users/${key}`);
@@ -46,7 +75,7 @@ export async function readUserIds(s: TestServer): Promise<{ id: Record<string, s
     id[key] = (r.body as { id: string }).id;
   }
   const keys = new Map(Object.entries(id).map(([k, v]) => [v, k]));
-  return { id, keyOf: (x) => (x === null ? null : keys.get(x) ?? x) };
+  return { id, keyOf: (x) => (x === null ? null : (keys.get(x) ?? x)) };
 }
 
 export function clientFor(s: TestServer): ApiClient {

@@ -57,18 +57,31 @@ describe('POST /allowed decides from the live data', () => {
   });
 
   it('accepts the SDK shapes: user and resource as strings, extra fields ignored', async () => {
-    const r = await s.call('POST', '/allowed', { user: 'direct', action: 'write', resource: 'doc:d1' }, { key: ENV_KEY });
+    const r = await s.call(
+      'POST',
+      '/allowed',
+      { user: 'direct', action: 'write', resource: 'doc:d1' },
+      { key: ENV_KEY },
+    );
     expect(ok(r)).toEqual({ allow: true, result: true });
     const sdk = {
-      user: { key: 'direct', attributes: {}, email: 'x@y' }, action: 'write',
-      resource: { type: 'doc', key: 'd1', tenant: 't', attributes: {}, context: {} }, context: {}, sdk: 'node',
+      user: { key: 'direct', attributes: {}, email: 'x@y' },
+      action: 'write',
+      resource: { type: 'doc', key: 'd1', tenant: 't', attributes: {}, context: {} },
+      context: {},
+      sdk: 'node',
     };
     expect(ok(await s.call('POST', '/allowed', sdk, { key: ENV_KEY })).allow).toBe(true);
   });
 
   it('answers 422 for a malformed check', async () => {
-    expectInvalid(await s.call('POST', '/allowed', { user: 'x', action: 'read' }, { key: ENV_KEY }), ['body', 'resource']);
-    expectInvalid(await s.call('POST', '/allowed', { user: { key: 5 }, action: 'read', resource: 'doc' }, { key: ENV_KEY }));
+    expectInvalid(await s.call('POST', '/allowed', { user: 'x', action: 'read' }, { key: ENV_KEY }), [
+      'body',
+      'resource',
+    ]);
+    expectInvalid(
+      await s.call('POST', '/allowed', { user: { key: 5 }, action: 'read', resource: 'doc' }, { key: ENV_KEY }),
+    );
   });
 
   it('follows changes at once', async () => {
@@ -76,7 +89,14 @@ describe('POST /allowed decides from the live data', () => {
     expect(await allowed(s, 'late', 'read', { type: 'doc', key: 'd2' })).toBe(false);
     await assign(s, { user: 'late', role: 'viewer', resource_instance: 'doc:d2' });
     expect(await allowed(s, 'late', 'read', { type: 'doc', key: 'd2' })).toBe(true);
-    ok(await s.facts('DELETE', '/role_assignments', { user: 'late', role: 'viewer', resource_instance: 'doc:d2', tenant: 't' }));
+    ok(
+      await s.facts('DELETE', '/role_assignments', {
+        user: 'late',
+        role: 'viewer',
+        resource_instance: 'doc:d2',
+        tenant: 't',
+      }),
+    );
     expect(await allowed(s, 'late', 'read', { type: 'doc', key: 'd2' })).toBe(false);
   });
 });
@@ -89,21 +109,37 @@ describe('POST /allowed/bulk', () => {
   ];
 
   it('answers one decision per check, in order, for an array or {checks}', async () => {
-    const expected = { allow: [{ allow: true, result: true }, { allow: false, result: false }, { allow: true, result: true }] };
+    const expected = {
+      allow: [
+        { allow: true, result: true },
+        { allow: false, result: false },
+        { allow: true, result: true },
+      ],
+    };
     expect(ok(await s.call('POST', '/allowed/bulk', checks, { key: ENV_KEY }))).toEqual(expected);
     expect(ok(await s.call('POST', '/allowed/bulk', { checks }, { key: ENV_KEY }))).toEqual(expected);
     expect(ok(await s.call('POST', '/allowed/bulk', [], { key: ENV_KEY }))).toEqual({ allow: [] });
   });
 
   it('takes at most 1000 checks', async () => {
-    expectInvalid(await s.call('POST', '/allowed/bulk', Array.from({ length: 1001 }, () => checks[0]), { key: ENV_KEY }));
+    expectInvalid(
+      await s.call(
+        'POST',
+        '/allowed/bulk',
+        Array.from({ length: 1001 }, () => checks[0]),
+        { key: ENV_KEY },
+      ),
+    );
   });
 });
 
 describe('which environment decides', () => {
   const check = { user: { key: 'wide' }, action: 'read', resource: { type: 'doc', key: 'd1' } };
 
-  it.each([['/allowed', check], ['/allowed/bulk', [check]]])('the organisation key on %s without an environment is 400 ENVIRONMENT_REQUIRED', async (path, body) => {
+  it.each([
+    ['/allowed', check],
+    ['/allowed/bulk', [check]],
+  ])('the organisation key on %s without an environment is 400 ENVIRONMENT_REQUIRED', async (path, body) => {
     const r = await s.call('POST', path, body);
     expectError(r, 400, 'ENVIRONMENT_REQUIRED');
     expect(r.body.message).toContain('?project=');
@@ -111,18 +147,28 @@ describe('which environment decides', () => {
 
   it('the organisation key names the environment by query or by headers', async () => {
     expect(ok(await s.call('POST', '/allowed?project=p&environment=e', check)).allow).toBe(true);
-    expect(ok(await s.call('POST', '/allowed', check, { headers: { 'x-roster-project': 'p', 'x-roster-environment': 'e' } })).allow).toBe(true);
+    expect(
+      ok(await s.call('POST', '/allowed', check, { headers: { 'x-roster-project': 'p', 'x-roster-environment': 'e' } }))
+        .allow,
+    ).toBe(true);
     // Another environment has none of this data.
     expect(ok(await s.call('POST', '/allowed?project=p&environment=e2', check)).allow).toBe(false);
   });
 
   it('the environment key decides in its own environment and may not name another', async () => {
-    expectError(await s.call('POST', '/allowed?project=p&environment=e2', check, { key: ENV_KEY }), 403, 'FORBIDDEN_ACCESS');
+    expectError(
+      await s.call('POST', '/allowed?project=p&environment=e2', check, { key: ENV_KEY }),
+      403,
+      'FORBIDDEN_ACCESS',
+    );
   });
 
-  it.each([['project=a%20b&environment=e'], ['project=a&project=b&environment=e']])('a malformed environment (%s) is 422', async (q) => {
-    expectInvalid(await s.call('POST', `/allowed?${q}`, check));
-  });
+  it.each([['project=a%20b&environment=e'], ['project=a&project=b&environment=e']])(
+    'a malformed environment (%s) is 422',
+    async (q) => {
+      expectInvalid(await s.call('POST', `/allowed?${q}`, check));
+    },
+  );
 
   it('is 401 without a key', async () => {
     expectError(await s.call('POST', '/allowed', check, { key: null }), 401, 'UNAUTHORIZED');

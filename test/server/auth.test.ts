@@ -27,7 +27,12 @@ describe('401: missing or unknown key', () => {
   });
 
   it('accepts the scheme in any case and surrounding spaces', async () => {
-    ok(await s.call('GET', '/v2/schema/p/e/resources', undefined, { key: null, headers: { authorization: `bearer   ${ENV_KEY}  ` } }));
+    ok(
+      await s.call('GET', '/v2/schema/p/e/resources', undefined, {
+        key: null,
+        headers: { authorization: `bearer   ${ENV_KEY}  ` },
+      }),
+    );
   });
 });
 
@@ -42,19 +47,36 @@ describe('403: a valid key scoped elsewhere', () => {
   });
 
   it('the environment key may not write elsewhere either, and nothing is created there', async () => {
-    expectError(await s.call('POST', '/v2/facts/q/e/tenants', { key: 'x', name: 'x' }, { key: ENV_KEY }), 403, 'FORBIDDEN_ACCESS');
+    expectError(
+      await s.call('POST', '/v2/facts/q/e/tenants', { key: 'x', name: 'x' }, { key: ENV_KEY }),
+      403,
+      'FORBIDDEN_ACCESS',
+    );
     expectError(await s.call('GET', '/v2/facts/q/e/tenants'), 404, 'NOT_FOUND');
   });
 
   it('403 comes before body validation', async () => {
-    expectError(await s.call('POST', '/v2/facts/q/e/tenants', { nonsense: true }, { key: ENV_KEY }), 403, 'FORBIDDEN_ACCESS');
+    expectError(
+      await s.call('POST', '/v2/facts/q/e/tenants', { nonsense: true }, { key: ENV_KEY }),
+      403,
+      'FORBIDDEN_ACCESS',
+    );
   });
 
   it('the environment key works on its own environment, by key and by id', async () => {
     ok(await s.call('POST', '/v2/facts/p/e/tenants', { key: 'mine', name: 'Mine' }, { key: ENV_KEY }));
     const scope = ok(await s.call('GET', '/v2/api-key/scope', undefined, { key: ENV_KEY }));
-    const byId = ok(await s.call('GET', `/v2/facts/${scope.project_id}/${scope.environment_id}/tenants/mine`, undefined, { key: ENV_KEY }));
-    expect(byId).toMatchObject({ key: 'mine', project_id: scope.project_id, environment_id: scope.environment_id, organization_id: scope.organization_id });
+    const byId = ok(
+      await s.call('GET', `/v2/facts/${scope.project_id}/${scope.environment_id}/tenants/mine`, undefined, {
+        key: ENV_KEY,
+      }),
+    );
+    expect(byId).toMatchObject({
+      key: 'mine',
+      project_id: scope.project_id,
+      environment_id: scope.environment_id,
+      organization_id: scope.organization_id,
+    });
   });
 
   it('environments are separate: the same key in two environments are two objects', async () => {
@@ -67,22 +89,47 @@ describe('403: a valid key scoped elsewhere', () => {
 
 describe('the organisation key', () => {
   it('acts on any project/environment once it is created, never creating one on first use', async () => {
-    expectError(await s.call('POST', '/v2/schema/neu/prod/resources', { key: 'doc', name: 'Doc', actions: {} }), 404, 'NOT_FOUND');
+    expectError(
+      await s.call('POST', '/v2/schema/neu/prod/resources', { key: 'doc', name: 'Doc', actions: {} }),
+      404,
+      'NOT_FOUND',
+    );
     expect(ok(await s.call('GET', '/v2/projects')).map((p: { key: string }) => p.key)).not.toContain('neu');
-    ok(await s.call('POST', '/v2/projects', { key: 'neu', name: 'Neu', initial_environments: [{ key: 'prod', name: 'Production' }] }));
+    ok(
+      await s.call('POST', '/v2/projects', {
+        key: 'neu',
+        name: 'Neu',
+        initial_environments: [{ key: 'prod', name: 'Production' }],
+      }),
+    );
     ok(await s.call('POST', '/v2/schema/neu/prod/resources', { key: 'doc', name: 'Doc', actions: {} }));
-    expect(ok(await s.call('GET', '/v2/schema/neu/prod/resources')).map((r: { key: string }) => r.key)).toEqual(['doc']);
+    expect(ok(await s.call('GET', '/v2/schema/neu/prod/resources')).map((r: { key: string }) => r.key)).toEqual([
+      'doc',
+    ]);
   });
 
   it('a mistyped environment or project answers 404 naming the closest key, and creates nothing', async () => {
-    ok(await s.call('POST', '/v2/projects', { key: 'shop', name: 'Shop', initial_environments: [{ key: 'prod', name: 'Production' }, { key: 'staging', name: 'Staging' }] }));
+    ok(
+      await s.call('POST', '/v2/projects', {
+        key: 'shop',
+        name: 'Shop',
+        initial_environments: [
+          { key: 'prod', name: 'Production' },
+          { key: 'staging', name: 'Staging' },
+        ],
+      }),
+    );
     const env = await s.call('GET', '/v2/facts/shop/prdo/users');
     expectError(env, 404, 'NOT_FOUND');
     expect(env.body.message).toContain("environment 'prdo' not found in project 'shop'; did you mean 'prod'?");
     const project = await s.call('POST', '/v2/facts/shpo/prod/tenants', { key: 't', name: 'T' });
     expectError(project, 404, 'NOT_FOUND');
     expect(project.body.message).toContain("project 'shpo' not found; did you mean 'shop'?");
-    expect(ok(await s.call('GET', '/v2/projects/shop/envs')).map((e: { key: string }) => e.key).sort()).toEqual(['prod', 'staging']);
+    expect(
+      ok(await s.call('GET', '/v2/projects/shop/envs'))
+        .map((e: { key: string }) => e.key)
+        .sort(),
+    ).toEqual(['prod', 'staging']);
     expectError(await s.call('GET', '/v2/projects/shpo'), 404, 'NOT_FOUND');
   });
 
@@ -91,15 +138,22 @@ describe('the organisation key', () => {
     expectError(r, 404, 'NOT_FOUND');
   });
 
-  it.each([['a.b'], ['a%20b'], ['x'.repeat(257)]])('a project segment %s that is not a key or id is 422', async (seg) => {
-    expectInvalid(await s.call('GET', `/v2/schema/${seg}/e/resources`));
-  });
+  it.each([['a.b'], ['a%20b'], ['x'.repeat(257)]])(
+    'a project segment %s that is not a key or id is 422',
+    async (seg) => {
+      expectInvalid(await s.call('GET', `/v2/schema/${seg}/e/resources`));
+    },
+  );
 });
 
 describe('GET /v2/api-key/scope', () => {
   it('names organization, project and environment for an environment key', async () => {
     const scope = ok(await s.call('GET', '/v2/api-key/scope', undefined, { key: ENV_KEY }));
-    expect(scope).toEqual({ organization_id: expect.any(String), project_id: expect.any(String), environment_id: expect.any(String) });
+    expect(scope).toEqual({
+      organization_id: expect.any(String),
+      project_id: expect.any(String),
+      environment_id: expect.any(String),
+    });
     const tenant = ok(await s.facts('GET', '/tenants/mine'));
     expect(tenant).toMatchObject(scope);
   });

@@ -35,9 +35,19 @@ describe('a body over the limit gives a readable 413', () => {
     ])('%s', async (_, throughSlowLink, chunked) => {
       const url = (throughSlowLink ? slow.url : s.url) + PATH;
       // Five times: without the drain, about half of the attempts saw EPIPE instead of the answer.
-      const outcomes = await postFromAnotherProcess({ url, headers: HEADERS, size: 5 * 1024 * 1024, client, chunked, times: throughSlowLink ? 2 : 5 });
+      const outcomes = await postFromAnotherProcess({
+        url,
+        headers: HEADERS,
+        size: 5 * 1024 * 1024,
+        client,
+        chunked,
+        times: throughSlowLink ? 2 : 5,
+      });
       for (const o of outcomes) {
-        expect(o, JSON.stringify(o)).toMatchObject({ status: 413, body: { error_code: 'PAYLOAD_TOO_LARGE', id: expect.any(String) } });
+        expect(o, JSON.stringify(o)).toMatchObject({
+          status: 413,
+          body: { error_code: 'PAYLOAD_TOO_LARGE', id: expect.any(String) },
+        });
       }
       // And the server still answers.
       expect(ok(await s.facts('GET', '/tenants'))).toBeDefined();
@@ -45,7 +55,14 @@ describe('a body over the limit gives a readable 413', () => {
   });
 
   it('a body within the limit still goes through the slow link, and is read and validated', async () => {
-    const outcomes = await postFromAnotherProcess({ url: slow.url + PATH, headers: HEADERS, size: 1024 * 1024, client: 'undici', chunked: true, times: 1 });
+    const outcomes = await postFromAnotherProcess({
+      url: slow.url + PATH,
+      headers: HEADERS,
+      size: 1024 * 1024,
+      client: 'undici',
+      chunked: true,
+      times: 1,
+    });
     // A name of 1 MiB is too long for a tenant: the answer names the field, so the whole body was parsed.
     expect(outcomes).toEqual([{ status: 422, body: { detail: [expect.objectContaining({ loc: ['body', 'name'] })] } }]);
   });
@@ -56,8 +73,12 @@ describe('the server reads an oversized body only up to a bound, then closes', (
   let byBytes: TestServer;
   let byTime: TestServer;
   beforeAll(async () => {
-    byBytes = await startTestServer({ limits: { bodyLimit: 1024, drainBounds: { maxBytes: 256 * 1024, maxMs: 10 * 60_000 } } });
-    byTime = await startTestServer({ limits: { bodyLimit: 1024, drainBounds: { maxBytes: 64 * 1024 * 1024, maxMs: 1000 } } });
+    byBytes = await startTestServer({
+      limits: { bodyLimit: 1024, drainBounds: { maxBytes: 256 * 1024, maxMs: 10 * 60_000 } },
+    });
+    byTime = await startTestServer({
+      limits: { bodyLimit: 1024, drainBounds: { maxBytes: 64 * 1024 * 1024, maxMs: 1000 } },
+    });
   });
   afterAll(async () => {
     await byBytes.close();
@@ -71,7 +92,9 @@ describe('the server reads an oversized body only up to a bound, then closes', (
       const chunks: Buffer[] = [];
       let sent = 0;
       const socket = net.connect(Number(port), hostname, () => {
-        socket.write(`POST ${PATH} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${ORG_KEY}\r\ncontent-type: application/json\r\ncontent-length: 1000000000\r\n\r\n`);
+        socket.write(
+          `POST ${PATH} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${ORG_KEY}\r\ncontent-type: application/json\r\ncontent-length: 1000000000\r\n\r\n`,
+        );
       });
       const timer = setInterval(() => {
         if (socket.writable) {

@@ -16,7 +16,13 @@ export function ok<T = any>(r: Resp): T {
 /** Asserts the public API's error shape `{id, title, error_code, message}` with the given status and code. */
 export function expectError(r: Resp, status: number, code: string): void {
   expect({ status: r.status, code: r.body?.error_code }, JSON.stringify(r.body)).toEqual({ status, code });
-  expect(r.body).toEqual({ id: expect.any(String), title: expect.any(String), error_code: code, message: expect.any(String), ...extraOf(r.body) });
+  expect(r.body).toEqual({
+    id: expect.any(String),
+    title: expect.any(String),
+    error_code: code,
+    message: expect.any(String),
+    ...extraOf(r.body),
+  });
   expect(r.body.id).toBe(r.headers.get('x-request-id'));
 }
 
@@ -26,19 +32,29 @@ const extraOf = (body: Record<string, unknown>) =>
 /** Asserts a 422 in the validation shape `{detail: [{loc, msg, type}]}`, one of whose locs is `loc`. */
 export function expectInvalid(r: Resp, loc?: (string | number)[]): void {
   expect(r.status, JSON.stringify(r.body)).toBe(422);
-  expect(r.body.detail).toEqual(expect.arrayContaining([{ loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) }]));
+  expect(r.body.detail).toEqual(
+    expect.arrayContaining([{ loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) }]),
+  );
   if (loc) expect(r.body.detail.map((d: { loc: unknown }) => d.loc)).toContainEqual(loc);
 }
 
 export const resource = (s: TestServer, key: string, actions: string[] = ['read', 'write'], extra: object = {}) =>
-  s.schema('POST', '/resources', { key, name: key, actions: Object.fromEntries(actions.map((a) => [a, {}])), ...extra }).then(ok);
+  s
+    .schema('POST', '/resources', {
+      key,
+      name: key,
+      actions: Object.fromEntries(actions.map((a) => [a, {}])),
+      ...extra,
+    })
+    .then(ok);
 
 export const role = (s: TestServer, key: string, permissions: string[] = [], ext: string[] = []) =>
   s.schema('POST', '/roles', { key, name: key, permissions, extends: ext }).then(ok);
 
 export const tenant = (s: TestServer, key: string) => s.facts('POST', '/tenants', { key, name: key }).then(ok);
 
-export const user = (s: TestServer, key: string, extra: object = {}) => s.facts('POST', '/users', { key, ...extra }).then(ok);
+export const user = (s: TestServer, key: string, extra: object = {}) =>
+  s.facts('POST', '/users', { key, ...extra }).then(ok);
 
 export const instance = (s: TestServer, resourceKey: string, key: string, tenantKey: string) =>
   s.facts('POST', '/resource_instances', { key, resource: resourceKey, tenant: tenantKey }).then(ok);
@@ -48,20 +64,30 @@ export const assign = (s: TestServer, a: { user: string; role: string; tenant?: 
 
 export const group = (s: TestServer, ref: string, tenantKey: string) => {
   const [type, key] = ref.split(':');
-  return s.schema('POST', '/groups', { group_instance_key: key, group_resource_type_key: type, group_tenant: tenantKey }).then(ok);
+  return s
+    .schema('POST', '/groups', { group_instance_key: key, group_resource_type_key: type, group_tenant: tenantKey })
+    .then(ok);
 };
 
 export const addMember = (s: TestServer, groupRef: string, userKey: string, tenantKey: string) =>
   s.schema('PUT', `/groups/${groupRef}/users/${userKey}`, { tenant: tenantKey }).then(ok);
 
-export const grantGroup = (s: TestServer, groupRef: string, g: { role: string; resource: string; resource_instance: string; tenant: string }) =>
-  s.schema('POST', `/groups/${groupRef}/roles`, g).then(ok);
+export const grantGroup = (
+  s: TestServer,
+  groupRef: string,
+  g: { role: string; resource: string; resource_instance: string; tenant: string },
+) => s.schema('POST', `/groups/${groupRef}/roles`, g).then(ok);
 
 export const link = (s: TestServer, child: string, parent: string) =>
   s.schema('PUT', `/groups/${child}/assign_group`, { group_instance_key: parent }).then(ok);
 
 /** `POST /allowed` with the environment key; returns the decision. */
-export async function allowed(s: TestServer, userKey: string, action: string, res: { type: string; key?: string; tenant?: string }): Promise<boolean> {
+export async function allowed(
+  s: TestServer,
+  userKey: string,
+  action: string,
+  res: { type: string; key?: string; tenant?: string },
+): Promise<boolean> {
   const r = await s.call('POST', '/allowed', { user: { key: userKey }, action, resource: res }, { key: ENV_KEY });
   return ok<{ allow: boolean }>(r).allow;
 }
@@ -73,8 +99,14 @@ export async function allowed(s: TestServer, userKey: string, action: string, re
  */
 export async function seedDocs(s: TestServer, x = '') {
   const names = {
-    doc: `${x}doc`, viewer: `${x}viewer`, editor: `${x}editor`, tenant: `${x}t`, alice: `${x}alice`, bob: `${x}bob`,
-    d1: `${x}doc:d1`, d2: `${x}doc:d2`,
+    doc: `${x}doc`,
+    viewer: `${x}viewer`,
+    editor: `${x}editor`,
+    tenant: `${x}t`,
+    alice: `${x}alice`,
+    bob: `${x}bob`,
+    d1: `${x}doc:d1`,
+    d2: `${x}doc:d2`,
   };
   await resource(s, names.doc, ['read', 'write', 'delete']);
   await role(s, names.viewer, [`${names.doc}:read`]);
@@ -105,6 +137,14 @@ export async function seedWorldWithGroup(s: TestServer, { grant = false } = {}) 
   await group(s, 'team:a', 't');
   await addMember(s, 'team:a', 'alice', 't');
   if (grant) await grantGroup(s, 'team:a', { role: 'viewer', resource: 'doc', resource_instance: 'd1', tenant: 't' });
-  ok(await s.call('POST', '/v2/elements/p/e/config', { key: 'um', name: 'um', elements_type: 'user_management', settings: {}, roles_to_levels: { LEVEL_1: ['viewer'] } }));
+  ok(
+    await s.call('POST', '/v2/elements/p/e/config', {
+      key: 'um',
+      name: 'um',
+      elements_type: 'user_management',
+      settings: {},
+      roles_to_levels: { LEVEL_1: ['viewer'] },
+    }),
+  );
   return names;
 }

@@ -25,8 +25,12 @@ describe('roster serve against permit-openapi.json', () => {
   it('serves every operation in scope, and every request and answer of a lifecycle is public', async () => {
     await driveLifecycle(s);
     const exchanges = s.exchanges.splice(0);
-    const failed = exchanges.filter((ex) => ex.status >= 300).map((ex) => `${ex.method} ${ex.path} → ${ex.status} ${JSON.stringify(ex.response)}`);
-    const problems = exchanges.flatMap((ex) => (DEPRECATED.includes(opOf(ex)) ? checkResponse({ ...ex, body: ex.response }) : checkExchange(ex)));
+    const failed = exchanges
+      .filter((ex) => ex.status >= 300)
+      .map((ex) => `${ex.method} ${ex.path} → ${ex.status} ${JSON.stringify(ex.response)}`);
+    const problems = exchanges.flatMap((ex) =>
+      DEPRECATED.includes(opOf(ex)) ? checkResponse({ ...ex, body: ex.response }) : checkExchange(ex),
+    );
     const seen = new Set(exchanges.map(opOf));
     const unserved = IN_SCOPE.filter((op) => !seen.has(op));
     expect({ failed, problems, unserved }).toEqual({ failed: [], problems: [], unserved: [] });
@@ -38,11 +42,14 @@ describe('roster serve against permit-openapi.json', () => {
       const [method, template] = op.split(' ');
       // A project segment that is no key or id: every environment-scoped operation refuses it.
       if (template.includes('{proj_id}')) await s.call(method, concrete(template, 'not a key'), undefined);
-      const schema = findOperation(method, concrete(template, 'p'))!.spec.requestBody?.content?.['application/json']?.schema as { type?: string } | undefined;
+      const schema = findOperation(method, concrete(template, 'p'))!.spec.requestBody?.content?.['application/json']
+        ?.schema as { type?: string } | undefined;
       if (schema) await s.call(method, concrete(template, 'p'), schema.type === 'array' ? {} : { not_a_field: [1] });
     }
     const exchanges = s.exchanges.splice(0);
-    expect(exchanges.filter((ex) => ex.status !== 422).map((ex) => `${ex.method} ${ex.path} → ${ex.status}`)).toEqual([]);
+    expect(exchanges.filter((ex) => ex.status !== 422).map((ex) => `${ex.method} ${ex.path} → ${ex.status}`)).toEqual(
+      [],
+    );
     expect(exchanges.flatMap((ex) => checkResponse({ ...ex, body: ex.response }))).toEqual([]);
   });
 });

@@ -45,7 +45,14 @@ describe.skipIf(TEST_STORE !== 'postgres')('PostgreSQL unreachable', { timeout: 
     direct.hostname = '127.0.0.1';
     direct.port = String(link.port);
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'roster-dbloss-'));
-    server = await startServer({ dataDir, databaseUrl: direct.toString(), port: 0, orgKey: ORG_KEY, logger: false, environments: [{ project: 'p', env: 'e' }] });
+    server = await startServer({
+      dataDir,
+      databaseUrl: direct.toString(),
+      port: 0,
+      orgKey: ORG_KEY,
+      logger: false,
+      environments: [{ project: 'p', env: 'e' }],
+    });
   });
   afterAll(async () => {
     await server?.close();
@@ -59,18 +66,27 @@ describe.skipIf(TEST_STORE !== 'postgres')('PostgreSQL unreachable', { timeout: 
     expect((await call('POST', '/v2/facts/p/e/tenants', { key: 'before', name: 'Before' })).status).toBe(200);
 
     const loaded = await loadConfig([writeConfig(dataDir, SMALL)]);
-    const client = createClient({ baseUrl: server.url, apiKey: ORG_KEY, project: 'p', environment: 'e', onRequest: (i) => {
-      if (i.status === 503 && !restored) {
-        restored = true;
-        void link.restore();
-      }
-    } });
+    const client = createClient({
+      baseUrl: server.url,
+      apiKey: ORG_KEY,
+      project: 'p',
+      environment: 'e',
+      onRequest: (i) => {
+        if (i.status === 503 && !restored) {
+          restored = true;
+          void link.restore();
+        }
+      },
+    });
     let restored = false;
     const plan = planChanges(loaded.desired!, await readLiveState(client), OPTIONS);
     expect(plan.changes.length).toBeGreaterThan(0);
 
     await link.cut();
-    for (const [method, p, body] of [['GET', '/v2/facts/p/e/tenants'], ['POST', '/v2/facts/p/e/tenants', { key: 'during', name: 'During' }]] as const) {
+    for (const [method, p, body] of [
+      ['GET', '/v2/facts/p/e/tenants'],
+      ['POST', '/v2/facts/p/e/tenants', { key: 'during', name: 'During' }],
+    ] as const) {
       const r = await call(method, p, body);
       expect(r.status, JSON.stringify(r.body)).toBe(503);
       expect(r.body).toMatchObject({ error_code: 'SERVICE_UNAVAILABLE' });

@@ -22,12 +22,22 @@ beforeAll(async () => {
   expect(await allowed(s, 'alice', 'write', { type: 'doc', key: 'd1' })).toBe(true);
   expect(await allowed(s, 'alice', 'write', { type: 'doc', key: 'd2' })).toBe(false);
   expect(await allowed(s, 'bob', 'read', { type: 'doc', tenant: 't' })).toBe(true);
-  const bulk = await s.call('POST', '/allowed/bulk', [
-    { user: 'bob', action: 'read', resource: 'doc:d2' },
-    { user: { key: 'carol', attributes: { level: 3 } }, action: 'read', resource: { type: 'doc', key: 'd1' }, context: { ip: '10.0.0.1' } },
-    { user: { key: 'carol' }, action: 'write', resource: { type: 'doc', key: 'd2', tenant: 't' } },
-    { user: { key: 'alice' }, action: 'read', resource: { type: 'doc' } },
-  ], { key: ENV_KEY });
+  const bulk = await s.call(
+    'POST',
+    '/allowed/bulk',
+    [
+      { user: 'bob', action: 'read', resource: 'doc:d2' },
+      {
+        user: { key: 'carol', attributes: { level: 3 } },
+        action: 'read',
+        resource: { type: 'doc', key: 'd1' },
+        context: { ip: '10.0.0.1' },
+      },
+      { user: { key: 'carol' }, action: 'write', resource: { type: 'doc', key: 'd2', tenant: 't' } },
+      { user: { key: 'alice' }, action: 'read', resource: { type: 'doc' } },
+    ],
+    { key: ENV_KEY },
+  );
   expect(ok(bulk).allow.map((a: { allow: boolean }) => a.allow)).toEqual([true, false, false, false]);
 });
 afterAll(() => s.close());
@@ -39,7 +49,11 @@ describe('decisions read back through GET /v2/pdps/{p}/{e}/audit_logs', () => {
     const body = await list('per_page=100');
     expect(Object.keys(body).sort()).toEqual(['data', 'page_count', 'pagination_count', 'total_count']);
     expect(body.total_count).toBe(7);
-    expect(body.data.map((d: any) => `${d.user_key} ${d.action} ${d.resource_type}:${d.input.resource.key ?? '-'} ${d.decision}`)).toEqual([
+    expect(
+      body.data.map(
+        (d: any) => `${d.user_key} ${d.action} ${d.resource_type}:${d.input.resource.key ?? '-'} ${d.decision}`,
+      ),
+    ).toEqual([
       'alice read doc:- false',
       'carol write doc:d2 false',
       'carol read doc:d1 false',
@@ -49,9 +63,22 @@ describe('decisions read back through GET /v2/pdps/{p}/{e}/audit_logs', () => {
       'alice write doc:d1 true',
     ]);
     const carol = body.data[2];
-    expect(carol).toMatchObject({ query: 'permit/bulk', user_key: 'carol', resource_type: 'doc', action: 'read', decision: false, result: { allow: false }, context: { ip: '10.0.0.1' } });
+    expect(carol).toMatchObject({
+      query: 'permit/bulk',
+      user_key: 'carol',
+      resource_type: 'doc',
+      action: 'read',
+      decision: false,
+      result: { allow: false },
+      context: { ip: '10.0.0.1' },
+    });
     // The input as sent (normalised to objects), attributes and context included.
-    expect(carol.input).toEqual({ user: { key: 'carol', attributes: { level: 3 } }, action: 'read', resource: { type: 'doc', key: 'd1' }, context: { ip: '10.0.0.1' } });
+    expect(carol.input).toEqual({
+      user: { key: 'carol', attributes: { level: 3 } },
+      action: 'read',
+      resource: { type: 'doc', key: 'd1' },
+      context: { ip: '10.0.0.1' },
+    });
     expect(body.data[3].input).toEqual({ user: { key: 'bob' }, action: 'read', resource: { type: 'doc', key: 'd2' } });
     for (const d of body.data) {
       expect(d.id).toMatch(/^[0-9a-f-]{36}$/);
@@ -110,7 +137,10 @@ describe('decisions read back through GET /v2/pdps/{p}/{e}/audit_logs', () => {
   it('reads one decision with its raw form; another environment sees none of them', async () => {
     const [first] = (await list()).data;
     const one = ok(await s.call('GET', `${LOGS}/${first.id}`));
-    expect(one).toMatchObject({ ...first, raw_data: { engine: 'GENERIC', decision_id: first.id, decision: first.decision, user_key: first.user_key } });
+    expect(one).toMatchObject({
+      ...first,
+      raw_data: { engine: 'GENERIC', decision_id: first.id, decision: first.decision, user_key: first.user_key },
+    });
     expectError(await s.call('GET', `/v2/pdps/p/e2/audit_logs/${first.id}`), 404, 'NOT_FOUND');
     expect(ok(await s.call('GET', '/v2/pdps/p/e2/audit_logs')).total_count).toBe(0);
     expectInvalid(await s.call('GET', `${LOGS}/not-a-uuid`));
@@ -163,7 +193,10 @@ describe('the log survives a restart and keeps its retention bound', () => {
 
   it('keeps at most maxCount decisions, the newest, and none older than maxAgeMs', async () => {
     let clock = Date.parse('2026-01-01T00:00:00Z');
-    const c = await startTestServer({ now: () => new Date(clock), decisionLog: { maxCount: 5, maxAgeMs: 3_600_000, pruneEveryMs: 0 } });
+    const c = await startTestServer({
+      now: () => new Date(clock),
+      decisionLog: { maxCount: 5, maxAgeMs: 3_600_000, pruneEveryMs: 0 },
+    });
     try {
       await seedDocs(c);
       for (let i = 0; i < 8; i++) {
@@ -171,7 +204,13 @@ describe('the log survives a restart and keeps its retention bound', () => {
         await allowed(c, 'alice', `a${i}`, { type: 'doc', key: 'd1' });
       }
       // The count bound: the 5 newest remain.
-      expect(ok(await c.call('GET', `${LOGS}?per_page=100`)).data.map((d: any) => d.action)).toEqual(['a7', 'a6', 'a5', 'a4', 'a3']);
+      expect(ok(await c.call('GET', `${LOGS}?per_page=100`)).data.map((d: any) => d.action)).toEqual([
+        'a7',
+        'a6',
+        'a5',
+        'a4',
+        'a3',
+      ]);
       // Two hours later, one more decision: the others are past the age bound.
       clock += 7_200_000;
       await allowed(c, 'alice', 'late', { type: 'doc', key: 'd1' });

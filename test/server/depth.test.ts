@@ -24,16 +24,21 @@ describe('body nesting', () => {
     expect(JSON.stringify(read.attributes)).toBe(nested(MAX_BODY_DEPTH - 1));
   });
 
-  it.each([MAX_BODY_DEPTH, 10_000, 300_000])('attributes %i levels deep answer 422 and write nothing', async (levels) => {
-    const r = await s.facts('POST', '/users', `{"key":"deeper","attributes":${nested(levels)}}`);
-    expectInvalid(r, ['body']);
-    expect(r.body.detail[0].type).toBe('too_deep');
-    expectError(await s.facts('GET', '/users/deeper'), 404, 'NOT_FOUND');
-  });
+  it.each([MAX_BODY_DEPTH, 10_000, 300_000])(
+    'attributes %i levels deep answer 422 and write nothing',
+    async (levels) => {
+      const r = await s.facts('POST', '/users', `{"key":"deeper","attributes":${nested(levels)}}`);
+      expectInvalid(r, ['body']);
+      expect(r.body.detail[0].type).toBe('too_deep');
+      expectError(await s.facts('GET', '/users/deeper'), 404, 'NOT_FOUND');
+    },
+  );
 
   it('arrays count as levels too, on any endpoint', async () => {
     const arrays = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
-    expectInvalid(await s.facts('POST', '/tenants', `{"key":"t9","name":"t","attributes":{"x":${arrays(10_000)}}}`), ['body']);
+    expectInvalid(await s.facts('POST', '/tenants', `{"key":"t9","name":"t","attributes":{"x":${arrays(10_000)}}}`), [
+      'body',
+    ]);
     expectInvalid(await s.call('PUT', '/v2/facts/p/e/bulk/users', arrays(MAX_BODY_DEPTH + 1)), ['body']);
   });
 });

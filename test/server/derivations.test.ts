@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { deriveHeld, indexRules, type DerivationRule, type InstanceFacts, type TupleEdge } from '../../src/server/domain/derivations.js';
+import {
+  deriveHeld,
+  indexRules,
+  type DerivationRule,
+  type InstanceFacts,
+  type TupleEdge,
+} from '../../src/server/domain/derivations.js';
 
 /**
  * The derivation fixed point (src/server/domain/derivations.ts), held against an independent reading of
@@ -9,7 +15,11 @@ import { deriveHeld, indexRules, type DerivationRule, type InstanceFacts, type T
  * for each tuple (s, rel, o) and rule T#R <- S#R' via rel that fits the types and is not stopped by
  * `no_direct_roles_on_object` on a directly held o.
  */
-function reference(facts: Map<string, InstanceFacts>, tuples: TupleEdge[], rules: DerivationRule[]): Map<string, Set<string>> {
+function reference(
+  facts: Map<string, InstanceFacts>,
+  tuples: TupleEdge[],
+  rules: DerivationRule[],
+): Map<string, Set<string>> {
   const edges = new Map<string, string[]>();
   for (const t of tuples) {
     const s = facts.get(t.subject);
@@ -43,10 +53,20 @@ const ROLES = ['viewer', 'editor', 'owner'];
 const RELATIONS = ['parent', 'owner'];
 
 const world = fc.record({
-  instances: fc.array(fc.record({ type: fc.constantFrom(...TYPES), roles: fc.subarray(ROLES), direct: fc.boolean() }), { minLength: 1, maxLength: 12 }),
+  instances: fc.array(fc.record({ type: fc.constantFrom(...TYPES), roles: fc.subarray(ROLES), direct: fc.boolean() }), {
+    minLength: 1,
+    maxLength: 12,
+  }),
   tuples: fc.array(fc.record({ s: fc.nat(), rel: fc.constantFrom(...RELATIONS), o: fc.nat() }), { maxLength: 30 }),
   rules: fc.array(
-    fc.record({ resource: fc.constantFrom(...TYPES), role: fc.constantFrom(...ROLES), onResource: fc.constantFrom(...TYPES), linkedRole: fc.constantFrom(...ROLES), relation: fc.constantFrom(...RELATIONS), noDirect: fc.boolean() }),
+    fc.record({
+      resource: fc.constantFrom(...TYPES),
+      role: fc.constantFrom(...ROLES),
+      onResource: fc.constantFrom(...TYPES),
+      linkedRole: fc.constantFrom(...ROLES),
+      relation: fc.constantFrom(...RELATIONS),
+      noDirect: fc.boolean(),
+    }),
     { maxLength: 10 },
   ),
 });
@@ -55,8 +75,14 @@ describe('derivations over tuples', () => {
   it('agree with the reachability reading on random worlds (cycles, self-tuples and no_direct_roles_on_object included)', () => {
     fc.assert(
       fc.property(world, (w) => {
-        const facts = new Map<string, InstanceFacts>(w.instances.map((i, n) => [`i${n}`, { resource: i.type, roles: new Set(i.roles), direct: i.direct }]));
-        const tuples = w.tuples.map((t) => ({ subject: `i${t.s % w.instances.length}`, relation: t.rel, object: `i${t.o % w.instances.length}` }));
+        const facts = new Map<string, InstanceFacts>(
+          w.instances.map((i, n) => [`i${n}`, { resource: i.type, roles: new Set(i.roles), direct: i.direct }]),
+        );
+        const tuples = w.tuples.map((t) => ({
+          subject: `i${t.s % w.instances.length}`,
+          relation: t.rel,
+          object: `i${t.o % w.instances.length}`,
+        }));
         const got = deriveHeld(facts, tuples, indexRules(w.rules));
         const want = reference(facts, tuples, w.rules);
         for (const id of facts.keys()) expect([...got.get(id)!].sort(), id).toEqual([...want.get(id)!].sort());
@@ -71,13 +97,23 @@ describe('derivations over tuples', () => {
     ['not stopped without the setting', false, true, ['editor', 'viewer']],
     ['not stopped when the object has no direct role', true, false, ['editor']],
   ])('%s', (_, noDirect, direct, want) => {
-    const rule = (resource: string): DerivationRule => ({ resource, role: 'editor', onResource: 'folder', linkedRole: 'editor', relation: 'parent', noDirect });
+    const rule = (resource: string): DerivationRule => ({
+      resource,
+      role: 'editor',
+      onResource: 'folder',
+      linkedRole: 'editor',
+      relation: 'parent',
+      noDirect,
+    });
     const facts = new Map<string, InstanceFacts>([
       ['root', { resource: 'folder', roles: new Set(['editor']), direct: true }],
       ['mid', { resource: 'folder', roles: new Set(), direct: false }],
       ['doc', { resource: 'doc', roles: new Set(direct ? ['viewer'] : []), direct }],
     ]);
-    const tuples = [{ subject: 'root', relation: 'parent', object: 'mid' }, { subject: 'mid', relation: 'parent', object: 'doc' }];
+    const tuples = [
+      { subject: 'root', relation: 'parent', object: 'mid' },
+      { subject: 'mid', relation: 'parent', object: 'doc' },
+    ];
     expect([...deriveHeld(facts, tuples, indexRules([rule('folder'), rule('doc')])).get('doc')!].sort()).toEqual(want);
   });
 });

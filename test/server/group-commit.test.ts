@@ -53,7 +53,17 @@ describe('SQLite group commit', () => {
         }),
       ),
     );
-    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled', 'rejected', 'rejected', 'fulfilled', 'rejected', 'rejected']);
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'rejected',
+      'fulfilled',
+      'rejected',
+      'rejected',
+      'fulfilled',
+      'rejected',
+      'rejected',
+    ]);
     const keys = (await db.all<{ k: string }>(`SELECT k FROM t ORDER BY k`)).map((r) => r.k);
     expect(keys).toEqual(['extra0', 'extra3', 'extra6', 'k0', 'k3', 'k6']);
   });

@@ -15,14 +15,30 @@ beforeAll(async () => {
   await tenant(s, 't');
   await resource(s, 'team', ['see']);
   // folder#viewer <- team#member via owner_team.
-  await resource(s, 'folder', ['read'], { roles: { viewer: { name: 'Viewer', permissions: ['read'] } }, relations: { owner_team: 'team' } });
+  await resource(s, 'folder', ['read'], {
+    roles: { viewer: { name: 'Viewer', permissions: ['read'] } },
+    relations: { owner_team: 'team' },
+  });
   for (const g of ['a', 'b', 'c', 'lone']) await group(s, `team:${g}`, 't');
   await group(s, 'dept:x', 't');
-  ok(await s.schema('POST', '/resources/folder/roles/viewer/implicit_grants', { role: 'member', on_resource: 'team', linked_by_relation: 'owner_team' }));
+  ok(
+    await s.schema('POST', '/resources/folder/roles/viewer/implicit_grants', {
+      role: 'member',
+      on_resource: 'team',
+      linked_by_relation: 'owner_team',
+    }),
+  );
   // What `team#member` itself allows on the team's instance.
   ok(await s.schema('PATCH', '/resources/team/roles/member', { permissions: ['see'] }));
   ok(await s.facts('POST', '/resource_instances', { key: 'f', resource: 'folder', tenant: 't' }));
-  ok(await s.facts('POST', '/relationship_tuples', { subject: 'team:b', relation: 'owner_team', object: 'folder:f', tenant: 't' }));
+  ok(
+    await s.facts('POST', '/relationship_tuples', {
+      subject: 'team:b',
+      relation: 'owner_team',
+      object: 'folder:f',
+      tenant: 't',
+    }),
+  );
   for (const u of ['direct', 'linked', 'granted', 'dept', 'assigned', 'outsider']) await user(s, u);
   await addMember(s, 'team:b', 'direct', 't');
   // team:a linked into team:b.
@@ -35,7 +51,14 @@ beforeAll(async () => {
   await addMember(s, 'dept:x', 'dept', 't');
   await grantGroup(s, 'dept:x', { role: 'member', resource: 'team', resource_instance: 'b', tenant: 't' });
   // A client that assigns the role key `member` on a group's instance (Roster's own client does).
-  ok(await s.facts('POST', '/role_assignments', { user: 'assigned', role: 'member', resource_instance: 'team:lone', tenant: 't' }));
+  ok(
+    await s.facts('POST', '/role_assignments', {
+      user: 'assigned',
+      role: 'member',
+      resource_instance: 'team:lone',
+      tenant: 't',
+    }),
+  );
   await addMember(s, 'team:lone', 'outsider', 't');
 });
 afterAll(() => s.close());
@@ -43,9 +66,10 @@ afterAll(() => s.close());
 const inB = ['direct', 'linked', 'granted', 'dept'];
 
 describe('members of linked groups are members for every purpose', () => {
-  it('a derivation from team#member reaches the members of a group linked into the tuple\'s team, and of groups given member on it', async () => {
+  it("a derivation from team#member reaches the members of a group linked into the tuple's team, and of groups given member on it", async () => {
     for (const u of inB) expect(await allowed(s, u, 'read', { type: 'folder', key: 'f' }), u).toBe(true);
-    for (const u of ['assigned', 'outsider']) expect(await allowed(s, u, 'read', { type: 'folder', key: 'f' }), u).toBe(false);
+    for (const u of ['assigned', 'outsider'])
+      expect(await allowed(s, u, 'read', { type: 'folder', key: 'f' }), u).toBe(false);
   });
 
   it('what team#member allows on team:b, it allows them there', async () => {
@@ -56,25 +80,41 @@ describe('members of linked groups are members for every purpose', () => {
 
   it('/allowed/bulk and the nested member list say the same', async () => {
     const users = [...inB, 'assigned', 'outsider'];
-    const r = ok(await s.call('POST', '/allowed/bulk', users.map((u) => ({ user: u, action: 'read', resource: 'folder:f' })), { key: ENV_KEY }));
+    const r = ok(
+      await s.call(
+        'POST',
+        '/allowed/bulk',
+        users.map((u) => ({ user: u, action: 'read', resource: 'folder:f' })),
+        { key: ENV_KEY },
+      ),
+    );
     expect(r.allow.map((a: { allow: boolean }) => a.allow)).toEqual(users.map((u) => inB.includes(u)));
-    const nested = (await allPages<{ key: string }>(s, '/v2/schema/p/e/groups/team:b/users?nested=true')).map((u) => u.key).sort();
+    const nested = (await allPages<{ key: string }>(s, '/v2/schema/p/e/groups/team:b/users?nested=true'))
+      .map((u) => u.key)
+      .sort();
     expect(nested).toEqual([...inB].sort());
-    expect((await allPages<{ key: string }>(s, '/v2/schema/p/e/groups/team:b/users')).map((u) => u.key)).toEqual(['direct']);
+    expect((await allPages<{ key: string }>(s, '/v2/schema/p/e/groups/team:b/users')).map((u) => u.key)).toEqual([
+      'direct',
+    ]);
   });
 });
 
-describe('membership is the group type\'s resource role member', () => {
-  it('reads back as team#member on the group\'s instance, written by PUT /groups/{g}/users or by assigning `member`', async () => {
+describe("membership is the group type's resource role member", () => {
+  it("reads back as team#member on the group's instance, written by PUT /groups/{g}/users or by assigning `member`", async () => {
     const member = ok(await s.schema('GET', '/resources/team/roles/member'));
     expect(member).toMatchObject({ key: 'member', resource: 'team', permissions: ['see'] });
     expect((await s.schema('GET', '/roles/member')).status).toBe(404);
     const rows = ok(await s.facts('GET', '/role_assignments?resource_instance=team:lone'));
-    expect(rows.map((r: { user: string; role: string; role_id: string }) => [r.user, r.role, r.role_id]).sort()).toEqual([
+    expect(
+      rows.map((r: { user: string; role: string; role_id: string }) => [r.user, r.role, r.role_id]).sort(),
+    ).toEqual([
       ['assigned', 'member', member.id],
       ['outsider', 'member', member.id],
     ]);
-    expect((await allPages<{ key: string }>(s, '/v2/schema/p/e/groups/team:lone/users')).map((u) => u.key)).toEqual(['assigned', 'outsider']);
+    expect((await allPages<{ key: string }>(s, '/v2/schema/p/e/groups/team:lone/users')).map((u) => u.key)).toEqual([
+      'assigned',
+      'outsider',
+    ]);
     // Each group type has its own.
     expect(ok(await s.schema('GET', '/resources/dept/roles/member'))).toMatchObject({ resource: 'dept' });
   });
@@ -89,22 +129,71 @@ describe('derivation conditions are kept per (resource, role)', () => {
       await resource(srv, 'doc', ['read'], { relations: { parent: 'folder' } });
       await resource(srv, 'sheet', ['read'], { relations: { parent: 'folder' } });
       // A top-level role derived onto both doc and sheet from itself on the parent folder.
-      ok(await srv.schema('POST', '/roles', { key: 'reader', name: 'Reader', permissions: ['folder:read', 'doc:read', 'sheet:read'] }));
-      for (const r of ['doc', 'sheet']) ok(await srv.schema('POST', `/resources/${r}/roles/reader/implicit_grants`, { role: 'reader', on_resource: 'folder', linked_by_relation: 'parent' }));
+      ok(
+        await srv.schema('POST', '/roles', {
+          key: 'reader',
+          name: 'Reader',
+          permissions: ['folder:read', 'doc:read', 'sheet:read'],
+        }),
+      );
+      for (const r of ['doc', 'sheet'])
+        ok(
+          await srv.schema('POST', `/resources/${r}/roles/reader/implicit_grants`, {
+            role: 'reader',
+            on_resource: 'folder',
+            linked_by_relation: 'parent',
+          }),
+        );
       await user(srv, 'u');
-      for (const [r, k] of [['folder', 'f'], ['doc', 'd'], ['sheet', 's']]) ok(await srv.facts('POST', '/resource_instances', { key: k, resource: r, tenant: 't' }));
-      for (const o of ['doc:d', 'sheet:s']) ok(await srv.facts('POST', '/relationship_tuples', { subject: 'folder:f', relation: 'parent', object: o, tenant: 't' }));
-      ok(await srv.facts('POST', '/role_assignments', { user: 'u', role: 'reader', resource_instance: 'folder:f', tenant: 't' }));
+      for (const [r, k] of [
+        ['folder', 'f'],
+        ['doc', 'd'],
+        ['sheet', 's'],
+      ])
+        ok(await srv.facts('POST', '/resource_instances', { key: k, resource: r, tenant: 't' }));
+      for (const o of ['doc:d', 'sheet:s'])
+        ok(
+          await srv.facts('POST', '/relationship_tuples', {
+            subject: 'folder:f',
+            relation: 'parent',
+            object: o,
+            tenant: 't',
+          }),
+        );
+      ok(
+        await srv.facts('POST', '/role_assignments', {
+          user: 'u',
+          role: 'reader',
+          resource_instance: 'folder:f',
+          tenant: 't',
+        }),
+      );
       // u also holds a direct role on both objects: the condition, where it applies, stops the derivation.
       ok(await srv.schema('POST', '/roles', { key: 'nobody', name: 'Nobody' }));
-      for (const o of ['doc:d', 'sheet:s']) ok(await srv.facts('POST', '/role_assignments', { user: 'u', role: 'nobody', resource_instance: o, tenant: 't' }));
+      for (const o of ['doc:d', 'sheet:s'])
+        ok(
+          await srv.facts('POST', '/role_assignments', {
+            user: 'u',
+            role: 'nobody',
+            resource_instance: o,
+            tenant: 't',
+          }),
+        );
       expect(await allowed(srv, 'u', 'read', { type: 'doc', key: 'd' })).toBe(true);
-      ok(await srv.schema('PUT', '/resources/doc/roles/reader/implicit_grants/conditions', { no_direct_roles_on_object: true }));
+      ok(
+        await srv.schema('PUT', '/resources/doc/roles/reader/implicit_grants/conditions', {
+          no_direct_roles_on_object: true,
+        }),
+      );
       expect(await allowed(srv, 'u', 'read', { type: 'doc', key: 'd' })).toBe(false);
       // The sheet's derivation of the same top-level role is untouched, and its read says so.
       expect(await allowed(srv, 'u', 'read', { type: 'sheet', key: 's' })).toBe(true);
-      expect(ok(await srv.schema('GET', '/resources/doc')).roles.reader.granted_to.when).toEqual({ no_direct_roles_on_object: true });
-      expect(ok(await srv.schema('GET', '/resources/sheet')).roles.reader.granted_to.when).toEqual({ no_direct_roles_on_object: false });
+      expect(ok(await srv.schema('GET', '/resources/doc')).roles.reader.granted_to.when).toEqual({
+        no_direct_roles_on_object: true,
+      });
+      expect(ok(await srv.schema('GET', '/resources/sheet')).roles.reader.granted_to.when).toEqual({
+        no_direct_roles_on_object: false,
+      });
     } finally {
       await srv.close();
     }

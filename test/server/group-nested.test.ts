@@ -38,10 +38,13 @@ describe('GET /groups/{key}/users?nested=true follows both kinds of edge', () =>
   });
 
   it('agrees with /allowed for each of them', async () => {
-    for (const u of ['ann', 'ben', 'cat', 'dan']) expect(await allowed(s, u, 'read', { type: 'doc', key: 'd1' })).toBe(true);
+    for (const u of ['ann', 'ben', 'cat', 'dan'])
+      expect(await allowed(s, u, 'read', { type: 'doc', key: 'd1' })).toBe(true);
   });
 
   it('direct listing is unchanged', async () => {
-    expect(ok(await s.schema('GET', '/groups/team:top/users')).data.map((u: { key: string }) => u.key)).toEqual(['ann']);
+    expect(ok(await s.schema('GET', '/groups/team:top/users')).data.map((u: { key: string }) => u.key)).toEqual([
+      'ann',
+    ]);
   });
 });

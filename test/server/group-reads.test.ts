@@ -1,6 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { addMember, allPages, allowed, expectError, grantGroup, group, link, ok, seedDocs, tenant, user } from './builders.js';
+import {
+  addMember,
+  allPages,
+  allowed,
+  expectError,
+  grantGroup,
+  group,
+  link,
+  ok,
+  seedDocs,
+  tenant,
+  user,
+} from './builders.js';
 
 let s: TestServer;
 let x: Awaited<ReturnType<typeof seedDocs>>;
@@ -32,7 +44,12 @@ describe('recommended reads', () => {
     expect(r).toEqual({ data: expect.any(Array), total_count: 5, page_count: 1 });
     expect(keys(r.data)).toEqual(['team:a', 'team:b', 'team:c', 'dept:x', 'team:far']);
     // The public GroupReadSchema and nothing else: a group's roles are read from /groups/{key}/roles.
-    expect(r.data[1]).toEqual({ id: expect.any(String), group_instance_key: 'b', group_tenant: 't', group_resource_type_key: 'team' });
+    expect(r.data[1]).toEqual({
+      id: expect.any(String),
+      group_instance_key: 'b',
+      group_tenant: 't',
+      group_resource_type_key: 'team',
+    });
   });
 
   it.each([
@@ -47,7 +64,12 @@ describe('recommended reads', () => {
   });
 
   it('GET /groups/direct/{key} reads one group', async () => {
-    expect(ok(await s.schema('GET', '/groups/direct/team:a'))).toEqual({ id: expect.any(String), group_instance_key: 'a', group_resource_type_key: 'team', group_tenant: 't' });
+    expect(ok(await s.schema('GET', '/groups/direct/team:a'))).toEqual({
+      id: expect.any(String),
+      group_instance_key: 'a',
+      group_resource_type_key: 'team',
+      group_tenant: 't',
+    });
     expectError(await s.schema('GET', '/groups/direct/team:ghost'), 404, 'NOT_FOUND');
   });
 
@@ -72,7 +94,11 @@ describe('recommended reads', () => {
   it('roles: the group’s grants with resource and instance', async () => {
     const r = ok(await s.schema('GET', '/groups/team:b/roles'));
     expect(r.total_count).toBe(2);
-    expect(r.data[0]).toEqual({ key: 'viewer', resource: { id: expect.any(String), key: 'doc' }, resource_instance: { id: expect.any(String), key: 'd1' } });
+    expect(r.data[0]).toEqual({
+      key: 'viewer',
+      resource: { id: expect.any(String), key: 'doc' },
+      resource_instance: { id: expect.any(String), key: 'd1' },
+    });
     expect(ok(await s.schema('GET', '/groups/team:a/roles'))).toEqual({ data: [], total_count: 0, page_count: 0 });
   });
 });
@@ -83,12 +109,24 @@ describe('deprecated reads still answer', () => {
     expect(Array.isArray(r)).toBe(true);
     const alice = ok(await s.facts('GET', '/users/alice')).id;
     // The public GroupRead: members by id.
-    expect(r.find((g: GroupItem) => g.group_instance_key === 'a')).toEqual({ group_instance_key: 'a', group_tenant: 't', group_resource_type_key: 'team', users: [alice], assigned_roles: [] });
+    expect(r.find((g: GroupItem) => g.group_instance_key === 'a')).toEqual({
+      group_instance_key: 'a',
+      group_tenant: 't',
+      group_resource_type_key: 'team',
+      users: [alice],
+      assigned_roles: [],
+    });
   });
 
   it('GET /groups/{key} is the full group read', async () => {
     const bob = ok(await s.facts('GET', '/users/bob')).id;
-    expect(ok(await s.schema('GET', '/groups/team:b'))).toEqual({ group_instance_key: 'b', group_tenant: 't', group_resource_type_key: 'team', users: [bob], assigned_roles: ['doc:d1#viewer', 'doc:d2#editor'] });
+    expect(ok(await s.schema('GET', '/groups/team:b'))).toEqual({
+      group_instance_key: 'b',
+      group_tenant: 't',
+      group_resource_type_key: 'team',
+      users: [bob],
+      assigned_roles: ['doc:d1#viewer', 'doc:d2#editor'],
+    });
     expectError(await s.schema('GET', '/groups/team:ghost'), 404, 'NOT_FOUND');
   });
 
@@ -109,7 +147,11 @@ describe('a group of 10,000 members', () => {
     // Memberships over HTTP, in bulk: membership is the role `member` on the group's instance.
     for (let i = 0; i < n; i += 1000) {
       const batch = keysOf.slice(i, i + 1000);
-      const r = await s.facts('POST', '/role_assignments/bulk', batch.map((k) => ({ user: k, role: 'member', resource_instance: 'team:big' })));
+      const r = await s.facts(
+        'POST',
+        '/role_assignments/bulk',
+        batch.map((k) => ({ user: k, role: 'member', resource_instance: 'team:big' })),
+      );
       expect(ok(r).assignments_created).toBe(1000);
     }
     const first = ok(await s.schema('GET', '/groups/team:big/users?per_page=100'));
@@ -130,7 +172,8 @@ describe('a group of 10,000 members', () => {
 
 /** The users, created with the public bulk call (up to 3,000 a call). */
 async function seedUsers(keys: string[]) {
-  for (let i = 0; i < keys.length; i += 3000) ok(await s.facts('POST', '/bulk/users', { operations: keys.slice(i, i + 3000).map((key) => ({ key })) }));
+  for (let i = 0; i < keys.length; i += 3000)
+    ok(await s.facts('POST', '/bulk/users', { operations: keys.slice(i, i + 3000).map((key) => ({ key })) }));
   expect(ok(await s.facts('GET', '/users?search=m0')).total_count).toBe(keys.length);
 }
 
@@ -141,7 +184,10 @@ describe('PUT membership by user loop', () => {
       await user(s, `loop${i}`);
       await addMember(s, 'team:loop', `loop${i}`, 't');
     }
-    expect(ok(await s.schema('GET', '/groups/team:loop/users?per_page=20&page=3'))).toMatchObject({ total_count: 50, page_count: 3 });
+    expect(ok(await s.schema('GET', '/groups/team:loop/users?per_page=20&page=3'))).toMatchObject({
+      total_count: 50,
+      page_count: 3,
+    });
     expect(ok(await s.schema('GET', '/groups/team:loop/users?per_page=20&page=3')).data).toHaveLength(10);
   });
 });

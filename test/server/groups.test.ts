@@ -1,6 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { addMember, allowed, expectError, expectInvalid, grantGroup, group, link, ok, seedDocs, tenant, user } from './builders.js';
+import {
+  addMember,
+  allowed,
+  expectError,
+  expectInvalid,
+  grantGroup,
+  group,
+  link,
+  ok,
+  seedDocs,
+  tenant,
+  user,
+} from './builders.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -23,16 +35,42 @@ describe('creating and deleting groups', () => {
   ])('from %s', async (_, body, ref) => {
     const g = ok(await s.schema('POST', '/groups', { ...body, group_tenant: x.tenant }));
     const [type, key] = ref.split(':');
-    expect(g).toMatchObject({ group_instance_key: key, group_resource_type_key: type, group_tenant: x.tenant, assigned_roles: [], users: [] });
+    expect(g).toMatchObject({
+      group_instance_key: key,
+      group_resource_type_key: type,
+      group_tenant: x.tenant,
+      assigned_roles: [],
+      users: [],
+    });
     // A group is a resource instance of its type; the type is a resource.
-    expect(ok(await s.facts('GET', `/resource_instances/${ref}`))).toMatchObject({ key, resource: type, tenant: x.tenant });
+    expect(ok(await s.facts('GET', `/resource_instances/${ref}`))).toMatchObject({
+      key,
+      resource: type,
+      tenant: x.tenant,
+    });
     expect(ok(await s.schema('GET', `/resources/${type}`)).key).toBe(type);
   });
 
   it('rejects a duplicate (409), an unknown tenant (404), disagreeing type (422 INVALID_INPUT)', async () => {
-    expectError(await s.schema('POST', '/groups', { group_instance_key: 'gcteam:a', group_tenant: x.tenant }), 409, 'DUPLICATE_ENTITY');
-    expectError(await s.schema('POST', '/groups', { group_instance_key: 'gcteam:z', group_tenant: 'ghost' }), 404, 'NOT_FOUND');
-    expectError(await s.schema('POST', '/groups', { group_instance_key: 'gcteam:z', group_resource_type_key: 'other', group_tenant: x.tenant }), 422, 'INVALID_INPUT');
+    expectError(
+      await s.schema('POST', '/groups', { group_instance_key: 'gcteam:a', group_tenant: x.tenant }),
+      409,
+      'DUPLICATE_ENTITY',
+    );
+    expectError(
+      await s.schema('POST', '/groups', { group_instance_key: 'gcteam:z', group_tenant: 'ghost' }),
+      404,
+      'NOT_FOUND',
+    );
+    expectError(
+      await s.schema('POST', '/groups', {
+        group_instance_key: 'gcteam:z',
+        group_resource_type_key: 'other',
+        group_tenant: x.tenant,
+      }),
+      422,
+      'INVALID_INPUT',
+    );
   });
 
   it.each([
@@ -41,12 +79,22 @@ describe('creating and deleting groups', () => {
     ['a type:key whose key is over 256', { group_instance_key: `gcteam:${'k'.repeat(257)}` }],
     ['an empty key', { group_instance_key: 'gcteam:' }],
   ])('rejects %s with 422', async (_, body) => {
-    expectInvalid(await s.schema('POST', '/groups', { ...body, group_tenant: x.tenant }), ['body', 'group_instance_key']);
+    expectInvalid(await s.schema('POST', '/groups', { ...body, group_tenant: x.tenant }), [
+      'body',
+      'group_instance_key',
+    ]);
   });
 
   it('turns an existing instance into a group only in its own tenant', async () => {
-    expectError(await s.schema('POST', '/groups', { group_instance_key: x.d1, group_tenant: 'gcother' }), 422, 'MISMATCH_RESOURCE_INSTANCES_TENANTS');
-    expect(ok(await s.schema('POST', '/groups', { group_instance_key: x.d1, group_tenant: x.tenant })).group_resource_type_key).toBe(x.doc);
+    expectError(
+      await s.schema('POST', '/groups', { group_instance_key: x.d1, group_tenant: 'gcother' }),
+      422,
+      'MISMATCH_RESOURCE_INSTANCES_TENANTS',
+    );
+    expect(
+      ok(await s.schema('POST', '/groups', { group_instance_key: x.d1, group_tenant: x.tenant }))
+        .group_resource_type_key,
+    ).toBe(x.doc);
   });
 
   it('delete answers 204 and removes memberships, grants and links; then 404', async () => {
@@ -75,33 +123,78 @@ describe('roles on groups', () => {
   });
 
   // The specification's path is singular (`/group/...`); the public API's plural. Both are served.
-  it.each([['/groups'], ['/group']])('POST %s/{key}/roles grants the role to members, present and future', async (prefix) => {
-    await addMember(s, 'grteam:a', x.alice, x.tenant);
-    const g = ok(await s.schema('POST', `${prefix}/grteam:a/roles`, { role: x.viewer, resource: x.doc, resource_instance: 'd1', tenant: x.tenant }));
-    expect(g.assigned_roles).toEqual([`${x.d1}#${x.viewer}`]);
-    expect(await allowed(s, x.alice, 'read', { type: x.doc, key: 'd1' })).toBe(true);
-    expect(await allowed(s, x.bob, 'read', { type: x.doc, key: 'd1' })).toBe(false);
-    await addMember(s, 'grteam:a', x.bob, x.tenant);
-    expect(await allowed(s, x.bob, 'read', { type: x.doc, key: 'd1' })).toBe(true);
-    expect((await s.schema('DELETE', `${prefix}/grteam:a/roles`, { role: x.viewer, resource: x.doc, resource_instance: 'd1', tenant: x.tenant })).status).toBe(204);
-    expect(await allowed(s, x.alice, 'read', { type: x.doc, key: 'd1' })).toBe(false);
-    for (const u of [x.alice, x.bob]) ok(await s.schema('DELETE', `/groups/grteam:a/users/${u}`, { tenant: x.tenant }));
-  });
+  it.each([['/groups'], ['/group']])(
+    'POST %s/{key}/roles grants the role to members, present and future',
+    async (prefix) => {
+      await addMember(s, 'grteam:a', x.alice, x.tenant);
+      const g = ok(
+        await s.schema('POST', `${prefix}/grteam:a/roles`, {
+          role: x.viewer,
+          resource: x.doc,
+          resource_instance: 'd1',
+          tenant: x.tenant,
+        }),
+      );
+      expect(g.assigned_roles).toEqual([`${x.d1}#${x.viewer}`]);
+      expect(await allowed(s, x.alice, 'read', { type: x.doc, key: 'd1' })).toBe(true);
+      expect(await allowed(s, x.bob, 'read', { type: x.doc, key: 'd1' })).toBe(false);
+      await addMember(s, 'grteam:a', x.bob, x.tenant);
+      expect(await allowed(s, x.bob, 'read', { type: x.doc, key: 'd1' })).toBe(true);
+      expect(
+        (
+          await s.schema('DELETE', `${prefix}/grteam:a/roles`, {
+            role: x.viewer,
+            resource: x.doc,
+            resource_instance: 'd1',
+            tenant: x.tenant,
+          })
+        ).status,
+      ).toBe(204);
+      expect(await allowed(s, x.alice, 'read', { type: x.doc, key: 'd1' })).toBe(false);
+      for (const u of [x.alice, x.bob])
+        ok(await s.schema('DELETE', `/groups/grteam:a/users/${u}`, { tenant: x.tenant }));
+    },
+  );
 
   it('accepts resource_instance as type:key too', async () => {
-    ok(await s.schema('POST', '/groups/grteam:b/roles', { role: x.viewer, resource: x.doc, resource_instance: x.d2, tenant: x.tenant }));
-    expectError(await s.schema('POST', '/groups/grteam:b/roles', { role: x.viewer, resource: x.doc, resource_instance: 'other:d2', tenant: x.tenant }), 422, 'INVALID_INPUT');
+    ok(
+      await s.schema('POST', '/groups/grteam:b/roles', {
+        role: x.viewer,
+        resource: x.doc,
+        resource_instance: x.d2,
+        tenant: x.tenant,
+      }),
+    );
+    expectError(
+      await s.schema('POST', '/groups/grteam:b/roles', {
+        role: x.viewer,
+        resource: x.doc,
+        resource_instance: 'other:d2',
+        tenant: x.tenant,
+      }),
+      422,
+      'INVALID_INPUT',
+    );
   });
 
   it('creates the automatic records: relation <type>_group, the derivation from <type>#member, the tuple', async () => {
     await grantGroup(s, 'grteam:a', { role: x.editor, resource: x.doc, resource_instance: 'd2', tenant: x.tenant });
     const relations = ok(await s.schema('GET', `/resources/${x.doc}/relations`));
-    expect(relations.data).toEqual([expect.objectContaining({ key: 'grteam_group', object_resource: x.doc, subject_resource: 'grteam' })]);
+    expect(relations.data).toEqual([
+      expect.objectContaining({ key: 'grteam_group', object_resource: x.doc, subject_resource: 'grteam' }),
+    ]);
     expect(ok(await s.schema('GET', `/resources/${x.doc}/roles/${x.editor}/implicit_grants`))).toEqual([
-      expect.objectContaining({ role: 'member', on_resource: 'grteam', linked_by_relation: 'grteam_group', when: { no_direct_roles_on_object: false } }),
+      expect.objectContaining({
+        role: 'member',
+        on_resource: 'grteam',
+        linked_by_relation: 'grteam_group',
+        when: { no_direct_roles_on_object: false },
+      }),
     ]);
     const tuples = ok(await s.facts('GET', `/relationship_tuples?subject=grteam:a&object=${x.d2}`));
-    expect(tuples).toEqual([expect.objectContaining({ subject: 'grteam:a', relation: 'grteam_group', object: x.d2, tenant: x.tenant })]);
+    expect(tuples).toEqual([
+      expect.objectContaining({ subject: 'grteam:a', relation: 'grteam_group', object: x.d2, tenant: x.tenant }),
+    ]);
     // The group type's resource role `member` exists (as on the public service: `grteam#member`), no
     // top-level one; membership is that resource role on the group's instance.
     const member = ok(await s.schema('GET', '/resources/grteam/roles/member'));
@@ -112,15 +205,24 @@ describe('roles on groups', () => {
       expect.objectContaining({ role: 'member', role_id: member.id, resource_instance: 'grteam:a' }),
     ]);
     // The derivation a group grant creates is from that resource role.
-    expect(ok(await s.schema('GET', `/resources/${x.doc}/roles/${x.editor}/implicit_grants`))[0].role_id).toBe(member.id);
+    expect(ok(await s.schema('GET', `/resources/${x.doc}/roles/${x.editor}/implicit_grants`))[0].role_id).toBe(
+      member.id,
+    );
   });
 
   it('lists the derivations on the resource read, as the public ResourceRead.roles[R].granted_to', async () => {
     await grantGroup(s, 'grteam:a', { role: x.editor, resource: x.doc, resource_instance: 'd1', tenant: x.tenant });
     const doc = ok(await s.schema('GET', `/resources/${x.doc}`));
     expect(doc.roles[x.editor]).toMatchObject({
-      key: x.editor, resource: x.doc, resource_id: doc.id,
-      granted_to: { id: expect.any(String), users_with_role: [expect.objectContaining({ role: 'member', on_resource: 'grteam', linked_by_relation: 'grteam_group' })] },
+      key: x.editor,
+      resource: x.doc,
+      resource_id: doc.id,
+      granted_to: {
+        id: expect.any(String),
+        users_with_role: [
+          expect.objectContaining({ role: 'member', on_resource: 'grteam', linked_by_relation: 'grteam_group' }),
+        ],
+      },
     });
     const listed = ok(await s.schema('GET', '/resources?per_page=100')).find((r: { key: string }) => r.key === x.doc);
     expect(listed.roles).toEqual(doc.roles);
@@ -134,13 +236,18 @@ describe('roles on groups', () => {
     const grant = { role: y.viewer, resource: y.doc, resource_instance: 'd1', tenant: y.tenant };
     await grantGroup(s, 'gdteam:c', grant);
     expect(await allowed(s, y.alice, 'read', { type: y.doc, key: 'd1' })).toBe(true);
-    expect((await s.facts('DELETE', '/relationship_tuples', { subject: 'gdteam:c', relation: 'gdteam_group', object: y.d1 })).status).toBe(204);
+    expect(
+      (await s.facts('DELETE', '/relationship_tuples', { subject: 'gdteam:c', relation: 'gdteam_group', object: y.d1 }))
+        .status,
+    ).toBe(204);
     expect(ok(await s.schema('GET', '/groups/gdteam:c/roles')).data).toEqual([]);
     expect(await allowed(s, y.alice, 'read', { type: y.doc, key: 'd1' })).toBe(false);
 
     await grantGroup(s, 'gdteam:c', grant);
     const derivation = { role: 'member', on_resource: 'gdteam', linked_by_relation: 'gdteam_group' };
-    expect((await s.schema('DELETE', `/resources/${y.doc}/roles/${y.viewer}/implicit_grants`, derivation)).status).toBe(204);
+    expect((await s.schema('DELETE', `/resources/${y.doc}/roles/${y.viewer}/implicit_grants`, derivation)).status).toBe(
+      204,
+    );
     expect(ok(await s.schema('GET', '/groups/gdteam:c/roles')).data).toEqual([]);
     expect(ok(await s.facts('GET', `/relationship_tuples?subject=gdteam:c&object=${y.d1}`))).toEqual([]);
     expect(await allowed(s, y.alice, 'read', { type: y.doc, key: 'd1' })).toBe(false);
@@ -163,11 +270,23 @@ describe('roles on groups', () => {
     const body = { role: x.viewer, resource: x.doc, resource_instance: 'd1', tenant: x.tenant };
     expectError(await s.schema('POST', '/groups/grteam:ghost/roles', body), 404, 'NOT_FOUND');
     expectError(await s.schema('POST', '/groups/grteam:a/roles', { ...body, role: 'ghost' }), 404, 'NOT_FOUND');
-    expectError(await s.schema('POST', '/groups/grteam:a/roles', { ...body, resource_instance: 'ghost' }), 404, 'NOT_FOUND');
+    expectError(
+      await s.schema('POST', '/groups/grteam:a/roles', { ...body, resource_instance: 'ghost' }),
+      404,
+      'NOT_FOUND',
+    );
     await tenant(s, 'grother');
     await s.facts('POST', '/resource_instances', { key: 'far', resource: x.doc, tenant: 'grother' }).then(ok);
-    expectError(await s.schema('POST', '/groups/grteam:a/roles', { ...body, resource_instance: 'far', tenant: 'grother' }), 422, 'MISMATCH_RESOURCE_INSTANCES_TENANTS');
-    expectError(await s.schema('POST', '/groups/grteam:a/roles', { ...body, tenant: 'grother' }), 422, 'MISMATCH_RESOURCE_INSTANCES_TENANTS');
+    expectError(
+      await s.schema('POST', '/groups/grteam:a/roles', { ...body, resource_instance: 'far', tenant: 'grother' }),
+      422,
+      'MISMATCH_RESOURCE_INSTANCES_TENANTS',
+    );
+    expectError(
+      await s.schema('POST', '/groups/grteam:a/roles', { ...body, tenant: 'grother' }),
+      422,
+      'MISMATCH_RESOURCE_INSTANCES_TENANTS',
+    );
   });
 });
 
@@ -196,12 +315,16 @@ describe('membership', () => {
   it('rejects an unknown user or group (404) and another tenant (422)', async () => {
     expectError(await s.schema('PUT', '/groups/gmteam:a/users/ghost', { tenant: x.tenant }), 404, 'NOT_FOUND');
     expectError(await s.schema('PUT', `/groups/gmteam:ghost/users/${x.bob}`, { tenant: x.tenant }), 404, 'NOT_FOUND');
-    expectError(await s.schema('PUT', `/groups/gmteam:a/users/${x.bob}`, { tenant: 'gmother' }), 422, 'MISMATCH_RESOURCE_INSTANCES_TENANTS');
+    expectError(
+      await s.schema('PUT', `/groups/gmteam:a/users/${x.bob}`, { tenant: 'gmother' }),
+      422,
+      'MISMATCH_RESOURCE_INSTANCES_TENANTS',
+    );
     expectError(await s.schema('PUT', `/groups/gmteam:a/users/${x.bob}`, { tenant: 'ghost' }), 404, 'NOT_FOUND');
   });
 });
 
-describe('the role member (the group type\'s resource role)', () => {
+describe("the role member (the group type's resource role)", () => {
   it('deleting it ends every membership; the next membership brings it back', async () => {
     const srv = await startTestServer();
     try {
@@ -240,36 +363,68 @@ describe('groups of groups', () => {
     // Idempotent.
     await link(s, 'ggteam:a', 'ggteam:b');
 
-    expect(ok(await s.schema('GET', '/resources/ggteam/relations')).data).toEqual([expect.objectContaining({ key: 'group', object_resource: 'ggteam', subject_resource: 'ggteam' })]);
-    expect(ok(await s.schema('GET', '/resources/ggteam/roles/member/implicit_grants'))).toEqual([expect.objectContaining({ role: 'member', on_resource: 'ggteam', linked_by_relation: 'group' })]);
-    expect(ok(await s.facts('GET', '/relationship_tuples?subject=ggteam:a&relation=group'))).toEqual([expect.objectContaining({ object: 'ggteam:b' })]);
-    expect(ok(await s.schema('GET', '/groups/ggteam:b/children')).data).toEqual([expect.objectContaining({ group_resource_type_key: 'ggteam', group_instance_key: 'a' })]);
-    expect(ok(await s.schema('GET', '/groups/ggteam:a/parents')).data).toEqual([expect.objectContaining({ group_resource_type_key: 'ggteam', group_instance_key: 'b' })]);
+    expect(ok(await s.schema('GET', '/resources/ggteam/relations')).data).toEqual([
+      expect.objectContaining({ key: 'group', object_resource: 'ggteam', subject_resource: 'ggteam' }),
+    ]);
+    expect(ok(await s.schema('GET', '/resources/ggteam/roles/member/implicit_grants'))).toEqual([
+      expect.objectContaining({ role: 'member', on_resource: 'ggteam', linked_by_relation: 'group' }),
+    ]);
+    expect(ok(await s.facts('GET', '/relationship_tuples?subject=ggteam:a&relation=group'))).toEqual([
+      expect.objectContaining({ object: 'ggteam:b' }),
+    ]);
+    expect(ok(await s.schema('GET', '/groups/ggteam:b/children')).data).toEqual([
+      expect.objectContaining({ group_resource_type_key: 'ggteam', group_instance_key: 'a' }),
+    ]);
+    expect(ok(await s.schema('GET', '/groups/ggteam:a/parents')).data).toEqual([
+      expect.objectContaining({ group_resource_type_key: 'ggteam', group_instance_key: 'b' }),
+    ]);
 
-    expect((await s.schema('DELETE', '/groups/ggteam:a/assign_group', { group_instance_key: 'ggteam:b' })).status).toBe(204);
+    expect((await s.schema('DELETE', '/groups/ggteam:a/assign_group', { group_instance_key: 'ggteam:b' })).status).toBe(
+      204,
+    );
     expect(await allowed(s, x.alice, 'read', { type: x.doc, key: 'd1' })).toBe(false);
     expect(ok(await s.facts('GET', '/relationship_tuples?subject=ggteam:a&relation=group'))).toEqual([]);
-    expectError(await s.schema('DELETE', '/groups/ggteam:a/assign_group', { group_instance_key: 'ggteam:b' }), 404, 'NOT_FOUND');
+    expectError(
+      await s.schema('DELETE', '/groups/ggteam:a/assign_group', { group_instance_key: 'ggteam:b' }),
+      404,
+      'NOT_FOUND',
+    );
   });
 
   it('the same-type rule: groups of different types cannot be linked (422 MISMATCH_GROUP_TYPE)', async () => {
-    expectError(await s.schema('PUT', '/groups/ggteam:a/assign_group', { group_instance_key: 'ggdept:x' }), 422, 'MISMATCH_GROUP_TYPE');
+    expectError(
+      await s.schema('PUT', '/groups/ggteam:a/assign_group', { group_instance_key: 'ggdept:x' }),
+      422,
+      'MISMATCH_GROUP_TYPE',
+    );
     expect(ok(await s.schema('GET', '/groups/ggteam:a/parents')).data).toEqual([]);
   });
 
   it('groups of different tenants cannot be linked (422 MISMATCH_RESOURCE_INSTANCES_TENANTS)', async () => {
-    expectError(await s.schema('PUT', '/groups/ggteam:a/assign_group', { group_instance_key: 'ggteam:far' }), 422, 'MISMATCH_RESOURCE_INSTANCES_TENANTS');
+    expectError(
+      await s.schema('PUT', '/groups/ggteam:a/assign_group', { group_instance_key: 'ggteam:far' }),
+      422,
+      'MISMATCH_RESOURCE_INSTANCES_TENANTS',
+    );
   });
 
   it('the cycle rule: a link that would close a cycle is 422 GROUP_CYCLE, naming the cycle', async () => {
-    expectError(await s.schema('PUT', '/groups/ggteam:a/assign_group', { group_instance_key: 'ggteam:a' }), 422, 'GROUP_CYCLE');
+    expectError(
+      await s.schema('PUT', '/groups/ggteam:a/assign_group', { group_instance_key: 'ggteam:a' }),
+      422,
+      'GROUP_CYCLE',
+    );
     await link(s, 'ggteam:b', 'ggteam:c');
     await link(s, 'ggteam:c', 'ggteam:d');
     const r = await s.schema('PUT', '/groups/ggteam:d/assign_group', { group_instance_key: 'ggteam:b' });
     expectError(r, 422, 'GROUP_CYCLE');
     expect(r.body.cycle).toEqual(['ggteam:d', 'ggteam:b', 'ggteam:c', 'ggteam:d']);
     expect(r.body.message).toContain('ggteam:d → ggteam:b → ggteam:c → ggteam:d');
-    expectError(await s.schema('PUT', '/groups/ggteam:c/assign_group', { group_instance_key: 'ggteam:b' }), 422, 'GROUP_CYCLE');
+    expectError(
+      await s.schema('PUT', '/groups/ggteam:c/assign_group', { group_instance_key: 'ggteam:b' }),
+      422,
+      'GROUP_CYCLE',
+    );
     // A diamond is not a cycle.
     await link(s, 'ggteam:b', 'ggteam:d');
   });
@@ -286,8 +441,16 @@ describe('groups of groups', () => {
   });
 
   it('unknown groups are 404', async () => {
-    expectError(await s.schema('PUT', '/groups/ggteam:ghost/assign_group', { group_instance_key: 'ggteam:a' }), 404, 'NOT_FOUND');
-    expectError(await s.schema('PUT', '/groups/ggteam:a/assign_group', { group_instance_key: 'ggteam:ghost' }), 404, 'NOT_FOUND');
+    expectError(
+      await s.schema('PUT', '/groups/ggteam:ghost/assign_group', { group_instance_key: 'ggteam:a' }),
+      404,
+      'NOT_FOUND',
+    );
+    expectError(
+      await s.schema('PUT', '/groups/ggteam:a/assign_group', { group_instance_key: 'ggteam:ghost' }),
+      404,
+      'NOT_FOUND',
+    );
   });
 });
 
@@ -338,7 +501,11 @@ describe('transitive membership', () => {
     expect(await allowed(s, x.alice, 'read', { type: x.doc, key: 'd1' })).toBe(false);
     // A cycle through the whole chain is still caught.
     ok(await s.schema('PUT', '/groups/trteam:g10/assign_group', { group_instance_key: 'trteam:g9' }));
-    expectError(await s.schema('PUT', '/groups/trteam:g0/assign_group', { group_instance_key: `trteam:g${depth}` }), 422, 'GROUP_CYCLE');
+    expectError(
+      await s.schema('PUT', '/groups/trteam:g0/assign_group', { group_instance_key: `trteam:g${depth}` }),
+      422,
+      'GROUP_CYCLE',
+    );
   });
 
   it('a user added later to a nested group gains access at once', async () => {
@@ -360,7 +527,14 @@ describe('membership granted as a role', () => {
     // `member` and the instance is group B, so A's members are B's members.
     await grantGroup(s, 'mgteam:a', { role: 'member', resource: 'mgteam', resource_instance: 'b', tenant: x.tenant });
     expect(await allowed(s, x.alice, 'read', { type: x.doc, key: 'd1' })).toBe(true);
-    ok(await s.schema('DELETE', '/groups/mgteam:a/roles', { role: 'member', resource: 'mgteam', resource_instance: 'b', tenant: x.tenant }));
+    ok(
+      await s.schema('DELETE', '/groups/mgteam:a/roles', {
+        role: 'member',
+        resource: 'mgteam',
+        resource_instance: 'b',
+        tenant: x.tenant,
+      }),
+    );
     expect(await allowed(s, x.alice, 'read', { type: x.doc, key: 'd1' })).toBe(false);
   });
 });

@@ -29,33 +29,52 @@ const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')
 const ROWS: [string, (string | null)[]][] = [
   [`INSERT INTO projects (id, key, created_at) VALUES (?, ?, ?)`, [id(1), 'p', AT]],
   [`INSERT INTO environments (id, project_id, key, created_at) VALUES (?, ?, ?, ?)`, [id(2), id(1), 'e', AT]],
-  ...[[id(3), 'doc', '{"read":{"id":"' + id(30) + '"},"write":{"id":"' + id(31) + '"}}'], [id(4), 'team', '{}']].map(
-    ([rid, key, actions]): [string, (string | null)[]] => [
-      `INSERT INTO resources (id, env_id, key, name, description, actions, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, NULL, ?, '{}', ?, ?)`,
-      [rid, id(2), key, key, actions, AT, AT],
-    ],
-  ),
-  ...[[id(5), 'viewer', '["doc:read"]', '[]'], [id(6), 'editor', '["doc:write"]', '["viewer"]'], [id(7), 'member', '[]', '[]']].map(
-    ([rid, key, perms, ext]): [string, (string | null)[]] => [
-      `INSERT INTO roles (id, env_id, key, name, description, permissions, extends, created_at, updated_at) VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?)`,
-      [rid, id(2), key, key, perms, ext, AT, AT],
-    ],
-  ),
-  [`INSERT INTO tenants (id, env_id, key, name, description, attributes, created_at, updated_at) VALUES (?, ?, 'acme', 'Acme', NULL, '{}', ?, ?)`, [id(8), id(2), AT, AT]],
-  ...[[id(9), 'alice'], [id(10), 'bob']].map(([uid, key]): [string, (string | null)[]] => [
+  ...[
+    [id(3), 'doc', '{"read":{"id":"' + id(30) + '"},"write":{"id":"' + id(31) + '"}}'],
+    [id(4), 'team', '{}'],
+  ].map(([rid, key, actions]): [string, (string | null)[]] => [
+    `INSERT INTO resources (id, env_id, key, name, description, actions, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, NULL, ?, '{}', ?, ?)`,
+    [rid, id(2), key, key, actions, AT, AT],
+  ]),
+  ...[
+    [id(5), 'viewer', '["doc:read"]', '[]'],
+    [id(6), 'editor', '["doc:write"]', '["viewer"]'],
+    [id(7), 'member', '[]', '[]'],
+  ].map(([rid, key, perms, ext]): [string, (string | null)[]] => [
+    `INSERT INTO roles (id, env_id, key, name, description, permissions, extends, created_at, updated_at) VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?)`,
+    [rid, id(2), key, key, perms, ext, AT, AT],
+  ]),
+  [
+    `INSERT INTO tenants (id, env_id, key, name, description, attributes, created_at, updated_at) VALUES (?, ?, 'acme', 'Acme', NULL, '{}', ?, ?)`,
+    [id(8), id(2), AT, AT],
+  ],
+  ...[
+    [id(9), 'alice'],
+    [id(10), 'bob'],
+  ].map(([uid, key]): [string, (string | null)[]] => [
     `INSERT INTO users (id, env_id, key, email, first_name, last_name, attributes, created_at, updated_at) VALUES (?, ?, ?, NULL, NULL, NULL, '{}', ?, ?)`,
     [uid, id(2), key, AT, AT],
   ]),
-  ...[[id(11), id(3), 'd1'], [id(12), id(4), 'eng']].map(([iid, rid, key]): [string, (string | null)[]] => [
+  ...[
+    [id(11), id(3), 'd1'],
+    [id(12), id(4), 'eng'],
+  ].map(([iid, rid, key]): [string, (string | null)[]] => [
     `INSERT INTO resource_instances (id, env_id, resource_id, key, tenant_id, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, '{}', ?, ?)`,
     [iid, id(2), rid, key, id(8), AT, AT],
   ]),
   [`INSERT INTO access_groups (id, env_id, instance_id, created_at) VALUES (?, ?, ?, ?)`, [id(13), id(2), id(12), AT]],
-  ...[[id(14), id(9), id(6), id(11)], [id(15), id(10), id(7), id(12)], [id(16), id(10), id(5), null]].map(([aid, uid, rid, iid]): [string, (string | null)[]] => [
+  ...[
+    [id(14), id(9), id(6), id(11)],
+    [id(15), id(10), id(7), id(12)],
+    [id(16), id(10), id(5), null],
+  ].map(([aid, uid, rid, iid]): [string, (string | null)[]] => [
     `INSERT INTO role_assignments (id, env_id, user_id, role_id, tenant_id, resource_instance_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
     [aid, id(2), uid, rid, id(8), iid, AT],
   ]),
-  [`INSERT INTO group_grants (id, env_id, group_id, role_id, resource_instance_id, created_at) VALUES (?, ?, ?, ?, ?, ?)`, [id(17), id(2), id(13), id(6), id(11), AT]],
+  [
+    `INSERT INTO group_grants (id, env_id, group_id, role_id, resource_instance_id, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+    [id(17), id(2), id(13), id(6), id(11), AT],
+  ],
 ];
 
 const OLD = migrations.filter((m) => m.id <= 5);
@@ -70,7 +89,10 @@ async function oldDataDir(): Promise<string> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'roster-migrate-'));
   dirs.push(dir);
   const all = [...BOOKKEEPING, ...OLD.flatMap(statementsOf)];
-  const marks = OLD.map((m): [string, (string | null)[]] => [`INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)`, [String(m.id), m.name, AT]]);
+  const marks = OLD.map((m): [string, (string | null)[]] => [
+    `INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)`,
+    [String(m.id), m.name, AT],
+  ]);
   if (TEST_STORE === 'sqlite') {
     const db = new Database(path.join(dir, 'roster.db'));
     db.pragma('foreign_keys = ON');
@@ -86,7 +108,10 @@ async function oldDataDir(): Promise<string> {
   try {
     await client.query(`CREATE SCHEMA ${schema}`);
     await client.query(`SET search_path = ${schema}`);
-    const numbered = (sql: string) => { let n = 0; return sql.replace(/\?/g, () => `$${++n}`); };
+    const numbered = (sql: string) => {
+      let n = 0;
+      return sql.replace(/\?/g, () => `$${++n}`);
+    };
     for (const sql of all) await client.query(sql);
     for (const [sql, params] of [...marks, ...ROWS]) await client.query(numbered(sql), params);
   } finally {
@@ -99,13 +124,33 @@ describe('migration 6 over data of the schema before it', () => {
   it('keeps every role, assignment and group grant, and their decisions; then resource roles work', async () => {
     server = await startTestServer({ dataDir: await oldDataDir() });
     const s = server;
-    const roles = ok(await s.schema('GET', '/roles')) as { id: string; key: string; permissions: string[]; extends: string[] }[];
+    const roles = ok(await s.schema('GET', '/roles')) as {
+      id: string;
+      key: string;
+      permissions: string[];
+      extends: string[];
+    }[];
     expect(roles.map((r) => [r.id, r.key, r.permissions, r.extends])).toEqual([
-      [id(5), 'viewer', ['doc:read'], []], [id(6), 'editor', ['doc:write'], ['viewer']], [id(7), 'member', [], []],
+      [id(5), 'viewer', ['doc:read'], []],
+      [id(6), 'editor', ['doc:write'], ['viewer']],
+      [id(7), 'member', [], []],
     ]);
-    const assignments = (ok(await s.facts('GET', '/role_assignments')) as { id: string; user: string; role: string; resource_instance?: string }[]).map((a) => [a.id, a.user, a.role, a.resource_instance]);
-    expect(assignments).toEqual([[id(14), 'alice', 'editor', 'doc:d1'], [id(15), 'bob', 'member', 'team:eng'], [id(16), 'bob', 'viewer', undefined]]);
-    expect(ok(await s.schema('GET', '/groups/team:eng/roles')).data).toEqual([expect.objectContaining({ key: 'editor' })]);
+    const assignments = (
+      ok(await s.facts('GET', '/role_assignments')) as {
+        id: string;
+        user: string;
+        role: string;
+        resource_instance?: string;
+      }[]
+    ).map((a) => [a.id, a.user, a.role, a.resource_instance]);
+    expect(assignments).toEqual([
+      [id(14), 'alice', 'editor', 'doc:d1'],
+      [id(15), 'bob', 'member', 'team:eng'],
+      [id(16), 'bob', 'viewer', undefined],
+    ]);
+    expect(ok(await s.schema('GET', '/groups/team:eng/roles')).data).toEqual([
+      expect.objectContaining({ key: 'editor' }),
+    ]);
     expect(await allowed(s, 'alice', 'read', { type: 'doc', key: 'd1' })).toBe(true);
     expect(await allowed(s, 'bob', 'write', { type: 'doc', key: 'd1' })).toBe(true);
     expect(await allowed(s, 'bob', 'read', { type: 'doc', tenant: 'acme' })).toBe(true);

@@ -13,7 +13,13 @@ describe('newId (UUID version 7)', () => {
 
   it('sorts in the order made: within a millisecond, across milliseconds, and past 4,096 in one millisecond', () => {
     const base = Date.now() + 20_000_000;
-    const ms = [...Array(5000).fill(base), ...Array(3).fill(base + 1), base + 5, base + 5, base + 2 /* the clock going back */];
+    const ms = [
+      ...Array(5000).fill(base),
+      ...Array(3).fill(base + 1),
+      base + 5,
+      base + 5,
+      base + 2 /* the clock going back */,
+    ];
     const ids = ms.map((t) => newId(t));
     for (const id of ids) expect(id).toMatch(V7);
     expect(new Set(ids).size).toBe(ids.length);

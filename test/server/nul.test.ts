@@ -37,7 +37,19 @@ function routeTable(app: TestServer['app']): [string, string][] {
 }
 
 /** Plausible values for each path parameter, so that only the one under test is odd. */
-const PLAUSIBLE: Record<string, string> = { proj: 'p', env: 'e', key: 't', resource: 'doc', role: 'viewer', instance: 'doc:d1', group: 'team:a', user: 'alice', tenant: 't', config: 'um', id: 'r1' };
+const PLAUSIBLE: Record<string, string> = {
+  proj: 'p',
+  env: 'e',
+  key: 't',
+  resource: 'doc',
+  role: 'viewer',
+  instance: 'doc:d1',
+  group: 'team:a',
+  user: 'alice',
+  tenant: 't',
+  config: 'um',
+  id: 'r1',
+};
 
 describe('a NUL answers 422 on every store', () => {
   it('in any path parameter of any route', async () => {
@@ -48,7 +60,9 @@ describe('a NUL answers 422 on every store', () => {
       // A segment is `:name` or `:key|:resource` (either name, depending on the route).
       const segments = [...pattern.matchAll(/:(\w+(?:\|:\w+)*)/g)].map((m) => m[1]);
       for (const odd of segments) {
-        const path = pattern.replace(/:(\w+(?:\|:\w+)*)/g, (_, seg: string) => (seg === odd ? 'a%00b' : (PLAUSIBLE[seg.split('|')[0]] ?? 'x')));
+        const path = pattern.replace(/:(\w+(?:\|:\w+)*)/g, (_, seg: string) =>
+          seg === odd ? 'a%00b' : (PLAUSIBLE[seg.split('|')[0]] ?? 'x'),
+        );
         const r = await s.call(method, path, method === 'GET' || method === 'DELETE' ? undefined : {});
         expect(r.status, `${method} ${path}: ${JSON.stringify(r.body)}`).toBe(422);
         expect(r.body.detail[0].type).toBe('nul_character');
@@ -60,26 +74,63 @@ describe('a NUL answers 422 on every store', () => {
   });
 
   it('the requests of the issue', async () => {
-    for (const path of ['/v2/schema/p/e/groups/%00/parents', '/v2/schema/p/e/resources/%00', '/v2/elements/p/e/config/%00', '/v2/elements/p/e/config/um/access_requests/a%00b', '/v2/facts/p/e/users/%00']) {
+    for (const path of [
+      '/v2/schema/p/e/groups/%00/parents',
+      '/v2/schema/p/e/resources/%00',
+      '/v2/elements/p/e/config/%00',
+      '/v2/elements/p/e/config/um/access_requests/a%00b',
+      '/v2/facts/p/e/users/%00',
+    ]) {
       expect((await s.call('GET', path)).status, path).toBe(422);
     }
   });
 
   it('in a query value or a query key', async () => {
-    for (const p of ['/v2/facts/p/e/users', '/v2/facts/p/e/role_assignments', '/v2/schema/p/e/groups', '/v2/facts/p/e/relationship_tuples', '/v2/elements/p/e/config/um/access_requests']) {
+    for (const p of [
+      '/v2/facts/p/e/users',
+      '/v2/facts/p/e/role_assignments',
+      '/v2/schema/p/e/groups',
+      '/v2/facts/p/e/relationship_tuples',
+      '/v2/elements/p/e/config/um/access_requests',
+    ]) {
       expectNul(await s.call('GET', `${p}?search=a%00b`), ['query', 'search']);
       expectNul(await s.call('GET', `${p}?tenant=t&tenant=%00`), ['query', 'tenant', 1]);
       expectNul(await s.call('GET', `${p}?a%00b=1`), ['query', 'a\u0000b']);
     }
-    expectNul(await s.call('POST', '/allowed?project=p&environment=e%00', { user: 'alice', action: 'read', resource: 'doc:d1' }), ['query', 'environment']);
+    expectNul(
+      await s.call('POST', '/allowed?project=p&environment=e%00', {
+        user: 'alice',
+        action: 'read',
+        resource: 'doc:d1',
+      }),
+      ['query', 'environment'],
+    );
   });
 
   it('in a JSON body string or key, at any depth', async () => {
     expectNul(await s.facts('POST', '/tenants', { key: 'a\u0000b', name: 'x' }), ['body', 'key']);
-    expectNul(await s.facts('POST', '/users', { key: 'zed', attributes: { deep: [{ x: ['ok', 'n\u0000'] }] } }), ['body', 'attributes', 'deep', 0, 'x', 1]);
-    expectNul(await s.facts('POST', '/users', { key: 'zed', attributes: { 'k\u0000': 1 } }), ['body', 'attributes', 'k\u0000']);
-    expectNul(await s.facts('POST', '/role_assignments/bulk', [{ user: 'alice', role: 'viewer', tenant: '\u0000' }]), ['body', 0, 'tenant']);
-    expectNul(await s.call('POST', '/allowed', { user: '\u0000', action: 'read', resource: 'doc:d1' }, { key: ENV_KEY }), ['body', 'user']);
+    expectNul(await s.facts('POST', '/users', { key: 'zed', attributes: { deep: [{ x: ['ok', 'n\u0000'] }] } }), [
+      'body',
+      'attributes',
+      'deep',
+      0,
+      'x',
+      1,
+    ]);
+    expectNul(await s.facts('POST', '/users', { key: 'zed', attributes: { 'k\u0000': 1 } }), [
+      'body',
+      'attributes',
+      'k\u0000',
+    ]);
+    expectNul(await s.facts('POST', '/role_assignments/bulk', [{ user: 'alice', role: 'viewer', tenant: '\u0000' }]), [
+      'body',
+      0,
+      'tenant',
+    ]);
+    expectNul(
+      await s.call('POST', '/allowed', { user: '\u0000', action: 'read', resource: 'doc:d1' }, { key: ENV_KEY }),
+      ['body', 'user'],
+    );
     // A body nested far deeper than the call stack: the check walks it without recursion.
     const deep = `${'['.repeat(200_000)}"\\u0000"${']'.repeat(200_000)}`;
     expect((await s.facts('POST', '/tenants', deep)).status).toBe(422);

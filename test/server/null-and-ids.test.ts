@@ -22,7 +22,16 @@ describe('null for an optional body field is "not given" (api-notes, "Convention
     expect(made).toMatchObject({ user: 'alice', role: 'viewer', tenant: 't' });
     expect(made).not.toHaveProperty('resource_instance');
     expect(ok(await s.facts('GET', '/role_assignments?user=alice&role=viewer'))).toHaveLength(1);
-    expect((await s.facts('DELETE', '/role_assignments', { role: 'viewer', tenant: 't', resource_instance: null, user: 'alice' })).status).toBe(204);
+    expect(
+      (
+        await s.facts('DELETE', '/role_assignments', {
+          role: 'viewer',
+          tenant: 't',
+          resource_instance: null,
+          user: 'alice',
+        })
+      ).status,
+    ).toBe(204);
     expect(ok(await s.facts('GET', '/role_assignments?user=alice&role=viewer'))).toHaveLength(0);
     // The same through /users/{u}/roles.
     ok(await s.facts('POST', '/users/alice/roles', { role: 'viewer', tenant: 't', resource_instance: null }));
@@ -36,7 +45,10 @@ describe('null for an optional body field is "not given" (api-notes, "Convention
   });
 
   it('a required field still refuses null, at its place', async () => {
-    expectInvalid(await s.facts('POST', '/role_assignments', { role: null, tenant: 't', user: 'alice' }), ['body', 'role']);
+    expectInvalid(await s.facts('POST', '/role_assignments', { role: null, tenant: 't', user: 'alice' }), [
+      'body',
+      'role',
+    ]);
     expectInvalid(await s.schema('POST', '/roles', { key: 'r', name: null }), ['body', 'name']);
   });
 
@@ -48,7 +60,10 @@ describe('null for an optional body field is "not given" (api-notes, "Convention
         a: { type: 'string' },
         b: { type: 'string' },
         n: { type: ['string', 'null'] },
-        items: { type: 'array', items: { type: 'object', required: ['k'], properties: { k: { type: 'string' }, v: { type: 'string' } } } },
+        items: {
+          type: 'array',
+          items: { type: 'object', required: ['k'], properties: { k: { type: 'string' }, v: { type: 'string' } } },
+        },
         map: { type: 'object', additionalProperties: { type: 'object', properties: { d: { type: 'string' } } } },
         free: { type: 'object' },
       },
@@ -56,7 +71,17 @@ describe('null for an optional body field is "not given" (api-notes, "Convention
     const maybe = fc.option(fc.string(), { nil: null });
     fc.assert(
       fc.property(
-        fc.record({ a: maybe, b: maybe, n: maybe, items: fc.array(fc.record({ k: maybe, v: maybe })), map: fc.dictionary(fc.string({ minLength: 1 }), fc.record({ d: maybe })), free: fc.dictionary(fc.string({ minLength: 1 }), maybe) }, { requiredKeys: [] }),
+        fc.record(
+          {
+            a: maybe,
+            b: maybe,
+            n: maybe,
+            items: fc.array(fc.record({ k: maybe, v: maybe })),
+            map: fc.dictionary(fc.string({ minLength: 1 }), fc.record({ d: maybe })),
+            free: fc.dictionary(fc.string({ minLength: 1 }), maybe),
+          },
+          { requiredKeys: [] },
+        ),
         (body) => {
           const data = structuredClone(body) as Record<string, any>;
           dropNullOptionals(schema, data);
@@ -85,10 +110,19 @@ describe('ids as 32 hex digits without dashes are the same uuid, in paths and bo
     expect(ok(await s.facts('GET', `/resource_instances/${hex(d2.id)}`))).toMatchObject({ key: 'd2' });
     expect(ok(await s.facts('GET', `/users/${hex(bob.id)}`))).toMatchObject({ key: 'bob' });
     expect(ok(await s.facts('GET', `/users/${hex(bob.id).toUpperCase()}`))).toMatchObject({ key: 'bob' });
-    const made = ok(await s.facts('POST', '/role_assignments', { user: hex(bob.id), role: hex(editor.id), resource_instance: 'doc:d2', tenant: hex(t.id) }));
+    const made = ok(
+      await s.facts('POST', '/role_assignments', {
+        user: hex(bob.id),
+        role: hex(editor.id),
+        resource_instance: 'doc:d2',
+        tenant: hex(t.id),
+      }),
+    );
     expect(made).toMatchObject({ user: 'bob', role: 'editor', resource_instance: 'doc:d2', tenant: 't' });
     const env = ok(await s.call('GET', '/v2/api-key/scope', undefined, { key: 'test-env-key-abcdefghij' }));
-    expect(ok(await s.call('GET', `/v2/facts/${hex(env.project_id)}/${hex(env.environment_id)}/users/bob`))).toMatchObject({ key: 'bob' });
+    expect(
+      ok(await s.call('GET', `/v2/facts/${hex(env.project_id)}/${hex(env.environment_id)}/users/bob`)),
+    ).toMatchObject({ key: 'bob' });
   });
 
   it('a key of 32 hex digits is still that key (a key is looked up first, as everywhere)', async () => {
@@ -96,7 +130,9 @@ describe('ids as 32 hex digits without dashes are the same uuid, in paths and bo
     const made = ok(await s.facts('POST', '/users', { key }));
     expect(made.key).toBe(key);
     expect(ok(await s.facts('GET', `/users/${key}`))).toMatchObject({ key, id: made.id });
-    expect(ok(await s.facts('POST', '/role_assignments', { user: key, role: 'viewer', tenant: 't' }))).toMatchObject({ user: key });
+    expect(ok(await s.facts('POST', '/role_assignments', { user: key, role: 'viewer', tenant: 't' }))).toMatchObject({
+      user: key,
+    });
     expect(dashed(key)).toBe('abcdef01-2345-6789-abcd-ef0123456789');
   });
 });

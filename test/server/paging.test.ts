@@ -18,7 +18,8 @@ beforeAll(async () => {
   // 1,100 role assignments: above the 1,000 a page that role assignments allow.
   for (let i = 0; i < 1100; i += 1000) {
     const items = [];
-    for (let j = i; j < Math.min(i + 1000, 1100); j++) items.push({ user: keys[j % N], role: 'r', tenant: keys[Math.floor(j / N)] });
+    for (let j = i; j < Math.min(i + 1000, 1100); j++)
+      items.push({ user: keys[j % N], role: 'r', tenant: keys[Math.floor(j / N)] });
     ok(await s.facts('POST', '/role_assignments/bulk', items));
   }
 });
@@ -85,29 +86,40 @@ describe('envelope lists (users)', () => {
 });
 
 describe('limits', () => {
-  it.each([['/v2/facts/p/e/tenants'], ['/v2/facts/p/e/users'], ['/v2/schema/p/e/roles'], ['/v2/schema/p/e/groups/direct'], ['/v2/facts/p/e/resource_instances']])(
-    '%s: per_page 100 is fine, 101 is 422 PAGINATION_SIZE_OVERREACHED',
-    async (path) => {
-      ok(await s.call('GET', `${path}?per_page=100`));
-      expectError(await s.call('GET', `${path}?per_page=101`), 422, 'PAGINATION_SIZE_OVERREACHED');
-    },
-  );
+  it.each([
+    ['/v2/facts/p/e/tenants'],
+    ['/v2/facts/p/e/users'],
+    ['/v2/schema/p/e/roles'],
+    ['/v2/schema/p/e/groups/direct'],
+    ['/v2/facts/p/e/resource_instances'],
+  ])('%s: per_page 100 is fine, 101 is 422 PAGINATION_SIZE_OVERREACHED', async (path) => {
+    ok(await s.call('GET', `${path}?per_page=100`));
+    expectError(await s.call('GET', `${path}?per_page=101`), 422, 'PAGINATION_SIZE_OVERREACHED');
+  });
 
   it('role assignments allow up to 1000 a page', async () => {
     const full = ok(await s.facts('GET', '/role_assignments?per_page=1000'));
     expect(full).toHaveLength(1000);
     expect(ok(await s.facts('GET', '/role_assignments?per_page=1000&page=2'))).toHaveLength(100);
-    expect(ok(await s.facts('GET', '/role_assignments?per_page=1000&page=2&include_total_count=true'))).toMatchObject({ total_count: 1100, page_count: 2 });
+    expect(ok(await s.facts('GET', '/role_assignments?per_page=1000&page=2&include_total_count=true'))).toMatchObject({
+      total_count: 1100,
+      page_count: 2,
+    });
     expect(ok(await s.facts('GET', '/role_assignments'))).toHaveLength(30);
     expectError(await s.facts('GET', '/role_assignments?per_page=1001'), 422, 'PAGINATION_SIZE_OVERREACHED');
   });
 
-  it.each([['page=0'], ['page=-1'], ['per_page=0'], ['page=abc'], ['per_page=1.5'], ['page=1&page=2'], ['page=99999999999999']])(
-    '%s is 422 in the validation shape',
-    async (query) => {
-      expectInvalid(await s.facts('GET', `/tenants?${query}`));
-    },
-  );
+  it.each([
+    ['page=0'],
+    ['page=-1'],
+    ['per_page=0'],
+    ['page=abc'],
+    ['per_page=1.5'],
+    ['page=1&page=2'],
+    ['page=99999999999999'],
+  ])('%s is 422 in the validation shape', async (query) => {
+    expectInvalid(await s.facts('GET', `/tenants?${query}`));
+  });
 });
 
 describe('totals follow writes', () => {
@@ -115,7 +127,8 @@ describe('totals follow writes', () => {
   // countOf): a write by this server, or by another process on the same store, must be counted.
   it('a total is counted again after a write by this server or by another one on the same store', async () => {
     const total = async () => ok(await s.facts('GET', '/users?per_page=1')).total_count as number;
-    const tenantsTotal = async () => ok(await s.facts('GET', '/tenants?per_page=1&include_total_count=true')).total_count as number;
+    const tenantsTotal = async () =>
+      ok(await s.facts('GET', '/tenants?per_page=1&include_total_count=true')).total_count as number;
     const before = await total();
     expect(await total()).toBe(before);
     ok(await s.facts('POST', '/users', { key: 'late-1' }));
@@ -161,7 +174,11 @@ describe('pages follow writes', () => {
       await fresh.stop();
     }
   };
-  const lists: [string, number, number][] = [['/users', 50, 6], ['/role_assignments', 100, 12], ['/role_assignments', 1000, 2]];
+  const lists: [string, number, number][] = [
+    ['/users', 50, 6],
+    ['/role_assignments', 100, 12],
+    ['/role_assignments', 1000, 2],
+  ];
 
   it.each(lists)('%s, per_page %i: in order, out of order and alone agree', async (path, perPage, n) => {
     const inOrder = await pagesOf(s, path, perPage, count(n));
@@ -176,29 +193,38 @@ describe('pages follow writes', () => {
     expect(await pagesOf(s, path, perPage, skipping)).toEqual(skipping.map((p) => inOrder[p - 1]));
   });
 
-  it.each(lists)('%s, per_page %i: the next page after a write by this server or another is the page alone', async (path, perPage, n) => {
-    const suffix = `${path.slice(1)}-${perPage}`;
-    await pagesOf(s, path, perPage, [1, 2]);
-    // Deleting a user of the first page moves every later page by one (its assignments go with it).
-    const first = ok(await s.facts('GET', '/users?per_page=1')).data[0].key as string;
-    ok(await s.facts('DELETE', `/users/${first}`));
-    // A new user, last in the list, with a role: on a page past the first (user reads remember memberships).
-    ok(await s.facts('POST', '/users', { key: `own-${suffix}`, role_assignments: [{ role: 'r', tenant: 'k001' }] }));
-    // Pages 2 on, page 2 first: where it started before the write is remembered, and must not be used.
-    const later = count(n).slice(1);
-    expect(await pagesOf(s, path, perPage, later)).toEqual((await alone(path, perPage, n)).slice(1));
-    const other = await startTestServer({ dataDir: s.dataDir });
-    try {
+  it.each(lists)(
+    '%s, per_page %i: the next page after a write by this server or another is the page alone',
+    async (path, perPage, n) => {
+      const suffix = `${path.slice(1)}-${perPage}`;
       await pagesOf(s, path, perPage, [1, 2]);
-      const second = ok(await s.facts('GET', '/users?per_page=1')).data[0].key as string;
-      ok(await other.facts('DELETE', `/users/${second}`));
-      ok(await other.facts('POST', '/users', { key: `late-${suffix}`, role_assignments: [{ role: 'r', tenant: 'k000' }] }));
-      const pages = await pagesOf(s, path, perPage, later);
-      expect(pages).toEqual((await alone(path, perPage, n)).slice(1));
-      // The new user's assignment is the last one, under its key: the keys in memory were read again.
-      if (path === '/role_assignments') expect((pages.flat() as { user: string }[]).at(-1)?.user).toBe(`late-${suffix}`);
-    } finally {
-      await other.stop();
-    }
-  });
+      // Deleting a user of the first page moves every later page by one (its assignments go with it).
+      const first = ok(await s.facts('GET', '/users?per_page=1')).data[0].key as string;
+      ok(await s.facts('DELETE', `/users/${first}`));
+      // A new user, last in the list, with a role: on a page past the first (user reads remember memberships).
+      ok(await s.facts('POST', '/users', { key: `own-${suffix}`, role_assignments: [{ role: 'r', tenant: 'k001' }] }));
+      // Pages 2 on, page 2 first: where it started before the write is remembered, and must not be used.
+      const later = count(n).slice(1);
+      expect(await pagesOf(s, path, perPage, later)).toEqual((await alone(path, perPage, n)).slice(1));
+      const other = await startTestServer({ dataDir: s.dataDir });
+      try {
+        await pagesOf(s, path, perPage, [1, 2]);
+        const second = ok(await s.facts('GET', '/users?per_page=1')).data[0].key as string;
+        ok(await other.facts('DELETE', `/users/${second}`));
+        ok(
+          await other.facts('POST', '/users', {
+            key: `late-${suffix}`,
+            role_assignments: [{ role: 'r', tenant: 'k000' }],
+          }),
+        );
+        const pages = await pagesOf(s, path, perPage, later);
+        expect(pages).toEqual((await alone(path, perPage, n)).slice(1));
+        // The new user's assignment is the last one, under its key: the keys in memory were read again.
+        if (path === '/role_assignments')
+          expect((pages.flat() as { user: string }[]).at(-1)?.user).toBe(`late-${suffix}`);
+      } finally {
+        await other.stop();
+      }
+    },
+  );
 });

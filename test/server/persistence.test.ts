@@ -68,14 +68,30 @@ interface Serve {
 async function serve(dataDir: string, extra: string[] = ['--quiet']): Promise<Serve> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', path.join(ROOT, 'src/cli/run.ts'), 'serve', '--port', '0', '--data', dataDir, '--api-key', ORG_KEY, '--env-key', `p/e=${ENV_KEY}`, ...extra],
+    [
+      '--import',
+      'tsx',
+      path.join(ROOT, 'src/cli/run.ts'),
+      'serve',
+      '--port',
+      '0',
+      '--data',
+      dataDir,
+      '--api-key',
+      ORG_KEY,
+      '--env-key',
+      `p/e=${ENV_KEY}`,
+      ...extra,
+    ],
     { cwd: ROOT, env: { ...process.env, CI: 'true', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   children.push(child);
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`roster serve did not start:\n${out}`)), 30_000);
     const look = () => {
@@ -112,7 +128,9 @@ describe.skipIf(TEST_STORE === 'postgres')('roster serve as a process', () => {
     const b = await serve(dataDir, []);
     try {
       expect(ok(await b.client.facts('GET', '/tenants/durable')).name).toBe('Durable');
-      expect(ok(await b.client.facts('GET', '/role_assignments?user=ann'))).toEqual([expect.objectContaining({ role: 'r', tenant: 'durable' })]);
+      expect(ok(await b.client.facts('GET', '/role_assignments?user=ann'))).toEqual([
+        expect.objectContaining({ role: 'r', tenant: 'durable' }),
+      ]);
       await logsWithoutKeys(b);
     } finally {
       b.child.kill('SIGKILL');
@@ -136,8 +154,13 @@ describe.skipIf(TEST_STORE === 'postgres')('roster serve as a process', () => {
     expect(out).toContain('shutting down');
     expect(out).not.toContain(ORG_KEY);
     expect(out).not.toContain(ENV_KEY);
-    const lines = out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
-    expect(lines).toContainEqual(expect.objectContaining({ req: expect.objectContaining({ method: 'POST', url: '/v2/facts/p/e/tenants' }) }));
+    const lines = out
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ req: expect.objectContaining({ method: 'POST', url: '/v2/facts/p/e/tenants' }) }),
+    );
     expect(lines).toContainEqual(expect.objectContaining({ res: expect.objectContaining({ statusCode: 401 }) }));
   }
 

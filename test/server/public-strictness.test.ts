@@ -14,7 +14,14 @@ import { DEPRECATED, driveLifecycle } from './public-lifecycle.js';
  */
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-type Schema = { $ref?: string; allOf?: Schema[]; properties?: Record<string, Schema>; required?: string[]; items?: Schema; additionalProperties?: Schema | boolean };
+type Schema = {
+  $ref?: string;
+  allOf?: Schema[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+  additionalProperties?: Schema | boolean;
+};
 interface Probe {
   what: string;
   body: Json;
@@ -22,7 +29,8 @@ interface Probe {
   field?: { required: boolean; absent: Json };
 }
 
-const components = (JSON.parse(readFileSync(SPEC_FILE, 'utf8')) as { components: { schemas: Record<string, Schema> } }).components.schemas;
+const components = (JSON.parse(readFileSync(SPEC_FILE, 'utf8')) as { components: { schemas: Record<string, Schema> } })
+  .components.schemas;
 
 /** A schema with `$ref` followed and `allOf` merged: enough to know which properties an object has. */
 function resolve(schema: Schema | undefined): Schema {
@@ -34,15 +42,29 @@ function resolve(schema: Schema | undefined): Schema {
     properties: Object.assign({}, schema.properties, ...parts.map((p) => p.properties)),
     required: [...(schema.required ?? []), ...parts.flatMap((p) => p.required ?? [])],
     items: schema.items ?? parts.find((p) => p.items)?.items,
-    additionalProperties: schema.additionalProperties ?? parts.find((p) => typeof p.additionalProperties === 'object')?.additionalProperties,
+    additionalProperties:
+      schema.additionalProperties ??
+      parts.find((p) => typeof p.additionalProperties === 'object')?.additionalProperties,
   };
 }
 
 /** Every single-field mutation of `value` (described by `schema`), as the whole body it makes. */
-function probesOf(value: Json, schema: Schema | undefined, rebuild: (v: Json | undefined) => Json, at: string): Probe[] {
+function probesOf(
+  value: Json,
+  schema: Schema | undefined,
+  rebuild: (v: Json | undefined) => Json,
+  at: string,
+): Probe[] {
   const s = resolve(schema);
   if (Array.isArray(value)) {
-    return value.length === 0 ? [] : probesOf(value[0], s.items, (v) => rebuild(v === undefined ? value.slice(1) : [v, ...value.slice(1)]), `${at}[0]`);
+    return value.length === 0
+      ? []
+      : probesOf(
+          value[0],
+          s.items,
+          (v) => rebuild(v === undefined ? value.slice(1) : [v, ...value.slice(1)]),
+          `${at}[0]`,
+        );
   }
   if (value === null || typeof value !== 'object') return [];
   const object = value;
@@ -65,7 +87,8 @@ function probesOf(value: Json, schema: Schema | undefined, rebuild: (v: Json | u
       own.push({ what: `${path} of another type`, body: set(name, typeof given === 'string' ? 1 : 'text') });
     }
     const entries = typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined;
-    const deeper = given === undefined ? [] : probesOf(given, s.properties?.[name] ?? entries, (v) => set(name, v), path);
+    const deeper =
+      given === undefined ? [] : probesOf(given, s.properties?.[name] ?? entries, (v) => set(name, v), path);
     return [...own, ...deeper];
   });
 }
@@ -78,7 +101,13 @@ beforeAll(async () => {
   const opOf = (ex: Exchange) => findOperation(ex.method, ex.path);
   accepted = s.exchanges.splice(0).filter((ex) => {
     const op = opOf(ex);
-    return ex.status < 300 && ex.body !== undefined && op && !DEPRECATED.includes(`${op.method} ${op.template}`) && checkRequest(ex).length === 0;
+    return (
+      ex.status < 300 &&
+      ex.body !== undefined &&
+      op &&
+      !DEPRECATED.includes(`${op.method} ${op.template}`) &&
+      checkRequest(ex).length === 0
+    );
   });
 });
 afterAll(() => s.close());
@@ -133,18 +162,23 @@ describe('null for an optional field is the field not given (api-notes, "Convent
         seen.add(key);
         const res = await s.call(ex.method, url, probe.body);
         // A public field this server does not serve is refused whatever its value (docs/server.md).
-        if (res.status === 422 && res.body?.detail?.every((d: { type: string }) => d.type === 'additionalProperties')) continue;
+        if (res.status === 422 && res.body?.detail?.every((d: { type: string }) => d.type === 'additionalProperties'))
+          continue;
         if (probe.field.required) {
           // A required field: null is refused, in the validation shape.
           required++;
-          if (res.status !== 422 || !Array.isArray(res.body?.detail)) failures.push(`${op.method} ${op.template}: ${probe.what} (required) → ${res.status}`);
+          if (res.status !== 422 || !Array.isArray(res.body?.detail))
+            failures.push(`${op.method} ${op.template}: ${probe.what} (required) → ${res.status}`);
           continue;
         }
         nulls++;
         if (res.status !== 422) continue;
         // Refused with null: only right when the body without the field is refused too, for the same reason.
         const without = await s.call(ex.method, url, probe.field.absent);
-        if (without.status !== 422) failures.push(`${op.method} ${op.template}: ${probe.what} → 422 ${JSON.stringify(res.body)}, left out → ${without.status}`);
+        if (without.status !== 422)
+          failures.push(
+            `${op.method} ${op.template}: ${probe.what} → 422 ${JSON.stringify(res.body)}, left out → ${without.status}`,
+          );
       }
     }
     expect(nulls).toBeGreaterThan(100);

@@ -1,6 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { assign, expectError, expectInvalid, grantGroup, group, ok, resource, role, seedDocs, tenant, user } from './builders.js';
+import {
+  assign,
+  expectError,
+  expectInvalid,
+  grantGroup,
+  group,
+  ok,
+  resource,
+  role,
+  seedDocs,
+  tenant,
+  user,
+} from './builders.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -21,16 +33,34 @@ describe('resources', () => {
   it('create, read, list, patch, put and delete', async () => {
     const created = await resource(s, 'file', ['read'], { description: 'files' });
     expect(created).toEqual({
-      ...READ_MODEL, key: 'file', name: 'file', description: 'files', attributes: {}, roles: {}, relations: {},
+      ...READ_MODEL,
+      key: 'file',
+      name: 'file',
+      description: 'files',
+      attributes: {},
+      roles: {},
+      relations: {},
       actions: { read: { id: expect.stringMatching(/^[0-9a-f-]{36}$/), key: 'read', name: 'read' } },
     });
     expect(ok(await s.schema('GET', '/resources/file'))).toEqual(created);
     expect(ok(await s.schema('GET', `/resources/${created.id}`)).key).toBe('file');
     expect(ok(await s.schema('GET', '/resources')).map((r: { key: string }) => r.key)).toContain('file');
-    expect(ok(await s.schema('GET', '/resources?include_total_count=true'))).toMatchObject({ data: expect.any(Array), total_count: expect.any(Number) });
+    expect(ok(await s.schema('GET', '/resources?include_total_count=true'))).toMatchObject({
+      data: expect.any(Array),
+      total_count: expect.any(Number),
+    });
 
-    const patched = ok(await s.schema('PATCH', '/resources/file', { name: 'Files', actions: { read: { name: 'Read', description: 'look' }, share: {} } }));
-    expect(patched).toMatchObject({ name: 'Files', description: 'files', actions: { read: { name: 'Read', description: 'look' }, share: { name: 'share' } } });
+    const patched = ok(
+      await s.schema('PATCH', '/resources/file', {
+        name: 'Files',
+        actions: { read: { name: 'Read', description: 'look' }, share: {} },
+      }),
+    );
+    expect(patched).toMatchObject({
+      name: 'Files',
+      description: 'files',
+      actions: { read: { name: 'Read', description: 'look' }, share: { name: 'share' } },
+    });
     // An action keeps its id for as long as it exists.
     expect(patched.actions.read.id).toBe(created.actions.read.id);
 
@@ -46,8 +76,14 @@ describe('resources', () => {
 
   it('declares typed attributes, each with an id; a free-form attribute is refused (422)', async () => {
     const r = await resource(s, 'repo', ['read'], { attributes: { private: { type: 'bool', description: 'hidden' } } });
-    expect(r.attributes).toEqual({ private: { id: expect.stringMatching(/^[0-9a-f-]{36}$/), key: 'private', type: 'bool', description: 'hidden' } });
-    const patched = ok(await s.schema('PATCH', '/resources/repo', { attributes: { private: { type: 'bool' }, stars: { type: 'number' } } }));
+    expect(r.attributes).toEqual({
+      private: { id: expect.stringMatching(/^[0-9a-f-]{36}$/), key: 'private', type: 'bool', description: 'hidden' },
+    });
+    const patched = ok(
+      await s.schema('PATCH', '/resources/repo', {
+        attributes: { private: { type: 'bool' }, stars: { type: 'number' } },
+      }),
+    );
     expect(patched.attributes.private.id).toBe(r.attributes.private.id);
     expect(Object.keys(patched.attributes)).toEqual(['private', 'stars']);
     expectInvalid(await s.schema('PATCH', '/resources/repo', { attributes: { owner: 'alice' } }));
@@ -60,7 +96,11 @@ describe('resources', () => {
 
   it('a duplicate key is 409 DUPLICATE_ENTITY', async () => {
     await resource(s, 'dup');
-    expectError(await s.schema('POST', '/resources', { key: 'dup', name: 'again', actions: {} }), 409, 'DUPLICATE_ENTITY');
+    expectError(
+      await s.schema('POST', '/resources', { key: 'dup', name: 'again', actions: {} }),
+      409,
+      'DUPLICATE_ENTITY',
+    );
   });
 
   it.each([['PATCH'], ['PUT']])('%s of a missing resource is 404', async (method) => {
@@ -81,7 +121,13 @@ describe('resources', () => {
     const x = await seedDocs(s, 'rd');
     await assign(s, { user: x.alice, role: x.viewer, resource_instance: x.d1 });
     await resource(s, 'rdfolder');
-    ok(await s.schema('POST', `/resources/${x.doc}/relations`, { key: 'parent', name: 'parent', subject_resource: 'rdfolder' }));
+    ok(
+      await s.schema('POST', `/resources/${x.doc}/relations`, {
+        key: 'parent',
+        name: 'parent',
+        subject_resource: 'rdfolder',
+      }),
+    );
     ok(await s.schema('DELETE', `/resources/${x.doc}`));
     expectError(await s.facts('GET', `/resource_instances/${x.d1}`), 404, 'NOT_FOUND');
     expect(ok(await s.facts('GET', `/role_assignments?user=${x.alice}`))).toEqual([]);
@@ -98,7 +144,9 @@ describe('roles', () => {
     expect(created).toEqual({ ...READ_MODEL, key: 'reader', name: 'reader', permissions: ['page:read'], extends: [] });
     expect(ok(await s.schema('GET', '/roles/reader'))).toEqual(created);
     expect(ok(await s.schema('GET', '/roles')).map((r: { key: string }) => r.key)).toContain('reader');
-    const patched = ok(await s.schema('PATCH', '/roles/reader', { description: 'reads', permissions: ['page:read', 'page:edit'] }));
+    const patched = ok(
+      await s.schema('PATCH', '/roles/reader', { description: 'reads', permissions: ['page:read', 'page:edit'] }),
+    );
     expect(patched).toMatchObject({ name: 'reader', description: 'reads', permissions: ['page:edit', 'page:read'] });
     // Roles have no PUT on the public service.
     expectError(await s.schema('PUT', '/roles/reader', { name: 'Reader' }), 405, 'METHOD_NOT_ALLOWED');
@@ -152,12 +200,30 @@ describe('relations and role derivations', () => {
   it('create, list, read and delete a relation', async () => {
     await resource(s, 'folder');
     await resource(s, 'note');
-    const rel = ok(await s.schema('POST', '/resources/note/relations', { key: 'parent', name: 'Parent', subject_resource: 'folder' }));
+    const rel = ok(
+      await s.schema('POST', '/resources/note/relations', {
+        key: 'parent',
+        name: 'Parent',
+        subject_resource: 'folder',
+      }),
+    );
     expect(rel).toMatchObject({ key: 'parent', name: 'Parent', object_resource: 'note', subject_resource: 'folder' });
-    expect(ok(await s.schema('GET', '/resources/note/relations'))).toEqual({ data: [rel], total_count: 1, page_count: 1 });
+    expect(ok(await s.schema('GET', '/resources/note/relations'))).toEqual({
+      data: [rel],
+      total_count: 1,
+      page_count: 1,
+    });
     expect(ok(await s.schema('GET', '/resources/note/relations/parent')).id).toBe(rel.id);
-    expectError(await s.schema('POST', '/resources/note/relations', { key: 'parent', name: 'x', subject_resource: 'folder' }), 409, 'DUPLICATE_ENTITY');
-    expectError(await s.schema('POST', '/resources/note/relations', { key: 'p2', name: 'x', subject_resource: 'nothing' }), 404, 'NOT_FOUND');
+    expectError(
+      await s.schema('POST', '/resources/note/relations', { key: 'parent', name: 'x', subject_resource: 'folder' }),
+      409,
+      'DUPLICATE_ENTITY',
+    );
+    expectError(
+      await s.schema('POST', '/resources/note/relations', { key: 'p2', name: 'x', subject_resource: 'nothing' }),
+      404,
+      'NOT_FOUND',
+    );
     expect((await s.schema('DELETE', '/resources/note/relations/parent')).status).toBe(204);
     expectError(await s.schema('GET', '/resources/note/relations/parent'), 404, 'NOT_FOUND');
     expectError(await s.schema('DELETE', '/resources/note/relations/parent'), 404, 'NOT_FOUND');
@@ -170,13 +236,30 @@ describe('relations and role derivations', () => {
     await role(s, 'entryowner');
     ok(await s.schema('POST', '/resources/entry/relations', { key: 'in', name: 'in', subject_resource: 'dir' }));
     const body = { role: 'dirowner', on_resource: 'dir', linked_by_relation: 'in' };
-    const ids = { role_id: ok(await s.schema('GET', '/roles/dirowner')).id, resource_id: ok(await s.schema('GET', '/resources/dir')).id, relation_id: ok(await s.schema('GET', '/resources/entry/relations/in')).id };
+    const ids = {
+      role_id: ok(await s.schema('GET', '/roles/dirowner')).id,
+      resource_id: ok(await s.schema('GET', '/resources/dir')).id,
+      relation_id: ok(await s.schema('GET', '/resources/entry/relations/in')).id,
+    };
     // The public DerivedRoleRuleRead: the deriving role, the resource it is held on, the relation.
-    expect(ok(await s.schema('POST', '/resources/entry/roles/entryowner/implicit_grants', body))).toEqual({ ...body, ...ids, when: { no_direct_roles_on_object: false } });
+    expect(ok(await s.schema('POST', '/resources/entry/roles/entryowner/implicit_grants', body))).toEqual({
+      ...body,
+      ...ids,
+      when: { no_direct_roles_on_object: false },
+    });
     // Idempotent: the same derivation twice is one record.
     ok(await s.schema('POST', '/resources/entry/roles/entryowner/implicit_grants', body));
-    expect(ok(await s.schema('GET', '/resources/entry/roles/entryowner/implicit_grants'))).toEqual([{ ...body, ...ids, when: { no_direct_roles_on_object: false } }]);
-    expectError(await s.schema('POST', '/resources/entry/roles/entryowner/implicit_grants', { ...body, linked_by_relation: 'nope' }), 404, 'NOT_FOUND');
+    expect(ok(await s.schema('GET', '/resources/entry/roles/entryowner/implicit_grants'))).toEqual([
+      { ...body, ...ids, when: { no_direct_roles_on_object: false } },
+    ]);
+    expectError(
+      await s.schema('POST', '/resources/entry/roles/entryowner/implicit_grants', {
+        ...body,
+        linked_by_relation: 'nope',
+      }),
+      404,
+      'NOT_FOUND',
+    );
     expect((await s.schema('DELETE', '/resources/entry/roles/entryowner/implicit_grants', body)).status).toBe(204);
     expect(ok(await s.schema('GET', '/resources/entry/roles/entryowner/implicit_grants'))).toEqual([]);
     expectError(await s.schema('DELETE', '/resources/entry/roles/entryowner/implicit_grants', body), 404, 'NOT_FOUND');

@@ -18,8 +18,17 @@ describe('role assignments', () => {
   it('assigns tenant-wide and on an instance, with the read model', async () => {
     const wide = await assign(s, { user: 'alice', role: 'viewer', tenant: 't' });
     expect(wide).toEqual({
-      id: expect.any(String), user: 'alice', role: 'viewer', tenant: 't', user_id: expect.any(String), role_id: expect.any(String), tenant_id: expect.any(String),
-      organization_id: expect.any(String), project_id: expect.any(String), environment_id: expect.any(String), created_at: expect.any(String),
+      id: expect.any(String),
+      user: 'alice',
+      role: 'viewer',
+      tenant: 't',
+      user_id: expect.any(String),
+      role_id: expect.any(String),
+      tenant_id: expect.any(String),
+      organization_id: expect.any(String),
+      project_id: expect.any(String),
+      environment_id: expect.any(String),
+      created_at: expect.any(String),
     });
     // The instance names its tenant; `tenant` may be omitted.
     const onDoc = await assign(s, { user: 'alice', role: 'editor', resource_instance: 'doc:d1' });
@@ -27,7 +36,11 @@ describe('role assignments', () => {
   });
 
   it('a repeated assignment is 409; references must exist (404)', async () => {
-    expectError(await s.facts('POST', '/role_assignments', { user: 'alice', role: 'viewer', tenant: 't' }), 409, 'DUPLICATE_ENTITY');
+    expectError(
+      await s.facts('POST', '/role_assignments', { user: 'alice', role: 'viewer', tenant: 't' }),
+      409,
+      'DUPLICATE_ENTITY',
+    );
     for (const a of [
       { user: 'ghost', role: 'viewer', tenant: 't' },
       { user: 'alice', role: 'ghost', tenant: 't' },
@@ -40,7 +53,16 @@ describe('role assignments', () => {
   });
 
   it('an instance in another tenant than the one named is 422 MISMATCH_RESOURCE_INSTANCES_TENANTS', async () => {
-    expectError(await s.facts('POST', '/role_assignments', { user: 'bob', role: 'viewer', tenant: 'other', resource_instance: 'doc:d1' }), 422, 'MISMATCH_RESOURCE_INSTANCES_TENANTS');
+    expectError(
+      await s.facts('POST', '/role_assignments', {
+        user: 'bob',
+        role: 'viewer',
+        tenant: 'other',
+        resource_instance: 'doc:d1',
+      }),
+      422,
+      'MISMATCH_RESOURCE_INSTANCES_TENANTS',
+    );
   });
 
   it.each([
@@ -58,7 +80,11 @@ describe('role assignments', () => {
   it('lists in the detailed read model, at /detailed or with detailed=true', async () => {
     const detailed = ok(await s.facts('GET', '/role_assignments/detailed?user=alice&per_page=1000'));
     expect(detailed.total_count).toBe(2);
-    const ids = { alice: ok(await s.facts('GET', '/users/alice')).id, t: ok(await s.facts('GET', '/tenants/t')).id, d1: ok(await s.facts('GET', '/resource_instances/doc:d1')).id };
+    const ids = {
+      alice: ok(await s.facts('GET', '/users/alice')).id,
+      t: ok(await s.facts('GET', '/tenants/t')).id,
+      d1: ok(await s.facts('GET', '/resource_instances/doc:d1')).id,
+    };
     const onDoc = detailed.data.find((a: { resource_instance?: unknown }) => a.resource_instance);
     expect(onDoc).toMatchObject({
       role: { id: expect.any(String), key: 'editor', name: 'editor', permissions: ['doc:write'] },
@@ -66,7 +92,9 @@ describe('role assignments', () => {
       tenant: { id: ids.t, key: 't', name: 't', attributes: {} },
       resource_instance: { id: ids.d1, key: 'd1', resource: 'doc', attributes: {} },
     });
-    expect(detailed.data.find((a: { resource_instance?: unknown }) => !a.resource_instance)).not.toHaveProperty('resource_instance');
+    expect(detailed.data.find((a: { resource_instance?: unknown }) => !a.resource_instance)).not.toHaveProperty(
+      'resource_instance',
+    );
     expect(ok(await s.facts('GET', '/role_assignments?user=alice&detailed=true'))).toEqual(detailed.data);
     expect(ok(await s.facts('GET', '/role_assignments/detailed?role=editor')).data).toHaveLength(1);
     expectError(await s.facts('GET', '/role_assignments/detailed?per_page=1001'), 422, 'PAGINATION_SIZE_OVERREACHED');
@@ -79,9 +107,30 @@ describe('role assignments', () => {
   it('unassigns by body: 204, then 404', async () => {
     await assign(s, { user: 'bob', role: 'viewer', resource_instance: 'doc:d2' });
     // Removal names the tenant, as the public `RoleAssignmentRemove` requires.
-    expectInvalid(await s.facts('DELETE', '/role_assignments', { user: 'bob', role: 'viewer', resource_instance: 'doc:d2' }), ['body', 'tenant']);
-    expect((await s.facts('DELETE', '/role_assignments', { user: 'bob', role: 'viewer', resource_instance: 'doc:d2', tenant: 't' })).status).toBe(204);
-    expectError(await s.facts('DELETE', '/role_assignments', { user: 'bob', role: 'viewer', resource_instance: 'doc:d2', tenant: 't' }), 404, 'NOT_FOUND');
+    expectInvalid(
+      await s.facts('DELETE', '/role_assignments', { user: 'bob', role: 'viewer', resource_instance: 'doc:d2' }),
+      ['body', 'tenant'],
+    );
+    expect(
+      (
+        await s.facts('DELETE', '/role_assignments', {
+          user: 'bob',
+          role: 'viewer',
+          resource_instance: 'doc:d2',
+          tenant: 't',
+        })
+      ).status,
+    ).toBe(204);
+    expectError(
+      await s.facts('DELETE', '/role_assignments', {
+        user: 'bob',
+        role: 'viewer',
+        resource_instance: 'doc:d2',
+        tenant: 't',
+      }),
+      404,
+      'NOT_FOUND',
+    );
   });
 });
 
@@ -112,13 +161,28 @@ describe('bulk role assignments', () => {
     ];
     expect(ok(await s.facts('POST', '/role_assignments/bulk', items))).toEqual({ assignments_created: 5 });
     expect(brief(ok(await s.facts('GET', '/role_assignments?user=bulk4')))).toEqual([
-      'bulk4 editor doc:d2', 'bulk4 editor doc:made-by-bulk', 'bulk4 viewer doc:d2', 'bulk4 viewer doc:made-by-bulk', 'bulk4 viewer t',
+      'bulk4 editor doc:d2',
+      'bulk4 editor doc:made-by-bulk',
+      'bulk4 viewer doc:d2',
+      'bulk4 viewer doc:made-by-bulk',
+      'bulk4 viewer t',
     ]);
     // In another tenant than the one named: refused, and nothing of the call stays.
-    const refused = await s.facts('POST', '/role_assignments/bulk', [{ user: 'bulk4', role: 'viewer', tenant: 'other' }, { user: 'bulk4', role: 'editor', resource_instance: 'doc:d2', tenant: 'other' }]);
+    const refused = await s.facts('POST', '/role_assignments/bulk', [
+      { user: 'bulk4', role: 'viewer', tenant: 'other' },
+      { user: 'bulk4', role: 'editor', resource_instance: 'doc:d2', tenant: 'other' },
+    ]);
     expect(refused.body.error_code).toBe('MISMATCH_RESOURCE_INSTANCES_TENANTS');
     expect(ok(await s.facts('GET', '/role_assignments?user=bulk4'))).toHaveLength(5);
-    expect(ok(await s.facts('DELETE', '/role_assignments/bulk', items.map((a) => ({ ...a, tenant: 't' }))))).toEqual({ assignments_removed: 5 });
+    expect(
+      ok(
+        await s.facts(
+          'DELETE',
+          '/role_assignments/bulk',
+          items.map((a) => ({ ...a, tenant: 't' })),
+        ),
+      ),
+    ).toEqual({ assignments_removed: 5 });
   });
 
   it('is whole or nothing: one bad item leaves nothing behind', async () => {
@@ -135,7 +199,11 @@ describe('bulk role assignments', () => {
     const many = (n: number) => Array.from({ length: n }, () => ({ user: 'alice', role: 'viewer', tenant: 't' }));
     expect(ok(await s.facts('POST', '/role_assignments/bulk', many(2000)))).toEqual({ assignments_created: 0 });
     expectInvalid(await s.facts('POST', '/role_assignments/bulk', many(2001)));
-    expectInvalid(await s.facts('POST', '/role_assignments/bulk', [{ user: 'alice', role: 'viewer', extra: 1 }]), ['body', 0, 'extra']);
+    expectInvalid(await s.facts('POST', '/role_assignments/bulk', [{ user: 'alice', role: 'viewer', extra: 1 }]), [
+      'body',
+      0,
+      'extra',
+    ]);
     expectInvalid(await s.facts('POST', '/role_assignments/bulk', { user: 'alice' }));
   });
 });
@@ -144,7 +212,10 @@ describe('a tenant named by id', () => {
   it('is the same tenant as its key', async () => {
     const t = ok(await s.facts('GET', '/tenants/t'));
     await user(s, 'byid');
-    expect(await assign(s, { user: 'byid', role: 'viewer', tenant: t.id, resource_instance: 'doc:d2' })).toMatchObject({ tenant: 't', resource_instance: 'doc:d2' });
+    expect(await assign(s, { user: 'byid', role: 'viewer', tenant: t.id, resource_instance: 'doc:d2' })).toMatchObject({
+      tenant: 't',
+      resource_instance: 'doc:d2',
+    });
     expect(await assign(s, { user: 'byid', role: 'editor', tenant: t.id })).toMatchObject({ tenant: 't' });
   });
 });

@@ -26,14 +26,18 @@ const perms = (key: string) => s.schema('GET', `/roles/${key}`).then((r) => ok(r
 describe('role permissions, one by one', () => {
   it('adds permissions, skipping those the role has, and answers the role', async () => {
     await role(s, 'p1', ['doc:read']);
-    const r = ok(await s.schema('POST', '/roles/p1/permissions', { permissions: ['doc:write', 'doc:read', 'folder:read'] }));
+    const r = ok(
+      await s.schema('POST', '/roles/p1/permissions', { permissions: ['doc:write', 'doc:read', 'folder:read'] }),
+    );
     expect(r).toMatchObject({ key: 'p1', permissions: ['doc:read', 'doc:write', 'folder:read'] });
     expect(await perms('p1')).toEqual(['doc:read', 'doc:write', 'folder:read']);
   });
 
   it('removes permissions, skipping those the role lacks or that do not exist', async () => {
     await role(s, 'p2', ['doc:read', 'doc:write']);
-    const r = ok(await s.schema('DELETE', '/roles/p2/permissions', { permissions: ['doc:write', 'folder:read', 'ghost:act'] }));
+    const r = ok(
+      await s.schema('DELETE', '/roles/p2/permissions', { permissions: ['doc:write', 'folder:read', 'ghost:act'] }),
+    );
     expect(r.permissions).toEqual(['doc:read']);
     expect(await perms('p2')).toEqual(['doc:read']);
   });
@@ -82,13 +86,16 @@ describe('role permissions, one by one', () => {
 
 describe('GET /resource_instances/detailed', () => {
   const detailed = (query = '') => s.facts('GET', `/resource_instances/detailed${query}`).then(ok);
-  const keysOf = (body: { data: { resource: string; key: string }[] }) => body.data.map((i) => `${i.resource}:${i.key}`);
+  const keysOf = (body: { data: { resource: string; key: string }[] }) =>
+    body.data.map((i) => `${i.resource}:${i.key}`);
 
   it('answers the envelope; each instance with the tuples that name it, as subject or object', async () => {
     const all = await detailed();
     expect(all).toMatchObject({ total_count: 4, page_count: 1 });
     expect(keysOf(all)).toEqual(['doc:d1', 'doc:d2', 'folder:f1', 'folder:f2']);
-    const byKey = Object.fromEntries(all.data.map((i: { resource: string; key: string }) => [`${i.resource}:${i.key}`, i]));
+    const byKey = Object.fromEntries(
+      all.data.map((i: { resource: string; key: string }) => [`${i.resource}:${i.key}`, i]),
+    );
     const tuple = { subject: 'folder:f1', relation: 'parent', object: 'doc:d1' };
     expect(byKey['doc:d1']).toMatchObject({ key: 'd1', resource: 'doc', tenant: x.tenant, relationships: [tuple] });
     expect(byKey['folder:f1'].relationships).toEqual([tuple]);

@@ -1,6 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { addMember, allPages, assign, expectError, expectInvalid, group, ok, role, seedDocs, tenant, user } from './builders.js';
+import {
+  addMember,
+  allPages,
+  assign,
+  expectError,
+  expectInvalid,
+  group,
+  ok,
+  role,
+  seedDocs,
+  tenant,
+  user,
+} from './builders.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -12,7 +24,9 @@ const keys = (items: { key: string }[]) => items.map((i) => i.key);
 
 describe('tenants', () => {
   it('create, read, list, patch and delete', async () => {
-    const t = await s.facts('POST', '/tenants', { key: 'acme', name: 'Acme', description: 'd', attributes: { tier: 'gold' } }).then(ok);
+    const t = await s
+      .facts('POST', '/tenants', { key: 'acme', name: 'Acme', description: 'd', attributes: { tier: 'gold' } })
+      .then(ok);
     expect(t).toMatchObject({ key: 'acme', name: 'Acme', description: 'd', attributes: { tier: 'gold' } });
     // The server records no permission checks: `last_action_at` is the tenant's last change.
     expect(t.last_action_at).toBe(t.updated_at);
@@ -32,7 +46,9 @@ describe('tenants', () => {
   });
 
   it('the same key created ten times at once: one 200, nine 409, never a 500', async () => {
-    const answers = await Promise.all(Array.from({ length: 10 }, () => s.facts('POST', '/tenants', { key: 'race', name: 'Race' })));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => s.facts('POST', '/tenants', { key: 'race', name: 'Race' })),
+    );
     expect(answers.map((r) => r.status).sort()).toEqual([200, ...Array(9).fill(409)]);
     const users = await Promise.all(Array.from({ length: 10 }, () => s.facts('PUT', '/users/racer', { key: 'racer' })));
     expect(users.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
@@ -56,7 +72,14 @@ describe('tenants', () => {
 describe('users', () => {
   it('create, read, patch and delete', async () => {
     const u = await user(s, 'carol', { email: 'carol@example.com', first_name: 'Carol', attributes: { age: 3 } });
-    expect(u).toMatchObject({ key: 'carol', email: 'carol@example.com', first_name: 'Carol', attributes: { age: 3 }, roles: [], associated_tenants: [] });
+    expect(u).toMatchObject({
+      key: 'carol',
+      email: 'carol@example.com',
+      first_name: 'Carol',
+      attributes: { age: 3 },
+      roles: [],
+      associated_tenants: [],
+    });
     // Unset names are absent: the public read model has strings or nothing.
     expect(u).not.toHaveProperty('last_name');
     expect(ok(await s.facts('GET', '/users/carol'))).toEqual(u);
@@ -144,21 +167,46 @@ describe('users', () => {
     const x = await seedDocs(s, 'uroles');
     // Answers the assignment, as POST /role_assignments does.
     const a = ok(await s.facts('POST', `/users/${x.bob}/roles`, { role: x.viewer, tenant: x.tenant }));
-    expect(a).toMatchObject({ user: x.bob, role: x.viewer, tenant: x.tenant, user_id: ok(await s.facts('GET', `/users/${x.bob}`)).id });
+    expect(a).toMatchObject({
+      user: x.bob,
+      role: x.viewer,
+      tenant: x.tenant,
+      user_id: ok(await s.facts('GET', `/users/${x.bob}`)).id,
+    });
     expect(ok(await s.facts('GET', `/users/${x.bob}`)).roles).toEqual([{ role: x.viewer, tenant: x.tenant }]);
-    expectError(await s.facts('POST', `/users/${x.bob}/roles`, { role: x.viewer, tenant: x.tenant }), 409, 'DUPLICATE_ENTITY');
+    expectError(
+      await s.facts('POST', `/users/${x.bob}/roles`, { role: x.viewer, tenant: x.tenant }),
+      409,
+      'DUPLICATE_ENTITY',
+    );
     expect((await s.facts('DELETE', `/users/${x.bob}/roles`, { role: x.viewer, tenant: x.tenant })).status).toBe(204);
-    expectError(await s.facts('DELETE', `/users/${x.bob}/roles`, { role: x.viewer, tenant: x.tenant }), 404, 'NOT_FOUND');
+    expectError(
+      await s.facts('DELETE', `/users/${x.bob}/roles`, { role: x.viewer, tenant: x.tenant }),
+      404,
+      'NOT_FOUND',
+    );
     expectError(await s.facts('POST', '/users/ghost/roles', { role: x.viewer, tenant: x.tenant }), 404, 'NOT_FOUND');
   });
 
   it('POST /users with role_assignments creates both', async () => {
     const x = await seedDocs(s, 'ucr');
-    const u = ok(await s.facts('POST', '/users', { key: 'ucrnew', role_assignments: [{ role: x.viewer, tenant: x.tenant }, { role: x.editor, resource_instance: x.d1 }] }));
+    const u = ok(
+      await s.facts('POST', '/users', {
+        key: 'ucrnew',
+        role_assignments: [
+          { role: x.viewer, tenant: x.tenant },
+          { role: x.editor, resource_instance: x.d1 },
+        ],
+      }),
+    );
     expect(u.associated_tenants).toEqual([{ tenant: x.tenant, roles: [x.viewer], status: 'active' }]);
     expect(ok(await s.facts('GET', '/role_assignments?user=ucrnew'))).toHaveLength(2);
     // Whole or nothing: a bad assignment leaves no user behind.
-    expectError(await s.facts('POST', '/users', { key: 'ucrbad', role_assignments: [{ role: 'ghost', tenant: x.tenant }] }), 404, 'NOT_FOUND');
+    expectError(
+      await s.facts('POST', '/users', { key: 'ucrbad', role_assignments: [{ role: 'ghost', tenant: x.tenant }] }),
+      404,
+      'NOT_FOUND',
+    );
     expectError(await s.facts('GET', '/users/ucrbad'), 404, 'NOT_FOUND');
   });
 
@@ -187,14 +235,17 @@ describe('tenant membership', () => {
     ok(await s.facts('POST', `/tenants/${x.tenant}/users`, { key: x.alice }));
     await assign(s, { user: x.bob, role: x.viewer, tenant: x.tenant });
     // "In a tenant": added to it, or holding a role in it.
-    expect(keys(await allPages(s, `/v2/facts/p/e/tenants/${x.tenant}/users`)).sort()).toEqual([x.alice, x.bob, 'tmnew'].sort());
+    expect(keys(await allPages(s, `/v2/facts/p/e/tenants/${x.tenant}/users`)).sort()).toEqual(
+      [x.alice, x.bob, 'tmnew'].sort(),
+    );
     expectError(await s.facts('POST', '/tenants/ghost/users', { key: 'x' }), 404, 'NOT_FOUND');
     expectError(await s.facts('GET', '/tenants/ghost/users'), 404, 'NOT_FOUND');
   });
 
   it('the last role or membership going: a user added to the tenant stays, one held only by them leaves', async () => {
     const x = await seedDocs(s, 'tml');
-    const tenants = async (key: string) => (ok(await s.facts('GET', `/users/${key}`)).associated_tenants as { tenant: string }[]).map((t) => t.tenant);
+    const tenants = async (key: string) =>
+      (ok(await s.facts('GET', `/users/${key}`)).associated_tenants as { tenant: string }[]).map((t) => t.tenant);
     const inTenant = async () => keys(await allPages(s, `/v2/facts/p/e/tenants/${x.tenant}/users`)).sort();
     await group(s, 'tmlteam:a', x.tenant);
     for (const u of [x.alice, x.bob]) {
@@ -205,13 +256,17 @@ describe('tenant membership', () => {
     ok(await s.facts('POST', `/tenants/${x.tenant}/users`, { key: x.alice }));
     expect(await inTenant()).toEqual([x.alice, x.bob].sort());
     for (const u of [x.alice, x.bob]) {
-      expect((await s.facts('DELETE', '/role_assignments', { user: u, role: x.viewer, tenant: x.tenant })).status).toBe(204);
+      expect((await s.facts('DELETE', '/role_assignments', { user: u, role: x.viewer, tenant: x.tenant })).status).toBe(
+        204,
+      );
       expect(await tenants(u)).toEqual([x.tenant]);
       expect((await s.schema('DELETE', `/groups/tmlteam:a/users/${u}`, { tenant: x.tenant })).status).toBe(204);
     }
     // api-notes.md: "in a tenant" when holding any role assignment there, or added to it.
     expect(await tenants(x.alice)).toEqual([x.tenant]);
-    expect(ok(await s.facts('GET', `/users/${x.alice}`)).associated_tenants).toEqual([{ tenant: x.tenant, roles: [], status: 'active' }]);
+    expect(ok(await s.facts('GET', `/users/${x.alice}`)).associated_tenants).toEqual([
+      { tenant: x.tenant, roles: [], status: 'active' },
+    ]);
     expect(await tenants(x.bob)).toEqual([]);
     expect(await inTenant()).toEqual([x.alice]);
   });
@@ -226,7 +281,9 @@ describe('tenant membership', () => {
     await group(s, 'tmdteam:a', x.tenant);
     await addMember(s, 'tmdteam:a', x.alice, x.tenant);
     expect((await s.facts('DELETE', `/tenants/${x.tenant}/users/${x.alice}`)).status).toBe(204);
-    expect(ok(await s.facts('GET', `/role_assignments?user=${x.alice}`)).map((a: { role: string }) => a.role)).toEqual(['tmdrole']);
+    expect(ok(await s.facts('GET', `/role_assignments?user=${x.alice}`)).map((a: { role: string }) => a.role)).toEqual([
+      'tmdrole',
+    ]);
     expect(ok(await s.schema('GET', '/groups/tmdteam:a/users')).total_count).toBe(0);
     expectError(await s.facts('DELETE', `/tenants/${x.tenant}/users/${x.alice}`), 404, 'NOT_FOUND');
     expectError(await s.facts('DELETE', `/tenants/${x.tenant}/users/ghost`), 404, 'NOT_FOUND');

@@ -9,19 +9,44 @@ import { describe, expect, it } from 'vitest';
  * link between them reaches a file and a heading that exist.
  */
 const ROOT = join(import.meta.dirname, '..', '..');
-const pages = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const pages = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 const text = new Map(pages.map((p) => [p, readFileSync(join(ROOT, p), 'utf8')]));
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to dashes. */
 const slug = (heading: string) =>
-  heading.trim().toLowerCase().replace(/`/g, '').replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/`/g, '')
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
 /** The headings of a page, fenced code left out (a YAML comment is no heading). */
-const anchors = (page: string) => new Set([...text.get(page)!.replace(/^\s*```[\s\S]*?^\s*```/gm, '').matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1])));
+const anchors = (page: string) =>
+  new Set(
+    [
+      ...text
+        .get(page)!
+        .replace(/^\s*```[\s\S]*?^\s*```/gm, '')
+        .matchAll(/^#{1,6} (.+)$/gm),
+    ].map((m) => slug(m[1])),
+  );
 
 describe('the docs that ship in the package', () => {
   it('name no file outside it (the project notes, the specification folder)', () => {
     const outside = /api-notes|abac-facts|\.\.\/shared\/spec/;
-    const found = pages.flatMap((p) => text.get(p)!.split('\n').map((line, i) => [p, i + 1, line] as const)).filter(([, , line]) => outside.test(line));
+    const found = pages
+      .flatMap((p) =>
+        text
+          .get(p)!
+          .split('\n')
+          .map((line, i) => [p, i + 1, line] as const),
+      )
+      .filter(([, , line]) => outside.test(line));
     expect(found.map(([p, n, line]) => `${p}:${n}: ${line.trim()}`)).toEqual([]);
   });
 

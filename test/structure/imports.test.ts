@@ -9,16 +9,11 @@ import { findCycles, folderGraph, importGraph, type ImportGraph } from './import
  */
 const SRC = join(import.meta.dirname, '..', '..', 'src');
 
-const show = (cycles: ReturnType<typeof findCycles>) => cycles.map((c) => `${c.cycle.join(' → ')}  (cycle among ${c.members.join(', ')})`);
+const show = (cycles: ReturnType<typeof findCycles>) =>
+  cycles.map((c) => `${c.cycle.join(' → ')}  (cycle among ${c.members.join(', ')})`);
 
 /** The layers, lowest first: a folder may import the ones below it, never one above or beside it. */
-const LAYERS: string[][] = [
-  ['types'],
-  ['access', 'config', 'api'],
-  ['plan'],
-  ['apply', 'review', 'server'],
-  ['cli'],
-];
+const LAYERS: string[][] = [['types'], ['access', 'config', 'api'], ['plan'], ['apply', 'review', 'server'], ['cli']];
 
 describe('imports in src/', () => {
   const graph = importGraph(SRC);
@@ -56,20 +51,41 @@ describe('imports in src/', () => {
 });
 
 describe('the cycle finder', () => {
-  const g = (edges: Record<string, string[]>): ImportGraph => new Map(Object.entries(edges).map(([k, v]) => [k, new Set(v)]));
+  const g = (edges: Record<string, string[]>): ImportGraph =>
+    new Map(Object.entries(edges).map(([k, v]) => [k, new Set(v)]));
 
   it.each([
     ['none in a chain', { a: ['b'], b: ['c'], c: [] }, []],
     ['two files importing each other', { a: ['b'], b: ['a'] }, [['a', 'b', 'a']]],
-    ['a longer loop, shown by its shortest way round', { a: ['b'], b: ['c'], c: ['a', 'd'], d: [] }, [['a', 'b', 'c', 'a']]],
-    ['two separate loops', { a: ['b'], b: ['a'], c: ['d'], d: ['c'] }, [['a', 'b', 'a'], ['c', 'd', 'c']]],
+    [
+      'a longer loop, shown by its shortest way round',
+      { a: ['b'], b: ['c'], c: ['a', 'd'], d: [] },
+      [['a', 'b', 'c', 'a']],
+    ],
+    [
+      'two separate loops',
+      { a: ['b'], b: ['a'], c: ['d'], d: ['c'] },
+      [
+        ['a', 'b', 'a'],
+        ['c', 'd', 'c'],
+      ],
+    ],
   ])('%s', (_, edges, cycles) => {
     expect(findCycles(g(edges)).map((c) => c.cycle)).toEqual(cycles);
   });
 
   it('groups folders: files of one folder importing each other are no folder cycle', () => {
-    const files = g({ 'plan/a.ts': ['plan/b.ts', 'types/x.ts'], 'plan/b.ts': ['plan/a.ts'], 'types/x.ts': [], 'access/y.ts': ['types/x.ts'] });
+    const files = g({
+      'plan/a.ts': ['plan/b.ts', 'types/x.ts'],
+      'plan/b.ts': ['plan/a.ts'],
+      'types/x.ts': [],
+      'access/y.ts': ['types/x.ts'],
+    });
     expect(findCycles(folderGraph(files))).toEqual([]);
-    expect(findCycles(folderGraph(g({ 'plan/a.ts': ['access/y.ts'], 'access/y.ts': ['plan/b.ts'], 'plan/b.ts': [] }))).map((c) => c.cycle)).toEqual([['access', 'plan', 'access']]);
+    expect(
+      findCycles(folderGraph(g({ 'plan/a.ts': ['access/y.ts'], 'access/y.ts': ['plan/b.ts'], 'plan/b.ts': [] }))).map(
+        (c) => c.cycle,
+      ),
+    ).toEqual([['access', 'plan', 'access']]);
   });
 });

@@ -28,12 +28,16 @@ function resolveSpecifier(from: string, spec: string, files: Set<string>): strin
   if (!spec.startsWith('.')) return undefined;
   const base = resolve('/', dirname(from), spec).slice(1);
   const stem = base.replace(/\.(js|jsx|ts|tsx)$/, '');
-  for (const candidate of [`${stem}.ts`, `${stem}.tsx`, `${base}/index.ts`, `${stem}/index.ts`]) if (files.has(candidate)) return candidate;
+  for (const candidate of [`${stem}.ts`, `${stem}.tsx`, `${base}/index.ts`, `${stem}/index.ts`])
+    if (files.has(candidate)) return candidate;
   return undefined;
 }
 
 /** File → the files of the same tree it imports. */
-export function importGraph(root: string, read: (path: string) => string = (p) => readFileSync(join(root, p), 'utf8')): ImportGraph {
+export function importGraph(
+  root: string,
+  read: (path: string) => string = (p) => readFileSync(join(root, p), 'utf8'),
+): ImportGraph {
   const files = sourceFiles(root);
   const known = new Set(files);
   const graph: ImportGraph = new Map();

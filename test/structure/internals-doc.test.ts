@@ -20,7 +20,10 @@ describe('docs/internals.md', () => {
   });
 
   it('names functions and types where it says they are', () => {
-    const named = [...doc.matchAll(/`([A-Za-z_][\w.]*)(?:\([^`]*\))?` \(`([\w.-]+(?:\/[\w.-]+)+\.ts)`/g)].map((m) => ({ name: m[1].split('.').at(-1)!, file: m[2] }));
+    const named = [...doc.matchAll(/`([A-Za-z_][\w.]*)(?:\([^`]*\))?` \(`([\w.-]+(?:\/[\w.-]+)+\.ts)`/g)].map((m) => ({
+      name: m[1].split('.').at(-1)!,
+      file: m[2],
+    }));
     expect(named.length).toBeGreaterThan(15);
     const missing = named.filter(({ name, file }) => {
       const path = resolve(file);

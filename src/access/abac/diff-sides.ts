@@ -12,7 +12,10 @@ export const isCross = (r: AbacRule) => r.userSet.cross || r.resourceSet.cross;
 
 export type Found = { sign: '+' | '-'; via: AbacVia; byUser: Map<string, string[]> };
 /** A rule on one side of a group, ready for the users' loop; `entry` and `list` remember where its pairs go. */
-export type Prepared = ({ r: AbacRule; cross: true; users?: Uint8Array; status: PairStatus } | { r: AbacRule; cross: false; users: Uint8Array; sets: { yes: Uint32Array; maybe: Uint32Array }[] }) & {
+export type Prepared = (
+  | { r: AbacRule; cross: true; users?: Uint8Array; status: PairStatus }
+  | { r: AbacRule; cross: false; users: Uint8Array; sets: { yes: Uint32Array; maybe: Uint32Array }[] }
+) & {
   entry?: Found;
   list?: string[];
   listUser?: number;
@@ -30,7 +33,9 @@ export function setsDifferAt(prepared: readonly (readonly Prepared[] | undefined
   const [a, b] = prepared as [Prepared[], Prepared[]];
   return a.some((p, i) => {
     const q = b[i];
-    return !p.cross && !q.cross && p.sets.some((s, m) => s.yes[w] !== q.sets[m].yes[w] || s.maybe[w] !== q.sets[m].maybe[w]);
+    return (
+      !p.cross && !q.cross && p.sets.some((s, m) => s.yes[w] !== q.sets[m].yes[w] || s.maybe[w] !== q.sets[m].maybe[w])
+    );
   });
 }
 
@@ -38,12 +43,18 @@ export function setsDifferAt(prepared: readonly (readonly Prepared[] | undefined
  * Per user (by index), 1 when their outcome in some rule's user set, their place in the tenant, or (with
  * `changed`) the values the rules read per pair differ between the sides (`sameShape` holds).
  */
-export function widened(prepared: readonly (readonly Prepared[] | undefined)[], members: readonly Uint8Array[], changed?: Uint8Array): Uint8Array {
+export function widened(
+  prepared: readonly (readonly Prepared[] | undefined)[],
+  members: readonly Uint8Array[],
+  changed?: Uint8Array,
+): Uint8Array {
   const [a, b] = prepared as [Prepared[], Prepared[]];
   const out = new Uint8Array(members[0].length);
   for (let u = 0; u < out.length; u++) {
     if (changed?.[u] === 1 || members[0][u] !== members[1][u]) out[u] = 1;
-    else for (let i = 0; i < a.length && out[u] === 0; i++) if ((a[i].users?.[u] ?? 0) !== (b[i].users?.[u] ?? 0)) out[u] = 1;
+    else
+      for (let i = 0; i < a.length && out[u] === 0; i++)
+        if ((a[i].users?.[u] ?? 0) !== (b[i].users?.[u] ?? 0)) out[u] = 1;
   }
   return out;
 }
@@ -127,7 +138,14 @@ export interface PairTable {
 
 const DENSE_LIMIT = 1 << 22;
 
-function pairTable(g: AbacIndex, side: SideVectors, set: SetInfo, users: readonly string[], instances: readonly string[], tenant: string): PairTable {
+function pairTable(
+  g: AbacIndex,
+  side: SideVectors,
+  set: SetInfo,
+  users: readonly string[],
+  instances: readonly string[],
+  tenant: string,
+): PairTable {
   // A set that reads no tenant (nor the roles held there) sees a user alike in every tenant.
   const uc = side.classesOf(set.reads, set.tenantDependent ? tenant : undefined);
   const ic = new Int32Array(instances.length);
@@ -147,7 +165,11 @@ function pairTable(g: AbacIndex, side: SideVectors, set: SetInfo, users: readonl
   const userBags: (UserBags | undefined)[] = [];
   const resourceBags: (Bag | undefined)[] = [];
   const decide = (cu: number, ci: number) =>
-    g.decideBags(set, (userBags[cu] ??= g.userBags(users[uc.rep[cu]], tenant)), (resourceBags[ci] ??= g.resourceBag(instances[repI[ci]])));
+    g.decideBags(
+      set,
+      (userBags[cu] ??= g.userBags(users[uc.rep[cu]], tenant)),
+      (resourceBags[ci] ??= g.resourceBag(instances[repI[ci]])),
+    );
   if (uc.count * nI <= DENSE_LIMIT) {
     const table = new Int8Array(uc.count * nI).fill(-1);
     return {
@@ -176,9 +198,19 @@ function pairTable(g: AbacIndex, side: SideVectors, set: SetInfo, users: readonl
  * A rule reading across sides, on the pairs of a group (its instances' tenant on this side): its user set
  * by the user's vector or a pair table, its resource set by the instance's status or a pair table.
  */
-export function crossStatus(g: AbacIndex, side: SideVectors, r: AbacRule, userVec: Uint8Array | undefined, instances: readonly string[], tenant: string, members: Uint8Array, group: string): PairStatus {
+export function crossStatus(
+  g: AbacIndex,
+  side: SideVectors,
+  r: AbacRule,
+  userVec: Uint8Array | undefined,
+  instances: readonly string[],
+  tenant: string,
+  members: Uint8Array,
+  group: string,
+): PairStatus {
   const users = side.users;
-  const table = (set: SetInfo) => getOrSet(side.pairs, `${group}\u0000${set.key}`, () => pairTable(g, side, set, users, instances, tenant));
+  const table = (set: SetInfo) =>
+    getOrSet(side.pairs, `${group}\u0000${set.key}`, () => pairTable(g, side, set, users, instances, tenant));
   const userPart = userVec ? undefined : table(r.userSet);
   let resOf: PairStatus;
   if (r.resourceSet.cross) {
@@ -197,4 +229,3 @@ export function crossStatus(g: AbacIndex, side: SideVectors, r: AbacRule, userVe
 }
 
 const and = andStatus;
-

@@ -76,7 +76,8 @@ export class GroupUsers {
     if (!this.gainsAndLosses(u)) return;
     // Pairs depending on the context, one by one.
     for (let w = 0; w < words; w++) {
-      for (let bits = diffBits[w]; bits !== 0; bits &= bits - 1) this.onePair(u, w, (w << 5) | (31 - Math.clz32(bits & -bits)));
+      for (let bits = diffBits[w]; bits !== 0; bits &= bits - 1)
+        this.onePair(u, w, (w << 5) | (31 - Math.clz32(bits & -bits)));
     }
   }
 
@@ -245,7 +246,8 @@ export class GroupUsers {
     if (s0 === 2 || s1 === 2) {
       for (let side = 0; side < 2; side++) {
         const graph = g.graphs[side];
-        for (const p of g.prepared[side] ?? []) if (dependsOnContext(graph!.ruleStatus(p.r, user, i))) g.undecided(p.r, user, i);
+        for (const p of g.prepared[side] ?? [])
+          if (dependsOnContext(graph!.ruleStatus(p.r, user, i))) g.undecided(p.r, user, i);
       }
       return;
     }
@@ -253,7 +255,9 @@ export class GroupUsers {
     const sign = s1 === 1 ? '+' : '-';
     const k2 = sign === '+' ? 1 : 0;
     const member = g.members[k2][u];
-    const by = g.prepared[k2]!.find((p) => (p.cross ? p.status(u, k) === 1 : p.users[u] === 1 && (p.sets[member].yes[w] & (1 << (k & 31))) !== 0))!;
+    const by = g.prepared[k2]!.find((p) =>
+      p.cross ? p.status(u, k) === 1 : p.users[u] === 1 && (p.sets[member].yes[w] & (1 << (k & 31))) !== 0,
+    )!;
     const foundKey = `${sign}\u0000${by.r.via.rule}`;
     let entry = g.found.get(foundKey);
     if (!entry) g.found.set(foundKey, (entry = { sign, via: by.r.via, byUser: new Map<string, string[]>() }));

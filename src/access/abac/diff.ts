@@ -20,7 +20,16 @@
 import type { AbacVia } from '../facts.js';
 import type { AccessGraph } from '../graph.js';
 import { dependsOnContext, type AbacIndex, type AbacRule, type Reads, type SetInfo } from './graph.js';
-import { crossStatus, isCross, sameShape, setsDifferAt, sideVectors, widened, type Found, type Prepared } from './diff-sides.js';
+import {
+  crossStatus,
+  isCross,
+  sameShape,
+  setsDifferAt,
+  sideVectors,
+  widened,
+  type Found,
+  type Prepared,
+} from './diff-sides.js';
 import { GroupUsers } from './diff-users.js';
 import { causesOf, type Changes, type Origin } from './causes.js';
 import { getOrSet } from '../groups.js';
@@ -99,7 +108,10 @@ export function diffAbac(before: AccessGraph, after: AccessGraph, opts: AbacDiff
 
   // (sign, rule) → user → instances
   const found = new Map<string, Found>();
-  const undecided = new Map<string, { rule: AbacRule; change: AbacUndecided['change']; users: Set<string>; instances: Set<string> }>();
+  const undecided = new Map<
+    string,
+    { rule: AbacRule; change: AbacUndecided['change']; users: Set<string>; instances: Set<string> }
+  >();
   const permissions = [...new Set([...byKey.values()].map((p) => (p.b ?? p.a)!.via.permission))].sort(cmp);
 
   // Per side and tenant: whether each user has a role there (which decides `user.roles` and tenant attributes).
@@ -115,7 +127,10 @@ export function diffAbac(before: AccessGraph, after: AccessGraph, opts: AbacDiff
     return getOrSet(readsChanged, tenantFree ? r.key : `${t}\u0000${r.key}`, () => {
       const out = new Uint8Array(users.length);
       if (!vectors[0] || !vectors[1] || changes.definitionsChanged) return out.fill(1);
-      const [a, b] = [vectors[0].classesOf(r, tenantFree ? undefined : t), vectors[1].classesOf(r, tenantFree ? undefined : t)];
+      const [a, b] = [
+        vectors[0].classesOf(r, tenantFree ? undefined : t),
+        vectors[1].classesOf(r, tenantFree ? undefined : t),
+      ];
       for (let u = 0; u < users.length; u++) out[u] = a.global[a.local[u]] !== b.global[b.local[u]] ? 1 : 0;
       return out;
     });
@@ -135,9 +150,21 @@ export function diffAbac(before: AccessGraph, after: AccessGraph, opts: AbacDiff
     const type = typeOf(permission);
     const allSides = [A, B].map((g, k) => (g ? { g, rules: g.rulesFor(permission), vectors: vectors[k]! } : undefined));
     // A rule read per pair (a set reading across sides) is compared where something it reads changed.
-    const crossRules = [...byKey.values()].filter((p) => (p.b ?? p.a)!.via.permission === permission && [p.a, p.b].some((r) => r && isCross(r)));
-    const crossReads = crossRules.flatMap((p) => [p.a, p.b]).filter((r): r is AbacRule => r !== undefined).flatMap((r) => [r.userSet.reads, r.resourceSet.reads]);
-    const crossEverywhere = crossRules.some((p) => !p.a || !p.b || p.a.userSet.signature !== p.b.userSet.signature || p.a.resourceSet.signature !== p.b.resourceSet.signature || ((usesFk(p.a) || usesFk(p.b)) && changes.fkChanged()));
+    const crossRules = [...byKey.values()].filter(
+      (p) => (p.b ?? p.a)!.via.permission === permission && [p.a, p.b].some((r) => r && isCross(r)),
+    );
+    const crossReads = crossRules
+      .flatMap((p) => [p.a, p.b])
+      .filter((r): r is AbacRule => r !== undefined)
+      .flatMap((r) => [r.userSet.reads, r.resourceSet.reads]);
+    const crossEverywhere = crossRules.some(
+      (p) =>
+        !p.a ||
+        !p.b ||
+        p.a.userSet.signature !== p.b.userSet.signature ||
+        p.a.resourceSet.signature !== p.b.resourceSet.signature ||
+        ((usesFk(p.a) || usesFk(p.b)) && changes.fkChanged()),
+    );
     // Instances grouped by their tenant on each side (one that moves is checked in its tenant on each side;
     // one that exists on one side only is granted nothing on the other).
     const groups = new Map<string, { tenants: (string | undefined)[]; instances: string[] }>();
@@ -163,18 +190,41 @@ export function diffAbac(before: AccessGraph, after: AccessGraph, opts: AbacDiff
         return out;
       };
       const everything = bitsOf(() => true);
-      const changedInstances = crossRules.length > 0 && !crossEverywhere && tk[0] === tk[1] && !changes.tenantChanged(t) ? bitsOf((i) => crossReads.some((r) => changes.instanceChanged(i, r))) : everything;
+      const changedInstances =
+        crossRules.length > 0 && !crossEverywhere && tk[0] === tk[1] && !changes.tenantChanged(t)
+          ? bitsOf((i) => crossReads.some((r) => changes.instanceChanged(i, r)))
+          : everything;
       const members = [membersIn(0, tk[0]), membersIn(1, tk[1])];
       const groupKey = `${type}\u0000${ts[0] ?? ''}\u0000${ts[1] ?? ''}`;
       // Per side and rule read per side: the instances in its resource set (yes, or depending on the context), for a user outside and inside the tenant.
-      const prepared = sides.map((side, k) => side && side.rules.map((r): Prepared => {
-        if (isCross(r)) {
-          const users = r.userSet.cross ? undefined : side.vectors.vec(r.userSet, tk[k]);
-          return { r, cross: true as const, ...(users ? { users } : {}), status: crossStatus(side.g, side.vectors, r, users, instances, tk[k], members[k]!, `${k}\u0000${groupKey}`) };
-        }
-        const sets = getOrSet(resourceBits, `${k}\u0000${groupKey}\u0000${r.resourceSet.key}`, () => setBits(side.g, r.resourceSet, instances));
-        return { r, cross: false as const, users: side.vectors.vec(r.userSet, tk[k]), sets };
-      }));
+      const prepared = sides.map(
+        (side, k) =>
+          side &&
+          side.rules.map((r): Prepared => {
+            if (isCross(r)) {
+              const users = r.userSet.cross ? undefined : side.vectors.vec(r.userSet, tk[k]);
+              return {
+                r,
+                cross: true as const,
+                ...(users ? { users } : {}),
+                status: crossStatus(
+                  side.g,
+                  side.vectors,
+                  r,
+                  users,
+                  instances,
+                  tk[k],
+                  members[k]!,
+                  `${k}\u0000${groupKey}`,
+                ),
+              };
+            }
+            const sets = getOrSet(resourceBits, `${k}\u0000${groupKey}\u0000${r.resourceSet.key}`, () =>
+              setBits(side.g, r.resourceSet, instances),
+            );
+            return { r, cross: false as const, users: side.vectors.vec(r.userSet, tk[k]), sets };
+          }),
+      );
       const changedUsers = crossRules.length > 0 && !crossEverywhere ? crossUserChanged(t, crossReads) : undefined;
       const shape = sameShape(prepared);
       const allWords = Int32Array.from({ length: words }, (_, w) => w);
@@ -182,13 +232,19 @@ export function diffAbac(before: AccessGraph, after: AccessGraph, opts: AbacDiff
       const setsMoved = shape ? allWords.filter((w) => setsDifferAt(prepared, w)) : allWords;
       // Without rules read per pair, and with the same rules and resource sets on both sides, only users
       // whose place in a user set (or in the tenant) moved can gain or lose.
-      const candidates = crossRules.length === 0 && shape && setsMoved.length === 0 ? indexesOf(widened(prepared, members)) : undefined;
+      const candidates =
+        crossRules.length === 0 && shape && setsMoved.length === 0 ? indexesOf(widened(prepared, members)) : undefined;
       // With rules read per pair: a user whose place in no set (nor in the tenant) moved, and whose values
       // those rules read did not change, can differ only on the instances whose values the rules read per
       // pair changed, or that moved in or out of a resource set: only the words holding those are visited
       // for such a user (the others are equal on both sides).
-      const narrow = crossRules.length > 0 && changedInstances !== everything && shape ? widened(prepared, members, changedUsers) : undefined;
-      const narrowWords = narrow ? allWords.filter((w) => changedInstances[w] !== 0 || setsMoved.includes(w)) : new Int32Array(0);
+      const narrow =
+        crossRules.length > 0 && changedInstances !== everything && shape
+          ? widened(prepared, members, changedUsers)
+          : undefined;
+      const narrowWords = narrow
+        ? allWords.filter((w) => changedInstances[w] !== 0 || setsMoved.includes(w))
+        : new Int32Array(0);
       const group = new GroupUsers({
         permission,
         users,
@@ -206,7 +262,12 @@ export function diffAbac(before: AccessGraph, after: AccessGraph, opts: AbacDiff
         roleCheck,
         found,
         undecided: (rule, user, instance) => {
-          const entry = getOrSet(undecided, rule.via.rule, () => ({ rule, change: changeOf(byKey.get(rule.via.rule)!), users: new Set<string>(), instances: new Set<string>() }));
+          const entry = getOrSet(undecided, rule.via.rule, () => ({
+            rule,
+            change: changeOf(byKey.get(rule.via.rule)!),
+            users: new Set<string>(),
+            instances: new Set<string>(),
+          }));
           entry.users.add(user);
           entry.instances.add(instance);
         },
@@ -226,7 +287,12 @@ export function diffAbac(before: AccessGraph, after: AccessGraph, opts: AbacDiff
     const byInstances = new Map<string, { users: string[]; instances: string[]; origin: Origin }>();
     for (const [u, is] of byUser) {
       is.sort(cmp);
-      for (const [origin, part] of origins(sign, u, is)) getOrSet(byInstances, `${origin}\u0000${part.join('\u0000')}`, () => ({ users: [], instances: part, origin })).users.push(u);
+      for (const [origin, part] of origins(sign, u, is))
+        getOrSet(byInstances, `${origin}\u0000${part.join('\u0000')}`, () => ({
+          users: [],
+          instances: part,
+          origin,
+        })).users.push(u);
       changedUsers.add(u);
       if (sign === '+') gains += is.length;
       else losses += is.length;
@@ -234,17 +300,38 @@ export function diffAbac(before: AccessGraph, after: AccessGraph, opts: AbacDiff
     const pair = byKey.get(via.rule)!;
     for (const { users: us, instances, origin } of byInstances.values()) {
       us.sort(cmp);
-      lines.push({ sign, permission: via.permission, via, users: us, instances, causes: causesOf(A, B, { sign, pair, users: us, instances, origin }, changes, differences) });
+      lines.push({
+        sign,
+        permission: via.permission,
+        via,
+        users: us,
+        instances,
+        causes: causesOf(A, B, { sign, pair, users: us, instances, origin }, changes, differences),
+      });
     }
   }
-  lines.sort((x, y) => y.users.length * y.instances.length - x.users.length * x.instances.length || cmp(x.permission, y.permission) || cmp(x.via.rule, y.via.rule) || (x.sign === y.sign ? 0 : x.sign === '+' ? -1 : 1) || cmp(x.users[0], y.users[0]));
+  lines.sort(
+    (x, y) =>
+      y.users.length * y.instances.length - x.users.length * x.instances.length ||
+      cmp(x.permission, y.permission) ||
+      cmp(x.via.rule, y.via.rule) ||
+      (x.sign === y.sign ? 0 : x.sign === '+' ? -1 : 1) ||
+      cmp(x.users[0], y.users[0]),
+  );
   const undecidedOut = [...undecided.values()]
-    .map((e): AbacUndecided => ({ via: e.rule.via, attributes: e.rule.context, users: e.users.size, instances: e.instances.size, change: e.change }))
+    .map((e): AbacUndecided => ({
+      via: e.rule.via,
+      attributes: e.rule.context,
+      users: e.users.size,
+      instances: e.instances.size,
+      change: e.change,
+    }))
     .sort((x, y) => cmp(x.via.rule, y.via.rule));
   // Rules depending on the context that this plan adds or removes, even when no one is in their sets yet.
   for (const [key, pair] of byKey) {
     const r = (pair.b ?? pair.a)!;
-    if (r.context.length > 0 && changeOf(pair) !== 'kept' && !undecided.has(key)) undecidedOut.push({ via: r.via, attributes: r.context, users: 0, instances: 0, change: changeOf(pair) });
+    if (r.context.length > 0 && changeOf(pair) !== 'kept' && !undecided.has(key))
+      undecidedOut.push({ via: r.via, attributes: r.context, users: 0, instances: 0, change: changeOf(pair) });
   }
   return { lines, undecided: undecidedOut, users: [...changedUsers].sort(cmp), gains, losses };
 }
@@ -253,7 +340,10 @@ export function diffAbac(before: AccessGraph, after: AccessGraph, opts: AbacDiff
  * A user's gained (or lost) instances through one rule, by origin (causes.ts `Origin`): all the user's when
  * the user is new (deleted), else those that are new (deleted) apart from the rest. Sorted lists stay sorted.
  */
-function originOf(A: AbacIndex | undefined, B: AbacIndex | undefined): (sign: '+' | '-', user: string, instances: string[]) => [Origin, string[]][] {
+function originOf(
+  A: AbacIndex | undefined,
+  B: AbacIndex | undefined,
+): (sign: '+' | '-', user: string, instances: string[]) => [Origin, string[]][] {
   // Without set rules on one side every line is the rule's (added or removed): nothing to tell apart.
   if (!A || !B) return (_sign, _user, instances) => [['kept', instances]];
   const newInstances = new Set([...B.facts.instances.keys()].filter((i) => !A.facts.instances.has(i)));
@@ -266,7 +356,12 @@ function originOf(A: AbacIndex | undefined, B: AbacIndex | undefined): (sign: '+
     const own = instances.filter((i) => onOneSide.has(i));
     if (own.length === 0) return [['kept', instances]];
     const rest = instances.filter((i) => !onOneSide.has(i));
-    return rest.length === 0 ? [['instance', own]] : [['instance', own], ['kept', rest]];
+    return rest.length === 0
+      ? [['instance', own]]
+      : [
+          ['instance', own],
+          ['kept', rest],
+        ];
   };
 }
 
@@ -293,18 +388,30 @@ function indexesOf(mask: Uint8Array): number[] {
   return out;
 }
 
-const changeOf = (p: { a?: AbacRule; b?: AbacRule }): AbacUndecided['change'] => (!p.a ? 'added' : !p.b ? 'removed' : 'kept');
+const changeOf = (p: { a?: AbacRule; b?: AbacRule }): AbacUndecided['change'] =>
+  !p.a ? 'added' : !p.b ? 'removed' : 'kept';
 const usesFk = (r: AbacRule) => r.userSet.fk || r.resourceSet.fk;
 
 /** What changed between the graphs, as the sets read it (equal keys: equal decisions). */
 function changeDetector(A: AbacIndex | undefined, B: AbacIndex | undefined): Changes {
   if (!A || !B) {
-    const all = (type: string) => [...new Set([A, B].flatMap((g) => [...(g?.instancesOf(type).values() ?? [])].flat()))].sort(cmp);
-    return { definitionsChanged: true, userChanged: () => true, userRecordChanged: () => true, instanceChanged: () => true, changedInstances: all, tenantChanged: () => true, someTenantChanged: () => true, fkChanged: () => true };
+    const all = (type: string) =>
+      [...new Set([A, B].flatMap((g) => [...(g?.instancesOf(type).values() ?? [])].flat()))].sort(cmp);
+    return {
+      definitionsChanged: true,
+      userChanged: () => true,
+      userRecordChanged: () => true,
+      instanceChanged: () => true,
+      changedInstances: all,
+      tenantChanged: () => true,
+      someTenantChanged: () => true,
+      fkChanged: () => true,
+    };
   }
   const definitionsChanged = JSON.stringify(definedOf(A)) !== JSON.stringify(definedOf(B));
   const tenants = new Map<string, boolean>();
-  const tenantDiffers = (t: string) => getOrSet(tenants, t, () => JSON.stringify(A.storedTenant(t) ?? null) !== JSON.stringify(B.storedTenant(t) ?? null));
+  const tenantDiffers = (t: string) =>
+    getOrSet(tenants, t, () => JSON.stringify(A.storedTenant(t) ?? null) !== JSON.stringify(B.storedTenant(t) ?? null));
   const users = new Map<string, Map<string, boolean>>();
   const instances = new Map<string, boolean>();
   const changedByType = new Map<string, string[]>();
@@ -313,25 +420,41 @@ function changeDetector(A: AbacIndex | undefined, B: AbacIndex | undefined): Cha
   const whole = (u: string, t: string) => A.userBags(u, t) !== B.userBags(u, t) && A.userKey(u, t) !== B.userKey(u, t);
   let fk: boolean | undefined;
   const record = (g: AbacIndex, u: string) => g.facts.users.get(u);
-  const sameRoles = (u: string) => [...new Set([...A.tenantsOf(u), ...B.tenantsOf(u)])].every((t) => A.rolesIn(u, t).join('\u0000') === B.rolesIn(u, t).join('\u0000'));
+  const sameRoles = (u: string) =>
+    [...new Set([...A.tenantsOf(u), ...B.tenantsOf(u)])].every(
+      (t) => A.rolesIn(u, t).join('\u0000') === B.rolesIn(u, t).join('\u0000'),
+    );
   const records = new Map<string, boolean>();
   const userRecordChanged = (u: string) => getOrSet(records, u, () => recordChanged(u));
   const recordChanged = (u: string) => {
     const [a, b] = [record(A, u), record(B, u)];
     if (a === undefined || b === undefined) return a !== b;
-    const same = a.attributes === b.attributes && a.email === b.email && a.first_name === b.first_name && a.last_name === b.last_name;
+    const same =
+      a.attributes === b.attributes &&
+      a.email === b.email &&
+      a.first_name === b.first_name &&
+      a.last_name === b.last_name;
     return !same || A.tenantsOf(u).join('\u0000') !== B.tenantsOf(u).join('\u0000') || !sameRoles(u);
   };
   return {
     definitionsChanged,
     userRecordChanged,
-    userChanged: (u, t) => definitionsChanged || getOrSet(getOrSet(users, u, () => new Map<string, boolean>()), t, () => whole(u, t)),
+    userChanged: (u, t) =>
+      definitionsChanged ||
+      getOrSet(
+        getOrSet(users, u, () => new Map<string, boolean>()),
+        t,
+        () => whole(u, t),
+      ),
     instanceChanged: (i, r) => definitionsChanged || A.instanceKeyFor(r, i) !== B.instanceKeyFor(r, i),
     changedInstances: (type) =>
       getOrSet(changedByType, type, () =>
-        [...new Set([A, B].flatMap((g) => [...g.instancesOf(type).values()].flat()))].filter((i) => getOrSet(instances, i, () => A.instanceKey(i) !== B.instanceKey(i)) || definitionsChanged).sort(cmp),
+        [...new Set([A, B].flatMap((g) => [...g.instancesOf(type).values()].flat()))]
+          .filter((i) => getOrSet(instances, i, () => A.instanceKey(i) !== B.instanceKey(i)) || definitionsChanged)
+          .sort(cmp),
       ),
-    someTenantChanged: () => (someTenant ??= [...new Set([...A.facts.tenants.keys(), ...B.facts.tenants.keys()])].some(tenantDiffers)),
+    someTenantChanged: () =>
+      (someTenant ??= [...new Set([...A.facts.tenants.keys(), ...B.facts.tenants.keys()])].some(tenantDiffers)),
     tenantChanged: (t) => definitionsChanged || tenantDiffers(t),
     fkChanged: () => (fk ??= JSON.stringify([...A.fkInstances]) !== JSON.stringify([...B.fkInstances])),
   };
@@ -363,6 +486,7 @@ export function formatAbacLine(l: AbacChangeLine): string {
 /** "? document:approve: user set x × resource set y depends on context.amount: not decided offline (3 users on 2 documents)". */
 export function formatAbacUndecided(u: AbacUndecided): string {
   const what = u.change === 'added' ? ' (a new rule)' : u.change === 'removed' ? ' (a removed rule)' : '';
-  const scope = u.users > 0 ? `; ${plural(u.users, 'user')} on ${plural(u.instances, 'instance')} may gain or lose it` : '';
+  const scope =
+    u.users > 0 ? `; ${plural(u.users, 'user')} on ${plural(u.instances, 'instance')} may gain or lose it` : '';
   return `? ${u.via.permission}: ${describeUserSet(u.via.userSet)} × ${describeResourceSet(u.via.resourceSet)}${what} depends on ${u.attributes.join(', ')}: not decided offline${scope}`;
 }

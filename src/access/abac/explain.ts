@@ -105,7 +105,12 @@ export interface AbacExplanation {
  * The ABAC explanation of one check on `state`. `check.passed` present (even `{}`) decides exactly;
  * absent, only `context.*` is unknown (stored attributes decide, a missing one false).
  */
-export function explainAbac(state: AbacSource, view: AbacView, check: AbacCheck, instances?: ReadonlyMap<string, Bag | null>): AbacExplanation {
+export function explainAbac(
+  state: AbacSource,
+  view: AbacView,
+  check: AbacCheck,
+  instances?: ReadonlyMap<string, Bag | null>,
+): AbacExplanation {
   const permission = `${check.type}:${check.action}`;
   const exact = check.passed !== undefined;
   const tenant = check.tenant || 'default';
@@ -127,7 +132,11 @@ export function explainAbac(state: AbacSource, view: AbacView, check: AbacCheck,
     const dependsOn = outcome === 'unknown' ? unknownAttributes([user, resource]) : [];
     return { rule, name: ruleName(rule), outcome, user, resource, dependsOn };
   });
-  const outcome = traces.some((t) => t.outcome === 'holds') ? 'allowed' : traces.some((t) => t.outcome === 'unknown') ? 'undecided' : 'denied';
+  const outcome = traces.some((t) => t.outcome === 'holds')
+    ? 'allowed'
+    : traces.some((t) => t.outcome === 'unknown')
+      ? 'undecided'
+      : 'denied';
   return { permission, outcome, exact, tenant, rules: traces };
 }
 
@@ -147,7 +156,15 @@ export function setLabel(key: string, kind: 'user' | 'resource'): string {
  * and resource attributes decide as `/allowed` decides a check that passes nothing (missing: false), as
  * the plan's access section does (graph.ts): one judge for every surface (conditions/judge.ts).
  */
-function traceSide(view: AbacView, key: string, kind: 'user' | 'resource', bags: Bags, check: AbacCheck, exact: boolean, options: EvaluateOptions): AbacSide {
+function traceSide(
+  view: AbacView,
+  key: string,
+  kind: 'user' | 'resource',
+  bags: Bags,
+  check: AbacCheck,
+  exact: boolean,
+  options: EvaluateOptions,
+): AbacSide {
   return traceSideWith(view, key, kind, bags, check, exact ? NOTHING_UNKNOWN : CONTEXT_UNKNOWN, options);
 }
 
@@ -155,11 +172,20 @@ function traceSide(view: AbacView, key: string, kind: 'user' | 'resource', bags:
  * One side of a rule judged on `bags`, `unknown` naming the attributes only the decision-time check has
  * (the review's impact, which reads no stored attributes, says every attribute it did not read is).
  */
-export function traceSideWith(view: AbacView, key: string, kind: 'user' | 'resource', bags: Bags, check: AbacCheck, unknown: UnknownAttributes, options: EvaluateOptions = {}): AbacSide {
+export function traceSideWith(
+  view: AbacView,
+  key: string,
+  kind: 'user' | 'resource',
+  bags: Bags,
+  check: AbacCheck,
+  unknown: UnknownAttributes,
+  options: EvaluateOptions = {},
+): AbacSide {
   const label = setLabel(key, kind);
   const own = view.model.sets.get(key);
   if (!own) return { set: key, label, outcome: 'fails', chain: [] };
-  if (own.type === 'resourceset' && own.resource !== check.type) return { set: key, label, outcome: 'fails', chain: [], otherType: own.resource };
+  if (own.type === 'resourceset' && own.resource !== check.type)
+    return { set: key, label, outcome: 'fails', chain: [], otherType: own.resource };
   const chain: AbacSetStep[] = [];
   for (const { set, tree } of judgeChainTrees(setChain(view.model.sets, key), bags, { ...options, unknown })) {
     chain.push({ set, outcome: tree.verdict, leaves: decidingLeaves(tree).map((leaf) => leafOf(leaf, bags, check)) });
@@ -172,15 +198,31 @@ const and = (outcomes: Outcome[]): Outcome => outcomes.reduce<Outcome>(andVerdic
 
 function leafOf(t: JudgedLeaf, bags: Bags, check: AbacCheck): AbacLeaf {
   const outcome = t.verdict;
-  const value: AbacLeaf['value'] = 'ref' in t.value ? { ref: t.value.ref, resolved: t.value.resolved, source: sourceOf(t.value.ref, bags, check) } : { literal: t.value.literal };
-  const source = t.attribute.startsWith('role.') ? (t.actual === undefined || (Array.isArray(t.actual) && t.actual.length === 0) ? 'missing' : 'stored') : sourceOf(t.attribute, bags, check);
+  const value: AbacLeaf['value'] =
+    'ref' in t.value
+      ? { ref: t.value.ref, resolved: t.value.resolved, source: sourceOf(t.value.ref, bags, check) }
+      : { literal: t.value.literal };
+  const source = t.attribute.startsWith('role.')
+    ? t.actual === undefined || (Array.isArray(t.actual) && t.actual.length === 0)
+      ? 'missing'
+      : 'stored'
+    : sourceOf(t.attribute, bags, check);
   // The decision point shows a tenant's attributes only to users with a role in it: say so, or "missing" misleads.
-  const unseen = bags.tenant.key === undefined && [t.attribute, 'ref' in t.value ? t.value.ref : ''].some((a) => a.startsWith('tenant.') && a !== 'tenant.key')
-    ? `${check.user} has no role in tenant ${check.tenant || 'default'}, and tenant attributes count only for users with a role there`
-    : undefined;
+  const unseen =
+    bags.tenant.key === undefined &&
+    [t.attribute, 'ref' in t.value ? t.value.ref : ''].some((a) => a.startsWith('tenant.') && a !== 'tenant.key')
+      ? `${check.user} has no role in tenant ${check.tenant || 'default'}, and tenant attributes count only for users with a role there`
+      : undefined;
   return {
-    attribute: t.attribute, operator: t.operator, value, ...(t.actual !== undefined ? { actual: t.actual } : {}), source, outcome, path: t.path,
-    ...(t.missing.length > 0 ? { missing: t.missing } : {}), ...(unseen ? { unseen } : {}),
+    attribute: t.attribute,
+    operator: t.operator,
+    value,
+    ...(t.actual !== undefined ? { actual: t.actual } : {}),
+    source,
+    outcome,
+    path: t.path,
+    ...(t.missing.length > 0 ? { missing: t.missing } : {}),
+    ...(unseen ? { unseen } : {}),
   };
 }
 
@@ -193,9 +235,17 @@ export function sourceOf(attribute: string, bags: Bags, check: AbacCheck): Attri
   const first = path[0];
   switch (entity) {
     case 'user':
-      return check.passed?.user && Object.hasOwn(check.passed.user, first) ? 'passed' : first === 'roles' || first === 'tenants' ? 'generated' : 'stored';
+      return check.passed?.user && Object.hasOwn(check.passed.user, first)
+        ? 'passed'
+        : first === 'roles' || first === 'tenants'
+          ? 'generated'
+          : 'stored';
     case 'resource':
-      return check.passed?.resource && Object.hasOwn(check.passed.resource, first) ? 'passed' : first === 'type' ? 'generated' : 'stored';
+      return check.passed?.resource && Object.hasOwn(check.passed.resource, first)
+        ? 'passed'
+        : first === 'type'
+          ? 'generated'
+          : 'stored';
     case 'tenant':
       return first === 'key' ? 'generated' : 'stored';
     case 'context':
@@ -224,7 +274,12 @@ export function formatLeaf(l: AbacLeaf): string {
   const operand = 'literal' in l.value ? JSON.stringify(l.value.literal) : l.value.ref;
   const missing = (a: string) => (l.unseen && a.startsWith('tenant.') ? `${a} not seen: ${l.unseen}` : `${a} missing`);
   const seen = [l.actual === undefined ? missing(l.attribute) : `${l.attribute} = ${show(l.actual)}, ${l.source}`];
-  if ('ref' in l.value) seen.push(l.value.resolved === undefined ? missing(l.value.ref) : `${l.value.ref} = ${show(l.value.resolved)}, ${l.value.source}`);
+  if ('ref' in l.value)
+    seen.push(
+      l.value.resolved === undefined
+        ? missing(l.value.ref)
+        : `${l.value.ref} = ${show(l.value.resolved)}, ${l.value.source}`,
+    );
   return `${l.attribute} ${l.operator} ${operand} (${seen.join('; ')})`;
 }
 
@@ -241,8 +296,17 @@ export function formatSide(s: AbacSide, named = true): string {
   const steps = s.outcome === 'holds' ? s.chain : s.chain.filter((c) => c.outcome === s.outcome);
   return steps
     .map((c) => {
-      const where = c.set === s.set ? (named ? `${s.label}: ` : '') : named ? `${s.label}'s ancestor ${c.set}: ` : `ancestor ${c.set}: `;
-      return c.leaves.length === 0 ? `${where}no conditions (matches everything)` : `${where}${c.leaves.map(formatLeaf).join(c.outcome === 'holds' ? ' and ' : '; ')}`;
+      const where =
+        c.set === s.set
+          ? named
+            ? `${s.label}: `
+            : ''
+          : named
+            ? `${s.label}'s ancestor ${c.set}: `
+            : `ancestor ${c.set}: `;
+      return c.leaves.length === 0
+        ? `${where}no conditions (matches everything)`
+        : `${where}${c.leaves.map(formatLeaf).join(c.outcome === 'holds' ? ' and ' : '; ')}`;
     })
     .join('; ');
 }
@@ -278,14 +342,31 @@ export interface JoinedExplanation extends Explanation {
 }
 
 /** The check `/allowed` receives for a user, a permission and an instance of `state`: the instance's tenant. */
-export function checkOn(state: Pick<AbacSource, 'resourceInstances'>, user: string, permission: string, instance: string, passed?: LoosePassed): AbacCheck {
+export function checkOn(
+  state: Pick<AbacSource, 'resourceInstances'>,
+  user: string,
+  permission: string,
+  instance: string,
+  passed?: LoosePassed,
+): AbacCheck {
   const type = typeOf(instance);
   const tenant = state.resourceInstances.get(instance)?.tenant;
-  return { user, action: permission.slice(permission.indexOf(':') + 1), type, key: instance.slice(type.length + 1), ...(tenant ? { tenant } : {}), ...(passed !== undefined ? { passed: passed as AbacCheck['passed'] } : {}) };
+  return {
+    user,
+    action: permission.slice(permission.indexOf(':') + 1),
+    type,
+    key: instance.slice(type.length + 1),
+    ...(tenant ? { tenant } : {}),
+    ...(passed !== undefined ? { passed: passed as AbacCheck['passed'] } : {}),
+  };
 }
 
 /** Attributes as the configuration holds them (`DesiredAssertion.passed`): JSON read from YAML. */
-export type LoosePassed = { user?: Record<string, unknown>; resource?: Record<string, unknown>; context?: Record<string, unknown> };
+export type LoosePassed = {
+  user?: Record<string, unknown>;
+  resource?: Record<string, unknown>;
+  context?: Record<string, unknown>;
+};
 
 /**
  * Joins ABAC into the access graph's explanation of a permission: the set rules that grant it, each
@@ -307,6 +388,9 @@ export function joinAbac(e: Explanation, state: AbacSource, view: AbacView, pass
     return { ...e, allowed: false, abac, ...(abac.outcome === 'undecided' ? { undecided: true } : {}) };
   }
   // "No role has it: no assignment can grant it" would read as final: set rules may.
-  const missing = e.missing && e.missing.roles.length === 0 ? { ...e.missing, message: `No role has ${e.permission}: only set rules grant it (below).` } : e.missing;
+  const missing =
+    e.missing && e.missing.roles.length === 0
+      ? { ...e.missing, message: `No role has ${e.permission}: only set rules grant it (below).` }
+      : e.missing;
   return { ...e, ...(missing ? { missing } : {}), abac, ...(abac.outcome === 'undecided' ? { undecided: true } : {}) };
 }

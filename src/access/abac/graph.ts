@@ -115,7 +115,16 @@ interface UserMaking {
 
 /** The stored attributes compared by identity (a plan's state after shares what it does not change). */
 function sameMaking(a: UserMaking, b: UserMaking): boolean {
-  return a.stored === b.stored && a.email === b.email && a.first === b.first && a.last === b.last && a.tenant === b.tenant && a.definitions === b.definitions && sameList(a.roles, b.roles) && sameList(a.tenants, b.tenants);
+  return (
+    a.stored === b.stored &&
+    a.email === b.email &&
+    a.first === b.first &&
+    a.last === b.last &&
+    a.tenant === b.tenant &&
+    a.definitions === b.definitions &&
+    sameList(a.roles, b.roles) &&
+    sameList(a.tenants, b.tenants)
+  );
 }
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
@@ -219,7 +228,12 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
     const resourceSet = setInfo(def.resourceSet);
     return {
       def,
-      via: { rule: abac.ruleKeys[i], userSet: def.userSet, resourceSet: def.resourceSet, permission: `${def.resource}:${def.action}` },
+      via: {
+        rule: abac.ruleKeys[i],
+        userSet: def.userSet,
+        resourceSet: def.resourceSet,
+        permission: `${def.resource}:${def.action}`,
+      },
       userSet,
       resourceSet,
       context: [...new Set([...userSet.context, ...resourceSet.context])].sort(),
@@ -231,13 +245,29 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
   const tenantOfInstance = new Map<string, string>();
   for (const i of facts.instances) if (!tenantOfInstance.has(i.id)) tenantOfInstance.set(i.id, i.tenant);
   const byType = new Map<string, Map<string, string[]>>();
-  for (const [id, tenant] of tenantOfInstance) getOrSet(getOrSet(byType, typeOf(id), () => new Map()), tenant, () => []).push(id);
+  for (const [id, tenant] of tenantOfInstance)
+    getOrSet(
+      getOrSet(byType, typeOf(id), () => new Map()),
+      tenant,
+      () => [],
+    ).push(id);
   const rolesByUser = new Map<string, Map<string, string[]>>();
   for (const r of facts.tenantRoles) {
-    const list = getOrSet(getOrSet(rolesByUser, r.user, () => new Map()), r.tenant, () => []);
+    const list = getOrSet(
+      getOrSet(rolesByUser, r.user, () => new Map()),
+      r.tenant,
+      () => [],
+    );
     if (!list.includes(r.role)) list.push(r.role);
   }
-  const allUsers = [...new Set([...abac.users.keys(), ...facts.tenantRoles.map((r) => r.user), ...facts.instanceRoles.map((r) => r.user), ...facts.memberships.map((m) => m.user)])].sort();
+  const allUsers = [
+    ...new Set([
+      ...abac.users.keys(),
+      ...facts.tenantRoles.map((r) => r.user),
+      ...facts.instanceRoles.map((r) => r.user),
+      ...facts.memberships.map((m) => m.user),
+    ]),
+  ].sort();
   const tenantSets = new Map<string, ReadonlySet<string>>();
   const tenantsOf = (user: string) => abac.userTenants.get(user) ?? [];
   const inTenant = (user: string, tenant: string) => {
@@ -255,7 +285,12 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
   const storedUser = (user: string): Bag | undefined => {
     const u = abac.users.get(user);
     if (!u) return undefined;
-    return { ...(u.email ? { email: u.email } : {}), ...(u.first_name ? { first_name: u.first_name } : {}), ...(u.last_name ? { last_name: u.last_name } : {}), attributes: definedOf(u.attributes, abac.defined.user) };
+    return {
+      ...(u.email ? { email: u.email } : {}),
+      ...(u.first_name ? { first_name: u.first_name } : {}),
+      ...(u.last_name ? { last_name: u.last_name } : {}),
+      attributes: definedOf(u.attributes, abac.defined.user),
+    };
   };
   const storedTenant = (tenant: string): Bag | undefined => {
     const t = abac.tenants.get(tenant);
@@ -270,10 +305,15 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
   const readNames = { user: new Set<string>(), tenant: new Set<string>(), resource: new Set<string>() };
   for (const set of model.sets.values()) {
     for (const { attribute } of attributesNamed(set.conditions)) {
-      if (attribute.entity === 'user' || attribute.entity === 'tenant' || attribute.entity === 'resource') readNames[attribute.entity].add(attribute.path[0]);
+      if (attribute.entity === 'user' || attribute.entity === 'tenant' || attribute.entity === 'resource')
+        readNames[attribute.entity].add(attribute.path[0]);
     }
   }
-  const names = { user: [...readNames.user].sort(), tenant: [...readNames.tenant].sort(), resource: [...readNames.resource].sort() };
+  const names = {
+    user: [...readNames.user].sort(),
+    tenant: [...readNames.tenant].sort(),
+    resource: [...readNames.resource].sort(),
+  };
   const keyOf = (bag: Bag, read: readonly string[]) => {
     let out = '';
     for (let i = 0; i < read.length; i++) out += (i === 0 ? '' : ',') + encodeOne(bag[read[i]]);
@@ -294,13 +334,35 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
     const outside = tenant === OUTSIDE_TENANT || !inTenant(user, tenant);
     if (outside) return outsideSides.get(user) ?? newSide(user, OUTSIDE, outsideSides, memo.outside);
     const mine = getOrSet(userSides, tenant, () => new Map<string, UserSide>());
-    return mine.get(user) ?? newSide(user, tenant, mine, getOrSet(memo.sides, tenant, () => new Map()));
+    return (
+      mine.get(user) ??
+      newSide(
+        user,
+        tenant,
+        mine,
+        getOrSet(memo.sides, tenant, () => new Map()),
+      )
+    );
   }
   /** The user's side in `t`, from the memo when made of the same values (by tenant, then user: no map per user). */
-  function newSide(user: string, t: string, mine: Map<string, UserSide>, shared: Map<string, { made: UserMaking; side: UserSide }>): UserSide {
+  function newSide(
+    user: string,
+    t: string,
+    mine: Map<string, UserSide>,
+    shared: Map<string, { made: UserMaking; side: UserSide }>,
+  ): UserSide {
     const u = abac.users.get(user);
     const member = t !== OUTSIDE;
-    const made: UserMaking = { stored: u?.attributes, email: u?.email, first: u?.first_name, last: u?.last_name, roles: member ? rolesIn(user, t) : [], tenants: tenantsOf(user), tenant: member ? tenantKey(t) : '', definitions: definitionsKey };
+    const made: UserMaking = {
+      stored: u?.attributes,
+      email: u?.email,
+      first: u?.first_name,
+      last: u?.last_name,
+      roles: member ? rolesIn(user, t) : [],
+      tenants: tenantsOf(user),
+      tenant: member ? tenantKey(t) : '',
+      definitions: definitionsKey,
+    };
     const before = shared.get(user);
     let side: UserSide;
     if (before && sameMaking(before.made, made)) side = before.side;
@@ -308,11 +370,23 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
     mine.set(user, side);
     return side;
   }
-  function newUserSide(user: string, t: string, u: AbacFacts['users'] extends ReadonlyMap<string, infer U> ? U | undefined : never, member: boolean): UserSide {
+  function newUserSide(
+    user: string,
+    t: string,
+    u: AbacFacts['users'] extends ReadonlyMap<string, infer U> ? U | undefined : never,
+    member: boolean,
+  ): UserSide {
     const bags = checkAttributes({
       user: {
         key: user,
-        stored: u ? { email: u.email ?? null, first_name: u.first_name ?? null, last_name: u.last_name ?? null, attributes: u.attributes } : undefined,
+        stored: u
+          ? {
+              email: u.email ?? null,
+              first_name: u.first_name ?? null,
+              last_name: u.last_name ?? null,
+              attributes: u.attributes,
+            }
+          : undefined,
         rolesInTenant: member ? [...rolesIn(user, t)] : [],
         tenants: [...tenantsOf(user)],
       },
@@ -334,19 +408,32 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
         tenant: { key: '', member: false },
         defined: { user: NONE, tenant: NONE, resource: abac.defined.byResource.get(type) ?? NONE },
       });
-      instanceSides.set(instance, (side = { resource: bags.resource, key: keyOf(bags.resource, names.resource), keys: new Map(), ids: new Map() }));
+      instanceSides.set(
+        instance,
+        (side = {
+          resource: bags.resource,
+          key: keyOf(bags.resource, names.resource),
+          keys: new Map(),
+          ids: new Map(),
+        }),
+      );
     }
     return side;
   }
   const tenantOf = (instance: string) => tenantOfInstance.get(instance) ?? DEFAULT_TENANT;
   const tenantBags = new Map<string, Bag>();
   const tenantBagOf = (tenant: string) =>
-    getOrSet(tenantBags, tenant, () => checkAttributes({
-      user: { key: '', rolesInTenant: [], tenants: [] },
-      resource: { type: '' },
-      tenant: { key: tenant, stored: abac.tenants.get(tenant), member: true },
-      defined: { user: NONE, tenant: abac.defined.tenant, resource: NONE },
-    }).tenant);
+    getOrSet(
+      tenantBags,
+      tenant,
+      () =>
+        checkAttributes({
+          user: { key: '', rolesInTenant: [], tenants: [] },
+          resource: { type: '' },
+          tenant: { key: tenant, stored: abac.tenants.get(tenant), member: true },
+          defined: { user: NONE, tenant: abac.defined.tenant, resource: NONE },
+        }).tenant,
+    );
 
   const fkInstances = new Map<string, Bag | null>();
   for (const id of abac.instances.keys()) fkInstances.set(id, storedInstance(id) ?? null);
@@ -354,11 +441,20 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
 
   // A set reading instances through `fk_resource_type` depends on every instance's stored attributes too.
   let fkPrint: string | undefined;
-  const fkFingerprint = () => (fkPrint ??= JSON.stringify([...fkInstances].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+  const fkFingerprint = () =>
+    (fkPrint ??= JSON.stringify([...fkInstances].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
   const memos = new Map<SetInfo, Map<string, Status>>();
   const memoOf = (set: SetInfo) => {
     let m = memos.get(set);
-    if (!m) memos.set(set, (m = getOrSet(memo.statuses, set.fk ? `${set.signature}\u0000${fkFingerprint()}` : set.signature, () => new Map<string, Status>())));
+    if (!m)
+      memos.set(
+        set,
+        (m = getOrSet(
+          memo.statuses,
+          set.fk ? `${set.signature}\u0000${fkFingerprint()}` : set.signature,
+          () => new Map<string, Status>(),
+        )),
+      );
     return m;
   };
   function decide(set: SetInfo, bags: Bags): Status {
@@ -366,7 +462,8 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
   }
   const userKeyFor = (reads: Reads, side: UserSide) => {
     let k = side.keys.get(reads.key);
-    if (k === undefined) side.keys.set(reads.key, (k = `${keyOf(side.user, reads.user)}\u0000${keyOf(side.tenant, reads.tenant)}`));
+    if (k === undefined)
+      side.keys.set(reads.key, (k = `${keyOf(side.user, reads.user)}\u0000${keyOf(side.tenant, reads.tenant)}`));
     return k;
   };
   const instanceKeyFor = (reads: Reads, side: InstanceSide) => {
@@ -398,7 +495,8 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
       return out;
     }
     const sides = outsideOf(users);
-    for (let u = 0; u < users.length; u++) out[u] = classOf(reads, members?.[u] ? userSide(users[u], tenant!) : sides[u]);
+    for (let u = 0; u < users.length; u++)
+      out[u] = classOf(reads, members?.[u] ? userSide(users[u], tenant!) : sides[u]);
     return out;
   };
   const membership = (users: readonly string[]) => {
@@ -419,7 +517,8 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
     const m = memoOf(set);
     const key = userKeyFor(set.reads, side);
     let s = m.get(key);
-    if (s === undefined) m.set(key, (s = decide(set, { user: side.user, tenant: side.tenant, resource: EMPTY, context: {}, roles: [] })));
+    if (s === undefined)
+      m.set(key, (s = decide(set, { user: side.user, tenant: side.tenant, resource: EMPTY, context: {}, roles: [] })));
     return s;
   }
   function instanceStatus(set: SetInfo, instance: string, member: boolean): Status {
@@ -430,7 +529,11 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
     const key = set.tenantDependent ? `${own}\u0000${keyOf(tenantBag, set.reads.tenant)}` : own;
     const m = memoOf(set);
     let s = m.get(key);
-    if (s === undefined) m.set(key, (s = decide(set, { user: EMPTY, tenant: tenantBag, resource: side.resource, context: {}, roles: [] })));
+    if (s === undefined)
+      m.set(
+        key,
+        (s = decide(set, { user: EMPTY, tenant: tenantBag, resource: side.resource, context: {}, roles: [] })),
+      );
     return s;
   }
   // Per pair, remembered by what the set reads of both (shared by the rules on the set, and the sides
@@ -447,14 +550,19 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
     if (!row) byUser.set(uk, (row = new Map()));
     const ik = instanceKeyFor(set.reads, i);
     let s = row.get(ik);
-    if (s === undefined) row.set(ik, (s = decide(set, { user: u.user, tenant: u.tenant, resource: i.resource, context: {}, roles: [] })));
+    if (s === undefined)
+      row.set(ik, (s = decide(set, { user: u.user, tenant: u.tenant, resource: i.resource, context: {}, roles: [] })));
     return s;
   }
   function ruleStatus(rule: AbacRule, user: string, instance: string): Status {
     if (typeOf(instance) !== rule.def.resource) return 0;
-    const r = rule.resourceSet.cross ? pairStatus(rule.resourceSet, user, instance) : instanceStatus(rule.resourceSet, instance, inTenant(user, tenantOf(instance)));
+    const r = rule.resourceSet.cross
+      ? pairStatus(rule.resourceSet, user, instance)
+      : instanceStatus(rule.resourceSet, instance, inTenant(user, tenantOf(instance)));
     if (r === 0) return 0;
-    const u = rule.userSet.cross ? pairStatus(rule.userSet, user, instance) : userStatus(rule.userSet, user, tenantOf(instance));
+    const u = rule.userSet.cross
+      ? pairStatus(rule.userSet, user, instance)
+      : userStatus(rule.userSet, user, tenantOf(instance));
     return and(u, r);
   }
   function permissionStatus(user: string, permission: string, instance: string): Status {
@@ -484,14 +592,23 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
     userClasses,
     membership,
     instanceClass,
-    decideBags: (set, user, resource) => decide(set, { user: user.user, tenant: user.tenant, resource, context: {}, roles: [] }),
+    decideBags: (set, user, resource) =>
+      decide(set, { user: user.user, tenant: user.tenant, resource, context: {}, roles: [] }),
     userBags: (user, tenant) => userSide(user, tenant),
     resourceBag: (instance) => instanceSide(instance).resource,
     allowing: (user, permission, instance) =>
-      (byPermission.get(permission) ?? []).filter((r) => allowsWithout(ruleStatus(r, user, instance))).map((r) => r.via),
+      (byPermission.get(permission) ?? [])
+        .filter((r) => allowsWithout(ruleStatus(r, user, instance)))
+        .map((r) => r.via),
     userKey: (user, tenant) => userSide(user, tenant).key,
-    instanceKeyFor: (reads, instance) => (tenantOfInstance.has(instance) ? `${instanceKeyFor(reads, instanceSide(instance))}\u0000${tenantOf(instance)}\u0000${keyOf(tenantBagOf(tenantOf(instance)), reads.tenant)}` : ''),
-    instanceKey: (instance) => (tenantOfInstance.has(instance) ? `${instanceSide(instance).key}\u0000${tenantOf(instance)}\u0000${keyOf(tenantBagOf(tenantOf(instance)), names.tenant)}` : ''),
+    instanceKeyFor: (reads, instance) =>
+      tenantOfInstance.has(instance)
+        ? `${instanceKeyFor(reads, instanceSide(instance))}\u0000${tenantOf(instance)}\u0000${keyOf(tenantBagOf(tenantOf(instance)), reads.tenant)}`
+        : '',
+    instanceKey: (instance) =>
+      tenantOfInstance.has(instance)
+        ? `${instanceSide(instance).key}\u0000${tenantOf(instance)}\u0000${keyOf(tenantBagOf(tenantOf(instance)), names.tenant)}`
+        : '',
     storedUser,
     storedInstance,
     storedTenant,
@@ -523,7 +640,10 @@ const or = orStatus;
  * check's context unknown; an unknown one is decided again as a check passing no context.
  */
 export function setStatus(set: SetInfo, bags: Bags, options: EvaluateOptions): Status {
-  return statusOf(judgeChain(set.chain, bags, { ...options, unknown: CONTEXT_UNKNOWN }).verdict, () => judgeChain(set.chain, bags, options).verdict === 'holds');
+  return statusOf(
+    judgeChain(set.chain, bags, { ...options, unknown: CONTEXT_UNKNOWN }).verdict,
+    () => judgeChain(set.chain, bags, options).verdict === 'holds',
+  );
 }
 
 /** What a set reads (see the file's comment). A set missing from the model (or its chain) matches nothing. */
@@ -531,12 +651,14 @@ export function classify(model: AbacModel, key: string): SetInfo {
   const chain = setChain(model.sets, key);
   const def = chain[0] ?? { key, type: 'userset', conditions: { kind: 'anyOf', children: [] } };
   const named = chain.flatMap((s) => attributesNamed(s.conditions).map((a) => a.attribute));
-  const reads = (entity: string, pred: (path: string[]) => boolean = () => true) => named.some((a) => a.entity === entity && pred(a.path));
+  const reads = (entity: string, pred: (path: string[]) => boolean = () => true) =>
+    named.some((a) => a.entity === entity && pred(a.path));
   const userOther = reads('user', (p) => p[0] !== 'roles');
   const tenantSide = reads('user', (p) => p[0] === 'roles') || reads('role') || reads('tenant');
   const cross = def.type === 'userset' ? reads('resource') : userOther || reads('user') || reads('role');
   const fk = chain.some((s) => usesFk(s.conditions));
-  const namesOf = (entity: string) => [...new Set(named.filter((a) => a.entity === entity).map((a) => a.path[0]))].sort();
+  const namesOf = (entity: string) =>
+    [...new Set(named.filter((a) => a.entity === entity).map((a) => a.path[0]))].sort();
   const read = { user: namesOf('user'), tenant: namesOf('tenant'), resource: namesOf('resource') };
   return {
     reads: { ...read, key: JSON.stringify(read) },

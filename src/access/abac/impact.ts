@@ -32,7 +32,14 @@ export interface RoleGrantAbacChange {
  * top-level roles `held` there tenant-wide already. Only gains: a grant adds to `user.roles` (a
  * condition with `not` over `user.roles` may make a set lose the user: listed as a loss, `after: fails`).
  */
-export function abacOnRoleGrant(view: AbacView, user: string, tenant: string, held: readonly string[], role: string, tenants: readonly string[] = [tenant]): RoleGrantAbacChange[] {
+export function abacOnRoleGrant(
+  view: AbacView,
+  user: string,
+  tenant: string,
+  held: readonly string[],
+  role: string,
+  tenants: readonly string[] = [tenant],
+): RoleGrantAbacChange[] {
   if (held.includes(role)) return [];
   const out: RoleGrantAbacChange[] = [];
   const bagsWith = (roles: readonly string[], resource: string) =>
@@ -40,7 +47,11 @@ export function abacOnRoleGrant(view: AbacView, user: string, tenant: string, he
       user: { key: user, rolesInTenant: [...roles], tenants: [...new Set([...tenants, tenant])] },
       resource: { type: resource },
       tenant: { key: tenant, member: true },
-      defined: { user: view.defined.user, tenant: view.defined.tenant, resource: view.defined.byResource.get(resource) ?? new Set() },
+      defined: {
+        user: view.defined.user,
+        tenant: view.defined.tenant,
+        resource: view.defined.byResource.get(resource) ?? new Set(),
+      },
     });
   const memo = new Map<string, RoleGrantAbacChange | null>();
   for (const rule of view.model.rules) {
@@ -53,10 +64,26 @@ export function abacOnRoleGrant(view: AbacView, user: string, tenant: string, he
       base =
         before.outcome === after.outcome
           ? null
-          : { rule, name: '', permission: '', userSet: rule.userSet, resourceSet: '', before: before.outcome, after: after.outcome, dependsOn: after.outcome === 'unknown' ? unknownAttributes([after]) : [] };
+          : {
+              rule,
+              name: '',
+              permission: '',
+              userSet: rule.userSet,
+              resourceSet: '',
+              before: before.outcome,
+              after: after.outcome,
+              dependsOn: after.outcome === 'unknown' ? unknownAttributes([after]) : [],
+            };
       memo.set(key, base);
     }
-    if (base) out.push({ ...base, rule, name: ruleName(rule), permission: `${rule.resource}:${rule.action}`, resourceSet: rule.resourceSet });
+    if (base)
+      out.push({
+        ...base,
+        rule,
+        name: ruleName(rule),
+        permission: `${rule.resource}:${rule.action}`,
+        resourceSet: rule.resourceSet,
+      });
   }
   return out;
 }
@@ -70,7 +97,9 @@ const unknown: UnknownAttributes = (ref) => !GENERATED_ATTRIBUTES.has(`${ref.ent
 export function formatRoleGrantChange(c: RoleGrantAbacChange): string {
   const via = `set rule: ${setLabel(c.userSet, 'user')} × ${setLabel(c.resourceSet, 'resource')}`;
   const on = setLabel(c.resourceSet, 'resource');
-  if (c.after === 'holds') return `+ ${c.permission} on ${on} (${via}${c.before === 'unknown' ? '; may be held already through attributes' : ''})`;
-  if (c.after === 'unknown') return `? ${c.permission} on ${on}, if ${c.dependsOn.join(', ')} allow (${via}; attributes not read here)`;
+  if (c.after === 'holds')
+    return `+ ${c.permission} on ${on} (${via}${c.before === 'unknown' ? '; may be held already through attributes' : ''})`;
+  if (c.after === 'unknown')
+    return `? ${c.permission} on ${on}, if ${c.dependsOn.join(', ')} allow (${via}; attributes not read here)`;
   return `- ${c.permission} on ${on} (${via}: the role takes the user out of the set)`;
 }

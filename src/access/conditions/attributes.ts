@@ -49,17 +49,34 @@ export function checkAttributes(f: CheckFacts): Bags {
         ...definedOnly(stored.attributes, f.defined.user),
       }
     : {};
-  const user = mergeAll([{ roles: new AttrSet(f.user.rolesInTenant), tenants: new AttrSet(f.user.tenants) }, storedUser, f.user.passed ?? {}]);
-  const resource = mergeAll([{ type: f.resource.type }, definedOnly(f.resource.stored ?? {}, f.defined.resource), f.resource.passed ?? {}]);
-  const tenant = f.tenant.member ? mergeAll([{ key: f.tenant.key }, definedOnly(f.tenant.stored ?? {}, f.defined.tenant)]) : {};
-  return { user, resource, tenant, context: { ...(f.context ?? {}) }, roles: (f.roleAttributes ?? []).map((r) => ({ ...r })) };
+  const user = mergeAll([
+    { roles: new AttrSet(f.user.rolesInTenant), tenants: new AttrSet(f.user.tenants) },
+    storedUser,
+    f.user.passed ?? {},
+  ]);
+  const resource = mergeAll([
+    { type: f.resource.type },
+    definedOnly(f.resource.stored ?? {}, f.defined.resource),
+    f.resource.passed ?? {},
+  ]);
+  const tenant = f.tenant.member
+    ? mergeAll([{ key: f.tenant.key }, definedOnly(f.tenant.stored ?? {}, f.defined.tenant)])
+    : {};
+  return {
+    user,
+    resource,
+    tenant,
+    context: { ...(f.context ?? {}) },
+    roles: (f.roleAttributes ?? []).map((r) => ({ ...r })),
+  };
 }
 
 function definedOnly(attributes: JsonObject, defined: ReadonlySet<string>): Bag {
   return Object.fromEntries(Object.entries(attributes).filter(([k]) => defined.has(k)));
 }
 
-const isMergeable = (v: Value | undefined): v is Bag => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof AttrSet);
+const isMergeable = (v: Value | undefined): v is Bag =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof AttrSet);
 
 /** Rego's `object.union_n`: left to right, a later value wins, two objects under one key merge recursively. */
 export function mergeAll(bags: Bag[]): Bag {

@@ -37,7 +37,8 @@ export function evaluate(c: Condition, bags: Bags, options: EvaluateOptions = {}
       return !evaluate(c.child, bags, options);
     case 'leaf': {
       const ctx = { bags, options };
-      if (c.attribute.entity === 'role') return bags.roles.some((r) => holds(c.test, valueAt(r, c.attribute.path), ctx));
+      if (c.attribute.entity === 'role')
+        return bags.roles.some((r) => holds(c.test, valueAt(r, c.attribute.path), ctx));
       return holds(c.test, resolve(c.attribute, bags), ctx);
     }
   }

@@ -87,7 +87,17 @@ function unknownRead(c: Condition, unknown: UnknownAttributes): string[] {
   let byPredicate = readsMemo.get(c);
   if (!byPredicate) readsMemo.set(c, (byPredicate = new Map()));
   let out = byPredicate.get(unknown);
-  if (!out) byPredicate.set(unknown, (out = [...new Set(attributesNamed(c).filter((a) => unknown(a.attribute)).map((a) => nameOf(a.attribute)))].sort()));
+  if (!out)
+    byPredicate.set(
+      unknown,
+      (out = [
+        ...new Set(
+          attributesNamed(c)
+            .filter((a) => unknown(a.attribute))
+            .map((a) => nameOf(a.attribute)),
+        ),
+      ].sort()),
+    );
   return out;
 }
 
@@ -107,7 +117,12 @@ export function judgeTree(c: Condition, bags: Bags, options: JudgeOptions = {}, 
     case 'anyOf': {
       const children = c.children.map((child, i) => judgeTree(child, bags, options, `${path}.${c.kind}[${i}]`));
       const [unit, join] = c.kind === 'allOf' ? (['holds', andVerdict] as const) : (['fails', orVerdict] as const);
-      return { kind: c.kind, path, verdict: children.reduce<Verdict>((v, child) => join(v, child.verdict), unit), children };
+      return {
+        kind: c.kind,
+        path,
+        verdict: children.reduce<Verdict>((v, child) => join(v, child.verdict), unit),
+        children,
+      };
     }
     case 'not': {
       const child = judgeTree(c.child, bags, options, `${path}.not`);
@@ -121,11 +136,28 @@ export function judgeTree(c: Condition, bags: Bags, options: JudgeOptions = {}, 
           ? 'literal' in t.operand
             ? { literal: t.operand.literal }
             : { ref: nameOf(t.operand.ref), resolved: resolve(t.operand.ref, bags) }
-          : { literal: { match: Object.fromEntries(t.match.map((m) => [m.field, m.test.operator])), ...(t.fkResourceType ? { fk_resource_type: t.fkResourceType } : {}) } as Value };
-      const actual = c.attribute.entity === 'role' ? bags.roles.map((r) => r[c.attribute.path[0]]).filter((v) => v !== undefined) : resolve(c.attribute, bags);
+          : {
+              literal: {
+                match: Object.fromEntries(t.match.map((m) => [m.field, m.test.operator])),
+                ...(t.fkResourceType ? { fk_resource_type: t.fkResourceType } : {}),
+              } as Value,
+            };
+      const actual =
+        c.attribute.entity === 'role'
+          ? bags.roles.map((r) => r[c.attribute.path[0]]).filter((v) => v !== undefined)
+          : resolve(c.attribute, bags);
       const missing = unknownRead(c, unknown);
       const verdict = missing.length > 0 ? 'unknown' : verdictOf(evaluate(c, bags, options));
-      return { kind: 'leaf', path: `${path}[${JSON.stringify(attribute)}]`, verdict, attribute, operator: t.operator, value, actual, missing };
+      return {
+        kind: 'leaf',
+        path: `${path}[${JSON.stringify(attribute)}]`,
+        verdict,
+        attribute,
+        operator: t.operator,
+        value,
+        actual,
+        missing,
+      };
     }
   }
 }
@@ -181,7 +213,11 @@ export function judgeChain(chain: readonly ChainLink[], bags: Bags, options: Jud
 }
 
 /** Each set of a chain with its judged tree, nearest first (what `explain` renders). */
-export function judgeChainTrees(chain: readonly (ChainLink & { key: string })[], bags: Bags, options: JudgeOptions = {}): { set: string; tree: Judged }[] {
+export function judgeChainTrees(
+  chain: readonly (ChainLink & { key: string })[],
+  bags: Bags,
+  options: JudgeOptions = {},
+): { set: string; tree: Judged }[] {
   return chain.map((s) => ({ set: s.key, tree: judgeTree(s.conditions, bags, options) }));
 }
 

@@ -36,9 +36,18 @@ export function autogenSets(roles: Iterable<string>, resources: Iterable<string>
     ...[...roles].map((role): SetDef => ({
       key: AUTOGEN_PREFIX + role,
       type: 'userset',
-      conditions: { kind: 'leaf', attribute: { entity: 'user', path: ['roles'] }, test: { operator: 'array_contains', operand: { literal: role } } },
+      conditions: {
+        kind: 'leaf',
+        attribute: { entity: 'user', path: ['roles'] },
+        test: { operator: 'array_contains', operand: { literal: role } },
+      },
     })),
-    ...[...resources].map((resource): SetDef => ({ key: AUTOGEN_PREFIX + resource, type: 'resourceset', resource, conditions: { kind: 'allOf', children: [] } })),
+    ...[...resources].map((resource): SetDef => ({
+      key: AUTOGEN_PREFIX + resource,
+      type: 'resourceset',
+      resource,
+      conditions: { kind: 'allOf', children: [] },
+    })),
   ];
 }
 
@@ -71,7 +80,12 @@ export interface AbacDecision {
  * ABAC's part of the decision: some rule granting `type:action` joins a user set and a resource set the
  * check falls in. Allow-only: any matching pair suffices (api-notes "Decision point").
  */
-export function decideAbac(model: AbacModel, check: { type: string; action: string }, bags: Bags, options?: EvaluateOptions): AbacDecision {
+export function decideAbac(
+  model: AbacModel,
+  check: { type: string; action: string },
+  bags: Bags,
+  options?: EvaluateOptions,
+): AbacDecision {
   const memo = new Map<string, boolean>();
   const inSet = (key: string) => {
     let m = memo.get(key);

@@ -28,7 +28,19 @@ export type Bag = { [key: string]: Value };
 
 // The grammar lives in src/types/conditions.ts, so the configuration's rules read conditions as this layer does.
 export {
-  ENTITIES, SCALAR_OPERATORS, MATCH_OPERATORS, OPERATORS,
-  type Entity, type ScalarOperator, type MatchOperator, type Operator, type AttributeRef, type Operand, type Test, type Condition,
-  type ConditionProblem, type TreeSegment, type NamedAttribute,
+  ENTITIES,
+  SCALAR_OPERATORS,
+  MATCH_OPERATORS,
+  OPERATORS,
+  type Entity,
+  type ScalarOperator,
+  type MatchOperator,
+  type Operator,
+  type AttributeRef,
+  type Operand,
+  type Test,
+  type Condition,
+  type ConditionProblem,
+  type TreeSegment,
+  type NamedAttribute,
 } from '../../types/conditions.js';

@@ -19,7 +19,12 @@ export type AccessState =
  * configuration is read too when PATHs are given or a default exists (its project/environment and, for
  * `check`, its assertions), else the target flags alone name the environment.
  */
-export async function openAccessState(paths: string[], opts: AccessStateOptions, command: string, needConfig: boolean): Promise<AccessState> {
+export async function openAccessState(
+  paths: string[],
+  opts: AccessStateOptions,
+  command: string,
+  needConfig: boolean,
+): Promise<AccessState> {
   const { buildAccessGraph } = await import('../../access/index.js');
   const { factsFromState } = await import('../../access/from-state.js');
   if (!opts.live) {
@@ -37,7 +42,8 @@ export async function openAccessState(paths: string[], opts: AccessStateOptions,
   // Without PATHs (explain --live), the repository's configuration still names the environment.
   const scope = desired ?? (await repositoryScope(opts, command));
   // The configuration read for --live, exported from a remote service: not read against the embedded one.
-  if (desired) await (await import('../provenance.js')).checkExportedFiles(configPaths(paths, command, opts.env), opts, command);
+  if (desired)
+    await (await import('../provenance.js')).checkExportedFiles(configPaths(paths, command, opts.env), opts, command);
   const target = await openTarget(opts, scope);
   try {
     const { readLiveState } = await import('../../api/read-live.js');

@@ -28,7 +28,8 @@ export interface AdoptCommandOptions extends TargetOptions {
  * when the edited configuration validates and declares every adopted grant, each file whole or not at all.
  */
 export async function adoptCommand(paths: string[], opts: AdoptCommandOptions): Promise<void> {
-  if (opts.format !== 'text' && opts.format !== 'json') throw new ConfigError(`--format must be text or json, got '${opts.format}'`);
+  if (opts.format !== 'text' && opts.format !== 'json')
+    throw new ConfigError(`--format must be text or json, got '${opts.format}'`);
   const files = configPaths(paths, 'requests adopt', opts.env);
   const { desired, warnings } = await loadDesired(files, 'requests adopt');
   printWarnings(warnings);
@@ -36,7 +37,9 @@ export async function adoptCommand(paths: string[], opts: AdoptCommandOptions): 
     if (!desired.accessRequests.has(key)) {
       const { didYouMean } = await import('../../config/suggest.js');
       const hint = didYouMean(key, desired.accessRequests.keys());
-      throw new ConfigError(`--config ${key}: the configuration declares no access_requests configuration "${key}"${hint ? ` (${hint})` : ''}`);
+      throw new ConfigError(
+        `--config ${key}: the configuration declares no access_requests configuration "${key}"${hint ? ` (${hint})` : ''}`,
+      );
     }
   }
   // An export of a remote service with no service named: refused, not adopted from an empty stand-in (provenance.ts).
@@ -50,7 +53,12 @@ export async function adoptCommand(paths: string[], opts: AdoptCommandOptions): 
     const { planAdoption } = await import('../../plan/adopt.js');
     const [live, grants] = await Promise.all([readLiveState(target.client), readRequestGrants(target.client)]);
     const classified = classifyRequestGrants(desired, live, grants, new Date());
-    const requests = (opts.request ?? []).map((given) => resolveRequest(given, [...classified.held.map((g) => g.request.id), ...[...classified.expired.values()].map((e) => e.expired.request.id)]));
+    const requests = (opts.request ?? []).map((given) =>
+      resolveRequest(given, [
+        ...classified.held.map((g) => g.request.id),
+        ...[...classified.expired.values()].map((e) => e.expired.request.id),
+      ]),
+    );
     adoption = planAdoption(desired, classified, { requests, configs: opts.config, withLifetime: opts.withLifetime });
   } finally {
     await target.close();
@@ -66,15 +74,24 @@ export async function adoptCommand(paths: string[], opts: AdoptCommandOptions): 
     }
   }
   const { renderAdoptionJson, renderAdoptionText } = await import('../render-adopt.js');
-  process.stdout.write(opts.format === 'json' ? renderAdoptionJson(adoption, edits, opts.dryRun === true) : await renderAdoptionText(adoption, edits, opts.dryRun === true));
+  process.stdout.write(
+    opts.format === 'json'
+      ? renderAdoptionJson(adoption, edits, opts.dryRun === true)
+      : await renderAdoptionText(adoption, edits, opts.dryRun === true),
+  );
 }
 
 /** `--request`: the one request id among `ids` that is `given` or starts with it. */
 function resolveRequest(given: string, ids: string[]): string {
   const matches = [...new Set(ids.filter((id) => id.toLowerCase().startsWith(given.toLowerCase())))];
   if (matches.length === 1) return matches[0];
-  if (matches.length === 0) throw new ConfigError(`--request ${given}: no grant the configuration does not declare comes from an access request with this id (roster plan lists the held grants)`);
-  throw new ConfigError(`--request ${given} is ambiguous: it starts ${matches.length} request ids (${matches.slice(0, 3).join(', ')}${matches.length > 3 ? ', …' : ''}); give more of the id`);
+  if (matches.length === 0)
+    throw new ConfigError(
+      `--request ${given}: no grant the configuration does not declare comes from an access request with this id (roster plan lists the held grants)`,
+    );
+  throw new ConfigError(
+    `--request ${given} is ambiguous: it starts ${matches.length} request ids (${matches.slice(0, 3).join(', ')}${matches.length > 3 ? ', …' : ''}); give more of the id`,
+  );
 }
 
 /**
@@ -93,21 +110,32 @@ async function editSources(sources: SourceText[], adopt: HeldGrant[]): Promise<F
     const additions = new Map<string, RoleAddition[]>();
     for (const g of adopt) {
       if (!isMap(users) || !users.has(g.user)) continue;
-      const addition: RoleAddition = { role: g.role, tenant: g.tenant, ...(g.on ? { on: g.on } : {}), comment: adoptComment(g.request) };
+      const addition: RoleAddition = {
+        role: g.role,
+        tenant: g.tenant,
+        ...(g.on ? { on: g.on } : {}),
+        comment: adoptComment(g.request),
+      };
       (additions.get(g.user) ?? additions.set(g.user, []).get(g.user)!).push(addition);
       placed.add(g.id);
     }
     if (additions.size > 0) edits.push({ file: src.file, before: src.text, after: editUserRoles(src.text, additions) });
   }
   const lost = adopt.find((g) => !placed.has(g.id));
-  if (lost) throw new InternalError(`no configuration file declares user "${lost.user}", though the configuration does`);
+  if (lost)
+    throw new InternalError(`no configuration file declares user "${lost.user}", though the configuration does`);
 
   const { validateSources } = await import('../../config/index.js');
   const edited = new Map(edits.map((e) => [e.file, e.after]));
   const result = validateSources(sources.map((s) => ({ file: s.file, text: edited.get(s.file) ?? s.text })));
-  if (!result.desired) throw new InternalError(`the adopted configuration would not validate: ${result.errors.map((e) => e.message).join('; ')}`);
+  if (!result.desired)
+    throw new InternalError(
+      `the adopted configuration would not validate: ${result.errors.map((e) => e.message).join('; ')}`,
+    );
   const declares = (g: HeldGrant) =>
-    result.desired!.users.get(g.user)?.roles.some((r) => r.role === g.role && r.tenant === g.tenant && (r.on ?? '') === (g.on ?? '')) === true;
+    result
+      .desired!.users.get(g.user)
+      ?.roles.some((r) => r.role === g.role && r.tenant === g.tenant && (r.on ?? '') === (g.on ?? '')) === true;
   const missing = adopt.find((g) => !declares(g));
   if (missing) throw new InternalError(`the adopted configuration does not declare ${missing.id}`);
   return edits;

@@ -42,7 +42,10 @@ export interface ApplyCommandOptions extends Omit<TargetOptions, 'concurrency'> 
 export async function applyCommand(paths: string[], opts: ApplyCommandOptions): Promise<void> {
   if (opts.plan && paths.length > 0) throw new ConfigError('give configuration paths or --plan FILE, not both');
   // A saved plan is applied as it was reviewed: pruning is decided when it is made (roster plan --prune --out).
-  if (opts.plan && opts.prune) throw new ConfigError(`--prune does not go with --plan: the saved plan already says whether it prunes; make it with roster plan --prune --out ${opts.plan}`);
+  if (opts.plan && opts.prune)
+    throw new ConfigError(
+      `--prune does not go with --plan: the saved plan already says whether it prunes; make it with roster plan --prune --out ${opts.plan}`,
+    );
   // Unset: the target's default, by whether it is paced (target.ts `inFlightDefault`).
   const concurrency = opts.concurrency ? positive(opts.concurrency, '--concurrency') : undefined;
   const format = opts.format ?? 'text';
@@ -52,22 +55,38 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
   const decisionWaitMs = opts.decisionWait !== undefined ? waitOf(opts.decisionWait) : undefined;
   const { VERIFY_MODES } = await import('../../apply/verify.js');
   const verify = (opts.verify ?? 'changes') as VerifyMode;
-  if (!VERIFY_MODES.includes(verify)) throw new ConfigError(`--verify must be ${VERIFY_MODES.join(' or ')}, got '${opts.verify}'`);
+  if (!VERIFY_MODES.includes(verify))
+    throw new ConfigError(`--verify must be ${VERIFY_MODES.join(' or ')}, got '${opts.verify}'`);
   const saved = opts.plan ? readPlanFile(opts.plan) : undefined;
   // A saved plan names its environment; flags naming another would apply it where it was not reviewed.
   if (saved && ((opts.project && opts.project !== saved.project) || (opts.env && opts.env !== saved.environment))) {
-    throw new ConfigError(`the plan in ${opts.plan} is for ${saved.project}/${saved.environment}, not ${opts.project ?? saved.project}/${opts.env ?? saved.environment}; run roster plan for that environment`);
+    throw new ConfigError(
+      `the plan in ${opts.plan} is for ${saved.project}/${saved.environment}, not ${opts.project ?? saved.project}/${opts.env ?? saved.environment}; run roster plan for that environment`,
+    );
   }
   // The access section (who gains and loses access) and the assertions on the state after the plan,
   // exactly as `roster plan` computes them: what was reviewed on the pull request is what apply checks.
   // The decision check after the writes samples its checks on the access section's graphs, while they
   // exist: built again after the writes, they cost seconds and hundreds of MB at 100,000 users.
-  const decisionChecks = !saved && opts.verifyDecisions !== false ? await import('../../apply/verify-decisions.js') : undefined;
+  const decisionChecks =
+    !saved && opts.verifyDecisions !== false ? await import('../../apply/verify-decisions.js') : undefined;
   let sampled: DecisionChecks | undefined;
-  const withGraphs = decisionChecks && ((before: AccessGraph, after: AccessGraph, abac?: AbacDiff) => void (sampled = decisionChecks.planDecisionChecks(before, after, undefined, abac)));
-  const fromFiles = saved ? undefined : await planFromFiles(paths, 'apply', { ...opts, concurrency }, { prune: opts.prune, access: { permissions: opts.accessPermissions, withGraphs } });
+  const withGraphs =
+    decisionChecks &&
+    ((before: AccessGraph, after: AccessGraph, abac?: AbacDiff) =>
+      void (sampled = decisionChecks.planDecisionChecks(before, after, undefined, abac)));
+  const fromFiles = saved
+    ? undefined
+    : await planFromFiles(
+        paths,
+        'apply',
+        { ...opts, concurrency },
+        { prune: opts.prune, access: { permissions: opts.accessPermissions, withGraphs } },
+      );
   if (fromFiles) printWarnings(fromFiles.warnings);
-  const target = fromFiles?.target ?? (await openTarget({ ...opts, concurrency }, { project: saved!.project, environment: saved!.environment }));
+  const target =
+    fromFiles?.target ??
+    (await openTarget({ ...opts, concurrency }, { project: saved!.project, environment: saved!.environment }));
   try {
     let plan: Plan;
     // The live state the plan starts from: the decision check compares before and after it.
@@ -76,11 +95,15 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
       const { readLiveState } = await import('../../api/read-live.js');
       const { fingerprintLive } = await import('../../plan/checksum.js');
       if (saved.target !== undefined && saved.target !== target.where) {
-        throw new ConfigError(`the plan in ${opts.plan} was made on ${saved.target}, not ${target.where}; run roster plan against ${target.where}`);
+        throw new ConfigError(
+          `the plan in ${opts.plan} was made on ${saved.target}, not ${target.where}; run roster plan against ${target.where}`,
+        );
       }
       liveBefore = await readLiveState(target.client);
       if (fingerprintLive(liveBefore) !== saved.liveFingerprint) {
-        throw new ConfigError(`the plan in ${opts.plan} is stale: the live environment changed since it was made; run roster plan again`);
+        throw new ConfigError(
+          `the plan in ${opts.plan} is stale: the live environment changed since it was made; run roster plan again`,
+        );
       }
       plan = saved;
     } else {
@@ -93,7 +116,14 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
     assertSafe(plan, { maxDeletes });
     if (plan.changes.length === 0) {
       // A script reading stdout gets an outcome every time, nothing to change included (issue #41).
-      if (format === 'json') process.stdout.write((await import('../../apply/summary.js')).applyJson({ total: 0, seconds: 0, result: { done: [], alreadyThere: [], failed: [], skipped: [] } }));
+      if (format === 'json')
+        process.stdout.write(
+          (await import('../../apply/summary.js')).applyJson({
+            total: 0,
+            seconds: 0,
+            result: { done: [], alreadyThere: [], failed: [], skipped: [] },
+          }),
+        );
       return;
     }
     await confirm(plan, opts, target.where);
@@ -101,9 +131,16 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
     if (plan.changes.length >= COLLECT_FROM_CHANGES) collectGarbage();
     const { applyPlan } = await import('../../apply/apply.js');
     const { createLogProgress, interruptedLine } = await import('../../apply/progress.js');
-    const live = process.stderr.isTTY === true && !isCi() ? (await import('../ui/apply-progress.js')).renderApplyProgress(plan.changes.length) : undefined;
+    const live =
+      process.stderr.isTTY === true && !isCi()
+        ? (await import('../ui/apply-progress.js')).renderApplyProgress(plan.changes.length)
+        : undefined;
     // Counted here too, whatever shows progress, for the summary of an interrupted apply.
-    const log = createLogProgress(plan.changes.length, live ? () => {} : (line) => process.stderr.write(line + '\n'), Date.now);
+    const log = createLogProgress(
+      plan.changes.length,
+      live ? () => {} : (line) => process.stderr.write(line + '\n'),
+      Date.now,
+    );
     const onInterrupt = () => {
       void (live?.finish() ?? Promise.resolve()).finally(() => {
         process.stdout.write(`\n${interruptedLine(log.state)}\n`);
@@ -137,7 +174,14 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
     let unverified: string | undefined;
     const leftover =
       fromFiles && result.failed.length === 0 && !result.stopped
-        ? await verifyApplied({ desired: fromFiles.desired, client: target.client, plan, live: fromFiles.live, requestGrants: fromFiles.requestGrants, mode: verify }).catch((err: unknown) => {
+        ? await verifyApplied({
+            desired: fromFiles.desired,
+            client: target.client,
+            plan,
+            live: fromFiles.live,
+            requestGrants: fromFiles.requestGrants,
+            mode: verify,
+          }).catch((err: unknown) => {
             // The writes are done and the summary is due: a read that still fails after its retries
             // leaves the writes unverified, which is an error of its own (exit 4, docs/plan.md).
             if (!(err instanceof ApiError)) throw err;
@@ -148,22 +192,37 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
     // The verification's read and plan are garbage now; the summary (every id, in JSON) comes on top.
     if (plan.changes.length >= COLLECT_FROM_CHANGES) collectGarbage();
     const { applyExitCode, applyJson, renderApplySummary, UNVERIFIED_EXIT } = await import('../../apply/summary.js');
-    const checked = opts.verifyDecisions !== false && liveBefore && result.failed.length === 0 && !result.stopped
-      ? await checkDecisions(target, plan, liveBefore, decisionWaitMs, sampled)
-      : undefined;
-    const outcome = { total: plan.changes.length, seconds, result, leftover, unverified, decisions: checked?.verification };
+    const checked =
+      opts.verifyDecisions !== false && liveBefore && result.failed.length === 0 && !result.stopped
+        ? await checkDecisions(target, plan, liveBefore, decisionWaitMs, sampled)
+        : undefined;
+    const outcome = {
+      total: plan.changes.length,
+      seconds,
+      result,
+      leftover,
+      unverified,
+      decisions: checked?.verification,
+    };
     process.stdout.write(format === 'json' ? applyJson(outcome) : '\n' + renderApplySummary(outcome));
     if (format === 'json') process.stderr.write('\n' + renderApplySummary(outcome));
     if (checked?.lines.length) out(checked.lines.join('\n') + '\n');
-    if (unverified) process.stderr.write(`error: the writes are done but could not be verified (another apply at the same time would go unseen): ${unverified}\n`);
-    if (checked?.error) process.stderr.write(`error: the writes are done, but the decision point could not be asked: ${checked.error}\n`);
+    if (unverified)
+      process.stderr.write(
+        `error: the writes are done but could not be verified (another apply at the same time would go unseen): ${unverified}\n`,
+      );
+    if (checked?.error)
+      process.stderr.write(`error: the writes are done, but the decision point could not be asked: ${checked.error}\n`);
     const disagreed = (checked?.verification?.disagreements.length ?? 0) > 0;
-    process.exitCode = unverified ? UNVERIFIED_EXIT : checked?.error ? 1 : applyExitCode(outcome) || (disagreed ? DECISIONS_DISAGREE : 0);
+    process.exitCode = unverified
+      ? UNVERIFIED_EXIT
+      : checked?.error
+        ? 1
+        : applyExitCode(outcome) || (disagreed ? DECISIONS_DISAGREE : 0);
   } finally {
     await target.close();
   }
 }
-
 
 /** Exit code when everything applied but the decision point disagrees with the plan (docs/plan.md). */
 export const DECISIONS_DISAGREE = 3;
@@ -173,7 +232,13 @@ export const DECISIONS_DISAGREE = 3;
  * failure (no decision point at that URL, the PDP unreachable) is reported after the summary, never
  * instead of it: the writes are done.
  */
-async function checkDecisions(target: Target, plan: Plan, live: LiveState, waitMs: number | undefined, sampled: DecisionChecks | undefined) {
+async function checkDecisions(
+  target: Target,
+  plan: Plan,
+  live: LiveState,
+  waitMs: number | undefined,
+  sampled: DecisionChecks | undefined,
+) {
   const { planDecisionChecks, verifyDecisions, decisionReportLines } = await import('../../apply/verify-decisions.js');
   const { readDecisions } = await import('../../api/read-decisions.js');
   const graphs = sampled ? undefined : (await import('../../plan/access.js')).accessGraphs(live, plan.changes);
@@ -181,7 +246,13 @@ async function checkDecisions(target: Target, plan: Plan, live: LiveState, waitM
   if (total === 0 && !undecided) return undefined;
   const pdp = pdpOf(target);
   try {
-    const verification = await verifyDecisions({ checks, total, undecided, waitMs, ask: (c) => readDecisions(pdp.client, target, c, pdp) });
+    const verification = await verifyDecisions({
+      checks,
+      total,
+      undecided,
+      waitMs,
+      ask: (c) => readDecisions(pdp.client, target, c, pdp),
+    });
     // Named as the other lines name the target: the embedded service's port is random and says nothing.
     const where = pdp.via ? new URL(pdp.url).host : target.kind === 'embedded' ? 'the embedded service' : target.where;
     return { verification, lines: decisionReportLines(verification, where) };
@@ -194,7 +265,8 @@ async function checkDecisions(target: Target, plan: Plan, live: LiveState, waitM
 function waitOf(text: string): number {
   const trimmed = text.trim();
   const parsed = /^[0-9]+$/.test(trimmed) ? { ok: true as const, ms: Number(trimmed) * 1000 } : parseDuration(trimmed);
-  if (!parsed.ok || parsed.ms > 600_000) throw new ConfigError(`--decision-wait must be seconds or a duration up to 10m (0, 15s, 2m), got '${text}'`);
+  if (!parsed.ok || parsed.ms > 600_000)
+    throw new ConfigError(`--decision-wait must be seconds or a duration up to 10m (0, 15s, 2m), got '${text}'`);
   return parsed.ms;
 }
 
@@ -210,11 +282,17 @@ export function enforceAssertions(plan: Plan, opts: Pick<ApplyCommandOptions, 'a
   if (failed === 0) return;
   const what = `${plural(failed, 'assertion')} of the configuration ${agree(failed, 'fails', 'fail')} on the state after this plan`;
   if (!opts.allowFailingAssertions) {
-    throw new UnsafePlanError(`${what} (see above): nothing was applied; fix the configuration, or pass --allow-failing-assertions to apply anyway`, '--allow-failing-assertions');
+    throw new UnsafePlanError(
+      `${what} (see above): nothing was applied; fix the configuration, or pass --allow-failing-assertions to apply anyway`,
+      '--allow-failing-assertions',
+    );
   }
   const bar = '!'.repeat(78);
   const names = result!.failures.map((f) => `!!   ${f.place ? `${f.place}: ` : ''}${f.name}`);
-  process.stderr.write(['', bar, `!! WARNING: --allow-failing-assertions: applying although ${what}:`, ...names, bar, ''].join('\n') + '\n');
+  process.stderr.write(
+    ['', bar, `!! WARNING: --allow-failing-assertions: applying although ${what}:`, ...names, bar, ''].join('\n') +
+      '\n',
+  );
 }
 
 /**
@@ -223,13 +301,21 @@ export function enforceAssertions(plan: Plan, opts: Pick<ApplyCommandOptions, 'a
  */
 async function confirm(plan: Plan, opts: ApplyCommandOptions, where: string): Promise<void> {
   if (opts.yes) return;
-  if (!isInteractive()) throw new UnsafePlanError('not on a terminal: pass --yes to apply without a confirmation', '--yes');
+  if (!isInteractive())
+    throw new UnsafePlanError('not on a terminal: pass --yes to apply without a confirmation', '--yes');
   const scope = `${plan.project}/${plan.environment} on ${where}`;
   const users = plan.access?.users;
-  const access = users === undefined ? '' : users === 0 ? " (nobody's access changes)" : ` (${plural(users, 'user')} ${agree(users, 'gains or loses', 'gain or lose')} access: see above)`;
+  const access =
+    users === undefined
+      ? ''
+      : users === 0
+        ? " (nobody's access changes)"
+        : ` (${plural(users, 'user')} ${agree(users, 'gains or loses', 'gain or lose')} access: see above)`;
   // Deleting what the configuration does not declare (--prune, or its `authoritative:`) needs the key typed.
   if ((plan.prune || (plan.authoritative?.length ?? 0) > 0) && plan.summary.delete > 0) {
-    const answer = await ask(`This plan deletes ${plural(plan.summary.delete, 'object')} in ${scope}${access}. Type the environment's key (${plan.environment}) to apply: `);
+    const answer = await ask(
+      `This plan deletes ${plural(plan.summary.delete, 'object')} in ${scope}${access}. Type the environment's key (${plan.environment}) to apply: `,
+    );
     if (answer !== plan.environment) throw new UnsafePlanError('not confirmed: nothing was applied', '--yes');
     return;
   }

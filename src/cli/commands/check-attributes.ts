@@ -26,11 +26,17 @@ export function passedFromFlags(o: AttributeFlags): AbacCheck['passed'] {
     try {
       parsed = JSON.parse(o.with);
     } catch (err) {
-      throw new ConfigError(`--with must be a JSON object {"user": {...}, "resource": {...}, "context": {...}}: ${(err as Error).message}`);
+      throw new ConfigError(
+        `--with must be a JSON object {"user": {...}, "resource": {...}, "context": {...}}: ${(err as Error).message}`,
+      );
     }
-    if (!isObject(parsed)) throw new ConfigError(`--with must be a JSON object {"user": {...}, "resource": {...}, "context": {...}}, got ${JSON.stringify(parsed)}`);
+    if (!isObject(parsed))
+      throw new ConfigError(
+        `--with must be a JSON object {"user": {...}, "resource": {...}, "context": {...}}, got ${JSON.stringify(parsed)}`,
+      );
     for (const [k, v] of Object.entries(parsed)) {
-      if (!(PARTS as readonly string[]).includes(k)) throw new ConfigError(`--with: unknown key '${k}': the check passes ${PARTS.join(', ')}`);
+      if (!(PARTS as readonly string[]).includes(k))
+        throw new ConfigError(`--with: unknown key '${k}': the check passes ${PARTS.join(', ')}`);
       if (!isObject(v)) throw new ConfigError(`--with: ${k} must be an object of attributes, got ${JSON.stringify(v)}`);
       out[k as (typeof PARTS)[number]] = v as JsonObject;
     }

@@ -13,27 +13,39 @@ export interface CheckCommandOptions extends AccessStateOptions {
  * paths come from the live state). Exit 1 when any assertion fails.
  */
 /** The grants of approved requests the configuration does not declare, held or expired (an expired one grants until revoked). */
-async function readHeldLookup(client: import('../../api/index.js').ApiClient, desired: import('../../types/desired.js').DesiredState, live: import('../../types/live.js').LiveState) {
+async function readHeldLookup(
+  client: import('../../api/index.js').ApiClient,
+  desired: import('../../types/desired.js').DesiredState,
+  live: import('../../types/live.js').LiveState,
+) {
   const { readRequestGrants } = await import('../../api/read-request-grants.js');
   const { classifyRequestGrants } = await import('../../plan/request-grants.js');
   const { heldLookup } = await import('../../plan/render-held.js');
   const grants = classifyRequestGrants(desired, live, await readRequestGrants(client), new Date());
   const expired = [...grants.expired.values()].map(({ kind, before, expired: e }) => {
     const f = before as Record<string, string>;
-    return kind === 'member' ? { user: f.user, role: 'member', on: f.group, expired: e } : { user: f.user, role: f.role, on: f.on ?? f.tenant, expired: e };
+    return kind === 'member'
+      ? { user: f.user, role: 'member', on: f.group, expired: e }
+      : { user: f.user, role: f.role, on: f.on ?? f.tenant, expired: e };
   });
   return heldLookup(grants.held, expired);
 }
 
 export async function checkCommand(paths: string[], opts: CheckCommandOptions): Promise<void> {
-  if (!CHECK_FORMATS.includes(opts.format as CheckFormat)) throw new ConfigError(`--format must be one of ${CHECK_FORMATS.join(', ')}, got '${opts.format}'`);
+  if (!CHECK_FORMATS.includes(opts.format as CheckFormat))
+    throw new ConfigError(`--format must be one of ${CHECK_FORMATS.join(', ')}, got '${opts.format}'`);
   const { evaluateAssertions, checksNeeded } = await import('../../access/assertions.js');
   const { renderCheck } = await import('../../access/check-report.js');
   const state = await openAccessState(paths, opts, 'check', true).catch(async (err: unknown) => {
     // JUnit goes to a CI report step: an invalid configuration is a failed suite there, not an empty file.
     if (opts.format === 'junit' && err instanceof ConfigError) {
       const { renderConfigErrorsJunit } = await import('../../access/check-report.js');
-      process.stdout.write(renderConfigErrorsJunit(err.message, err.problems.filter((p) => p.severity !== 'warning')));
+      process.stdout.write(
+        renderConfigErrorsJunit(
+          err.message,
+          err.problems.filter((p) => p.severity !== 'warning'),
+        ),
+      );
     }
     throw err;
   });
@@ -53,7 +65,11 @@ export async function checkCommand(paths: string[], opts: CheckCommandOptions): 
     let report = evaluateAssertions(assertions, state.graph, { decisions, abac });
     // A `cannot` that fails on the live service may fail through an approved access request's grant:
     // only then are the requests read (one list per element configuration), to name it.
-    if (state.on === 'live' && state.desired && report.results.some((r) => r.failures.some((f) => f.paths.length > 0))) {
+    if (
+      state.on === 'live' &&
+      state.desired &&
+      report.results.some((r) => r.failures.some((f) => f.paths.length > 0))
+    ) {
       const held = await readHeldLookup(state.target.client, state.desired, state.live);
       report = evaluateAssertions(assertions, state.graph, { decisions, held, abac });
     }

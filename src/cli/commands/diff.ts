@@ -19,23 +19,41 @@ export interface DiffCommandOptions extends TargetOptions {
  * --detailed-exitcode, 2 when they differ.
  */
 export async function diffCommand(a: string, b: string, paths: string[], opts: DiffCommandOptions): Promise<void> {
-  if (opts.format !== 'text' && opts.format !== 'json') throw new ConfigError(`--format must be text or json, got '${opts.format}'`);
+  if (opts.format !== 'text' && opts.format !== 'json')
+    throw new ConfigError(`--format must be text or json, got '${opts.format}'`);
   if (opts.env !== undefined) throw new ConfigError('roster diff takes its two environments as arguments, not --env');
   const layout = layoutOf(paths, !opts.live);
   const { diffEnvironments } = await import('../../plan/environments.js');
   const sides = [];
   for (const env of [a, b]) {
-    const declared = layout && (!opts.live || layoutEnvironments(layout).includes(env)) ? (await loadDesired([layout], 'diff', { env })).desired : undefined;
-    sides.push(opts.live ? await readLiveAsDeclared({ ...opts, project: opts.project ?? declared?.project, env: declared?.environment ?? env }) : declared!);
+    const declared =
+      layout && (!opts.live || layoutEnvironments(layout).includes(env))
+        ? (await loadDesired([layout], 'diff', { env })).desired
+        : undefined;
+    sides.push(
+      opts.live
+        ? await readLiveAsDeclared({
+            ...opts,
+            project: opts.project ?? declared?.project,
+            env: declared?.environment ?? env,
+          })
+        : declared!,
+    );
   }
-  const report: DiffReport = { on: opts.live ? 'live' : 'declared', a, b, differences: diffEnvironments(sides[0], sides[1]) };
+  const report: DiffReport = {
+    on: opts.live ? 'live' : 'declared',
+    a,
+    b,
+    differences: diffEnvironments(sides[0], sides[1]),
+  };
   process.stdout.write(opts.format === 'json' ? renderDiffJson(report) : renderDiffText(report));
   process.exitCode = opts.detailedExitcode && report.differences.length > 0 ? 2 : 0;
 }
 
 /** The layout directory given (or the default one); required to compare declared states. */
 function layoutOf(paths: string[], required: boolean): string | undefined {
-  if (paths.length > 1) throw new ConfigError('roster diff takes one configuration directory (shared/ and envs/<env>/)');
+  if (paths.length > 1)
+    throw new ConfigError('roster diff takes one configuration directory (shared/ and envs/<env>/)');
   let given: string[];
   try {
     given = defaultPaths(paths, 'diff');
@@ -46,12 +64,19 @@ function layoutOf(paths: string[], required: boolean): string | undefined {
   if (isLayout(given[0])) return given[0];
   if (!required) return undefined;
   throw new ConfigError(`${given[0]} is not a directory of several environments`, [
-    { file: given[0], message: 'roster diff compares two environments of a directory holding shared/ and envs/<env>/ (docs/config.md)', hint: 'roster init --environments dev,staging,prod writes one; or compare live environments with --live --project P' },
+    {
+      file: given[0],
+      message: 'roster diff compares two environments of a directory holding shared/ and envs/<env>/ (docs/config.md)',
+      hint: 'roster init --environments dev,staging,prod writes one; or compare live environments with --live --project P',
+    },
   ]);
 }
 
 /** The live state of the target, read as its export would be loaded: the same shapes and defaults as a declared state. */
-export async function readLiveAsDeclared(opts: TargetOptions, scope?: { project?: string; environment?: string }): Promise<DesiredState> {
+export async function readLiveAsDeclared(
+  opts: TargetOptions,
+  scope?: { project?: string; environment?: string },
+): Promise<DesiredState> {
   const target: Target = await openTarget(opts, scope);
   try {
     const { readLiveState } = await import('../../api/read-live.js');
@@ -59,7 +84,11 @@ export async function readLiveAsDeclared(opts: TargetOptions, scope?: { project?
     const { validateSources } = await import('../../config/index.js');
     const text = buildExport(await readLiveState(target.client));
     const loaded = validateSources([{ file: `${target.project}/${target.environment} (export)`, text }]);
-    if (!loaded.desired) throw new ConfigError(`the live environment ${target.project}/${target.environment} cannot be read as configuration`, loaded.errors.slice(0, 10));
+    if (!loaded.desired)
+      throw new ConfigError(
+        `the live environment ${target.project}/${target.environment} cannot be read as configuration`,
+        loaded.errors.slice(0, 10),
+      );
     return loaded.desired;
   } finally {
     await target.close();

@@ -23,9 +23,11 @@ type ExpiredChange = DeleteChange & { expired: NonNullable<DeleteChange['expired
  * nothing. Exit 1 when a revocation failed.
  */
 export async function expireCommand(paths: string[], opts: ExpireCommandOptions): Promise<void> {
-  if (opts.format !== 'text' && opts.format !== 'json') throw new ConfigError(`--format must be text or json, got '${opts.format}'`);
+  if (opts.format !== 'text' && opts.format !== 'json')
+    throw new ConfigError(`--format must be text or json, got '${opts.format}'`);
   const concurrency = opts.concurrency === undefined ? 8 : Number(opts.concurrency);
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new ConfigError(`--concurrency must be a whole number of at least 1, got '${opts.concurrency}'`);
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new ConfigError(`--concurrency must be a whole number of at least 1, got '${opts.concurrency}'`);
   const { plan, warnings, target } = await planFromFiles(paths, 'requests expire', { ...opts, concurrency }, {});
   printWarnings(warnings);
   try {
@@ -40,10 +42,17 @@ export async function expireCommand(paths: string[], opts: ExpireCommandOptions)
         ...result.failed,
         ...result.skipped.map((s) => ({ id: s.id, error: `depends on ${s.because}` })),
         // The service stopped answering: what was never tried is not revoked either.
-        ...(result.stopped?.notAttempted ?? []).map((id) => ({ id, error: `not attempted: ${result.stopped!.reason}` })),
+        ...(result.stopped?.notAttempted ?? []).map((id) => ({
+          id,
+          error: `not attempted: ${result.stopped!.reason}`,
+        })),
       );
     }
-    process.stdout.write(opts.format === 'json' ? renderExpiryJson(expired, done, failed, opts.dryRun === true) : renderExpiryText(expired, done, failed, opts.dryRun === true));
+    process.stdout.write(
+      opts.format === 'json'
+        ? renderExpiryJson(expired, done, failed, opts.dryRun === true)
+        : renderExpiryText(expired, done, failed, opts.dryRun === true),
+    );
     if (failed.length > 0) process.exitCode = 1;
   } finally {
     await target.close();
@@ -57,19 +66,41 @@ export function expiredChanges(plan: Plan): ExpiredChange[] {
 
 /** The plan narrowed to `expired`: what apply sends. */
 function expiryPlan(plan: Plan, expired: ExpiredChange[]): Plan {
-  return { ...plan, changes: expired, summary: { create: 0, update: 0, delete: expired.length }, held: undefined, access: undefined };
+  return {
+    ...plan,
+    changes: expired,
+    summary: { create: 0, update: 0, delete: expired.length },
+    held: undefined,
+    access: undefined,
+  };
 }
 
-export function renderExpiryText(expired: ExpiredChange[], done: string[], failed: { id: string; error: string }[], dryRun: boolean): string {
-  if (expired.length === 0) return 'No grant of an approved access request has outlived its grant_for: nothing to revoke.\n';
-  const lines = [dryRun ? `Would revoke ${expiredGrants(expired.length)} (nothing was changed; run without --dry-run to revoke):` : `Revoked ${count(done.length)} of ${expiredGrants(expired.length)}:`];
+export function renderExpiryText(
+  expired: ExpiredChange[],
+  done: string[],
+  failed: { id: string; error: string }[],
+  dryRun: boolean,
+): string {
+  if (expired.length === 0)
+    return 'No grant of an approved access request has outlived its grant_for: nothing to revoke.\n';
+  const lines = [
+    dryRun
+      ? `Would revoke ${expiredGrants(expired.length)} (nothing was changed; run without --dry-run to revoke):`
+      : `Revoked ${count(done.length)} of ${expiredGrants(expired.length)}:`,
+  ];
   for (const c of expired) lines.push(`  - ${c.id}`, `      ${expiredNote(c.expired)}`);
   for (const f of failed) lines.push(`  failed ${f.id}: ${f.error}`);
-  if (failed.length > 0) lines.push('Run roster requests expire again: it reads the live state anew and revokes what is left.');
+  if (failed.length > 0)
+    lines.push('Run roster requests expire again: it reads the live state anew and revokes what is left.');
   return lines.join('\n') + '\n';
 }
 
-function renderExpiryJson(expired: ExpiredChange[], done: string[], failed: { id: string; error: string }[], dryRun: boolean): string {
+function renderExpiryJson(
+  expired: ExpiredChange[],
+  done: string[],
+  failed: { id: string; error: string }[],
+  dryRun: boolean,
+): string {
   const grants = expired.map((c) => ({ id: c.id, ...c.before, expired: c.expired, revoked: done.includes(c.id) }));
   return JSON.stringify({ dryRun, grants, failed }, null, 2) + '\n';
 }

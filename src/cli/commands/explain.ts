@@ -19,8 +19,15 @@ const FORMATS = ['text', 'json'] as const;
  * "cannot"/"lacks" (an unknown user, instance or action included: the notes say what was meant), so a
  * script can test the answer; `roster check` enforces many at once.
  */
-export async function explainCommand(user: string, subject: string, instance: string, paths: string[], opts: ExplainCommandOptions): Promise<void> {
-  if (!FORMATS.includes(opts.format as (typeof FORMATS)[number])) throw new ConfigError(`--format must be one of ${FORMATS.join(', ')}, got '${opts.format}'`);
+export async function explainCommand(
+  user: string,
+  subject: string,
+  instance: string,
+  paths: string[],
+  opts: ExplainCommandOptions,
+): Promise<void> {
+  if (!FORMATS.includes(opts.format as (typeof FORMATS)[number]))
+    throw new ConfigError(`--format must be one of ${FORMATS.join(', ')}, got '${opts.format}'`);
   if (!instance.includes(':')) throw new ConfigError(`INSTANCE must be <resource>:<key>, got '${instance}'`);
   const passed = passedFromFlags(opts);
   const state = await openAccessState(paths, opts, 'explain', false);
@@ -34,14 +41,26 @@ export async function explainCommand(user: string, subject: string, instance: st
     const facts = state.graph.facts;
     const notes: string[] = [];
     if (!users.has(user)) notes.push(`note: ${user} is not a user of ${of}${meant(user, users.keys())}.`);
-    if (state.graph.tenantOf(instance) === null) notes.push(`note: ${instance} is not a resource instance or group of ${of}${meant(instance, facts.instances.map((i) => i.id))}.`);
+    if (state.graph.tenantOf(instance) === null)
+      notes.push(
+        `note: ${instance} is not a resource instance or group of ${of}${meant(
+          instance,
+          facts.instances.map((i) => i.id),
+        )}.`,
+      );
     const type = instance.slice(0, instance.indexOf(':'));
     const declared = source.resources.get(type)?.actions ?? [];
     if (e.kind === 'permission' && e.missing?.roles.length === 0 && !e.abac?.rules.length && !subject.includes(':')) {
       // Neither a role nor an action any role or set rule grants: most likely a typo of one of them.
-      const actions = facts.roles.flatMap((r) => r.permissions.filter((p) => p.startsWith(`${type}:`)).map((p) => p.slice(type.length + 1)));
-      const known = declared.includes(subject) ? 'an action no role or set rule grants' : 'neither a role nor an action';
-      notes.push(`note: ${subject} is ${known} on ${type}${meant(subject, [...facts.roles.map((r) => r.key), ...actions, ...declared])}.`);
+      const actions = facts.roles.flatMap((r) =>
+        r.permissions.filter((p) => p.startsWith(`${type}:`)).map((p) => p.slice(type.length + 1)),
+      );
+      const known = declared.includes(subject)
+        ? 'an action no role or set rule grants'
+        : 'neither a role nor an action';
+      notes.push(
+        `note: ${subject} is ${known} on ${type}${meant(subject, [...facts.roles.map((r) => r.key), ...actions, ...declared])}.`,
+      );
     }
     if (opts.format === 'json') process.stdout.write(JSON.stringify({ on: state.on, ...e, notes }, null, 2) + '\n');
     else process.stdout.write(renderExplanation(e, notes));
@@ -58,15 +77,22 @@ function meant(name: string, known: Iterable<string>): string {
   return hint ? ` (${hint})` : '';
 }
 
-export function renderExplanation(e: Explanation & Partial<Pick<JoinedExplanation, 'abac' | 'undecided'>>, notes: string[] = []): string {
+export function renderExplanation(
+  e: Explanation & Partial<Pick<JoinedExplanation, 'abac' | 'undecided'>>,
+  notes: string[] = [],
+): string {
   const what = e.kind === 'role' ? `role ${e.subject}` : (e.permission ?? e.subject);
-  const verb = e.kind === 'role' ? (e.allowed ? 'has' : 'lacks') : e.allowed ? 'can' : e.undecided ? 'may or may not' : 'cannot';
+  const verb =
+    e.kind === 'role' ? (e.allowed ? 'has' : 'lacks') : e.allowed ? 'can' : e.undecided ? 'may or may not' : 'cannot';
   const lines = [`${e.user} ${verb} ${what} on ${e.instance}${e.undecided ? ': not decided offline' : ''}`];
   const rules = e.abac?.rules ?? [];
   if (e.allowed) {
     const allowing = rules.filter((r) => r.outcome === 'holds');
     lines.push(`${plural(e.via.length + allowing.length, 'path')}:`);
-    for (const v of e.via) lines.push(`  ${formatPath(e.user, v.path, v.role, e.instance)}${e.kind === 'permission' ? ` (${v.role} grants ${e.permission})` : ''}`);
+    for (const v of e.via)
+      lines.push(
+        `  ${formatPath(e.user, v.path, v.role, e.instance)}${e.kind === 'permission' ? ` (${v.role} grants ${e.permission})` : ''}`,
+      );
     lines.push(...abacLines({ ...e.abac!, rules: allowing }).map((l) => `  ${l}`));
   } else {
     if (e.missing) lines.push(`  ${e.missing.message}`);

@@ -18,8 +18,10 @@ export interface ExportCommandOptions extends TargetOptions {
  * layout the folder of --env), the objects whose declared state differs from the live one.
  */
 export async function exportCommand(opts: ExportCommandOptions): Promise<void> {
-  if (opts.out !== undefined && opts.diff !== undefined) throw new ConfigError('--out and --diff do not go together: --diff only compares');
-  if (opts.diff !== undefined && existsSync(opts.diff) && statSync(opts.diff).isDirectory()) return diffDirectory(opts.diff, opts);
+  if (opts.out !== undefined && opts.diff !== undefined)
+    throw new ConfigError('--out and --diff do not go together: --diff only compares');
+  if (opts.diff !== undefined && existsSync(opts.diff) && statSync(opts.diff).isDirectory())
+    return diffDirectory(opts.diff, opts);
   const before = opts.diff !== undefined && existsSync(opts.diff) ? readFileSync(opts.diff, 'utf8') : '';
   const { readHeader, withHeader } = await import('../../config/export.js');
   // The environment the file compared with names, else the repository's configuration's.
@@ -72,23 +74,36 @@ export async function exportLive(opts: TargetOptions, options: ExportLiveOptions
 export async function exportLiveFrom(
   opts: TargetOptions,
   options: ExportLiveOptions = {},
-): Promise<{ text: string; target: { kind: 'embedded' | 'remote'; where: string; project: string; environment: string } }> {
+): Promise<{
+  text: string;
+  target: { kind: 'embedded' | 'remote'; where: string; project: string; environment: string };
+}> {
   const target = await openTarget(opts, options.scope);
   try {
     const { readLiveState } = await import('../../api/read-live.js');
     const { buildExport } = await import('../../config/export.js');
     const live = await readLiveState(target.client);
     // Empty: nothing but the tenant `default` every environment comes with (untouched).
-    const onlyDefault = (part: (typeof LIVE_PARTS)[number]) => part === 'tenants' && live.tenants.size === 1 && live.tenants.has(DEFAULT_TENANT);
-    if (options.refuseEmptyEmbedded && target.kind === 'embedded' && LIVE_PARTS.every((part) => live[part].size === 0 || onlyDefault(part))) {
+    const onlyDefault = (part: (typeof LIVE_PARTS)[number]) =>
+      part === 'tenants' && live.tenants.size === 1 && live.tenants.has(DEFAULT_TENANT);
+    if (
+      options.refuseEmptyEmbedded &&
+      target.kind === 'embedded' &&
+      LIVE_PARTS.every((part) => live[part].size === 0 || onlyDefault(part))
+    ) {
       const dataDir = opts.data ?? (process.env.ROSTER_DATA_DIR || './.roster');
       throw new ConfigError(
         `--from-live found nothing to export: no --api-url and no ROSTER_API_URL, so it read the embedded default (${dataDir}), which is empty; nothing was written (set ROSTER_API_URL and ROSTER_API_KEY, or pass --api-url, to export a remote service)`,
       );
     }
     // A remote service's host too: a plan of the export read with no service named is refused (provenance.ts).
-    const text = buildExport(live, { source: `${target.project}/${target.environment}${target.kind === 'remote' ? ` at ${target.where}` : ''}` });
-    return { text, target: { kind: target.kind, where: target.where, project: target.project, environment: target.environment } };
+    const text = buildExport(live, {
+      source: `${target.project}/${target.environment}${target.kind === 'remote' ? ` at ${target.where}` : ''}`,
+    });
+    return {
+      text,
+      target: { kind: target.kind, where: target.where, project: target.project, environment: target.environment },
+    };
   } finally {
     await target.close();
   }

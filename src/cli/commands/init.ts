@@ -38,25 +38,37 @@ interface Write {
  */
 export async function initCommand(dirArg: string | undefined, opts: InitCommandOptions): Promise<void> {
   const dir = path.resolve(dirArg ?? '.');
-  const targetFlags = (['apiUrl', 'apiKeyFile', 'project', 'env', 'data'] as const).filter((k) => opts[k] !== undefined);
+  const targetFlags = (['apiUrl', 'apiKeyFile', 'project', 'env', 'data'] as const).filter(
+    (k) => opts[k] !== undefined,
+  );
   if (targetFlags.length > 0 && !opts.fromLive) {
-    throw new ConfigError(`${targetFlags.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} only ${agree(targetFlags.length, 'goes', 'go')} with --from-live: without it, roster init reads no service`);
+    throw new ConfigError(
+      `${targetFlags.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} only ${agree(targetFlags.length, 'goes', 'go')} with --from-live: without it, roster init reads no service`,
+    );
   }
   const environments = opts.environments === undefined ? undefined : parseEnvironments(opts.environments);
   if (environments && opts.fromLive) {
-    throw new ConfigError('--from-live and --environments do not go together: write the layout, then compare each environment with it (`roster export --env ENV --diff roster/`, docs/config.md)');
+    throw new ConfigError(
+      '--from-live and --environments do not go together: write the layout, then compare each environment with it (`roster export --env ENV --diff roster/`, docs/config.md)',
+    );
   }
   // An environment added to an existing layout: its folder and jobs, nothing else rewritten.
   const addition = environments && !opts.force ? planAddition(dir, environments, WORKFLOW_FILE) : undefined;
   const layout = environments ? (addition ? addition.files : layoutFiles(environments)) : undefined;
   const conflicts = addition ? [] : findConflicts(dir, layout ? layout.map((f) => f.file) : [CONFIG_FILE]);
   if (conflicts.length > 0 && !opts.force) {
-    throw new ConfigError(`roster init would overwrite what exists in ${dir}; nothing was written (--force replaces ${environments ? 'the configuration files' : CONFIG_FILE} and ${WORKFLOW_FILE})`, conflicts);
+    throw new ConfigError(
+      `roster init would overwrite what exists in ${dir}; nothing was written (--force replaces ${environments ? 'the configuration files' : CONFIG_FILE} and ${WORKFLOW_FILE})`,
+      conflicts,
+    );
   }
 
   // Everything read, and refused if unreadable, before the live environment is: nothing is written on error.
   const existing = readPackageJson(dir);
-  const merged = mergePackageJson(existing?.json, { name: packageName(path.basename(dir)), rosterSpec: installedFrom(dir) });
+  const merged = mergePackageJson(existing?.json, {
+    name: packageName(path.basename(dir)),
+    rosterSpec: installedFrom(dir),
+  });
   const gitignore = mergeGitignore(readText(path.join(dir, '.gitignore')));
 
   const writes: Write[] = [];
@@ -64,32 +76,69 @@ export async function initCommand(dirArg: string | undefined, opts: InitCommandO
   const verb = (file: string) => (existsSync(path.join(dir, file)) ? 'replaced' : 'created');
   if (addition && layout) {
     for (const f of layout) writes.push({ ...f, verb: verb(f.file) });
-    writes.push({ file: WORKFLOW_FILE, verb: existsSync(path.join(dir, WORKFLOW_FILE)) ? 'updated' : 'created', ...addition.workflow });
+    writes.push({
+      file: WORKFLOW_FILE,
+      verb: existsSync(path.join(dir, WORKFLOW_FILE)) ? 'updated' : 'created',
+      ...addition.workflow,
+    });
   } else if (environments && layout) {
     for (const f of layout) writes.push({ ...f, verb: verb(f.file) });
-    writes.push({ file: WORKFLOW_FILE, verb: verb(WORKFLOW_FILE), content: environmentsWorkflow(environments), what: 'plans each environment a pull request touches (a comment each), applies each on merge, expires grants on a schedule' });
+    writes.push({
+      file: WORKFLOW_FILE,
+      verb: verb(WORKFLOW_FILE),
+      content: environmentsWorkflow(environments),
+      what: 'plans each environment a pull request touches (a comment each), applies each on merge, expires grants on a schedule',
+    });
   } else {
     const config = opts.fromLive
       ? await fromLive(opts)
       : { content: template('roster.yaml'), what: 'a starter configuration' };
     if ('target' in config) live = config.target;
     writes.push({ file: CONFIG_FILE, verb: verb(CONFIG_FILE), content: config.content, what: config.what });
-    writes.push({ file: WORKFLOW_FILE, verb: verb(WORKFLOW_FILE), content: template('workflow.yml'), what: 'plans each pull request (as a comment), applies on merge to main' });
+    writes.push({
+      file: WORKFLOW_FILE,
+      verb: verb(WORKFLOW_FILE),
+      content: template('workflow.yml'),
+      what: 'plans each pull request (as a comment), applies on merge to main',
+    });
   }
 
   if (gitignore.added.length > 0) {
-    writes.push({ file: '.gitignore', verb: existsSync(path.join(dir, '.gitignore')) ? 'updated' : 'created', content: gitignore.text, what: `+ ${gitignore.added.join(', ')}` });
+    writes.push({
+      file: '.gitignore',
+      verb: existsSync(path.join(dir, '.gitignore')) ? 'updated' : 'created',
+      content: gitignore.text,
+      what: `+ ${gitignore.added.join(', ')}`,
+    });
   }
 
   if (merged.added.length > 0) {
-    writes.push({ file: 'package.json', verb: existing ? 'updated' : 'created', content: `${JSON.stringify(merged.json, null, existing?.indent ?? 2)}\n`, what: `+ ${merged.added.join(', ')}` });
+    writes.push({
+      file: 'package.json',
+      verb: existing ? 'updated' : 'created',
+      content: `${JSON.stringify(merged.json, null, existing?.indent ?? 2)}\n`,
+      what: `+ ${merged.added.join(', ')}`,
+    });
   }
 
   for (const w of writes) writeWhole(path.join(dir, w.file), w.content);
 
   const width = Math.max(...writes.map((w) => w.file.length));
-  const out = [`roster init: ${dir}`, ...writes.map((w) => `  ${w.verb.padEnd(8)} ${w.file.padEnd(width)}  ${w.what}`), ''];
-  out.push(...(await nextSteps(dir, merged.json, merged.denied, environments, addition?.existing, live && { ...live, apiUrl: opts.apiUrl })));
+  const out = [
+    `roster init: ${dir}`,
+    ...writes.map((w) => `  ${w.verb.padEnd(8)} ${w.file.padEnd(width)}  ${w.what}`),
+    '',
+  ];
+  out.push(
+    ...(await nextSteps(
+      dir,
+      merged.json,
+      merged.denied,
+      environments,
+      addition?.existing,
+      live && { ...live, apiUrl: opts.apiUrl },
+    )),
+  );
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
@@ -100,10 +149,15 @@ export async function initCommand(dirArg: string | undefined, opts: InitCommandO
 async function fromLive(opts: InitCommandOptions): Promise<{ content: string; what: string; target: LiveTarget }> {
   const { exportLiveFrom } = await import('./export.js');
   const { text, target } = await exportLiveFrom(opts, { refuseEmptyEmbedded: true });
-  const named = opts.project !== undefined || opts.env !== undefined || !!process.env.ROSTER_PROJECT || !!process.env.ROSTER_ENV;
+  const named =
+    opts.project !== undefined || opts.env !== undefined || !!process.env.ROSTER_PROJECT || !!process.env.ROSTER_ENV;
   const scope = named ? { project: target.project, environment: target.environment } : {};
   const where = named ? ` of ${target.project}/${target.environment}` : '';
-  return { content: authoritative(text, scope), what: `the live environment${where}, as \`roster export\` writes it, authoritative`, target: { ...target, named } };
+  return {
+    content: authoritative(text, scope),
+    what: `the live environment${where}, as \`roster export\` writes it, authoritative`,
+    target: { ...target, named },
+  };
 }
 
 /** Where `--from-live` read, for the next steps. */
@@ -124,15 +178,27 @@ function findConflicts(dir: string, configFiles: string[]): ConfigProblem[] {
   const rosterDir = path.join(dir, 'roster');
   if (existsSync(rosterDir)) {
     const ours = new Set(configFiles.map((f) => path.relative('roster', f)));
-    const others = readdirSync(rosterDir, { recursive: true, encoding: 'utf8' }).filter((f) => /\.ya?ml$/.test(f) && !ours.has(f));
+    const others = readdirSync(rosterDir, { recursive: true, encoding: 'utf8' }).filter(
+      (f) => /\.ya?ml$/.test(f) && !ours.has(f),
+    );
     if (others.length > 0) {
-      problems.push({ file: rosterDir, message: `holds a configuration already (${others.sort().slice(0, 3).join(', ')}${others.length > 3 ? ', ...' : ''}); ${configFiles.length === 1 ? configFiles[0] : 'the configuration written'} would be merged with it` });
+      problems.push({
+        file: rosterDir,
+        message: `holds a configuration already (${others.sort().slice(0, 3).join(', ')}${others.length > 3 ? ', ...' : ''}); ${configFiles.length === 1 ? configFiles[0] : 'the configuration written'} would be merged with it`,
+      });
     }
   }
   return problems;
 }
 
-async function nextSteps(dir: string, pkg: PackageJson, denied: string[], environments?: string[], existing?: string[], live?: LiveTarget & { apiUrl?: string }): Promise<string[]> {
+async function nextSteps(
+  dir: string,
+  pkg: PackageJson,
+  denied: string[],
+  environments?: string[],
+  existing?: string[],
+  live?: LiveTarget & { apiUrl?: string },
+): Promise<string[]> {
   const at = path.relative(process.cwd(), dir);
   const cd = at === '' ? '' : `cd ${/^[\w./-]+$/.test(at) ? at : JSON.stringify(at)} && `;
   const deps = { ...(pkg.dependencies as object), ...(pkg.devDependencies as object) } as Record<string, unknown>;
@@ -140,39 +206,71 @@ async function nextSteps(dir: string, pkg: PackageJson, denied: string[], enviro
   const spec = typeof declared === 'string' ? declared : undefined;
   const steps: string[] = [];
   const toCommit = ['roster/', '.github/', '.gitignore', 'package.json', 'package-lock.json'];
-  const notes: string[] = denied.map((key) => `warning: package.json's allowScripts denies ${key}; the embedded default and \`roster serve\` need its install script`);
+  const notes: string[] = denied.map(
+    (key) =>
+      `warning: package.json's allowScripts denies ${key}; the embedded default and \`roster serve\` need its install script`,
+  );
   if (spec === undefined) {
-    steps.push(`${cd}npm install --save-dev ROSTER   (ROSTER: a git URL, or a tarball in this repository; see Roster's README)`);
+    steps.push(
+      `${cd}npm install --save-dev ROSTER   (ROSTER: a git URL, or a tarball in this repository; see Roster's README)`,
+    );
   } else {
     steps.push(`${cd}npm install   (writes package-lock.json, from which CI installs with npm ci)`);
     const tarball = spec.startsWith('file:') ? path.resolve(dir, spec.slice('file:'.length)) : undefined;
     if (tarball && path.relative(dir, tarball).startsWith('..')) {
-      notes.push(`note: package.json installs Roster from ${tarball}, outside this repository, where CI cannot reach it: commit the tarball, or install Roster from a git URL`);
+      notes.push(
+        `note: package.json installs Roster from ${tarball}, outside this repository, where CI cannot reach it: commit the tarball, or install Roster from a git URL`,
+      );
     } else if (tarball) {
       // CI installs from the lock file, which names the tarball: it must be in the commit too.
       toCommit.push(path.relative(dir, tarball).split(path.sep).join('/'));
     }
   }
   const broken = await embeddedDefaultProblem();
-  if (broken) steps.push(`${cd}npm rebuild better-sqlite3   (its install script has not run, so the embedded default cannot start: ${broken})`);
+  if (broken)
+    steps.push(
+      `${cd}npm rebuild better-sqlite3   (its install script has not run, so the embedded default cannot start: ${broken})`,
+    );
   if (environments && existing) {
-    steps.push(`${cd}npx --no roster validate roster/ && npx --no roster plan roster/ --env ${environments[0]}   (against the embedded default in ./.roster)`);
-    steps.push(`on GitHub, Settings > Environments: create ${environments.join(', ')}; in each, the secret ROSTER_API_KEY (a key scoped to it, for its apply and expire jobs) and any protection rules`);
+    steps.push(
+      `${cd}npx --no roster validate roster/ && npx --no roster plan roster/ --env ${environments[0]}   (against the embedded default in ./.roster)`,
+    );
+    steps.push(
+      `on GitHub, Settings > Environments: create ${environments.join(', ')}; in each, the secret ROSTER_API_KEY (a key scoped to it, for its apply and expire jobs) and any protection rules`,
+    );
   } else if (environments) {
-    steps.push(`${cd}npx --no roster validate roster/ && npx --no roster plan roster/ --env ${environments[0]}   (against the embedded default in ./.roster)`);
-    steps.push('on GitHub, Settings > Secrets and variables > Actions: add the variable ROSTER_API_URL and the secret ROSTER_API_KEY (a key that reads every environment, for the plans)');
-    steps.push(`on GitHub, Settings > Environments: create ${environments.join(', ')}; in each, the secret ROSTER_API_KEY (a key scoped to it, for its apply and expire jobs) and any protection rules (required reviewers for ${environments[environments.length - 1]})`);
+    steps.push(
+      `${cd}npx --no roster validate roster/ && npx --no roster plan roster/ --env ${environments[0]}   (against the embedded default in ./.roster)`,
+    );
+    steps.push(
+      'on GitHub, Settings > Secrets and variables > Actions: add the variable ROSTER_API_URL and the secret ROSTER_API_KEY (a key that reads every environment, for the plans)',
+    );
+    steps.push(
+      `on GitHub, Settings > Environments: create ${environments.join(', ')}; in each, the secret ROSTER_API_KEY (a key scoped to it, for its apply and expire jobs) and any protection rules (required reviewers for ${environments[environments.length - 1]})`,
+    );
   } else if (live?.kind === 'remote') {
     // The plan the next step suggests reads the environment the export came from, not the embedded default.
     const flag = live.apiUrl ? ` --api-url ${live.apiUrl}` : '';
-    const scope = live.named ? `${live.project}/${live.environment}, as roster/roster.yaml names it` : `${live.project}/${live.environment}, the key's environment`;
-    steps.push(`${cd}npx --no roster validate roster/ && npx --no roster plan roster/${flag}   (against ${live.where}, ${scope}; ${live.apiUrl ? 'ROSTER_API_KEY' : 'ROSTER_API_URL and ROSTER_API_KEY'} as for this init: it plans no changes)`);
-    steps.push('on GitHub, Settings > Secrets and variables > Actions: add the variable ROSTER_API_URL and the secret ROSTER_API_KEY (a key scoped to one environment)');
+    const scope = live.named
+      ? `${live.project}/${live.environment}, as roster/roster.yaml names it`
+      : `${live.project}/${live.environment}, the key's environment`;
+    steps.push(
+      `${cd}npx --no roster validate roster/ && npx --no roster plan roster/${flag}   (against ${live.where}, ${scope}; ${live.apiUrl ? 'ROSTER_API_KEY' : 'ROSTER_API_URL and ROSTER_API_KEY'} as for this init: it plans no changes)`,
+    );
+    steps.push(
+      'on GitHub, Settings > Secrets and variables > Actions: add the variable ROSTER_API_URL and the secret ROSTER_API_KEY (a key scoped to one environment)',
+    );
   } else {
-    steps.push(`${cd}npx --no roster validate roster/ && npx --no roster plan roster/   (against the embedded default in ./.roster)`);
-    steps.push('on GitHub, Settings > Secrets and variables > Actions: add the variable ROSTER_API_URL and the secret ROSTER_API_KEY (a key scoped to one environment)');
+    steps.push(
+      `${cd}npx --no roster validate roster/ && npx --no roster plan roster/   (against the embedded default in ./.roster)`,
+    );
+    steps.push(
+      'on GitHub, Settings > Secrets and variables > Actions: add the variable ROSTER_API_URL and the secret ROSTER_API_KEY (a key scoped to one environment)',
+    );
   }
-  steps.push(`commit (${toCommit.join(' ')}) and open a pull request: its plan appears as a comment; merging to main applies it (another branch: edit \`branches:\` in ${WORKFLOW_FILE})`);
+  steps.push(
+    `commit (${toCommit.join(' ')}) and open a pull request: its plan appears as a comment; merging to main applies it (another branch: edit \`branches:\` in ${WORKFLOW_FILE})`,
+  );
   return ['Next steps:', ...steps.map((s, i) => `  ${i + 1}. ${s}`), ...notes];
 }
 
@@ -217,9 +315,12 @@ function readPackageJson(dir: string): { json: PackageJson; indent: string } | u
   try {
     json = JSON.parse(text);
   } catch (err) {
-    throw new ConfigError(`${file} is not valid JSON; nothing was written`, [{ file, message: (err as Error).message }]);
+    throw new ConfigError(`${file} is not valid JSON; nothing was written`, [
+      { file, message: (err as Error).message },
+    ]);
   }
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new ConfigError(`${file} is not a JSON object; nothing was written`);
+  if (json === null || typeof json !== 'object' || Array.isArray(json))
+    throw new ConfigError(`${file} is not a JSON object; nothing was written`);
   return { json: json as PackageJson, indent: /^([ \t]+)"/m.exec(text)?.[1] ?? '  ' };
 }
 

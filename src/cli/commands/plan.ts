@@ -17,10 +17,14 @@ export interface PlanCommandOptions extends TargetOptions {
 
 /** `roster plan`: exit 0 with no changes, 2 with changes under --detailed-exitcode, 1 on error. */
 export async function planCommand(paths: string[], opts: PlanCommandOptions): Promise<void> {
-  if (!PLAN_FORMATS.includes(opts.format as PlanFormat)) throw new ConfigError(`--format must be one of ${PLAN_FORMATS.join(', ')}, got '${opts.format}'`);
+  if (!PLAN_FORMATS.includes(opts.format as PlanFormat))
+    throw new ConfigError(`--format must be one of ${PLAN_FORMATS.join(', ')}, got '${opts.format}'`);
   const now = new Date();
   const since = opts.replay ? (await import('../replay.js')).parseReplaySince(opts.replay, now) : undefined;
-  const { warnings, target, plan, live } = await planFromFiles(paths, 'plan', opts, { prune: opts.prune, access: { permissions: opts.accessPermissions } });
+  const { warnings, target, plan, live } = await planFromFiles(paths, 'plan', opts, {
+    prune: opts.prune,
+    access: { permissions: opts.accessPermissions },
+  });
   printWarnings(warnings);
   try {
     if (since) plan.replay = await (await import('../replay.js')).replayPlan({ target, live, plan, since, now });
@@ -28,15 +32,19 @@ export async function planCommand(paths: string[], opts: PlanCommandOptions): Pr
     // Assertions (docs/check.md) failing on the state after this plan fail it: printed in the plan's
     // access section, and the plan is not saved.
     const failed = plan.access?.assertions?.failed ?? 0;
-    if (failed > 0) throw new ConfigError(`${plural(failed, 'assertion')} of the configuration ${agree(failed, 'fails', 'fail')} on the state after this plan (see above)${opts.out ? `; ${opts.out} was not written` : ''}`);
+    if (failed > 0)
+      throw new ConfigError(
+        `${plural(failed, 'assertion')} of the configuration ${agree(failed, 'fails', 'fail')} on the state after this plan (see above)${opts.out ? `; ${opts.out} was not written` : ''}`,
+      );
     if (opts.out) {
       savePlanFile(opts.out, plan);
       // On stderr: stdout holds the plan itself (often redirected to a file or a comment).
-      process.stderr.write(`Saved the plan to ${opts.out}: apply it with roster apply --plan ${opts.out} (refused if the live environment changes before).\n`);
+      process.stderr.write(
+        `Saved the plan to ${opts.out}: apply it with roster apply --plan ${opts.out} (refused if the live environment changes before).\n`,
+      );
     }
     process.exitCode = opts.detailedExitcode && plan.changes.length > 0 ? 2 : 0;
   } finally {
     await target.close();
   }
 }
-

@@ -17,9 +17,10 @@ export async function queueConfigs(client: ApiClient, only: string | undefined):
   const { readConfigKeys } = await import('../../review/locate.js');
   const keys = await readConfigKeys(client);
   if (keys.length === 0) {
-    throw new ConfigError(`no user-management element configuration in ${client.paths.facts.split('/').slice(-2).join('/')}: nobody can file an access request there`, [
-      { message: 'declare one under access_requests in the configuration (docs/config.md) and apply it' },
-    ]);
+    throw new ConfigError(
+      `no user-management element configuration in ${client.paths.facts.split('/').slice(-2).join('/')}: nobody can file an access request there`,
+      [{ message: 'declare one under access_requests in the configuration (docs/config.md) and apply it' }],
+    );
   }
   return keys;
 }
@@ -33,11 +34,21 @@ export async function queueConfigs(client: ApiClient, only: string | undefined):
  * Best effort: no configuration, one that does not load, or one of another environment is undefined
  * (nothing known), never an error here.
  */
-export async function readDeclaredLifetimes(target: { project: string; environment: string }, env?: string): Promise<Record<string, string | null> | undefined> {
+export async function readDeclaredLifetimes(
+  target: { project: string; environment: string },
+  env?: string,
+): Promise<Record<string, string | null> | undefined> {
   try {
     const { loadDesired } = await import('../workflow.js');
-    const { desired } = await loadDesired([], 'review', { offline: true, env: env ?? (process.env.ROSTER_ENV || target.environment) });
-    if ((desired.project !== undefined && desired.project !== target.project) || (desired.environment !== undefined && desired.environment !== target.environment)) return undefined;
+    const { desired } = await loadDesired([], 'review', {
+      offline: true,
+      env: env ?? (process.env.ROSTER_ENV || target.environment),
+    });
+    if (
+      (desired.project !== undefined && desired.project !== target.project) ||
+      (desired.environment !== undefined && desired.environment !== target.environment)
+    )
+      return undefined;
     return Object.fromEntries([...desired.accessRequests.values()].map((a) => [a.key, a.grantFor ?? null]));
   } catch {
     return undefined;
@@ -45,7 +56,10 @@ export async function readDeclaredLifetimes(target: { project: string; environme
 }
 
 /** The lifetimes known (readDeclaredLifetimes), without the configurations whose grants never expire. */
-export async function readLifetimes(target: { project: string; environment: string }, env?: string): Promise<Record<string, string>> {
+export async function readLifetimes(
+  target: { project: string; environment: string },
+  env?: string,
+): Promise<Record<string, string>> {
   const declared = (await readDeclaredLifetimes(target, env)) ?? {};
   return Object.fromEntries(Object.entries(declared).filter((e): e is [string, string] => e[1] !== null));
 }

@@ -3,7 +3,10 @@ import type { RequesterFacts } from '../../review/impact.js';
 import { duplicateWarnings, heldWarnings, onlyReviewerWarnings, unreviewableWarning } from '../../review/warnings.js';
 
 /** What warnings read of the command's `Outcome` (requests.ts, which loads this file: not imported back). */
-type WarnedOutcome = { kind: 'list'; items: AccessRequest[] } | { kind: 'one'; verb: string; request: AccessRequest } | { kind: 'revoked' };
+type WarnedOutcome =
+  | { kind: 'list'; items: AccessRequest[] }
+  | { kind: 'one'; verb: string; request: AccessRequest }
+  | { kind: 'revoked' };
 
 /**
  * What `roster requests` warns about after its answer (on stderr; text output only, so `--format json`
@@ -18,8 +21,19 @@ export async function readWarnings(source: ReviewSource, o: WarnedOutcome, confi
   let items = o.kind === 'list' ? o.items : [o.request];
   if (o.kind === 'one') {
     const r = o.request;
-    const same = await source.listPage({ status: 'pending', role: r.role, ...(r.resource ? { resource: r.resource } : {}), ...(r.instance ? { resourceInstance: `${r.resource}:${r.instance}` } : {}) }, 1, 100);
-    items = same.items.filter((x) => x.requester === r.requester && x.role === r.role && x.resource === r.resource && x.instance === r.instance);
+    const same = await source.listPage(
+      {
+        status: 'pending',
+        role: r.role,
+        ...(r.resource ? { resource: r.resource } : {}),
+        ...(r.instance ? { resourceInstance: `${r.resource}:${r.instance}` } : {}),
+      },
+      1,
+      100,
+    );
+    items = same.items.filter(
+      (x) => x.requester === r.requester && x.role === r.role && x.resource === r.resource && x.instance === r.instance,
+    );
     if (!items.some((x) => x.id === r.id)) items = [...items, r];
   }
   const pending = items.filter((r) => r.status === 'pending');
@@ -29,7 +43,9 @@ export async function readWarnings(source: ReviewSource, o: WarnedOutcome, confi
   const [roles, reviewers] = await Promise.all([
     source.readRoles(),
     source.readReviewers(config),
-    ...[...new Set(pending.map((r) => r.requester))].map(async (u) => void people.set(u, await source.readRequester(u, { tenant: source.tenant }))),
+    ...[...new Set(pending.map((r) => r.requester))].map(
+      async (u) => void people.set(u, await source.readRequester(u, { tenant: source.tenant })),
+    ),
   ]);
   const held = heldWarnings(o.kind === 'one' ? [o.request] : pending, people, roles);
   const unreviewable = unreviewableWarning(source.tenant, config, reviewers.roles, reviewers.holders.length);

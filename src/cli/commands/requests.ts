@@ -26,7 +26,15 @@ export interface RequestsOptions extends TargetOptions {
 }
 
 export type Outcome =
-  | { kind: 'list'; items: AccessRequest[]; raw: unknown; total?: number; page: number; perPage: number; configs?: ListConfigs }
+  | {
+      kind: 'list';
+      items: AccessRequest[];
+      raw: unknown;
+      total?: number;
+      page: number;
+      perPage: number;
+      configs?: ListConfigs;
+    }
   | { kind: 'one'; verb: RequestsVerb; request: AccessRequest }
   | { kind: 'revoked'; revoked: import('../../review/revoke.js').Revoked };
 
@@ -42,16 +50,29 @@ export interface ListConfigs {
 }
 
 const STATUSES: Record<string, ListStatus> = {
-  pending: 'pending', null: 'pending', approved: 'approved', denied: 'denied', deny: 'denied', canceled: 'canceled', cancelled: 'canceled', cancel: 'canceled',
+  pending: 'pending',
+  null: 'pending',
+  approved: 'approved',
+  denied: 'denied',
+  deny: 'denied',
+  canceled: 'canceled',
+  cancelled: 'canceled',
+  cancel: 'canceled',
 };
 
 /**
  * `roster requests <verb>`: access requests for scripts, CI and chat bots. Refusals by the service are
  * thrown as `ApiError` (exit 1, the service's message); `--format json` prints the read model as sent.
  */
-export async function requestsCommand(verb: RequestsVerb, id: string | undefined, opts: RequestsOptions): Promise<void> {
-  if (opts.format !== 'text' && opts.format !== 'json') throw new ConfigError(`unknown --format "${opts.format}": use text or json`);
-  if (verb !== 'list' && verb !== 'create' && !id) throw new ConfigError(`roster requests ${verb} needs the request id`);
+export async function requestsCommand(
+  verb: RequestsVerb,
+  id: string | undefined,
+  opts: RequestsOptions,
+): Promise<void> {
+  if (opts.format !== 'text' && opts.format !== 'json')
+    throw new ConfigError(`unknown --format "${opts.format}": use text or json`);
+  if (verb !== 'list' && verb !== 'create' && !id)
+    throw new ConfigError(`roster requests ${verb} needs the request id`);
   const { createReviewSource } = await import('../../review/index.js');
   const { checkActor } = await import('../../review/actor.js');
   // Inside a repository, the environment its configuration names (no configuration path is taken here).
@@ -65,16 +86,28 @@ export async function requestsCommand(verb: RequestsVerb, id: string | undefined
     if (verb === 'list' && !opts.config) {
       // One list across every element configuration the user may see requests in.
       const { queueConfigs, readDeclaredLifetimes } = await import('./requests-queue.js');
-      const [configs, declared] = await Promise.all([queueConfigs(target.client, undefined), readDeclaredLifetimes(target, opts.env)]);
+      const [configs, declared] = await Promise.all([
+        queueConfigs(target.client, undefined),
+        readDeclaredLifetimes(target, opts.env),
+      ]);
       if (configs.length > 1 || configs.some((c) => declared?.[c] !== undefined)) {
         const sources = configs.map((c) => createReviewSource({ client: target.client, ...actor, config: c }));
-        const listed: ListConfigs = { lifetimes: declared ?? {}, ...(declared ? {} : { unknownIn: `${target.project}/${target.environment}` }) };
+        const listed: ListConfigs = {
+          lifetimes: declared ?? {},
+          ...(declared ? {} : { unknownIn: `${target.project}/${target.environment}` }),
+        };
         const outcome: Outcome = { ...(await listAcross(sources, opts)), configs: listed };
         process.stdout.write(opts.format === 'json' ? renderJson(outcome) : renderText(outcome, Date.now()));
         if (opts.format === 'json') return;
         const { readWarnings } = await import('./requests-warnings.js');
         // Per configuration: its reviewers are its own.
-        const warnings = (await Promise.all(sources.map((s, i) => readWarnings(s, { ...outcome, items: outcome.items.filter((r) => r.config === configs[i]) }, configs[i])))).flat();
+        const warnings = (
+          await Promise.all(
+            sources.map((s, i) =>
+              readWarnings(s, { ...outcome, items: outcome.items.filter((r) => r.config === configs[i]) }, configs[i]),
+            ),
+          )
+        ).flat();
         for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
         return;
       }
@@ -88,19 +121,32 @@ export async function requestsCommand(verb: RequestsVerb, id: string | undefined
     } else source = createReviewSource({ client: target.client, ...actor, config });
     const outcome: Outcome =
       verb === 'revoke'
-        ? { kind: 'revoked', revoked: await (await import('../../review/revoke.js')).revokeRequestGrant(target.client, source, id!, config) }
+        ? {
+            kind: 'revoked',
+            revoked: await (
+              await import('../../review/revoke.js')
+            ).revokeRequestGrant(target.client, source, id!, config),
+          }
         : await runRequests(source, verb, id, opts).catch(async (err: unknown) => {
             // The service's 404 for a role or instance that does not exist, said with the name meant.
             if (verb !== 'create' || !opts.role) throw err;
             const { explainCreateRefusal } = await import('./requests-suggest.js');
-            throw (await explainCreateRefusal(target.client, err, { role: opts.role, resource: opts.resource, instance: opts.instance })) ?? err;
+            throw (
+              (await explainCreateRefusal(target.client, err, {
+                role: opts.role,
+                resource: opts.resource,
+                instance: opts.instance,
+              })) ?? err
+            );
           });
     process.stdout.write(opts.format === 'json' ? renderJson(outcome) : renderText(outcome, Date.now()));
     // Warnings are for a person reading text: JSON is for scripts, which pay for no read they do not print.
     if (opts.format === 'json') return;
     const { readWarnings } = await import('./requests-warnings.js');
     // The answer is out; a warning that cannot be computed is said, not fatal.
-    const warnings = await readWarnings(source, outcome, config).catch((err: Error) => [`could not check for duplicates, held roles and reviewers (${err.message})`]);
+    const warnings = await readWarnings(source, outcome, config).catch((err: Error) => [
+      `could not check for duplicates, held roles and reviewers (${err.message})`,
+    ]);
     for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   } finally {
     await target.close();
@@ -108,7 +154,12 @@ export async function requestsCommand(verb: RequestsVerb, id: string | undefined
 }
 
 /** The use case: one call on the source per verb. */
-export async function runRequests(source: ReviewSource, verb: RequestsVerb, id: string | undefined, o: RequestsOptions): Promise<Outcome> {
+export async function runRequests(
+  source: ReviewSource,
+  verb: RequestsVerb,
+  id: string | undefined,
+  o: RequestsOptions,
+): Promise<Outcome> {
   const need = () => {
     if (!id) throw new ConfigError(`roster requests ${verb} needs the request id`);
     return id;
@@ -116,7 +167,8 @@ export async function runRequests(source: ReviewSource, verb: RequestsVerb, id: 
   switch (verb) {
     case 'list': {
       const { page, perPage, query } = listQuery(o);
-      if (o.requester) return { kind: 'list', ...(await listByRequester(source, query, o.requester, page, perPage)), page, perPage };
+      if (o.requester)
+        return { kind: 'list', ...(await listByRequester(source, query, o.requester, page, perPage)), page, perPage };
       const got = await source.listPage(query, page, perPage);
       return { kind: 'list', items: got.items, raw: got.raw, total: got.total, page, perPage };
     }
@@ -124,7 +176,11 @@ export async function runRequests(source: ReviewSource, verb: RequestsVerb, id: 
       return { kind: 'one', verb, request: await source.get(need()) };
     case 'create':
       if (!o.role) throw new ConfigError('roster requests create needs --role');
-      return { kind: 'one', verb, request: await source.create({ role: o.role, resource: o.resource, instance: o.instance, reason: o.reason }) };
+      return {
+        kind: 'one',
+        verb,
+        request: await source.create({ role: o.role, resource: o.resource, instance: o.instance, reason: o.reason }),
+      };
     case 'approve':
       return { kind: 'one', verb, request: await source.approve(need(), { comment: o.comment, role: o.role }) };
     case 'deny':
@@ -161,15 +217,22 @@ async function listAcross(sources: ReviewSource[], o: RequestsOptions): Promise<
         const got = await source.listPage(query, p, size);
         total = got.total;
         matched.push(...(keep ? got.items.filter(keep) : got.items));
-        if (got.items.length < size || (got.total !== undefined && p * size >= got.total)) return { matched, total: keep ? matched.length : (total ?? matched.length) };
+        if (got.items.length < size || (got.total !== undefined && p * size >= got.total))
+          return { matched, total: keep ? matched.length : (total ?? matched.length) };
         if (matched.length >= want) return { matched, total: keep ? undefined : total };
       }
     }),
   );
   const { compareNewestFirst } = await import('../../review/request.js');
-  const items = per.flatMap((x) => x.matched).sort(compareNewestFirst).slice((page - 1) * perPage, want);
+  const items = per
+    .flatMap((x) => x.matched)
+    .sort(compareNewestFirst)
+    .slice((page - 1) * perPage, want);
   const total = per.every((x) => x.total !== undefined) ? per.reduce((a, x) => a + x.total!, 0) : undefined;
-  const raw = { data: items.map((r) => r.raw), ...(total === undefined ? {} : { total_count: total, page_count: Math.ceil(total / perPage) }) };
+  const raw = {
+    data: items.map((r) => r.raw),
+    ...(total === undefined ? {} : { total_count: total, page_count: Math.ceil(total / perPage) }),
+  };
   return { kind: 'list', items, raw, total, page, perPage };
 }
 
@@ -177,7 +240,8 @@ function listQuery(o: RequestsOptions): { page: number; perPage: number; query: 
   const page = positive(o.page, '--page', 1);
   const perPage = positive(o.perPage, '--per-page', 30);
   const status = o.status === undefined ? undefined : STATUSES[o.status.toLowerCase()];
-  if (o.status !== undefined && !status) throw new ConfigError(`unknown --status "${o.status}": use pending, approved, denied or canceled`);
+  if (o.status !== undefined && !status)
+    throw new ConfigError(`unknown --status "${o.status}": use pending, approved, denied or canceled`);
   const instance = o.instance && o.resource && !o.instance.includes(':') ? `${o.resource}:${o.instance}` : o.instance;
   return { page, perPage, query: { status, role: o.role, resource: o.resource, resourceInstance: instance } };
 }
@@ -187,7 +251,13 @@ function listQuery(o: RequestsOptions): { page: number; perPage: number; query: 
  * service's list is read in order and filtered here, until the asked page is full or the list ends. The
  * JSON answer is an envelope of the matching read models; its total is known once the list has ended.
  */
-async function listByRequester(source: ReviewSource, query: FeedQuery, requester: string, page: number, perPage: number) {
+async function listByRequester(
+  source: ReviewSource,
+  query: FeedQuery,
+  requester: string,
+  page: number,
+  perPage: number,
+) {
   const matched: AccessRequest[] = [];
   const want = page * perPage;
   let ended = false;
@@ -201,14 +271,18 @@ async function listByRequester(source: ReviewSource, query: FeedQuery, requester
   }
   const items = matched.slice((page - 1) * perPage, want);
   const total = ended ? matched.length : undefined;
-  const raw = { data: items.map((r) => r.raw), ...(total === undefined ? {} : { total_count: total, page_count: Math.ceil(total / perPage) }) };
+  const raw = {
+    data: items.map((r) => r.raw),
+    ...(total === undefined ? {} : { total_count: total, page_count: Math.ceil(total / perPage) }),
+  };
   return { items, raw, total };
 }
 
 function positive(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new ConfigError(`${flag} must be a whole number of at least 1, got "${value}"`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new ConfigError(`${flag} must be a whole number of at least 1, got "${value}"`);
   return n;
 }
 
@@ -217,9 +291,24 @@ function positive(value: string | undefined, flag: string, fallback: number): nu
  * (`pending` where the service says `null`), and the users' keys beside their ids.
  */
 export function renderJson(o: Outcome): string {
-  if (o.kind === 'revoked') return JSON.stringify({ revoked: true, grant: o.revoked.grant, elements_config: o.revoked.config, request: labelled(o.revoked.request) }, null, 2) + '\n';
+  if (o.kind === 'revoked')
+    return (
+      JSON.stringify(
+        {
+          revoked: true,
+          grant: o.revoked.grant,
+          elements_config: o.revoked.config,
+          request: labelled(o.revoked.request),
+        },
+        null,
+        2,
+      ) + '\n'
+    );
   if (o.kind === 'one') return JSON.stringify(labelled(o.request), null, 2) + '\n';
-  const raw = (typeof o.raw === 'object' && o.raw !== null && !Array.isArray(o.raw) ? o.raw : {}) as Record<string, unknown>;
+  const raw = (typeof o.raw === 'object' && o.raw !== null && !Array.isArray(o.raw) ? o.raw : {}) as Record<
+    string,
+    unknown
+  >;
   return JSON.stringify({ ...raw, data: o.items.map((r) => labelled(r, o.configs?.lifetimes)) }, null, 2) + '\n';
 }
 
@@ -237,7 +326,16 @@ function labelled(r: AccessRequest, lifetimes?: Record<string, string | null>): 
   return out;
 }
 
-const DONE: Record<RequestsVerb, string> = { list: '', get: '', create: 'created', approve: 'approved', deny: 'denied', cancel: 'canceled', update: 'updated', revoke: 'revoked' };
+const DONE: Record<RequestsVerb, string> = {
+  list: '',
+  get: '',
+  create: 'created',
+  approve: 'approved',
+  deny: 'denied',
+  cancel: 'canceled',
+  update: 'updated',
+  revoke: 'revoked',
+};
 
 export function renderText(o: Outcome, now: number): string {
   if (o.kind === 'revoked') return renderRevokedText(o.revoked);
@@ -245,30 +343,76 @@ export function renderText(o: Outcome, now: number): string {
     const r = o.request;
     const head = DONE[o.verb] ? `${DONE[o.verb]} access request ${r.id}\n` : '';
     const rows: [string, string | null][] = [
-      ['id', r.id], ['status', r.status], ['requester', r.requester], ['tenant', r.tenant], ['role', r.role],
-      ['resource', r.resource], ['instance', r.instance], ['reason', r.reason], ['created', r.createdAt],
-      ['reviewer', r.reviewer], ['reviewed', r.reviewedAt], ['reviewer comment', r.reviewerComment],
+      ['id', r.id],
+      ['status', r.status],
+      ['requester', r.requester],
+      ['tenant', r.tenant],
+      ['role', r.role],
+      ['resource', r.resource],
+      ['instance', r.instance],
+      ['reason', r.reason],
+      ['created', r.createdAt],
+      ['reviewer', r.reviewer],
+      ['reviewed', r.reviewedAt],
+      ['reviewer comment', r.reviewerComment],
     ];
-    return head + rows.filter(([, v]) => v !== null && v !== '').map(([k, v]) => `  ${k.padEnd(17)}${v}`).join('\n') + '\n';
+    return (
+      head +
+      rows
+        .filter(([, v]) => v !== null && v !== '')
+        .map(([k, v]) => `  ${k.padEnd(17)}${v}`)
+        .join('\n') +
+      '\n'
+    );
   }
   if (o.items.length === 0) return o.page > 1 ? `no access request on page ${o.page}\n` : 'no access request\n';
   // Across several configurations, each row names its own and its lifetime: `grant_for` as the
   // repository's configuration declares it, `never` when it declares none, `unknown` when it is not known.
   const across = o.configs !== undefined;
-  const table = [['ID', 'STATUS', 'REQUESTER', 'TENANT', 'ROLE', 'RESOURCE/INSTANCE', ...(across ? ['CONFIG', 'LIFETIME'] : []), 'AGE', 'REASON']];
+  const table = [
+    [
+      'ID',
+      'STATUS',
+      'REQUESTER',
+      'TENANT',
+      'ROLE',
+      'RESOURCE/INSTANCE',
+      ...(across ? ['CONFIG', 'LIFETIME'] : []),
+      'AGE',
+      'REASON',
+    ],
+  ];
   let unknown = false;
   for (const r of o.items) {
-    const target = r.resource && r.instance ? `${r.resource}:${r.instance}` : r.resource ?? 'tenant-wide';
+    const target = r.resource && r.instance ? `${r.resource}:${r.instance}` : (r.resource ?? 'tenant-wide');
     const life = r.config !== undefined ? o.configs?.lifetimes[r.config] : undefined;
     unknown ||= across && life === undefined;
     const config = across ? [r.config ?? '', life === null ? 'never' : (life ?? 'unknown')] : [];
-    table.push([r.id, r.status, r.requester, r.tenant, r.role, target, ...config, age(r.createdAt, now), (r.reason ?? '').replace(/\s+/g, ' ').slice(0, 60)]);
+    table.push([
+      r.id,
+      r.status,
+      r.requester,
+      r.tenant,
+      r.role,
+      target,
+      ...config,
+      age(r.createdAt, now),
+      (r.reason ?? '').replace(/\s+/g, ' ').slice(0, 60),
+    ]);
   }
   const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
-  const lines = table.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ').trimEnd());
+  const lines = table.map((row) =>
+    row
+      .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd(),
+  );
   const first = (o.page - 1) * o.perPage + 1;
-  const of = o.total !== undefined ? ` of ${o.total} · page ${o.page}/${Math.max(1, Math.ceil(o.total / o.perPage))}` : '';
-  const where = o.configs?.unknownIn ? `no configuration of ${o.configs.unknownIn} here declares it` : 'the configuration here does not declare it';
+  const of =
+    o.total !== undefined ? ` of ${o.total} · page ${o.page}/${Math.max(1, Math.ceil(o.total / o.perPage))}` : '';
+  const where = o.configs?.unknownIn
+    ? `no configuration of ${o.configs.unknownIn} here declares it`
+    : 'the configuration here does not declare it';
   const note = unknown ? `lifetime unknown: grant_for is not on the service, and ${where}\n` : '';
   return `${lines.join('\n')}\n${first}–${first + o.items.length - 1}${of}\n${note}`;
 }

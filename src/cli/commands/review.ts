@@ -16,7 +16,10 @@ export async function reviewCommand(opts: ReviewCommandOptions): Promise<void> {
   const why = whyNotInteractive();
   if (why) {
     throw new ConfigError(`roster review needs an interactive terminal (${why})`, [
-      { message: 'to list and decide access requests from scripts or CI, use roster requests', hint: `roster requests list --user ${opts.user} --tenant ${opts.tenant}` },
+      {
+        message: 'to list and decide access requests from scripts or CI, use roster requests',
+        hint: `roster requests list --user ${opts.user} --tenant ${opts.tenant}`,
+      },
     ]);
   }
   // Inside a repository, the environment its configuration names (no configuration path is taken here).
@@ -27,11 +30,22 @@ export async function reviewCommand(opts: ReviewCommandOptions): Promise<void> {
     const { checkActor } = await import('../../review/actor.js');
     const actor = await checkActor(target.client, opts.user, opts.tenant);
     const { queueConfigs, readLifetimes } = await import('./requests-queue.js');
-    const [configs, lifetimes] = await Promise.all([queueConfigs(target.client, opts.config), readLifetimes(target, opts.env)]);
+    const [configs, lifetimes] = await Promise.all([
+      queueConfigs(target.client, opts.config),
+      readLifetimes(target, opts.env),
+    ]);
     const { log } = await renderReview({
-      client: target.client, ...actor, configs, lifetimes, readonly: opts.readonly, color: (await import('../color.js')).useColor(), routeWaiting: target.routeWaiting,
+      client: target.client,
+      ...actor,
+      configs,
+      lifetimes,
+      readonly: opts.readonly,
+      color: (await import('../color.js')).useColor(),
+      routeWaiting: target.routeWaiting,
     });
-    process.stdout.write(`roster review: ${log.length === 0 ? 'no decision made' : `${plural(log.length, 'decision')} recorded`}\n`);
+    process.stdout.write(
+      `roster review: ${log.length === 0 ? 'no decision made' : `${plural(log.length, 'decision')} recorded`}\n`,
+    );
   } finally {
     await target.close();
   }

@@ -28,12 +28,15 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
   // made at start, as the embedded default makes it, so `--api-url` against a fresh serve just works.
   const environments = [{ project: 'default', env: 'default' }, ...(opts.createEnv ?? []).map(parseScope)];
   if (!orgKey && envKeys.length === 0) {
-    throw new ConfigError('roster serve needs a key: --api-key KEY (or ROSTER_API_KEY) and/or --env-key <project>/<env>=<key>');
+    throw new ConfigError(
+      'roster serve needs a key: --api-key KEY (or ROSTER_API_KEY) and/or --env-key <project>/<env>=<key>',
+    );
   }
   registerSecret(orgKey);
   for (const k of envKeys) registerSecret(k.key);
   const port = Number(opts.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`--port must be a port number, got '${opts.port}'`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError(`--port must be a port number, got '${opts.port}'`);
 
   const decisionLog = decisionLogOptions(opts);
   const databaseUrl = opts.database ?? (process.env.ROSTER_DATABASE_URL || undefined);
@@ -65,7 +68,14 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
     // Request logs (pino JSON lines): method, url, status, time. Headers, and so keys, are never logged.
     logger: opts.quiet ? false : { level: 'info' },
   }).catch((err: unknown) => {
-    throw startError(err, { host: opts.host, port, database: databaseUrl && redactUrl(databaseUrl), data: databaseUrl ? undefined : opts.data }) ?? err;
+    throw (
+      startError(err, {
+        host: opts.host,
+        port,
+        database: databaseUrl && redactUrl(databaseUrl),
+        data: databaseUrl ? undefined : opts.data,
+      }) ?? err
+    );
   });
   const store = databaseUrl ? `database: ${redactUrl(databaseUrl)}` : `data: ${opts.data}`;
   process.stderr.write(`roster serve: listening on ${server.url} (${store})\n`);
@@ -80,12 +90,18 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
 }
 
 /** The decision log's retention (src/server/decision-log.ts), or false for none. */
-function decisionLogOptions(opts: Pick<ServeOptions, 'decisionLog' | 'decisionLogMaxAge' | 'decisionLogMaxCount'>): { maxAgeMs: number; maxCount: number } | false {
+function decisionLogOptions(
+  opts: Pick<ServeOptions, 'decisionLog' | 'decisionLogMaxAge' | 'decisionLogMaxCount'>,
+): { maxAgeMs: number; maxCount: number } | false {
   if (opts.decisionLog === false) return false;
   const age = parseDuration(String(opts.decisionLogMaxAge ?? '30d').trim());
-  if (!age.ok) throw new ConfigError(`--decision-log-max-age must be a duration (30d, 12h), got '${opts.decisionLogMaxAge}'`);
+  if (!age.ok)
+    throw new ConfigError(`--decision-log-max-age must be a duration (30d, 12h), got '${opts.decisionLogMaxAge}'`);
   const count = Number(opts.decisionLogMaxCount ?? '1000000');
-  if (!Number.isInteger(count) || count < 1) throw new ConfigError(`--decision-log-max-count must be a whole number of at least 1, got '${opts.decisionLogMaxCount}'`);
+  if (!Number.isInteger(count) || count < 1)
+    throw new ConfigError(
+      `--decision-log-max-count must be a whole number of at least 1, got '${opts.decisionLogMaxCount}'`,
+    );
   return { maxAgeMs: age.ms, maxCount: count };
 }
 
@@ -99,12 +115,16 @@ function passwordOf(url: string): string | undefined {
 
 function parseEnvKey(spec: string): { project: string; env: string; key: string } {
   const m = /^([A-Za-z0-9\-_]+)\/([A-Za-z0-9\-_]+)=(.+)$/.exec(spec);
-  if (!m) throw new ConfigError(`--env-key must look like <project>/<env>=<key> (got a value of ${spec.length} characters)`);
+  if (!m)
+    throw new ConfigError(`--env-key must look like <project>/<env>=<key> (got a value of ${spec.length} characters)`);
   return { project: m[1], env: m[2], key: m[3] };
 }
 
 function parseScope(spec: string): { project: string; env: string } {
   const m = /^([A-Za-z0-9\-_]{1,256})\/([A-Za-z0-9\-_]{1,256})$/.exec(spec);
-  if (!m) throw new ConfigError(`--create-env must look like <project>/<env> (keys of letters, digits, - and _), got '${spec}'`);
+  if (!m)
+    throw new ConfigError(
+      `--create-env must look like <project>/<env> (keys of letters, digits, - and _), got '${spec}'`,
+    );
   return { project: m[1], env: m[2] };
 }

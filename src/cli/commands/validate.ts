@@ -13,17 +13,24 @@ const FORMATS = ['text', 'json', 'github'] as const;
 export async function validateCommand(paths: string[], opts: { format: string; env?: string }): Promise<void> {
   const format = opts.format as (typeof FORMATS)[number];
   if (!FORMATS.includes(format)) {
-    throw new ConfigError(`unknown --format "${opts.format}"`, [{ message: `--format must be one of ${FORMATS.join(', ')}` }]);
+    throw new ConfigError(`unknown --format "${opts.format}"`, [
+      { message: `--format must be one of ${FORMATS.join(', ')}` },
+    ]);
   }
   const env = opts.env ?? (process.env.ROSTER_ENV || undefined);
   const given = defaultPaths(paths, 'validate');
   const layouts = given.filter(isLayout);
-  const findings = env !== undefined || layouts.length === 0
-    ? await loadConfig(configPaths(given, 'validate', env))
-    : await validateEach(given, [...new Set(layouts.flatMap(layoutEnvironments))]);
+  const findings =
+    env !== undefined || layouts.length === 0
+      ? await loadConfig(configPaths(given, 'validate', env))
+      : await validateEach(given, [...new Set(layouts.flatMap(layoutEnvironments))]);
   const color = format === 'text' && useColor();
   const output =
-    format === 'json' ? renderJson(findings) : format === 'github' ? renderGithub(findings) : renderText(findings, { color });
+    format === 'json'
+      ? renderJson(findings)
+      : format === 'github'
+        ? renderGithub(findings)
+        : renderText(findings, { color });
   process.stdout.write(output);
   process.exitCode = findings.errors.length > 0 ? 1 : 0;
 }
@@ -44,6 +51,12 @@ async function validateEach(given: string[], envs: string[]): Promise<LoadResult
     }
   }
   const all = [...seen.values()].map(({ problem, envs: where }) =>
-    where.length === envs.length ? problem : { ...problem, message: `${problem.message} (in ${where.length === 1 ? 'the environment' : 'the environments'} ${where.join(', ')})` });
+    where.length === envs.length
+      ? problem
+      : {
+          ...problem,
+          message: `${problem.message} (in ${where.length === 1 ? 'the environment' : 'the environments'} ${where.join(', ')})`,
+        },
+  );
   return { errors: all.filter((p) => p.severity !== 'warning'), warnings: all.filter((p) => p.severity === 'warning') };
 }

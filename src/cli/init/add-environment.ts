@@ -29,13 +29,22 @@ export function planAddition(dir: string, environments: string[], workflowFile: 
   if (existing.length === 0) return undefined;
   const there = environments.filter((e) => existing.includes(e));
   if (there.length > 0) {
-    throw new ConfigError(`roster/${ENVS_DIR}/ has ${there.join(', ')} already; nothing was written (the layout has ${existing.join(', ')}; --force writes the whole layout again)`);
+    throw new ConfigError(
+      `roster/${ENVS_DIR}/ has ${there.join(', ')} already; nothing was written (the layout has ${existing.join(', ')}; --force writes the whole layout again)`,
+    );
   }
   const files = environmentFiles(environments, (env) => variablesFor(path.join(dir, 'roster'), env, existing));
   const file = path.join(dir, workflowFile);
   const what = `+ the jobs of ${environments.join(', ')} (plan, apply, expire)`;
   if (!existsSync(file)) {
-    return { existing, files, workflow: { content: environmentsWorkflow([...existing, ...environments]), what: 'plans each environment a pull request touches, applies each on merge, expires grants on a schedule' } };
+    return {
+      existing,
+      files,
+      workflow: {
+        content: environmentsWorkflow([...existing, ...environments]),
+        what: 'plans each environment a pull request touches, applies each on merge, expires grants on a schedule',
+      },
+    };
   }
   const text = readFileSync(file, 'utf8');
   return { existing, files, workflow: { content: addJobs(text, environments, file), what } };
@@ -45,7 +54,10 @@ export function planAddition(dir: string, environments: string[], workflowFile: 
 export function addJobs(text: string, environments: string[], file: string): string {
   const listed = /^([ \t]+ROSTER_ENVIRONMENTS:[ \t]*)(.*)$/m.exec(text);
   const byHand = `add the jobs of ${environments.join(', ')} by hand (docs/ci.md, "Several environments"); nothing was written`;
-  if (!listed) throw new ConfigError(`${file} has no ROSTER_ENVIRONMENTS list: it is not the workflow \`roster init --environments\` writes; ${byHand}`);
+  if (!listed)
+    throw new ConfigError(
+      `${file} has no ROSTER_ENVIRONMENTS list: it is not the workflow \`roster init --environments\` writes; ${byHand}`,
+    );
   const inWorkflow = listed[2].trim().split(/\s+/).filter(Boolean);
   if (text === environmentsWorkflow(inWorkflow)) return environmentsWorkflow([...inWorkflow, ...environments]);
   const jobsAt = text.search(/^jobs:[ \t]*$/m);
@@ -61,7 +73,10 @@ export function addJobs(text: string, environments: string[], file: string): str
   } catch {
     jobs = undefined;
   }
-  const missing = environments.flatMap((e) => [`plan-${e}`, `apply-${e}`, `expire-${e}`]).filter((j) => !jobs || !(j in jobs));
-  if (missing.length > 0) throw new ConfigError(`${file}: adding ${missing.join(', ')} would not give a valid workflow; ${byHand}`);
+  const missing = environments
+    .flatMap((e) => [`plan-${e}`, `apply-${e}`, `expire-${e}`])
+    .filter((j) => !jobs || !(j in jobs));
+  if (missing.length > 0)
+    throw new ConfigError(`${file}: adding ${missing.join(', ')} would not give a valid workflow; ${byHand}`);
   return out;
 }

@@ -13,11 +13,17 @@ import { variablesBlock, type EnvironmentVariable } from './variables.js';
 
 /** `dev,staging,prod` to its environments, in the order given; refused when empty, repeated or not a plain name. */
 export function parseEnvironments(list: string): string[] {
-  const envs = list.split(',').map((e) => e.trim()).filter((e) => e !== '');
-  if (envs.length === 0) throw new ConfigError('--environments needs at least one environment, e.g. --environments dev,staging,prod');
+  const envs = list
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
+  if (envs.length === 0)
+    throw new ConfigError('--environments needs at least one environment, e.g. --environments dev,staging,prod');
   const bad = envs.filter((e) => !ENVIRONMENT_NAME.test(e));
   if (bad.length > 0) {
-    throw new ConfigError(`--environments: ${bad.map((e) => `"${e}"`).join(', ')} cannot name an environment folder and a GitHub job (letters, digits, - and _, starting with a letter or digit, at most 40)`);
+    throw new ConfigError(
+      `--environments: ${bad.map((e) => `"${e}"`).join(', ')} cannot name an environment folder and a GitHub job (letters, digits, - and _, starting with a letter or digit, at most 40)`,
+    );
   }
   const twice = envs.filter((e, i) => envs.indexOf(e) !== i);
   if (twice.length > 0) throw new ConfigError(`--environments names ${twice[0]} twice`);
@@ -28,7 +34,11 @@ export function parseEnvironments(list: string): string[] {
 export function layoutFiles(environments: string[]): { file: string; content: string; what: string }[] {
   const template = (name: string) => readFileSync(path.join(PACKAGE_ROOT, 'templates', 'environments', name), 'utf8');
   return [
-    { file: `roster/${SHARED_DIR}/roster.yaml`, content: template('shared.yaml').replace('COMMANDS', sharedCommands(environments)), what: 'what every environment declares' },
+    {
+      file: `roster/${SHARED_DIR}/roster.yaml`,
+      content: template('shared.yaml').replace('COMMANDS', sharedCommands(environments)),
+      what: 'what every environment declares',
+    },
     ...environmentFiles(environments),
   ];
 }
@@ -37,7 +47,10 @@ export function layoutFiles(environments: string[]): { file: string; content: st
  * The folder of each environment, relative to the repository (also what adding one to a layout writes,
  * with `variables` giving the values of every variable its shared folder uses: src/cli/init/variables.ts).
  */
-export function environmentFiles(environments: string[], variables?: (env: string) => EnvironmentVariable[]): { file: string; content: string; what: string }[] {
+export function environmentFiles(
+  environments: string[],
+  variables?: (env: string) => EnvironmentVariable[],
+): { file: string; content: string; what: string }[] {
   const envTemplate = readFileSync(path.join(PACKAGE_ROOT, 'templates', 'environments', 'env.yaml'), 'utf8');
   return [
     ...environments.map((env) => {

@@ -35,7 +35,10 @@ export interface MergeResult {
  * `SCRIPT_DEPENDENCIES` and for Roster itself when it comes from a git URL or a tarball (its `prepare`
  * script builds it in a git install; npm lists it for tarballs too).
  */
-export function mergePackageJson(existing: PackageJson | undefined, needs: { name: string; rosterSpec?: string }): MergeResult {
+export function mergePackageJson(
+  existing: PackageJson | undefined,
+  needs: { name: string; rosterSpec?: string },
+): MergeResult {
   const json: PackageJson = existing ? structuredClone(existing) : { name: needs.name, private: true };
   const added: string[] = existing ? [] : ['name', 'private'];
   const denied: string[] = [];

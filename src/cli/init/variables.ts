@@ -24,7 +24,13 @@ export function variablesFor(rosterDir: string, env: string, existing: string[])
   const shared = filesIn(path.join(rosterDir, SHARED_DIR)).map(readYaml);
   const declaredThere = new Set(shared.flatMap((v) => Object.keys(variablesOf(v))));
   const used = [...new Set(shared.flatMap((v) => referencesIn(v)))].filter((n) => !declaredThere.has(n)).sort();
-  const declared = existing.map((e) => ({ env: e, values: Object.assign({}, ...filesIn(path.join(rosterDir, ENVS_DIR, e)).map((f) => variablesOf(readYaml(f)))) as Record<string, unknown> }));
+  const declared = existing.map((e) => ({
+    env: e,
+    values: Object.assign(
+      {},
+      ...filesIn(path.join(rosterDir, ENVS_DIR, e)).map((f) => variablesOf(readYaml(f))),
+    ) as Record<string, unknown>,
+  }));
   return used.map((name) => {
     const first = declared.find((d) => name in d.values);
     // Declared nowhere yet (the layout does not validate either): the environment's name, to be edited.
@@ -36,7 +42,10 @@ export function variablesFor(rosterDir: string, env: string, existing: string[])
 /** The `variables:` block of the new environment's file (empty when the shared folder uses none). */
 export function variablesBlock(variables: EnvironmentVariable[], env: string): string {
   if (variables.length === 0) return '';
-  const lines = [`# The values of the variables the shared folder uses (${variables.map((v) => `\`\${${v.name}}\``).join(', ')}).`, 'variables:'];
+  const lines = [
+    `# The values of the variables the shared folder uses (${variables.map((v) => `\`\${${v.name}}\``).join(', ')}).`,
+    'variables:',
+  ];
   for (const v of variables) {
     const value = stringify(v.value).trimEnd();
     lines.push(`  ${v.name}: ${value}${v.from ? ` # as in ${v.from}: set ${env}'s value` : ''}`);
@@ -53,7 +62,8 @@ function referencesIn(file: unknown): string[] {
     else if (v !== null && typeof v === 'object') for (const x of Object.values(v)) walk(x);
   };
   // Keys are never substituted, nor the values of `variables` themselves.
-  if (file !== null && typeof file === 'object' && !Array.isArray(file)) for (const [k, v] of Object.entries(file)) if (k !== 'variables') walk(v);
+  if (file !== null && typeof file === 'object' && !Array.isArray(file))
+    for (const [k, v] of Object.entries(file)) if (k !== 'variables') walk(v);
   return out;
 }
 
@@ -70,7 +80,10 @@ function filesIn(dir: string): string[] {
   } catch {
     return [];
   }
-  return names.filter((f) => /\.ya?ml$/.test(f)).sort().map((f) => path.join(dir, f));
+  return names
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort()
+    .map((f) => path.join(dir, f));
 }
 
 /** A file's value; one that does not parse uses and declares nothing here (validate reports it). */

@@ -16,7 +16,12 @@ export const ENVIRONMENT_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/i;
 
 export function environmentsWorkflow(environments: string[]): string {
   const script = commentScript();
-  const indented = (text: string, by: string) => text.trimEnd().split('\n').map((l) => (l ? by + l : l)).join('\n');
+  const indented = (text: string, by: string) =>
+    text
+      .trimEnd()
+      .split('\n')
+      .map((l) => (l ? by + l : l))
+      .join('\n');
   const out: string[] = [HEADER, CHANGES(environments.join(' '))];
   for (const env of environments) out.push(PLAN(env, indented(script, ' '.repeat(12))));
   for (const env of environments) out.push(APPLY(env));
@@ -29,12 +34,25 @@ export function environmentsWorkflow(environments: string[]): string {
  * an existing layout appends them to a workflow the user may have edited (src/cli/init/add-environment.ts).
  */
 export function environmentJobs(env: string): string {
-  return [PLAN(env, commentScript().trimEnd().split('\n').map((l) => (l ? ' '.repeat(12) + l : l)).join('\n')), APPLY(env), EXPIRE(env)].join('\n');
+  return [
+    PLAN(
+      env,
+      commentScript()
+        .trimEnd()
+        .split('\n')
+        .map((l) => (l ? ' '.repeat(12) + l : l))
+        .join('\n'),
+    ),
+    APPLY(env),
+    EXPIRE(env),
+  ].join('\n');
 }
 
 /** The comment script of templates/workflow.yml (its plan job), or its apply job's `reviewed` script. */
 function commentScript(job: 'plan' | 'apply' = 'plan', step = 'comment'): string {
-  const wf = parse(readFileSync(path.join(PACKAGE_ROOT, 'templates', 'workflow.yml'), 'utf8')) as { jobs: Record<string, { steps: { name: string; with?: { script?: string } }[] }> };
+  const wf = parse(readFileSync(path.join(PACKAGE_ROOT, 'templates', 'workflow.yml'), 'utf8')) as {
+    jobs: Record<string, { steps: { name: string; with?: { script?: string } }[] }>;
+  };
   const script = wf.jobs[job].steps.find((s) => s.name === step)?.with?.script;
   if (!script) throw new Error(`templates/workflow.yml has no ${step} script`);
   return script;
@@ -42,7 +60,11 @@ function commentScript(job: 'plan' | 'apply' = 'plan', step = 'comment'): string
 
 /** The `reviewed` script of templates/workflow.yml's apply job, indented for a job's steps. */
 function reviewedScript(): string {
-  return commentScript('apply', 'reviewed').trimEnd().split('\n').map((l) => (l ? ' '.repeat(12) + l : l)).join('\n');
+  return commentScript('apply', 'reviewed')
+    .trimEnd()
+    .split('\n')
+    .map((l) => (l ? ' '.repeat(12) + l : l))
+    .join('\n');
 }
 
 const PATHS = "['roster/**', 'package.json', 'package-lock.json', '.github/workflows/roster.yml']";

@@ -47,7 +47,13 @@ export function ApplyProgress({ subscribe, total, now = Date.now }: ApplyProgres
   const live = [...state.inFlight.values()].slice(0, 8);
   return (
     <>
-      <Static items={finished}>{(f) => <Text key={f.key} color={f.failed ? 'red' : undefined}>{f.line}</Text>}</Static>
+      <Static items={finished}>
+        {(f) => (
+          <Text key={f.key} color={f.failed ? 'red' : undefined}>
+            {f.line}
+          </Text>
+        )}
+      </Static>
       <Box flexDirection="column">
         {live.map((c) => (
           <Text key={c.id} dimColor>

@@ -10,7 +10,15 @@ import { parsedConditions } from './abac-scope.js';
 import { declared, report, unknown, type RuleContext } from './context.js';
 
 /** Operators whose literal on `user.roles` holds role keys: a key, or a list of them. */
-const OF_KEYS = new Set(['array_contains', 'array_intersect', 'array_subset', 'array_superset', 'equals', 'not-equals', 'in']);
+const OF_KEYS = new Set([
+  'array_contains',
+  'array_intersect',
+  'array_subset',
+  'array_superset',
+  'equals',
+  'not-equals',
+  'in',
+]);
 
 export function conditionRolesResolve(ctx: RuleContext): Problem[] {
   // Where the configuration does not manage roles they are the service's, which may well hold the key.
@@ -26,9 +34,17 @@ export function conditionRolesResolve(ctx: RuleContext): Problem[] {
       for (const { key, at } of keysIn(test.operand.literal)) {
         if (declared(ctx, 'roles', key)) continue;
         const where = ctx.index.conditionSets.get(set.key);
-        out.push(report(where, ['conditions', ...named.at, test.operator, ...at], `${unknown(ctx, 'role', key).message} in a condition on user.roles`, {
-          severity: 'warning', hint: hintFor(ctx, key),
-        }));
+        out.push(
+          report(
+            where,
+            ['conditions', ...named.at, test.operator, ...at],
+            `${unknown(ctx, 'role', key).message} in a condition on user.roles`,
+            {
+              severity: 'warning',
+              hint: hintFor(ctx, key),
+            },
+          ),
+        );
       }
     }
   }
@@ -45,6 +61,7 @@ function keysIn(literal: Json, at: number[] = []): { key: string; at: number[] }
 /** A resource role's key is told apart (user.roles holds top-level roles only); else "did you mean". */
 function hintFor(ctx: RuleContext, key: string): string {
   const resource = [...ctx.desired.resources.values()].find((r) => r.roles?.some((role) => role.key === key));
-  if (resource) return `"${key}" is a resource role (of "${resource.key}"): user.roles holds the top-level roles the user holds in the check's tenant`;
+  if (resource)
+    return `"${key}" is a resource role (of "${resource.key}"): user.roles holds the top-level roles the user holds in the check's tenant`;
   return unknown(ctx, 'role', key).options.hint ?? 'user.roles holds the keys of top-level roles';
 }

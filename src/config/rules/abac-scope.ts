@@ -22,12 +22,18 @@ export function parsedConditions(ctx: RuleContext, set: DesiredConditionSet): Pa
 }
 
 /** The section a set is declared in, and its name in messages. */
-export const sectionOf = (set: DesiredConditionSet) => (set.type === 'userset' ? 'user_sets' : 'resource_sets') as 'user_sets' | 'resource_sets';
+export const sectionOf = (set: DesiredConditionSet) =>
+  (set.type === 'userset' ? 'user_sets' : 'resource_sets') as 'user_sets' | 'resource_sets';
 export const kindOf = (set: DesiredConditionSet) => (set.type === 'userset' ? 'user set' : 'resource set');
 
 /** Built-in user attributes (always defined) and their types; `tenants` is generated per check. */
 export const BUILT_IN_USER: Readonly<Record<string, AttributeType>> = {
-  key: 'string', email: 'string', first_name: 'string', last_name: 'string', roles: 'array', tenants: 'array',
+  key: 'string',
+  email: 'string',
+  first_name: 'string',
+  last_name: 'string',
+  roles: 'array',
+  tenants: 'array',
 };
 
 /**
@@ -54,28 +60,46 @@ export function scopeOf(ctx: RuleContext, set: DesiredConditionSet, entity: Attr
     const defined = new Map<string, AttributeType | undefined>(Object.entries(BUILT_IN_USER));
     for (const a of desired.userAttributes.values()) defined.set(a.key, a.type);
     for (const name of index.refused.namesOf('user_attributes')) defined.set(name, undefined);
-    return { defined, unknownMessage: (n) => `unknown user attribute "${n}"`, describe: (n) => `user attribute "${n}"`, listed: 'user attributes', builtIn: Object.keys(BUILT_IN_USER) };
+    return {
+      defined,
+      unknownMessage: (n) => `unknown user attribute "${n}"`,
+      describe: (n) => `user attribute "${n}"`,
+      listed: 'user attributes',
+      builtIn: Object.keys(BUILT_IN_USER),
+    };
   }
   if (entity === 'tenant') {
     if (!desired.sections.has('tenant_attributes') || index.refused.covers('tenant_attributes', '\0')) return undefined;
     const defined = new Map<string, AttributeType | undefined>([['key', 'string']]);
     for (const a of desired.tenantAttributes.values()) defined.set(a.key, a.type);
     for (const name of index.refused.namesOf('tenant_attributes')) defined.set(name, undefined);
-    return { defined, unknownMessage: (n) => `unknown tenant attribute "${n}"`, describe: (n) => `tenant attribute "${n}"`, listed: 'tenant attributes', builtIn: ['key'] };
+    return {
+      defined,
+      unknownMessage: (n) => `unknown tenant attribute "${n}"`,
+      describe: (n) => `tenant attribute "${n}"`,
+      listed: 'tenant attributes',
+      builtIn: ['key'],
+    };
   }
   if (entity !== 'resource') return undefined;
   if (set.type === 'resourceset') return set.resource === undefined ? undefined : resourceScope(ctx, set.resource);
   // A user set may name the attributes of any resource: known only when every resource writes its definitions.
   if (!desired.sections.has('resources') || index.refused.covers('resources', '\0')) return undefined;
   const resources = [...desired.resources.values()];
-  if (resources.some((r) => r.attributes === undefined || index.refused.isTrimmed('resources', r.key))) return undefined;
+  if (resources.some((r) => r.attributes === undefined || index.refused.isTrimmed('resources', r.key)))
+    return undefined;
   if ([...index.refused.namesOf('resources')].length > 0) return undefined;
   const defined = new Map<string, AttributeType | undefined>([['type', 'string']]);
   for (const r of resources) {
-    for (const a of r.attributes ?? []) defined.set(a.key, defined.has(a.key) && defined.get(a.key) !== a.type ? undefined : a.type);
+    for (const a of r.attributes ?? [])
+      defined.set(a.key, defined.has(a.key) && defined.get(a.key) !== a.type ? undefined : a.type);
   }
   return {
-    defined, unknownMessage: (n) => `no resource declares the attribute "${n}"`, describe: (n) => `resource attribute "${n}"`, listed: 'resource attributes', builtIn: ['type'],
+    defined,
+    unknownMessage: (n) => `no resource declares the attribute "${n}"`,
+    describe: (n) => `resource attribute "${n}"`,
+    listed: 'resource attributes',
+    builtIn: ['type'],
   };
 }
 
@@ -86,13 +110,20 @@ export function resourceScope(ctx: RuleContext, resource: string): Scope | undef
   const defined = new Map<string, AttributeType | undefined>([['type', 'string']]);
   for (const a of r.attributes) defined.set(a.key, a.type);
   return {
-    defined, unknownMessage: (n) => `resource "${resource}" has no attribute "${n}"`, describe: (n) => `attribute "${n}" of "${resource}"`,
-    listed: `attributes of "${resource}"`, builtIn: ['type'],
+    defined,
+    unknownMessage: (n) => `resource "${resource}" has no attribute "${n}"`,
+    describe: (n) => `attribute "${n}" of "${resource}"`,
+    listed: `attributes of "${resource}"`,
+    builtIn: ['type'],
   };
 }
 
 /** The declared type of an attribute a condition names (its first segment; a deeper path has none). */
-export function typeOf(ctx: RuleContext, set: DesiredConditionSet, ref: AttributeRef): { type: AttributeType; describe: string } | undefined {
+export function typeOf(
+  ctx: RuleContext,
+  set: DesiredConditionSet,
+  ref: AttributeRef,
+): { type: AttributeType; describe: string } | undefined {
   if (ref.path.length !== 1) return undefined;
   const scope = scopeOf(ctx, set, ref.entity);
   const type = scope?.defined.get(ref.path[0]);

@@ -13,11 +13,24 @@ import { kindOf, parsedConditions, sectionOf } from './abac-scope.js';
 const LISTED = 8;
 
 /** `unknown user set "x"`, with the closest set of that kind (or the sets of that kind, when few). */
-function unknownSet(ctx: RuleContext, type: DesiredConditionSet['type'], key: string): { message: string; options: { hint?: string } } {
+function unknownSet(
+  ctx: RuleContext,
+  type: DesiredConditionSet['type'],
+  key: string,
+): { message: string; options: { hint?: string } } {
   const section = type === 'userset' ? 'user_sets' : 'resource_sets';
   const kind = type === 'userset' ? 'user set' : 'resource set';
-  const keys = [...[...ctx.desired.conditionSets.values()].filter((s) => s.type === type).map((s) => s.key), ...ctx.index.refused.namesOf(section)];
-  const hint = didYouMean(key, keys) ?? (keys.length === 0 ? `no ${kind}s are declared` : keys.length <= LISTED ? `declared ${kind}s: ${keys.join(', ')}` : undefined);
+  const keys = [
+    ...[...ctx.desired.conditionSets.values()].filter((s) => s.type === type).map((s) => s.key),
+    ...ctx.index.refused.namesOf(section),
+  ];
+  const hint =
+    didYouMean(key, keys) ??
+    (keys.length === 0
+      ? `no ${kind}s are declared`
+      : keys.length <= LISTED
+        ? `declared ${kind}s: ${keys.join(', ')}`
+        : undefined);
   return { message: `unknown ${kind} "${key}"`, options: hint ? { hint } : {} };
 }
 
@@ -47,13 +60,27 @@ export function setsResolve(ctx: RuleContext): Problem[] {
       const u = unknownSet(ctx, set.type, set.parent);
       out.push(report(where, ['parent'], `${u.message} as parent`, u.options));
     } else if (parent.type !== set.type) {
-      out.push(report(where, ['parent'], `"${set.parent}" is a ${kindOf(parent)}, so it cannot be the parent of ${kindOf(set)} "${set.key}"`, {
-        hint: `a ${kindOf(set)}'s parent is another ${kindOf(set)}`,
-      }));
+      out.push(
+        report(
+          where,
+          ['parent'],
+          `"${set.parent}" is a ${kindOf(parent)}, so it cannot be the parent of ${kindOf(set)} "${set.key}"`,
+          {
+            hint: `a ${kindOf(set)}'s parent is another ${kindOf(set)}`,
+          },
+        ),
+      );
     } else if (parent.resource !== set.resource) {
-      out.push(report(where, ['parent'], `resource set "${set.parent}" holds "${parent.resource}" instances, but "${set.key}" holds "${set.resource}" instances`, {
-        hint: 'a resource set\'s parent is a resource set of the same resource',
-      }));
+      out.push(
+        report(
+          where,
+          ['parent'],
+          `resource set "${set.parent}" holds "${parent.resource}" instances, but "${set.key}" holds "${set.resource}" instances`,
+          {
+            hint: "a resource set's parent is a resource set of the same resource",
+          },
+        ),
+      );
     }
   }
   return out;
@@ -77,9 +104,16 @@ export function setParentsAcyclic({ desired, index }: RuleContext): Problem[] {
     reported.add(first);
     const rotated = [...cycle.slice(cycle.indexOf(first)), ...cycle.slice(0, cycle.indexOf(first))];
     const set = desired.conditionSets.get(first)!;
-    out.push(report(index.conditionSets.get(first), ['parent'], `${kindOf(set)}s are each other's parents in a cycle: ${[...rotated, first].join(' -> ')}`, {
-      hint: 'a set applies its ancestors\' conditions: remove one of these `parent`',
-    }));
+    out.push(
+      report(
+        index.conditionSets.get(first),
+        ['parent'],
+        `${kindOf(set)}s are each other's parents in a cycle: ${[...rotated, first].join(' -> ')}`,
+        {
+          hint: "a set applies its ancestors' conditions: remove one of these `parent`",
+        },
+      ),
+    );
   }
   return out;
 }
@@ -98,12 +132,26 @@ export function emptySets(ctx: RuleContext): Problem[] {
     const every = c.kind === 'allOf' && c.children.length === 0 && set.parent === undefined;
     const nothing = c.kind === 'anyOf' && c.children.length === 0;
     if (!every && !nothing) continue;
-    const what = every ? (set.type === 'userset' ? 'every user' : `every instance of "${set.resource}"`) : (set.type === 'userset' ? 'no user' : 'no instance');
+    const what = every
+      ? set.type === 'userset'
+        ? 'every user'
+        : `every instance of "${set.resource}"`
+      : set.type === 'userset'
+        ? 'no user'
+        : 'no instance';
     out.push({
-      ...report(ctx.index.conditionSets.get(set.key), ['conditions'], `${kindOf(set)} "${set.key}" matches ${what}: its conditions are ${JSON.stringify(set.conditions)}`, {
-        on: 'key', severity: 'warning', hint: `if that is meant, acknowledge it: \`acknowledge: {empty-set: [${set.key}]}\``,
-      }),
-      rule: 'empty-set', object: set.key,
+      ...report(
+        ctx.index.conditionSets.get(set.key),
+        ['conditions'],
+        `${kindOf(set)} "${set.key}" matches ${what}: its conditions are ${JSON.stringify(set.conditions)}`,
+        {
+          on: 'key',
+          severity: 'warning',
+          hint: `if that is meant, acknowledge it: \`acknowledge: {empty-set: [${set.key}]}\``,
+        },
+      ),
+      rule: 'empty-set',
+      object: set.key,
     });
   }
   return out;
@@ -116,11 +164,22 @@ const ON = ['resource_set', 'resource'] as const;
 export function setRuleShape({ index }: RuleContext): Problem[] {
   const out: Problem[] = [];
   for (const { loc, raw } of index.setRulesWritten) {
-    for (const [fields, what] of [[WHO, 'who it is for'], [ON, 'what it is on']] as const) {
+    for (const [fields, what] of [
+      [WHO, 'who it is for'],
+      [ON, 'what it is on'],
+    ] as const) {
       const present = fields.filter((f) => raw[f] !== undefined);
       if (present.length === 1) continue;
-      const message = present.length === 0 ? `a set rule must say ${what}: one of ${fields.join(', ')}` : `a set rule names ${present.join(' and ')}: keep exactly one`;
-      out.push(report(loc, present.length > 1 ? [present[1]] : [], message, { on: present.length > 1 ? 'key' : 'value', hint: 'write one set rule per user set and resource set' }));
+      const message =
+        present.length === 0
+          ? `a set rule must say ${what}: one of ${fields.join(', ')}`
+          : `a set rule names ${present.join(' and ')}: keep exactly one`;
+      out.push(
+        report(loc, present.length > 1 ? [present[1]] : [], message, {
+          on: present.length > 1 ? 'key' : 'value',
+          hint: 'write one set rule per user set and resource set',
+        }),
+      );
     }
   }
   return out;
@@ -133,7 +192,8 @@ export function setRuleShape({ index }: RuleContext): Problem[] {
 export function setRulesResolve(ctx: RuleContext): Problem[] {
   const out: Problem[] = [];
   for (const { loc, raw } of ctx.index.setRulesWritten) {
-    if (WHO.filter((f) => raw[f] !== undefined).length !== 1 || ON.filter((f) => raw[f] !== undefined).length !== 1) continue;
+    if (WHO.filter((f) => raw[f] !== undefined).length !== 1 || ON.filter((f) => raw[f] !== undefined).length !== 1)
+      continue;
     out.push(...whoResolves(ctx, loc, raw));
     const base = onResolves(ctx, loc, raw, out);
     if (base !== undefined) out.push(...actionsResolve(ctx, loc, raw, base));
@@ -146,9 +206,16 @@ function whoResolves(ctx: RuleContext, loc: Loc, raw: RawSetRule): Problem[] {
     if (declared(ctx, 'roles', raw.role)) return [];
     const of = [...ctx.desired.resources.values()].find((r) => r.roles?.some((x) => x.key === raw.role));
     if (of) {
-      return [report(loc, ['role'], `role "${raw.role}" is a resource role (of "${of.key}"): a set rule's role is a top-level role`, {
-        hint: 'the service keeps a user set for each top-level role (`__autogen_<role>`); resource roles have none',
-      })];
+      return [
+        report(
+          loc,
+          ['role'],
+          `role "${raw.role}" is a resource role (of "${of.key}"): a set rule's role is a top-level role`,
+          {
+            hint: 'the service keeps a user set for each top-level role (`__autogen_<role>`); resource roles have none',
+          },
+        ),
+      ];
     }
     const u = unknown(ctx, 'role', raw.role);
     return [report(loc, ['role'], u.message, u.options)];
@@ -156,7 +223,11 @@ function whoResolves(ctx: RuleContext, loc: Loc, raw: RawSetRule): Problem[] {
   const key = raw.user_set!;
   if (setDeclared(ctx, 'userset', key)) return [];
   if (ctx.desired.conditionSets.get(key)?.type === 'resourceset') {
-    return [report(loc, ['user_set'], `"${key}" is a resource set, not a user set`, { hint: 'user_set names who the rule is for; resource_set what it is on' })];
+    return [
+      report(loc, ['user_set'], `"${key}" is a resource set, not a user set`, {
+        hint: 'user_set names who the rule is for; resource_set what it is on',
+      }),
+    ];
   }
   const u = unknownSet(ctx, 'userset', key);
   return [report(loc, ['user_set'], u.message, u.options)];
@@ -174,7 +245,11 @@ function onResolves(ctx: RuleContext, loc: Loc, raw: RawSetRule, out: Problem[])
   const set = ctx.desired.conditionSets.get(key);
   if (set?.type === 'resourceset') return set.resource;
   if (set) {
-    out.push(report(loc, ['resource_set'], `"${key}" is a user set, not a resource set`, { hint: 'user_set names who the rule is for; resource_set what it is on' }));
+    out.push(
+      report(loc, ['resource_set'], `"${key}" is a user set, not a resource set`, {
+        hint: 'user_set names who the rule is for; resource_set what it is on',
+      }),
+    );
   } else if (!ctx.index.refused.covers('resource_sets', key)) {
     const u = unknownSet(ctx, 'resourceset', key);
     out.push(report(loc, ['resource_set'], u.message, u.options));
@@ -194,7 +269,11 @@ function actionsResolve(ctx: RuleContext, loc: Loc, raw: RawSetRule, base: strin
     const named = colon < 0 ? base : w.slice(0, colon);
     const action = colon < 0 ? w : w.slice(colon + 1);
     if (named !== base) {
-      out.push(report(loc, sub, `"${w}" is an action of "${named}", but the rule is on ${on}`, { hint: `a set rule permits actions of its resource set's resource: write an action of "${base}"` }));
+      out.push(
+        report(loc, sub, `"${w}" is an action of "${named}", but the rule is on ${on}`, {
+          hint: `a set rule permits actions of its resource set's resource: write an action of "${base}"`,
+        }),
+      );
     } else if (!resource.actions.includes(action) && !ctx.index.refused.isTrimmed('resources', base)) {
       const hint = didYouMean(action, resource.actions) ?? `its actions: ${resource.actions.join(', ') || '(none)'}`;
       out.push(report(loc, sub, `resource "${base}" has no action "${action}"`, { hint }));

@@ -35,32 +35,77 @@ export function valueFits(type: AttributeType, v: unknown): boolean {
 }
 
 const A_TYPE: Record<AttributeType, string> = {
-  bool: 'a bool (true or false)', number: 'a number', string: 'a string', time: 'a time (an ISO 8601 date or date-time string)', array: 'a list',
-  object: 'a mapping', object_array: 'a list of mappings', json: 'any JSON',
+  bool: 'a bool (true or false)',
+  number: 'a number',
+  string: 'a string',
+  time: 'a time (an ISO 8601 date or date-time string)',
+  array: 'a list',
+  object: 'a mapping',
+  object_array: 'a list of mappings',
+  json: 'any JSON',
 };
 
 /** Each written attribute value whose key has a definition of another type. */
 export function attributeValuesTyped(ctx: RuleContext): Problem[] {
   const { desired, index } = ctx;
   const out: Problem[] = [];
-  const check = (values: Record<string, unknown> | undefined, definitions: ReadonlyMap<string, DesiredAttribute>, where: Loc | undefined, owner: string, definedAt: (key: string) => Loc | undefined, definition: (key: string) => string) => {
+  const check = (
+    values: Record<string, unknown> | undefined,
+    definitions: ReadonlyMap<string, DesiredAttribute>,
+    where: Loc | undefined,
+    owner: string,
+    definedAt: (key: string) => Loc | undefined,
+    definition: (key: string) => string,
+  ) => {
     for (const [key, value] of Object.entries(values ?? {})) {
       const def = definitions.get(key);
       if (!def || valueFits(def.type, value)) continue;
       const at = definedAt(key);
-      out.push(report(where, ['attributes', key], `attribute "${key}" of ${owner} is ${describeValue(value)}, but ${definition(key)} is ${A_TYPE[def.type]}${at ? ` (defined at ${describePlace(at)})` : ''}`, {
-        severity: 'warning', hint: 'the service stores the value as written, and conditions compare it without converting',
-      }));
+      out.push(
+        report(
+          where,
+          ['attributes', key],
+          `attribute "${key}" of ${owner} is ${describeValue(value)}, but ${definition(key)} is ${A_TYPE[def.type]}${at ? ` (defined at ${describePlace(at)})` : ''}`,
+          {
+            severity: 'warning',
+            hint: 'the service stores the value as written, and conditions compare it without converting',
+          },
+        ),
+      );
     }
   };
   const byKey = (list: DesiredAttribute[] | undefined) => new Map((list ?? []).map((a) => [a.key, a]));
-  for (const t of desired.tenants.values()) check(t.attributes, desired.tenantAttributes, index.tenants.get(t.key), `tenant "${t.key}"`, (k) => index.tenantAttributes.get(k), (k) => `tenant attribute "${k}"`);
-  for (const u of desired.users.values()) check(u.attributes, desired.userAttributes, index.users.get(u.key), `user "${u.key}"`, (k) => index.userAttributes.get(k), (k) => `user attribute "${k}"`);
+  for (const t of desired.tenants.values())
+    check(
+      t.attributes,
+      desired.tenantAttributes,
+      index.tenants.get(t.key),
+      `tenant "${t.key}"`,
+      (k) => index.tenantAttributes.get(k),
+      (k) => `tenant attribute "${k}"`,
+    );
+  for (const u of desired.users.values())
+    check(
+      u.attributes,
+      desired.userAttributes,
+      index.users.get(u.key),
+      `user "${u.key}"`,
+      (k) => index.userAttributes.get(k),
+      (k) => `user attribute "${k}"`,
+    );
   const resourceDefs = new Map([...desired.resources.values()].map((r) => [r.key, byKey(r.attributes)]));
   for (const [ref, i] of desired.resourceInstances) {
     const defs = resourceDefs.get(i.resource);
     const loc = index.resources.get(i.resource);
-    if (defs) check(i.attributes, defs, index.resourceInstances.get(ref), `"${ref}"`, (k) => (loc ? { src: loc.src, path: [...loc.path, 'attributes', k] } : undefined), (k) => `attribute "${k}" of "${i.resource}"`);
+    if (defs)
+      check(
+        i.attributes,
+        defs,
+        index.resourceInstances.get(ref),
+        `"${ref}"`,
+        (k) => (loc ? { src: loc.src, path: [...loc.path, 'attributes', k] } : undefined),
+        (k) => `attribute "${k}" of "${i.resource}"`,
+      );
   }
   return out;
 }
@@ -74,20 +119,40 @@ export function attributeValuesTyped(ctx: RuleContext): Problem[] {
 export function attributeValuesDefined(ctx: RuleContext): Problem[] {
   const { desired, index } = ctx;
   const out: Problem[] = [];
-  const check = (values: Record<string, unknown> | undefined, defined: ReadonlySet<string>, where: Loc | undefined, owner: string, declareAt: string) => {
+  const check = (
+    values: Record<string, unknown> | undefined,
+    defined: ReadonlySet<string>,
+    where: Loc | undefined,
+    owner: string,
+    declareAt: string,
+  ) => {
     for (const [key, value] of Object.entries(values ?? {})) {
       if (defined.has(key)) continue;
-      out.push(report(where, ['attributes', key], `attribute "${key}" of ${owner} has no definition (${declareAt} does not declare it): the service keeps the value, but decisions ignore it`, {
-        severity: 'warning', hint: `declare it under ${declareAt} (${key}: ${typeNamed(value)}), or remove the value`,
-      }));
+      out.push(
+        report(
+          where,
+          ['attributes', key],
+          `attribute "${key}" of ${owner} has no definition (${declareAt} does not declare it): the service keeps the value, but decisions ignore it`,
+          {
+            severity: 'warning',
+            hint: `declare it under ${declareAt} (${key}: ${typeNamed(value)}), or remove the value`,
+          },
+        ),
+      );
     }
   };
   const managed = (section: 'user_attributes' | 'tenant_attributes', keys: Iterable<string>, builtIn: string[]) =>
-    desired.sections.has(section) && !index.refused.covers(section, '\0') ? new Set([...keys, ...builtIn, ...index.refused.namesOf(section)]) : undefined;
+    desired.sections.has(section) && !index.refused.covers(section, '\0')
+      ? new Set([...keys, ...builtIn, ...index.refused.namesOf(section)])
+      : undefined;
   const tenants = managed('tenant_attributes', desired.tenantAttributes.keys(), ['key']);
-  if (tenants) for (const t of desired.tenants.values()) check(t.attributes, tenants, index.tenants.get(t.key), `tenant "${t.key}"`, 'tenant_attributes');
+  if (tenants)
+    for (const t of desired.tenants.values())
+      check(t.attributes, tenants, index.tenants.get(t.key), `tenant "${t.key}"`, 'tenant_attributes');
   const users = managed('user_attributes', desired.userAttributes.keys(), Object.keys(BUILT_IN_USER));
-  if (users) for (const u of desired.users.values()) check(u.attributes, users, index.users.get(u.key), `user "${u.key}"`, 'user_attributes');
+  if (users)
+    for (const u of desired.users.values())
+      check(u.attributes, users, index.users.get(u.key), `user "${u.key}"`, 'user_attributes');
   const byResource = new Map<string, ReadonlySet<string> | undefined>();
   for (const [ref, i] of desired.resourceInstances) {
     if (!byResource.has(i.resource)) {
@@ -95,7 +160,8 @@ export function attributeValuesDefined(ctx: RuleContext): Problem[] {
       byResource.set(i.resource, scope && new Set(scope.defined.keys()));
     }
     const defined = byResource.get(i.resource);
-    if (defined) check(i.attributes, defined, index.resourceInstances.get(ref), `"${ref}"`, `resources.${i.resource}.attributes`);
+    if (defined)
+      check(i.attributes, defined, index.resourceInstances.get(ref), `"${ref}"`, `resources.${i.resource}.attributes`);
   }
   return out;
 }
@@ -105,6 +171,9 @@ function typeNamed(v: unknown): AttributeType {
   if (typeof v === 'boolean') return 'bool';
   if (typeof v === 'number') return 'number';
   if (typeof v === 'string') return 'string';
-  if (Array.isArray(v)) return v.length > 0 && v.every((x) => typeof x === 'object' && x !== null && !Array.isArray(x)) ? 'object_array' : 'array';
+  if (Array.isArray(v))
+    return v.length > 0 && v.every((x) => typeof x === 'object' && x !== null && !Array.isArray(x))
+      ? 'object_array'
+      : 'array';
   return v !== null && typeof v === 'object' ? 'object' : 'json';
 }

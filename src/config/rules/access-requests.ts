@@ -9,7 +9,15 @@ export function grantForDuration({ desired, index }: RuleContext): Problem[] {
   for (const config of desired.accessRequests.values()) {
     if (config.grantFor === undefined) continue;
     const parsed = parseDuration(config.grantFor);
-    if (!parsed.ok) out.push(report(index.accessRequests.get(config.key), ['grant_for'], parsed.message, parsed.hint ? { hint: parsed.hint } : {}));
+    if (!parsed.ok)
+      out.push(
+        report(
+          index.accessRequests.get(config.key),
+          ['grant_for'],
+          parsed.message,
+          parsed.hint ? { hint: parsed.hint } : {},
+        ),
+      );
   }
   return out;
 }

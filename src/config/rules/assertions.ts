@@ -12,20 +12,33 @@ const CHECKS = ['can', 'cannot', 'has_role'] as const;
 /** Exactly one of each pair is written: the other assertion rules skip the rest (assertionShape reports them). */
 function wellFormed(ctx: RuleContext, i: number): boolean {
   const raw = ctx.index.assertions[i]?.raw;
-  return raw !== undefined && WHO.filter((f) => raw[f] !== undefined).length === 1 && CHECKS.filter((f) => raw[f] !== undefined).length === 1;
+  return (
+    raw !== undefined &&
+    WHO.filter((f) => raw[f] !== undefined).length === 1 &&
+    CHECKS.filter((f) => raw[f] !== undefined).length === 1
+  );
 }
 
 /** An assertion names exactly one of `user` / `users_in` and exactly one of `can` / `cannot` / `has_role`. */
 export function assertionShape({ index }: RuleContext): Problem[] {
   const out: Problem[] = [];
   for (const { loc, raw } of index.assertions) {
-    for (const [fields, what] of [[WHO, 'who it is about'], [CHECKS, 'what it checks']] as const) {
+    for (const [fields, what] of [
+      [WHO, 'who it is about'],
+      [CHECKS, 'what it checks'],
+    ] as const) {
       const present = fields.filter((f) => raw[f] !== undefined);
       if (present.length === 1) continue;
-      const message = present.length === 0
-        ? `an assertion must say ${what}: one of ${fields.join(', ')}`
-        : `an assertion names ${present.join(' and ')}: keep exactly one`;
-      out.push(report(loc, present.length > 1 ? [present[1]] : [], message, { on: present.length > 1 ? 'key' : 'value', hint: 'write one assertion per check' }));
+      const message =
+        present.length === 0
+          ? `an assertion must say ${what}: one of ${fields.join(', ')}`
+          : `an assertion names ${present.join(' and ')}: keep exactly one`;
+      out.push(
+        report(loc, present.length > 1 ? [present[1]] : [], message, {
+          on: present.length > 1 ? 'key' : 'value',
+          hint: 'write one assertion per check',
+        }),
+      );
     }
   }
   return out;
@@ -77,7 +90,11 @@ export function assertionActionsResolve(ctx: RuleContext): Problem[] {
     const type = splitRef(a.on).type;
     const action = a.subject.includes(':') ? splitRef(a.subject) : { type, key: a.subject };
     if (action.type !== type) {
-      out.push(report(where, [field], `"${a.subject}" is an action of "${action.type}", but "${a.on}" is a "${type}"`, { hint: `write the action alone, e.g. ${field}: ${action.key}` }));
+      out.push(
+        report(where, [field], `"${a.subject}" is an action of "${action.type}", but "${a.on}" is a "${type}"`, {
+          hint: `write the action alone, e.g. ${field}: ${action.key}`,
+        }),
+      );
       return;
     }
     const resource = desired.resources.get(type);

@@ -12,9 +12,11 @@ export function authoritativeSectionsManaged({ desired, index }: RuleContext): P
   const out: Problem[] = [];
   for (const section of desired.authoritative) {
     if (desired.sections.has(section)) continue;
-    out.push(report(index.authoritative, [], `authoritative lists "${section}", a section no file of the configuration has`, {
-      hint: `declare the ${section} (an empty \`${section}: {}\` deletes every live one), or remove "${section}" from authoritative`,
-    }));
+    out.push(
+      report(index.authoritative, [], `authoritative lists "${section}", a section no file of the configuration has`, {
+        hint: `declare the ${section} (an empty \`${section}: {}\` deletes every live one), or remove "${section}" from authoritative`,
+      }),
+    );
   }
   return out;
 }

@@ -16,7 +16,8 @@ export type Rule = (ctx: RuleContext) => Problem[];
 /** A problem at an object of the index (`where` is its Loc) and a path below it. */
 export function report(where: Loc | undefined, sub: Segment[], message: string, options?: ProblemOptions): Problem {
   // Every object in DesiredState came from a file, so its Loc exists; a missing one is a bug upstream.
-  if (!where) return { message, severity: options?.severity ?? 'error', ...(options?.hint ? { hint: options.hint } : {}) };
+  if (!where)
+    return { message, severity: options?.severity ?? 'error', ...(options?.hint ? { hint: options.hint } : {}) };
   return problemAt(where, sub, message, options);
 }
 
@@ -45,12 +46,20 @@ export function declared({ desired, index }: RuleContext, section: Section, key:
 
 /** Like `declared`, for the target of a role or assertion: a resource instance or a group. */
 export function targetDeclared(ctx: RuleContext, ref: string): boolean {
-  return targetTenant(ctx.desired, ref) !== undefined || ctx.index.refused.covers('resource_instances', ref) || ctx.index.refused.covers('groups', ref);
+  return (
+    targetTenant(ctx.desired, ref) !== undefined ||
+    ctx.index.refused.covers('resource_instances', ref) ||
+    ctx.index.refused.covers('groups', ref)
+  );
 }
 
 /** Kinds of reference, and the sections where their names are declared. */
 const SECTIONS_OF = {
-  resource: ['resources'], role: ['roles'], tenant: ['tenants'], user: ['users'], group: ['groups'],
+  resource: ['resources'],
+  role: ['roles'],
+  tenant: ['tenants'],
+  user: ['users'],
+  group: ['groups'],
   'resource instance': ['resource_instances', 'groups'],
 } as const satisfies Record<string, readonly Section[]>;
 
@@ -64,15 +73,25 @@ const LISTED = 8;
  */
 export function unknown(ctx: RuleContext, kind: Kind, key: string): { message: string; options: ProblemOptions } {
   const keys = candidates(ctx, kind);
-  const hint = didYouMean(key, keys)
-    ?? (keys.length === 0 ? `no ${PLURAL[kind]} are declared` : keys.length <= LISTED ? `declared ${PLURAL[kind]}: ${keys.join(', ')}` : undefined);
+  const hint =
+    didYouMean(key, keys) ??
+    (keys.length === 0
+      ? `no ${PLURAL[kind]} are declared`
+      : keys.length <= LISTED
+        ? `declared ${PLURAL[kind]}: ${keys.join(', ')}`
+        : undefined);
   return { message: `unknown ${kind} "${key}"`, options: hint ? { hint } : {} };
 }
 
 type Kind = keyof typeof SECTIONS_OF;
 
 const PLURAL: Record<Kind, string> = {
-  resource: 'resources', role: 'roles', tenant: 'tenants', user: 'users', group: 'groups', 'resource instance': 'resource instances and groups',
+  resource: 'resources',
+  role: 'roles',
+  tenant: 'tenants',
+  user: 'users',
+  group: 'groups',
+  'resource instance': 'resource instances and groups',
 };
 
 // Per context: a configuration with many unknown names among 10,000 users must not list them each time.

@@ -58,10 +58,21 @@ export function groupRoleTargetInTenant({ desired, index }: RuleContext): Proble
   for (const [id, group] of desired.groups) {
     group.roles.forEach((r, i) => {
       const tenant = targetTenant(desired, r.on);
-      if (tenant === undefined || tenant === group.tenant || !desired.tenants.has(tenant) || !desired.tenants.has(group.tenant)) return;
-      out.push(report(index.groups.get(id), ['roles', i, 'on'],
-        `"${r.on}" is in tenant "${tenant}", but group "${id}" is in tenant "${group.tenant}"`,
-        { hint: "a group's roles must be on instances of the group's tenant" }));
+      if (
+        tenant === undefined ||
+        tenant === group.tenant ||
+        !desired.tenants.has(tenant) ||
+        !desired.tenants.has(group.tenant)
+      )
+        return;
+      out.push(
+        report(
+          index.groups.get(id),
+          ['roles', i, 'on'],
+          `"${r.on}" is in tenant "${tenant}", but group "${id}" is in tenant "${group.tenant}"`,
+          { hint: "a group's roles must be on instances of the group's tenant" },
+        ),
+      );
     });
   }
   return out;
@@ -93,11 +104,27 @@ export function memberOfSameTypeAndTenant({ desired, index }: RuleContext): Prob
       if (!parent) return;
       const where = index.groups.get(id);
       if (parent.type !== group.type) {
-        out.push(report(where, ['member_of', i], `"${id}" (type "${group.type}") cannot be a member of "${parentId}" (type "${parent.type}")`,
-          { hint: 'groups can only be placed in groups of the same type' }));
-      } else if (parent.tenant !== group.tenant && desired.tenants.has(parent.tenant) && desired.tenants.has(group.tenant)) {
-        out.push(report(where, ['member_of', i], `"${id}" (tenant "${group.tenant}") cannot be a member of "${parentId}" (tenant "${parent.tenant}")`,
-          { hint: 'groups can only be placed in groups of the same tenant' }));
+        out.push(
+          report(
+            where,
+            ['member_of', i],
+            `"${id}" (type "${group.type}") cannot be a member of "${parentId}" (type "${parent.type}")`,
+            { hint: 'groups can only be placed in groups of the same type' },
+          ),
+        );
+      } else if (
+        parent.tenant !== group.tenant &&
+        desired.tenants.has(parent.tenant) &&
+        desired.tenants.has(group.tenant)
+      ) {
+        out.push(
+          report(
+            where,
+            ['member_of', i],
+            `"${id}" (tenant "${group.tenant}") cannot be a member of "${parentId}" (tenant "${parent.tenant}")`,
+            { hint: 'groups can only be placed in groups of the same tenant' },
+          ),
+        );
       }
     });
   }
@@ -127,8 +154,11 @@ export function memberOfAcyclic({ desired, index }: RuleContext): Problem[] {
       if (s === 'open') {
         const from = stack.findIndex((f) => f.id === parent);
         const cycle = [...stack.slice(from).map((f) => f.id), parent];
-        out.push(report(index.groups.get(frame.id), ['member_of', i], `member_of forms a cycle: ${cycle.join(' → ')}`,
-          { hint: 'a group cannot contain itself, directly or through other groups' }));
+        out.push(
+          report(index.groups.get(frame.id), ['member_of', i], `member_of forms a cycle: ${cycle.join(' → ')}`, {
+            hint: 'a group cannot contain itself, directly or through other groups',
+          }),
+        );
       } else if (s === undefined) {
         state.set(parent, 'open');
         stack.push({ id: parent, next: 0 });
@@ -152,18 +182,29 @@ export function groupTypeCollision({ desired, index }: RuleContext): Problem[] {
     const group = firstGroupOfType.get(instance.resource);
     if (!group) continue;
     const same = desired.groups.has(id);
-    out.push(report(index.resourceInstances.get(id), [],
-      same ? `"${id}" is declared both as a resource instance and as a group`
-        : `"${instance.resource}" is a group type (of group "${group}"), so "${id}" cannot be an ordinary resource instance`,
-      { on: 'key', hint: 'declare it under groups, or rename the group type' }));
+    out.push(
+      report(
+        index.resourceInstances.get(id),
+        [],
+        same
+          ? `"${id}" is declared both as a resource instance and as a group`
+          : `"${instance.resource}" is a group type (of group "${group}"), so "${id}" cannot be an ordinary resource instance`,
+        { on: 'key', hint: 'declare it under groups, or rename the group type' },
+      ),
+    );
   }
   for (const [type, group] of firstGroupOfType) {
     const resource = desired.resources.get(type);
     const i = resource?.actions.indexOf('member') ?? -1;
     if (i < 0) continue;
-    out.push(report(index.resources.get(type), ['actions', i],
-      `resource "${type}" is a group type (of group "${group}") and declares the action "member", which conflicts with group membership`,
-      { hint: 'rename the action' }));
+    out.push(
+      report(
+        index.resources.get(type),
+        ['actions', i],
+        `resource "${type}" is a group type (of group "${group}") and declares the action "member", which conflicts with group membership`,
+        { hint: 'rename the action' },
+      ),
+    );
   }
   return out;
 }

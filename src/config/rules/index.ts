@@ -6,19 +6,43 @@ import type { Problem } from '../source.js';
 import type { Rule, RuleContext } from './context.js';
 import { emptyGroups, memberOutsideTenants, unusedRoles } from './warnings.js';
 import {
-  groupMembersResolve, groupRolesResolve, groupRoleTargetInTenant, groupTenantsResolve, groupTypeCollision,
-  memberOfAcyclic, memberOfResolves, memberOfSameTypeAndTenant,
+  groupMembersResolve,
+  groupRolesResolve,
+  groupRoleTargetInTenant,
+  groupTenantsResolve,
+  groupTypeCollision,
+  memberOfAcyclic,
+  memberOfResolves,
+  memberOfSameTypeAndTenant,
 } from './groups.js';
-import { assertionActionsResolve, assertionRolesResolve, assertionShape, assertionSubjectsResolve, assertionTargetsResolve } from './assertions.js';
+import {
+  assertionActionsResolve,
+  assertionRolesResolve,
+  assertionShape,
+  assertionSubjectsResolve,
+  assertionTargetsResolve,
+} from './assertions.js';
 import { grantForDuration } from './access-requests.js';
 import { resourceRolesResolve, topLevelRoleOnInstance } from './resource-roles.js';
 import { derivationsResolve, relationsResolve, tuplesResolve } from './relations.js';
 import { authoritativeSectionsManaged } from './authoritative.js';
-import { conditionAttributesResolve, conditionLiteralTypes, conditionOperatorsApply, conditionsParse } from './abac-conditions.js';
+import {
+  conditionAttributesResolve,
+  conditionLiteralTypes,
+  conditionOperatorsApply,
+  conditionsParse,
+} from './abac-conditions.js';
 import { conditionRolesResolve } from './abac-roles.js';
 import { emptySets, setParentsAcyclic, setRuleShape, setRulesResolve, setsResolve } from './abac-sets.js';
 import { attributeValuesDefined, attributeValuesTyped } from './abac-values.js';
-import { instancesResolve, reviewerRolesResolve, roleExtendsResolve, rolePermissionsResolve, userRolesResolve, userTenantsResolve } from './references.js';
+import {
+  instancesResolve,
+  reviewerRolesResolve,
+  roleExtendsResolve,
+  rolePermissionsResolve,
+  userRolesResolve,
+  userTenantsResolve,
+} from './references.js';
 
 export type { Rule, RuleContext } from './context.js';
 

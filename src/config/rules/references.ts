@@ -37,7 +37,9 @@ export function roleExtendsResolve(ctx: RuleContext): Problem[] {
     role.extends?.forEach((other, i) => {
       const where = index.roles.get(role.key);
       if (other === role.key) {
-        out.push(report(where, ['extends', i], `role "${role.key}" extends itself`, { hint: 'a role cannot extend itself' }));
+        out.push(
+          report(where, ['extends', i], `role "${role.key}" extends itself`, { hint: 'a role cannot extend itself' }),
+        );
       } else if (!declared(ctx, 'roles', other)) {
         const u = unknown(ctx, 'role', other);
         out.push(report(where, ['extends', i], `${u.message} in extends`, u.options));
@@ -46,9 +48,16 @@ export function roleExtendsResolve(ctx: RuleContext): Problem[] {
   }
   const edges = new Map([...desired.roles.values()].map((r) => [r.key, r.extends ?? []]));
   for (const cycle of extendsCycles(edges)) {
-    out.push(report(index.roles.get(cycle[0]), ['extends'], `roles extend each other in a cycle: ${[...cycle, cycle[0]].join(' -> ')}`, {
-      hint: 'a role includes the roles it extends; remove one of these `extends`',
-    }));
+    out.push(
+      report(
+        index.roles.get(cycle[0]),
+        ['extends'],
+        `roles extend each other in a cycle: ${[...cycle, cycle[0]].join(' -> ')}`,
+        {
+          hint: 'a role includes the roles it extends; remove one of these `extends`',
+        },
+      ),
+    );
   }
   return out;
 }
@@ -96,15 +105,34 @@ export function userRolesResolve(ctx: RuleContext): Problem[] {
           if (targetDeclared(ctx, r.on)) return;
           const u = unknown(ctx, 'resource instance', r.on);
           out.push(report(where, ['roles', i, 'on'], u.message, u.options));
-        } else if (tenantWritten && target !== r.tenant && desired.tenants.has(r.tenant) && desired.tenants.has(target)) {
-          out.push(report(where, ['roles', i, 'tenant'], `role "${r.role}" on "${r.on}" is given in tenant "${r.tenant}", but the instance is in tenant "${target}"`, {
-            hint: `drop tenant (it defaults to the instance's) or use "${target}"`,
-          }));
+        } else if (
+          tenantWritten &&
+          target !== r.tenant &&
+          desired.tenants.has(r.tenant) &&
+          desired.tenants.has(target)
+        ) {
+          out.push(
+            report(
+              where,
+              ['roles', i, 'tenant'],
+              `role "${r.role}" on "${r.on}" is given in tenant "${r.tenant}", but the instance is in tenant "${target}"`,
+              {
+                hint: `drop tenant (it defaults to the instance's) or use "${target}"`,
+              },
+            ),
+          );
         }
       } else if (r.tenant === '' && !index.refused.isTrimmed('users', user.key)) {
-        out.push(report(where, ['roles', i], `cannot tell the tenant of role "${r.role}": the user is in ${user.tenants.length === 0 ? 'no tenant' : `${user.tenants.length} tenants`}`, {
-          hint: 'write it as { role, tenant }',
-        }));
+        out.push(
+          report(
+            where,
+            ['roles', i],
+            `cannot tell the tenant of role "${r.role}": the user is in ${user.tenants.length === 0 ? 'no tenant' : `${user.tenants.length} tenants`}`,
+            {
+              hint: 'write it as { role, tenant }',
+            },
+          ),
+        );
       }
     });
   }

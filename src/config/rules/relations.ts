@@ -20,9 +20,17 @@ export function relationsResolve(ctx: RuleContext): Problem[] {
         out.push(report(where, ['relations', r.key], `${u.message} as the subject of relation "${r.key}"`, u.options));
       }
       if (r.key === 'group' || r.key.endsWith('_group')) {
-        out.push(report(where, ['relations', r.key], `relation "${r.key}" has a name the service keeps for groups (<type>_group, group)`, {
-          on: 'key', hint: 'groups make these relations themselves when they are given roles or linked; choose another name',
-        }));
+        out.push(
+          report(
+            where,
+            ['relations', r.key],
+            `relation "${r.key}" has a name the service keeps for groups (<type>_group, group)`,
+            {
+              on: 'key',
+              hint: 'groups make these relations themselves when they are given roles or linked; choose another name',
+            },
+          ),
+        );
       }
     }
   }
@@ -52,19 +60,33 @@ export function derivationsResolve(ctx: RuleContext): Problem[] {
         // `member` of a group type is the service's membership role, made with the first group (api-notes, "Groups").
         const membership = d.role === 'member' && [...desired.groups.values()].some((g) => g.type === on.key);
         if (!onRoles.includes(d.role) && !membership) {
-          const hint = didYouMean(d.role, onRoles) ?? (onRoles.length > 0 ? `roles of "${on.key}": ${onRoles.join(', ')}` : `declare it under resources.${on.key}.roles`);
+          const hint =
+            didYouMean(d.role, onRoles) ??
+            (onRoles.length > 0
+              ? `roles of "${on.key}": ${onRoles.join(', ')}`
+              : `declare it under resources.${on.key}.roles`);
           out.push(report(where, [...sub, 'role'], `resource "${on.key}" has no role "${d.role}"`, { hint }));
         }
         const relations = resource.relations ?? [];
         const via = relations.find((r) => r.key === d.via);
         if (!via) {
-          const hint = didYouMean(d.via, relations.map((r) => r.key))
-            ?? `declare it: resources.${resource.key}.relations.${d.via}: ${d.on}`;
+          const hint =
+            didYouMean(
+              d.via,
+              relations.map((r) => r.key),
+            ) ?? `declare it: resources.${resource.key}.relations.${d.via}: ${d.on}`;
           out.push(report(where, [...sub, 'via'], `resource "${resource.key}" has no relation "${d.via}"`, { hint }));
         } else if (via.subject !== d.on) {
-          out.push(report(where, [...sub, 'via'], `relation "${d.via}" of "${resource.key}" links "${via.subject}", not "${d.on}"`, {
-            hint: `a derivation through "${d.via}" takes a role held on a "${via.subject}"`,
-          }));
+          out.push(
+            report(
+              where,
+              [...sub, 'via'],
+              `relation "${d.via}" of "${resource.key}" links "${via.subject}", not "${d.on}"`,
+              {
+                hint: `a derivation through "${d.via}" takes a role held on a "${via.subject}"`,
+              },
+            ),
+          );
         }
       });
     }
@@ -85,7 +107,14 @@ export function tuplesResolve(ctx: RuleContext): Problem[] {
       const relation = relations.find((r) => r.key === t.relation);
       if (!relation) {
         if (!resource) continue; // the unknown resource is reported on the instance
-        const hint = didYouMean(t.relation, relations.map((r) => r.key)) ?? (relations.length > 0 ? `relations of "${resource.key}": ${relations.map((r) => r.key).join(', ')}` : `declare it under resources.${resource.key}.relations`);
+        const hint =
+          didYouMean(
+            t.relation,
+            relations.map((r) => r.key),
+          ) ??
+          (relations.length > 0
+            ? `relations of "${resource.key}": ${relations.map((r) => r.key).join(', ')}`
+            : `declare it under resources.${resource.key}.relations`);
         out.push(report(where, sub, `unknown relation "${t.relation}" of "${resource.key}"`, { on: 'key', hint }));
         continue;
       }
@@ -98,13 +127,22 @@ export function tuplesResolve(ctx: RuleContext): Problem[] {
       }
       const type = splitRef(t.subject).type;
       if (type !== relation.subject) {
-        out.push(report(where, sub, `"${t.subject}" is a "${type}", but relation "${t.relation}" of "${inst.resource}" relates a "${relation.subject}"`, {
-          hint: `name a ${relation.subject} instance, or change the relation's subject`,
-        }));
+        out.push(
+          report(
+            where,
+            sub,
+            `"${t.subject}" is a "${type}", but relation "${t.relation}" of "${inst.resource}" relates a "${relation.subject}"`,
+            {
+              hint: `name a ${relation.subject} instance, or change the relation's subject`,
+            },
+          ),
+        );
       } else if (tenant !== inst.tenant && desired.tenants.has(tenant) && desired.tenants.has(inst.tenant)) {
-        out.push(report(where, sub, `"${t.subject}" is in tenant "${tenant}", but "${ref}" is in tenant "${inst.tenant}"`, {
-          hint: 'a relationship tuple relates two instances of the same tenant',
-        }));
+        out.push(
+          report(where, sub, `"${t.subject}" is in tenant "${tenant}", but "${ref}" is in tenant "${inst.tenant}"`, {
+            hint: 'a relationship tuple relates two instances of the same tenant',
+          }),
+        );
       }
     }
   }

@@ -20,19 +20,36 @@ export function resourceRolesResolve(ctx: RuleContext): Problem[] {
       role.permissions.forEach((action, i) => {
         if (resource.actions.includes(action) || index.refused.isTrimmed('resources', resource.key)) return;
         const hint = didYouMean(action, resource.actions) ?? `its actions: ${resource.actions.join(', ') || '(none)'}`;
-        out.push(report(where, ['roles', role.key, 'permissions', i], `resource "${resource.key}" has no action "${action}"`, { hint }));
+        out.push(
+          report(where, ['roles', role.key, 'permissions', i], `resource "${resource.key}" has no action "${action}"`, {
+            hint,
+          }),
+        );
       });
       role.extends.forEach((other, i) => {
         if (keys.includes(other)) return;
-        const hint = other === role.key ? 'a role cannot extend itself' : didYouMean(other, keys) ?? `roles of "${resource.key}": ${keys.join(', ')}`;
-        const message = other === role.key ? `role "${resource.key}#${role.key}" extends itself` : `resource "${resource.key}" has no role "${other}"`;
+        const hint =
+          other === role.key
+            ? 'a role cannot extend itself'
+            : (didYouMean(other, keys) ?? `roles of "${resource.key}": ${keys.join(', ')}`);
+        const message =
+          other === role.key
+            ? `role "${resource.key}#${role.key}" extends itself`
+            : `resource "${resource.key}" has no role "${other}"`;
         out.push(report(where, ['roles', role.key, 'extends', i], message, { hint }));
       });
     }
     for (const cycle of extendsCycles(new Map(resource.roles.map((r) => [r.key, r.extends])))) {
-      out.push(report(where, ['roles', cycle[0], 'extends'], `roles of "${resource.key}" extend each other in a cycle: ${[...cycle, cycle[0]].join(' -> ')}`, {
-        hint: 'a role includes the roles it extends; remove one of these `extends`',
-      }));
+      out.push(
+        report(
+          where,
+          ['roles', cycle[0], 'extends'],
+          `roles of "${resource.key}" extend each other in a cycle: ${[...cycle, cycle[0]].join(' -> ')}`,
+          {
+            hint: 'a role includes the roles it extends; remove one of these `extends`',
+          },
+        ),
+      );
     }
   }
   return out;
@@ -74,11 +91,17 @@ export function roleOnTarget(ctx: RuleContext, role: string, on: string): RoleTa
   const resource = ctx.desired.resources.get(splitRef(on).type);
   if (resource?.roles?.some((r) => r.key === role)) return 'resource role';
   if (ctx.desired.roles.has(role)) return 'top-level role';
-  return declared(ctx, 'roles', role) || ctx.index.refused.covers('resources', splitRef(on).type) ? 'unknowable' : 'unknown';
+  return declared(ctx, 'roles', role) || ctx.index.refused.covers('resources', splitRef(on).type)
+    ? 'unknowable'
+    : 'unknown';
 }
 
 /** `unknown role` for a role named on an instance: the hint looks among the type's resource roles and the top-level roles. */
-export function unknownRoleOn(ctx: RuleContext, role: string, on: string): { message: string; options: ProblemOptions } {
+export function unknownRoleOn(
+  ctx: RuleContext,
+  role: string,
+  on: string,
+): { message: string; options: ProblemOptions } {
   const type = splitRef(on).type;
   const own = (ctx.desired.resources.get(type)?.roles ?? []).map((r) => r.key);
   // Where the instance's type has resource roles, the instance is part of what the name means.
@@ -93,11 +116,15 @@ export function unknownRoleOn(ctx: RuleContext, role: string, on: string): { mes
  * resource roles are held on instances of their resource only.
  */
 export function unknownTenantWideRole(ctx: RuleContext, role: string): { message: string; options: ProblemOptions } {
-  const owners = [...ctx.desired.resources.values()].filter((r) => r.roles?.some((x) => x.key === role)).map((r) => r.key);
+  const owners = [...ctx.desired.resources.values()]
+    .filter((r) => r.roles?.some((x) => x.key === role))
+    .map((r) => r.key);
   if (owners.length === 0) return unknown(ctx, 'role', role);
   return {
     message: `role "${role}" is a resource role (of ${owners.map((o) => `"${o}"`).join(', ')}): a tenant-wide role must be a top-level role`,
-    options: { hint: `give it on an instance (on: ${owners[0]}:<key>), or declare a top-level role "${role}" under roles` },
+    options: {
+      hint: `give it on an instance (on: ${owners[0]}:<key>), or declare a top-level role "${role}" under roles`,
+    },
   };
 }
 
@@ -112,14 +139,24 @@ export function topLevelRoleOnInstance(ctx: RuleContext): Problem[] {
   const check = (role: string, on: string, where: Parameters<typeof report>[0], sub: (string | number)[]) => {
     const resource = desired.resources.get(splitRef(on).type);
     if (!resource?.roles || resource.roles.length === 0 || roleOnTarget(ctx, role, on) !== 'top-level role') return;
-    out.push(report(where, sub, `role "${role}" on "${on}" is the top-level role: resource "${resource.key}" declares roles, but not "${role}"`, {
-      severity: 'warning',
-      hint: `declare it under resources.${resource.key}.roles, or check the role's name (roles of "${resource.key}": ${resource.roles.map((r) => r.key).join(', ')})`,
-    }));
+    out.push(
+      report(
+        where,
+        sub,
+        `role "${role}" on "${on}" is the top-level role: resource "${resource.key}" declares roles, but not "${role}"`,
+        {
+          severity: 'warning',
+          hint: `declare it under resources.${resource.key}.roles, or check the role's name (roles of "${resource.key}": ${resource.roles.map((r) => r.key).join(', ')})`,
+        },
+      ),
+    );
   };
   for (const user of desired.users.values()) {
-    user.roles.forEach((r, i) => r.on !== undefined && check(r.role, r.on, index.users.get(user.key), ['roles', i, 'role']));
+    user.roles.forEach(
+      (r, i) => r.on !== undefined && check(r.role, r.on, index.users.get(user.key), ['roles', i, 'role']),
+    );
   }
-  for (const [id, group] of desired.groups) group.roles.forEach((r, i) => check(r.role, r.on, index.groups.get(id), ['roles', i, 'role']));
+  for (const [id, group] of desired.groups)
+    group.roles.forEach((r, i) => check(r.role, r.on, index.groups.get(id), ['roles', i, 'role']));
   return out;
 }

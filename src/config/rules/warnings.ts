@@ -19,9 +19,12 @@ export function unusedRoles({ desired, index }: RuleContext): Problem[] {
     if (used.has(key) || index.refused.mentions(key)) continue;
     out.push({
       ...report(index.roles.get(key), [], `role "${key}" is not given to any user or group`, {
-        on: 'key', severity: 'warning', hint: `if that is meant, acknowledge it: \`acknowledge: {unused-role: [${key}]}\``,
+        on: 'key',
+        severity: 'warning',
+        hint: `if that is meant, acknowledge it: \`acknowledge: {unused-role: [${key}]}\``,
       }),
-      rule: 'unused-role', object: key,
+      rule: 'unused-role',
+      object: key,
     });
   }
   return out;
@@ -34,12 +37,21 @@ export function emptyGroups({ desired, index }: RuleContext): Problem[] {
   const hasChildren = meant(parents, desired.groups.keys());
   const out: Problem[] = [];
   for (const [id, g] of desired.groups) {
-    if (g.members.length > 0 || hasChildren.has(id) || index.refused.mentions(id) || index.refused.isTrimmed('groups', id)) continue;
+    if (
+      g.members.length > 0 ||
+      hasChildren.has(id) ||
+      index.refused.mentions(id) ||
+      index.refused.isTrimmed('groups', id)
+    )
+      continue;
     out.push({
       ...report(index.groups.get(id), [], `group "${id}" has no members and no member groups`, {
-        on: 'key', severity: 'warning', hint: `if that is meant, acknowledge it: \`acknowledge: {empty-group: [${id}]}\``,
+        on: 'key',
+        severity: 'warning',
+        hint: `if that is meant, acknowledge it: \`acknowledge: {empty-group: [${id}]}\``,
       }),
-      rule: 'empty-group', object: id,
+      rule: 'empty-group',
+      object: id,
     });
   }
   return out;
@@ -72,11 +84,16 @@ export function memberOutsideTenants({ desired, index }: RuleContext): Problem[]
       if (!user || user.tenants.length === 0 || index.refused.isTrimmed('users', member)) continue;
       if (user.tenants.includes(group.tenant) || user.roles.some((r) => r.tenant === group.tenant)) continue;
       out.push(
-        report(index.users.get(member), [], `user "${member}" is a member of group "${id}" in tenant "${group.tenant}", which the user's tenants do not list: the membership keeps the user in "${group.tenant}"`, {
-          on: 'key',
-          severity: 'warning',
-          hint: `add "${group.tenant}" to the user's tenants, or remove the user from the group's members`,
-        }),
+        report(
+          index.users.get(member),
+          [],
+          `user "${member}" is a member of group "${id}" in tenant "${group.tenant}", which the user's tenants do not list: the membership keeps the user in "${group.tenant}"`,
+          {
+            on: 'key',
+            severity: 'warning',
+            hint: `add "${group.tenant}" to the user's tenants, or remove the user from the group's members`,
+          },
+        ),
       );
     }
   }

@@ -15,12 +15,39 @@ export interface ReviewAppProps {
 
 /** Translates Ink's key report into the model's plain `KeyPress`. */
 export function toKeyPress(input: string, k: Key): KeyPress {
-  const name = k.upArrow ? 'up' : k.downArrow ? 'down' : k.leftArrow ? 'left' : k.rightArrow ? 'right'
-    : k.pageUp ? 'pageup' : k.pageDown ? 'pagedown' : k.home ? 'home' : k.end ? 'end'
-    : k.return ? 'return' : k.escape ? 'escape' : k.tab ? 'tab'
-    // Most terminals send DEL for Backspace, which Ink reports as `delete`.
-    : k.backspace || k.delete ? 'backspace' : undefined;
-  return { input: name ? '' : input, ...(name ? { name } : {}), ...(k.ctrl ? { ctrl: true } : {}), ...(k.shift ? { shift: true } : {}), ...(k.meta ? { meta: true } : {}) };
+  const name = k.upArrow
+    ? 'up'
+    : k.downArrow
+      ? 'down'
+      : k.leftArrow
+        ? 'left'
+        : k.rightArrow
+          ? 'right'
+          : k.pageUp
+            ? 'pageup'
+            : k.pageDown
+              ? 'pagedown'
+              : k.home
+                ? 'home'
+                : k.end
+                  ? 'end'
+                  : k.return
+                    ? 'return'
+                    : k.escape
+                      ? 'escape'
+                      : k.tab
+                        ? 'tab'
+                        : // Most terminals send DEL for Backspace, which Ink reports as `delete`.
+                          k.backspace || k.delete
+                          ? 'backspace'
+                          : undefined;
+  return {
+    input: name ? '' : input,
+    ...(name ? { name } : {}),
+    ...(k.ctrl ? { ctrl: true } : {}),
+    ...(k.shift ? { shift: true } : {}),
+    ...(k.meta ? { meta: true } : {}),
+  };
 }
 
 /** The app: subscribes to the store, forwards keys and terminal size, renders. */

@@ -20,8 +20,7 @@ export interface Actor {
 }
 
 export type Verdict =
-  | { ok: true }
-  | { ok: false; code: 'NOT_FOUND' | 'FORBIDDEN_ACCESS' | 'CONFLICT'; message: string };
+  { ok: true } | { ok: false; code: 'NOT_FOUND' | 'FORBIDDEN_ACCESS' | 'CONFLICT'; message: string };
 
 /** Who may see a request: its requester and its moderators. Anyone else gets 404, so nothing leaks. */
 export function canSee(actor: Actor): boolean {
@@ -40,7 +39,8 @@ export function checkTransition(status: StoredStatus, transition: Transition, ac
 }
 
 function authorityDenied(transition: Transition, actor: Actor): string | undefined {
-  if (transition === 'cancel') return actor.isRequester ? undefined : 'only the requesting user may cancel an access request';
+  if (transition === 'cancel')
+    return actor.isRequester ? undefined : 'only the requesting user may cancel an access request';
   if (!actor.isModerator) return `only a reviewer of this access request may ${transition} it`;
   // A requester who is also a reviewer of the tenant still may not review their own request.
   if (actor.isRequester) return `a reviewer may not ${transition} their own access request`;

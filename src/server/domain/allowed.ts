@@ -42,7 +42,8 @@ export async function rolesGrant(
       seen.add(id(r.resource, r.key));
       if (roleAllows(r, wanted)) return true;
       for (const e of r.extends) {
-        if (!seen.has(id(r.resource, e))) (next.get(r.resource) ?? next.set(r.resource, new Set()).get(r.resource)!).add(e);
+        if (!seen.has(id(r.resource, e)))
+          (next.get(r.resource) ?? next.set(r.resource, new Set()).get(r.resource)!).add(e);
       }
     }
     frontier = (await Promise.all([...next].map(([resource, keys]) => loadRoles(resource, [...keys])))).flat();

@@ -49,7 +49,12 @@ export function indexRules(rules: DerivationRule[]): Map<string, DerivationRule[
 }
 
 /** The rules a tuple (subject of type `subjectResource`, relation, object of type `objectResource`) can carry. */
-export function rulesFor(index: Map<string, DerivationRule[]>, objectResource: string, relation: string, subjectResource: string): DerivationRule[] {
+export function rulesFor(
+  index: Map<string, DerivationRule[]>,
+  objectResource: string,
+  relation: string,
+  subjectResource: string,
+): DerivationRule[] {
   return (index.get(ruleKey(objectResource, relation)) ?? []).filter((r) => r.onResource === subjectResource);
 }
 
@@ -58,7 +63,11 @@ export function rulesFor(index: Map<string, DerivationRule[]>, objectResource: s
  * tuple's rules until nothing changes. Each pass adds at least one (instance, role) pair or stops, so it
  * ends within (instances x roles) passes whatever the tuples' shape (cycles included).
  */
-export function deriveHeld(facts: Map<string, InstanceFacts>, tuples: TupleEdge[], index: Map<string, DerivationRule[]>): Map<string, Set<string>> {
+export function deriveHeld(
+  facts: Map<string, InstanceFacts>,
+  tuples: TupleEdge[],
+  index: Map<string, DerivationRule[]>,
+): Map<string, Set<string>> {
   const held = new Map([...facts].map(([id, f]) => [id, new Set(f.roles)]));
   const carried = tuples.flatMap((t) => {
     const s = facts.get(t.subject);

@@ -27,8 +27,13 @@ export async function abacAllows(q: Queryable, envId: string, body: CheckBody): 
   if (!granted.has(`${resource.type}:${body.action}`)) return false;
   const tenantKey = resource.tenant || 'default';
   const facts = await q.get<{
-    user_id: string | null; email: string | null; first_name: string | null; last_name: string | null; user_attributes: string | null;
-    tenant_attributes: string | null; instance_attributes: string | null;
+    user_id: string | null;
+    email: string | null;
+    first_name: string | null;
+    last_name: string | null;
+    user_attributes: string | null;
+    tenant_attributes: string | null;
+    instance_attributes: string | null;
   }>(
     `SELECT u.id AS user_id, u.email, u.first_name, u.last_name, u.attributes AS user_attributes,
        (SELECT attributes FROM tenants WHERE env_id = ? AND key = ?) AS tenant_attributes,
@@ -50,16 +55,35 @@ export async function abacAllows(q: Queryable, envId: string, body: CheckBody): 
   const bags = checkAttributes({
     user: {
       key: user.key,
-      stored: facts?.user_id ? { email: facts.email, first_name: facts.first_name, last_name: facts.last_name, attributes: parseJson<JsonObject>(facts.user_attributes, {}) } : undefined,
+      stored: facts?.user_id
+        ? {
+            email: facts.email,
+            first_name: facts.first_name,
+            last_name: facts.last_name,
+            attributes: parseJson<JsonObject>(facts.user_attributes, {}),
+          }
+        : undefined,
       rolesInTenant: here.map((h) => h.role),
       tenants,
       passed: asJsonObject(user.attributes),
     },
-    resource: { type: resource.type, stored: facts?.instance_attributes ? parseJson<JsonObject>(facts.instance_attributes, {}) : undefined, passed: asJsonObject(resource.attributes) },
-    tenant: { key: tenantKey, stored: facts?.tenant_attributes ? parseJson<JsonObject>(facts.tenant_attributes, {}) : undefined, member: tenants.includes(tenantKey) },
+    resource: {
+      type: resource.type,
+      stored: facts?.instance_attributes ? parseJson<JsonObject>(facts.instance_attributes, {}) : undefined,
+      passed: asJsonObject(resource.attributes),
+    },
+    tenant: {
+      key: tenantKey,
+      stored: facts?.tenant_attributes ? parseJson<JsonObject>(facts.tenant_attributes, {}) : undefined,
+      member: tenants.includes(tenantKey),
+    },
     context: asJsonObject(body.context),
     roleAttributes: here.map((h) => parseJson<JsonObject>(h.attributes, {})),
-    defined: { user: defined.user, tenant: defined.tenant, resource: defined.byResource.get(resource.type) ?? new Set() },
+    defined: {
+      user: defined.user,
+      tenant: defined.tenant,
+      resource: defined.byResource.get(resource.type) ?? new Set(),
+    },
   });
   const instances = new Map<string, Bag | null>();
   for (let round = 0; ; round++) {
@@ -76,7 +100,12 @@ function refOf(text: string): { type: string; key?: string; tenant?: string; att
 }
 
 /** An instance's stored attributes that have a definition (`fk_resource_type`), or null when there is none. */
-async function storedInstance(q: Queryable, envId: string, ref: string, defined: Map<string, Set<string>>): Promise<Bag | null> {
+async function storedInstance(
+  q: Queryable,
+  envId: string,
+  ref: string,
+  defined: Map<string, Set<string>>,
+): Promise<Bag | null> {
   const [type, key] = [ref.slice(0, ref.indexOf(':')), ref.slice(ref.indexOf(':') + 1)];
   const row = await q.get<{ attributes: string }>(
     `SELECT ri.attributes FROM resource_instances ri JOIN resources r ON r.id = ri.resource_id WHERE r.env_id = ? AND r.key = ? AND ri.key = ?`,

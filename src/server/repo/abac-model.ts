@@ -1,5 +1,11 @@
 import type { Queryable } from '../store/db.js';
-import { autogenSets, parseConditions, type AbacModel, type RuleDef, type SetDef } from '../../access/conditions/index.js';
+import {
+  autogenSets,
+  parseConditions,
+  type AbacModel,
+  type RuleDef,
+  type SetDef,
+} from '../../access/conditions/index.js';
 import { parseJson } from './common.js';
 import { definedAttributes, type DefinedAttributes } from './abac-attributes.js';
 import { ABAC_STAMP_SQL } from './abac-stamp.js';
@@ -13,7 +19,11 @@ export interface AbacSnapshot {
   granted: ReadonlySet<string>;
 }
 
-const EMPTY: AbacSnapshot = { model: { sets: new Map(), rules: [] }, defined: { user: new Set(), tenant: new Set(), byResource: new Map() }, granted: new Set() };
+const EMPTY: AbacSnapshot = {
+  model: { sets: new Map(), rules: [] },
+  defined: { user: new Set(), tenant: new Set(), byResource: new Map() },
+  granted: new Set(),
+};
 
 /** Per store and environment: the snapshot and the stamp it was read under. */
 const remembered = new WeakMap<Queryable, Map<string, { stamp: string; snapshot: Promise<AbacSnapshot> }>>();
@@ -43,7 +53,14 @@ export async function abacSnapshot(q: Queryable, envId: string): Promise<AbacSna
 }
 
 async function loadSnapshot(q: Queryable, envId: string): Promise<AbacSnapshot> {
-  const rules = await q.all<{ user_set: string | null; role: string | null; resource_set: string | null; set_resource: string | null; resource: string; action: string }>(
+  const rules = await q.all<{
+    user_set: string | null;
+    role: string | null;
+    resource_set: string | null;
+    set_resource: string | null;
+    resource: string;
+    action: string;
+  }>(
     `SELECT us.key AS user_set, ur.key AS role, rs.key AS resource_set, sres.key AS set_resource, r.key AS resource, sr.action
      FROM set_rules sr JOIN resources r ON r.id = sr.resource_id
        LEFT JOIN condition_sets us ON us.id = sr.user_set_id LEFT JOIN roles ur ON ur.id = sr.user_role_id
@@ -51,7 +68,13 @@ async function loadSnapshot(q: Queryable, envId: string): Promise<AbacSnapshot> 
      WHERE sr.env_id = ? ORDER BY sr.created_at, sr.id`,
     [envId],
   );
-  const rows = await q.all<{ key: string; type: 'userset' | 'resourceset'; resource: string | null; parent: string | null; conditions: string }>(
+  const rows = await q.all<{
+    key: string;
+    type: 'userset' | 'resourceset';
+    resource: string | null;
+    parent: string | null;
+    conditions: string;
+  }>(
     `SELECT c.key, c.type, r.key AS resource, p.key AS parent, c.conditions FROM condition_sets c
      LEFT JOIN resources r ON r.id = c.resource_id LEFT JOIN condition_sets p ON p.id = c.parent_id WHERE c.env_id = ?`,
     [envId],
@@ -61,7 +84,13 @@ async function loadSnapshot(q: Queryable, envId: string): Promise<AbacSnapshot> 
     const parsed = parseConditions(parseJson(r.conditions, {}));
     // Stored conditions were checked when written; one that no longer parses matches nothing.
     const conditions = parsed.ok ? parsed.condition : { kind: 'anyOf' as const, children: [] };
-    sets.set(r.key, { key: r.key, type: r.type, ...(r.resource ? { resource: r.resource } : {}), ...(r.parent ? { parent: r.parent } : {}), conditions });
+    sets.set(r.key, {
+      key: r.key,
+      type: r.type,
+      ...(r.resource ? { resource: r.resource } : {}),
+      ...(r.parent ? { parent: r.parent } : {}),
+      conditions,
+    });
   }
   const ruleDefs: RuleDef[] = [];
   const roles = new Set<string>();
@@ -69,8 +98,17 @@ async function loadSnapshot(q: Queryable, envId: string): Promise<AbacSnapshot> 
   for (const r of rules) {
     if (r.role) roles.add(r.role);
     if (r.set_resource) resources.add(r.set_resource);
-    ruleDefs.push({ userSet: r.user_set ?? `__autogen_${r.role}`, resourceSet: r.resource_set ?? `__autogen_${r.set_resource}`, resource: r.resource, action: r.action });
+    ruleDefs.push({
+      userSet: r.user_set ?? `__autogen_${r.role}`,
+      resourceSet: r.resource_set ?? `__autogen_${r.set_resource}`,
+      resource: r.resource,
+      action: r.action,
+    });
   }
   for (const s of autogenSets(roles, resources)) sets.set(s.key, s);
-  return { model: { sets, rules: ruleDefs }, defined: await definedAttributes(q, envId), granted: new Set(ruleDefs.map((r) => `${r.resource}:${r.action}`)) };
+  return {
+    model: { sets, rules: ruleDefs },
+    defined: await definedAttributes(q, envId),
+    granted: new Set(ruleDefs.map((r) => `${r.resource}:${r.action}`)),
+  };
 }

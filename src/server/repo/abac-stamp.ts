@@ -6,7 +6,10 @@ import type { Queryable } from '../store/db.js';
  * foreign keys (a role, a resource, a set) change the rule or set counts, which the stamp read includes.
  */
 export async function bumpAbacStamp(q: Queryable, envId: string): Promise<void> {
-  await q.run(`INSERT INTO abac_stamps (env_id, stamp) VALUES (?, 1) ON CONFLICT (env_id) DO UPDATE SET stamp = abac_stamps.stamp + 1`, [envId]);
+  await q.run(
+    `INSERT INTO abac_stamps (env_id, stamp) VALUES (?, 1) ON CONFLICT (env_id) DO UPDATE SET stamp = abac_stamps.stamp + 1`,
+    [envId],
+  );
 }
 
 /** The stamp as /allowed reads it: the counter and the counts of rules and sets (cascaded deletes move them). */

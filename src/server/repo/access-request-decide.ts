@@ -32,7 +32,13 @@ export interface RequestBody {
  * the actor may not see, or that belongs to another configuration answers the same 404, so a request's
  * existence does not leak.
  */
-export async function loadVisibleRequest(q: Queryable, envId: string, configId: string, actor: RequestActor, id: string): Promise<{ row: AccessRequestRow; actor: Actor }> {
+export async function loadVisibleRequest(
+  q: Queryable,
+  envId: string,
+  configId: string,
+  actor: RequestActor,
+  id: string,
+): Promise<{ row: AccessRequestRow; actor: Actor }> {
   const row = await getRequest(q, envId, actorIdOf(actor), id);
   if (!row || row.elements_config_id !== configId) throw notFound('access request', id);
   const who: Actor =
@@ -52,12 +58,21 @@ export async function loadVisibleRequest(q: Queryable, envId: string, configId: 
  */
 export async function decideAccessRequest(
   tx: Queryable,
-  input: { envId: string; configId: string; actor: RequestActor; id: string; kind: Transition; body: RequestBody; at: string },
+  input: {
+    envId: string;
+    configId: string;
+    actor: RequestActor;
+    id: string;
+    kind: Transition;
+    body: RequestBody;
+    at: string;
+  },
 ): Promise<AccessRequestRow> {
   const { envId, actor, kind, body, at } = input;
   const { row, actor: who } = await loadVisibleRequest(tx, envId, input.configId, actor, input.id);
   const verdict = checkTransition(row.status, kind, who);
-  if (!verdict.ok) throw httpError(verdict.code, verdict.message, verdict.code === 'CONFLICT' ? { status: row.status } : {});
+  if (!verdict.ok)
+    throw httpError(verdict.code, verdict.message, verdict.code === 'CONFLICT' ? { status: row.status } : {});
   // A reviewer override may name the role by key or id; the request records its key.
   const role = body.role !== undefined ? await reviewerRole(tx, envId, row, body.role) : row.role_key;
   const comment = body.reviewer_comment !== undefined ? body.reviewer_comment : row.reviewer_comment;
@@ -65,9 +80,15 @@ export async function decideAccessRequest(
   if (kind === 'update') {
     // Nothing sent, nothing changed: `updated_at` moves only on a real change (the pending check above still applies).
     if (body.reviewer_comment === undefined && body.role === undefined) return row;
-    ({ changes } = await tx.run(`UPDATE access_requests SET reviewer_comment = ?, role_key = ?, updated_at = ? WHERE id = ? AND status IS NULL`, [comment, role, at, row.id]));
+    ({ changes } = await tx.run(
+      `UPDATE access_requests SET reviewer_comment = ?, role_key = ?, updated_at = ? WHERE id = ? AND status IS NULL`,
+      [comment, role, at, row.id],
+    ));
   } else if (kind === 'cancel') {
-    ({ changes } = await tx.run(`UPDATE access_requests SET status = 'cancel', cancel_reason = ?, updated_at = ? WHERE id = ? AND status IS NULL`, [body.reason ?? null, at, row.id]));
+    ({ changes } = await tx.run(
+      `UPDATE access_requests SET status = 'cancel', cancel_reason = ?, updated_at = ? WHERE id = ? AND status IS NULL`,
+      [body.reason ?? null, at, row.id],
+    ));
   } else {
     ({ changes } = await tx.run(
       `UPDATE access_requests SET status = ?, reviewer_user_id = ?, reviewed_at = ?, reviewer_comment = ?, role_key = ?, updated_at = ? WHERE id = ? AND status IS NULL`,
@@ -77,11 +98,19 @@ export async function decideAccessRequest(
   // The update is conditional on `status IS NULL`: a concurrent decision that won first leaves 0 rows.
   if (changes !== 1) {
     const now = await getRequest(tx, envId, actorIdOf(actor), row.id);
-    throw httpError('CONFLICT', `access request is no longer pending (status: ${now?.status})`, { status: now?.status ?? null });
+    throw httpError('CONFLICT', `access request is no longer pending (status: ${now?.status})`, {
+      status: now?.status ?? null,
+    });
   }
   if (kind === 'approve') {
     const instance = row.instance_key !== null ? `${row.resource_key}:${row.instance_key}` : undefined;
-    await assignRole(tx, envId, { user: row.requester_key, role, tenant: row.tenant_key, resource_instance: instance }, at, { ignoreDuplicate: true });
+    await assignRole(
+      tx,
+      envId,
+      { user: row.requester_key, role, tenant: row.tenant_key, resource_instance: instance },
+      at,
+      { ignoreDuplicate: true },
+    );
   }
   return (await getRequest(tx, envId, actorIdOf(actor), row.id))!;
 }
@@ -92,6 +121,8 @@ export async function decideAccessRequest(
  */
 async function reviewerRole(tx: Queryable, envId: string, row: AccessRequestRow, given: string): Promise<string> {
   const onInstance = row.instance_key !== null && row.resource_key !== null;
-  const resource = onInstance ? await findKeyed<{ id: string; key: string }>(tx, 'resources', envId, row.resource_key!, 'resource') : undefined;
+  const resource = onInstance
+    ? await findKeyed<{ id: string; key: string }>(tx, 'resources', envId, row.resource_key!, 'resource')
+    : undefined;
   return (await findRoleNamed(tx, envId, resource, given)).key;
 }

@@ -63,8 +63,17 @@ export function accessRequestRead(r: AccessRequestRow, env: EnvContext) {
   };
 }
 
-export async function getRequest(q: Queryable, envId: string, actorId: string, id: string): Promise<AccessRequestRow | undefined> {
-  return q.get<AccessRequestRow>(`SELECT ${REQUEST_SELECT} FROM ${REQUEST_FROM} WHERE ar.env_id = ? AND ar.id = ?`, [actorId, envId, id]);
+export async function getRequest(
+  q: Queryable,
+  envId: string,
+  actorId: string,
+  id: string,
+): Promise<AccessRequestRow | undefined> {
+  return q.get<AccessRequestRow>(`SELECT ${REQUEST_SELECT} FROM ${REQUEST_FROM} WHERE ar.env_id = ? AND ar.id = ?`, [
+    actorId,
+    envId,
+    id,
+  ]);
 }
 
 /** Users who hold, tenant-wide in `tenantId`, one of `roleKeys`: the moderators recorded on a request. */
@@ -95,17 +104,27 @@ export interface RequestFilters {
  * only the page's rows are joined. Joining first made page 100 of 10,000 requests join 3,000 rows and
  * the count 5,000 (p99 41-65 ms in the bench).
  */
-export async function listRequests(q: Queryable, envId: string, configId: string, actorId: string | null, f: RequestFilters, paging: Paging) {
+export async function listRequests(
+  q: Queryable,
+  envId: string,
+  configId: string,
+  actorId: string | null,
+  f: RequestFilters,
+  paging: Paging,
+) {
   const where = [`ar.env_id = ?`, `ar.elements_config_id = ?`];
   const params: SqlValue[] = [envId, configId];
   // `actorId` null: the environment's administrator (access-request-decide.ts), who sees every request.
   if (actorId !== null) {
-    where.push(`(ar.requesting_user_id = ? OR EXISTS (SELECT 1 FROM access_request_moderators m WHERE m.request_id = ar.id AND m.user_id = ?))`);
+    where.push(
+      `(ar.requesting_user_id = ? OR EXISTS (SELECT 1 FROM access_request_moderators m WHERE m.request_id = ar.id AND m.user_id = ?))`,
+    );
     params.push(actorId, actorId);
   }
   if (f.status === null) where.push('ar.status IS NULL');
   else if (f.status !== undefined && f.status !== 'any') (where.push('ar.status = ?'), params.push(f.status));
-  if (f.tenant !== undefined) (where.push('ar.tenant_id IN (SELECT id FROM tenants WHERE env_id = ? AND key = ?)'), params.push(envId, f.tenant));
+  if (f.tenant !== undefined)
+    (where.push('ar.tenant_id IN (SELECT id FROM tenants WHERE env_id = ? AND key = ?)'), params.push(envId, f.tenant));
   if (f.role !== undefined) (where.push('ar.role_key = ?'), params.push(f.role));
   if (f.resource !== undefined) (where.push('ar.resource_key = ?'), params.push(f.resource));
   if (f.resourceInstance !== undefined) {
@@ -122,7 +141,9 @@ export async function listRequests(q: Queryable, envId: string, configId: string
     // A condition on access_requests' own column (its requester index), so the count and the page's ids
     // still come from access_requests alone; the visibility condition above still applies.
     if (f.requester.byId) {
-      where.push('ar.requesting_user_id = COALESCE((SELECT id FROM users WHERE env_id = ? AND key = ?), (SELECT id FROM users WHERE env_id = ? AND id = ?))');
+      where.push(
+        'ar.requesting_user_id = COALESCE((SELECT id FROM users WHERE env_id = ? AND key = ?), (SELECT id FROM users WHERE env_id = ? AND id = ?))',
+      );
       params.push(envId, f.requester.user, envId, f.requester.user);
     } else {
       where.push('ar.requesting_user_id IN (SELECT id FROM users WHERE env_id = ? AND key = ?)');

@@ -26,16 +26,27 @@ export interface AssignmentFilters {
  * one before it starts where that one ended (page-cursors.ts); else (PostgreSQL, a key not found) the
  * page joins for its keys.
  */
-export async function listAssignments(q: Queryable, envId: string, f: AssignmentFilters, paging: Paging): Promise<{ rows: AssignmentRow[]; total: () => Promise<number> }> {
+export async function listAssignments(
+  q: Queryable,
+  envId: string,
+  f: AssignmentFilters,
+  paging: Paging,
+): Promise<{ rows: AssignmentRow[]; total: () => Promise<number> }> {
   const instance = f.resource_instance !== undefined ? splitRef(f.resource_instance) : undefined;
-  if (f.resource_instance !== undefined && !instance) throw invalid(['query', 'resource_instance'], 'expected <resource>:<instance key>');
+  if (f.resource_instance !== undefined && !instance)
+    throw invalid(['query', 'resource_instance'], 'expected <resource>:<instance key>');
   const clauses = ['ra.env_id = ?'];
   const params: string[] = [envId];
   const filter = (clause: string, ...values: string[]) => (clauses.push(clause), params.push(...values));
   // A role key names the top-level role and every resource's role of that key, as the read's `role` does.
   const keys = (column: string, table: string, given: string | string[] | undefined) => {
     const list = [...new Set(typeof given === 'string' ? [given] : (given ?? []))].filter((k) => k !== '');
-    if (list.length > 0) filter(`${column} IN (SELECT id FROM ${table} WHERE env_id = ? AND key IN (${list.map(() => '?').join(', ')}))`, envId, ...list);
+    if (list.length > 0)
+      filter(
+        `${column} IN (SELECT id FROM ${table} WHERE env_id = ? AND key IN (${list.map(() => '?').join(', ')}))`,
+        envId,
+        ...list,
+      );
   };
   keys('ra.user_id', 'users', f.user);
   keys('ra.role_id', 'roles', f.role);
@@ -102,8 +113,17 @@ function withKeys(rows: AssignmentValues[], keys: EnvKeys): AssignmentRow[] {
     if (user_key === undefined || role_key === undefined || tenant_key === undefined) throw new KeyNotKnown();
     if (resource_instance_id !== null && !instance) throw new KeyNotKnown();
     out.push({
-      id, user_id, role_id, tenant_id, resource_instance_id, created_at,
-      user_key, role_key, tenant_key, instance_key: instance?.key ?? null, resource_key: instance?.resource ?? null,
+      id,
+      user_id,
+      role_id,
+      tenant_id,
+      resource_instance_id,
+      created_at,
+      user_key,
+      role_key,
+      tenant_key,
+      instance_key: instance?.key ?? null,
+      resource_key: instance?.resource ?? null,
     });
   }
   return out;
@@ -111,9 +131,14 @@ function withKeys(rows: AssignmentValues[], keys: EnvKeys): AssignmentRow[] {
 
 interface Details {
   id: string;
-  role_name: string; role_permissions: string;
-  user_email: string | null; user_first_name: string | null; user_last_name: string | null; user_attributes: string;
-  tenant_name: string; tenant_attributes: string;
+  role_name: string;
+  role_permissions: string;
+  user_email: string | null;
+  user_first_name: string | null;
+  user_last_name: string | null;
+  user_attributes: string;
+  tenant_name: string;
+  tenant_attributes: string;
   instance_attributes: string | null;
 }
 
@@ -124,28 +149,51 @@ interface Details {
 export async function detailedAssignmentReads(q: Queryable, env: EnvContext, rows: AssignmentRow[]) {
   if (rows.length === 0) return [];
   const details = new Map(
-    (await q.all<Details>(
-      `SELECT ra.id, r.name AS role_name, r.permissions AS role_permissions, u.email AS user_email, u.first_name AS user_first_name,
+    (
+      await q.all<Details>(
+        `SELECT ra.id, r.name AS role_name, r.permissions AS role_permissions, u.email AS user_email, u.first_name AS user_first_name,
          u.last_name AS user_last_name, u.attributes AS user_attributes, t.name AS tenant_name, t.attributes AS tenant_attributes,
          ri.attributes AS instance_attributes
        FROM role_assignments ra JOIN roles r ON r.id = ra.role_id JOIN users u ON u.id = ra.user_id JOIN tenants t ON t.id = ra.tenant_id
        LEFT JOIN resource_instances ri ON ri.id = ra.resource_instance_id WHERE ra.id IN (${rows.map(() => '?').join(', ')})`,
-      rows.map((r) => r.id),
-    )).map((d) => [d.id, d]),
+        rows.map((r) => r.id),
+      )
+    ).map((d) => [d.id, d]),
   );
   return rows.map((r) => {
     const d = details.get(r.id)!;
     const optional = (name: string, value: string | null) => (value !== null ? { [name]: value } : {});
     return {
       id: r.id,
-      role: { id: r.role_id, key: r.role_key, name: d.role_name, permissions: parseJson<string[]>(d.role_permissions, []) },
-      user: {
-        id: r.user_id, key: r.user_key, ...optional('email', d.user_email), ...optional('first_name', d.user_first_name),
-        ...optional('last_name', d.user_last_name), attributes: parseJson(d.user_attributes, {}),
+      role: {
+        id: r.role_id,
+        key: r.role_key,
+        name: d.role_name,
+        permissions: parseJson<string[]>(d.role_permissions, []),
       },
-      tenant: { id: r.tenant_id, key: r.tenant_key, name: d.tenant_name, attributes: parseJson(d.tenant_attributes, {}) },
+      user: {
+        id: r.user_id,
+        key: r.user_key,
+        ...optional('email', d.user_email),
+        ...optional('first_name', d.user_first_name),
+        ...optional('last_name', d.user_last_name),
+        attributes: parseJson(d.user_attributes, {}),
+      },
+      tenant: {
+        id: r.tenant_id,
+        key: r.tenant_key,
+        name: d.tenant_name,
+        attributes: parseJson(d.tenant_attributes, {}),
+      },
       ...(r.resource_instance_id !== null
-        ? { resource_instance: { id: r.resource_instance_id, key: r.instance_key!, resource: r.resource_key!, attributes: parseJson(d.instance_attributes, {}) } }
+        ? {
+            resource_instance: {
+              id: r.resource_instance_id,
+              key: r.instance_key!,
+              resource: r.resource_key!,
+              attributes: parseJson(d.instance_attributes, {}),
+            },
+          }
         : {}),
       ...envFields(env),
       created_at: r.created_at,

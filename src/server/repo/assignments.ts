@@ -40,16 +40,33 @@ export function assignmentRead(row: AssignmentRow, env: EnvContext) {
   // A tenant-wide assignment has no instance: the fields are absent (the public read model has no nulls).
   if (row.instance_key === null) {
     return {
-      id: row.id, user: row.user_key, role: row.role_key, tenant: row.tenant_key,
-      user_id: row.user_id, role_id: row.role_id, tenant_id: row.tenant_id,
-      organization_id: env.orgId, project_id: env.projectId, environment_id: env.envId, created_at: row.created_at,
+      id: row.id,
+      user: row.user_key,
+      role: row.role_key,
+      tenant: row.tenant_key,
+      user_id: row.user_id,
+      role_id: row.role_id,
+      tenant_id: row.tenant_id,
+      organization_id: env.orgId,
+      project_id: env.projectId,
+      environment_id: env.envId,
+      created_at: row.created_at,
     };
   }
   return {
-    id: row.id, user: row.user_key, role: row.role_key, tenant: row.tenant_key,
-    resource_instance: `${row.resource_key}:${row.instance_key}`, resource_instance_id: row.resource_instance_id!,
-    user_id: row.user_id, role_id: row.role_id, tenant_id: row.tenant_id,
-    organization_id: env.orgId, project_id: env.projectId, environment_id: env.envId, created_at: row.created_at,
+    id: row.id,
+    user: row.user_key,
+    role: row.role_key,
+    tenant: row.tenant_key,
+    resource_instance: `${row.resource_key}:${row.instance_key}`,
+    resource_instance_id: row.resource_instance_id!,
+    user_id: row.user_id,
+    role_id: row.role_id,
+    tenant_id: row.tenant_id,
+    organization_id: env.orgId,
+    project_id: env.projectId,
+    environment_id: env.envId,
+    created_at: row.created_at,
   };
 }
 
@@ -63,18 +80,32 @@ export interface InstanceRef {
 }
 
 /** A resource instance by `type:key` or id, or 404. */
-export async function findInstance(q: Queryable, envId: string, ref: string, defaultType?: string): Promise<InstanceRef> {
+export async function findInstance(
+  q: Queryable,
+  envId: string,
+  ref: string,
+  defaultType?: string,
+): Promise<InstanceRef> {
   const found = await findInstanceOrNull(q, envId, ref, defaultType);
   if (!found) throw notFound('resource instance', ref);
   return found;
 }
 
-export async function findInstanceOrNull(q: Queryable, envId: string, ref: string, defaultType?: string): Promise<InstanceRef | undefined> {
+export async function findInstanceOrNull(
+  q: Queryable,
+  envId: string,
+  ref: string,
+  defaultType?: string,
+): Promise<InstanceRef | undefined> {
   const select = `SELECT ri.id, ri.key, ri.resource_id, res.key AS resource_key, ri.tenant_id, t.key AS tenant_key FROM resource_instances ri
     JOIN resources res ON res.id = ri.resource_id JOIN tenants t ON t.id = ri.tenant_id`;
   const parts = splitRef(ref, defaultType);
   if (parts) {
-    const row = await q.get<InstanceRef>(`${select} WHERE ri.env_id = ? AND res.key = ? AND ri.key = ?`, [envId, parts[0], parts[1]]);
+    const row = await q.get<InstanceRef>(`${select} WHERE ri.env_id = ? AND res.key = ? AND ri.key = ?`, [
+      envId,
+      parts[0],
+      parts[1],
+    ]);
     if (row) return row;
   }
   return q.get<InstanceRef>(`${select} WHERE ri.env_id = ? AND ri.id = ?`, [envId, ref]);
@@ -85,7 +116,13 @@ export async function findInstanceOrNull(q: Queryable, envId: string, ref: strin
  * (the public API: the instance "will be implicitly created if the tenant parameter is specified").
  * Its type must exist (404 otherwise), and the key must be a key.
  */
-export async function findOrCreateInstance(q: Queryable, envId: string, ref: string, tenant: string | undefined, at: string): Promise<InstanceRef> {
+export async function findOrCreateInstance(
+  q: Queryable,
+  envId: string,
+  ref: string,
+  tenant: string | undefined,
+  at: string,
+): Promise<InstanceRef> {
   const found = await findInstanceOrNull(q, envId, ref);
   if (found || !tenant) return found ?? (await findInstance(q, envId, ref));
   const parts = splitRef(ref);
@@ -118,8 +155,16 @@ export class AssignmentLookups {
   /** A bulk call's users and instances, read up front; roles and tenants are remembered as they are met. */
   static async of(q: Queryable, envId: string, items: readonly AssignmentInput[]): Promise<AssignmentLookups> {
     const memo = new AssignmentLookups();
-    await memo.loadUsers(q, envId, items.map((a) => a.user));
-    await memo.loadInstances(q, envId, items.flatMap((a) => (a.resource_instance ? [a.resource_instance] : [])));
+    await memo.loadUsers(
+      q,
+      envId,
+      items.map((a) => a.user),
+    );
+    await memo.loadInstances(
+      q,
+      envId,
+      items.flatMap((a) => (a.resource_instance ? [a.resource_instance] : [])),
+    );
     return memo;
   }
 
@@ -136,7 +181,10 @@ export class AssignmentLookups {
       if (parts) (byType.get(parts[0]) ?? byType.set(parts[0], new Set()).get(parts[0])!).add(parts[1]);
     }
     for (const [type, keys] of byType) {
-      const resource = await q.get<{ id: string }>(`SELECT id FROM resources WHERE env_id = ? AND key = ?`, [envId, type]);
+      const resource = await q.get<{ id: string }>(`SELECT id FROM resources WHERE env_id = ? AND key = ?`, [
+        envId,
+        type,
+      ]);
       if (!resource) continue;
       const wanted = [...keys];
       for (let i = 0; i < wanted.length; i += KEYS_PER_READ) {
@@ -169,19 +217,41 @@ async function remembered<T>(map: Map<string, T> | undefined, key: string, find:
  * a tenant-wide assignment names a top-level role. `createAt`: a missing instance is created in the
  * assignment's tenant (assigning; never when unassigning). `memo`: a bulk call's lookups.
  */
-export async function resolveAssignment(q: Queryable, envId: string, a: AssignmentInput, createAt?: string, memo?: AssignmentLookups) {
-  const userId = await remembered(memo?.users, a.user, async () => (await findKeyed<{ id: string }>(q, 'users', envId, a.user, 'user')).id);
-  const tenantIdOf = (ref: string) => remembered(memo?.tenants, ref, async () => (await findKeyed<{ id: string }>(q, 'tenants', envId, ref, 'tenant')).id);
+export async function resolveAssignment(
+  q: Queryable,
+  envId: string,
+  a: AssignmentInput,
+  createAt?: string,
+  memo?: AssignmentLookups,
+) {
+  const userId = await remembered(
+    memo?.users,
+    a.user,
+    async () => (await findKeyed<{ id: string }>(q, 'users', envId, a.user, 'user')).id,
+  );
+  const tenantIdOf = (ref: string) =>
+    remembered(
+      memo?.tenants,
+      ref,
+      async () => (await findKeyed<{ id: string }>(q, 'tenants', envId, ref, 'tenant')).id,
+    );
   let tenantId: string;
   let instanceId: string | null = null;
   let role: { id: string };
   if (a.resource_instance) {
     const ref = a.resource_instance;
-    const inst = await remembered(memo?.instances, ref, () => (createAt ? findOrCreateInstance(q, envId, ref, a.tenant, createAt) : findInstance(q, envId, ref)));
-    role = await remembered(memo?.roles, `${inst.resource_id}\n${a.role}`, () => findRoleNamed(q, envId, { id: inst.resource_id, key: inst.resource_key }, a.role));
+    const inst = await remembered(memo?.instances, ref, () =>
+      createAt ? findOrCreateInstance(q, envId, ref, a.tenant, createAt) : findInstance(q, envId, ref),
+    );
+    role = await remembered(memo?.roles, `${inst.resource_id}\n${a.role}`, () =>
+      findRoleNamed(q, envId, { id: inst.resource_id, key: inst.resource_key }, a.role),
+    );
     // The tenant may be named by key or id: compare ids (an unknown one is 404, not a mismatch).
     if (a.tenant && (await tenantIdOf(a.tenant)) !== inst.tenant_id) {
-      throw httpError('MISMATCH_RESOURCE_INSTANCES_TENANTS', `resource instance '${a.resource_instance}' is in tenant '${inst.tenant_key}', not '${a.tenant}'`);
+      throw httpError(
+        'MISMATCH_RESOURCE_INSTANCES_TENANTS',
+        `resource instance '${a.resource_instance}' is in tenant '${inst.tenant_key}', not '${a.tenant}'`,
+      );
     }
     tenantId = inst.tenant_id;
     instanceId = inst.id;
@@ -235,7 +305,12 @@ export async function assignRole(
 }
 
 /** Removes one assignment; `ignoreMissing` makes a missing one a no-op. */
-export async function unassignRole(q: Queryable, envId: string, a: AssignmentInput, options: { ignoreMissing?: boolean; memo?: AssignmentLookups } = {}): Promise<boolean> {
+export async function unassignRole(
+  q: Queryable,
+  envId: string,
+  a: AssignmentInput,
+  options: { ignoreMissing?: boolean; memo?: AssignmentLookups } = {},
+): Promise<boolean> {
   const r = await resolveAssignment(q, envId, a, undefined, options.memo);
   const { changes } = await q.run(
     `DELETE FROM role_assignments WHERE user_id = ? AND role_id = ? AND tenant_id = ? AND COALESCE(resource_instance_id, '') = ?`,

@@ -6,7 +6,8 @@ import type { Paging } from '../paging.js';
 import { pageClauses, pageWithCursor, type PageFrom, type PageStart } from './page-cursors.js';
 import { versionMemo } from './version-memo.js';
 
-export const parseJson = <T>(text: unknown, fallback: T): T => (typeof text === 'string' && text ? (JSON.parse(text) as T) : fallback);
+export const parseJson = <T>(text: unknown, fallback: T): T =>
+  typeof text === 'string' && text ? (JSON.parse(text) as T) : fallback;
 
 /** The fields every read model carries. */
 export function envFields(env: EnvContext) {
@@ -27,7 +28,12 @@ export async function findKeyed<T extends { id: string }>(
 }
 
 /** By key or id. `roles` here means the top-level roles: a resource's own roles are found through it (repo/role-scope.ts). */
-export async function findKeyedOrNull<T>(q: Queryable, table: string, envId: string, keyOrId: string): Promise<T | undefined> {
+export async function findKeyedOrNull<T>(
+  q: Queryable,
+  table: string,
+  envId: string,
+  keyOrId: string,
+): Promise<T | undefined> {
   const scope = table === 'roles' ? ' AND resource_id IS NULL' : '';
   return (
     (await q.get<T>(`SELECT * FROM ${table} WHERE env_id = ? AND key = ?${scope}`, [envId, keyOrId])) ??
@@ -54,9 +60,14 @@ export async function pageOf<T>(
 ): Promise<{ rows: T[]; total: () => Promise<number> }> {
   const read = (start: PageFrom | undefined) => {
     const c = pageClauses(order, paging, start);
-    return q.all<T & PageStart>(`SELECT ${select} FROM ${from} WHERE (${where})${c.extra} ORDER BY ${order} ${c.limit}`, [...params, ...c.extraParams, ...c.limitParams]);
+    return q.all<T & PageStart>(
+      `SELECT ${select} FROM ${from} WHERE (${where})${c.extra} ORDER BY ${order} ${c.limit}`,
+      [...params, ...c.extraParams, ...c.limitParams],
+    );
   };
-  const rows = byCursor ? await pageWithCursor(q, `${select}\0${from}\0${where}\0${JSON.stringify(params)}`, paging, read) : await read(undefined);
+  const rows = byCursor
+    ? await pageWithCursor(q, `${select}\0${from}\0${where}\0${JSON.stringify(params)}`, paging, read)
+    : await read(undefined);
   return { rows, total: () => countOf(q, `SELECT COUNT(*) AS n FROM ${countFrom} WHERE ${where}`, params) };
 }
 

@@ -39,7 +39,20 @@ export async function writeDecisions(db: Db, rows: readonly DecisionRow[]): Prom
     for (let i = 0; i < rows.length; i += CHUNK) {
       const chunk = rows.slice(i, i + CHUNK);
       const params: SqlValue[] = [];
-      for (const r of chunk) params.push(r.id, r.envId, r.ts, r.query, r.user, r.action, r.type, r.key, r.tenant, r.decision ? 1 : 0, r.input);
+      for (const r of chunk)
+        params.push(
+          r.id,
+          r.envId,
+          r.ts,
+          r.query,
+          r.user,
+          r.action,
+          r.type,
+          r.key,
+          r.tenant,
+          r.decision ? 1 : 0,
+          r.input,
+        );
       await tx.run(insertSql(chunk.length), params);
     }
   });
@@ -49,10 +62,19 @@ export async function writeDecisions(db: Db, rows: readonly DecisionRow[]): Prom
  * The retention bound: deletes decisions older than `before`, then all but the newest `keep` (by time,
  * then id: a total order, so exactly `keep` remain). Returns how many were deleted.
  */
-export async function pruneDecisions(db: Queryable, { before, keep }: { before: string; keep: number }): Promise<number> {
+export async function pruneDecisions(
+  db: Queryable,
+  { before, keep }: { before: string; keep: number },
+): Promise<number> {
   let deleted = (await db.run(`DELETE FROM decision_log WHERE ts < ?`, [before])).changes;
-  const edge = await db.get<{ ts: string; id: string }>(`SELECT ts, id FROM decision_log ORDER BY ts DESC, id DESC LIMIT 1 OFFSET ?`, [keep]);
-  if (edge) deleted += (await db.run(`DELETE FROM decision_log WHERE ts < ? OR (ts = ? AND id <= ?)`, [edge.ts, edge.ts, edge.id])).changes;
+  const edge = await db.get<{ ts: string; id: string }>(
+    `SELECT ts, id FROM decision_log ORDER BY ts DESC, id DESC LIMIT 1 OFFSET ?`,
+    [keep],
+  );
+  if (edge)
+    deleted += (
+      await db.run(`DELETE FROM decision_log WHERE ts < ? OR (ts = ? AND id <= ?)`, [edge.ts, edge.ts, edge.id])
+    ).changes;
   return deleted;
 }
 
@@ -75,7 +97,9 @@ function where(f: DecisionFilter): { sql: string; params: SqlValue[] } {
   const params: SqlValue[] = [f.envId];
   const list = (n: number) => Array.from({ length: n }, () => '?').join(', ');
   if (f.users?.length) {
-    parts.push(`(user_key IN (${list(f.users.length)}) OR user_key IN (SELECT key FROM users WHERE env_id = ? AND email IN (${list(f.users.length)})))`);
+    parts.push(
+      `(user_key IN (${list(f.users.length)}) OR user_key IN (SELECT key FROM users WHERE env_id = ? AND email IN (${list(f.users.length)})))`,
+    );
     params.push(...f.users, f.envId, ...f.users);
   }
   if (f.decision !== undefined) {
@@ -86,7 +110,10 @@ function where(f: DecisionFilter): { sql: string; params: SqlValue[] } {
     parts.push(`resource_type IN (${list(f.resources.length)})`);
     params.push(...f.resources);
   }
-  for (const [column, value] of [['tenant', f.tenant], ['action', f.action]] as const) {
+  for (const [column, value] of [
+    ['tenant', f.tenant],
+    ['action', f.action],
+  ] as const) {
     if (value !== undefined) {
       parts.push(`${column} = ?`);
       params.push(value);
@@ -133,9 +160,16 @@ const toDecision = (r: Stored): StoredDecision => ({
 });
 
 /** Newest first. */
-export async function listDecisions(db: Queryable, f: DecisionFilter, page: { limit: number; offset: number }): Promise<{ rows: StoredDecision[]; total: number }> {
+export async function listDecisions(
+  db: Queryable,
+  f: DecisionFilter,
+  page: { limit: number; offset: number },
+): Promise<{ rows: StoredDecision[]; total: number }> {
   const w = where(f);
-  const rows = await db.all<Stored>(`SELECT ${COLUMNS} FROM decision_log WHERE ${w.sql} ORDER BY ts DESC, id DESC LIMIT ? OFFSET ?`, [...w.params, page.limit, page.offset]);
+  const rows = await db.all<Stored>(
+    `SELECT ${COLUMNS} FROM decision_log WHERE ${w.sql} ORDER BY ts DESC, id DESC LIMIT ? OFFSET ?`,
+    [...w.params, page.limit, page.offset],
+  );
   const total = await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM decision_log WHERE ${w.sql}`, w.params);
   return { rows: rows.map(toDecision), total: Number(total?.n ?? 0) };
 }

@@ -39,7 +39,13 @@ type Named = { id: string; key: string };
  * `on_resource` instances, otherwise no tuple could carry the rule (MISMATCH_RELATION_TYPE, as for a
  * tuple). Unknown resource, role or relation: 404.
  */
-export async function resolveRule(q: Queryable, envId: string, res: Named, role: { id: string }, b: RuleInput): Promise<ResolvedRule> {
+export async function resolveRule(
+  q: Queryable,
+  envId: string,
+  res: Named,
+  role: { id: string },
+  b: RuleInput,
+): Promise<ResolvedRule> {
   const onRes = await findKeyed<Named>(q, 'resources', envId, b.on_resource, 'resource');
   const linked = await findRoleOn(q, envId, onRes, b.role);
   const rel = await q.get<{ id: string; subject_resource_id: string; subject_key: string }>(
@@ -55,8 +61,13 @@ export async function resolveRule(q: Queryable, envId: string, res: Named, role:
     );
   }
   return {
-    resourceId: res.id, roleId: role.id, onResourceId: onRes.id, linkedRoleId: linked.id, relationId: rel.id,
-    noDirect: b.when?.no_direct_roles_on_object === true, keys: { on_resource: onRes.key, relation: b.linked_by_relation, role: b.role },
+    resourceId: res.id,
+    roleId: role.id,
+    onResourceId: onRes.id,
+    linkedRoleId: linked.id,
+    relationId: rel.id,
+    noDirect: b.when?.no_direct_roles_on_object === true,
+    keys: { on_resource: onRes.key, relation: b.linked_by_relation, role: b.role },
   };
 }
 
@@ -76,7 +87,10 @@ async function targetsOf(q: Queryable, envId: string, b: RuleInput): Promise<Nam
   if (rows.length === 0) throw notFound('relation', `${b.linked_by_relation} (on any resource)`);
   const targets = rows.filter((r) => r.subject_resource_id === onRes.id);
   if (targets.length === 0) {
-    throw httpError('MISMATCH_RELATION_TYPE', `no relation '${b.linked_by_relation}' relates '${onRes.key}' instances to another resource's (${rows.map((r) => `${r.key}#${b.linked_by_relation}`).join(', ')} relate other subjects)`);
+    throw httpError(
+      'MISMATCH_RELATION_TYPE',
+      `no relation '${b.linked_by_relation}' relates '${onRes.key}' instances to another resource's (${rows.map((r) => `${r.key}#${b.linked_by_relation}`).join(', ')} relate other subjects)`,
+    );
   }
   return targets.map((r) => ({ id: r.id, key: r.key }));
 }
@@ -89,29 +103,59 @@ async function targetsOf(q: Queryable, envId: string, b: RuleInput): Promise<Nam
  * top-level role (each rule then derives onto the resources its relation names: targetsOf). Everything is
  * checked before anything is written; the caller's transaction makes a refusal write nothing.
  */
-export async function replaceGrantedTo(q: Queryable, envId: string, role: { id: string }, res: Named | undefined, block: GrantedToInput, at: string): Promise<void> {
+export async function replaceGrantedTo(
+  q: Queryable,
+  envId: string,
+  role: { id: string },
+  res: Named | undefined,
+  block: GrantedToInput,
+  at: string,
+): Promise<void> {
   const rules: ResolvedRule[] = [];
   for (const rule of block.users_with_role ?? []) {
-    for (const target of res ? [res] : await targetsOf(q, envId, rule)) rules.push(await resolveRule(q, envId, target, role, rule));
+    for (const target of res ? [res] : await targetsOf(q, envId, rule))
+      rules.push(await resolveRule(q, envId, target, role, rule));
   }
-  const generic = await q.all<{ id: string; resource_id: string; on_resource_id: string; linked_role_id: string; relation_id: string }>(
+  const generic = await q.all<{
+    id: string;
+    resource_id: string;
+    on_resource_id: string;
+    linked_role_id: string;
+    relation_id: string;
+  }>(
     `SELECT ig.id, ig.resource_id, ig.on_resource_id, ig.linked_role_id, ig.relation_id
      FROM implicit_grants ig JOIN relations rel ON rel.id = ig.relation_id JOIN resources s ON s.id = rel.subject_resource_id
      WHERE ig.role_id = ? AND NOT ${GROUP_RELATION_SQL}${res ? ' AND ig.resource_id = ?' : ''}`,
     res ? [role.id, res.id] : [role.id],
   );
   const sameRule = (g: (typeof generic)[number], r: ResolvedRule) =>
-    g.resource_id === r.resourceId && g.on_resource_id === r.onResourceId && g.linked_role_id === r.linkedRoleId && g.relation_id === r.relationId;
-  for (const g of generic) if (!rules.some((r) => sameRule(g, r))) await q.run(`DELETE FROM implicit_grants WHERE id = ?`, [g.id]);
+    g.resource_id === r.resourceId &&
+    g.on_resource_id === r.onResourceId &&
+    g.linked_role_id === r.linkedRoleId &&
+    g.relation_id === r.relationId;
+  for (const g of generic)
+    if (!rules.some((r) => sameRule(g, r))) await q.run(`DELETE FROM implicit_grants WHERE id = ?`, [g.id]);
   for (const r of rules) await writeImplicitGrant(q, envId, r, at);
   const noDirect = block.when?.no_direct_roles_on_object === true;
-  const resources = new Set([...(res ? [res.id] : []), ...rules.map((r) => r.resourceId), ...generic.map((g) => g.resource_id)]);
+  const resources = new Set([
+    ...(res ? [res.id] : []),
+    ...rules.map((r) => r.resourceId),
+    ...generic.map((g) => g.resource_id),
+  ]);
   for (const resourceId of resources) await writeConditions(q, resourceId, role.id, noDirect);
 }
 
 interface RuleRow {
-  role_id: string; resource_id: string; linked_role_id: string; on_resource_id: string; relation_id: string;
-  linked_role: string; on_resource: string; relation: string; no_direct: number | string; block_no_direct: number | string;
+  role_id: string;
+  resource_id: string;
+  linked_role_id: string;
+  on_resource_id: string;
+  relation_id: string;
+  linked_role: string;
+  on_resource: string;
+  relation: string;
+  no_direct: number | string;
+  block_no_direct: number | string;
 }
 
 /**
@@ -119,7 +163,11 @@ interface RuleRow {
  * roles; on every resource for top-level roles, each rule once), keyed by role id: the roles without
  * any have none (the read leaves `granted_to` out). One query.
  */
-export async function grantedToReads(q: Queryable, roleIds: string[], resourceId?: string): Promise<Map<string, Record<string, unknown>>> {
+export async function grantedToReads(
+  q: Queryable,
+  roleIds: string[],
+  resourceId?: string,
+): Promise<Map<string, Record<string, unknown>>> {
   const out = new Map<string, Record<string, unknown>>();
   if (roleIds.length === 0) return out;
   const rows = await q.all<RuleRow>(
@@ -139,7 +187,17 @@ export async function grantedToReads(q: Queryable, roleIds: string[], resourceId
       const k = `${r.linked_role_id}\0${r.on_resource_id}\0${r.relation}`;
       if (seen.has(k)) return [];
       seen.add(k);
-      return [{ role_id: r.linked_role_id, resource_id: r.on_resource_id, relation_id: r.relation_id, role: r.linked_role, on_resource: r.on_resource, linked_by_relation: r.relation, when: { no_direct_roles_on_object: Number(r.no_direct) > 0 } }];
+      return [
+        {
+          role_id: r.linked_role_id,
+          resource_id: r.on_resource_id,
+          relation_id: r.relation_id,
+          role: r.linked_role,
+          on_resource: r.on_resource,
+          linked_by_relation: r.relation,
+          when: { no_direct_roles_on_object: Number(r.no_direct) > 0 },
+        },
+      ];
     });
     out.set(roleId, {
       // The same id as the block in ResourceRead.roles (repo/resource-roles.ts) for a resource role.

@@ -1,5 +1,12 @@
 import type { Queryable } from '../store/db.js';
-import { deriveHeld, indexRules, rulesFor, type DerivationRule, type InstanceFacts, type TupleEdge } from '../domain/derivations.js';
+import {
+  deriveHeld,
+  indexRules,
+  rulesFor,
+  type DerivationRule,
+  type InstanceFacts,
+  type TupleEdge,
+} from '../domain/derivations.js';
 import { versionMemo } from './version-memo.js';
 import { rolesOnInstancesSql } from './held-roles.js';
 
@@ -32,11 +39,27 @@ const remembered = versionMemo<Rules>(64);
 /** The environment's generic derivations, remembered while the data version holds (SQLite). */
 export async function readRules(q: Queryable, envId: string): Promise<Rules> {
   const compute = async (): Promise<Rules> => {
-    const rows = await q.all<{ resource_id: string; role_id: string; on_resource_id: string; linked_role_id: string; relation: string; no_direct: number | string }>(RULES, [envId]);
+    const rows = await q.all<{
+      resource_id: string;
+      role_id: string;
+      on_resource_id: string;
+      linked_role_id: string;
+      relation: string;
+      no_direct: number | string;
+    }>(RULES, [envId]);
     const rules = rows.map((r): DerivationRule => ({
-      resource: r.resource_id, role: r.role_id, onResource: r.on_resource_id, linkedRole: r.linked_role_id, relation: r.relation, noDirect: Number(r.no_direct) > 0,
+      resource: r.resource_id,
+      role: r.role_id,
+      onResource: r.on_resource_id,
+      linkedRole: r.linked_role_id,
+      relation: r.relation,
+      noDirect: Number(r.no_direct) > 0,
     }));
-    return { index: indexRules(rules), targets: new Set(rules.map((r) => r.resource)), relations: [...new Set(rules.map((r) => r.relation))] };
+    return {
+      index: indexRules(rules),
+      targets: new Set(rules.map((r) => r.resource)),
+      relations: [...new Set(rules.map((r) => r.relation))],
+    };
   };
   return (await remembered(q, envId, compute))?.value ?? compute();
 }
@@ -94,7 +117,9 @@ export async function derivedRolesOn(
     rolesOnInstancesSql(dialect, ids.length, false),
     [envId, a.user, ...ids, ...ids, a.user, ...ids],
   );
-  const facts = new Map<string, InstanceFacts>(ids.map((id) => [id, { resource: resources.get(id)!, roles: new Set<string>(), direct: false }]));
+  const facts = new Map<string, InstanceFacts>(
+    ids.map((id) => [id, { resource: resources.get(id)!, roles: new Set<string>(), direct: false }]),
+  );
   for (const r of rows) {
     const f = facts.get(r.instance_id)!;
     f.roles.add(r.role_id);

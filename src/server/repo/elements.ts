@@ -4,7 +4,14 @@ import { notFound } from '../errors.js';
 import { envFields, findKeyedOrNull, parseJson, stableUuid } from './common.js';
 
 export interface ElementsConfigRow {
-  id: string; key: string; name: string; elements_type: string; roles_to_levels: string; settings: string; created_at: string; updated_at: string;
+  id: string;
+  key: string;
+  name: string;
+  elements_type: string;
+  roles_to_levels: string;
+  settings: string;
+  created_at: string;
+  updated_at: string;
 }
 
 /** Stored: level → role keys. */
@@ -25,8 +32,12 @@ export async function elementsConfigReads(q: Queryable, env: EnvContext, rows: E
   const roles = new Map(
     keys.length === 0
       ? []
-      : (await q.all<{ id: string; key: string; name: string }>(`SELECT id, key, name FROM roles WHERE env_id = ? AND resource_id IS NULL AND key IN (${keys.map(() => '?').join(', ')})`, [env.envId, ...keys]))
-          .map((r) => [r.key, { ...r, resource_id: tenantResourceId(env.envId) }]),
+      : (
+          await q.all<{ id: string; key: string; name: string }>(
+            `SELECT id, key, name FROM roles WHERE env_id = ? AND resource_id IS NULL AND key IN (${keys.map(() => '?').join(', ')})`,
+            [env.envId, ...keys],
+          )
+        ).map((r) => [r.key, { ...r, resource_id: tenantResourceId(env.envId) }]),
   );
   return rows.map((r) => ({
     id: r.id,
@@ -36,7 +47,10 @@ export async function elementsConfigReads(q: Queryable, env: EnvContext, rows: E
     is_active: true,
     settings: parseJson(r.settings, {}),
     roles_to_levels: Object.fromEntries(
-      Object.entries(parseJson<Levels>(r.roles_to_levels, {})).map(([level, ks]) => [level, ks.flatMap((k) => (roles.has(k) ? [roles.get(k)!] : []))]),
+      Object.entries(parseJson<Levels>(r.roles_to_levels, {})).map(([level, ks]) => [
+        level,
+        ks.flatMap((k) => (roles.has(k) ? [roles.get(k)!] : [])),
+      ]),
     ),
     ...envFields(env),
     created_at: r.created_at,
@@ -66,11 +80,20 @@ export async function resolveLevels(q: Queryable, envId: string, levels: Levels)
 
 /** When a role is deleted, configurations stop naming it (nothing dangles). */
 export async function pruneRoleFromConfigs(q: Queryable, envId: string, roleKey: string, at: string): Promise<void> {
-  const rows = await q.all<{ id: string; roles_to_levels: string }>(`SELECT id, roles_to_levels FROM elements_configs WHERE env_id = ?`, [envId]);
+  const rows = await q.all<{ id: string; roles_to_levels: string }>(
+    `SELECT id, roles_to_levels FROM elements_configs WHERE env_id = ?`,
+    [envId],
+  );
   for (const r of rows) {
     const levels = parseJson<Levels>(r.roles_to_levels, {});
     if (!Object.values(levels).some((l) => l.includes(roleKey))) continue;
-    const kept = Object.fromEntries(Object.entries(levels).map(([l, roles]) => [l, roles.filter((k) => k !== roleKey)]));
-    await q.run(`UPDATE elements_configs SET roles_to_levels = ?, updated_at = ? WHERE id = ?`, [JSON.stringify(kept), at, r.id]);
+    const kept = Object.fromEntries(
+      Object.entries(levels).map(([l, roles]) => [l, roles.filter((k) => k !== roleKey)]),
+    );
+    await q.run(`UPDATE elements_configs SET roles_to_levels = ?, updated_at = ? WHERE id = ?`, [
+      JSON.stringify(kept),
+      at,
+      r.id,
+    ]);
   }
 }

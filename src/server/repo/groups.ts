@@ -20,7 +20,10 @@ export const GROUP_FROM = `access_groups g JOIN resource_instances ri ON ri.id =
 
 export async function findGroup(q: Queryable, envId: string, ref: string): Promise<GroupRow> {
   const { type, key } = parseGroupRef(ref);
-  const row = await q.get<GroupRow>(`SELECT ${GROUP_SELECT} FROM ${GROUP_FROM} WHERE g.env_id = ? AND res.key = ? AND ri.key = ?`, [envId, type, key]);
+  const row = await q.get<GroupRow>(
+    `SELECT ${GROUP_SELECT} FROM ${GROUP_FROM} WHERE g.env_id = ? AND res.key = ? AND ri.key = ?`,
+    [envId, type, key],
+  );
   if (!row) throw notFound('group', `${type}:${key}`);
   return row;
 }
@@ -50,7 +53,10 @@ export async function groupReads(q: Queryable, rows: GroupRow[]) {
     ids,
   );
   const byGroup = new Map<string, string[]>();
-  for (const g of grants) (byGroup.get(g.group_id) ?? byGroup.set(g.group_id, []).get(g.group_id)!).push(`${g.resource}:${g.instance}#${g.role}`);
+  for (const g of grants)
+    (byGroup.get(g.group_id) ?? byGroup.set(g.group_id, []).get(g.group_id)!).push(
+      `${g.resource}:${g.instance}#${g.role}`,
+    );
   const users = new Map<string, string[]>();
   for (const r of rows) {
     const members = await q.all<{ id: string }>(
@@ -58,7 +64,10 @@ export async function groupReads(q: Queryable, rows: GroupRow[]) {
        WHERE ra.resource_instance_id = ? ORDER BY u.key LIMIT ${USERS_IN_READ}`,
       [r.type_resource_id, r.instance_id],
     );
-    users.set(r.id, members.map((m) => m.id));
+    users.set(
+      r.id,
+      members.map((m) => m.id),
+    );
   }
   return rows.map((r) => ({
     group_instance_key: r.key,
@@ -83,18 +92,29 @@ export const IS_MEMBER_ROLE = (alias: string) => `${alias}.key = 'member' AND ${
 
 /** The membership role of groups of the type `typeResourceId` (`<type>#member`), or undefined. */
 export async function memberRoleOf(q: Queryable, typeResourceId: string): Promise<string | undefined> {
-  return (await q.get<{ id: string }>(`SELECT id FROM roles WHERE resource_id = ? AND key = 'member'`, [typeResourceId]))?.id;
+  return (
+    await q.get<{ id: string }>(`SELECT id FROM roles WHERE resource_id = ? AND key = 'member'`, [typeResourceId])
+  )?.id;
 }
 
 /** The same, or 404 (removing a membership needs it). */
 export async function findMemberRole(q: Queryable, group: GroupRow): Promise<string> {
   const id = await memberRoleOf(q, group.type_resource_id);
-  if (!id) throw httpError('NOT_FOUND', `role '${group.type}#member' not found (it is created with the first group of type '${group.type}')`);
+  if (!id)
+    throw httpError(
+      'NOT_FOUND',
+      `role '${group.type}#member' not found (it is created with the first group of type '${group.type}')`,
+    );
   return id;
 }
 
 /** The membership role of a group type, created when missing (a group write, or a member added after it was deleted). */
-export async function ensureMemberRole(q: Queryable, envId: string, typeResourceId: string, at: string): Promise<string> {
+export async function ensureMemberRole(
+  q: Queryable,
+  envId: string,
+  typeResourceId: string,
+  at: string,
+): Promise<string> {
   const there = await memberRoleOf(q, typeResourceId);
   if (there) return there;
   await q.run(

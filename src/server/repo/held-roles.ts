@@ -69,6 +69,8 @@ SELECT ag.instance_id, mr.id, 0 FROM access_groups ag JOIN resource_instances gi
   WHERE ag.instance_id IN (${marks(n)}) AND ag.id IN (SELECT id FROM closure)
 UNION
 SELECT resource_instance_id, role_id, 1 FROM role_assignments WHERE user_id = ? AND resource_instance_id IN (${marks(n)})${
-    tenant ? `\nUNION\nSELECT NULL, role_id, 0 FROM role_assignments WHERE user_id = ? AND tenant_id = ? AND resource_instance_id IS NULL` : ''
+    tenant
+      ? `\nUNION\nSELECT NULL, role_id, 0 FROM role_assignments WHERE user_id = ? AND tenant_id = ? AND resource_instance_id IS NULL`
+      : ''
   }`;
 }

@@ -70,6 +70,11 @@ export async function pageWithCursor<T extends PageStart>(
  */
 export function pageClauses(columns: string, paging: Paging, from: PageFrom | undefined) {
   return from
-    ? { extra: ` AND (${columns}) > (?, ?)`, extraParams: [from.created_at, from.id], limit: 'LIMIT ? OFFSET ?', limitParams: [paging.perPage, from.skip] }
+    ? {
+        extra: ` AND (${columns}) > (?, ?)`,
+        extraParams: [from.created_at, from.id],
+        limit: 'LIMIT ? OFFSET ?',
+        limitParams: [paging.perPage, from.skip],
+      }
     : { extra: '', extraParams: [], limit: 'LIMIT ? OFFSET ?', limitParams: [paging.perPage, paging.offset] };
 }

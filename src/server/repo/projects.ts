@@ -38,9 +38,16 @@ export async function findProject(q: Queryable, keyOrId: string): Promise<Projec
 }
 
 /** An environment of the project (by id) by key or id. */
-export async function findEnvironment(q: Queryable, projectId: string, keyOrId: string): Promise<EnvironmentRow | undefined> {
+export async function findEnvironment(
+  q: Queryable,
+  projectId: string,
+  keyOrId: string,
+): Promise<EnvironmentRow | undefined> {
   return (
-    (await q.get<EnvironmentRow>(`SELECT * FROM environments WHERE project_id = ? AND key = ?`, [projectId, keyOrId])) ??
+    (await q.get<EnvironmentRow>(`SELECT * FROM environments WHERE project_id = ? AND key = ?`, [
+      projectId,
+      keyOrId,
+    ])) ??
     (await q.get<EnvironmentRow>(`SELECT * FROM environments WHERE project_id = ? AND id = ?`, [projectId, keyOrId]))
   );
 }
@@ -50,18 +57,27 @@ export async function projectKeys(q: Queryable): Promise<string[]> {
 }
 
 export async function environmentKeys(q: Queryable, projectId: string): Promise<string[]> {
-  return (await q.all<{ key: string }>(`SELECT key FROM environments WHERE project_id = ? ORDER BY key`, [projectId])).map((r) => r.key);
+  return (
+    await q.all<{ key: string }>(`SELECT key FROM environments WHERE project_id = ? ORDER BY key`, [projectId])
+  ).map((r) => r.key);
 }
 
 /** One page of projects (all, or only `onlyId`'s), in creation order (keys break ties: a project and its initial environments share a time). */
 export async function listProjects(q: Queryable, paging: Paging, onlyId?: string): Promise<ProjectRow[]> {
   const where = onlyId ? 'WHERE id = ?' : '';
   return q.all<ProjectRow>(`SELECT * FROM projects ${where} ORDER BY created_at, key LIMIT ? OFFSET ?`, [
-    ...(onlyId ? [onlyId] : []), paging.perPage, paging.offset,
+    ...(onlyId ? [onlyId] : []),
+    paging.perPage,
+    paging.offset,
   ]);
 }
 
-export async function listEnvironments(q: Queryable, projectId: string, paging: Paging, onlyId?: string): Promise<EnvironmentRow[]> {
+export async function listEnvironments(
+  q: Queryable,
+  projectId: string,
+  paging: Paging,
+  onlyId?: string,
+): Promise<EnvironmentRow[]> {
   return q.all<EnvironmentRow>(
     `SELECT * FROM environments WHERE project_id = ? ${onlyId ? 'AND id = ?' : ''} ORDER BY created_at, key LIMIT ? OFFSET ?`,
     [projectId, ...(onlyId ? [onlyId] : []), paging.perPage, paging.offset],
@@ -77,9 +93,10 @@ export async function createProject(
 ): Promise<{ project: ProjectRow; environments: EnvironmentRow[] }> {
   const id = newId();
   try {
-    await tx.run(`INSERT INTO projects (id, key, name, description, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`, [
-      id, project.key, project.name, project.description ?? null, at, at,
-    ]);
+    await tx.run(
+      `INSERT INTO projects (id, key, name, description, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
+      [id, project.key, project.name, project.description ?? null, at, at],
+    );
   } catch (err) {
     if (isUniqueViolation(err)) throw duplicate('project', project.key);
     throw err;
@@ -90,12 +107,18 @@ export async function createProject(
 }
 
 /** Creates an environment in the project (by id); 409 when the key is taken there. */
-export async function createEnvironment(tx: Queryable, projectId: string, env: NewScope, at: string): Promise<EnvironmentRow> {
+export async function createEnvironment(
+  tx: Queryable,
+  projectId: string,
+  env: NewScope,
+  at: string,
+): Promise<EnvironmentRow> {
   const id = newId();
   try {
-    await tx.run(`INSERT INTO environments (id, project_id, key, name, description, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`, [
-      id, projectId, env.key, env.name, env.description ?? null, at, at,
-    ]);
+    await tx.run(
+      `INSERT INTO environments (id, project_id, key, name, description, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      [id, projectId, env.key, env.name, env.description ?? null, at, at],
+    );
   } catch (err) {
     if (isUniqueViolation(err)) throw duplicate('environment', env.key);
     throw err;
@@ -120,9 +143,10 @@ async function addDefaultTenant(q: Queryable, envId: string, at: string): Promis
  * across processes sharing a database through `ON CONFLICT DO NOTHING`.
  */
 export async function ensureEnvironment(q: Queryable, project: string, env: string, at: string): Promise<void> {
-  await q.run(`INSERT INTO projects (id, key, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING`, [
-    newId(), project, project, at, at,
-  ]);
+  await q.run(
+    `INSERT INTO projects (id, key, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING`,
+    [newId(), project, project, at, at],
+  );
   const p = await q.get<{ id: string }>(`SELECT id FROM projects WHERE key = ?`, [project]);
   const id = newId();
   // Only the process that made the environment adds its tenant `default` (a second one finds it made).

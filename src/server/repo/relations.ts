@@ -16,7 +16,14 @@ import { findKeyed } from './common.js';
  * names were refused there (refuseGroupRelationKey): using it would evaluate the group's derivation over
  * every tuple of it and over-grant, so the group write is refused until it is deleted.
  */
-export async function ensureRelation(q: Queryable, envId: string, objectResourceId: string, key: string, subjectResourceId: string, at: string): Promise<string> {
+export async function ensureRelation(
+  q: Queryable,
+  envId: string,
+  objectResourceId: string,
+  key: string,
+  subjectResourceId: string,
+  at: string,
+): Promise<string> {
   const find = () =>
     q.get<{ id: string; subject_resource_id: string; object_key: string; subject_key: string }>(
       `SELECT rel.id, rel.subject_resource_id, o.key AS object_key, s.key AS subject_key
@@ -35,7 +42,10 @@ export async function ensureRelation(q: Queryable, envId: string, objectResource
     there = (await find())!;
   }
   if (there.subject_resource_id !== subjectResourceId) {
-    throw httpError('MISMATCH_RELATION_TYPE', `relation ${there.object_key}#${key} relates '${there.subject_key}' instances: the name is the group machinery's, but this relation was made through the relation routes; delete it (DELETE .../resources/${there.object_key}/relations/${key}, with its tuples) so that groups can use the name here`);
+    throw httpError(
+      'MISMATCH_RELATION_TYPE',
+      `relation ${there.object_key}#${key} relates '${there.subject_key}' instances: the name is the group machinery's, but this relation was made through the relation routes; delete it (DELETE .../resources/${there.object_key}/relations/${key}, with its tuples) so that groups can use the name here`,
+    );
   }
   return there.id;
 }
@@ -63,7 +73,14 @@ export async function ensureImplicitGrant(
 export async function writeImplicitGrant(
   q: Queryable,
   envId: string,
-  g: { resourceId: string; roleId: string; onResourceId: string; linkedRoleId: string; relationId: string; noDirect: boolean },
+  g: {
+    resourceId: string;
+    roleId: string;
+    onResourceId: string;
+    linkedRoleId: string;
+    relationId: string;
+    noDirect: boolean;
+  },
   at: string,
 ): Promise<void> {
   await q.run(
@@ -80,7 +97,12 @@ export async function writeImplicitGrant(
  * role named on a resource that has no resource role of that key is the top-level one (role-scope.ts),
  * so a condition kept on the role would reach its derivations on every resource.
  */
-export async function writeConditions(q: Queryable, resourceId: string, roleId: string, noDirect: boolean): Promise<void> {
+export async function writeConditions(
+  q: Queryable,
+  resourceId: string,
+  roleId: string,
+  noDirect: boolean,
+): Promise<void> {
   await q.run(
     `INSERT INTO derivation_conditions (resource_id, role_id, no_direct_roles) VALUES (?, ?, ?)
      ON CONFLICT (resource_id, role_id) DO UPDATE SET no_direct_roles = excluded.no_direct_roles`,
@@ -88,7 +110,15 @@ export async function writeConditions(q: Queryable, resourceId: string, roleId: 
   );
 }
 
-export async function ensureTuple(q: Queryable, envId: string, subjectId: string, relation: string, objectId: string, tenantId: string, at: string) {
+export async function ensureTuple(
+  q: Queryable,
+  envId: string,
+  subjectId: string,
+  relation: string,
+  objectId: string,
+  tenantId: string,
+  at: string,
+) {
   await q.run(
     `INSERT INTO relationship_tuples (id, env_id, subject_id, relation, object_id, tenant_id, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (subject_id, relation, object_id) DO NOTHING`,
@@ -102,8 +132,16 @@ export async function ensureTuple(q: Queryable, envId: string, subjectId: string
  * removes them too, so the group records never say more than the specification's records grant, and a
  * client may infer a group's roles from tuples and derivations (docs/performance.md).
  */
-export async function removeTuple(q: Queryable, subjectId: string, relation: string, objectId: string): Promise<boolean> {
-  const { changes } = await q.run(`DELETE FROM relationship_tuples WHERE subject_id = ? AND relation = ? AND object_id = ?`, [subjectId, relation, objectId]);
+export async function removeTuple(
+  q: Queryable,
+  subjectId: string,
+  relation: string,
+  objectId: string,
+): Promise<boolean> {
+  const { changes } = await q.run(
+    `DELETE FROM relationship_tuples WHERE subject_id = ? AND relation = ? AND object_id = ?`,
+    [subjectId, relation, objectId],
+  );
   await q.run(
     `DELETE FROM group_grants WHERE resource_instance_id = ? AND group_id IN (
        SELECT g.id FROM access_groups g JOIN resource_instances gi ON gi.id = g.instance_id JOIN resources gt ON gt.id = gi.resource_id
@@ -118,7 +156,10 @@ export async function removeTuple(q: Queryable, subjectId: string, relation: str
  * `resourceId`, held by groups of type `onResourceId`, through `<type>#member` and `<type>_group`) no
  * longer follow from the records, so they go; a group's tuple to an instance goes with its last role there.
  */
-export async function dropUnderivedGroupGrants(q: Queryable, g: { resourceId: string; roleId: string; onResourceId: string }): Promise<void> {
+export async function dropUnderivedGroupGrants(
+  q: Queryable,
+  g: { resourceId: string; roleId: string; onResourceId: string },
+): Promise<void> {
   const stale = await q.all<{ id: string; group_instance_id: string; resource_instance_id: string; relation: string }>(
     `SELECT gg.id, g.instance_id AS group_instance_id, gg.resource_instance_id, gt.key || '_group' AS relation
      FROM group_grants gg JOIN access_groups g ON g.id = gg.group_id JOIN resource_instances gi ON gi.id = g.instance_id
@@ -131,13 +172,22 @@ export async function dropUnderivedGroupGrants(q: Queryable, g: { resourceId: st
   );
   for (const s of stale) {
     await q.run(`DELETE FROM group_grants WHERE id = ?`, [s.id]);
-    const other = await q.get(`SELECT 1 AS x FROM group_grants gg JOIN access_groups g ON g.id = gg.group_id WHERE g.instance_id = ? AND gg.resource_instance_id = ?`, [s.group_instance_id, s.resource_instance_id]);
-    if (!other) await q.run(`DELETE FROM relationship_tuples WHERE subject_id = ? AND relation = ? AND object_id = ?`, [s.group_instance_id, s.relation, s.resource_instance_id]);
+    const other = await q.get(
+      `SELECT 1 AS x FROM group_grants gg JOIN access_groups g ON g.id = gg.group_id WHERE g.instance_id = ? AND gg.resource_instance_id = ?`,
+      [s.group_instance_id, s.resource_instance_id],
+    );
+    if (!other)
+      await q.run(`DELETE FROM relationship_tuples WHERE subject_id = ? AND relation = ? AND object_id = ?`, [
+        s.group_instance_id,
+        s.relation,
+        s.resource_instance_id,
+      ]);
   }
 }
 
 /** A relation's key is the group machinery's (repo/derivations.ts): `<subject type>_group`, or `group` from a type to itself. */
-export const isGroupRelation = (key: string, subjectKey: string, sameType: boolean) => key === `${subjectKey}_group` || (key === 'group' && sameType);
+export const isGroupRelation = (key: string, subjectKey: string, sameType: boolean) =>
+  key === `${subjectKey}_group` || (key === 'group' && sameType);
 
 /**
  * Refuses, at `loc`, a relation key the group machinery writes: `<type>_group` (on any resource, for any
@@ -149,7 +199,10 @@ export const isGroupRelation = (key: string, subjectKey: string, sameType: boole
  */
 export function refuseGroupRelationKey(key: string, loc: (string | number)[]): void {
   if (key !== 'group' && !key.endsWith('_group')) return;
-  throw invalid(loc, `relation key '${key}' is kept for groups: the service writes '<type>_group' (a group type's roles on a resource) and 'group' (groups inside groups) itself and decides access through them from the group records; choose another key`);
+  throw invalid(
+    loc,
+    `relation key '${key}' is kept for groups: the service writes '<type>_group' (a group type's roles on a resource) and 'group' (groups inside groups) itself and decides access through them from the group records; choose another key`,
+  );
 }
 
 /** The public `RelationCreate` on the resource `object`; 409 when the resource has a relation of that key. */
@@ -177,7 +230,11 @@ export async function createRelation(
 /** Deletes a relation with its tuples (a tuple names its relation by key; its derivations cascade). */
 export async function deleteRelation(q: Queryable, object: { id: string }, key: string): Promise<boolean> {
   const { changes } = await q.run(`DELETE FROM relations WHERE object_resource_id = ? AND key = ?`, [object.id, key]);
-  if (changes) await q.run(`DELETE FROM relationship_tuples WHERE relation = ? AND object_id IN (SELECT id FROM resource_instances WHERE resource_id = ?)`, [key, object.id]);
+  if (changes)
+    await q.run(
+      `DELETE FROM relationship_tuples WHERE relation = ? AND object_id IN (SELECT id FROM resource_instances WHERE resource_id = ?)`,
+      [key, object.id],
+    );
   return changes > 0;
 }
 
@@ -208,11 +265,15 @@ export async function writeResourceRelations(
       refuseGroupRelationKey(key, ['body', 'relations', key]);
       await createRelation(q, envId, object, { key, name: key, subject_resource: subject.id }, o.at);
     } else if (there.subject_resource_id !== subject.id) {
-      throw httpError('MISMATCH_RELATION_TYPE', `relation ${object.key}#${key} relates '${there.subject_key}' instances, not '${subject.key}': delete the relation (and its tuples) first to re-point it`);
+      throw httpError(
+        'MISMATCH_RELATION_TYPE',
+        `relation ${object.key}#${key} relates '${there.subject_key}' instances, not '${subject.key}': delete the relation (and its tuples) first to re-point it`,
+      );
     }
   }
   if (!o.replace) return;
   for (const r of live) {
-    if (!Object.hasOwn(relations, r.key) && !isGroupRelation(r.key, r.subject_key, r.subject_resource_id === object.id)) await deleteRelation(q, object, r.key);
+    if (!Object.hasOwn(relations, r.key) && !isGroupRelation(r.key, r.subject_key, r.subject_resource_id === object.id))
+      await deleteRelation(q, object, r.key);
   }
 }

@@ -41,7 +41,8 @@ export async function writeResourceRoles(
   const extendsChanges = new Map<string, string[]>();
   for (const [key, b] of Object.entries(roles)) {
     const before = existing.get(key);
-    if (b.extends !== undefined || !before) extendsChanges.set(key, b.extends ?? (before ? parseJson<string[]>(before.extends, []) : []));
+    if (b.extends !== undefined || !before)
+      extendsChanges.set(key, b.extends ?? (before ? parseJson<string[]>(before.extends, []) : []));
     else if (replace) extendsChanges.set(key, []);
   }
   // New roles first (with no extends yet), so that the extends check finds every key written here.
@@ -49,25 +50,42 @@ export async function writeResourceRoles(
   for (const [key, b] of Object.entries(roles)) {
     const before = existing.get(key);
     if (before && create) throw duplicate('resource role', `${resource.key}#${key}`);
-    const permissions = b.permissions !== undefined
-      ? resourceRolePermissions(resource, b.permissions)
-      : before && !replace ? parseJson<string[]>(before.permissions, []) : [];
+    const permissions =
+      b.permissions !== undefined
+        ? resourceRolePermissions(resource, b.permissions)
+        : before && !replace
+          ? parseJson<string[]>(before.permissions, [])
+          : [];
     const ext = checkedExtends.get(key) ?? parseJson<string[]>(before?.extends, []);
     if (before) {
-      await tx.run(`UPDATE roles SET name = ?, description = ?, permissions = ?, extends = ?, updated_at = ? WHERE id = ?`, [
-        b.name ?? before.name,
-        b.description !== undefined ? b.description : replace ? null : before.description,
-        JSON.stringify(permissions),
-        JSON.stringify(ext),
-        at,
-        before.id,
-      ]);
+      await tx.run(
+        `UPDATE roles SET name = ?, description = ?, permissions = ?, extends = ?, updated_at = ? WHERE id = ?`,
+        [
+          b.name ?? before.name,
+          b.description !== undefined ? b.description : replace ? null : before.description,
+          JSON.stringify(permissions),
+          JSON.stringify(ext),
+          at,
+          before.id,
+        ],
+      );
       continue;
     }
     try {
       await tx.run(
         `INSERT INTO roles (id, env_id, resource_id, key, name, description, permissions, extends, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [newId(), envId, resource.id, key, b.name ?? key, b.description ?? null, JSON.stringify(permissions), JSON.stringify(ext), at, at],
+        [
+          newId(),
+          envId,
+          resource.id,
+          key,
+          b.name ?? key,
+          b.description ?? null,
+          JSON.stringify(permissions),
+          JSON.stringify(ext),
+          at,
+          at,
+        ],
       );
     } catch (err) {
       if (isUniqueViolation(err)) throw duplicate('resource role', `${resource.key}#${key}`);
@@ -80,21 +98,45 @@ export async function writeResourceRoles(
  * Deletes roles of a resource (their assignments, group grants and derivations go by cascade) and
  * takes their keys out of the other roles' `extends`, so that nothing dangles.
  */
-export async function deleteResourceRoles(tx: Queryable, resourceId: string, keys: string[], at: string): Promise<void> {
+export async function deleteResourceRoles(
+  tx: Queryable,
+  resourceId: string,
+  keys: string[],
+  at: string,
+): Promise<void> {
   if (keys.length === 0) return;
   for (const key of keys) await tx.run(`DELETE FROM roles WHERE resource_id = ? AND key = ?`, [resourceId, key]);
   const gone = new Set(keys);
-  for (const o of await tx.all<{ id: string; extends: string }>(`SELECT id, extends FROM roles WHERE resource_id = ?`, [resourceId])) {
+  for (const o of await tx.all<{ id: string; extends: string }>(`SELECT id, extends FROM roles WHERE resource_id = ?`, [
+    resourceId,
+  ])) {
     const ext = parseJson<string[]>(o.extends, []);
     if (ext.some((k) => gone.has(k))) {
-      await tx.run(`UPDATE roles SET extends = ?, updated_at = ? WHERE id = ?`, [JSON.stringify(ext.filter((k) => !gone.has(k))), at, o.id]);
+      await tx.run(`UPDATE roles SET extends = ?, updated_at = ? WHERE id = ?`, [
+        JSON.stringify(ext.filter((k) => !gone.has(k))),
+        at,
+        o.id,
+      ]);
     }
   }
 }
 
 /** A resource replaced with `roles`: its roles become exactly those (the others are deleted). */
-export async function replaceResourceRoles(tx: Queryable, envId: string, resource: OwningResource, roles: Record<string, ResourceRoleBody>, at: string) {
-  const keys = (await tx.all<{ key: string }>(`SELECT key FROM roles WHERE resource_id = ?`, [resource.id])).map((r) => r.key);
-  await deleteResourceRoles(tx, resource.id, keys.filter((k) => !Object.hasOwn(roles, k)), at);
+export async function replaceResourceRoles(
+  tx: Queryable,
+  envId: string,
+  resource: OwningResource,
+  roles: Record<string, ResourceRoleBody>,
+  at: string,
+) {
+  const keys = (await tx.all<{ key: string }>(`SELECT key FROM roles WHERE resource_id = ?`, [resource.id])).map(
+    (r) => r.key,
+  );
+  await deleteResourceRoles(
+    tx,
+    resource.id,
+    keys.filter((k) => !Object.hasOwn(roles, k)),
+    at,
+  );
   await writeResourceRoles(tx, envId, resource, roles, { at, replace: true });
 }

@@ -6,9 +6,22 @@ import type { RoleRow } from './roles.js';
 import { resourceRoleRead } from './role-scope.js';
 
 interface DerivationRow {
-  resource_id: string; resource_key: string; role_id: string; role_key: string; role_name: string; role_description: string | null;
-  role_created_at: string; role_updated_at: string; linked_role_id: string; linked_role: string; on_resource_id: string; on_resource: string;
-  relation_id: string; relation: string; no_direct: number | string; role_no_direct: number | string;
+  resource_id: string;
+  resource_key: string;
+  role_id: string;
+  role_key: string;
+  role_name: string;
+  role_description: string | null;
+  role_created_at: string;
+  role_updated_at: string;
+  linked_role_id: string;
+  linked_role: string;
+  on_resource_id: string;
+  on_resource: string;
+  relation_id: string;
+  relation: string;
+  no_direct: number | string;
+  role_no_direct: number | string;
 }
 
 /**
@@ -31,7 +44,10 @@ export async function resourceReads(q: Queryable, rows: ResourceRow[], env: EnvC
     rows.map((r) => r.id),
   );
   const marks = rows.map(() => '?').join(', ');
-  const own = await q.all<RoleRow & { resource_id: string }>(`SELECT * FROM roles WHERE resource_id IN (${marks}) ORDER BY created_at, id`, rows.map((r) => r.id));
+  const own = await q.all<RoleRow & { resource_id: string }>(
+    `SELECT * FROM roles WHERE resource_id IN (${marks}) ORDER BY created_at, id`,
+    rows.map((r) => r.id),
+  );
   const byId = new Map(rows.map((r) => [r.id, r]));
   const byResource = new Map<string, Record<string, Record<string, unknown> & { granted_to?: GrantedTo }>>();
   const rolesOf = (resourceId: string) => byResource.get(resourceId) ?? byResource.set(resourceId, {}).get(resourceId)!;
@@ -40,24 +56,51 @@ export async function resourceReads(q: Queryable, rows: ResourceRow[], env: EnvC
     const roles = rolesOf(d.resource_id);
     const role = (roles[d.role_key] ??= roleRead(d, env));
     // `when`: the derived role's (PUT .../implicit_grants/conditions) on the block, each rule's on the rule.
-    role.granted_to ??= { id: stableUuid(`${d.resource_id}:${d.role_id}:granted_to`), when: { no_direct_roles_on_object: Number(d.role_no_direct) > 0 }, users_with_role: [] };
+    role.granted_to ??= {
+      id: stableUuid(`${d.resource_id}:${d.role_id}:granted_to`),
+      when: { no_direct_roles_on_object: Number(d.role_no_direct) > 0 },
+      users_with_role: [],
+    };
     role.granted_to.users_with_role.push({
-      role_id: d.linked_role_id, resource_id: d.on_resource_id, relation_id: d.relation_id,
-      role: d.linked_role, on_resource: d.on_resource, linked_by_relation: d.relation, when: { no_direct_roles_on_object: Number(d.no_direct) > 0 },
+      role_id: d.linked_role_id,
+      resource_id: d.on_resource_id,
+      relation_id: d.relation_id,
+      role: d.linked_role,
+      on_resource: d.on_resource,
+      linked_by_relation: d.relation,
+      when: { no_direct_roles_on_object: Number(d.no_direct) > 0 },
     });
   }
-  const relations = await relationBlocks(q, rows.map((r) => r.id));
-  return rows.map((r) => ({ ...resourceRead(r, env), roles: byResource.get(r.id) ?? {}, relations: relations.get(r.id) ?? {} }));
+  const relations = await relationBlocks(
+    q,
+    rows.map((r) => r.id),
+  );
+  return rows.map((r) => ({
+    ...resourceRead(r, env),
+    roles: byResource.get(r.id) ?? {},
+    relations: relations.get(r.id) ?? {},
+  }));
 }
 
-type GrantedTo = { id: string; when: { no_direct_roles_on_object: boolean }; users_with_role: Record<string, unknown>[] };
+type GrantedTo = {
+  id: string;
+  when: { no_direct_roles_on_object: boolean };
+  users_with_role: Record<string, unknown>[];
+};
 
 /**
  * The public `ResourceRead.relations`: relation key -> `RelationBlockRead`, the subject resource by id
  * (`resource_id`) and key (`resource`), with the relation's name and description.
  */
 async function relationBlocks(q: Queryable, resourceIds: string[]) {
-  const rows = await q.all<{ object_resource_id: string; key: string; name: string; description: string | null; subject_id: string; subject_key: string }>(
+  const rows = await q.all<{
+    object_resource_id: string;
+    key: string;
+    name: string;
+    description: string | null;
+    subject_id: string;
+    subject_key: string;
+  }>(
     `SELECT rel.object_resource_id, rel.key, rel.name, rel.description, s.id AS subject_id, s.key AS subject_key
      FROM relations rel JOIN resources s ON s.id = rel.subject_resource_id
      WHERE rel.object_resource_id IN (${resourceIds.map(() => '?').join(', ')}) ORDER BY rel.created_at, rel.id`,
@@ -66,7 +109,12 @@ async function relationBlocks(q: Queryable, resourceIds: string[]) {
   const blocks = new Map<string, Record<string, Record<string, string>>>();
   for (const r of rows) {
     const of = blocks.get(r.object_resource_id) ?? blocks.set(r.object_resource_id, {}).get(r.object_resource_id)!;
-    of[r.key] = { resource_id: r.subject_id, resource: r.subject_key, relation_name: r.name, ...(r.description !== null ? { description: r.description } : {}) };
+    of[r.key] = {
+      resource_id: r.subject_id,
+      resource: r.subject_key,
+      relation_name: r.name,
+      ...(r.description !== null ? { description: r.description } : {}),
+    };
   }
   return blocks;
 }

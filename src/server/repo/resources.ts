@@ -33,13 +33,29 @@ export function resourceRead(row: ResourceRow, env: EnvContext) {
     ...(row.type_attributes ? { type_attributes: parseJson<Record<string, unknown>>(row.type_attributes, {}) } : {}),
     actions: Object.fromEntries(
       // Actions written before they had ids (an older server) get one derived from the resource and key.
-      Object.entries(actions).map(([k, v]) => [k, { id: v.id ?? stableUuid(`${row.id}:action:${k}`), key: k, name: v.name ?? k, ...(v.description ? { description: v.description } : {}) }]),
+      Object.entries(actions).map(([k, v]) => [
+        k,
+        {
+          id: v.id ?? stableUuid(`${row.id}:action:${k}`),
+          key: k,
+          name: v.name ?? k,
+          ...(v.description ? { description: v.description } : {}),
+        },
+      ]),
     ),
     attributes: Object.fromEntries(
       Object.entries(attributes)
         // Attributes an older server accepted free-form (not `{type}` blocks) are not part of the read model.
         .filter(([, v]) => typeof v?.type === 'string')
-        .map(([k, v]) => [k, { id: v.id ?? stableUuid(`${row.id}:attribute:${k}`), key: k, type: v.type, ...(v.description ? { description: v.description } : {}) }]),
+        .map(([k, v]) => [
+          k,
+          {
+            id: v.id ?? stableUuid(`${row.id}:attribute:${k}`),
+            key: k,
+            type: v.type,
+            ...(v.description ? { description: v.description } : {}),
+          },
+        ]),
     ),
     ...envFields(env),
     created_at: row.created_at,
@@ -51,7 +67,10 @@ export function resourceRead(row: ResourceRow, env: EnvContext) {
  * Gives each action (or attribute) an id, keeping the id an entry of the same key already had: ids name
  * an action for as long as it exists.
  */
-export function withIds<T extends { id?: string }>(given: Record<string, Omit<T, 'id'>>, before: Record<string, T> = {}): Record<string, T> {
+export function withIds<T extends { id?: string }>(
+  given: Record<string, Omit<T, 'id'>>,
+  before: Record<string, T> = {},
+): Record<string, T> {
   return Object.fromEntries(Object.entries(given).map(([k, v]) => [k, { ...v, id: before[k]?.id ?? newId() } as T]));
 }
 
@@ -59,7 +78,13 @@ export function withIds<T extends { id?: string }>(given: Record<string, Omit<T,
  * Removes permissions that no longer point anywhere (a deleted resource, or actions removed from one),
  * so that nothing dangles. `keep(action)` says which of the resource's actions still exist.
  */
-export async function pruneRolePermissions(q: Queryable, envId: string, resourceKey: string, keep: (action: string) => boolean, at: string) {
+export async function pruneRolePermissions(
+  q: Queryable,
+  envId: string,
+  resourceKey: string,
+  keep: (action: string) => boolean,
+  at: string,
+) {
   // Top-level roles name `resource:action`; the resource's own roles name bare actions (repo/role-scope.ts).
   const roles = await q.all<{ id: string; own: number; permissions: string }>(
     `SELECT r.id, CASE WHEN r.resource_id IS NULL THEN 0 ELSE 1 END AS own, r.permissions FROM roles r

@@ -21,7 +21,11 @@ export interface ScopedRoleRow extends RoleRow {
 }
 
 /** A resource's own role by key or id, or undefined. */
-export async function findResourceRoleOrNull(q: Queryable, resourceId: string, keyOrId: string): Promise<ScopedRoleRow | undefined> {
+export async function findResourceRoleOrNull(
+  q: Queryable,
+  resourceId: string,
+  keyOrId: string,
+): Promise<ScopedRoleRow | undefined> {
   return (
     (await q.get<ScopedRoleRow>(`SELECT * FROM roles WHERE resource_id = ? AND key = ?`, [resourceId, keyOrId])) ??
     (await q.get<ScopedRoleRow>(`SELECT * FROM roles WHERE resource_id = ? AND id = ?`, [resourceId, keyOrId]))
@@ -29,7 +33,11 @@ export async function findResourceRoleOrNull(q: Queryable, resourceId: string, k
 }
 
 /** A resource's own role (`{resource}#{key}`), or 404. */
-export async function findResourceRole(q: Queryable, resource: { id: string; key: string }, keyOrId: string): Promise<ScopedRoleRow> {
+export async function findResourceRole(
+  q: Queryable,
+  resource: { id: string; key: string },
+  keyOrId: string,
+): Promise<ScopedRoleRow> {
   const row = await findResourceRoleOrNull(q, resource.id, keyOrId);
   if (!row) throw notFound('resource role', `${resource.key}#${keyOrId}`);
   return row;
@@ -39,7 +47,12 @@ export async function findResourceRole(q: Queryable, resource: { id: string; key
  * The role `keyOrId` names on an instance of the resource `resourceId` (the rule above): the resource's
  * own role, else the top-level one; 404 names both places looked in.
  */
-export async function findRoleOn(q: Queryable, envId: string, resource: { id: string; key: string }, keyOrId: string): Promise<ScopedRoleRow> {
+export async function findRoleOn(
+  q: Queryable,
+  envId: string,
+  resource: { id: string; key: string },
+  keyOrId: string,
+): Promise<ScopedRoleRow> {
   // One statement (a round trip on PostgreSQL; bulk assignments resolve a role per item), in the order
   // of precedence: the resource's role by key, by id, then the top-level role by key, by id.
   const row = await q.get<ScopedRoleRow>(
@@ -51,7 +64,11 @@ export async function findRoleOn(q: Queryable, envId: string, resource: { id: st
      ) found ORDER BY precedence LIMIT 1`,
     [resource.id, keyOrId, resource.id, keyOrId, envId, keyOrId, envId, keyOrId],
   );
-  if (!row) throw httpError('NOT_FOUND', `role '${keyOrId}' not found: neither a role of resource '${resource.key}' nor a top-level role`);
+  if (!row)
+    throw httpError(
+      'NOT_FOUND',
+      `role '${keyOrId}' not found: neither a role of resource '${resource.key}' nor a top-level role`,
+    );
   return row;
 }
 
@@ -60,12 +77,23 @@ export async function findRoleOn(q: Queryable, envId: string, resource: { id: st
  * (findRoleOn); with none (tenant-wide), a top-level role only. The one place role assignments, access
  * requests and a reviewer's role change resolve a role key.
  */
-export async function findRoleNamed(q: Queryable, envId: string, resource: { id: string; key: string } | undefined, keyOrId: string): Promise<ScopedRoleRow> {
-  return resource ? findRoleOn(q, envId, resource, keyOrId) : findKeyed<ScopedRoleRow>(q, 'roles', envId, keyOrId, 'role');
+export async function findRoleNamed(
+  q: Queryable,
+  envId: string,
+  resource: { id: string; key: string } | undefined,
+  keyOrId: string,
+): Promise<ScopedRoleRow> {
+  return resource
+    ? findRoleOn(q, envId, resource, keyOrId)
+    : findKeyed<ScopedRoleRow>(q, 'roles', envId, keyOrId, 'role');
 }
 
 /** The public `ResourceRoleRead` of a resource's own role (`granted_to` is added where it carries derivations: repo/resource-roles.ts). */
-export function resourceRoleRead(row: RoleRow, resource: { id: string; key: string }, env: EnvContext): Record<string, unknown> {
+export function resourceRoleRead(
+  row: RoleRow,
+  resource: { id: string; key: string },
+  env: EnvContext,
+): Record<string, unknown> {
   return { ...roleRead(row, env), resource_id: resource.id, resource: resource.key };
 }
 
@@ -75,13 +103,20 @@ export function resourceRoleRead(row: RoleRow, resource: { id: string; key: stri
  * and (`byId`) an action's id. Another resource's permission is refused (422): a resource role grants
  * on its own resource's instances only. An unknown action is 404, as for top-level roles.
  */
-export function resourceRolePermissions(resource: { key: string; actions: string }, given: string[], { byId = false } = {}): string[] {
+export function resourceRolePermissions(
+  resource: { key: string; actions: string },
+  given: string[],
+  { byId = false } = {},
+): string[] {
   const actions = parseJson<Actions>(resource.actions, {});
   const ids = new Map(Object.entries(actions).flatMap(([k, a]) => (a.id ? [[a.id, k] as const] : [])));
   const out = given.map((p) => {
     const i = p.indexOf(':');
     if (i >= 0 && p.slice(0, i) !== resource.key) {
-      throw httpError('INVALID_INPUT', `permission '${p}' is not of resource '${resource.key}': a role of resource '${resource.key}' lists that resource's actions ('read' or '${resource.key}:read')`);
+      throw httpError(
+        'INVALID_INPUT',
+        `permission '${p}' is not of resource '${resource.key}': a role of resource '${resource.key}' lists that resource's actions ('read' or '${resource.key}:read')`,
+      );
     }
     const action = i >= 0 ? p.slice(i + 1) : p;
     if (Object.hasOwn(actions, action)) return action;
@@ -95,8 +130,14 @@ export function resourceRolePermissions(resource: { key: string; actions: string
  * A resource role's `extends` (other roles of the same resource): every one exists, and with
  * `changes` applied no role of the resource extends itself. Returns each list deduplicated, sorted.
  */
-export async function checkResourceExtends(q: Queryable, resource: { id: string; key: string }, changes: Map<string, string[]>): Promise<Map<string, string[]>> {
-  const rows = await q.all<{ key: string; extends: string }>(`SELECT key, extends FROM roles WHERE resource_id = ?`, [resource.id]);
+export async function checkResourceExtends(
+  q: Queryable,
+  resource: { id: string; key: string },
+  changes: Map<string, string[]>,
+): Promise<Map<string, string[]>> {
+  const rows = await q.all<{ key: string; extends: string }>(`SELECT key, extends FROM roles WHERE resource_id = ?`, [
+    resource.id,
+  ]);
   const graph = new Map(rows.map((r) => [r.key, parseJson<string[]>(r.extends, [])]));
   for (const ext of changes.values()) {
     for (const k of ext) if (!graph.has(k) && !changes.has(k)) throw notFound('resource role', `${resource.key}#${k}`);
@@ -104,7 +145,11 @@ export async function checkResourceExtends(q: Queryable, resource: { id: string;
   for (const [roleKey, ext] of changes) graph.set(roleKey, ext);
   for (const [roleKey, ext] of changes) {
     const path = cycleThrough(graph, roleKey);
-    if (path) throw httpError('INVALID_INPUT', `role '${resource.key}#${roleKey}' would extend itself: ${path.map((k) => `${resource.key}#${k}`).join(' -> ')} (extends ${ext.join(', ')})`);
+    if (path)
+      throw httpError(
+        'INVALID_INPUT',
+        `role '${resource.key}#${roleKey}' would extend itself: ${path.map((k) => `${resource.key}#${k}`).join(' -> ')} (extends ${ext.join(', ')})`,
+      );
   }
   return new Map([...changes].map(([k, ext]) => [k, [...new Set(ext)].sort()]));
 }
@@ -126,10 +171,18 @@ function cycleThrough(graph: Map<string, string[]>, start: string): string[] | u
 }
 
 /** The roles of a resource that (transitively) extend `key` (descendants) or that `key` extends (ancestors). */
-export async function relatedResourceRoles(q: Queryable, resourceId: string, key: string, direction: 'ancestors' | 'descendants'): Promise<RoleRow[]> {
+export async function relatedResourceRoles(
+  q: Queryable,
+  resourceId: string,
+  key: string,
+  direction: 'ancestors' | 'descendants',
+): Promise<RoleRow[]> {
   const rows = await q.all<RoleRow>(`SELECT * FROM roles WHERE resource_id = ? ORDER BY created_at, id`, [resourceId]);
   const extendsOf = new Map(rows.map((r) => [r.key, parseJson<string[]>(r.extends, [])]));
-  const step = (k: string) => (direction === 'ancestors' ? (extendsOf.get(k) ?? []) : rows.filter((r) => extendsOf.get(r.key)!.includes(k)).map((r) => r.key));
+  const step = (k: string) =>
+    direction === 'ancestors'
+      ? (extendsOf.get(k) ?? [])
+      : rows.filter((r) => extendsOf.get(r.key)!.includes(k)).map((r) => r.key);
   const found = new Set<string>();
   const stack = step(key);
   while (stack.length) {

@@ -38,7 +38,10 @@ export async function resolveRule(q: Queryable, envId: string, b: SetRuleBody): 
   let userSetId: string | null = null;
   let userRoleId: string | null = null;
   if (b.is_role) {
-    const role = await q.get<{ id: string }>(`SELECT id FROM roles WHERE env_id = ? AND (key = ? OR id = ?) AND resource_id IS NULL`, [envId, b.user_set, b.user_set]);
+    const role = await q.get<{ id: string }>(
+      `SELECT id FROM roles WHERE env_id = ? AND (key = ? OR id = ?) AND resource_id IS NULL`,
+      [envId, b.user_set, b.user_set],
+    );
     if (!role) throw notFound('role', b.user_set);
     userRoleId = role.id;
   } else {
@@ -56,35 +59,51 @@ export async function resolveRule(q: Queryable, envId: string, b: SetRuleBody): 
     setResourceId = baseId = resource.id;
   } else {
     const set = await findSet(q, envId, b.resource_set);
-    if (set.row.type !== 'resourceset') throw httpError('INVALID_INPUT', `resource_set '${b.resource_set}' is a user set`);
+    if (set.row.type !== 'resourceset')
+      throw httpError('INVALID_INPUT', `resource_set '${b.resource_set}' is a user set`);
     if (set.kind === 'autogen') setResourceId = set.resourceId!;
     else resourceSetId = set.row.id;
     baseId = set.row.resource_id!;
   }
   const { resourceId, action } = await resolvePermission(q, envId, b.permission, baseId);
   if (resourceId !== baseId) {
-    throw httpError('INVALID_INPUT', `permission '${b.permission}' is not on the resource set's resource: a resource set holds only instances of its own resource, so the rule could never apply`);
+    throw httpError(
+      'INVALID_INPUT',
+      `permission '${b.permission}' is not on the resource set's resource: a resource set holds only instances of its own resource, so the rule could never apply`,
+    );
   }
   return { userSetId, userRoleId, resourceSetId, setResourceId, resourceId, action };
 }
 
-async function resolvePermission(q: Queryable, envId: string, permission: string, baseId: string): Promise<{ resourceId: string; action: string }> {
+async function resolvePermission(
+  q: Queryable,
+  envId: string,
+  permission: string,
+  baseId: string,
+): Promise<{ resourceId: string; action: string }> {
   const i = permission.indexOf(':');
   if (i >= 0) {
     const [res, action] = [permission.slice(0, i), permission.slice(i + 1)];
-    const row = await q.get<{ id: string; actions: string }>(`SELECT id, actions FROM resources WHERE env_id = ? AND key = ?`, [envId, res]);
+    const row = await q.get<{ id: string; actions: string }>(
+      `SELECT id, actions FROM resources WHERE env_id = ? AND key = ?`,
+      [envId, res],
+    );
     if (!row) throw notFound('resource', res);
-    if (!Object.hasOwn(parseJson<Actions>(row.actions, {}), action)) throw httpError('NOT_FOUND', `action '${action}' of resource '${res}' not found`);
+    if (!Object.hasOwn(parseJson<Actions>(row.actions, {}), action))
+      throw httpError('NOT_FOUND', `action '${action}' of resource '${res}' not found`);
     return { resourceId: row.id, action };
   }
   // An action id (any resource's), else an action key of the base resource.
-  const rows = await q.all<{ id: string; actions: string }>(`SELECT id, actions FROM resources WHERE env_id = ?`, [envId]);
+  const rows = await q.all<{ id: string; actions: string }>(`SELECT id, actions FROM resources WHERE env_id = ?`, [
+    envId,
+  ]);
   for (const r of rows) {
     const hit = Object.entries(parseJson<Actions>(r.actions, {})).find(([, a]) => a.id === permission);
     if (hit) return { resourceId: r.id, action: hit[0] };
   }
   const base = rows.find((r) => r.id === baseId);
-  if (base && Object.hasOwn(parseJson<Actions>(base.actions, {}), permission)) return { resourceId: base.id, action: permission };
+  if (base && Object.hasOwn(parseJson<Actions>(base.actions, {}), permission))
+    return { resourceId: base.id, action: permission };
   throw httpError('NOT_FOUND', `permission '${permission}' not found: give 'resource:action' or an action id`);
 }
 
@@ -150,23 +169,30 @@ async function ruleId(q: Queryable, envId: string, r: ResolvedRule): Promise<str
  * `permission`: the action key, the action id or `resource:action` (the public service matches the first
  * two only; api-notes).
  */
-export async function listRules(q: Queryable, envId: string, filters: { user_set?: string; permission?: string; resource_set?: string }, paging: Paging) {
+export async function listRules(
+  q: Queryable,
+  envId: string,
+  filters: { user_set?: string; permission?: string; resource_set?: string },
+  paging: Paging,
+) {
   const where: string[] = ['env_id = ?'];
   const params: SqlValue[] = [envId];
-  if (filters.user_set) where.push('user_set = ?'), params.push(filters.user_set);
-  if (filters.resource_set) where.push('resource_set = ?'), params.push(filters.resource_set);
+  if (filters.user_set) (where.push('user_set = ?'), params.push(filters.user_set));
+  if (filters.resource_set) (where.push('resource_set = ?'), params.push(filters.resource_set));
   if (filters.permission) {
     const p = filters.permission;
     const byId = await actionById(q, envId, p);
-    if (byId) where.push('(resource_id = ? AND action = ?)'), params.push(byId.resourceId, byId.action);
-    else if (p.includes(':')) where.push(`resource_key || ':' || action = ?`), params.push(p);
-    else where.push('action = ?'), params.push(p);
+    if (byId) (where.push('(resource_id = ? AND action = ?)'), params.push(byId.resourceId, byId.action));
+    else if (p.includes(':')) (where.push(`resource_key || ':' || action = ?`), params.push(p));
+    else (where.push('action = ?'), params.push(p));
   }
   return pageOf<RuleRow>(q, RULES, where.join(' AND '), params, paging);
 }
 
 async function actionById(q: Queryable, envId: string, id: string) {
-  const rows = await q.all<{ id: string; actions: string }>(`SELECT id, actions FROM resources WHERE env_id = ?`, [envId]);
+  const rows = await q.all<{ id: string; actions: string }>(`SELECT id, actions FROM resources WHERE env_id = ?`, [
+    envId,
+  ]);
   for (const r of rows) {
     const hit = Object.entries(parseJson<Actions>(r.actions, {})).find(([, a]) => a.id === id);
     if (hit) return { resourceId: r.id, action: hit[0] };
@@ -176,6 +202,8 @@ async function actionById(q: Queryable, envId: string, id: string) {
 
 /** Deletes the rules on `resourceId` whose action the resource no longer has (an update removed it). */
 export async function pruneSetRules(q: Queryable, resourceId: string, actions: string[]): Promise<void> {
-  const rules = await q.all<{ id: string; action: string }>(`SELECT id, action FROM set_rules WHERE resource_id = ?`, [resourceId]);
+  const rules = await q.all<{ id: string; action: string }>(`SELECT id, action FROM set_rules WHERE resource_id = ?`, [
+    resourceId,
+  ]);
   for (const r of rules) if (!actions.includes(r.action)) await q.run(`DELETE FROM set_rules WHERE id = ?`, [r.id]);
 }

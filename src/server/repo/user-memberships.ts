@@ -34,9 +34,10 @@ export async function envMemberships(q: Queryable, envId: string): Promise<Membe
        WHERE tenant_id IN (SELECT id FROM tenants WHERE env_id = ?)`,
       [envId],
     )) as [string, string, string, number][];
-    const additions = (await values(`SELECT user_id, tenant_id FROM tenant_users WHERE tenant_id IN (SELECT id FROM tenants WHERE env_id = ?)`, [
-      envId,
-    ])) as [string, string][];
+    const additions = (await values(
+      `SELECT user_id, tenant_id FROM tenant_users WHERE tenant_id IN (SELECT id FROM tenants WHERE env_id = ?)`,
+      [envId],
+    )) as [string, string][];
     const memberships: Memberships = { assigned: new Map(), added: new Map() };
     for (const [user, roleId, tenantId, tenantWide] of assignments) {
       const role = roles.get(roleId);

@@ -13,7 +13,11 @@ export interface UserPermissionsQuery {
   context?: Record<string, unknown>;
 }
 
-type Entry = { tenant: { key: string; attributes: unknown }; resource?: { key: string; type: string; attributes: unknown }; permissions: string[] };
+type Entry = {
+  tenant: { key: string; attributes: unknown };
+  resource?: { key: string; type: string; attributes: unknown };
+  permissions: string[];
+};
 
 /**
  * What a user may do, by tenant (`__tenant:<t>`) and instance (`<type>:<key>`), decided by the same code
@@ -27,10 +31,20 @@ type Entry = { tenant: { key: string; attributes: unknown }; resource?: { key: s
  * - ABAC joins only when `context.enable_abac_user_permissions` is true, and only for `resource_types`
  *   (type-level on tenants, with stored attributes on instances).
  */
-export async function userPermissions(q: Queryable & { dialect?: 'sqlite' | 'postgres' }, envId: string, body: UserPermissionsQuery): Promise<Record<string, Entry>> {
+export async function userPermissions(
+  q: Queryable & { dialect?: 'sqlite' | 'postgres' },
+  envId: string,
+  body: UserPermissionsQuery,
+): Promise<Record<string, Entry>> {
   const user = typeof body.user === 'string' ? { key: body.user } : body.user;
-  const abacTypes = body.context?.enable_abac_user_permissions === true ? new Set((body.resource_types ?? []).filter((t) => t !== '__tenant')) : new Set<string>();
-  const resources = await q.all<{ id: string; key: string; actions: string }>(`SELECT id, key, actions FROM resources WHERE env_id = ? ORDER BY key`, [envId]);
+  const abacTypes =
+    body.context?.enable_abac_user_permissions === true
+      ? new Set((body.resource_types ?? []).filter((t) => t !== '__tenant'))
+      : new Set<string>();
+  const resources = await q.all<{ id: string; key: string; actions: string }>(
+    `SELECT id, key, actions FROM resources WHERE env_id = ? ORDER BY key`,
+    [envId],
+  );
   const actionsOf = new Map(resources.map((r) => [r.key, Object.keys(parseJson<Actions>(r.actions, {}))]));
   const userRow = await q.get<{ id: string }>(`SELECT id FROM users WHERE env_id = ? AND key = ?`, [envId, user.key]);
   const tenantRows = userRow
@@ -42,21 +56,38 @@ export async function userPermissions(q: Queryable & { dialect?: 'sqlite' | 'pos
   const tenants = tenantRows.filter((t) => !body.tenants || body.tenants.includes(t.key));
   const check = { user: body.user, context: body.context };
   const allows = async (action: string, resource: { type: string; key?: string; tenant: string }, abac: boolean) =>
-    (await decide(q, envId, { user: user.key, action, type: resource.type, key: resource.key, tenant: resource.tenant })) ||
+    (await decide(q, envId, {
+      user: user.key,
+      action,
+      type: resource.type,
+      key: resource.key,
+      tenant: resource.tenant,
+    })) ||
     (abac && (await abacAllows(q, envId, { ...check, action, resource } as never)));
 
   const out: Record<string, Entry> = {};
   const tenantPermissions = new Map<string, Set<string>>();
   for (const t of tenants) {
     const granted = new Set<string>();
-    for (const [type, actions] of actionsOf) for (const a of actions) if (await allows(a, { type, tenant: t.key }, abacTypes.has(type))) granted.add(`${type}:${a}`);
+    for (const [type, actions] of actionsOf)
+      for (const a of actions)
+        if (await allows(a, { type, tenant: t.key }, abacTypes.has(type))) granted.add(`${type}:${a}`);
     tenantPermissions.set(t.key, granted);
     if (!body.resource_types || body.resource_types.includes('__tenant')) {
-      out[`__tenant:${t.key}`] = { tenant: { key: t.key, attributes: parseJson(t.attributes, {}) }, permissions: [...granted] };
+      out[`__tenant:${t.key}`] = {
+        tenant: { key: t.key, attributes: parseJson(t.attributes, {}) },
+        permissions: [...granted],
+      };
     }
   }
 
-  const instances = await q.all<{ key: string; type: string; tenant: string; attributes: string; tenant_attributes: string }>(
+  const instances = await q.all<{
+    key: string;
+    type: string;
+    tenant: string;
+    attributes: string;
+    tenant_attributes: string;
+  }>(
     `SELECT ri.key, r.key AS type, t.key AS tenant, ri.attributes, t.attributes AS tenant_attributes
      FROM resource_instances ri JOIN resources r ON r.id = ri.resource_id JOIN tenants t ON t.id = ri.tenant_id WHERE ri.env_id = ? ORDER BY r.key, ri.key`,
     [envId],
@@ -75,7 +106,11 @@ export async function userPermissions(q: Queryable & { dialect?: 'sqlite' | 'pos
       if (await allows(a, { type: i.type, key: i.key, tenant: i.tenant }, abac)) granted.push(`${i.type}:${a}`);
     }
     if (granted.length > 0) {
-      out[ref] = { tenant: { key: i.tenant, attributes: parseJson(i.tenant_attributes, {}) }, resource: { key: i.key, type: i.type, attributes: parseJson(i.attributes, {}) }, permissions: granted };
+      out[ref] = {
+        tenant: { key: i.tenant, attributes: parseJson(i.tenant_attributes, {}) },
+        resource: { key: i.key, type: i.type, attributes: parseJson(i.attributes, {}) },
+        permissions: granted,
+      };
     }
   }
   return out;

@@ -21,7 +21,12 @@ export interface UserRow {
  * `walking`: the batch is a page past the first of a list, whose reader likely reads every page: on
  * SQLite the environment's memberships are then read once for all pages (user-memberships.ts).
  */
-export async function userReads(q: Queryable, env: EnvContext, rows: UserRow[], { walking = false }: { walking?: boolean } = {}) {
+export async function userReads(
+  q: Queryable,
+  env: EnvContext,
+  rows: UserRow[],
+  { walking = false }: { walking?: boolean } = {},
+) {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
   const memory = walking ? await envMemberships(q, env.envId) : undefined;
@@ -88,7 +93,8 @@ function fromMemory(m: Memberships, ids: string[]): { assigned: Assigned[]; adde
   const assigned: Assigned[] = [];
   const added: Added[] = [];
   for (const id of ids) {
-    for (const a of m.assigned.get(id) ?? []) assigned.push({ user_id: id, role: a.role, tenant: a.tenant, tenant_wide: a.tenantWide ? 1 : 0 });
+    for (const a of m.assigned.get(id) ?? [])
+      assigned.push({ user_id: id, role: a.role, tenant: a.tenant, tenant_wide: a.tenantWide ? 1 : 0 });
     for (const tenant of m.added.get(id) ?? []) added.push({ user_id: id, tenant });
   }
   return { assigned, added };
@@ -118,13 +124,27 @@ export interface UserFields {
  * Creates the user, or (when `replace`) replaces its fields; returns the id, and the row when it was
  * found and left as it was (the caller's answer need not read it again).
  */
-export async function upsertUser(q: Queryable, envId: string, u: UserFields, at: string, replace: boolean): Promise<{ id: string; created: boolean; row?: UserRow }> {
+export async function upsertUser(
+  q: Queryable,
+  envId: string,
+  u: UserFields,
+  at: string,
+  replace: boolean,
+): Promise<{ id: string; created: boolean; row?: UserRow }> {
   const existing = await q.get<UserRow>(`SELECT * FROM users WHERE env_id = ? AND key = ?`, [envId, u.key]);
   if (existing) {
     if (replace) {
-      await q.run(`UPDATE users SET email = ?, first_name = ?, last_name = ?, attributes = ?, updated_at = ? WHERE id = ?`, [
-        u.email ?? null, u.first_name ?? null, u.last_name ?? null, JSON.stringify(u.attributes ?? {}), at, existing.id,
-      ]);
+      await q.run(
+        `UPDATE users SET email = ?, first_name = ?, last_name = ?, attributes = ?, updated_at = ? WHERE id = ?`,
+        [
+          u.email ?? null,
+          u.first_name ?? null,
+          u.last_name ?? null,
+          JSON.stringify(u.attributes ?? {}),
+          at,
+          existing.id,
+        ],
+      );
       return { id: existing.id, created: false };
     }
     return { id: existing.id, created: false, row: existing };
@@ -133,7 +153,17 @@ export async function upsertUser(q: Queryable, envId: string, u: UserFields, at:
   const { changes } = await q.run(
     `INSERT INTO users (id, env_id, key, email, first_name, last_name, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (env_id, key) DO NOTHING`,
-    [id, envId, u.key, u.email ?? null, u.first_name ?? null, u.last_name ?? null, JSON.stringify(u.attributes ?? {}), at, at],
+    [
+      id,
+      envId,
+      u.key,
+      u.email ?? null,
+      u.first_name ?? null,
+      u.last_name ?? null,
+      JSON.stringify(u.attributes ?? {}),
+      at,
+      at,
+    ],
   );
   // Another process created the same user after our read (PostgreSQL): the insert waited for it and did
   // nothing, and, under READ COMMITTED, a new read sees it. Continue as if it had existed.
@@ -149,7 +179,10 @@ export async function userIdsByKey(q: Queryable, envId: string, keys: string[]):
   const out = new Map<string, string>();
   for (let i = 0; i < keys.length; i += CHUNK) {
     const chunk = keys.slice(i, i + CHUNK);
-    const rows = await q.all<{ id: string; key: string }>(`SELECT id, key FROM users WHERE env_id = ? AND key IN (${chunk.map(() => '?').join(', ')})`, [envId, ...chunk]);
+    const rows = await q.all<{ id: string; key: string }>(
+      `SELECT id, key FROM users WHERE env_id = ? AND key IN (${chunk.map(() => '?').join(', ')})`,
+      [envId, ...chunk],
+    );
     for (const r of rows) out.set(r.key, r.id);
   }
   return out;
@@ -163,14 +196,28 @@ export async function insertUsers(q: Queryable, envId: string, users: UserFields
   const lost: string[] = [];
   for (let i = 0; i < users.length; i += CHUNK) {
     const chunk = users.slice(i, i + CHUNK);
-    const rows = chunk.map((u) => [newId(), envId, u.key, u.email ?? null, u.first_name ?? null, u.last_name ?? null, JSON.stringify(u.attributes ?? {}), at, at]);
+    const rows = chunk.map((u) => [
+      newId(),
+      envId,
+      u.key,
+      u.email ?? null,
+      u.first_name ?? null,
+      u.last_name ?? null,
+      JSON.stringify(u.attributes ?? {}),
+      at,
+      at,
+    ]);
     const { changes } = await q.run(
       `INSERT INTO users (id, env_id, key, email, first_name, last_name, attributes, created_at, updated_at)
        VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')} ON CONFLICT (env_id, key) DO NOTHING`,
       rows.flat(),
     );
     if (changes < chunk.length) {
-      const ids = await userIdsByKey(q, envId, chunk.map((u) => u.key));
+      const ids = await userIdsByKey(
+        q,
+        envId,
+        chunk.map((u) => u.key),
+      );
       const ours = new Set(rows.map((r) => r[0]));
       for (const u of chunk) if (!ours.has(ids.get(u.key)!)) lost.push(u.key);
     }

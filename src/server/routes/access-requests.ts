@@ -9,7 +9,13 @@ import { findKeyed, parseJson } from '../repo/common.js';
 import { findElementsConfig } from '../repo/elements.js';
 import { isUserInTenant } from '../repo/users.js';
 import { findInstance, findInstanceOrNull } from '../repo/assignments.js';
-import { accessRequestRead, findModerators, getRequest, listRequests, type RequestFilters } from '../repo/access-requests.js';
+import {
+  accessRequestRead,
+  findModerators,
+  getRequest,
+  listRequests,
+  type RequestFilters,
+} from '../repo/access-requests.js';
 import { decideAccessRequest, loadVisibleRequest, type RequestBody } from '../repo/access-request-decide.js';
 import { parseStatusFilter, reviewerRoles, type Transition } from '../domain/access-requests.js';
 import type { Paging } from '../paging.js';
@@ -19,7 +25,10 @@ export const CREATE = strictObject(
   {
     // The public `AccessRequestDetails` also requires `resource`; the specification does not (a role in a
     // tenant, "optionally on a resource instance"): docs/server.md, deviations.
-    access_request_details: strictObject({ tenant: KEY, role: KEY, resource: KEY, resource_instance: INSTANCE }, ['tenant', 'role']),
+    access_request_details: strictObject({ tenant: KEY, role: KEY, resource: KEY, resource_instance: INSTANCE }, [
+      'tenant',
+      'role',
+    ]),
     reason: TEXT,
   },
   ['access_request_details'],
@@ -66,7 +75,15 @@ export default async function accessRequestRoutes(app: FastifyInstance, { db, no
   };
 
   app.post(P, { schema: { body: CREATE } }, async (req) => {
-    const b = req.body as { access_request_details: { tenant?: string; role: string; resource?: string | null; resource_instance?: string | null }; reason?: string | null };
+    const b = req.body as {
+      access_request_details: {
+        tenant?: string;
+        role: string;
+        resource?: string | null;
+        resource_instance?: string | null;
+      };
+      reason?: string | null;
+    };
     const d = b.access_request_details;
     const at = now().toISOString();
     // Random, not time-ordered (new-id.ts): reviewers name a request by the start of its id (roster
@@ -75,11 +92,16 @@ export default async function accessRequestRoutes(app: FastifyInstance, { db, no
     const row = await db.transaction(async (tx) => {
       const ctx = await context(tx, req);
       if (d.tenant && d.tenant !== ctx.tenant.key && d.tenant !== ctx.tenant.id) {
-        throw httpError('INVALID_INPUT', `access_request_details.tenant '${d.tenant}' differs from the path's tenant '${ctx.tenant.key}'`);
+        throw httpError(
+          'INVALID_INPUT',
+          `access_request_details.tenant '${d.tenant}' differs from the path's tenant '${ctx.tenant.key}'`,
+        );
       }
       // Details are stored as keys (a role or resource may be named by id): the read model and the
       // list filters speak keys.
-      let resource = d.resource ? (await findKeyed<{ id: string; key: string }>(tx, 'resources', req.env.envId, d.resource, 'resource')).key : null;
+      let resource = d.resource
+        ? (await findKeyed<{ id: string; key: string }>(tx, 'resources', req.env.envId, d.resource, 'resource')).key
+        : null;
       let instance: string | null = null;
       let on: { id: string; key: string } | undefined;
       if (d.resource_instance) {
@@ -87,11 +109,19 @@ export default async function accessRequestRoutes(app: FastifyInstance, { db, no
         const given = d.resource_instance;
         const byId = given.includes(':') ? undefined : await findInstanceOrNull(tx, req.env.envId, given);
         const ref = given.includes(':') ? given : resource ? `${resource}:${given}` : byId ? given : null;
-        if (!ref) throw invalid(['body', 'access_request_details', 'resource'], 'a resource_instance needs its resource (or the form type:key, or an instance id)');
+        if (!ref)
+          throw invalid(
+            ['body', 'access_request_details', 'resource'],
+            'a resource_instance needs its resource (or the form type:key, or an instance id)',
+          );
         const inst = byId ?? (await findInstance(tx, req.env.envId, ref));
-        if (resource && inst.resource_key !== resource) throw httpError('INVALID_INPUT', `resource instance '${ref}' is not of resource '${resource}'`);
+        if (resource && inst.resource_key !== resource)
+          throw httpError('INVALID_INPUT', `resource instance '${ref}' is not of resource '${resource}'`);
         if (inst.tenant_id !== ctx.tenant.id) {
-          throw httpError('MISMATCH_RESOURCE_INSTANCES_TENANTS', `resource instance '${ref}' is in tenant '${inst.tenant_key}', not '${ctx.tenant.key}'`);
+          throw httpError(
+            'MISMATCH_RESOURCE_INSTANCES_TENANTS',
+            `resource instance '${ref}' is in tenant '${inst.tenant_key}', not '${ctx.tenant.key}'`,
+          );
         }
         resource = inst.resource_key;
         instance = inst.key;
@@ -100,13 +130,28 @@ export default async function accessRequestRoutes(app: FastifyInstance, { db, no
       // On an instance: its type's resource role of that key, else the top-level one (repo/role-scope.ts).
       const role = (await findRoleNamed(tx, req.env.envId, on, d.role)).key;
       if (!(await isUserInTenant(tx, ctx.actorId, ctx.tenant.id))) {
-        throw httpError('USER_NOT_IN_TENANT', `user '${ctx.actorKey}' is not in tenant '${ctx.tenant.key}' and so may not request access there`);
+        throw httpError(
+          'USER_NOT_IN_TENANT',
+          `user '${ctx.actorKey}' is not in tenant '${ctx.tenant.key}' and so may not request access there`,
+        );
       }
       await tx.run(
         `INSERT INTO access_requests (id, env_id, elements_config_id, requesting_user_id, tenant_id, role_key, resource_key, instance_key, reason,
            cancel_reason, status, reviewer_user_id, reviewed_at, reviewer_comment, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, NULL, NULL, ?, ?)`,
-        [id, req.env.envId, ctx.config.id, ctx.actorId, ctx.tenant.id, role, resource, instance, b.reason ?? null, at, at],
+        [
+          id,
+          req.env.envId,
+          ctx.config.id,
+          ctx.actorId,
+          ctx.tenant.id,
+          role,
+          resource,
+          instance,
+          b.reason ?? null,
+          at,
+          at,
+        ],
       );
       // "Relevant moderators are assigned to review": recorded now, so later role changes do not
       // silently hand a pending request to someone else.
@@ -120,15 +165,28 @@ export default async function accessRequestRoutes(app: FastifyInstance, { db, no
   });
 
   app.get(P, async (req) => {
-    const { filters, paging } = parseListQuery(req.query as Record<string, string | string[] | undefined>, req.headers as Record<string, string | string[] | undefined>);
+    const { filters, paging } = parseListQuery(
+      req.query as Record<string, string | string[] | undefined>,
+      req.headers as Record<string, string | string[] | undefined>,
+    );
     const ctx = await context(db, req);
     const { rows, total } = await listRequests(db, req.env.envId, ctx.config.id, ctx.actorId, filters, paging);
-    return envelope(rows.map((r) => accessRequestRead(r, req.env)), total, paging);
+    return envelope(
+      rows.map((r) => accessRequestRead(r, req.env)),
+      total,
+      paging,
+    );
   });
 
   app.get(`${P}/:id`, async (req) => {
     const ctx = await context(db, req);
-    const { row } = await loadVisibleRequest(db, req.env.envId, ctx.config.id, { kind: 'user', id: ctx.actorId }, (req.params as { id: string }).id);
+    const { row } = await loadVisibleRequest(
+      db,
+      req.env.envId,
+      ctx.config.id,
+      { kind: 'user', id: ctx.actorId },
+      (req.params as { id: string }).id,
+    );
     return accessRequestRead(row, req.env);
   });
 
@@ -138,7 +196,18 @@ export default async function accessRequestRoutes(app: FastifyInstance, { db, no
     const result = await db.transaction(async (tx) => {
       const ctx = await context(tx, req);
       const id = (req.params as { id: string }).id;
-      return { row: await decideAccessRequest(tx, { envId: req.env.envId, configId: ctx.config.id, actor: { kind: 'user', id: ctx.actorId }, id, kind, body, at }), actorId: ctx.actorId };
+      return {
+        row: await decideAccessRequest(tx, {
+          envId: req.env.envId,
+          configId: ctx.config.id,
+          actor: { kind: 'user', id: ctx.actorId },
+          id,
+          kind,
+          body,
+          at,
+        }),
+        actorId: ctx.actorId,
+      };
     });
     return accessRequestRead(result.row, req.env);
   };
@@ -170,7 +239,10 @@ export function parseListQuery(
   const statusText = pick('status');
   const status = statusText === undefined ? undefined : parseStatusFilter(statusText);
   if (statusText !== undefined && status === undefined) {
-    throw invalid(['query', 'status'], `unknown status '${statusText}': use pending (or null), approved, denied (deny), canceled (cancel)`);
+    throw invalid(
+      ['query', 'status'],
+      `unknown status '${statusText}': use pending (or null), approved, denied (deny), canceled (cancel)`,
+    );
   }
   const filters: RequestFilters = {
     status,

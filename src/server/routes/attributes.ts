@@ -4,7 +4,13 @@ import { parsePaging } from '../paging.js';
 import { KEY, PAGING_QUERY, TEXT, strictObject } from '../schemas.js';
 import { ATTRIBUTE_TYPES } from './resources.js';
 import {
-  attributeOwner, createAttribute, deleteAttribute, getAttribute, listAttributes, updateAttribute, type AttributeBody,
+  attributeOwner,
+  createAttribute,
+  deleteAttribute,
+  getAttribute,
+  listAttributes,
+  updateAttribute,
+  type AttributeBody,
 } from '../repo/abac-attributes.js';
 
 const TYPE = { type: 'string', enum: ATTRIBUTE_TYPES } as const;
@@ -20,19 +26,46 @@ const USER_QUERY = { type: 'object', properties: { ...PAGING_QUERY.properties, r
  * tenants' at `/resources/__tenant/attributes` (repo/abac-attributes.ts). Lists are bare arrays.
  */
 export default async function attributeRoutes(app: FastifyInstance, { db, now }: ServerDeps) {
-  const ownerKeyOf = (req: FastifyRequest) => (req.params as { key?: string }).key ?? (req.query as { resource_id?: string }).resource_id ?? '__user';
+  const ownerKeyOf = (req: FastifyRequest) =>
+    (req.params as { key?: string }).key ?? (req.query as { resource_id?: string }).resource_id ?? '__user';
   const ownerOf = (req: FastifyRequest) => attributeOwner(db, req.env.envId, ownerKeyOf(req));
   const list = async (req: FastifyRequest) => {
     const paging = parsePaging(req.query as Record<string, unknown>);
     return (await listAttributes(db, req.env, await ownerOf(req))).slice(paging.offset, paging.offset + paging.perPage);
   };
   const create = async (req: FastifyRequest) =>
-    db.transaction(async (tx) => createAttribute(tx, req.env, await attributeOwner(tx, req.env.envId, ownerKeyOf(req)), req.body as AttributeBody, now().toISOString()));
-  const get = async (req: FastifyRequest) => getAttribute(db, req.env, await ownerOf(req), (req.params as { attr: string }).attr);
+    db.transaction(async (tx) =>
+      createAttribute(
+        tx,
+        req.env,
+        await attributeOwner(tx, req.env.envId, ownerKeyOf(req)),
+        req.body as AttributeBody,
+        now().toISOString(),
+      ),
+    );
+  const get = async (req: FastifyRequest) =>
+    getAttribute(db, req.env, await ownerOf(req), (req.params as { attr: string }).attr);
   const update = async (req: FastifyRequest) =>
-    db.transaction(async (tx) => updateAttribute(tx, req.env, await attributeOwner(tx, req.env.envId, ownerKeyOf(req)), (req.params as { attr: string }).attr, req.body as AttributeBody, now().toISOString()));
+    db.transaction(async (tx) =>
+      updateAttribute(
+        tx,
+        req.env,
+        await attributeOwner(tx, req.env.envId, ownerKeyOf(req)),
+        (req.params as { attr: string }).attr,
+        req.body as AttributeBody,
+        now().toISOString(),
+      ),
+    );
   const remove = async (req: FastifyRequest, reply: import('fastify').FastifyReply) => {
-    await db.transaction(async (tx) => deleteAttribute(tx, req.env, await attributeOwner(tx, req.env.envId, ownerKeyOf(req)), (req.params as { attr: string }).attr, now().toISOString()));
+    await db.transaction(async (tx) =>
+      deleteAttribute(
+        tx,
+        req.env,
+        await attributeOwner(tx, req.env.envId, ownerKeyOf(req)),
+        (req.params as { attr: string }).attr,
+        now().toISOString(),
+      ),
+    );
     return reply.status(204).send();
   };
 

@@ -77,7 +77,10 @@ export default async function auditLogRoutes(app: FastifyInstance, { db, decisio
     const page = q.page ?? 1;
     const perPage = q.per_page ?? 30;
     if ((page - 1) * perPage >= AUDIT_LOG_WINDOW) {
-      throw httpError('BAD_REQUEST', `Max number of results for this API is ${AUDIT_LOG_WINDOW}: readjust the query's time window (timestamp_from, timestamp_to), or apply additional filters`);
+      throw httpError(
+        'BAD_REQUEST',
+        `Max number of results for this API is ${AUDIT_LOG_WINDOW}: readjust the query's time window (timestamp_from, timestamp_to), or apply additional filters`,
+      );
     }
     if (q.timestamp_from !== undefined && q.timestamp_to !== undefined && q.timestamp_to < q.timestamp_from) {
       throw invalid(['query', 'timestamp_to'], 'must not be before timestamp_from');
@@ -103,7 +106,12 @@ export default async function auditLogRoutes(app: FastifyInstance, { db, decisio
           { limit: Math.min(perPage, AUDIT_LOG_WINDOW - (page - 1) * perPage), offset: (page - 1) * perPage },
         );
     const reachable = Math.min(total, AUDIT_LOG_WINDOW);
-    return { data: rows.map((r) => auditLogRead(r, req.env)), total_count: total, page_count: Math.ceil(reachable / perPage), pagination_count: reachable };
+    return {
+      data: rows.map((r) => auditLogRead(r, req.env)),
+      total_count: total,
+      page_count: Math.ceil(reachable / perPage),
+      pagination_count: reachable,
+    };
   });
 
   app.get('/audit_logs/:log_id', async (req) => {
@@ -114,7 +122,19 @@ export default async function auditLogRoutes(app: FastifyInstance, { db, decisio
     if (!d) throw notFound('audit log', id);
     const read = auditLogRead(d, req.env);
     // The public DetailedAuditLogModel adds the raw decision (here in the GENERIC engine's form).
-    const raw = { engine: 'GENERIC', timestamp: d.ts, decision: d.decision, decision_id: d.id, query: d.query, user_key: d.user, action: d.action, resource_type: d.type, ...(d.tenant !== null ? { tenant: d.tenant } : {}), input: d.input, result: read.result };
+    const raw = {
+      engine: 'GENERIC',
+      timestamp: d.ts,
+      decision: d.decision,
+      decision_id: d.id,
+      query: d.query,
+      user_key: d.user,
+      action: d.action,
+      resource_type: d.type,
+      ...(d.tenant !== null ? { tenant: d.tenant } : {}),
+      input: d.input,
+      result: read.result,
+    };
     return { ...read, raw_data: raw };
   });
 }

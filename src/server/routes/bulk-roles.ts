@@ -11,7 +11,17 @@ const PERMISSION = { type: 'string', pattern: '^[A-Za-z0-9\\-_]+:[A-Za-z0-9\\-_]
 const LIST = (item: object) => ({ type: 'array', items: item, maxItems: 1000 }) as const;
 // The public `RoleCreateBulk`, without `resource` and `granted_to`: roles here are tenant-wide, and
 // derivations are written with implicit_grants. Either is refused (422), never silently dropped.
-const ROLE = strictObject({ key: KEY, name: NAME, description: TEXT, permissions: LIST(PERMISSION), extends: LIST(KEY), attributes: ATTRIBUTES }, ['key', 'name']);
+const ROLE = strictObject(
+  {
+    key: KEY,
+    name: NAME,
+    description: TEXT,
+    permissions: LIST(PERMISSION),
+    extends: LIST(KEY),
+    attributes: ATTRIBUTES,
+  },
+  ['key', 'name'],
+);
 const BODY = strictObject({ operations: { type: 'array', items: ROLE, maxItems: ROLES_BULK_MAX } }, ['operations']);
 
 type RoleBody = { key: string; name: string; description?: string | null; permissions?: string[]; extends?: string[] };
@@ -35,9 +45,18 @@ export default async function bulkRoleRoutes(app: FastifyInstance, { db, now }: 
       // First every role exists with its own fields, then the `extends` lists, checked together.
       for (const o of operations) {
         const permissions = JSON.stringify(await checkPermissions(tx, envId, o.permissions ?? []));
-        const existing = await tx.get<{ id: string }>(`SELECT id FROM roles WHERE env_id = ? AND key = ? AND resource_id IS NULL`, [envId, o.key]);
+        const existing = await tx.get<{ id: string }>(
+          `SELECT id FROM roles WHERE env_id = ? AND key = ? AND resource_id IS NULL`,
+          [envId, o.key],
+        );
         if (existing) {
-          await tx.run(`UPDATE roles SET name = ?, description = ?, permissions = ?, updated_at = ? WHERE id = ?`, [o.name, o.description ?? null, permissions, at, existing.id]);
+          await tx.run(`UPDATE roles SET name = ?, description = ?, permissions = ?, updated_at = ? WHERE id = ?`, [
+            o.name,
+            o.description ?? null,
+            permissions,
+            at,
+            existing.id,
+          ]);
           updated.push(o.key);
         } else {
           await tx.run(
@@ -48,7 +67,12 @@ export default async function bulkRoleRoutes(app: FastifyInstance, { db, now }: 
         }
       }
       const ext = await checkExtendsAll(tx, envId, new Map(operations.map((o) => [o.key, o.extends ?? []])));
-      for (const [key, list] of ext) await tx.run(`UPDATE roles SET extends = ? WHERE env_id = ? AND key = ? AND resource_id IS NULL`, [JSON.stringify(list), envId, key]);
+      for (const [key, list] of ext)
+        await tx.run(`UPDATE roles SET extends = ? WHERE env_id = ? AND key = ? AND resource_id IS NULL`, [
+          JSON.stringify(list),
+          envId,
+          key,
+        ]);
       return { created, updated };
     });
   });

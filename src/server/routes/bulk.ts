@@ -13,16 +13,35 @@ export const BULK_LIMITS = { users: 3000, tenants: 2000, resource_instances: 300
 
 const ROLE_REF = strictObject({ role: KEY, tenant: KEY, resource_instance: INSTANCE_REF }, ['role']);
 const USER = strictObject(
-  { key: USER_KEY, email: EMAIL, first_name: PERSON_NAME, last_name: PERSON_NAME, attributes: ATTRIBUTES, role_assignments: { type: 'array', items: ROLE_REF, maxItems: 1000 } },
+  {
+    key: USER_KEY,
+    email: EMAIL,
+    first_name: PERSON_NAME,
+    last_name: PERSON_NAME,
+    attributes: ATTRIBUTES,
+    role_assignments: { type: 'array', items: ROLE_REF, maxItems: 1000 },
+  },
   ['key'],
 );
 const TENANT = strictObject({ key: KEY, name: NAME, description: TEXT, attributes: ATTRIBUTES }, ['key', 'name']);
-const INSTANCE = strictObject({ key: KEY, tenant: KEY, resource: KEY, attributes: ATTRIBUTES }, ['key', 'tenant', 'resource']);
+const INSTANCE = strictObject({ key: KEY, tenant: KEY, resource: KEY, attributes: ATTRIBUTES }, [
+  'key',
+  'tenant',
+  'resource',
+]);
 const IDENT = { type: 'string', minLength: 1, maxLength: 513 } as const;
-const operations = (item: object, max: number) => strictObject({ operations: { type: 'array', items: item, maxItems: max } }, ['operations']);
+const operations = (item: object, max: number) =>
+  strictObject({ operations: { type: 'array', items: item, maxItems: max } }, ['operations']);
 const idents = (max: number) => strictObject({ idents: { type: 'array', items: IDENT, maxItems: max } }, ['idents']);
 
-type UserBody = { key: string; email?: string | null; first_name?: string | null; last_name?: string | null; attributes?: Record<string, unknown>; role_assignments?: Omit<AssignmentInput, 'user'>[] };
+type UserBody = {
+  key: string;
+  email?: string | null;
+  first_name?: string | null;
+  last_name?: string | null;
+  attributes?: Record<string, unknown>;
+  role_assignments?: Omit<AssignmentInput, 'user'>[];
+};
 type TenantBody = { key: string; name: string; description?: string | null; attributes?: Record<string, unknown> };
 type InstanceBody = { key: string; tenant: string; resource: string; attributes?: Record<string, unknown> };
 
@@ -43,16 +62,27 @@ export default async function bulkRoutes(app: FastifyInstance, { db, now }: Serv
     const at = now().toISOString();
     const envId = req.env.envId;
     await db.transaction(async (tx) => {
-      const existing = await userIdsByKey(tx, envId, ops.map((u) => u.key));
+      const existing = await userIdsByKey(
+        tx,
+        envId,
+        ops.map((u) => u.key),
+      );
       if (!replace) {
         const taken = ops.find((u) => existing.has(u.key));
         if (taken) throw duplicate('user', taken.key);
       }
-      const lost = await insertUsers(tx, envId, ops.filter((u) => !existing.has(u.key)), at);
+      const lost = await insertUsers(
+        tx,
+        envId,
+        ops.filter((u) => !existing.has(u.key)),
+        at,
+      );
       if (!replace && lost.length > 0) throw duplicate('user', lost[0]);
       const replaced = new Set([...existing.keys(), ...lost]);
       for (const u of ops) if (replaced.has(u.key)) await upsertUser(tx, envId, u, at, true);
-      for (const u of ops) for (const ra of u.role_assignments ?? []) await assignRole(tx, envId, { ...ra, user: u.key }, at, { ignoreDuplicate: true });
+      for (const u of ops)
+        for (const ra of u.role_assignments ?? [])
+          await assignRole(tx, envId, { ...ra, user: u.key }, at, { ignoreDuplicate: true });
     });
     return {};
   };
@@ -79,23 +109,29 @@ export default async function bulkRoutes(app: FastifyInstance, { db, now }: Serv
     const at = now().toISOString();
     await db.transaction(async (tx) => {
       for (const t of ops) {
-        if (await tx.get(`SELECT 1 AS x FROM tenants WHERE env_id = ? AND key = ?`, [req.env.envId, t.key])) throw duplicate('tenant', t.key);
-        await tx.run(`INSERT INTO tenants (id, env_id, key, name, description, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, [
-          newId(), req.env.envId, t.key, t.name, t.description ?? null, JSON.stringify(t.attributes ?? {}), at, at,
-        ]);
+        if (await tx.get(`SELECT 1 AS x FROM tenants WHERE env_id = ? AND key = ?`, [req.env.envId, t.key]))
+          throw duplicate('tenant', t.key);
+        await tx.run(
+          `INSERT INTO tenants (id, env_id, key, name, description, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+          [newId(), req.env.envId, t.key, t.name, t.description ?? null, JSON.stringify(t.attributes ?? {}), at, at],
+        );
       }
     });
     return {};
   });
 
-  app.put('/bulk/resource_instances', { schema: { body: operations(INSTANCE, BULK_LIMITS.resource_instances) } }, async (req) => {
-    const ops = (req.body as { operations: InstanceBody[] }).operations;
-    const at = now().toISOString();
-    await db.transaction(async (tx) => {
-      for (const i of ops) await upsertInstance(tx, req.env.envId, i, at);
-    });
-    return {};
-  });
+  app.put(
+    '/bulk/resource_instances',
+    { schema: { body: operations(INSTANCE, BULK_LIMITS.resource_instances) } },
+    async (req) => {
+      const ops = (req.body as { operations: InstanceBody[] }).operations;
+      const at = now().toISOString();
+      await db.transaction(async (tx) => {
+        for (const i of ops) await upsertInstance(tx, req.env.envId, i, at);
+      });
+      return {};
+    },
+  );
 
   app.delete('/bulk/resource_instances', { schema: { body: idents(BULK_LIMITS.resource_instances) } }, async (req) => {
     const { idents: refs } = req.body as { idents: string[] };
@@ -117,9 +153,16 @@ async function upsertInstance(tx: Queryable, envId: string, i: InstanceBody, at:
   const existing = await findInstanceOrNull(tx, envId, `${i.resource}:${i.key}`);
   if (existing) {
     if (existing.tenant_id !== tenant.id) {
-      throw httpError('MISMATCH_RESOURCE_INSTANCES_TENANTS', `resource instance '${i.resource}:${i.key}' is in tenant '${existing.tenant_key}', not '${i.tenant}'`);
+      throw httpError(
+        'MISMATCH_RESOURCE_INSTANCES_TENANTS',
+        `resource instance '${i.resource}:${i.key}' is in tenant '${existing.tenant_key}', not '${i.tenant}'`,
+      );
     }
-    await tx.run(`UPDATE resource_instances SET attributes = ?, updated_at = ? WHERE id = ?`, [JSON.stringify(i.attributes ?? {}), at, existing.id]);
+    await tx.run(`UPDATE resource_instances SET attributes = ?, updated_at = ? WHERE id = ?`, [
+      JSON.stringify(i.attributes ?? {}),
+      at,
+      existing.id,
+    ]);
     return;
   }
   await tx.run(

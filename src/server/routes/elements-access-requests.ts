@@ -4,7 +4,12 @@ import { httpError } from '../errors.js';
 import { envelope } from '../paging.js';
 import { findElementsConfig } from '../repo/elements.js';
 import { accessRequestRead, listRequests } from '../repo/access-requests.js';
-import { decideAccessRequest, loadVisibleRequest, type RequestActor, type RequestBody } from '../repo/access-request-decide.js';
+import {
+  decideAccessRequest,
+  loadVisibleRequest,
+  type RequestActor,
+  type RequestBody,
+} from '../repo/access-request-decide.js';
 import type { Transition } from '../domain/access-requests.js';
 import { CANCEL, CREATE, DENY, REVIEW, parseListQuery } from './access-requests.js';
 
@@ -35,7 +40,11 @@ export default async function elementsAccessRequestRoutes(app: FastifyInstance, 
     const { filters, paging } = parseListQuery(req.query as Record<string, string | string[] | undefined>);
     const config = await configOf(req);
     const { rows, total } = await listRequests(db, req.env.envId, config.id, null, filters, paging);
-    return envelope(rows.map((r) => accessRequestRead(r, req.env)), total, paging);
+    return envelope(
+      rows.map((r) => accessRequestRead(r, req.env)),
+      total,
+      paging,
+    );
   });
 
   app.get(`${P}/:id`, async (req) => {
@@ -49,7 +58,15 @@ export default async function elementsAccessRequestRoutes(app: FastifyInstance, 
     const at = now().toISOString();
     const row = await db.transaction(async (tx) => {
       const config = await findElementsConfig(tx, req.env.envId, (req.params as { key: string }).key);
-      return decideAccessRequest(tx, { envId: req.env.envId, configId: config.id, actor: ADMIN, id: (req.params as { id: string }).id, kind, body, at });
+      return decideAccessRequest(tx, {
+        envId: req.env.envId,
+        configId: config.id,
+        actor: ADMIN,
+        id: (req.params as { id: string }).id,
+        kind,
+        body,
+        at,
+      });
     });
     return accessRequestRead(row, req.env);
   };

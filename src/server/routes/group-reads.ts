@@ -3,11 +3,26 @@ import type { ServerDeps } from '../context.js';
 import { envelope, parsePaging } from '../paging.js';
 import { PAGING_QUERY } from '../schemas.js';
 import { containsPattern, pageOf, whereOf } from '../repo/common.js';
-import { findGroup, groupDirectRead, groupReads, memberRoleOf, GROUP_FROM, GROUP_SELECT, IS_MEMBER_ROLE, type GroupRow } from '../repo/groups.js';
+import {
+  findGroup,
+  groupDirectRead,
+  groupReads,
+  memberRoleOf,
+  GROUP_FROM,
+  GROUP_SELECT,
+  IS_MEMBER_ROLE,
+  type GroupRow,
+} from '../repo/groups.js';
 
 const LIST_QUERY = {
   ...PAGING_QUERY,
-  properties: { ...PAGING_QUERY.properties, tenant: { type: 'string' }, resource: { type: 'string' }, search: { type: 'string' }, nested: { type: 'boolean' } },
+  properties: {
+    ...PAGING_QUERY.properties,
+    tenant: { type: 'string' },
+    resource: { type: 'string' },
+    search: { type: 'string' },
+    nested: { type: 'boolean' },
+  },
 };
 
 /**
@@ -15,19 +30,35 @@ const LIST_QUERY = {
  * `users`, `roles`; all paged, all the envelope) and the deprecated `GET /groups` and `GET /groups/{key}`.
  */
 export default async function groupReadRoutes(app: FastifyInstance, { db }: ServerDeps) {
-  const listGroups = async (env: import('../context.js').EnvContext, query: Record<string, string | undefined>, extra: [string, string][] = []) => {
+  const listGroups = async (
+    env: import('../context.js').EnvContext,
+    query: Record<string, string | undefined>,
+    extra: [string, string][] = [],
+  ) => {
     const paging = parsePaging(query);
     const { where, params } = whereOf(
       [
         ['t.key = ?', query.tenant],
         ['res.key = ?', query.resource],
-        [`(res.key || ':' || ri.key) LIKE ? ESCAPE '\\'`, query.search !== undefined ? containsPattern(query.search) : undefined],
+        [
+          `(res.key || ':' || ri.key) LIKE ? ESCAPE '\\'`,
+          query.search !== undefined ? containsPattern(query.search) : undefined,
+        ],
         ...extra,
       ],
       ['g.env_id = ?'],
       [env.envId],
     );
-    const { rows, total } = await pageOf<GroupRow>(db, GROUP_FROM, where, params, paging, GROUP_SELECT, 'g.created_at, g.id', { byCursor: true });
+    const { rows, total } = await pageOf<GroupRow>(
+      db,
+      GROUP_FROM,
+      where,
+      params,
+      paging,
+      GROUP_SELECT,
+      'g.created_at, g.id',
+      { byCursor: true },
+    );
     return { paging, rows, total };
   };
 
@@ -86,15 +117,34 @@ export default async function groupReadRoutes(app: FastifyInstance, { db }: Serv
              ) e ON e.parent = sub.id)
            SELECT ag.instance_id FROM access_groups ag JOIN sub ON sub.id = ag.id)) m ON m.user_id = u.id`
       : `role_assignments ra JOIN users u ON u.id = ra.user_id`;
-    const [where, params] = nested ? ['1 = 1', [g.id]] : ['ra.resource_instance_id = ? AND ra.role_id = ?', [g.instance_id, member]];
-    const { rows, total } = await pageOf<{ id: string; key: string }>(db, from, where, params, paging, 'u.id, u.key', 'u.key, u.id');
+    const [where, params] = nested
+      ? ['1 = 1', [g.id]]
+      : ['ra.resource_instance_id = ? AND ra.role_id = ?', [g.instance_id, member]];
+    const { rows, total } = await pageOf<{ id: string; key: string }>(
+      db,
+      from,
+      where,
+      params,
+      paging,
+      'u.id, u.key',
+      'u.key, u.id',
+    );
     return envelope(rows, total, paging);
   });
 
   app.get('/groups/:group/roles', { schema: { querystring: PAGING_QUERY } }, async (req) => {
     const paging = parsePaging(req.query as Record<string, unknown>);
     const g = await findGroup(db, req.env.envId, (req.params as { group: string }).group);
-    const { rows, total } = await pageOf<{ id: string; role: string; res_id: string; res_key: string; inst_id: string; inst_key: string; tenant: string; created_at: string }>(
+    const { rows, total } = await pageOf<{
+      id: string;
+      role: string;
+      res_id: string;
+      res_key: string;
+      inst_id: string;
+      inst_key: string;
+      tenant: string;
+      created_at: string;
+    }>(
       db,
       `group_grants gg JOIN roles r ON r.id = gg.role_id JOIN resource_instances ri ON ri.id = gg.resource_instance_id
        JOIN resources res ON res.id = ri.resource_id JOIN tenants t ON t.id = ri.tenant_id`,
@@ -105,7 +155,15 @@ export default async function groupReadRoutes(app: FastifyInstance, { db }: Serv
       'gg.created_at, gg.id',
     );
     // The public `GroupRoleReadSchema`: the role's key, and the resource and instance it is on.
-    return envelope(rows.map((r) => ({ key: r.role, resource: { id: r.res_id, key: r.res_key }, resource_instance: { id: r.inst_id, key: r.inst_key } })), total, paging);
+    return envelope(
+      rows.map((r) => ({
+        key: r.role,
+        resource: { id: r.res_id, key: r.res_key },
+        resource_instance: { id: r.inst_id, key: r.inst_key },
+      })),
+      total,
+      paging,
+    );
   });
 
   // Deprecated reads: still answered, as on the public service (bare array, and the full group read).

@@ -14,9 +14,21 @@ import { findCycle } from '../domain/groups.js';
 
 // `[type:]key` (a group, or a group grant's instance), each part a key of at most 256 characters (a
 // longer one would create a group, or its type, that no key-checked endpoint could name).
-const TYPED_KEY = { type: 'string', pattern: '^([A-Za-z0-9\\-_]{1,256}:)?[A-Za-z0-9\\-_]{1,256}$', maxLength: 513 } as const;
-const CREATE = strictObject({ group_instance_key: TYPED_KEY, group_tenant: KEY, group_resource_type_key: KEY }, ['group_instance_key', 'group_tenant']);
-const GRANT = strictObject({ role: KEY, resource: KEY, resource_instance: TYPED_KEY, tenant: KEY }, ['role', 'resource', 'resource_instance', 'tenant']);
+const TYPED_KEY = {
+  type: 'string',
+  pattern: '^([A-Za-z0-9\\-_]{1,256}:)?[A-Za-z0-9\\-_]{1,256}$',
+  maxLength: 513,
+} as const;
+const CREATE = strictObject({ group_instance_key: TYPED_KEY, group_tenant: KEY, group_resource_type_key: KEY }, [
+  'group_instance_key',
+  'group_tenant',
+]);
+const GRANT = strictObject({ role: KEY, resource: KEY, resource_instance: TYPED_KEY, tenant: KEY }, [
+  'role',
+  'resource',
+  'resource_instance',
+  'tenant',
+]);
 const MEMBERSHIP = strictObject({ tenant: KEY }, ['tenant']);
 const LINK = strictObject({ group_instance_key: INSTANCE_REF }, ['group_instance_key']);
 
@@ -40,10 +52,18 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
       const tenant = await findKeyed<{ id: string; key: string }>(tx, 'tenants', envId, b.group_tenant, 'tenant');
       const typeId = await ensureResource(tx, envId, type, at);
       await ensureMemberRole(tx, envId, typeId, at);
-      let instance = await tx.get<{ id: string; tenant_id: string }>(`SELECT id, tenant_id FROM resource_instances WHERE resource_id = ? AND key = ?`, [typeId, key]);
+      let instance = await tx.get<{ id: string; tenant_id: string }>(
+        `SELECT id, tenant_id FROM resource_instances WHERE resource_id = ? AND key = ?`,
+        [typeId, key],
+      );
       if (instance) {
-        if (await tx.get(`SELECT 1 AS x FROM access_groups WHERE instance_id = ?`, [instance.id])) throw duplicate('group', `${type}:${key}`);
-        if (instance.tenant_id !== tenant.id) throw httpError('MISMATCH_RESOURCE_INSTANCES_TENANTS', `resource instance '${type}:${key}' exists in another tenant`);
+        if (await tx.get(`SELECT 1 AS x FROM access_groups WHERE instance_id = ?`, [instance.id]))
+          throw duplicate('group', `${type}:${key}`);
+        if (instance.tenant_id !== tenant.id)
+          throw httpError(
+            'MISMATCH_RESOURCE_INSTANCES_TENANTS',
+            `resource instance '${type}:${key}' exists in another tenant`,
+          );
       } else {
         instance = { id: newId(), tenant_id: tenant.id };
         await tx.run(
@@ -52,8 +72,22 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
         );
       }
       const id = newId();
-      await tx.run(`INSERT INTO access_groups (id, env_id, instance_id, created_at) VALUES (?, ?, ?, ?)`, [id, envId, instance.id, at]);
-      return read(tx, { id, instance_id: instance.id, key, type, type_resource_id: typeId, tenant_id: tenant.id, tenant_key: tenant.key, created_at: at });
+      await tx.run(`INSERT INTO access_groups (id, env_id, instance_id, created_at) VALUES (?, ?, ?, ?)`, [
+        id,
+        envId,
+        instance.id,
+        at,
+      ]);
+      return read(tx, {
+        id,
+        instance_id: instance.id,
+        key,
+        type,
+        type_resource_id: typeId,
+        tenant_id: tenant.id,
+        tenant_key: tenant.key,
+        created_at: at,
+      });
     });
   });
 
@@ -75,7 +109,11 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
     const answer = await db.transaction(async (tx) => {
       const g = await findGroup(tx, envId, group);
       const ref = b.resource_instance.includes(':') ? b.resource_instance : `${b.resource}:${b.resource_instance}`;
-      if (!ref.startsWith(`${b.resource}:`)) throw httpError('INVALID_INPUT', `resource_instance '${b.resource_instance}' is not of resource '${b.resource}'`);
+      if (!ref.startsWith(`${b.resource}:`))
+        throw httpError(
+          'INVALID_INPUT',
+          `resource_instance '${b.resource_instance}' is not of resource '${b.resource}'`,
+        );
       await findKeyed(tx, 'resources', envId, b.resource, 'resource');
       const inst = await findInstance(tx, envId, ref);
       // The instance type's resource role of that key, else the top-level one (repo/role-scope.ts).
@@ -83,13 +121,22 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
       // By key or id: compare ids.
       const tenant = await findKeyed<{ id: string }>(tx, 'tenants', envId, b.tenant, 'tenant');
       if (inst.tenant_id !== tenant.id || g.tenant_id !== tenant.id) {
-        throw httpError('MISMATCH_RESOURCE_INSTANCES_TENANTS', `group ${g.type}:${g.key} (tenant '${g.tenant_key}') and ${ref} (tenant '${inst.tenant_key}') must both be in tenant '${b.tenant}'`);
+        throw httpError(
+          'MISMATCH_RESOURCE_INSTANCES_TENANTS',
+          `group ${g.type}:${g.key} (tenant '${g.tenant_key}') and ${ref} (tenant '${inst.tenant_key}') must both be in tenant '${b.tenant}'`,
+        );
       }
       const relation = `${g.type}_group`;
       if (remove) {
-        const { changes } = await tx.run(`DELETE FROM group_grants WHERE group_id = ? AND role_id = ? AND resource_instance_id = ?`, [g.id, role.id, inst.id]);
+        const { changes } = await tx.run(
+          `DELETE FROM group_grants WHERE group_id = ? AND role_id = ? AND resource_instance_id = ?`,
+          [g.id, role.id, inst.id],
+        );
         if (!changes) throw notFound('group role', `${b.role} on ${ref} for ${g.type}:${g.key}`);
-        const other = await tx.get(`SELECT 1 AS x FROM group_grants WHERE group_id = ? AND resource_instance_id = ?`, [g.id, inst.id]);
+        const other = await tx.get(`SELECT 1 AS x FROM group_grants WHERE group_id = ? AND resource_instance_id = ?`, [
+          g.id,
+          inst.id,
+        ]);
         if (!other) await removeTuple(tx, g.instance_id, relation, inst.id);
         return undefined;
       }
@@ -101,7 +148,18 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
       const objectResourceId = inst.resource_id;
       const relationId = await ensureRelation(tx, envId, objectResourceId, relation, g.type_resource_id, at);
       const memberId = await ensureMemberRole(tx, envId, g.type_resource_id, at);
-      await ensureImplicitGrant(tx, envId, { resourceId: objectResourceId, roleId: role.id, onResourceId: g.type_resource_id, linkedRoleId: memberId, relationId }, at);
+      await ensureImplicitGrant(
+        tx,
+        envId,
+        {
+          resourceId: objectResourceId,
+          roleId: role.id,
+          onResourceId: g.type_resource_id,
+          linkedRoleId: memberId,
+          relationId,
+        },
+        at,
+      );
       await ensureTuple(tx, envId, g.instance_id, relation, inst.id, inst.tenant_id, at);
       return read(tx, g);
     });
@@ -121,12 +179,19 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
       const g = await findGroup(tx, envId, group);
       const u = await findKeyed<{ id: string }>(tx, 'users', envId, user, 'user');
       // By key or id: compare ids.
-      if ((await findKeyed<{ id: string }>(tx, 'tenants', envId, tenant, 'tenant')).id !== g.tenant_id) throw httpError('MISMATCH_RESOURCE_INSTANCES_TENANTS', `group ${g.type}:${g.key} is in tenant '${g.tenant_key}', not '${tenant}'`);
+      if ((await findKeyed<{ id: string }>(tx, 'tenants', envId, tenant, 'tenant')).id !== g.tenant_id)
+        throw httpError(
+          'MISMATCH_RESOURCE_INSTANCES_TENANTS',
+          `group ${g.type}:${g.key} is in tenant '${g.tenant_key}', not '${tenant}'`,
+        );
       // Membership is the group type's resource role `member` (repo/groups.ts). Adding recreates it if
       // someone deleted it (which ended every membership); removing needs it to exist.
       const member = remove ? await findMemberRole(tx, g) : await ensureMemberRole(tx, envId, g.type_resource_id, at);
       if (remove) {
-        const { changes } = await tx.run(`DELETE FROM role_assignments WHERE user_id = ? AND role_id = ? AND resource_instance_id = ?`, [u.id, member, g.instance_id]);
+        const { changes } = await tx.run(
+          `DELETE FROM role_assignments WHERE user_id = ? AND role_id = ? AND resource_instance_id = ?`,
+          [u.id, member, g.instance_id],
+        );
         if (!changes) throw notFound('member', `${user} in ${g.type}:${g.key}`);
       } else {
         await tx.run(
@@ -139,7 +204,11 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
     });
     return answer ?? reply.status(204).send();
   };
-  app.put('/groups/:group/users/:user', { schema: { body: MEMBERSHIP, params: { type: 'object', properties: { user: USER_KEY } } } }, membership(false));
+  app.put(
+    '/groups/:group/users/:user',
+    { schema: { body: MEMBERSHIP, params: { type: 'object', properties: { user: USER_KEY } } } },
+    membership(false),
+  );
   app.delete('/groups/:group/users/:user', { schema: { body: MEMBERSHIP } }, membership(true));
 
   const link = (remove: boolean) => async (req: FastifyRequest, reply: import('fastify').FastifyReply) => {
@@ -152,22 +221,45 @@ export default async function groupRoutes(app: FastifyInstance, { db, now }: Ser
       const parent = await findGroup(tx, envId, parentRef);
       const name = (g: GroupRow) => `${g.type}:${g.key}`;
       if (remove) {
-        const { changes } = await tx.run(`DELETE FROM group_links WHERE child_id = ? AND parent_id = ?`, [child.id, parent.id]);
+        const { changes } = await tx.run(`DELETE FROM group_links WHERE child_id = ? AND parent_id = ?`, [
+          child.id,
+          parent.id,
+        ]);
         if (!changes) throw notFound('group link', `${name(child)} in ${name(parent)}`);
         await removeTuple(tx, child.instance_id, 'group', parent.instance_id);
         return undefined;
       }
       if (child.type !== parent.type) {
-        throw httpError('MISMATCH_GROUP_TYPE', `groups of different types cannot be linked: ${name(child)} is a '${child.type}', ${name(parent)} a '${parent.type}'`);
+        throw httpError(
+          'MISMATCH_GROUP_TYPE',
+          `groups of different types cannot be linked: ${name(child)} is a '${child.type}', ${name(parent)} a '${parent.type}'`,
+        );
       }
       if (child.tenant_id !== parent.tenant_id) {
-        throw httpError('MISMATCH_RESOURCE_INSTANCES_TENANTS', `groups of different tenants cannot be linked: ${name(child)} is in '${child.tenant_key}', ${name(parent)} in '${parent.tenant_key}'`);
+        throw httpError(
+          'MISMATCH_RESOURCE_INSTANCES_TENANTS',
+          `groups of different tenants cannot be linked: ${name(child)} is in '${child.tenant_key}', ${name(parent)} in '${parent.tenant_key}'`,
+        );
       }
       await checkNoCycle(tx, child, parent);
-      await tx.run(`INSERT INTO group_links (child_id, parent_id, created_at) VALUES (?, ?, ?) ON CONFLICT (child_id, parent_id) DO NOTHING`, [child.id, parent.id, at]);
+      await tx.run(
+        `INSERT INTO group_links (child_id, parent_id, created_at) VALUES (?, ?, ?) ON CONFLICT (child_id, parent_id) DO NOTHING`,
+        [child.id, parent.id, at],
+      );
       const relationId = await ensureRelation(tx, envId, child.type_resource_id, 'group', child.type_resource_id, at);
       const memberId = await ensureMemberRole(tx, envId, child.type_resource_id, at);
-      await ensureImplicitGrant(tx, envId, { resourceId: child.type_resource_id, roleId: memberId, onResourceId: child.type_resource_id, linkedRoleId: memberId, relationId }, at);
+      await ensureImplicitGrant(
+        tx,
+        envId,
+        {
+          resourceId: child.type_resource_id,
+          roleId: memberId,
+          onResourceId: child.type_resource_id,
+          linkedRoleId: memberId,
+          relationId,
+        },
+        at,
+      );
       await ensureTuple(tx, envId, child.instance_id, 'group', parent.instance_id, child.tenant_id, at);
       return read(tx, child);
     });
@@ -202,14 +294,22 @@ async function checkNoCycle(tx: Queryable, child: GroupRow, parent: GroupRow): P
   );
   for (const r of rows) names.set(r.id, r.name);
   const text = cycle.map((id) => names.get(id)).join(' → ');
-  throw httpError('GROUP_CYCLE', `linking ${names.get(child.id)} into ${names.get(parent.id)} would create a cycle: ${text}`, { cycle: cycle.map((id) => names.get(id)) });
+  throw httpError(
+    'GROUP_CYCLE',
+    `linking ${names.get(child.id)} into ${names.get(parent.id)} would create a cycle: ${text}`,
+    { cycle: cycle.map((id) => names.get(id)) },
+  );
 }
 
 function splitKey(groupKey: string, type?: string): [string, string] {
   const i = groupKey.indexOf(':');
   if (i >= 0) {
     const [t, k] = [groupKey.slice(0, i), groupKey.slice(i + 1)];
-    if (type && type !== t) throw httpError('INVALID_INPUT', `group_instance_key '${groupKey}' names type '${t}' but group_resource_type_key is '${type}'`);
+    if (type && type !== t)
+      throw httpError(
+        'INVALID_INPUT',
+        `group_instance_key '${groupKey}' names type '${t}' but group_resource_type_key is '${type}'`,
+      );
     return [t, k];
   }
   return [type ?? 'group', groupKey];

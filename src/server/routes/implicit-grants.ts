@@ -11,7 +11,11 @@ import { resolveRule, type RuleInput } from '../repo/derivation-writes.js';
 /** The public `DerivationSettings` (`when`): `no_direct_roles_on_object`, false by default. */
 export const WHEN = strictObject({ no_direct_roles_on_object: { type: 'boolean' } });
 /** The public `DerivedRoleRuleCreate` / `DerivedRoleRuleDelete`. */
-export const RULE = strictObject({ role: KEY, on_resource: KEY, linked_by_relation: KEY, when: WHEN }, ['role', 'on_resource', 'linked_by_relation']);
+export const RULE = strictObject({ role: KEY, on_resource: KEY, linked_by_relation: KEY, when: WHEN }, [
+  'role',
+  'on_resource',
+  'linked_by_relation',
+]);
 /** The public `DerivedRoleBlockEdit`: a role's `granted_to` in `RoleCreate`, `RoleUpdate`, `ResourceRoleCreate`, `ResourceRoleUpdate`. */
 export const GRANTED_TO = strictObject({ users_with_role: { type: 'array', items: RULE, maxItems: 1000 }, when: WHEN });
 
@@ -41,7 +45,15 @@ export default async function implicitGrantRoutes(app: FastifyInstance, { db, no
 
   app.get('/resources/:resource/roles/:role/implicit_grants', async (req) => {
     const { res, role } = await target(db, req);
-    const rows = await db.all<{ role_id: string; resource_id: string; relation_id: string; role: string; on_resource: string; linked_by_relation: string; no_direct: number }>(
+    const rows = await db.all<{
+      role_id: string;
+      resource_id: string;
+      relation_id: string;
+      role: string;
+      on_resource: string;
+      linked_by_relation: string;
+      no_direct: number;
+    }>(
       `SELECT lr.id AS role_id, onr.id AS resource_id, rel.id AS relation_id, lr.key AS role, onr.key AS on_resource, rel.key AS linked_by_relation,
          g.no_direct_roles AS no_direct
        FROM implicit_grants g JOIN roles lr ON lr.id = g.linked_role_id JOIN resources onr ON onr.id = g.on_resource_id JOIN relations rel ON rel.id = g.relation_id
@@ -60,8 +72,12 @@ export default async function implicitGrantRoutes(app: FastifyInstance, { db, no
     });
     // The public `DerivedRoleRuleRead`: the deriving role, its resource and the relation, by id and key.
     return {
-      role_id: g.linkedRoleId, resource_id: g.onResourceId, relation_id: g.relationId,
-      role: g.body.role, on_resource: g.body.on_resource, linked_by_relation: g.body.linked_by_relation,
+      role_id: g.linkedRoleId,
+      resource_id: g.onResourceId,
+      relation_id: g.relationId,
+      role: g.body.role,
+      on_resource: g.body.on_resource,
+      linked_by_relation: g.body.linked_by_relation,
       when: { no_direct_roles_on_object: g.body.when?.no_direct_roles_on_object === true },
     };
   });

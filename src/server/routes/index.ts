@@ -49,8 +49,30 @@ export async function registerRoutes(app: FastifyInstance, deps: ServerDeps, res
       { prefix },
     );
 
-  await scoped('/v2/schema/:proj/:env', [resourceRoutes, resourceRoleRoutes, roleRoutes, rolePermissionRoutes, bulkRoleRoutes, relationRoutes, implicitGrantRoutes, resourceInstanceRoutes, groupRoutes, groupReadRoutes, attributeRoutes, conditionSetRoutes]);
-  await scoped('/v2/facts/:proj/:env', [tenantRoutes, userRoutes, roleAssignmentRoutes, resourceInstanceRoutes, tupleRoutes, accessRequestRoutes, bulkRoutes, setRuleRoutes]);
+  await scoped('/v2/schema/:proj/:env', [
+    resourceRoutes,
+    resourceRoleRoutes,
+    roleRoutes,
+    rolePermissionRoutes,
+    bulkRoleRoutes,
+    relationRoutes,
+    implicitGrantRoutes,
+    resourceInstanceRoutes,
+    groupRoutes,
+    groupReadRoutes,
+    attributeRoutes,
+    conditionSetRoutes,
+  ]);
+  await scoped('/v2/facts/:proj/:env', [
+    tenantRoutes,
+    userRoutes,
+    roleAssignmentRoutes,
+    resourceInstanceRoutes,
+    tupleRoutes,
+    accessRequestRoutes,
+    bulkRoutes,
+    setRuleRoutes,
+  ]);
   await scoped('/v2/elements/:proj/:env', [elementsRoutes, elementsAccessRequestRoutes]);
   await scoped('/v2/pdps/:proj/:env', [auditLogRoutes]);
 

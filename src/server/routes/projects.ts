@@ -5,8 +5,17 @@ import { closest } from '../../config/suggest.js';
 import { parsePaging } from '../paging.js';
 import { KEY, NAME, TEXT, strictObject } from '../schemas.js';
 import {
-  createEnvironment, createProject, environmentKeys, findEnvironment, findProject, listEnvironments, listProjects, projectKeys,
-  type EnvironmentRow, type NewScope, type ProjectRow,
+  createEnvironment,
+  createProject,
+  environmentKeys,
+  findEnvironment,
+  findProject,
+  listEnvironments,
+  listProjects,
+  projectKeys,
+  type EnvironmentRow,
+  type NewScope,
+  type ProjectRow,
 } from '../repo/projects.js';
 
 const SEGMENT = /^[A-Za-z0-9\-_]{1,256}$/;
@@ -20,13 +29,24 @@ const NO_EMAIL_CONFIGURATION = '00000000-0000-0000-0000-000000000000';
 /** EnvironmentCreate without the fields the server does not keep (settings, jwks, branch): those are 422. */
 const ENVIRONMENT_CREATE = strictObject({ key: KEY, name: NAME, description: TEXT }, ['key', 'name']);
 const PROJECT_CREATE = strictObject(
-  { key: KEY, name: NAME, description: TEXT, initial_environments: { type: 'array', maxItems: 100, items: ENVIRONMENT_CREATE } },
+  {
+    key: KEY,
+    name: NAME,
+    description: TEXT,
+    initial_environments: { type: 'array', maxItems: 100, items: ENVIRONMENT_CREATE },
+  },
   ['key', 'name'],
 );
-const LIST_QUERY = { type: 'object', properties: { page: { type: 'integer', minimum: 1 }, per_page: { type: 'integer', minimum: 1 } } } as const;
+const LIST_QUERY = {
+  type: 'object',
+  properties: { page: { type: 'integer', minimum: 1 }, per_page: { type: 'integer', minimum: 1 } },
+} as const;
 
 /** What `POST /v2/projects` creates when the body names no initial environments (as the public service). */
-const DEFAULT_ENVIRONMENTS: NewScope[] = [{ key: 'dev', name: 'Development' }, { key: 'production', name: 'Production' }];
+const DEFAULT_ENVIRONMENTS: NewScope[] = [
+  { key: 'dev', name: 'Development' },
+  { key: 'production', name: 'Production' },
+];
 
 /**
  * Projects and environments: `/v2/projects[/{p}[/envs[/{e}]]]`, GET and POST. The organisation key sees
@@ -51,12 +71,14 @@ export default async function projectRoutes(app: FastifyInstance, { db, now, org
     if (!SEGMENT.test(proj)) throw invalid(['path', 'proj_id'], 'not a project key or id');
     const row = await findProject(db, proj);
     const scope = req.keyScope;
-    if (scope.kind === 'env' && row?.key !== scope.project) throw httpError('FORBIDDEN_ACCESS', `this API key may act only on ${scope.project}/${scope.env}`);
+    if (scope.kind === 'env' && row?.key !== scope.project)
+      throw httpError('FORBIDDEN_ACCESS', `this API key may act only on ${scope.project}/${scope.env}`);
     if (!row) throw missing('project', proj, await projectKeys(db));
     return row;
   };
   const orgOnly = (scope: KeyScope) => {
-    if (scope.kind === 'env') throw httpError('FORBIDDEN_ACCESS', 'an environment-scoped API key may not create projects or environments');
+    if (scope.kind === 'env')
+      throw httpError('FORBIDDEN_ACCESS', 'an environment-scoped API key may not create projects or environments');
   };
 
   app.get('/v2/projects', { schema: { querystring: LIST_QUERY } }, async (req) => {
@@ -92,7 +114,9 @@ export default async function projectRoutes(app: FastifyInstance, { db, now, org
     orgOnly(req.keyScope);
     const p = await project(req);
     // One transaction with its tenant `default`, as POST /v2/projects does.
-    return environmentRead(await db.transaction((tx) => createEnvironment(tx, p.id, req.body as NewScope, now().toISOString())));
+    return environmentRead(
+      await db.transaction((tx) => createEnvironment(tx, p.id, req.body as NewScope, now().toISOString())),
+    );
   });
 
   app.get('/v2/projects/:proj/envs/:env', async (req) => {
@@ -101,7 +125,8 @@ export default async function projectRoutes(app: FastifyInstance, { db, now, org
     if (!SEGMENT.test(env)) throw invalid(['path', 'env_id'], 'not an environment key or id');
     const row = await findEnvironment(db, p.id, env);
     const scope = req.keyScope;
-    if (scope.kind === 'env' && row?.key !== scope.env) throw httpError('FORBIDDEN_ACCESS', `this API key may act only on ${scope.project}/${scope.env}`);
+    if (scope.kind === 'env' && row?.key !== scope.env)
+      throw httpError('FORBIDDEN_ACCESS', `this API key may act only on ${scope.project}/${scope.env}`);
     if (!row) throw missing('environment', env, await environmentKeys(db, p.id));
     return withEmail(row);
   });

@@ -12,8 +12,15 @@ const SELECT = `ri.id, ri.key, ri.attributes, ri.created_at, ri.updated_at, ri.r
 const FROM = `resource_instances ri JOIN resources res ON res.id = ri.resource_id JOIN tenants t ON t.id = ri.tenant_id`;
 
 interface InstanceRow {
-  id: string; key: string; attributes: string; created_at: string; updated_at: string;
-  resource_id: string; tenant_id: string; resource_key: string; tenant_key: string;
+  id: string;
+  key: string;
+  attributes: string;
+  created_at: string;
+  updated_at: string;
+  resource_id: string;
+  tenant_id: string;
+  resource_key: string;
+  tenant_key: string;
 }
 
 const instanceRead = (r: InstanceRow, env: EnvContext) => ({
@@ -34,7 +41,13 @@ async function detailedReads(q: Queryable, env: EnvContext, rows: InstanceRow[])
   if (rows.length === 0) return [];
   const marks = rows.map(() => '?').join(', ');
   const ids = rows.map((r) => r.id);
-  const tuples = await q.all<{ subject_id: string; object_id: string; subject: string; relation: string; object: string }>(
+  const tuples = await q.all<{
+    subject_id: string;
+    object_id: string;
+    subject: string;
+    relation: string;
+    object: string;
+  }>(
     `SELECT tp.subject_id, tp.object_id, sr.key || ':' || si.key AS subject, tp.relation, orr.key || ':' || oi.key AS object
      FROM relationship_tuples tp JOIN resource_instances si ON si.id = tp.subject_id JOIN resources sr ON sr.id = si.resource_id
      JOIN resource_instances oi ON oi.id = tp.object_id JOIN resources orr ON orr.id = oi.resource_id
@@ -49,13 +62,20 @@ async function detailedReads(q: Queryable, env: EnvContext, rows: InstanceRow[])
   }));
 }
 
-const LIST_QUERY = { ...PAGING_QUERY, properties: { ...PAGING_QUERY.properties, tenant: { type: 'string' }, resource: { type: 'string' } } };
+const LIST_QUERY = {
+  ...PAGING_QUERY,
+  properties: { ...PAGING_QUERY.properties, tenant: { type: 'string' }, resource: { type: 'string' } },
+};
 const DETAILED_QUERY = {
   ...LIST_QUERY,
-  properties: { ...LIST_QUERY.properties, search: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, maxItems: 100 }] } },
+  properties: {
+    ...LIST_QUERY.properties,
+    search: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, maxItems: 100 }] },
+  },
 };
 
-const byId = async (q: Queryable, id: string) => (await q.get<InstanceRow>(`SELECT ${SELECT} FROM ${FROM} WHERE ri.id = ?`, [id]))!;
+const byId = async (q: Queryable, id: string) =>
+  (await q.get<InstanceRow>(`SELECT ${SELECT} FROM ${FROM} WHERE ri.id = ?`, [id]))!;
 
 /**
  * Resource instances, served under both `/v2/facts/...` (the public API) and `/v2/schema/...` (the
@@ -66,9 +86,23 @@ export default async function resourceInstanceRoutes(app: FastifyInstance, { db,
   app.get('/resource_instances', { schema: { querystring: LIST_QUERY } }, async (req) => {
     const query = req.query as Record<string, string | undefined>;
     const paging = parsePaging(query);
-    const { where, params } = whereOf([['t.key = ?', query.tenant], ['res.key = ?', query.resource]], ['ri.env_id = ?'], [req.env.envId]);
-    const { rows, total } = await pageOf<InstanceRow>(db, FROM, where, params, paging, SELECT, 'ri.created_at, ri.id', { byCursor: true });
-    return schemaList(rows.map((r) => instanceRead(r, req.env)), total, paging, query);
+    const { where, params } = whereOf(
+      [
+        ['t.key = ?', query.tenant],
+        ['res.key = ?', query.resource],
+      ],
+      ['ri.env_id = ?'],
+      [req.env.envId],
+    );
+    const { rows, total } = await pageOf<InstanceRow>(db, FROM, where, params, paging, SELECT, 'ri.created_at, ri.id', {
+      byCursor: true,
+    });
+    return schemaList(
+      rows.map((r) => instanceRead(r, req.env)),
+      total,
+      paging,
+      query,
+    );
   });
 
   // The public detailed list: always the envelope; `tenant` and `resource` by key or id, `search` one or
@@ -84,33 +118,52 @@ export default async function resourceInstanceRoutes(app: FastifyInstance, { db,
       base.push(`(ri.key IN (${marks}) OR ri.id IN (${marks}))`);
       baseParams.push(...search, ...search);
     }
-    const { where, params } = whereOf([['(t.key = ? OR t.id = ?)', query.tenant], ['(res.key = ? OR res.id = ?)', query.resource]], base, baseParams);
-    const { rows, total } = await pageOf<InstanceRow>(db, FROM, where, params, paging, SELECT, 'ri.created_at, ri.id', { byCursor: true });
+    const { where, params } = whereOf(
+      [
+        ['(t.key = ? OR t.id = ?)', query.tenant],
+        ['(res.key = ? OR res.id = ?)', query.resource],
+      ],
+      base,
+      baseParams,
+    );
+    const { rows, total } = await pageOf<InstanceRow>(db, FROM, where, params, paging, SELECT, 'ri.created_at, ri.id', {
+      byCursor: true,
+    });
     return envelope(await detailedReads(db, req.env, rows), total, paging);
   });
 
-  app.post('/resource_instances', {
-    schema: { body: strictObject({ key: KEY, tenant: KEY, resource: KEY, attributes: ATTRIBUTES }, ['key', 'tenant', 'resource']) },
-  }, async (req) => {
-    const b = req.body as { key: string; tenant: string; resource: string; attributes?: Record<string, unknown> };
-    const at = now().toISOString();
-    const id = newId();
-    const row = await db.transaction(async (tx) => {
-      const res = await findKeyed<{ id: string }>(tx, 'resources', req.env.envId, b.resource, 'resource');
-      const t = await findKeyed<{ id: string }>(tx, 'tenants', req.env.envId, b.tenant, 'tenant');
-      try {
-        await tx.run(
-          `INSERT INTO resource_instances (id, env_id, resource_id, key, tenant_id, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-          [id, req.env.envId, res.id, b.key, t.id, JSON.stringify(b.attributes ?? {}), at, at],
-        );
-      } catch (err) {
-        if (isUniqueViolation(err)) throw duplicate('resource instance', `${b.resource}:${b.key}`);
-        throw err;
-      }
-      return byId(tx, id);
-    });
-    return instanceRead(row, req.env);
-  });
+  app.post(
+    '/resource_instances',
+    {
+      schema: {
+        body: strictObject({ key: KEY, tenant: KEY, resource: KEY, attributes: ATTRIBUTES }, [
+          'key',
+          'tenant',
+          'resource',
+        ]),
+      },
+    },
+    async (req) => {
+      const b = req.body as { key: string; tenant: string; resource: string; attributes?: Record<string, unknown> };
+      const at = now().toISOString();
+      const id = newId();
+      const row = await db.transaction(async (tx) => {
+        const res = await findKeyed<{ id: string }>(tx, 'resources', req.env.envId, b.resource, 'resource');
+        const t = await findKeyed<{ id: string }>(tx, 'tenants', req.env.envId, b.tenant, 'tenant');
+        try {
+          await tx.run(
+            `INSERT INTO resource_instances (id, env_id, resource_id, key, tenant_id, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+            [id, req.env.envId, res.id, b.key, t.id, JSON.stringify(b.attributes ?? {}), at, at],
+          );
+        } catch (err) {
+          if (isUniqueViolation(err)) throw duplicate('resource instance', `${b.resource}:${b.key}`);
+          throw err;
+        }
+        return byId(tx, id);
+      });
+      return instanceRead(row, req.env);
+    },
+  );
 
   app.get('/resource_instances/:instance', async (req) => {
     const { instance } = req.params as { instance: string };
@@ -122,7 +175,11 @@ export default async function resourceInstanceRoutes(app: FastifyInstance, { db,
     const b = req.body as { attributes?: Record<string, unknown> };
     const inst = await findInstance(db, req.env.envId, instance);
     if (b.attributes !== undefined) {
-      await db.run(`UPDATE resource_instances SET attributes = ?, updated_at = ? WHERE id = ?`, [JSON.stringify(b.attributes), now().toISOString(), inst.id]);
+      await db.run(`UPDATE resource_instances SET attributes = ?, updated_at = ? WHERE id = ?`, [
+        JSON.stringify(b.attributes),
+        now().toISOString(),
+        inst.id,
+      ]);
     }
     return instanceRead(await byId(db, inst.id), req.env);
   };

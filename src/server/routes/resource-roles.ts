@@ -6,7 +6,12 @@ import type { Queryable } from '../store/db.js';
 import { findKeyed, parseJson } from '../repo/common.js';
 import type { ResourceRow } from '../repo/resources.js';
 import type { RoleRow } from '../repo/roles.js';
-import { findResourceRole, relatedResourceRoles, resourceRolePermissions, resourceRoleRead } from '../repo/role-scope.js';
+import {
+  findResourceRole,
+  relatedResourceRoles,
+  resourceRolePermissions,
+  resourceRoleRead,
+} from '../repo/role-scope.js';
 import { deleteResourceRoles, writeResourceRoles, type ResourceRoleBody } from '../repo/resource-role-writes.js';
 import { grantedToReads, replaceGrantedTo, type GrantedToInput } from '../repo/derivation-writes.js';
 import type { EnvContext } from '../context.js';
@@ -14,19 +19,36 @@ import { GRANTED_TO } from './implicit-grants.js';
 
 /** Resource role reads with `granted_to` where the role carries derivations (the public `ResourceRoleRead`). */
 async function reads(q: Queryable, rows: RoleRow[], res: { id: string; key: string }, env: EnvContext) {
-  const blocks = await grantedToReads(q, rows.map((r) => r.id), res.id);
-  return rows.map((r) => ({ ...resourceRoleRead(r, res, env), ...(blocks.has(r.id) ? { granted_to: blocks.get(r.id) } : {}) }));
+  const blocks = await grantedToReads(
+    q,
+    rows.map((r) => r.id),
+    res.id,
+  );
+  return rows.map((r) => ({
+    ...resourceRoleRead(r, res, env),
+    ...(blocks.has(r.id) ? { granted_to: blocks.get(r.id) } : {}),
+  }));
 }
 
 /** A resource role's permission: an action key (`read`) or `{resource}:{action}` of its own resource. */
-export const ROLE_PERMISSION = { type: 'string', pattern: '^[A-Za-z0-9\\-_]+(:[A-Za-z0-9\\-_]+)?$', maxLength: 513 } as const;
+export const ROLE_PERMISSION = {
+  type: 'string',
+  pattern: '^[A-Za-z0-9\\-_]+(:[A-Za-z0-9\\-_]+)?$',
+  maxLength: 513,
+} as const;
 const LIST = (item: object) => ({ type: 'array', items: item, maxItems: 1000 }) as const;
 /**
  * The public `RoleBlockEditable` (a role inside `ResourceCreate.roles`), less `granted_to`: derivations
  * are written with `implicit_grants` and a `granted_to` here is refused (422), never silently dropped.
  * `attributes` is accepted and not kept, as for top-level roles.
  */
-export const ROLE_BLOCK_FIELDS = { name: NAME, description: TEXT, permissions: LIST(ROLE_PERMISSION), extends: LIST(KEY), attributes: ATTRIBUTES };
+export const ROLE_BLOCK_FIELDS = {
+  name: NAME,
+  description: TEXT,
+  permissions: LIST(ROLE_PERMISSION),
+  extends: LIST(KEY),
+  attributes: ATTRIBUTES,
+};
 export const ROLE_BLOCK = strictObject(ROLE_BLOCK_FIELDS, ['name']);
 /** The public `ResourceRoleUpdate`: every field optional. */
 const UPDATE = strictObject({ ...ROLE_BLOCK_FIELDS, granted_to: GRANTED_TO });
@@ -45,7 +67,10 @@ export default async function resourceRoleRoutes(app: FastifyInstance, { db, now
   app.get('/resources/:resource/roles', async (req) => {
     const paging = parsePaging(req.query as Record<string, unknown>);
     const res = await resourceOf(db, req);
-    const rows = await db.all<RoleRow>(`SELECT * FROM roles WHERE resource_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?`, [res.id, paging.perPage, paging.offset]);
+    const rows = await db.all<RoleRow>(
+      `SELECT * FROM roles WHERE resource_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?`,
+      [res.id, paging.perPage, paging.offset],
+    );
     return reads(db, rows, res, req.env);
   });
 
@@ -103,11 +128,23 @@ export default async function resourceRoleRoutes(app: FastifyInstance, { db, now
       if (add) next = resourceRolePermissions(res, [...had, ...permissions], { byId: true });
       else {
         // Removing: what does not name an action of the resource names nothing the role has.
-        const names = new Set(permissions.flatMap((p) => { try { return resourceRolePermissions(res, [p], { byId: true }); } catch { return []; } }));
+        const names = new Set(
+          permissions.flatMap((p) => {
+            try {
+              return resourceRolePermissions(res, [p], { byId: true });
+            } catch {
+              return [];
+            }
+          }),
+        );
         next = had.filter((p) => !names.has(p));
       }
       if (next.length !== had.length || next.some((p, i) => p !== had[i])) {
-        await tx.run(`UPDATE roles SET permissions = ?, updated_at = ? WHERE id = ?`, [JSON.stringify(next), now().toISOString(), role.id]);
+        await tx.run(`UPDATE roles SET permissions = ?, updated_at = ? WHERE id = ?`, [
+          JSON.stringify(next),
+          now().toISOString(),
+          role.id,
+        ]);
       }
       return { res, row: await findResourceRole(tx, res, role.key) };
     });

@@ -4,7 +4,14 @@ import { envelope, parsePaging, schemaList } from '../paging.js';
 import { INSTANCE_REF, KEY, PAGING_QUERY, USER_KEY, strictObject } from '../schemas.js';
 import { detailedAssignmentReads, listAssignments, type AssignmentFilters } from '../repo/assignment-lists.js';
 import {
-  AssignmentLookups, ASSIGNMENT_FROM, ASSIGNMENT_SELECT, assignRole, assignmentRead, unassignRole, type AssignmentInput, type AssignmentRow,
+  AssignmentLookups,
+  ASSIGNMENT_FROM,
+  ASSIGNMENT_SELECT,
+  assignRole,
+  assignmentRead,
+  unassignRole,
+  type AssignmentInput,
+  type AssignmentRow,
 } from '../repo/assignments.js';
 
 const FIELDS = { user: USER_KEY, role: KEY, tenant: KEY, resource_instance: INSTANCE_REF };
@@ -21,8 +28,12 @@ const LIST_QUERY = {
   ...PAGING_QUERY,
   properties: {
     ...PAGING_QUERY.properties,
-    user: KEYS, role: KEYS, tenant: KEYS,
-    resource: { type: 'string' }, resource_instance: { type: 'string' }, detailed: { type: 'boolean' },
+    user: KEYS,
+    role: KEYS,
+    tenant: KEYS,
+    resource: { type: 'string' },
+    resource_instance: { type: 'string' },
+    detailed: { type: 'boolean' },
   },
 };
 
@@ -33,7 +44,10 @@ export default async function roleAssignmentRoutes(app: FastifyInstance, { db, n
     const query = req.query as AssignmentFilters & { detailed?: boolean };
     const paging = parsePaging(query as Record<string, unknown>, 1000);
     const { rows, total } = await listAssignments(db, req.env.envId, query, paging);
-    const items = query.detailed === true ? await detailedAssignmentReads(db, req.env, rows) : rows.map((r) => assignmentRead(r, req.env));
+    const items =
+      query.detailed === true
+        ? await detailedAssignmentReads(db, req.env, rows)
+        : rows.map((r) => assignmentRead(r, req.env));
     return schemaList<unknown>(items, total, paging, query as Record<string, unknown>);
   });
 
@@ -46,8 +60,12 @@ export default async function roleAssignmentRoutes(app: FastifyInstance, { db, n
 
   app.post('/role_assignments', { schema: { body: ASSIGNMENT } }, async (req) => {
     const at = now().toISOString();
-    const { id } = await db.transaction((tx) => assignRole(tx, req.env.envId, req.body as AssignmentInput, at, { createInstance: true }));
-    const row = await db.get<AssignmentRow>(`SELECT ${ASSIGNMENT_SELECT} FROM ${ASSIGNMENT_FROM} WHERE ra.id = ?`, [id]);
+    const { id } = await db.transaction((tx) =>
+      assignRole(tx, req.env.envId, req.body as AssignmentInput, at, { createInstance: true }),
+    );
+    const row = await db.get<AssignmentRow>(`SELECT ${ASSIGNMENT_SELECT} FROM ${ASSIGNMENT_FROM} WHERE ra.id = ?`, [
+      id,
+    ]);
     return assignmentRead(row!, req.env);
   });
 
@@ -64,7 +82,9 @@ export default async function roleAssignmentRoutes(app: FastifyInstance, { db, n
     const created = await db.transaction(async (tx) => {
       let n = 0;
       const memo = await AssignmentLookups.of(tx, req.env.envId, items);
-      for (const a of items) if ((await assignRole(tx, req.env.envId, a, at, { ignoreDuplicate: true, createInstance: true, memo })).created) n++;
+      for (const a of items)
+        if ((await assignRole(tx, req.env.envId, a, at, { ignoreDuplicate: true, createInstance: true, memo })).created)
+          n++;
       return n;
     });
     return { assignments_created: created };

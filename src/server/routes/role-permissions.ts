@@ -8,7 +8,16 @@ import type { Queryable } from '../store/db.js';
 import { strictObject } from '../schemas.js';
 
 // A permission is `resource:action` or the id of a resource's action, as on the public service.
-const BODY = strictObject({ permissions: { type: 'array', items: { type: 'string', pattern: '^[A-Za-z0-9\\-_]+(:[A-Za-z0-9\\-_]+)?$', maxLength: 513 }, maxItems: 1000 } }, ['permissions']);
+const BODY = strictObject(
+  {
+    permissions: {
+      type: 'array',
+      items: { type: 'string', pattern: '^[A-Za-z0-9\\-_]+(:[A-Za-z0-9\\-_]+)?$', maxLength: 513 },
+      maxItems: 1000,
+    },
+  },
+  ['permissions'],
+);
 
 /**
  * `POST` and `DELETE /v2/schema/{p}/{e}/roles/{role}/permissions` (the public `assign_permissions_to_role`
@@ -24,9 +33,15 @@ export default async function rolePermissionRoutes(app: FastifyInstance, { db, n
       const names = await permissionNames(tx, req.env.envId, permissions, add);
       const had = parseJson<string[]>(role.permissions, []);
       // Added permissions must exist (404 naming the missing one, as a role create does); removed ones need not.
-      const next = add ? await checkPermissions(tx, req.env.envId, [...had, ...names]) : had.filter((p) => !names.includes(p));
+      const next = add
+        ? await checkPermissions(tx, req.env.envId, [...had, ...names])
+        : had.filter((p) => !names.includes(p));
       if (next.length !== had.length || next.some((p, i) => p !== had[i])) {
-        await tx.run(`UPDATE roles SET permissions = ?, updated_at = ? WHERE id = ?`, [JSON.stringify(next), now().toISOString(), role.id]);
+        await tx.run(`UPDATE roles SET permissions = ?, updated_at = ? WHERE id = ?`, [
+          JSON.stringify(next),
+          now().toISOString(),
+          role.id,
+        ]);
       }
       return (await tx.get<RoleRow>(`SELECT * FROM roles WHERE id = ?`, [role.id]))!;
     });
@@ -44,8 +59,12 @@ async function permissionNames(q: Queryable, envId: string, given: string[], str
   const ids = given.filter((p) => !p.includes(':'));
   const byId = new Map<string, string>();
   if (ids.length > 0) {
-    const rows = await q.all<{ key: string; actions: string }>(`SELECT key, actions FROM resources WHERE env_id = ?`, [envId]);
-    for (const r of rows) for (const [action, a] of Object.entries(parseJson<Actions>(r.actions, {}))) if (a.id) byId.set(a.id, `${r.key}:${action}`);
+    const rows = await q.all<{ key: string; actions: string }>(`SELECT key, actions FROM resources WHERE env_id = ?`, [
+      envId,
+    ]);
+    for (const r of rows)
+      for (const [action, a] of Object.entries(parseJson<Actions>(r.actions, {})))
+        if (a.id) byId.set(a.id, `${r.key}:${action}`);
   }
   return given.flatMap((p) => {
     if (p.includes(':')) return [p];

@@ -7,8 +7,14 @@ import { createRule, deleteRule, listRules, resolveRule, ruleRead, type SetRuleB
 
 const REF = { type: 'string', minLength: 1, maxLength: 513 } as const;
 /** The public `ConditionSetRuleCreate` = `ConditionSetRuleRemove`. */
-const BODY = strictObject({ user_set: REF, permission: REF, resource_set: REF, is_role: { type: 'boolean' }, is_resource: { type: 'boolean' } }, ['user_set', 'permission', 'resource_set']);
-const LIST_QUERY = { type: 'object', properties: { ...PAGING_QUERY.properties, user_set: REF, permission: REF, resource_set: REF } } as const;
+const BODY = strictObject(
+  { user_set: REF, permission: REF, resource_set: REF, is_role: { type: 'boolean' }, is_resource: { type: 'boolean' } },
+  ['user_set', 'permission', 'resource_set'],
+);
+const LIST_QUERY = {
+  type: 'object',
+  properties: { ...PAGING_QUERY.properties, user_set: REF, permission: REF, resource_set: REF },
+} as const;
 
 /**
  * Set rules: `/v2/facts/{p}/{e}/set_rules`. POST answers an array (the rule first), skipping one that
@@ -23,7 +29,12 @@ export default async function setRuleRoutes(app: FastifyInstance, { db, now }: S
 
   app.post('/set_rules', { schema: { body: BODY } }, async (req: FastifyRequest) => {
     const rule = await db.transaction(async (tx) => {
-      const rule = await createRule(tx, req.env.envId, await resolveRule(tx, req.env.envId, req.body as SetRuleBody), now().toISOString());
+      const rule = await createRule(
+        tx,
+        req.env.envId,
+        await resolveRule(tx, req.env.envId, req.body as SetRuleBody),
+        now().toISOString(),
+      );
       await bumpAbacStamp(tx, req.env.envId);
       return rule;
     });

@@ -39,8 +39,19 @@ export default async function tenantRoutes(app: FastifyInstance, { db, now }: Se
   app.get('/tenants', { schema: { querystring: SEARCH_QUERY } }, async (req) => {
     const paging = parsePaging(req.query as Record<string, unknown>);
     const search = searchClause((req.query as { search?: string }).search);
-    const { rows, total } = await pageOf<TenantRow>(db, 'tenants', `env_id = ?${search.where}`, [req.env.envId, ...search.params], paging);
-    return schemaList(rows.map((r) => tenantRead(r, req.env)), total, paging, req.query as Record<string, unknown>);
+    const { rows, total } = await pageOf<TenantRow>(
+      db,
+      'tenants',
+      `env_id = ?${search.where}`,
+      [req.env.envId, ...search.params],
+      paging,
+    );
+    return schemaList(
+      rows.map((r) => tenantRead(r, req.env)),
+      total,
+      paging,
+      req.query as Record<string, unknown>,
+    );
   });
 
   app.post('/tenants', { schema: { body: strictObject({ key: KEY, ...FIELDS }, ['key', 'name']) } }, async (req) => {
@@ -48,9 +59,10 @@ export default async function tenantRoutes(app: FastifyInstance, { db, now }: Se
     const at = now().toISOString();
     const id = newId();
     try {
-      await db.run(`INSERT INTO tenants (id, env_id, key, name, description, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, [
-        id, req.env.envId, b.key!, b.name!, b.description ?? null, JSON.stringify(b.attributes ?? {}), at, at,
-      ]);
+      await db.run(
+        `INSERT INTO tenants (id, env_id, key, name, description, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        [id, req.env.envId, b.key!, b.name!, b.description ?? null, JSON.stringify(b.attributes ?? {}), at, at],
+      );
     } catch (err) {
       if (isUniqueViolation(err)) throw duplicate('tenant', b.key!);
       throw err;

@@ -9,9 +9,25 @@ import { findInstance, findOrCreateInstance } from '../repo/assignments.js';
 import { ensureTuple, removeTuple } from '../repo/relations.js';
 
 interface TupleRow {
-  id: string; relation: string; created_at: string; subject_id: string; object_id: string; tenant_id: string;
-  s_type: string; s_key: string; o_type: string; o_key: string; tenant_key: string; relation_id: string; relation_name: string;
-  s_attributes: string; o_attributes: string; s_tenant: string; o_tenant: string; tenant_name: string; tenant_attributes: string;
+  id: string;
+  relation: string;
+  created_at: string;
+  subject_id: string;
+  object_id: string;
+  tenant_id: string;
+  s_type: string;
+  s_key: string;
+  o_type: string;
+  o_key: string;
+  tenant_key: string;
+  relation_id: string;
+  relation_name: string;
+  s_attributes: string;
+  o_attributes: string;
+  s_tenant: string;
+  o_tenant: string;
+  tenant_name: string;
+  tenant_attributes: string;
 }
 const SELECT = `tp.id, tp.relation, tp.created_at, tp.subject_id, tp.object_id, tp.tenant_id, sr.key AS s_type, si.key AS s_key,
   orr.key AS o_type, oi.key AS o_key, t.key AS tenant_key, rel.id AS relation_id, rel.name AS relation_name,
@@ -37,7 +53,9 @@ function countFrom(where: string): string {
     names('sr') ? 'JOIN resources sr ON sr.id = si.resource_id' : '',
     names('orr') ? 'JOIN resources orr ON orr.id = oi.resource_id' : '',
     names('t') ? 'JOIN tenants t ON t.id = tp.tenant_id' : '',
-  ].filter((join) => join !== '').join(' ');
+  ]
+    .filter((join) => join !== '')
+    .join(' ');
 }
 /**
  * What `tupleRead` reads (from LEAN_FROM), without the details: the instances' tenants (st, ot), attributes and names.
@@ -74,9 +92,19 @@ const tupleDetailedRead = (r: TupleRow, env: EnvContext) => ({
 
 const LIST_QUERY = {
   ...PAGING_QUERY,
-  properties: { ...PAGING_QUERY.properties, detailed: { type: 'boolean' }, ...Object.fromEntries(['subject', 'relation', 'object', 'subject_type', 'object_type', 'tenant'].map((k) => [k, { type: 'string' }])) },
+  properties: {
+    ...PAGING_QUERY.properties,
+    detailed: { type: 'boolean' },
+    ...Object.fromEntries(
+      ['subject', 'relation', 'object', 'subject_type', 'object_type', 'tenant'].map((k) => [k, { type: 'string' }]),
+    ),
+  },
 };
-const TUPLE = strictObject({ subject: INSTANCE_REF, relation: KEY, object: INSTANCE_REF, tenant: KEY }, ['subject', 'relation', 'object']);
+const TUPLE = strictObject({ subject: INSTANCE_REF, relation: KEY, object: INSTANCE_REF, tenant: KEY }, [
+  'subject',
+  'relation',
+  'object',
+]);
 /** The public service's limit of tuples per bulk call; each call is applied whole or not at all. */
 const BULK_MAX = 1000;
 
@@ -97,14 +125,22 @@ async function resolveTuple(q: Queryable, envId: string, t: TupleInput, at: stri
   );
   if (!rel) throw notFound('relation', `${object.resource_key}#${t.relation}`);
   if (rel.subject_key !== subject.resource_key) {
-    throw httpError('MISMATCH_RELATION_TYPE', `relation ${object.resource_key}#${t.relation} takes subjects of type '${rel.subject_key}', not '${subject.resource_key}'`);
+    throw httpError(
+      'MISMATCH_RELATION_TYPE',
+      `relation ${object.resource_key}#${t.relation} takes subjects of type '${rel.subject_key}', not '${subject.resource_key}'`,
+    );
   }
   // A tuple lives in one tenant, the one both of its instances are in: a tuple recorded under a tenant
   // neither instance belongs to (or across tenants) would relate objects no tenant-scoped read can see.
   // The tenant may be named by key or id: compare ids.
-  const tenantId = t.tenant ? (await findKeyed<{ id: string }>(q, 'tenants', envId, t.tenant, 'tenant')).id : object.tenant_id;
+  const tenantId = t.tenant
+    ? (await findKeyed<{ id: string }>(q, 'tenants', envId, t.tenant, 'tenant')).id
+    : object.tenant_id;
   if (subject.tenant_id !== tenantId || object.tenant_id !== tenantId) {
-    throw httpError('MISMATCH_RESOURCE_INSTANCES_TENANTS', `${t.subject} (tenant '${subject.tenant_key}') and ${t.object} (tenant '${object.tenant_key}') must both be in tenant '${t.tenant ?? object.tenant_key}'`);
+    throw httpError(
+      'MISMATCH_RESOURCE_INSTANCES_TENANTS',
+      `${t.subject} (tenant '${subject.tenant_key}') and ${t.object} (tenant '${object.tenant_key}') must both be in tenant '${t.tenant ?? object.tenant_key}'`,
+    );
   }
   return { subject, object, tenantId: object.tenant_id };
 }
@@ -128,10 +164,19 @@ export default async function tupleRoutes(app: FastifyInstance, { db, now }: Ser
       ['tp.env_id = ?'],
       [req.env.envId],
     );
-    const { rows, total } = await pageOf<TupleRow>(db, detailed ? FROM : LEAN_FROM, where, params, paging, detailed ? SELECT : LEAN_SELECT, 'tp.created_at, tp.id', {
-      byCursor: true,
-      countFrom: countFrom(where),
-    });
+    const { rows, total } = await pageOf<TupleRow>(
+      db,
+      detailed ? FROM : LEAN_FROM,
+      where,
+      params,
+      paging,
+      detailed ? SELECT : LEAN_SELECT,
+      'tp.created_at, tp.id',
+      {
+        byCursor: true,
+        countFrom: countFrom(where),
+      },
+    );
     return { rows, total, paging, query };
   };
   // `detailed=true` answers the detailed read model, as `/relationship_tuples/detailed` does.
@@ -139,11 +184,20 @@ export default async function tupleRoutes(app: FastifyInstance, { db, now }: Ser
     const detailed = (req.query as { detailed?: boolean }).detailed === true;
     const { rows, total, paging, query } = await list(req, detailed);
     const read = detailed ? tupleDetailedRead : tupleRead;
-    return schemaList<unknown>(rows.map((r) => read(r, req.env)), total, paging, query);
+    return schemaList<unknown>(
+      rows.map((r) => read(r, req.env)),
+      total,
+      paging,
+      query,
+    );
   });
   app.get('/relationship_tuples/detailed', { schema: { querystring: LIST_QUERY } }, async (req) => {
     const { rows, total, paging } = await list(req, true);
-    return envelope(rows.map((r) => tupleDetailedRead(r, req.env)), total, paging);
+    return envelope(
+      rows.map((r) => tupleDetailedRead(r, req.env)),
+      total,
+      paging,
+    );
   });
 
   app.post('/relationship_tuples', { schema: { body: TUPLE } }, async (req) => {
@@ -154,48 +208,73 @@ export default async function tupleRoutes(app: FastifyInstance, { db, now }: Ser
       await ensureTuple(tx, req.env.envId, r.subject.id, t.relation, r.object.id, r.tenantId, at);
       return r;
     });
-    const row = await db.get<TupleRow>(`SELECT ${SELECT} FROM ${FROM} WHERE tp.subject_id = ? AND tp.relation = ? AND tp.object_id = ?`, [r.subject.id, t.relation, r.object.id]);
+    const row = await db.get<TupleRow>(
+      `SELECT ${SELECT} FROM ${FROM} WHERE tp.subject_id = ? AND tp.relation = ? AND tp.object_id = ?`,
+      [r.subject.id, t.relation, r.object.id],
+    );
     return tupleRead(row!, req.env);
   });
 
-  app.delete('/relationship_tuples', { schema: { body: strictObject({ subject: INSTANCE_REF, relation: KEY, object: INSTANCE_REF }, ['subject', 'relation', 'object']) } }, async (req, reply) => {
-    const t = req.body as TupleInput;
-    const removed = await db.transaction(async (tx) => {
-      const subject = await findInstance(tx, req.env.envId, t.subject);
-      const object = await findInstance(tx, req.env.envId, t.object);
-      return removeTuple(tx, subject.id, t.relation, object.id);
-    });
-    if (!removed) throw notFound('relationship tuple', `${t.subject} ${t.relation} ${t.object}`);
-    return reply.status(204).send();
-  });
-
-  app.post('/relationship_tuples/bulk', {
-    schema: { body: strictObject({ operations: { type: 'array', items: TUPLE, maxItems: BULK_MAX } }, ['operations']) },
-  }, async (req) => {
-    const { operations } = req.body as { operations: TupleInput[] };
-    const at = now().toISOString();
-    await db.transaction(async (tx) => {
-      for (const t of operations) {
-        const r = await resolveTuple(tx, req.env.envId, t, at);
-        await ensureTuple(tx, req.env.envId, r.subject.id, t.relation, r.object.id, r.tenantId, at);
-      }
-    });
-    return {};
-  });
-
-  app.delete('/relationship_tuples/bulk', {
-    schema: { body: strictObject({ idents: { type: 'array', items: TUPLE, maxItems: BULK_MAX } }, ['idents']) },
-  }, async (req) => {
-    const { idents } = req.body as { idents: TupleInput[] };
-    // Missing tuples are skipped (a repeated call converges) and not counted.
-    await db.transaction(async (tx) => {
-      for (const t of idents) {
+  app.delete(
+    '/relationship_tuples',
+    {
+      schema: {
+        body: strictObject({ subject: INSTANCE_REF, relation: KEY, object: INSTANCE_REF }, [
+          'subject',
+          'relation',
+          'object',
+        ]),
+      },
+    },
+    async (req, reply) => {
+      const t = req.body as TupleInput;
+      const removed = await db.transaction(async (tx) => {
         const subject = await findInstance(tx, req.env.envId, t.subject);
         const object = await findInstance(tx, req.env.envId, t.object);
-        await removeTuple(tx, subject.id, t.relation, object.id);
-      }
-    });
-    // The public answer is an empty object.
-    return {};
-  });
+        return removeTuple(tx, subject.id, t.relation, object.id);
+      });
+      if (!removed) throw notFound('relationship tuple', `${t.subject} ${t.relation} ${t.object}`);
+      return reply.status(204).send();
+    },
+  );
+
+  app.post(
+    '/relationship_tuples/bulk',
+    {
+      schema: {
+        body: strictObject({ operations: { type: 'array', items: TUPLE, maxItems: BULK_MAX } }, ['operations']),
+      },
+    },
+    async (req) => {
+      const { operations } = req.body as { operations: TupleInput[] };
+      const at = now().toISOString();
+      await db.transaction(async (tx) => {
+        for (const t of operations) {
+          const r = await resolveTuple(tx, req.env.envId, t, at);
+          await ensureTuple(tx, req.env.envId, r.subject.id, t.relation, r.object.id, r.tenantId, at);
+        }
+      });
+      return {};
+    },
+  );
+
+  app.delete(
+    '/relationship_tuples/bulk',
+    {
+      schema: { body: strictObject({ idents: { type: 'array', items: TUPLE, maxItems: BULK_MAX } }, ['idents']) },
+    },
+    async (req) => {
+      const { idents } = req.body as { idents: TupleInput[] };
+      // Missing tuples are skipped (a repeated call converges) and not counted.
+      await db.transaction(async (tx) => {
+        for (const t of idents) {
+          const subject = await findInstance(tx, req.env.envId, t.subject);
+          const object = await findInstance(tx, req.env.envId, t.object);
+          await removeTuple(tx, subject.id, t.relation, object.id);
+        }
+      });
+      // The public answer is an empty object.
+      return {};
+    },
+  );
 }

@@ -7,7 +7,19 @@ const KEYS = { type: 'array', items: { type: 'string', minLength: 1, maxLength: 
 const BODY = {
   type: 'object',
   properties: {
-    user: { anyOf: [{ type: 'string', minLength: 1, maxLength: 256 }, { type: 'object', properties: { key: { type: 'string', minLength: 1, maxLength: 256 }, attributes: { type: ['object', 'null'] } }, required: ['key'] }] },
+    user: {
+      anyOf: [
+        { type: 'string', minLength: 1, maxLength: 256 },
+        {
+          type: 'object',
+          properties: {
+            key: { type: 'string', minLength: 1, maxLength: 256 },
+            attributes: { type: ['object', 'null'] },
+          },
+          required: ['key'],
+        },
+      ],
+    },
     tenants: { anyOf: [KEYS, { type: 'null' }] },
     resources: { anyOf: [KEYS, { type: 'null' }] },
     resource_types: { anyOf: [KEYS, { type: 'null' }] },
@@ -17,10 +29,26 @@ const BODY = {
 } as const;
 
 /** `POST /user-permissions` (the PDP's, as the SDKs' `getUserPermissions` calls it), in the caller's environment (routes/allowed.ts). */
-export async function userPermissionRoutes(app: FastifyInstance, db: Db, envOf: (req: FastifyRequest) => Promise<EnvContext>, schemas: { querystring: object; headers: object }) {
+export async function userPermissionRoutes(
+  app: FastifyInstance,
+  db: Db,
+  envOf: (req: FastifyRequest) => Promise<EnvContext>,
+  schemas: { querystring: object; headers: object },
+) {
   app.post('/user-permissions', { schema: { body: BODY, ...schemas } }, async (req) => {
     const env = await envOf(req);
-    const b = req.body as UserPermissionsQuery & { tenants?: string[] | null; resources?: string[] | null; resource_types?: string[] | null; context?: Record<string, unknown> | null };
-    return userPermissions(db, env.envId, { user: b.user, tenants: b.tenants ?? undefined, resources: b.resources ?? undefined, resource_types: b.resource_types ?? undefined, context: b.context ?? undefined });
+    const b = req.body as UserPermissionsQuery & {
+      tenants?: string[] | null;
+      resources?: string[] | null;
+      resource_types?: string[] | null;
+      context?: Record<string, unknown> | null;
+    };
+    return userPermissions(db, env.envId, {
+      user: b.user,
+      tenants: b.tenants ?? undefined,
+      resources: b.resources ?? undefined,
+      resource_types: b.resource_types ?? undefined,
+      context: b.context ?? undefined,
+    });
   });
 }

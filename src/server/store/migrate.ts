@@ -13,7 +13,9 @@ export async function migrate(db: Db): Promise<void> {
 }
 
 async function applyMigrations(db: Db): Promise<void> {
-  await db.run(`CREATE TABLE IF NOT EXISTS schema_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+  await db.run(
+    `CREATE TABLE IF NOT EXISTS schema_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`,
+  );
   await db.run(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
   const done = new Set((await db.all<{ id: number }>(`SELECT id FROM schema_migrations`)).map((r) => Number(r.id)));
   for (const m of migrations) {
@@ -25,9 +27,16 @@ async function applyMigrations(db: Db): Promise<void> {
         if (m.run) await m.run(tx, db.dialect);
         if (m.foreignKeysOff && db.dialect === 'sqlite') {
           const dangling = await tx.all(`PRAGMA foreign_key_check`);
-          if (dangling.length > 0) throw new Error(`migration ${m.id} would leave ${dangling.length} dangling reference(s): ${JSON.stringify(dangling.slice(0, 5))}`);
+          if (dangling.length > 0)
+            throw new Error(
+              `migration ${m.id} would leave ${dangling.length} dangling reference(s): ${JSON.stringify(dangling.slice(0, 5))}`,
+            );
         }
-        await tx.run(`INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)`, [m.id, m.name, new Date().toISOString()]);
+        await tx.run(`INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)`, [
+          m.id,
+          m.name,
+          new Date().toISOString(),
+        ]);
       });
     await (m.foreignKeysOff && db.withoutForeignKeys ? db.withoutForeignKeys(apply) : apply());
   }

@@ -32,9 +32,13 @@ export async function migrateMembership(tx: Queryable): Promise<void> {
      ON CONFLICT (resource_id, role_id) DO NOTHING`,
   );
 
-  const tops = await tx.all<{ id: string; env_id: string; permissions: string; extends: string; description: string | null }>(
-    `SELECT id, env_id, permissions, extends, description FROM roles WHERE key = 'member' AND resource_id IS NULL`,
-  );
+  const tops = await tx.all<{
+    id: string;
+    env_id: string;
+    permissions: string;
+    extends: string;
+    description: string | null;
+  }>(`SELECT id, env_id, permissions, extends, description FROM roles WHERE key = 'member' AND resource_id IS NULL`);
   const at = new Date().toISOString();
   for (const top of tops) {
     const types = await tx.all<{ id: string; key: string; actions: string }>(
@@ -53,16 +57,27 @@ export async function migrateMembership(tx: Queryable): Promise<void> {
            AND o.tenant_id = role_assignments.tenant_id AND o.resource_instance_id = role_assignments.resource_instance_id)`,
         [member, top.id, type.id, member],
       );
-      await tx.run(`DELETE FROM role_assignments WHERE role_id = ? AND resource_instance_id IN (${groupInstances})`, [top.id, type.id]);
+      await tx.run(`DELETE FROM role_assignments WHERE role_id = ? AND resource_instance_id IN (${groupInstances})`, [
+        top.id,
+        type.id,
+      ]);
       await tx.run(
         `UPDATE group_grants SET role_id = ? WHERE role_id = ? AND resource_instance_id IN (${groupInstances})
          AND NOT EXISTS (SELECT 1 FROM group_grants o WHERE o.group_id = group_grants.group_id AND o.role_id = ? AND o.resource_instance_id = group_grants.resource_instance_id)`,
         [member, top.id, type.id, member],
       );
-      await tx.run(`DELETE FROM group_grants WHERE role_id = ? AND resource_instance_id IN (${groupInstances})`, [top.id, type.id]);
+      await tx.run(`DELETE FROM group_grants WHERE role_id = ? AND resource_instance_id IN (${groupInstances})`, [
+        top.id,
+        type.id,
+      ]);
       // Derivations from `<type>#member`, and onto it (the link's `<type>#member <- <type>#member via group`).
-      for (const [column, resourceColumn] of [['linked_role_id', 'on_resource_id'], ['role_id', 'resource_id']]) {
-        const others = ['resource_id', 'role_id', 'on_resource_id', 'linked_role_id', 'relation_id'].filter((c) => c !== column);
+      for (const [column, resourceColumn] of [
+        ['linked_role_id', 'on_resource_id'],
+        ['role_id', 'resource_id'],
+      ]) {
+        const others = ['resource_id', 'role_id', 'on_resource_id', 'linked_role_id', 'relation_id'].filter(
+          (c) => c !== column,
+        );
         await tx.run(
           `UPDATE implicit_grants SET ${column} = ? WHERE ${column} = ? AND ${resourceColumn} = ?
            AND NOT EXISTS (SELECT 1 FROM implicit_grants o WHERE o.${column} = ? AND ${others.map((c) => `o.${c} = implicit_grants.${c}`).join(' AND ')})`,
@@ -82,7 +97,9 @@ async function typeMemberRole(
   type: { id: string; key: string; actions: string },
   at: string,
 ): Promise<string> {
-  const there = await tx.get<{ id: string }>(`SELECT id FROM roles WHERE resource_id = ? AND key = 'member'`, [type.id]);
+  const there = await tx.get<{ id: string }>(`SELECT id FROM roles WHERE resource_id = ? AND key = 'member'`, [
+    type.id,
+  ]);
   if (there) return there.id;
   const actions = JSON.parse(type.actions || '{}') as Record<string, unknown>;
   const permissions = (JSON.parse(top.permissions || '[]') as string[])
@@ -98,7 +115,10 @@ async function typeMemberRole(
   return id;
 }
 
-async function dropIfUnused(tx: Queryable, top: { id: string; env_id: string; permissions: string; extends: string; description: string | null }): Promise<void> {
+async function dropIfUnused(
+  tx: Queryable,
+  top: { id: string; env_id: string; permissions: string; extends: string; description: string | null },
+): Promise<void> {
   const madeByServer = top.description === 'Membership of a group' && top.permissions === '[]' && top.extends === '[]';
   if (!madeByServer) return;
   const used = await tx.get(

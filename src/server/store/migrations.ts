@@ -15,7 +15,10 @@ const ROLE_KEYS = [
 ];
 
 /** Migration 6's public `ResourceCreate` fields: the resource's URN and its free-form `type_attributes` (JSON). */
-const RESOURCE_FIELDS = [`ALTER TABLE resources ADD COLUMN urn TEXT`, `ALTER TABLE resources ADD COLUMN type_attributes TEXT`];
+const RESOURCE_FIELDS = [
+  `ALTER TABLE resources ADD COLUMN urn TEXT`,
+  `ALTER TABLE resources ADD COLUMN type_attributes TEXT`,
+];
 
 export interface Migration {
   id: number;
@@ -227,7 +230,7 @@ export const migrations: Migration[] = [
   },
   {
     id: 9,
-    name: 'membership as the group type\'s resource role `member`; derivation conditions per (resource, role)',
+    name: "membership as the group type's resource role `member`; derivation conditions per (resource, role)",
     sql: [
       // The public `DerivedRoleBlock.when` belongs to a role's derivations on one resource: a top-level
       // role derived onto two resources has a block on each. Migration 8 kept it on the role row.

@@ -45,7 +45,8 @@ export function parsePostgresUrl(url: string, options: PostgresOptions = {}) {
   const pool = options.poolSize ?? (poolText !== null ? Number(poolText) : 10);
   u.searchParams.delete('schema');
   u.searchParams.delete('pool');
-  if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new Error(`?schema= must be a plain SQL identifier (letters, digits, _; at most 63), got '${schema}'`);
+  if (schema !== undefined && !SCHEMA_NAME.test(schema))
+    throw new Error(`?schema= must be a plain SQL identifier (letters, digits, _; at most 63), got '${schema}'`);
   if (!Number.isInteger(pool) || pool < 1) throw new Error(`?pool= must be a positive integer, got '${poolText}'`);
   return { connectionString: u.toString(), schema, poolSize: pool };
 }
@@ -72,13 +73,24 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     // a handful) and JIT-compiles it, ~300 ms a check, where the query itself takes about 2 ms.
     options: [`-c jit=off`, ...(schema ? [`-c search_path=${schema}`] : [])].join(' '),
     // COUNT(*) is a bigint, which pg returns as a string; counts here are far below 2^53.
-    types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser },
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === 20
+          ? (v: string) => Number(v)
+          : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
     connectionTimeoutMillis: 10_000,
   });
   // An idle connection that the server closes (restart, admin kill) must not crash the process: the pool
   // drops it and the next query opens a new one.
-  pool.on('error', (err) => process.stderr.write(`roster: PostgreSQL connection error (the pool replaces the connection): ${err.message}\n`));
-  const store = new PostgresDb(pool, schema, () => new pg.Client({ connectionString, connectionTimeoutMillis: 10_000 }));
+  pool.on('error', (err) =>
+    process.stderr.write(`roster: PostgreSQL connection error (the pool replaces the connection): ${err.message}\n`),
+  );
+  const store = new PostgresDb(
+    pool,
+    schema,
+    () => new pg.Client({ connectionString, connectionTimeoutMillis: 10_000 }),
+  );
   try {
     await migrate(store);
   } catch (err) {
@@ -97,7 +109,7 @@ export function translateSql(sql: string): string {
   let n = 0;
   let result = '';
   // Walk the text, leaving quoted strings and identifiers alone.
-  for (let i = 0; i < sql.length; ) {
+  for (let i = 0; i < sql.length;) {
     const c = sql[i];
     if (c === "'" || c === '"') {
       let j = i + 1;
@@ -132,7 +144,8 @@ type Runner = Pick<pg.Pool | pg.PoolClient, 'query'>;
 function queryable(runner: Runner): Queryable {
   return {
     all: async <T>(sql: string, params: SqlValue[] = []) => (await runner.query(translateSql(sql), params)).rows as T[],
-    get: async <T>(sql: string, params: SqlValue[] = []) => (await runner.query(translateSql(sql), params)).rows[0] as T | undefined,
+    get: async <T>(sql: string, params: SqlValue[] = []) =>
+      (await runner.query(translateSql(sql), params)).rows[0] as T | undefined,
     run: async (sql: string, params: SqlValue[] = []) => {
       const r = await runner.query(translateSql(sql), params);
       // As in SQLite, a statement that only reads changes nothing.

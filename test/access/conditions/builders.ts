@@ -1,4 +1,14 @@
-import { checkAttributes, parseConditions, type AbacModel, type Bags, type CheckFacts, type Condition, type JsonObject, type RuleDef, type SetDef } from '../../../src/access/conditions/index.js';
+import {
+  checkAttributes,
+  parseConditions,
+  type AbacModel,
+  type Bags,
+  type CheckFacts,
+  type Condition,
+  type JsonObject,
+  type RuleDef,
+  type SetDef,
+} from '../../../src/access/conditions/index.js';
 
 /** A parsed tree, or the test fails with the parser's problems. */
 export function cond(json: unknown): Condition {
@@ -19,14 +29,27 @@ export function aCheck(over: {
   defined?: Partial<{ user: string[]; tenant: string[]; resource: string[] }>;
 }): Bags {
   const u = over.user ?? {};
-  const stored = u.unstored ? undefined : { attributes: u.attributes ?? {}, email: u.stored?.email, first_name: u.stored?.first_name, last_name: u.stored?.last_name };
+  const stored = u.unstored
+    ? undefined
+    : {
+        attributes: u.attributes ?? {},
+        email: u.stored?.email,
+        first_name: u.stored?.first_name,
+        last_name: u.stored?.last_name,
+      };
   const defined = {
     user: new Set(over.defined?.user ?? Object.keys(u.attributes ?? {})),
     tenant: new Set(over.defined?.tenant ?? Object.keys(over.tenant?.stored ?? {})),
     resource: new Set(over.defined?.resource ?? Object.keys(over.instance ?? {})),
   };
   return checkAttributes({
-    user: { key: u.key ?? 'u', stored, rolesInTenant: u.rolesInTenant ?? [], tenants: u.tenants ?? [], passed: u.passed },
+    user: {
+      key: u.key ?? 'u',
+      stored,
+      rolesInTenant: u.rolesInTenant ?? [],
+      tenants: u.tenants ?? [],
+      passed: u.passed,
+    },
     resource: { type: over.type ?? 'document', stored: over.instance, passed: over.passed },
     tenant: { key: over.tenant?.key ?? 'default', stored: over.tenant?.stored, member: over.tenant?.member ?? false },
     context: over.context,

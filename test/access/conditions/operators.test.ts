@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AttrSet, applyOperator, compareValues, evaluate, parseConditions, type Json } from '../../../src/access/conditions/index.js';
+import {
+  AttrSet,
+  applyOperator,
+  compareValues,
+  evaluate,
+  parseConditions,
+  type Json,
+} from '../../../src/access/conditions/index.js';
 import { aCheck, cond } from './builders.js';
 
 describe('every operator', () => {
@@ -45,9 +52,24 @@ describe('every operator', () => {
   });
 
   it('object_match, any_match and all_match apply their sub-conditions', () => {
-    const bags = aCheck({ user: { attributes: { address: { city: 'Paris', zip: 75001 }, shifts: [{ day: 'mon', start: 9 }, { day: 'tue', start: 14 }], empty: [] } } });
+    const bags = aCheck({
+      user: {
+        attributes: {
+          address: { city: 'Paris', zip: 75001 },
+          shifts: [
+            { day: 'mon', start: 9 },
+            { day: 'tue', start: 14 },
+          ],
+          empty: [],
+        },
+      },
+    });
     const holds = (c: unknown) => evaluate(cond(c), bags);
-    expect(holds({ 'user.address': { object_match: { match: { city: { equals: 'Paris' }, zip: { 'greater-than': 75000 } } } } })).toBe(true);
+    expect(
+      holds({
+        'user.address': { object_match: { match: { city: { equals: 'Paris' }, zip: { 'greater-than': 75000 } } } },
+      }),
+    ).toBe(true);
     expect(holds({ 'user.address': { object_match: { match: { city: { equals: 'Lyon' } } } } })).toBe(false);
     expect(holds({ 'user.shifts': { object_match: { match: {} } } })).toBe(false); // an array is no object
     expect(holds({ 'user.shifts': { any_match: { match: { start: { 'greater-than': 12 } } } } })).toBe(true);
@@ -58,20 +80,42 @@ describe('every operator', () => {
     expect(holds({ 'user.address': { any_match: { match: {} } } })).toBe(false);
   });
 
-  it('fk_resource_type applies match to the named instances\' stored attributes, and reports the ones it lacks', () => {
+  it("fk_resource_type applies match to the named instances' stored attributes, and reports the ones it lacks", () => {
     const bags = aCheck({ user: { attributes: { team: 't1', teams: ['t1', 't2'] } } });
-    const c = cond({ 'user.team': { object_match: { fk_resource_type: 'team', match: { region: { equals: 'eu' } } } } });
+    const c = cond({
+      'user.team': { object_match: { fk_resource_type: 'team', match: { region: { equals: 'eu' } } } },
+    });
     const missing = new Set<string>();
     expect(evaluate(c, bags, { instances: new Map(), missing })).toBe(false);
     expect([...missing]).toEqual(['team:t1']);
     expect(evaluate(c, bags, { instances: new Map([['team:t1', { region: 'eu' }]]) })).toBe(true);
-    const all = cond({ 'user.teams': { all_match: { fk_resource_type: 'team', match: { region: { equals: 'eu' } } } } });
-    expect(evaluate(all, bags, { instances: new Map([['team:t1', { region: 'eu' }], ['team:t2', null]]) })).toBe(false);
-    expect(evaluate(all, bags, { instances: new Map([['team:t1', { region: 'eu' }], ['team:t2', { region: 'eu' }]]) })).toBe(true);
+    const all = cond({
+      'user.teams': { all_match: { fk_resource_type: 'team', match: { region: { equals: 'eu' } } } },
+    });
+    expect(
+      evaluate(all, bags, {
+        instances: new Map([
+          ['team:t1', { region: 'eu' }],
+          ['team:t2', null],
+        ]),
+      }),
+    ).toBe(false);
+    expect(
+      evaluate(all, bags, {
+        instances: new Map([
+          ['team:t1', { region: 'eu' }],
+          ['team:t2', { region: 'eu' }],
+        ]),
+      }),
+    ).toBe(true);
   });
 
   it('references: a missing target is false; role.* holds through some held role, a ref to role.* never', () => {
-    const bags = aCheck({ user: { attributes: { limit: 10 } }, passed: { amount: 5 }, roleAttributes: [{ locations: ['NYC'] }, { locations: ['STL'] }] });
+    const bags = aCheck({
+      user: { attributes: { limit: 10 } },
+      passed: { amount: 5 },
+      roleAttributes: [{ locations: ['NYC'] }, { locations: ['STL'] }],
+    });
     expect(evaluate(cond({ 'resource.amount': { 'less-than': { ref: 'user.limit' } } }), bags)).toBe(true);
     expect(evaluate(cond({ 'resource.amount': { 'less-than': { ref: 'user.nothing' } } }), bags)).toBe(false);
     expect(evaluate(cond({ 'role.locations': { array_contains: 'STL' } }), bags)).toBe(true);
@@ -95,16 +139,56 @@ describe('parseConditions refuses what the notes do not accept, naming the path 
   it.each<[string, unknown, string, string]>([
     ['noneOf', { noneOf: [] }, 'conditions["noneOf"]', 'supported: {"allOf"'],
     ['and', { allOf: [{ and: [] }] }, 'conditions.allOf[0]["and"]', 'unknown condition'],
-    ['between', { allOf: [{ anyOf: [{ 'user.age': { between: [1, 2] } }] }] }, 'conditions.allOf[0].anyOf[0]["user.age"]["between"]', 'unknown operator "between"'],
-    ['starts-with', { 'user.email': { 'starts-with': 'a' } }, 'conditions["user.email"]["starts-with"]', 'supported: equals'],
-    ['an unknown prefix', { 'environment.day': { equals: 1 } }, 'conditions["environment.day"]', 'entity one of user, subject'],
-    ['two attributes in one leaf', { 'user.a': { equals: 1 }, 'user.b': { equals: 2 } }, 'conditions', 'exactly one key'],
+    [
+      'between',
+      { allOf: [{ anyOf: [{ 'user.age': { between: [1, 2] } }] }] },
+      'conditions.allOf[0].anyOf[0]["user.age"]["between"]',
+      'unknown operator "between"',
+    ],
+    [
+      'starts-with',
+      { 'user.email': { 'starts-with': 'a' } },
+      'conditions["user.email"]["starts-with"]',
+      'supported: equals',
+    ],
+    [
+      'an unknown prefix',
+      { 'environment.day': { equals: 1 } },
+      'conditions["environment.day"]',
+      'entity one of user, subject',
+    ],
+    [
+      'two attributes in one leaf',
+      { 'user.a': { equals: 1 }, 'user.b': { equals: 2 } },
+      'conditions',
+      'exactly one key',
+    ],
     ['two operators', { 'user.a': { equals: 1, 'not-equals': 2 } }, 'conditions["user.a"]', 'exactly one operator'],
     ['allOf not an array', { allOf: {} }, 'conditions.allOf', 'array'],
-    ['a bad ref', { 'user.a': { equals: { ref: 'nobody.x' } } }, 'conditions["user.a"]["equals"]', '{"ref": "<entity>.<attribute>"}'],
-    ['a ref with more keys', { 'user.a': { equals: { ref: 'user.b', x: 1 } } }, 'conditions["user.a"]["equals"]', 'reference'],
-    ['a match without match', { 'user.a': { object_match: { equals: 1 } } }, 'conditions["user.a"]["object_match"]', '{"match"'],
-    ['a bad sub-condition', { 'user.a': { any_match: { match: { x: { foo: 1 } } } } }, 'conditions["user.a"]["any_match"].match["x"]["foo"]', 'unknown operator'],
+    [
+      'a bad ref',
+      { 'user.a': { equals: { ref: 'nobody.x' } } },
+      'conditions["user.a"]["equals"]',
+      '{"ref": "<entity>.<attribute>"}',
+    ],
+    [
+      'a ref with more keys',
+      { 'user.a': { equals: { ref: 'user.b', x: 1 } } },
+      'conditions["user.a"]["equals"]',
+      'reference',
+    ],
+    [
+      'a match without match',
+      { 'user.a': { object_match: { equals: 1 } } },
+      'conditions["user.a"]["object_match"]',
+      '{"match"',
+    ],
+    [
+      'a bad sub-condition',
+      { 'user.a': { any_match: { match: { x: { foo: 1 } } } } },
+      'conditions["user.a"]["any_match"].match["x"]["foo"]',
+      'unknown operator',
+    ],
     ['a leaf that is not an object', { allOf: [3] }, 'conditions.allOf[0]', 'expected an object'],
   ])('%s', (_, json, path, message) => {
     const r = parseConditions(json);
@@ -120,10 +204,18 @@ describe('parseConditions refuses what the notes do not accept, naming the path 
 });
 
 const json: fc.Arbitrary<Json> = fc.letrec<{ v: Json }>((tie) => ({
-  v: fc.oneof({ depthSize: 'small', withCrossShrink: true }, fc.constant(null), fc.boolean(), fc.integer({ min: -5, max: 5 }), fc.constantFrom('a', 'b', '0', ''), fc.array(tie('v'), { maxLength: 3 }), fc.dictionary(fc.constantFrom('a', 'b'), tie('v'), { maxKeys: 2 })),
+  v: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.constant(null),
+    fc.boolean(),
+    fc.integer({ min: -5, max: 5 }),
+    fc.constantFrom('a', 'b', '0', ''),
+    fc.array(tie('v'), { maxLength: 3 }),
+    fc.dictionary(fc.constantFrom('a', 'b'), tie('v'), { maxKeys: 2 }),
+  ),
 })).v;
 
-describe('ordering and equality are Rego\'s', () => {
+describe("ordering and equality are Rego's", () => {
   it('compareValues is a total order consistent with equality', () => {
     fc.assert(
       fc.property(json, json, json, (a, b, c) => {
