@@ -245,6 +245,19 @@ function registerPlanCommands(program: Command): void {
 
   targetFlags(
     program
+      .command('drift')
+      .description(
+        'what differs between the live service (read in full) and the configuration, and who changed each object and when (the change history)',
+      )
+      .argument('[paths...]', 'configuration files or directories (default: roster.yaml or roster/)')
+      .option('--format <format>', 'text | markdown | json', 'text')
+      .option('--since <when>', 'how far back the change history is searched: a duration (30d, 12h) or a date', '30d')
+      .option('--prune', 'count live objects absent from the configuration as drift too (as plan --prune)')
+      .option('--detailed-exitcode', 'exit 2 when something drifted (0 nothing, 1 error)'),
+  ).action(async (paths: string[], opts) => (await import('./commands/drift.js')).driftCommand(paths, opts));
+
+  targetFlags(
+    program
       .command('apply')
       .description('make the live service match the configuration (or a saved plan)')
       .argument('[paths...]', 'configuration files or directories (default: roster.yaml or roster/)')
