@@ -131,9 +131,9 @@ function whereOf(f: HistoryFilter): { sql: string; params: SqlValue[] } {
   anyOf('actor_id', f.actorIds);
   anyOf2('project_id', 'project_key', f.projects);
   anyOf2('env_id', 'env_key', f.envs);
-  // Success is a 2xx or 3xx answer; a call in flight (status 0) is neither success nor failure yet.
+  // Success is a 2xx or 3xx answer; a call in flight, or whose answer was lost (status 0), is not one.
   if (f.success === true) parts.push('status >= 200 AND status < 400');
-  if (f.success === false) parts.push('(status >= 400 OR status BETWEEN 1 AND 199)');
+  if (f.success === false) parts.push('(status < 200 OR status >= 400)');
   if (f.actorName !== undefined) {
     parts.push(`LOWER(actor_name) LIKE ? ESCAPE '\\'`);
     params.push(containsPattern(f.actorName.toLowerCase()));
