@@ -37,6 +37,13 @@ export function registerCommands(program: Command): void {
     )
     .option('--decision-log-max-count <n>', 'keep at most this many logged decisions, the newest', '1000000')
     .option('--no-decision-log', 'log no decisions (the audit logs stay empty)')
+    .option(
+      '--history-max-age <duration>',
+      'keep the change history this long (docs/server.md, "Change history")',
+      '30d',
+    )
+    .option('--history-max-count <n>', 'keep at most this many calls in the change history, the newest', '100000')
+    .option('--no-history', 'keep no change history (GET /v2/history answers 404: clients read everything)')
     .action(async (opts) => (await import('./commands/serve.js')).serveCommand(opts));
 
   program
@@ -235,6 +242,19 @@ function registerPlanCommands(program: Command): void {
         'decide the recent decisions of the audit log again after the plan and list those that change: since a duration (7d, 12h) or a date; default 7d, the newest 10,000',
       ),
   ).action(async (paths: string[], opts) => (await import('./commands/plan.js')).planCommand(paths, opts));
+
+  targetFlags(
+    program
+      .command('drift')
+      .description(
+        'what differs between the live service (read in full) and the configuration, and who changed each object and when (the change history)',
+      )
+      .argument('[paths...]', 'configuration files or directories (default: roster.yaml or roster/)')
+      .option('--format <format>', 'text | markdown | json', 'text')
+      .option('--since <when>', 'how far back the change history is searched: a duration (30d, 12h) or a date', '30d')
+      .option('--prune', 'count live objects absent from the configuration as drift too (as plan --prune)')
+      .option('--detailed-exitcode', 'exit 2 when something drifted (0 nothing, 1 error)'),
+  ).action(async (paths: string[], opts) => (await import('./commands/drift.js')).driftCommand(paths, opts));
 
   targetFlags(
     program

@@ -36,7 +36,7 @@ describe('roster init --environments: the defaults of roster init', { timeout: 1
       on: { schedule?: unknown[] };
       jobs: Record<string, { steps: { name: string; run?: string }[] }>;
     };
-    expect(wf.on.schedule).toHaveLength(1);
+    expect(wf.on.schedule).toHaveLength(2);
     for (const e of ['dev', 'prod']) {
       expect(wf.jobs[`expire-${e}`].steps.find((s) => s.name === 'expire')?.run).toContain(
         `npx --no roster requests expire roster/ --env ${e}`,
@@ -142,9 +142,11 @@ describe('roster init --environments ENV on an existing layout', { timeout: 120_
       'plan-dev',
       'apply-dev',
       'expire-dev',
+      'drift-dev',
       'plan-prod',
       'apply-prod',
       'expire-prod',
+      'drift-prod',
     ]);
     expect(wf.jobs['apply-prod']).toEqual(
       (parse(environmentsWorkflow(['prod'])) as { jobs: Record<string, unknown> }).jobs['apply-prod'],

@@ -138,6 +138,15 @@ describe.sequential(
       expect((await ok('plan', 'edited.yaml', '--detailed-exitcode')).code).toBe(0);
     });
 
+    it('drift reads the change history and the bodies of the calls that wrote what differs', async () => {
+      // The live state is edited.yaml's: against full.yaml every edit is drift, made by these applies.
+      const r = await ok('drift', 'full.yaml', '--format', 'json', '--detailed-exitcode');
+      expect(r.code).toBe(2);
+      const report = JSON.parse(r.stdout);
+      expect(report.history.read).toBe(true);
+      expect(report.objects.filter((o: { cause?: unknown }) => o.cause).length).toBeGreaterThan(0);
+    });
+
     it('export, check --live and explain --live read the live environment', async () => {
       const exported = await ok('export', '--out', '-');
       expect(exported.stdout).toContain('team:platform');
@@ -265,6 +274,8 @@ describe.sequential(
         'GET /v2/projects/{proj_id}/envs/{env_id}',
         'GET /v2/projects/{proj_id}/envs',
         'GET /v2/pdps/{proj_id}/{env_id}/audit_logs',
+        'GET /v2/history',
+        'GET /v2/history/{event_id}/request',
       ]) {
         expect(used, op).toContain(op);
       }

@@ -48,6 +48,9 @@ describe('the workflow roster init --environments writes', () => {
       'expire-dev',
       'expire-staging',
       'expire-prod',
+      'drift-dev',
+      'drift-staging',
+      'drift-prod',
     ]);
     expect(wf.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' });
     expect(wf.on.push.branches).toEqual(['main']);
@@ -81,6 +84,21 @@ describe('the workflow roster init --environments writes', () => {
       expect(expire.environment).toBe(env);
       expect(expire.concurrency).toBe(`roster-apply-${env}`); // never beside the environment's apply
       expect(stepNamed(expire.steps, 'expire').run).toContain(`npx --no roster requests expire roster/ --env ${env}`);
+      // The drift job: the one-environment workflow's, with --env, its own issue and its own cache key.
+      const drift = wf.jobs[`drift-${env}`];
+      expect(drift.if).toBe(workflow().jobs.drift.if);
+      expect(drift.environment).toBe(env);
+      expect(drift.concurrency).toBe(`roster-apply-${env}`);
+      expect(stepNamed(drift.steps, 'drift').run).toContain(
+        `npx --no roster drift roster/ --env ${env} --format markdown --detailed-exitcode > drift.md`,
+      );
+      expect(stepNamed(drift.steps, 'keep snapshot').with).toEqual({
+        path: '.roster/snapshots',
+        key: `roster-snapshot-${env}-\${{ github.run_id }}`,
+      });
+      const issue = stepNamed(drift.steps, 'issue');
+      expect(issue.env).toMatchObject({ ROSTER_DRIFT_FILE: 'drift.md', ROSTER_ENVIRONMENT: env });
+      expect(issue.with!.script).toBe(stepNamed(workflow().jobs.drift.steps, 'issue').with!.script);
     }
   });
 
@@ -95,7 +113,7 @@ describe('the workflow roster init --environments writes', () => {
     for (const [job, j] of Object.entries(envWorkflow(['staging', 'prod']).jobs)) {
       for (const step of j.steps) {
         expect(JSON.stringify(step).includes('secrets.ROSTER_API_KEY'), `${job}:${step.name}`).toBe(
-          ['plan', 'apply', 'expire'].includes(step.name ?? ''),
+          ['plan', 'apply', 'expire', 'drift'].includes(step.name ?? ''),
         );
       }
     }

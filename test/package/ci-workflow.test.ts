@@ -32,7 +32,9 @@ describe('the workflow roster init writes', () => {
   });
 
   it('is valid YAML with exactly the steps docs/ci.md names, in order', () => {
-    const documented = [...DOCS.matchAll(/^\| (plan|apply|expire) \| `([^`]+)` \|/gm)].map((m) => `${m[1]}:${m[2]}`);
+    const documented = [...DOCS.matchAll(/^\| (plan|apply|expire|drift) \| `([^`]+)` \|/gm)].map(
+      (m) => `${m[1]}:${m[2]}`,
+    );
     const wf = workflow();
     const actual = Object.entries(wf.jobs).flatMap(([job, j]) => j.steps.map((s) => `${job}:${s.name}`));
     expect(documented.length).toBeGreaterThan(0);
@@ -41,8 +43,8 @@ describe('the workflow roster init writes', () => {
     expect(wf.on.push.branches).toEqual(['main']);
     expect(wf.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' });
     expect(wf.jobs.apply.concurrency).toBe('roster-apply');
-    // The schedule runs the expire job only, never beside an apply.
-    expect(wf.on.schedule).toEqual([{ cron: '*/15 * * * *' }]);
+    // The schedules run the expire job (every 15 minutes) and the drift job (once a day), never beside an apply.
+    expect(wf.on.schedule).toEqual([{ cron: '*/15 * * * *' }, { cron: '17 5 * * *' }]);
     expect(wf.jobs.expire.if).toBe("github.event_name == 'schedule'");
     expect(wf.jobs.expire.concurrency).toBe('roster-apply');
     expect(stepNamed(wf.jobs.expire.steps, 'expire').run).toContain('npx --no roster requests expire roster/');
@@ -57,7 +59,7 @@ describe('the workflow roster init writes', () => {
       for (const step of j.steps) {
         const usesKey = JSON.stringify(step).includes('secrets.ROSTER_API_KEY');
         expect(usesKey, `${job}:${step.name}`).toBe(
-          step.name === 'plan' || step.name === 'apply' || step.name === 'expire',
+          step.name === 'plan' || step.name === 'apply' || step.name === 'expire' || step.name === 'drift',
         );
         if (step.run?.includes('roster ')) expect(step.run).not.toMatch(/npx (?!--no )roster/);
       }

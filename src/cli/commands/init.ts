@@ -87,7 +87,7 @@ export async function initCommand(dirArg: string | undefined, opts: InitCommandO
       file: WORKFLOW_FILE,
       verb: verb(WORKFLOW_FILE),
       content: environmentsWorkflow(environments),
-      what: 'plans each environment a pull request touches (a comment each), applies each on merge, expires grants on a schedule',
+      what: 'plans each environment a pull request touches (a comment each), applies each on merge, expires grants on a schedule, reports drift daily (one issue each)',
     });
   } else {
     const config = opts.fromLive
@@ -99,7 +99,7 @@ export async function initCommand(dirArg: string | undefined, opts: InitCommandO
       file: WORKFLOW_FILE,
       verb: verb(WORKFLOW_FILE),
       content: template('workflow.yml'),
-      what: 'plans each pull request (as a comment), applies on merge to main',
+      what: 'plans each pull request (as a comment), applies on merge to main, reports drift daily (one issue)',
     });
   }
 
@@ -236,7 +236,7 @@ async function nextSteps(
       `${cd}npx --no roster validate roster/ && npx --no roster plan roster/ --env ${environments[0]}   (against the embedded default in ./.roster)`,
     );
     steps.push(
-      `on GitHub, Settings > Environments: create ${environments.join(', ')}; in each, the secret ROSTER_API_KEY (a key scoped to it, for its apply and expire jobs) and any protection rules`,
+      `on GitHub, Settings > Environments: create ${environments.join(', ')}; in each, the secret ROSTER_API_KEY (a key scoped to it, for its apply, expire and drift jobs) and any protection rules`,
     );
   } else if (environments) {
     steps.push(
@@ -246,7 +246,7 @@ async function nextSteps(
       'on GitHub, Settings > Secrets and variables > Actions: add the variable ROSTER_API_URL and the secret ROSTER_API_KEY (a key that reads every environment, for the plans)',
     );
     steps.push(
-      `on GitHub, Settings > Environments: create ${environments.join(', ')}; in each, the secret ROSTER_API_KEY (a key scoped to it, for its apply and expire jobs) and any protection rules (required reviewers for ${environments[environments.length - 1]})`,
+      `on GitHub, Settings > Environments: create ${environments.join(', ')}; in each, the secret ROSTER_API_KEY (a key scoped to it, for its apply, expire and drift jobs) and any protection rules (required reviewers for ${environments[environments.length - 1]})`,
     );
   } else if (live?.kind === 'remote') {
     // The plan the next step suggests reads the environment the export came from, not the embedded default.

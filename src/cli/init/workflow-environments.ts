@@ -26,6 +26,7 @@ export function environmentsWorkflow(environments: string[]): string {
   for (const env of environments) out.push(PLAN(env, indented(script, ' '.repeat(12))));
   for (const env of environments) out.push(APPLY(env));
   for (const env of environments) out.push(EXPIRE(env));
+  for (const env of environments) out.push(DRIFT(env));
   return `${out.join('\n')}`;
 }
 
@@ -45,11 +46,12 @@ export function environmentJobs(env: string): string {
     ),
     APPLY(env),
     EXPIRE(env),
+    DRIFT(env),
   ].join('\n');
 }
 
-/** The comment script of templates/workflow.yml (its plan job), or its apply job's `reviewed` script. */
-function commentScript(job: 'plan' | 'apply' = 'plan', step = 'comment'): string {
+/** The comment script of templates/workflow.yml (its plan job), its apply job's `reviewed` script, its drift job's `issue` script. */
+function commentScript(job: 'plan' | 'apply' | 'drift' = 'plan', step = 'comment'): string {
   const wf = parse(readFileSync(path.join(PACKAGE_ROOT, 'templates', 'workflow.yml'), 'utf8')) as {
     jobs: Record<string, { steps: { name: string; with?: { script?: string } }[] }>;
   };
@@ -75,7 +77,8 @@ const HEADER = `# Roster, several environments: plan each environment a pull req
 # ROSTER_API_KEY (Settings > Secrets and variables > Actions): the plan jobs use the repository's (a key
 # that reads every environment); each apply job runs in the GitHub environment of its name, whose own
 # variable and secret, when set, take the place of the repository's. Every 15 minutes, an expire job per
-# environment revokes the grants of approved access requests whose grant_for is over.
+# environment revokes the grants of approved access requests whose grant_for is over; once a day, a drift job
+# per environment reports what drifted from the configuration, and who changed it, in one issue each.
 name: roster
 on:
   pull_request:
@@ -85,6 +88,8 @@ on:
     paths: ${PATHS}
   schedule:
     - cron: '*/15 * * * *' # the expire jobs: how late a grant_for can be enforced (docs/review.md)
+    - cron: '17 5 * * *' # the drift jobs, once a day (docs/ci.md, "Drift")
+  workflow_dispatch: # the drift jobs, by hand (Actions > roster > Run workflow)
 
 permissions:
   contents: read
@@ -242,4 +247,51 @@ ${SETUP}      - name: expire
             exit 1
           fi
           npx --no roster requests expire roster/ --env ${env}
+`;
+
+/** Scheduled once a day (and by hand), in the environment's GitHub environment (its key); its own issue. */
+const DRIFT = (env: string) => `  drift-${env}:
+    if: github.event_name == 'workflow_dispatch' || (github.event_name == 'schedule' && github.event.schedule == '17 5 * * *')
+    runs-on: ubuntu-latest
+    environment: ${env}
+    concurrency: roster-apply-${env} # never beside an apply of ${env}
+    permissions:
+      contents: read
+      issues: write
+    steps:
+${SETUP}      - name: drift
+        id: drift
+        env:
+          ROSTER_API_URL: \${{ vars.ROSTER_API_URL }}
+          ROSTER_API_KEY: \${{ secrets.ROSTER_API_KEY }}
+        run: |
+          if [ -z "$ROSTER_API_URL" ]; then
+            echo "::error::set the variable ROSTER_API_URL and the secret ROSTER_API_KEY (repository, or environment ${env})"
+            exit 1
+          fi
+          set +e
+          npx --no roster drift roster/ --env ${env} --format markdown --detailed-exitcode > drift.md
+          code=$?
+          set -e
+          cat drift.md >> "$GITHUB_STEP_SUMMARY"
+          echo "exitcode=$code" >> "$GITHUB_OUTPUT"
+          if [ "$code" != 0 ] && [ "$code" != 2 ]; then exit "$code"; fi
+      - name: keep snapshot
+        uses: actions/cache/save@v4
+        with:
+          path: .roster/snapshots
+          key: roster-snapshot-${env}-\${{ github.run_id }}
+      - name: issue
+        uses: actions/github-script@v7
+        env:
+          ROSTER_DRIFT_FILE: drift.md
+          ROSTER_DRIFT_EXITCODE: \${{ steps.drift.outputs.exitcode }}
+          ROSTER_ENVIRONMENT: ${env}
+        with:
+          script: |
+${commentScript('drift', 'issue')
+  .trimEnd()
+  .split('\n')
+  .map((l) => (l ? ' '.repeat(12) + l : l))
+  .join('\n')}
 `;
