@@ -11,16 +11,17 @@
  *   - AuthZEN: evaluation, search/subject, search/resource, search/action ⇔ /allowed.
  * Lists name only what the environment stores (users it knows, instances it holds), which ABAC may allow
  * beyond: those are left out of the comparison. Each failure names the claim and the check. `npm test`: 2 environments (fixed seed);
- * `npm run test:lists` (ROSTER_PROPERTY_RUNS=50) for more; ROSTER_PROPERTY_SEED replays.
+ * `npm run test:lists` (ROSTER_PROPERTY_RUNS=50) for more; ROSTER_PROPERTY_SEED replays. On PostgreSQL 1.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ENV_KEY, startTestServer, type TestServer } from '../helpers/server.js';
+import { ENV_KEY, startTestServer, TEST_STORE, type TestServer } from '../helpers/server.js';
 import { arbPublicEnv, CHECKED_INSTANCES, describeWrite, PUBLIC_POOLS, writeEnv } from '../access/public-env.js';
 import { abacWrites, arbAbacSpec } from '../access/abac-env.js';
 import { allPages, ok } from './builders.js';
 
-const RUNS = Number(process.env.ROSTER_PROPERTY_RUNS || 2);
+// Each check is several round trips on PostgreSQL: one environment there (about a minute on a loaded machine).
+const RUNS = Number(process.env.ROSTER_PROPERTY_RUNS || (TEST_STORE === 'postgres' ? 1 : 2));
 const SEED = { seed: Number(process.env.ROSTER_PROPERTY_SEED || 4040) };
 const SHRINK = process.env.ROSTER_PROPERTY_NO_SHRINK ? { endOnFailure: true } : {};
 
@@ -115,7 +116,9 @@ async function userPermissionsAgree(s: TestServer, checks: Check[], allowed: Map
 }
 
 async function allTenantsAgree(s: TestServer, checks: Check[], wrong: Wrong) {
-  const asked = checks.filter((c) => c.resource.tenant === 't0');
+  // In t0, every type-level check and the instance checks of one action: all-tenants repeats /allowed per
+  // tenant, so the other actions add time, not cases.
+  const asked = checks.filter((c) => c.resource.tenant === 't0' && (!c.resource.key || c.action === ACTIONS[0]));
   const everywhere = asked.flatMap((c) => TENANTS.map((tenant) => ({ ...c, resource: { ...c.resource, tenant } })));
   const there = await decisions(s, everywhere);
   for (const c of asked) {
