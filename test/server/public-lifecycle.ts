@@ -25,6 +25,11 @@ export const IN_SCOPE = [
   `PUT ${S}/resources/{resource_id}`,
   `PATCH ${S}/resources/{resource_id}`,
   `DELETE ${S}/resources/{resource_id}`,
+  `GET ${S}/resources/{resource_id}/actions`,
+  `POST ${S}/resources/{resource_id}/actions`,
+  `GET ${S}/resources/{resource_id}/actions/{action_id}`,
+  `PATCH ${S}/resources/{resource_id}/actions/{action_id}`,
+  `DELETE ${S}/resources/{resource_id}/actions/{action_id}`,
   `GET ${S}/resources/{resource_id}/relations`,
   `POST ${S}/resources/{resource_id}/relations`,
   `GET ${S}/resources/{resource_id}/relations/{relation_id}`,
@@ -211,6 +216,13 @@ export async function driveLifecycle(s: TestServer): Promise<void> {
   await sc('GET', '/resources/doc');
   await sc('PATCH', '/resources/doc', { description: 'a document', actions: { read: {}, write: {}, delete: {} } });
   await sc('PUT', '/resources/scratch', { name: 'Scratch pad', actions: { read: {} } });
+  // A resource's actions one by one (the same actions its `actions` map holds).
+  await sc('POST', '/resources/folder/actions', { key: 'share', name: 'Share', attributes: { risky: true } });
+  await sc('GET', '/resources/folder/actions');
+  await sc('PATCH', '/resources/folder/actions/share', { description: 'give others access' });
+  await sc('GET', '/resources/folder/actions/share');
+  await sc('POST', '/resources/folder/actions', { key: 'archive', name: 'Archive' });
+  await sc('DELETE', '/resources/folder/actions/archive');
   await sc('POST', '/resources/doc/relations', { key: 'parent', name: 'Parent', subject_resource: 'folder' });
   await sc('GET', '/resources/doc/relations');
   await sc('GET', '/resources/doc/relations/parent');

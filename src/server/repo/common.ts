@@ -103,9 +103,11 @@ export function splitRef(ref: string, defaultType?: string): [string, string] | 
   return [ref.slice(0, i), ref.slice(i + 1)];
 }
 
-/** A `LIKE ? ESCAPE '\\'` pattern matching `text` anywhere, with `%`, `_` and `\\` taken literally. */
+/** A `LIKE ? ESCAPE '\\'` pattern matching `text` anywhere: `*` matches any run of characters; `%`, `_` and `\\` are literal. */
 export function containsPattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+  // `*` is a wildcard, as on the public service (permit-golang's integration test: `res*` finds `res` and
+  // `res-2`, `res-*` finds `res-2`, `res_*` finds nothing); LIKE's own `%` and `_` are literal.
+  return `%${text.replace(/[\\%_]/g, (c) => '\\' + c).replace(/\*/g, '%')}%`;
 }
 
 /** A uuid (version 4 layout) that is the same for the same seed: ids for things the store has no row for. */

@@ -4,6 +4,7 @@ import type { EnvResolver } from '../auth.js';
 import { invalid } from '../errors.js';
 import { installCanonicalIds } from '../ids.js';
 import resourceRoutes from './resources.js';
+import resourceActionRoutes from './resource-actions.js';
 import roleRoutes from './roles.js';
 import resourceRoleRoutes from './resource-roles.js';
 import rolePermissionRoutes from './role-permissions.js';
@@ -52,6 +53,7 @@ export async function registerRoutes(app: FastifyInstance, deps: ServerDeps, res
 
   await scoped('/v2/schema/:proj/:env', [
     resourceRoutes,
+    resourceActionRoutes,
     resourceRoleRoutes,
     roleRoutes,
     rolePermissionRoutes,

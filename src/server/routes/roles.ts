@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerDeps } from '../context.js';
 import { duplicate } from '../errors.js';
 import { parsePaging, schemaList } from '../paging.js';
+import { attributeClause, attributeFilters } from '../repo/attribute-filter.js';
 import { ATTRIBUTES, KEY, NAME, TEXT, SEARCH_QUERY, strictObject } from '../schemas.js';
 import { isUniqueViolation } from '../store/db.js';
 import { findKeyed, pageOf, parseJson, searchClause } from '../repo/common.js';
@@ -49,11 +50,19 @@ export default async function roleRoutes(app: FastifyInstance, { db, now }: Serv
   app.get('/roles', { schema: { querystring: SEARCH_QUERY } }, async (req) => {
     const paging = parsePaging(req.query as Record<string, unknown>);
     const search = searchClause((req.query as { search?: string }).search);
+    const filters = attributeFilters(req.query as Record<string, unknown>);
+    const byAttributes = await attributeClause(
+      db,
+      'roles',
+      `env_id = ? AND resource_id IS NULL`,
+      [req.env.envId],
+      filters,
+    );
     const { rows, total } = await pageOf<RoleRow>(
       db,
       'roles',
-      `env_id = ? AND resource_id IS NULL${search.where}`,
-      [req.env.envId, ...search.params],
+      `env_id = ? AND resource_id IS NULL${search.where}${byAttributes.where}`,
+      [req.env.envId, ...search.params, ...byAttributes.params],
       paging,
     );
     return schemaList(await reads(db, rows, req.env), total, paging, req.query as Record<string, unknown>);

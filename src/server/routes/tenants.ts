@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerDeps, EnvContext } from '../context.js';
 import { duplicate } from '../errors.js';
 import { parsePaging, schemaList } from '../paging.js';
+import { attributeClause, attributeFilters } from '../repo/attribute-filter.js';
 import { ATTRIBUTES, KEY, NAME, TEXT, SEARCH_QUERY, strictObject } from '../schemas.js';
 import { isUniqueViolation } from '../store/db.js';
 import { envFields, findKeyed, pageOf, parseJson, searchClause } from '../repo/common.js';
@@ -39,11 +40,13 @@ export default async function tenantRoutes(app: FastifyInstance, { db, now }: Se
   app.get('/tenants', { schema: { querystring: SEARCH_QUERY } }, async (req) => {
     const paging = parsePaging(req.query as Record<string, unknown>);
     const search = searchClause((req.query as { search?: string }).search);
+    const filters = attributeFilters(req.query as Record<string, unknown>);
+    const byAttributes = await attributeClause(db, 'tenants', `env_id = ?`, [req.env.envId], filters);
     const { rows, total } = await pageOf<TenantRow>(
       db,
       'tenants',
-      `env_id = ?${search.where}`,
-      [req.env.envId, ...search.params],
+      `env_id = ?${search.where}${byAttributes.where}`,
+      [req.env.envId, ...search.params, ...byAttributes.params],
       paging,
     );
     return schemaList(
