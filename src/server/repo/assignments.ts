@@ -353,6 +353,15 @@ export async function deleteAssignment(q: Queryable, r: ResolvedAssignment): Pro
   return changes > 0;
 }
 
+/** Deletes every assignment of the user in the tenant (the user leaves it); how many. */
+export async function deleteAssignmentsInTenant(q: Queryable, tenantId: string, userId: string): Promise<number> {
+  const { changes } = await q.run(`DELETE FROM role_assignments WHERE tenant_id = ? AND user_id = ?`, [
+    tenantId,
+    userId,
+  ]);
+  return changes;
+}
+
 function describe(a: AssignmentInput): string {
   return `${a.user} ${a.role} in ${a.resource_instance ?? a.tenant ?? 'default'}`;
 }
