@@ -20,7 +20,6 @@ const SQL_NOT_MOVED_YET: string[] = ['condition-sets.ts'];
 const CASTS_NOT_TYPED_YET: Record<string, number> = {
   'allowed.ts': 4,
   'attributes.ts': 7,
-  'audit-logs.ts': 2,
   'condition-sets.ts': 10,
   'projects.ts': 6,
   'user-permissions.ts': 1,
