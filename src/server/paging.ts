@@ -16,14 +16,21 @@ export interface Envelope<T> {
  * `page` (default 1, min 1) and `per_page` (default 30, min 1, max 100, or the route's own maximum:
  * 1000 for role assignments). A page past the end is an empty page, not an error.
  */
-export function parsePaging(source: Record<string, unknown>, max = 100): Paging {
-  const page = toInt(source.page, 'page', 1);
-  const perPage = toInt(source.per_page, 'per_page', 30);
+export function parsePaging(query: unknown, max = 100): Paging {
+  const page = toInt(field(query, 'page'), 'page', 1);
+  const perPage = toInt(field(query, 'per_page'), 'per_page', 30);
   if (page < 1) throw invalid(['query', 'page'], 'must be >= 1');
   if (perPage < 1) throw invalid(['query', 'per_page'], 'must be >= 1');
   if (perPage > max) throw httpError('PAGINATION_SIZE_OVERREACHED', `per_page may be at most ${max}, got ${perPage}`);
   return { page, perPage, offset: (page - 1) * perPage };
 }
+
+/**
+ * A field of a querystring: typed by the route's schema where it has one, checked here where it has not
+ * (parsePaging reads `page` and `per_page` of any route).
+ */
+const field = (query: unknown, name: string): unknown =>
+  typeof query === 'object' && query !== null ? Reflect.get(query, name) : undefined;
 
 function toInt(value: unknown, name: string, fallback: number): number {
   if (value === undefined || value === null || value === '') return fallback;
@@ -50,8 +57,9 @@ export async function schemaList<T>(
   data: T[],
   total: Total,
   paging: Paging,
-  query: Record<string, unknown>,
+  query: unknown,
 ): Promise<T[] | Envelope<T>> {
-  const want = query.include_total_count === true || query.include_total_count === 'true';
+  const count = field(query, 'include_total_count');
+  const want = count === true || count === 'true';
   return want ? envelope(data, total, paging) : data;
 }

@@ -14,7 +14,11 @@ export const EMAIL = { type: 'string', maxLength: 320 } as const;
 /** A user's first or last name. Optional text fields are strings, never `null`, as the public schemas type them. */
 export const PERSON_NAME = { type: 'string', maxLength: 1024 } as const;
 
-export function strictObject(properties: Record<string, unknown>, required: string[] = []) {
+/** An object of exactly these properties. Generic so that the route's type provider sees each one's schema. */
+export function strictObject<
+  const P extends Record<string, object>,
+  const R extends readonly (keyof P & string)[] = [],
+>(properties: P, required: R = [] as unknown as R) {
   return { type: 'object', properties, required, additionalProperties: false } as const;
 }
 

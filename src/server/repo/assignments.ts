@@ -70,6 +70,11 @@ export function assignmentRead(row: AssignmentRow, env: EnvContext) {
   };
 }
 
+/** One assignment by id, in the joined read shape (the answer of a create, read after it commits). */
+export async function readAssignment(q: Queryable, id: string): Promise<AssignmentRow | undefined> {
+  return q.get<AssignmentRow>(`SELECT ${ASSIGNMENT_SELECT} FROM ${ASSIGNMENT_FROM} WHERE ra.id = ?`, [id]);
+}
+
 export interface InstanceRef {
   id: string;
   key: string;
@@ -276,6 +281,28 @@ export async function assignRole(
   options: { ignoreDuplicate?: boolean; createInstance?: boolean; memo?: AssignmentLookups } = {},
 ): Promise<{ id: string; created: boolean }> {
   const r = await resolveAssignment(q, envId, a, options.createInstance ? at : undefined, options.memo);
+  return writeAssignment(q, envId, r, at, { ...options, what: () => describe(a) });
+}
+
+/** An assignment's rows, resolved (resolveAssignment, or a group's membership: repo/group-writes.ts). */
+export interface ResolvedAssignment {
+  userId: string;
+  roleId: string;
+  tenantId: string;
+  instanceId: string | null;
+}
+
+/**
+ * The one insert of a role assignment: every assignment, a group's membership included, is written here.
+ * `what` names it in the 409. `memo` (a bulk call) skips the read first: the insert says whether it created.
+ */
+export async function writeAssignment(
+  q: Queryable,
+  envId: string,
+  r: ResolvedAssignment,
+  at: string,
+  options: { ignoreDuplicate?: boolean; memo?: AssignmentLookups; what: () => string },
+): Promise<{ id: string; created: boolean }> {
   // A bulk call needs only whether each was created: the insert below says so, without reading first.
   if (!options.memo) {
     const existing = await q.get<{ id: string }>(
@@ -284,7 +311,7 @@ export async function assignRole(
     );
     if (existing) {
       if (options.ignoreDuplicate) return { id: existing.id, created: false };
-      throw duplicate('role assignment', describe(a));
+      throw duplicate('role assignment', options.what());
     }
   }
   const id = newId();
@@ -299,7 +326,7 @@ export async function assignRole(
   );
   if (changes === 0) {
     if (options.ignoreDuplicate) return { id, created: false };
-    throw duplicate('role assignment', describe(a));
+    throw duplicate('role assignment', options.what());
   }
   return { id, created: true };
 }
@@ -312,12 +339,27 @@ export async function unassignRole(
   options: { ignoreMissing?: boolean; memo?: AssignmentLookups } = {},
 ): Promise<boolean> {
   const r = await resolveAssignment(q, envId, a, undefined, options.memo);
+  const removed = await deleteAssignment(q, r);
+  if (!removed && !options.ignoreMissing) throw notFound('role assignment', describe(a));
+  return removed;
+}
+
+/** The one delete of a role assignment (the counterpart of writeAssignment); whether there was one. */
+export async function deleteAssignment(q: Queryable, r: ResolvedAssignment): Promise<boolean> {
   const { changes } = await q.run(
     `DELETE FROM role_assignments WHERE user_id = ? AND role_id = ? AND tenant_id = ? AND COALESCE(resource_instance_id, '') = ?`,
     [r.userId, r.roleId, r.tenantId, r.instanceId ?? ''],
   );
-  if (!changes && !options.ignoreMissing) throw notFound('role assignment', describe(a));
   return changes > 0;
+}
+
+/** Deletes every assignment of the user in the tenant (the user leaves it); how many. */
+export async function deleteAssignmentsInTenant(q: Queryable, tenantId: string, userId: string): Promise<number> {
+  const { changes } = await q.run(`DELETE FROM role_assignments WHERE tenant_id = ? AND user_id = ?`, [
+    tenantId,
+    userId,
+  ]);
+  return changes;
 }
 
 function describe(a: AssignmentInput): string {

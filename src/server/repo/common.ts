@@ -6,6 +6,11 @@ import type { Paging } from '../paging.js';
 import { pageClauses, pageWithCursor, type PageFrom, type PageStart } from './page-cursors.js';
 import { versionMemo } from './version-memo.js';
 
+/** Whether the store answers at all (the health check): throws when it does not. */
+export async function pingStore(q: Queryable): Promise<void> {
+  await q.get('SELECT 1 AS ok');
+}
+
 export const parseJson = <T>(text: unknown, fallback: T): T =>
   typeof text === 'string' && text ? (JSON.parse(text) as T) : fallback;
 

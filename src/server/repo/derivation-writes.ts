@@ -2,7 +2,7 @@ import type { Queryable } from '../store/db.js';
 import { httpError, notFound } from '../errors.js';
 import { findKeyed, stableUuid } from './common.js';
 import { findRoleOn } from './role-scope.js';
-import { writeConditions, writeImplicitGrant } from './relations.js';
+import { dropUnderivedGroupGrants, writeConditions, writeImplicitGrant } from './relations.js';
 import { GROUP_RELATION_SQL } from './derivations.js';
 
 /**
@@ -207,4 +207,34 @@ export async function grantedToReads(
     });
   }
   return out;
+}
+
+/** The rules deriving `roleId` on `resourceId`, oldest first, each with its roles, resource and relation. */
+export async function listImplicitGrants(q: Queryable, resourceId: string, roleId: string) {
+  const rows = await q.all<{
+    role_id: string;
+    resource_id: string;
+    relation_id: string;
+    role: string;
+    on_resource: string;
+    linked_by_relation: string;
+    no_direct: number;
+  }>(
+    `SELECT lr.id AS role_id, onr.id AS resource_id, rel.id AS relation_id, lr.key AS role, onr.key AS on_resource, rel.key AS linked_by_relation,
+       g.no_direct_roles AS no_direct
+     FROM implicit_grants g JOIN roles lr ON lr.id = g.linked_role_id JOIN resources onr ON onr.id = g.on_resource_id JOIN relations rel ON rel.id = g.relation_id
+     WHERE g.resource_id = ? AND g.role_id = ? ORDER BY g.created_at, g.id`,
+    [resourceId, roleId],
+  );
+  return rows.map(({ no_direct, ...r }) => ({ ...r, when: { no_direct_roles_on_object: Number(no_direct) > 0 } }));
+}
+
+/** Deletes one resolved rule (404 when there is none), and the group roles it alone carried. */
+export async function deleteImplicitGrant(tx: Queryable, g: ResolvedRule): Promise<void> {
+  const { changes } = await tx.run(
+    `DELETE FROM implicit_grants WHERE resource_id = ? AND role_id = ? AND on_resource_id = ? AND linked_role_id = ? AND relation_id = ?`,
+    [g.resourceId, g.roleId, g.onResourceId, g.linkedRoleId, g.relationId],
+  );
+  if (!changes) throw notFound('role derivation', `${g.keys.role} on ${g.keys.on_resource} by ${g.keys.relation}`);
+  await dropUnderivedGroupGrants(tx, g);
 }

@@ -140,3 +140,44 @@ export async function replaceResourceRoles(
   );
   await writeResourceRoles(tx, envId, resource, roles, { at, replace: true });
 }
+
+/** One page of a resource's roles, in creation order. */
+export function listResourceRoles(q: Queryable, resourceId: string, paging: { perPage: number; offset: number }) {
+  return q.all<RoleRow>(`SELECT * FROM roles WHERE resource_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?`, [
+    resourceId,
+    paging.perPage,
+    paging.offset,
+  ]);
+}
+
+/**
+ * Adds (`add`) or removes some permissions of a resource role without restating the others: an action
+ * key, `{resource}:{action}` or an action's id. Adding one the role has, or removing one it lacks, is
+ * skipped. Removing: what does not name an action of the resource names nothing the role has.
+ */
+export async function changeResourceRolePermissions(
+  tx: Queryable,
+  res: OwningResource,
+  role: RoleRow,
+  permissions: string[],
+  add: boolean,
+  at: string,
+): Promise<void> {
+  const had = parseJson<string[]>(role.permissions, []);
+  let next: string[];
+  if (add) next = resourceRolePermissions(res, [...had, ...permissions], { byId: true });
+  else {
+    const names = new Set(
+      permissions.flatMap((p) => {
+        try {
+          return resourceRolePermissions(res, [p], { byId: true });
+        } catch {
+          return [];
+        }
+      }),
+    );
+    next = had.filter((p) => !names.has(p));
+  }
+  if (next.length !== had.length || next.some((p, i) => p !== had[i]))
+    await tx.run(`UPDATE roles SET permissions = ?, updated_at = ? WHERE id = ?`, [JSON.stringify(next), at, role.id]);
+}

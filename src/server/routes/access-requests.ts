@@ -1,23 +1,13 @@
-import { findRoleNamed } from '../repo/role-scope.js';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ServerDeps } from '../context.js';
-import { httpError, invalid } from '../errors.js';
+import { invalid } from '../errors.js';
 import { envelope, parsePaging } from '../paging.js';
 import { KEY, TEXT, strictObject } from '../schemas.js';
-import type { Queryable } from '../store/db.js';
-import { findKeyed, parseJson } from '../repo/common.js';
-import { findElementsConfig } from '../repo/elements.js';
-import { isUserInTenant } from '../repo/users.js';
-import { findInstance, findInstanceOrNull } from '../repo/assignments.js';
-import {
-  accessRequestRead,
-  findModerators,
-  getRequest,
-  listRequests,
-  type RequestFilters,
-} from '../repo/access-requests.js';
-import { decideAccessRequest, loadVisibleRequest, type RequestBody } from '../repo/access-request-decide.js';
-import { parseStatusFilter, reviewerRoles, type Transition } from '../domain/access-requests.js';
+import { accessRequestRead, listRequests, type RequestFilters } from '../repo/access-requests.js';
+import { decideAccessRequest, loadVisibleRequest } from '../repo/access-request-decide.js';
+import { fileAccessRequest, requestContext } from '../repo/access-request-file.js';
+import { parseStatusFilter } from '../domain/access-requests.js';
+import { typed } from './typed.js';
 import type { Paging } from '../paging.js';
 
 const INSTANCE = { type: 'string', pattern: '^([A-Za-z0-9\\-_]+:)?[A-Za-z0-9\\-_]+$', maxLength: 513 } as const;
@@ -35,9 +25,16 @@ export const CREATE = strictObject(
 );
 // Text fields are strings, never `null`, as the public schemas type them. The whole body may be absent
 // or `null` (no body): approve, deny and cancel need none.
-export const REVIEW = { anyOf: [strictObject({ reviewer_comment: TEXT, role: KEY }), { type: 'null' }] };
-export const DENY = { anyOf: [strictObject({ reviewer_comment: TEXT }), { type: 'null' }] };
-export const CANCEL = { anyOf: [strictObject({ reason: TEXT }), { type: 'null' }] };
+export const REVIEW = { anyOf: [strictObject({ reviewer_comment: TEXT, role: KEY }), { type: 'null' }] } as const;
+export const DENY = { anyOf: [strictObject({ reviewer_comment: TEXT }), { type: 'null' }] } as const;
+export const CANCEL = { anyOf: [strictObject({ reason: TEXT }), { type: 'null' }] } as const;
+
+/** A query parameter or header as text: a string, several (an array), or absent. */
+function textOf(source: unknown, name: string): string | string[] | undefined {
+  const v: unknown = typeof source === 'object' && source !== null ? Reflect.get(source, name) : undefined;
+  if (typeof v === 'string') return v;
+  return Array.isArray(v) ? v.map(String) : undefined;
+}
 
 /** A repeated query parameter (`?role=a&role=b`) arrives as an array: one value per filter, else 422. */
 function single(value: string | string[], loc: string[]): string {
@@ -51,125 +48,42 @@ function requesterFilter(given: { name: string; value: string } | undefined): Re
   return { user: given.value, byId: given.name === 'requesting_user_id' };
 }
 
-interface Context {
-  actorId: string;
-  actorKey: string;
-  tenant: { id: string; key: string };
-  config: { id: string; roles_to_levels: string };
-}
+const PATH = {
+  type: 'object',
+  properties: { config: { type: 'string' }, user: { type: 'string' }, tenant: { type: 'string' } },
+  required: ['config', 'user', 'tenant'],
+} as const;
+const ONE = {
+  ...PATH,
+  properties: { ...PATH.properties, id: { type: 'string' } },
+  required: [...PATH.required, 'id'],
+} as const;
 
 /**
  * Access requests under `/v2/facts/{p}/{e}/access_requests/{config}/user/{user}/tenant/{tenant}`. The
  * path user is the acting user. Decisions run in one transaction whose update is conditional on the
  * request still being pending, so of any number of concurrent decisions exactly one succeeds.
  */
-export default async function accessRequestRoutes(app: FastifyInstance, { db, now }: ServerDeps) {
+export default async function accessRequestRoutes(base: FastifyInstance, { db, now }: ServerDeps) {
+  const app = typed(base);
   const P = '/access_requests/:config/user/:user/tenant/:tenant';
 
-  const context = async (q: Queryable, req: FastifyRequest): Promise<Context> => {
-    const p = req.params as { config: string; user: string; tenant: string };
-    const config = await findElementsConfig(q, req.env.envId, p.config);
-    const actor = await findKeyed<{ id: string; key: string }>(q, 'users', req.env.envId, p.user, 'user');
-    const tenant = await findKeyed<{ id: string; key: string }>(q, 'tenants', req.env.envId, p.tenant, 'tenant');
-    return { actorId: actor.id, actorKey: actor.key, tenant, config };
-  };
-
-  app.post(P, { schema: { body: CREATE } }, async (req) => {
-    const b = req.body as {
-      access_request_details: {
-        tenant?: string;
-        role: string;
-        resource?: string | null;
-        resource_instance?: string | null;
-      };
-      reason?: string | null;
-    };
-    const d = b.access_request_details;
+  app.post(P, { schema: { body: CREATE, params: PATH } }, async (req) => {
     const at = now().toISOString();
     // Random, not time-ordered (new-id.ts): reviewers name a request by the start of its id (roster
     // requests approve 3f2a9c1e), and requests filed in the same minute would share their first digits.
     const id = crypto.randomUUID();
+    const { access_request_details: details, reason } = req.body;
     const row = await db.transaction(async (tx) => {
-      const ctx = await context(tx, req);
-      if (d.tenant && d.tenant !== ctx.tenant.key && d.tenant !== ctx.tenant.id) {
-        throw httpError(
-          'INVALID_INPUT',
-          `access_request_details.tenant '${d.tenant}' differs from the path's tenant '${ctx.tenant.key}'`,
-        );
-      }
-      // Details are stored as keys (a role or resource may be named by id): the read model and the
-      // list filters speak keys.
-      let resource = d.resource
-        ? (await findKeyed<{ id: string; key: string }>(tx, 'resources', req.env.envId, d.resource, 'resource')).key
-        : null;
-      let instance: string | null = null;
-      let on: { id: string; key: string } | undefined;
-      if (d.resource_instance) {
-        // `type:key`, a key of `resource`, or (as elsewhere in the API) an instance id.
-        const given = d.resource_instance;
-        const byId = given.includes(':') ? undefined : await findInstanceOrNull(tx, req.env.envId, given);
-        const ref = given.includes(':') ? given : resource ? `${resource}:${given}` : byId ? given : null;
-        if (!ref)
-          throw invalid(
-            ['body', 'access_request_details', 'resource'],
-            'a resource_instance needs its resource (or the form type:key, or an instance id)',
-          );
-        const inst = byId ?? (await findInstance(tx, req.env.envId, ref));
-        if (resource && inst.resource_key !== resource)
-          throw httpError('INVALID_INPUT', `resource instance '${ref}' is not of resource '${resource}'`);
-        if (inst.tenant_id !== ctx.tenant.id) {
-          throw httpError(
-            'MISMATCH_RESOURCE_INSTANCES_TENANTS',
-            `resource instance '${ref}' is in tenant '${inst.tenant_key}', not '${ctx.tenant.key}'`,
-          );
-        }
-        resource = inst.resource_key;
-        instance = inst.key;
-        on = { id: inst.resource_id, key: inst.resource_key };
-      }
-      // On an instance: its type's resource role of that key, else the top-level one (repo/role-scope.ts).
-      const role = (await findRoleNamed(tx, req.env.envId, on, d.role)).key;
-      if (!(await isUserInTenant(tx, ctx.actorId, ctx.tenant.id))) {
-        throw httpError(
-          'USER_NOT_IN_TENANT',
-          `user '${ctx.actorKey}' is not in tenant '${ctx.tenant.key}' and so may not request access there`,
-        );
-      }
-      await tx.run(
-        `INSERT INTO access_requests (id, env_id, elements_config_id, requesting_user_id, tenant_id, role_key, resource_key, instance_key, reason,
-           cancel_reason, status, reviewer_user_id, reviewed_at, reviewer_comment, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, NULL, NULL, ?, ?)`,
-        [
-          id,
-          req.env.envId,
-          ctx.config.id,
-          ctx.actorId,
-          ctx.tenant.id,
-          role,
-          resource,
-          instance,
-          b.reason ?? null,
-          at,
-          at,
-        ],
-      );
-      // "Relevant moderators are assigned to review": recorded now, so later role changes do not
-      // silently hand a pending request to someone else.
-      const roles = reviewerRoles(parseJson(ctx.config.roles_to_levels, {}));
-      for (const m of await findModerators(tx, ctx.tenant.id, roles)) {
-        await tx.run(`INSERT INTO access_request_moderators (request_id, user_id) VALUES (?, ?)`, [id, m]);
-      }
-      return (await getRequest(tx, req.env.envId, ctx.actorId, id))!;
+      const ctx = await requestContext(tx, req.env.envId, req.params);
+      return fileAccessRequest(tx, req.env.envId, ctx, { id, details, reason, at });
     });
     return accessRequestRead(row, req.env);
   });
 
-  app.get(P, async (req) => {
-    const { filters, paging } = parseListQuery(
-      req.query as Record<string, string | string[] | undefined>,
-      req.headers as Record<string, string | string[] | undefined>,
-    );
-    const ctx = await context(db, req);
+  app.get(P, { schema: { params: PATH } }, async (req) => {
+    const { filters, paging } = parseListQuery(req.query, req.headers);
+    const ctx = await requestContext(db, req.env.envId, req.params);
     const { rows, total } = await listRequests(db, req.env.envId, ctx.config.id, ctx.actorId, filters, paging);
     return envelope(
       rows.map((r) => accessRequestRead(r, req.env)),
@@ -178,44 +92,42 @@ export default async function accessRequestRoutes(app: FastifyInstance, { db, no
     );
   });
 
-  app.get(`${P}/:id`, async (req) => {
-    const ctx = await context(db, req);
-    const { row } = await loadVisibleRequest(
-      db,
-      req.env.envId,
-      ctx.config.id,
-      { kind: 'user', id: ctx.actorId },
-      (req.params as { id: string }).id,
-    );
+  app.get(`${P}/:id`, { schema: { params: ONE } }, async (req) => {
+    const ctx = await requestContext(db, req.env.envId, req.params);
+    const actor = { kind: 'user', id: ctx.actorId } as const;
+    const { row } = await loadVisibleRequest(db, req.env.envId, ctx.config.id, actor, req.params.id);
     return accessRequestRead(row, req.env);
   });
 
-  const transition = (kind: Transition) => async (req: FastifyRequest) => {
-    const body = (req.body ?? {}) as RequestBody;
-    const at = now().toISOString();
-    const result = await db.transaction(async (tx) => {
-      const ctx = await context(tx, req);
-      const id = (req.params as { id: string }).id;
-      return {
-        row: await decideAccessRequest(tx, {
-          envId: req.env.envId,
-          configId: ctx.config.id,
-          actor: { kind: 'user', id: ctx.actorId },
-          id,
-          kind,
-          body,
-          at,
-        }),
-        actorId: ctx.actorId,
-      };
+  const routes = [
+    ['PATCH', 'reviewer', 'update', REVIEW],
+    ['PUT', 'approve', 'approve', REVIEW],
+    ['PUT', 'deny', 'deny', DENY],
+    ['PUT', 'cancel', 'cancel', CANCEL],
+  ] as const;
+  for (const [method, url, kind, body] of routes) {
+    app.route({
+      method,
+      url: `${P}/:id/${url}`,
+      schema: { body, params: ONE },
+      handler: async (req) => {
+        const at = now().toISOString();
+        const row = await db.transaction(async (tx) => {
+          const ctx = await requestContext(tx, req.env.envId, req.params);
+          return decideAccessRequest(tx, {
+            envId: req.env.envId,
+            configId: ctx.config.id,
+            actor: { kind: 'user', id: ctx.actorId },
+            id: req.params.id,
+            kind,
+            body: req.body ?? {},
+            at,
+          });
+        });
+        return accessRequestRead(row, req.env);
+      },
     });
-    return accessRequestRead(result.row, req.env);
-  };
-
-  app.patch(`${P}/:id/reviewer`, { schema: { body: REVIEW } }, transition('update'));
-  app.put(`${P}/:id/approve`, { schema: { body: REVIEW } }, transition('approve'));
-  app.put(`${P}/:id/deny`, { schema: { body: DENY } }, transition('deny'));
-  app.put(`${P}/:id/cancel`, { schema: { body: CANCEL } }, transition('cancel'));
+  }
 }
 
 /**
@@ -223,15 +135,17 @@ export default async function accessRequestRoutes(app: FastifyInstance, { db, no
  * a query parameter wins. An empty value (`?status=`, a blank header, as clients send for "unset") is
  * no filter. The elements list (elements-access-requests.ts) passes no headers.
  */
-export function parseListQuery(
-  query: Record<string, string | string[] | undefined>,
-  headers: Record<string, string | string[] | undefined> = {},
-): { filters: RequestFilters; paging: Paging } {
-  const given = (v: string | string[] | undefined) => v !== undefined && v !== '';
+export function parseListQuery(query: unknown, headers: unknown = {}): { filters: RequestFilters; paging: Paging } {
   // The first of `names` given in the query, else in the headers, with the name that carried it.
   const pickNamed = (...names: string[]): { name: string; value: string } | undefined => {
-    for (const n of names) if (given(query[n])) return { name: n, value: single(query[n]!, ['query', n]) };
-    for (const n of names) if (given(headers[n])) return { name: n, value: single(headers[n]!, ['header', n]) };
+    for (const [from, where] of [
+      [query, 'query'],
+      [headers, 'header'],
+    ] as const)
+      for (const n of names) {
+        const v = textOf(from, n);
+        if (v !== undefined && v !== '') return { name: n, value: single(v, [where, n]) };
+      }
     return undefined;
   };
   const pick = (...names: string[]): string | undefined => pickNamed(...names)?.value;

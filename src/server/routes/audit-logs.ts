@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { EnvContext, ServerDeps } from '../context.js';
 import { httpError, invalid, notFound } from '../errors.js';
 import { getDecision, listDecisions, type StoredDecision } from '../repo/decision-log.js';
+import { pathParams, typed } from './typed.js';
 
 /** The public audit-log API's own bound: no page may reach past the 10,000th result. */
 export const AUDIT_LOG_WINDOW = 10_000;
@@ -26,21 +27,6 @@ const QUERY = {
     per_page: { type: 'integer', minimum: 1, maximum: 100 },
   },
 } as const;
-
-interface Query {
-  pdp_id?: string;
-  users?: string | string[];
-  decision?: boolean;
-  resources?: string | string[];
-  tenant?: string;
-  action?: string;
-  timestamp_from?: number;
-  timestamp_to?: number;
-  sort_by?: string;
-  query?: string;
-  page?: number;
-  per_page?: number;
-}
 
 const listOf = (v: string | string[] | undefined) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]);
 
@@ -71,9 +57,10 @@ function auditLogRead(d: StoredDecision, env: EnvContext) {
  * whole second). Only decisions are logged, so `query` other than `check` or `none` finds nothing, and
  * neither does a `pdp_id` (no PDP configurations here). docs/server.md, "Decision log".
  */
-export default async function auditLogRoutes(app: FastifyInstance, { db, decisionLog }: ServerDeps) {
+export default async function auditLogRoutes(base: FastifyInstance, { db, decisionLog }: ServerDeps) {
+  const app = typed(base);
   app.get('/audit_logs', { schema: { querystring: QUERY } }, async (req) => {
-    const q = req.query as Query;
+    const q = req.query;
     const page = q.page ?? 1;
     const perPage = q.per_page ?? 30;
     if ((page - 1) * perPage >= AUDIT_LOG_WINDOW) {
@@ -114,8 +101,8 @@ export default async function auditLogRoutes(app: FastifyInstance, { db, decisio
     };
   });
 
-  app.get('/audit_logs/:log_id', async (req) => {
-    const { log_id: id } = req.params as { log_id: string };
+  app.get('/audit_logs/:log_id', { schema: { params: pathParams('log_id') } }, async (req) => {
+    const { log_id: id } = req.params;
     if (!UUID.test(id)) throw invalid(['path', 'log_id'], 'not a uuid', 'uuid_parsing');
     await decisionLog?.flush().catch(() => {});
     const d = await getDecision(db, req.env.envId, id.toLowerCase());

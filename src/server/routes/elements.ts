@@ -1,31 +1,26 @@
-import { newId } from '../new-id.js';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ServerDeps } from '../context.js';
-import { duplicate } from '../errors.js';
+import type { FastifyInstance } from 'fastify';
+import type { EnvContext, ServerDeps } from '../context.js';
 import { parsePaging, schemaList } from '../paging.js';
 import { KEY, NAME, PAGING_QUERY, strictObject } from '../schemas.js';
-import { isUniqueViolation } from '../store/db.js';
-import { pageOf } from '../repo/common.js';
+import { elementsConfigReads, findElementsConfig } from '../repo/elements.js';
 import {
-  elementsConfigReads,
-  findElementsConfig,
-  resolveLevels,
-  type ElementsConfigRow,
-  type Levels,
-} from '../repo/elements.js';
+  createElementsConfig,
+  deleteElementsConfig,
+  listElementsConfigs,
+  readElementsConfig,
+  updateElementsConfig,
+} from '../repo/elements-writes.js';
+import { pathParams, typed } from './typed.js';
 
 // Roles by key or id (an id is 36 characters; keys are checked for existing roles).
 const ROLE_REF = { type: 'string', minLength: 1, maxLength: 256 } as const;
 // The public `roles_to_levels` is a map (level → roles): its entries are no optional fields, so `null`
 // for one is refused as the public schema refuses it (validation.ts, `x-map`).
+const ROLE_REFS = { type: 'array', items: ROLE_REF, maxItems: 1000 } as const;
 const LEVELS = {
-  ...strictObject(
-    Object.fromEntries(
-      ['LEVEL_1', 'LEVEL_2', 'LEVEL_3', 'LEVEL_4'].map((l) => [l, { type: 'array', items: ROLE_REF, maxItems: 1000 }]),
-    ),
-  ),
+  ...strictObject({ LEVEL_1: ROLE_REFS, LEVEL_2: ROLE_REFS, LEVEL_3: ROLE_REFS, LEVEL_4: ROLE_REFS }),
   'x-map': true,
-};
+} as const;
 const TYPE = {
   type: 'string',
   enum: ['user_management', 'audit_log', 'approval_flow', 'operation_approval', 'approval_management'],
@@ -43,116 +38,52 @@ const FIELDS = {
   roles_to_levels: LEVELS,
   settings: SETTINGS,
   email_notifications: { type: 'boolean' },
-};
+} as const;
 
-type Body = { key?: string; name?: string; elements_type?: string; roles_to_levels?: Levels; settings?: object };
+const CREATE = strictObject({ key: KEY, ...FIELDS }, ['key', 'name', 'elements_type', 'settings', 'roles_to_levels']);
+const UPDATE = strictObject(FIELDS, ['roles_to_levels']);
+const KEY_PARAM = pathParams('key');
 
 /**
  * User-management element configurations: they name who reviews access requests.
  * `/v2/elements/{p}/{e}/config[/{key}]` (list, create, read, update) and, as on the public service,
  * `DELETE /v2/elements/{p}/{e}/{key}`.
  */
-export default async function elementsRoutes(app: FastifyInstance, { db, now }: ServerDeps) {
-  const read = async (req: FastifyRequest, id: string) =>
-    (
-      await elementsConfigReads(db, req.env, [
-        (await db.get<ElementsConfigRow>(`SELECT * FROM elements_configs WHERE id = ?`, [id]))!,
-      ])
-    )[0];
+export default async function elementsRoutes(base: FastifyInstance, { db, now }: ServerDeps) {
+  const app = typed(base);
+  const read = async (env: EnvContext, id: string) =>
+    (await elementsConfigReads(db, env, [await readElementsConfig(db, id)]))[0];
 
   app.get('/config', { schema: { querystring: PAGING_QUERY } }, async (req) => {
-    const paging = parsePaging(req.query as Record<string, unknown>);
-    const { rows, total } = await pageOf<ElementsConfigRow>(
-      db,
-      'elements_configs',
-      'env_id = ?',
-      [req.env.envId],
-      paging,
-    );
-    return schemaList(
-      await elementsConfigReads(db, req.env, rows),
-      total,
-      paging,
-      req.query as Record<string, unknown>,
-    );
+    const paging = parsePaging(req.query);
+    const { rows, total } = await listElementsConfigs(db, req.env.envId, paging);
+    return schemaList(await elementsConfigReads(db, req.env, rows), total, paging, req.query);
   });
 
   // Required as on the public service (`ElementsConfigCreate`, `ElementsConfigUpdate`).
-  app.post(
-    '/config',
-    {
-      schema: {
-        body: strictObject({ key: KEY, ...FIELDS }, ['key', 'name', 'elements_type', 'settings', 'roles_to_levels']),
-      },
-    },
-    async (req) => {
-      const b = req.body as Body;
-      const at = now().toISOString();
-      const id = newId();
-      await db.transaction(async (tx) => {
-        const levels = await resolveLevels(tx, req.env.envId, b.roles_to_levels ?? {});
-        try {
-          await tx.run(
-            `INSERT INTO elements_configs (id, env_id, key, name, elements_type, roles_to_levels, settings, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-            [
-              id,
-              req.env.envId,
-              b.key!,
-              b.name!,
-              b.elements_type ?? 'user_management',
-              JSON.stringify(levels),
-              JSON.stringify(b.settings ?? {}),
-              at,
-              at,
-            ],
-          );
-        } catch (err) {
-          if (isUniqueViolation(err)) throw duplicate('element configuration', b.key!);
-          throw err;
-        }
-      });
-      return read(req, id);
-    },
-  );
+  app.post('/config', { schema: { body: CREATE } }, async (req) => {
+    const at = now().toISOString();
+    const id = await db.transaction((tx) => createElementsConfig(tx, req.env.envId, req.body, at));
+    return read(req.env, id);
+  });
 
   app.get(
     '/config/:key',
+    { schema: { params: KEY_PARAM } },
     async (req) =>
-      (
-        await elementsConfigReads(db, req.env, [
-          await findElementsConfig(db, req.env.envId, (req.params as { key: string }).key),
-        ])
-      )[0],
+      (await elementsConfigReads(db, req.env, [await findElementsConfig(db, req.env.envId, req.params.key)]))[0],
   );
 
-  app.patch('/config/:key', { schema: { body: strictObject(FIELDS, ['roles_to_levels']) } }, async (req) => {
-    const b = req.body as Body;
-    const id = await db.transaction(async (tx) => {
-      const row = await findElementsConfig(tx, req.env.envId, (req.params as { key: string }).key);
-      const levels = b.roles_to_levels
-        ? JSON.stringify(await resolveLevels(tx, req.env.envId, b.roles_to_levels))
-        : row.roles_to_levels;
-      await tx.run(
-        `UPDATE elements_configs SET name = ?, elements_type = ?, roles_to_levels = ?, settings = ?, updated_at = ? WHERE id = ?`,
-        [
-          b.name ?? row.name,
-          b.elements_type ?? row.elements_type,
-          levels,
-          b.settings ? JSON.stringify(b.settings) : row.settings,
-          now().toISOString(),
-          row.id,
-        ],
-      );
-      return row.id;
-    });
-    return read(req, id);
+  app.patch('/config/:key', { schema: { body: UPDATE, params: KEY_PARAM } }, async (req) => {
+    const at = now().toISOString();
+    const id = await db.transaction((tx) => updateElementsConfig(tx, req.env.envId, req.params.key, req.body, at));
+    return read(req.env, id);
   });
 
   // The public delete sits beside `config`, not under it. Deleting a configuration deletes its access
   // requests (cascade).
-  app.delete('/:key', async (req, reply) => {
-    const row = await findElementsConfig(db, req.env.envId, (req.params as { key: string }).key);
-    await db.run(`DELETE FROM elements_configs WHERE id = ?`, [row.id]);
+  app.delete('/:key', { schema: { params: KEY_PARAM } }, async (req, reply) => {
+    await deleteElementsConfig(db, req.env.envId, req.params.key);
     return reply.status(204).send();
   });
 }

@@ -3,6 +3,7 @@ import type { ServerDeps } from '../context.js';
 import type { EnvResolver } from '../auth.js';
 import { invalid } from '../errors.js';
 import { installCanonicalIds } from '../ids.js';
+import { pingStore } from '../repo/common.js';
 import resourceRoutes from './resources.js';
 import resourceActionRoutes from './resource-actions.js';
 import roleRoutes from './roles.js';
@@ -34,13 +35,22 @@ type RouteModule = (app: FastifyInstance, deps: ServerDeps) => Promise<void>;
 
 const SEGMENT = /^[A-Za-z0-9\-_]{1,256}$/;
 
+/** The prefix's `:proj` and `:env`, read before any route's schema has typed the params ('' when absent). */
+function envSegments(params: unknown): { proj: string; env: string } {
+  const at = (name: string) => {
+    const v: unknown = typeof params === 'object' && params !== null ? Reflect.get(params, name) : undefined;
+    return typeof v === 'string' ? v : '';
+  };
+  return { proj: at('proj'), env: at('env') };
+}
+
 /** Every route family, under its prefix. Env-scoped prefixes resolve `{proj}/{env}` before validation. */
 export async function registerRoutes(app: FastifyInstance, deps: ServerDeps, resolver: EnvResolver): Promise<void> {
   const scoped = (prefix: string, modules: RouteModule[]) =>
     app.register(
       async (scope) => {
         scope.addHook('preValidation', async (req) => {
-          const { proj, env } = req.params as { proj: string; env: string };
+          const { proj, env } = envSegments(req.params);
           if (!SEGMENT.test(proj)) throw invalid(['path', 'proj_id'], 'not a project key or id');
           if (!SEGMENT.test(env)) throw invalid(['path', 'env_id'], 'not an environment key or id');
           req.env = await resolver.resolve(proj, env, req.keyScope);
@@ -82,7 +92,7 @@ export async function registerRoutes(app: FastifyInstance, deps: ServerDeps, res
   // A replica whose database is unreachable must leave the load balancer's pool: check the store itself.
   app.get('/healthz', async (_req, reply) => {
     try {
-      await deps.db.get('SELECT 1 AS ok');
+      await pingStore(deps.db);
       return { status: 'ok', store: deps.db.dialect };
     } catch {
       return reply.status(503).send({ status: 'unavailable', store: deps.db.dialect });

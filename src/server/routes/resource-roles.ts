@@ -1,21 +1,22 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ServerDeps } from '../context.js';
 import { parsePaging } from '../paging.js';
 import { ATTRIBUTES, KEY, NAME, TEXT, strictObject } from '../schemas.js';
 import type { Queryable } from '../store/db.js';
-import { findKeyed, parseJson } from '../repo/common.js';
+import { findKeyed } from '../repo/common.js';
 import type { ResourceRow } from '../repo/resources.js';
 import type { RoleRow } from '../repo/roles.js';
+import { findResourceRole, relatedResourceRoles, resourceRoleRead } from '../repo/role-scope.js';
 import {
-  findResourceRole,
-  relatedResourceRoles,
-  resourceRolePermissions,
-  resourceRoleRead,
-} from '../repo/role-scope.js';
-import { deleteResourceRoles, writeResourceRoles, type ResourceRoleBody } from '../repo/resource-role-writes.js';
-import { grantedToReads, replaceGrantedTo, type GrantedToInput } from '../repo/derivation-writes.js';
+  changeResourceRolePermissions,
+  deleteResourceRoles,
+  listResourceRoles,
+  writeResourceRoles,
+} from '../repo/resource-role-writes.js';
+import { grantedToReads, replaceGrantedTo } from '../repo/derivation-writes.js';
 import type { EnvContext } from '../context.js';
 import { GRANTED_TO } from './implicit-grants.js';
+import { pathParams, typed } from './typed.js';
 
 /** Resource role reads with `granted_to` where the role carries derivations (the public `ResourceRoleRead`). */
 async function reads(q: Queryable, rows: RoleRow[], res: { id: string; key: string }, env: EnvContext) {
@@ -36,7 +37,7 @@ export const ROLE_PERMISSION = {
   pattern: '^[A-Za-z0-9\\-_]+(:[A-Za-z0-9\\-_]+)?$',
   maxLength: 513,
 } as const;
-const LIST = (item: object) => ({ type: 'array', items: item, maxItems: 1000 }) as const;
+const LIST = <const T extends object>(item: T) => ({ type: 'array', items: item, maxItems: 1000 }) as const;
 /**
  * The public `RoleBlockEditable` (a role inside `ResourceCreate.roles`), less `granted_to`: derivations
  * are written with `implicit_grants` and a `granted_to` here is refused (422), never silently dropped.
@@ -48,7 +49,7 @@ export const ROLE_BLOCK_FIELDS = {
   permissions: LIST(ROLE_PERMISSION),
   extends: LIST(KEY),
   attributes: ATTRIBUTES,
-};
+} as const;
 export const ROLE_BLOCK = strictObject(ROLE_BLOCK_FIELDS, ['name']);
 /** The public `ResourceRoleUpdate`: every field optional. */
 const UPDATE = strictObject({ ...ROLE_BLOCK_FIELDS, granted_to: GRANTED_TO });
@@ -59,25 +60,24 @@ const PERMISSIONS = strictObject({ permissions: LIST(ROLE_PERMISSION) }, ['permi
  * Resource roles: `/v2/schema/{p}/{e}/resources/{resource}/roles[/{role}[/permissions|/ancestors|/descendants]]`,
  * the public `ResourceRoleRead` (permissions as the resource's action keys). A role is named by key or id.
  */
-export default async function resourceRoleRoutes(app: FastifyInstance, { db, now }: ServerDeps) {
-  const resourceOf = (q: Queryable, req: FastifyRequest) =>
-    findKeyed<ResourceRow>(q, 'resources', req.env.envId, (req.params as { resource: string }).resource, 'resource');
-  const roleParam = (req: FastifyRequest) => (req.params as { role: string }).role;
+const RESOURCE = pathParams('resource');
+const ROLE = pathParams('resource', 'role');
 
-  app.get('/resources/:resource/roles', async (req) => {
-    const paging = parsePaging(req.query as Record<string, unknown>);
-    const res = await resourceOf(db, req);
-    const rows = await db.all<RoleRow>(
-      `SELECT * FROM roles WHERE resource_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?`,
-      [res.id, paging.perPage, paging.offset],
-    );
-    return reads(db, rows, res, req.env);
+export default async function resourceRoleRoutes(base: FastifyInstance, { db, now }: ServerDeps) {
+  const app = typed(base);
+  const resourceOf = (q: Queryable, envId: string, resource: string) =>
+    findKeyed<ResourceRow>(q, 'resources', envId, resource, 'resource');
+
+  app.get('/resources/:resource/roles', { schema: { params: RESOURCE } }, async (req) => {
+    const paging = parsePaging(req.query);
+    const res = await resourceOf(db, req.env.envId, req.params.resource);
+    return reads(db, await listResourceRoles(db, res.id, paging), res, req.env);
   });
 
-  app.post('/resources/:resource/roles', { schema: { body: CREATE } }, async (req) => {
-    const { key, granted_to, ...b } = req.body as ResourceRoleBody & { key: string; granted_to?: GrantedToInput };
+  app.post('/resources/:resource/roles', { schema: { body: CREATE, params: RESOURCE } }, async (req) => {
+    const { key, granted_to, ...b } = req.body;
     return db.transaction(async (tx) => {
-      const res = await resourceOf(tx, req);
+      const res = await resourceOf(tx, req.env.envId, req.params.resource);
       const at = now().toISOString();
       await writeResourceRoles(tx, req.env.envId, res, { [key]: b }, { at, create: true });
       const row = await findResourceRole(tx, res, key);
@@ -86,16 +86,16 @@ export default async function resourceRoleRoutes(app: FastifyInstance, { db, now
     });
   });
 
-  app.get('/resources/:resource/roles/:role', async (req) => {
-    const res = await resourceOf(db, req);
-    return (await reads(db, [await findResourceRole(db, res, roleParam(req))], res, req.env))[0];
+  app.get('/resources/:resource/roles/:role', { schema: { params: ROLE } }, async (req) => {
+    const res = await resourceOf(db, req.env.envId, req.params.resource);
+    return (await reads(db, [await findResourceRole(db, res, req.params.role)], res, req.env))[0];
   });
 
-  app.patch('/resources/:resource/roles/:role', { schema: { body: UPDATE } }, async (req) => {
-    const { granted_to, ...b } = req.body as ResourceRoleBody & { granted_to?: GrantedToInput };
+  app.patch('/resources/:resource/roles/:role', { schema: { body: UPDATE, params: ROLE } }, async (req) => {
+    const { granted_to, ...b } = req.body;
     return db.transaction(async (tx) => {
-      const res = await resourceOf(tx, req);
-      const role = await findResourceRole(tx, res, roleParam(req));
+      const res = await resourceOf(tx, req.env.envId, req.params.resource);
+      const role = await findResourceRole(tx, res, req.params.role);
       const at = now().toISOString();
       await writeResourceRoles(tx, req.env.envId, res, { [role.key]: b }, { at });
       // Given, it replaces the role's derivations (replaceGrantedTo); left out, they stay.
@@ -106,59 +106,40 @@ export default async function resourceRoleRoutes(app: FastifyInstance, { db, now
 
   // Deleting a resource role removes its assignments, group grants and derivations (cascade), and its key
   // from the resource's other roles' `extends`.
-  app.delete('/resources/:resource/roles/:role', async (req, reply) => {
+  app.delete('/resources/:resource/roles/:role', { schema: { params: ROLE } }, async (req, reply) => {
     await db.transaction(async (tx) => {
-      const res = await resourceOf(tx, req);
-      const role = await findResourceRole(tx, res, roleParam(req));
+      const res = await resourceOf(tx, req.env.envId, req.params.resource);
+      const role = await findResourceRole(tx, res, req.params.role);
       await deleteResourceRoles(tx, res.id, [role.key], now().toISOString());
     });
     return reply.status(204).send();
   });
 
   // Add or remove some permissions without restating the others (the public `assign_permissions_to_resource_role`
-  // and `remove_permissions_from_resource_role`): an action key, `{resource}:{action}` or an action's id.
-  // Adding one the role has, or removing one it lacks, is skipped; both answer the role.
-  const change = (add: boolean) => async (req: FastifyRequest) => {
-    const { permissions } = req.body as { permissions: string[] };
-    const { res, row } = await db.transaction(async (tx) => {
-      const res = await resourceOf(tx, req);
-      const role = await findResourceRole(tx, res, roleParam(req));
-      const had = parseJson<string[]>(role.permissions, []);
-      let next: string[];
-      if (add) next = resourceRolePermissions(res, [...had, ...permissions], { byId: true });
-      else {
-        // Removing: what does not name an action of the resource names nothing the role has.
-        const names = new Set(
-          permissions.flatMap((p) => {
-            try {
-              return resourceRolePermissions(res, [p], { byId: true });
-            } catch {
-              return [];
-            }
-          }),
-        );
-        next = had.filter((p) => !names.has(p));
-      }
-      if (next.length !== had.length || next.some((p, i) => p !== had[i])) {
-        await tx.run(`UPDATE roles SET permissions = ?, updated_at = ? WHERE id = ?`, [
-          JSON.stringify(next),
-          now().toISOString(),
-          role.id,
-        ]);
-      }
-      return { res, row: await findResourceRole(tx, res, role.key) };
+  // and `remove_permissions_from_resource_role`, changeResourceRolePermissions); both answer the role.
+  for (const add of [true, false]) {
+    app.route({
+      method: add ? 'POST' : 'DELETE',
+      url: '/resources/:resource/roles/:role/permissions',
+      schema: { body: PERMISSIONS, params: ROLE },
+      handler: async (req) => {
+        const { res, row } = await db.transaction(async (tx) => {
+          const res = await resourceOf(tx, req.env.envId, req.params.resource);
+          const role = await findResourceRole(tx, res, req.params.role);
+          await changeResourceRolePermissions(tx, res, role, req.body.permissions, add, now().toISOString());
+          return { res, row: await findResourceRole(tx, res, role.key) };
+        });
+        return resourceRoleRead(row, res, req.env);
+      },
     });
-    return resourceRoleRead(row, res, req.env);
-  };
-  app.post('/resources/:resource/roles/:role/permissions', { schema: { body: PERMISSIONS } }, change(true));
-  app.delete('/resources/:resource/roles/:role/permissions', { schema: { body: PERMISSIONS } }, change(false));
+  }
 
   // The public `ResourceRoleList`. Ancestors: the roles this one extends, directly or not (it inherits
   // their permissions); descendants: the roles that extend it, directly or not.
   for (const direction of ['ancestors', 'descendants'] as const) {
-    app.get(`/resources/:resource/roles/:role/${direction}`, async (req) => {
-      const res = await resourceOf(db, req);
-      const role = await findResourceRole(db, res, roleParam(req));
+    app.get(`/resources/:resource/roles/:role/${direction}`, { schema: { params: ROLE } }, async (req) => {
+      const res = await resourceOf(db, req.env.envId, req.params.resource);
+      const role = await findResourceRole(db, res, req.params.role);
       const rows = await relatedResourceRoles(db, res.id, role.key, direction);
       return { roles: rows.map((r) => resourceRoleRead(r, res, req.env)) };
     });

@@ -2,19 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import type { ServerDeps } from '../context.js';
 import { envelope, parsePaging, schemaList } from '../paging.js';
 import { INSTANCE_REF, KEY, PAGING_QUERY, USER_KEY, strictObject } from '../schemas.js';
-import { detailedAssignmentReads, listAssignments, type AssignmentFilters } from '../repo/assignment-lists.js';
-import {
-  AssignmentLookups,
-  ASSIGNMENT_FROM,
-  ASSIGNMENT_SELECT,
-  assignRole,
-  assignmentRead,
-  unassignRole,
-  type AssignmentInput,
-  type AssignmentRow,
-} from '../repo/assignments.js';
+import { detailedAssignmentReads, listAssignments } from '../repo/assignment-lists.js';
+import { AssignmentLookups, assignRole, assignmentRead, readAssignment, unassignRole } from '../repo/assignments.js';
+import { typed } from './typed.js';
 
-const FIELDS = { user: USER_KEY, role: KEY, tenant: KEY, resource_instance: INSTANCE_REF };
+const FIELDS = { user: USER_KEY, role: KEY, tenant: KEY, resource_instance: INSTANCE_REF } as const;
 const ASSIGNMENT = strictObject(FIELDS, ['user', 'role']);
 /** Removing names the tenant, as the public `RoleAssignmentRemove` requires: no guessing at `default`. */
 const REMOVAL = strictObject(FIELDS, ['user', 'role', 'tenant']);
@@ -35,42 +27,38 @@ const LIST_QUERY = {
     resource_instance: { type: 'string' },
     detailed: { type: 'boolean' },
   },
-};
+} as const;
 
 /** Role assignments: `/v2/facts/{p}/{e}/role_assignments` (list and detailed list up to 1000 a page, create, delete, bulk). */
-export default async function roleAssignmentRoutes(app: FastifyInstance, { db, now }: ServerDeps) {
+export default async function roleAssignmentRoutes(base: FastifyInstance, { db, now }: ServerDeps) {
+  const app = typed(base);
   // `detailed=true` answers the detailed read model, as `/role_assignments/detailed` does.
   app.get('/role_assignments', { schema: { querystring: LIST_QUERY } }, async (req) => {
-    const query = req.query as AssignmentFilters & { detailed?: boolean };
-    const paging = parsePaging(query as Record<string, unknown>, 1000);
+    const query = req.query;
+    const paging = parsePaging(query, 1000);
     const { rows, total } = await listAssignments(db, req.env.envId, query, paging);
     const items =
       query.detailed === true
         ? await detailedAssignmentReads(db, req.env, rows)
         : rows.map((r) => assignmentRead(r, req.env));
-    return schemaList<unknown>(items, total, paging, query as Record<string, unknown>);
+    return schemaList<unknown>(items, total, paging, query);
   });
 
   app.get('/role_assignments/detailed', { schema: { querystring: LIST_QUERY } }, async (req) => {
-    const query = req.query as AssignmentFilters;
-    const paging = parsePaging(query as Record<string, unknown>, 1000);
+    const query = req.query;
+    const paging = parsePaging(query, 1000);
     const { rows, total } = await listAssignments(db, req.env.envId, query, paging);
     return envelope(await detailedAssignmentReads(db, req.env, rows), total, paging);
   });
 
   app.post('/role_assignments', { schema: { body: ASSIGNMENT } }, async (req) => {
     const at = now().toISOString();
-    const { id } = await db.transaction((tx) =>
-      assignRole(tx, req.env.envId, req.body as AssignmentInput, at, { createInstance: true }),
-    );
-    const row = await db.get<AssignmentRow>(`SELECT ${ASSIGNMENT_SELECT} FROM ${ASSIGNMENT_FROM} WHERE ra.id = ?`, [
-      id,
-    ]);
-    return assignmentRead(row!, req.env);
+    const { id } = await db.transaction((tx) => assignRole(tx, req.env.envId, req.body, at, { createInstance: true }));
+    return assignmentRead((await readAssignment(db, id))!, req.env);
   });
 
   app.delete('/role_assignments', { schema: { body: REMOVAL } }, async (req, reply) => {
-    await db.transaction((tx) => unassignRole(tx, req.env.envId, req.body as AssignmentInput));
+    await db.transaction((tx) => unassignRole(tx, req.env.envId, req.body));
     return reply.status(204).send();
   });
 
@@ -78,7 +66,7 @@ export default async function roleAssignmentRoutes(app: FastifyInstance, { db, n
   // retried or repeated bulk call converges instead of failing.
   app.post('/role_assignments/bulk', { schema: { body: BULK } }, async (req) => {
     const at = now().toISOString();
-    const items = req.body as AssignmentInput[];
+    const items = req.body;
     const created = await db.transaction(async (tx) => {
       let n = 0;
       const memo = await AssignmentLookups.of(tx, req.env.envId, items);
@@ -91,7 +79,7 @@ export default async function roleAssignmentRoutes(app: FastifyInstance, { db, n
   });
 
   app.delete('/role_assignments/bulk', { schema: { body: BULK_REMOVAL } }, async (req) => {
-    const items = req.body as AssignmentInput[];
+    const items = req.body;
     const removed = await db.transaction(async (tx) => {
       let n = 0;
       const memo = await AssignmentLookups.of(tx, req.env.envId, items);

@@ -1,102 +1,45 @@
-import { newId } from '../new-id.js';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ServerDeps, EnvContext } from '../context.js';
-import { duplicate } from '../errors.js';
+import type { FastifyInstance } from 'fastify';
+import type { ServerDeps } from '../context.js';
 import { parsePaging, schemaList } from '../paging.js';
-import { attributeClause, attributeFilters } from '../repo/attribute-filter.js';
+import { attributeFilters } from '../repo/attribute-filter.js';
 import { ATTRIBUTES, KEY, NAME, TEXT, SEARCH_QUERY, strictObject } from '../schemas.js';
-import { isUniqueViolation } from '../store/db.js';
-import { envFields, findKeyed, pageOf, parseJson, searchClause } from '../repo/common.js';
+import { findKeyed } from '../repo/common.js';
+import { createTenant, deleteTenant, listTenants, tenantRead, updateTenant, type TenantRow } from '../repo/tenants.js';
+import { pathParams, typed } from './typed.js';
 
-export interface TenantRow {
-  id: string;
-  key: string;
-  name: string;
-  description: string | null;
-  attributes: string;
-  created_at: string;
-  updated_at: string;
-}
-
-export const tenantRead = (r: TenantRow, env: EnvContext) => ({
-  id: r.id,
-  key: r.key,
-  name: r.name,
-  ...(r.description !== null ? { description: r.description } : {}),
-  attributes: parseJson(r.attributes, {}),
-  ...envFields(env),
-  created_at: r.created_at,
-  updated_at: r.updated_at,
-  // The public service's "last permission check in the tenant"; the server records no checks, so this
-  // is the tenant's last change (docs/server.md).
-  last_action_at: r.updated_at,
-});
-
-const FIELDS = { name: NAME, description: TEXT, attributes: ATTRIBUTES };
-type Body = { key?: string; name?: string; description?: string | null; attributes?: Record<string, unknown> };
+const FIELDS = { name: NAME, description: TEXT, attributes: ATTRIBUTES } as const;
+const CREATE = strictObject({ key: KEY, ...FIELDS }, ['key', 'name']);
+const UPDATE = strictObject(FIELDS);
+const KEY_PARAM = pathParams('key');
 
 /** Tenants: `/v2/facts/{p}/{e}/tenants[/{key}]`. Deleting one cascades to its instances, groups and assignments. */
-export default async function tenantRoutes(app: FastifyInstance, { db, now }: ServerDeps) {
+export default async function tenantRoutes(base: FastifyInstance, { db, now }: ServerDeps) {
+  const app = typed(base);
   app.get('/tenants', { schema: { querystring: SEARCH_QUERY } }, async (req) => {
-    const paging = parsePaging(req.query as Record<string, unknown>);
-    const search = searchClause((req.query as { search?: string }).search);
-    const filters = attributeFilters(req.query as Record<string, unknown>);
-    const byAttributes = await attributeClause(db, 'tenants', `env_id = ?`, [req.env.envId], filters);
-    const { rows, total } = await pageOf<TenantRow>(
-      db,
-      'tenants',
-      `env_id = ?${search.where}${byAttributes.where}`,
-      [req.env.envId, ...search.params, ...byAttributes.params],
-      paging,
-    );
+    const paging = parsePaging(req.query);
+    const { rows, total } = await listTenants(db, req.env.envId, req.query.search, paging, attributeFilters(req.query));
     return schemaList(
       rows.map((r) => tenantRead(r, req.env)),
       total,
       paging,
-      req.query as Record<string, unknown>,
+      req.query,
     );
   });
 
-  app.post('/tenants', { schema: { body: strictObject({ key: KEY, ...FIELDS }, ['key', 'name']) } }, async (req) => {
-    const b = req.body as Body;
-    const at = now().toISOString();
-    const id = newId();
-    try {
-      await db.run(
-        `INSERT INTO tenants (id, env_id, key, name, description, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-        [id, req.env.envId, b.key!, b.name!, b.description ?? null, JSON.stringify(b.attributes ?? {}), at, at],
-      );
-    } catch (err) {
-      if (isUniqueViolation(err)) throw duplicate('tenant', b.key!);
-      throw err;
-    }
-    return tenantRead((await db.get<TenantRow>(`SELECT * FROM tenants WHERE id = ?`, [id]))!, req.env);
-  });
+  app.post('/tenants', { schema: { body: CREATE } }, async (req) =>
+    tenantRead(await createTenant(db, req.env.envId, req.body, now().toISOString()), req.env),
+  );
 
-  app.get('/tenants/:key', async (req) => {
-    const { key } = req.params as { key: string };
-    return tenantRead(await findKeyed<TenantRow>(db, 'tenants', req.env.envId, key, 'tenant'), req.env);
-  });
+  app.get('/tenants/:key', { schema: { params: KEY_PARAM } }, async (req) =>
+    tenantRead(await findKeyed<TenantRow>(db, 'tenants', req.env.envId, req.params.key, 'tenant'), req.env),
+  );
 
-  const update = async (req: FastifyRequest) => {
-    const { key } = req.params as { key: string };
-    const b = req.body as Body;
-    const row = await findKeyed<TenantRow>(db, 'tenants', req.env.envId, key, 'tenant');
-    await db.run(`UPDATE tenants SET name = ?, description = ?, attributes = ?, updated_at = ? WHERE id = ?`, [
-      b.name ?? row.name,
-      b.description !== undefined ? b.description : row.description,
-      JSON.stringify(b.attributes ?? parseJson(row.attributes, {})),
-      now().toISOString(),
-      row.id,
-    ]);
-    return tenantRead((await db.get<TenantRow>(`SELECT * FROM tenants WHERE id = ?`, [row.id]))!, req.env);
-  };
-  app.patch('/tenants/:key', { schema: { body: strictObject(FIELDS) } }, update);
+  app.patch('/tenants/:key', { schema: { body: UPDATE, params: KEY_PARAM } }, async (req) =>
+    tenantRead(await updateTenant(db, req.env.envId, req.params.key, req.body, now().toISOString()), req.env),
+  );
 
-  app.delete('/tenants/:key', async (req, reply) => {
-    const { key } = req.params as { key: string };
-    const row = await findKeyed<TenantRow>(db, 'tenants', req.env.envId, key, 'tenant');
-    await db.run(`DELETE FROM tenants WHERE id = ?`, [row.id]);
+  app.delete('/tenants/:key', { schema: { params: KEY_PARAM } }, async (req, reply) => {
+    await deleteTenant(db, req.env.envId, req.params.key);
     return reply.status(204).send();
   });
 }
