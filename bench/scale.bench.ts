@@ -153,7 +153,7 @@ function writeSplit(dir: string, raw: RawConfigObject): void {
 }
 
 /** The CLI from the build, run as a user's shell runs `roster`, in a process of its own, with its peak memory. */
-export type CliRun = { code: number; stdout: string; stderr: string; ms: number; maxRss: number };
+export type CliRun = { code: number; stdout: string; stderr: string; ms: number; maxRss: number; cpuMs?: number };
 
 function runCli(cwd: string, url: string, args: string[]): Promise<CliRun> {
   const rssFile = path.join(cwd, `maxrss-${Date.now()}`);
@@ -180,14 +180,16 @@ function runCli(cwd: string, url: string, args: string[]): Promise<CliRun> {
     child.on('exit', (code) => {
       const ms = performance.now() - t;
       let maxRss = 0;
+      let cpuMs: number | undefined;
       try {
         maxRss = Number(readFileSync(rssFile, 'utf8'));
+        cpuMs = Number(readFileSync(`${rssFile}.cpu`, 'utf8'));
       } catch {
         /* the process died before its exit hook */
       }
       if (code !== 0 && code !== 2)
         return reject(new Error(`roster ${args.join(' ')} exited ${code}: ${stderr.slice(-800)}`));
-      resolve({ code: code ?? 1, stdout, stderr, ms, maxRss });
+      resolve({ code: code ?? 1, stdout, stderr, ms, maxRss, ...(cpuMs !== undefined ? { cpuMs } : {}) });
     });
   });
 }

@@ -1,5 +1,6 @@
 import { cmp } from './paths.js';
 import { typeOf } from '../types/refs.js';
+import type { InstanceTally } from './summary.js';
 
 /** Ids of shared instance lists, so that two sets built from the same lists have the same `key`. */
 const listIds = new WeakMap<readonly string[], number>();
@@ -74,6 +75,11 @@ export class CoveredInstances {
     const add = (type: string, n: number) => n > 0 && out.set(type, (out.get(type) ?? 0) + n);
     this.lists.forEach((list, k) => list.length > 0 && add(typeOf(list[0]), list.length - this.skipped[k].length));
     return new Map([...out].sort(([a], [b]) => cmp(a, b)));
+  }
+
+  /** Their number, per type, and the first `n`: what a line says of them. */
+  tally(n: number): InstanceTally {
+    return { count: this.size, byType: Object.fromEntries(this.byType()), first: this.first(n) };
   }
 
   /** Equal for two sets of the same instances built from the same lists (what groups users into one line). */
