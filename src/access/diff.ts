@@ -139,12 +139,12 @@ export function eachAccessChange(
   const compare = compareIn(subjects);
   // Tenant-wide roles merged (tenant-wide.ts): that file tells a change held only through them by its
   // paths, so it compares with them even when the caller wants none.
-  const merging = opts.tenantWide !== undefined && !coveredByRule;
+  const merges = opts.tenantWide !== undefined && !coveredByRule;
   const wideCompare =
-    merging && !withVia
+    merges && !withVia
       ? compareIn({ before: subjectsIn(before, permissions), after: subjectsIn(after, permissions) })
       : undefined;
-  const wide = merging
+  const wide = merges
     ? tenantWideDiffer(before, after, { everywhere, differing, compare: wideCompare ?? compare })
     : undefined;
   const yieldMerged = (merged: MergedChanges) => {
@@ -152,35 +152,24 @@ export function eachAccessChange(
     for (const c of merged.changes) visit(withVia ? c : { ...c, via: NO_VIA });
   };
   for (const user of [...users].sort(cmp)) {
-    const merged = wide?.diff(user);
+    const merging = wide?.holds(user) === true ? wide : undefined;
+    const merged = merging?.diff(user);
     if (merged) {
       yieldMerged(merged);
       continue;
     }
-    if (wide) {
-      // Compared instance by instance (below), with paths, then their tenant-wide changes merged.
-      const mine: AccessChange[] = [];
-      const viaCompare = withVia ? compare : wideCompare!;
-      const keep = (c: AccessChange) => void mine.push(c);
-      if (everywhere)
-        compareEverywhere(before.heldOf(user), after.heldOf(user), (instance, was, now) =>
-          viaCompare(user, instance, was, now, keep),
-        );
-      else
-        for (const instance of [...differing(before.sourcesOf(user), after.sourcesOf(user))].sort(cmp))
-          viaCompare(user, instance, before.rolesOn(user, instance), after.rolesOn(user, instance), keep);
-      yieldMerged(wide.regroup(user, mine));
-      continue;
-    }
-    if (everywhere) {
+    // Instance by instance; when merging, with paths, and the user's tenant-wide changes merged after.
+    const mine: AccessChange[] = [];
+    const emit = merging ? (c: AccessChange) => void mine.push(c) : visit;
+    const at = merging ? (wideCompare ?? compare) : compare;
+    if (everywhere)
       compareEverywhere(before.heldOf(user), after.heldOf(user), (instance, was, now) =>
-        compare(user, instance, was, now, visit),
+        at(user, instance, was, now, emit),
       );
-      continue;
-    }
-    for (const instance of [...differing(before.sourcesOf(user), after.sourcesOf(user))].sort(cmp)) {
-      compare(user, instance, before.rolesOn(user, instance), after.rolesOn(user, instance), visit);
-    }
+    else
+      for (const instance of [...differing(before.sourcesOf(user), after.sourcesOf(user))].sort(cmp))
+        at(user, instance, before.rolesOn(user, instance), after.rolesOn(user, instance), emit);
+    if (merging) yieldMerged(merging.regroup(user, mine));
   }
 }
 

@@ -80,6 +80,8 @@ export interface MergedChanges {
 }
 
 export interface TenantWideDiffer {
+  /** Whether the user holds a tenant-wide role on either side (no other user has anything to merge). */
+  holds(user: string): boolean;
   /** Undefined for a user with no tenant-wide source on either side: diff.ts compares them as before. */
   diff(user: string): MergedChanges | undefined;
   /**
@@ -164,7 +166,8 @@ export function tenantWideDiffer(
     }
     return { changes, wide: merged.result(user) };
   };
-  return { diff, regroup };
+  const holders = new Set([...before.facts.tenantRoles, ...after.facts.tenantRoles].map((r) => r.user));
+  return { holds: (user) => holders.has(user), diff, regroup };
 }
 
 /** The tenant of a change held only through tenant-wide roles, or undefined. */
