@@ -15,6 +15,11 @@ export interface GenerateOptions {
   tenants?: number;
   seed?: number;
   /**
+   * One user in this many holds `admin` tenant-wide in their tenant (default 50). With `tenants: 1` and
+   * 100, the company-wide deployment of issue 42: 1% of users hold a role over every instance.
+   */
+  tenantWideEvery?: number;
+  /**
    * How groups' roles are chosen. `any` (default): any of the group roles on any instance, so every
    * (group type, resource) pair carries several roles. `by-type`: the way teams are usually given access:
    * a `team` holds the working role of each resource type (document: editor, repository: developer,
@@ -112,7 +117,7 @@ export function generateEnvironment(opts: GenerateOptions): RawConfigObject {
     const key = `user-${pad(i, opts.users)}@example.test`;
     const tenant = tenantKeys[i % tenantKeys.length];
     const user: RawConfigObject['users'][string] = { email: key, tenants: [tenant] };
-    if (i % 50 === 0) user.roles = [{ role: 'admin', tenant }];
+    if (i % (opts.tenantWideEvery ?? 50) === 0) user.roles = [{ role: 'admin', tenant }];
     config.users[key] = user;
     usersByTenant.get(tenant)!.push(key);
   }

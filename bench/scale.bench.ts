@@ -17,6 +17,7 @@ import { generateEnvironment, moveMemberships, toYaml, type RawConfigObject } fr
 import { startCountingProxyProcess } from './count-proxy.js';
 import { serveProcess } from './plan.bench.js';
 import type { BenchFigure, BenchResult } from './run.js';
+import { runCompanyWide } from './scale-company.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const KEY = 'bench-key-0123456789abcdef'; // serveProcess's key (plan.bench.ts)
@@ -32,7 +33,9 @@ export async function run(): Promise<BenchResult> {
       .map((x) => x.toFixed(1))
       .join(' / ');
   notes.push(`load average (1 / 5 / 15 min) at the start: ${load()} on ${os.cpus().length} cores`);
-  for (const s of scales) {
+  // `ROSTER_BENCH_SHAPES=company` runs the company-wide shape alone (issue 42, scale-company.ts).
+  const shapes = (process.env.ROSTER_BENCH_SHAPES ?? 'spread,company').split(',');
+  for (const s of shapes.includes('spread') ? scales : []) {
     const work = mkdtempSync(path.join(os.tmpdir(), `roster-bench-scale${s}-`));
     try {
       const raw = generateEnvironment({
@@ -128,11 +131,13 @@ export async function run(): Promise<BenchResult> {
       rmSync(work, { recursive: true, force: true });
     }
   }
+  if (shapes.includes('company')) await runCompanyWide(scales, figures, notes, { writeSplit, runCli });
   notes.push(`load average at the end: ${load()}`);
   return {
-    name: 'scale',
+    // The company-wide shape alone keeps its own file, so that the spread ladder's figures stay.
+    name: shapes.includes('spread') ? 'scale' : 'scale-company',
     description:
-      'Issue 32: apply from empty, no-op plan and a 1% edit at ×1, ×3 and ×10 the 10,000-user environment, the CLI against roster serve.',
+      'Issue 32: apply from empty, no-op plan and a 1% edit at ×1, ×3 and ×10 the 10,000-user environment, the CLI against roster serve; issue 42: apply from empty of the company-wide shape (one tenant, 1% tenant-wide holders) at the same sizes.',
     figures,
     notes,
   };
@@ -148,7 +153,7 @@ function writeSplit(dir: string, raw: RawConfigObject): void {
 }
 
 /** The CLI from the build, run as a user's shell runs `roster`, in a process of its own, with its peak memory. */
-type CliRun = { code: number; stdout: string; stderr: string; ms: number; maxRss: number };
+export type CliRun = { code: number; stdout: string; stderr: string; ms: number; maxRss: number; cpuMs?: number };
 
 function runCli(cwd: string, url: string, args: string[]): Promise<CliRun> {
   const rssFile = path.join(cwd, `maxrss-${Date.now()}`);
@@ -175,14 +180,16 @@ function runCli(cwd: string, url: string, args: string[]): Promise<CliRun> {
     child.on('exit', (code) => {
       const ms = performance.now() - t;
       let maxRss = 0;
+      let cpuMs: number | undefined;
       try {
         maxRss = Number(readFileSync(rssFile, 'utf8'));
+        cpuMs = Number(readFileSync(`${rssFile}.cpu`, 'utf8'));
       } catch {
         /* the process died before its exit hook */
       }
       if (code !== 0 && code !== 2)
         return reject(new Error(`roster ${args.join(' ')} exited ${code}: ${stderr.slice(-800)}`));
-      resolve({ code: code ?? 1, stdout, stderr, ms, maxRss });
+      resolve({ code: code ?? 1, stdout, stderr, ms, maxRss, ...(cpuMs !== undefined ? { cpuMs } : {}) });
     });
   });
 }

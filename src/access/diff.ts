@@ -5,6 +5,7 @@ import { diffFacts } from './delta.js';
 import { cmp, compareVia } from './paths.js';
 import { typeOf } from '../types/refs.js';
 import { summarise, type AccessSummaryEntry } from './summary.js';
+import { tenantWideDiffer, type MergedChanges, type TenantWideAccessChange } from './tenant-wide.js';
 
 export interface AccessDiffOptions {
   /** Compare permissions (`document:write`) instead of roles. */
@@ -15,6 +16,14 @@ export interface AccessDiffOptions {
    * what it allocated).
    */
   via?: boolean;
+  /**
+   * Given: the changes held only through tenant-wide roles (every path tenant-wide) come here, once per
+   * (user, sign, subject, tenant, role) with the instances they cover (tenant-wide.ts), instead of once
+   * per instance to `visit`: for each user, before that user's other changes. A tenant-wide role reaches
+   * every instance of its tenant, so per instance they are users × instances. Not in the permission view
+   * with set rules (a rule covers a permission per instance): there every change goes to `visit`.
+   */
+  tenantWide?: (change: TenantWideAccessChange) => void;
 }
 
 export interface AccessChange {
@@ -91,44 +100,76 @@ export function eachAccessChange(
           return other !== undefined && other.permissionStatus(c.user, c.subject, c.instance) === 1;
         }
       : undefined;
-  const compare = (user: string, instance: string, was: readonly RoleHolding[], now: readonly RoleHolding[]) => {
-    // Held on one side only (every change of an apply from empty): each subject is a gain, or a loss,
-    // and nothing is held on the other side to leave out.
-    if (was.length === 0 || now.length === 0) {
-      const sign = was.length === 0 ? '+' : '-';
-      const held = sign === '+' ? subjects.after(instance, now) : subjects.before(instance, was);
-      // The role view yields its subjects in key order already; the permission view's need sorting.
-      const keys = permissions && held.size > 1 ? [...held.keys()].sort(cmp) : held.keys();
-      for (const subject of keys) {
-        const c: AccessChange = { sign, user, instance, subject, via: held.get(subject)! };
-        if (!coveredByRule?.(c)) visit(c);
+  const compareIn =
+    (subjects: { before: Subjects; after: Subjects }) =>
+    (
+      user: string,
+      instance: string,
+      was: readonly RoleHolding[],
+      now: readonly RoleHolding[],
+      emit: (c: AccessChange) => void,
+    ) => {
+      // Held on one side only (every change of an apply from empty): each subject is a gain, or a loss,
+      // and nothing is held on the other side to leave out.
+      if (was.length === 0 || now.length === 0) {
+        const sign = was.length === 0 ? '+' : '-';
+        const held = sign === '+' ? subjects.after(instance, now) : subjects.before(instance, was);
+        // The role view yields its subjects in key order already; the permission view's need sorting.
+        const keys = permissions && held.size > 1 ? [...held.keys()].sort(cmp) : held.keys();
+        for (const subject of keys) {
+          const c: AccessChange = { sign, user, instance, subject, via: held.get(subject)! };
+          if (!coveredByRule?.(c)) emit(c);
+        }
+        return;
       }
-      return;
-    }
-    const a = subjects.before(instance, was);
-    const b = subjects.after(instance, now);
-    // The role view never says a user gains a role they held already, or loses one they still hold: a
-    // tenant-wide role left out on a type it grants nothing on (subjectsIn) is still held. What its
-    // holders gain or lose when its definition changes is the permissions (definition-diff.ts).
-    const heldBefore = permissions ? undefined : new Set(was.map((h) => h.role));
-    const heldAfter = permissions ? undefined : new Set(now.map((h) => h.role));
-    const mine: AccessChange[] = [];
-    for (const [subject, via] of b)
-      if (!a.has(subject) && !heldBefore?.has(subject)) mine.push({ sign: '+', user, instance, subject, via });
-    for (const [subject, via] of a)
-      if (!b.has(subject) && !heldAfter?.has(subject)) mine.push({ sign: '-', user, instance, subject, via });
-    for (const c of mine.sort(compareChanges)) if (!coveredByRule?.(c)) visit(c);
+      const a = subjects.before(instance, was);
+      const b = subjects.after(instance, now);
+      // The role view never says a user gains a role they held already, or loses one they still hold: a
+      // tenant-wide role left out on a type it grants nothing on (subjectsIn) is still held. What its
+      // holders gain or lose when its definition changes is the permissions (definition-diff.ts).
+      const heldBefore = permissions ? undefined : new Set(was.map((h) => h.role));
+      const heldAfter = permissions ? undefined : new Set(now.map((h) => h.role));
+      const mine: AccessChange[] = [];
+      for (const [subject, via] of b)
+        if (!a.has(subject) && !heldBefore?.has(subject)) mine.push({ sign: '+', user, instance, subject, via });
+      for (const [subject, via] of a)
+        if (!b.has(subject) && !heldAfter?.has(subject)) mine.push({ sign: '-', user, instance, subject, via });
+      for (const c of mine.sort(compareChanges)) if (!coveredByRule?.(c)) emit(c);
+    };
+  const compare = compareIn(subjects);
+  // Tenant-wide roles merged (tenant-wide.ts): that file tells a change held only through them by its
+  // paths, so it compares with them even when the caller wants none.
+  const merges = opts.tenantWide !== undefined && !coveredByRule;
+  const wideCompare =
+    merges && !withVia
+      ? compareIn({ before: subjectsIn(before, permissions), after: subjectsIn(after, permissions) })
+      : undefined;
+  const wide = merges
+    ? tenantWideDiffer(before, after, { everywhere, differing, compare: wideCompare ?? compare })
+    : undefined;
+  const yieldMerged = (merged: MergedChanges) => {
+    for (const w of merged.wide) opts.tenantWide!(withVia ? w : { ...w, via: NO_VIA });
+    for (const c of merged.changes) visit(withVia ? c : { ...c, via: NO_VIA });
   };
   for (const user of [...users].sort(cmp)) {
-    if (everywhere) {
-      compareEverywhere(before.heldOf(user), after.heldOf(user), (instance, was, now) =>
-        compare(user, instance, was, now),
-      );
+    const merging = wide?.holds(user) === true ? wide : undefined;
+    const merged = merging?.diff(user);
+    if (merged) {
+      yieldMerged(merged);
       continue;
     }
-    for (const instance of [...differing(before.sourcesOf(user), after.sourcesOf(user))].sort(cmp)) {
-      compare(user, instance, before.rolesOn(user, instance), after.rolesOn(user, instance));
-    }
+    // Instance by instance; when merging, with paths, and the user's tenant-wide changes merged after.
+    const mine: AccessChange[] = [];
+    const emit = merging ? (c: AccessChange) => void mine.push(c) : visit;
+    const at = merging ? (wideCompare ?? compare) : compare;
+    if (everywhere)
+      compareEverywhere(before.heldOf(user), after.heldOf(user), (instance, was, now) =>
+        at(user, instance, was, now, emit),
+      );
+    else
+      for (const instance of [...differing(before.sourcesOf(user), after.sourcesOf(user))].sort(cmp))
+        at(user, instance, before.rolesOn(user, instance), after.rolesOn(user, instance), emit);
+    if (merging) yieldMerged(merging.regroup(user, mine));
   }
 }
 
@@ -205,6 +246,9 @@ const NONE: readonly Held[] = [];
 
 /** The `via` of every change when the caller asked for none. */
 const NO_VIA: Via[] = [];
+
+/** The roles one user holds on one instance → subject → why. */
+type Subjects = (instance: string, held: readonly RoleHolding[]) => Map<string, Via[]>;
 
 /**
  * The roles one user holds on one instance → subject (role, or permission on the instance's type) → why

@@ -34,6 +34,11 @@ export interface HeldSource {
   shared: boolean;
   /** Sorted by (instance, role). */
   held: readonly Held[];
+  /**
+   * A tenant-wide source: the tenant and the roles held there (sorted). Its `held` lists every instance
+   * of the tenant with each of them (and, with derivations, what they derive).
+   */
+  tenant?: { tenant: string; roles: readonly string[] };
 }
 
 export interface AccessGraph {
@@ -158,7 +163,7 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
       const held = (instancesOfTenant.get(tenant) ?? [])
         .flatMap((instance) => [...rs].map((role) => ({ instance, role, paths })))
         .sort(compareHeld);
-      tenantLists.set(key, (source = { key, shared: true, held }));
+      tenantLists.set(key, (source = { key, shared: true, held, tenant: { tenant, roles: [...rs].sort(cmp) } }));
     }
     return source;
   }

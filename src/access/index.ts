@@ -13,6 +13,8 @@ export type {
 export { buildAccessGraph, type AccessGraph, type AccessGraphOptions } from './graph.js';
 export { diffAccess, eachAccessChange, type AccessChange, type AccessDiff, type AccessDiffOptions } from './diff.js';
 export { formatSummaryEntry, type AccessSummaryEntry } from './summary.js';
+export type { TenantWideAccessChange } from './tenant-wide.js';
+export { CoveredInstances } from './covered.js';
 export { comparePaths, formatPath } from './paths.js';
 export {
   abacFromState,

@@ -14,6 +14,8 @@ export interface AccessSummaryEntry {
    * gains or loses `subject` on exactly these.
    */
   instances?: string[];
+  /** Tenant-wide lines of the plan's access section: the instances counted, not listed (`instances` absent). */
+  tally?: InstanceTally;
   /** Where the first (best) path of each change comes from. */
   viaKind: AccessPath['kind'];
   /** The granting group (last in the chain), the tenant, or '' for a direct grant. */
@@ -83,7 +85,8 @@ export function compareEntries(a: AccessSummaryEntry, b: AccessSummaryEntry): nu
     cmp(a.viaKind, b.viaKind) ||
     cmp(a.via, b.via) ||
     cmp(a.role ?? '', b.role ?? '') ||
-    cmp((a.instances ?? []).join(' '), (b.instances ?? []).join(' '))
+    cmp((a.instances ?? a.tally?.first ?? []).join(' '), (b.instances ?? b.tally?.first ?? []).join(' ')) ||
+    (a.tally?.count ?? 0) - (b.tally?.count ?? 0)
   );
 }
 
@@ -166,7 +169,8 @@ export function formatSummaryEntry(e: AccessSummaryEntry): string {
 export function formatCountedEntry(e: AccessSummaryEntry, n: number): string {
   const who = plural(n, 'user');
   const verb = e.sign === '+' ? (n === 1 ? 'gains' : 'gain') : n === 1 ? 'loses' : 'lose';
-  if (e.instances) return `${e.sign}${who} ${verb} ${describeTenantWide(e.subject, e.role, e.via, e.instances)}`;
+  const covered = e.tally ?? e.instances;
+  if (covered) return `${e.sign}${who} ${verb} ${describeTenantWide(e.subject, e.role, e.via, covered)}`;
   const how =
     e.viaKind === 'group'
       ? e.via
@@ -180,6 +184,17 @@ export function formatCountedEntry(e: AccessSummaryEntry, n: number): string {
 }
 
 /**
+ * Instances told by their number per type, not listed: what a tenant-wide line covers (thousands on a
+ * real environment). `first`: the first few, sorted (one is named when it is the only one).
+ */
+export interface InstanceTally {
+  count: number;
+  /** Type key → how many, in type order. */
+  byType: Readonly<Record<string, number>>;
+  first: readonly string[];
+}
+
+/**
  * "folder:read through auditor in acme, on 3 folders" (a permission and the role carrying it), or
  * "auditor tenant-wide in acme, on 2 documents and 3 folders" (a role); one instance is named.
  */
@@ -187,17 +202,19 @@ export function describeTenantWide(
   subject: string,
   role: string | undefined,
   tenant: string,
-  instances: readonly string[],
+  instances: readonly string[] | InstanceTally,
 ): string {
   const how = role === undefined ? `${subject} tenant-wide in ${tenant}` : `${subject} through ${role} in ${tenant}`;
   return `${how}, on ${countInstances(instances)}`;
 }
 
 /** "document:a", or "2 documents and 3 folders"; with an adjective, "new document:a", "2 new documents". */
-export function countInstances(instances: readonly string[], adjective?: string): string {
-  if (instances.length === 1) return adjective ? `${adjective} ${instances[0]}` : instances[0];
-  const byType = new Map<string, number>();
-  for (const i of instances) byType.set(typeOf(i), (byType.get(typeOf(i)) ?? 0) + 1);
+export function countInstances(instances: readonly string[] | InstanceTally, adjective?: string): string {
+  const tally = 'count' in instances ? instances : undefined;
+  const list = tally ? tally.first : (instances as readonly string[]);
+  if ((tally?.count ?? list.length) === 1) return adjective ? `${adjective} ${list[0]}` : list[0];
+  const byType = new Map<string, number>(tally ? Object.entries(tally.byType) : []);
+  if (!tally) for (const i of list) byType.set(typeOf(i), (byType.get(typeOf(i)) ?? 0) + 1);
   const parts = [...byType]
     .sort(([a], [b]) => cmp(a, b))
     .map(

@@ -32,7 +32,9 @@ export interface DecisionExpectation extends AccessCheck {
  * between the state before and after it, and every (user, instance) a set rule grants or takes away:
  * `abac`, the plan's set-rule diff, computed here when not given), or, beyond `bound`, an even sample
  * of them in their order (roles' changes by users, then instances, then permissions; then set rules'),
- * so that the sample spreads over users and instances. The changes are sampled as the diffs yield
+ * so that the sample spreads over users and instances; a user's permissions held only through a
+ * tenant-wide role come first, once per role and tenant, their instances sampled without being walked
+ * (a tenant-wide role reaches every instance of its tenant). The changes are sampled as the diffs yield
  * them, never held: an apply from empty changes millions of permissions at 100,000 users
  * (bench/scale.bench.ts). A set rule whose decisions depend on what a check passes (`context.*`) is
  * named in `undecided`, not asked: a check passing nothing would not test what the plan says.
@@ -44,15 +46,25 @@ export function planDecisionChecks(
   abac?: AbacDiff,
 ): DecisionChecks {
   const kept = evenSample<DecisionExpectation>(bound);
-  eachAccessChange(before, after, { permissions: true, via: false }, (c) =>
-    kept.add(() => ({
-      user: c.user,
-      action: bareAction(c.subject),
-      instance: c.instance,
-      permission: c.subject,
-      sign: c.sign,
-      expected: c.sign === '+',
-    })),
+  const check = (c: { user: string; subject: string; sign: '+' | '-' }, instance: string) => ({
+    user: c.user,
+    action: bareAction(c.subject),
+    instance,
+    permission: c.subject,
+    sign: c.sign,
+    expected: c.sign === '+',
+  });
+  // A permission held only through a tenant-wide role comes once for every instance it covers: its
+  // instances are sampled where they fall in the sequence, without walking them.
+  eachAccessChange(
+    before,
+    after,
+    {
+      permissions: true,
+      via: false,
+      tenantWide: (w) => kept.addRun(w.instances.size, (j) => check(w, w.instances.at(j))),
+    },
+    (c) => kept.add(() => check(c, c.instance)),
   );
   const rules = abac ?? (before.abac || after.abac ? diffAbac(before, after) : undefined);
   for (const line of rules?.lines ?? []) {
@@ -102,19 +114,32 @@ export function sample<T>(items: readonly T[], bound: number): T[] {
  */
 export function evenSample<T>(bound: number): {
   add: (make: () => T) => void;
+  /** `n` items at once, the `j`-th made by `make(j)` only when kept: the same sample as `n` calls of `add`. */
+  addRun: (n: number, make: (j: number) => T) => void;
   result: () => { checks: T[]; total: number };
 } {
   let kept: T[] = [];
   let stride = 1;
   let total = 0;
+  const keep = (item: T) => {
+    kept.push(item);
+    if (kept.length >= 2 * bound) {
+      kept = kept.filter((_, i) => i % 2 === 0);
+      stride *= 2;
+    }
+  };
   return {
     add(make) {
-      if (total++ % stride !== 0) return;
-      kept.push(make());
-      if (kept.length >= 2 * bound) {
-        kept = kept.filter((_, i) => i % 2 === 0);
-        stride *= 2;
+      if (total++ % stride === 0) keep(make());
+    },
+    addRun(n, make) {
+      // Kept: the items whose place in the whole sequence is a multiple of the stride (which may grow).
+      for (let j = (stride - (total % stride)) % stride; j < n;) {
+        keep(make(j));
+        j++;
+        j += (stride - ((total + j) % stride)) % stride;
       }
+      total += n;
     },
     result: () => ({ checks: sample(kept, bound), total }),
   };

@@ -7,7 +7,6 @@ import type { LiveState } from '../types/live.js';
 import { openTarget, type Target, type TargetOptions } from './target.js';
 import type { RequestGrant } from '../types/live.js';
 import { configPaths } from './config-paths.js';
-import { collectGarbage, COLLECT_FROM_CHANGES } from './collect.js';
 import { problemLine } from './report.js';
 import { redactSecrets } from '../secrets.js';
 import { agree, plural } from '../words.js';
@@ -142,10 +141,6 @@ async function planOf(
     plan.cost = { ...(await estimateApply(plan)), verify: estimateVerify(plan, desired, live), paced: target.paced };
   }
   if (options.access) {
-    // The planner's and the cost estimate's garbage goes before the access section's graphs are built
-    // on top of it (x10 apply from empty: the heap at 403 MB, 242 MB of it live; the section then
-    // peaked at 696 MB, 506 MB after this collection).
-    if (plan.changes.length >= COLLECT_FROM_CHANGES) collectGarbage();
     const { planAccess } = await import('../plan/access.js');
     const { heldLookup } = await import('../plan/render-held.js');
     plan.access = planAccess({

@@ -8,10 +8,17 @@ export interface PlanAccessSummary {
   line: string;
   sign: '+' | '-';
   subject: string;
-  /** The instance; absent on a tenant-wide line, which covers `instances`. */
+  /** The instance; absent on a tenant-wide line, which covers `instanceCount` instances. */
   instance?: string;
-  /** Tenant-wide lines only: every instance the line covers, sorted (`tenant` is `via`). */
+  /**
+   * Tenant-wide lines only (`tenant` is `via`): the first `INSTANCES_LISTED` instances the line covers,
+   * sorted; `instanceCount` counts them all and `instancesByType` per type. Each of the line's users
+   * gains or loses `subject` on every one of them. Never every instance: a tenant-wide role covers every
+   * instance of its tenant, and the section would be users × instances.
+   */
   instances?: string[];
+  instanceCount?: number;
+  instancesByType?: Record<string, number>;
   viaKind: 'direct' | 'tenant' | 'group' | 'derived';
   via: string;
   role?: string;
@@ -26,10 +33,14 @@ export interface PlanAccessChange {
   /** The instance; absent on a change through a tenant-wide role, which covers `instances`. */
   instance?: string;
   /**
-   * A change held only through a tenant-wide role, named once per role and tenant: the instances it
-   * covers (sorted), the tenant, and the role carrying the permission (permission view).
+   * A change held only through a tenant-wide role, named once per role and tenant: the first
+   * `INSTANCES_LISTED` instances it covers (sorted) with `instanceCount` and `instancesByType`, the
+   * tenant, and the role carrying the permission (permission view). A change through a set rule
+   * (`rule`): every instance it covers.
    */
   instances?: string[];
+  instanceCount?: number;
+  instancesByType?: Record<string, number>;
   tenant?: string;
   role?: string;
   /** A change through a set rule (attributes): the rule's key; `instances` then lists the instances it covers. */
@@ -37,6 +48,9 @@ export interface PlanAccessChange {
   /** Formatted granting paths, best first (at most `limits.pathsPerChange`). */
   paths: string[];
 }
+
+/** Instances a tenant-wide line or change lists (its counts say how many it covers). */
+export const INSTANCES_LISTED = 10;
 
 export interface PlanAccessLimits {
   summaryLines: number;

@@ -5,13 +5,18 @@
  * roles; holding them all before summarising them cost more memory than the rest of the apply
  * (docs/performance.md). The result is what summarising the whole diff gives (test/plan/access-stream.test.ts).
  */
-import type { AccessGraph, AccessSummaryEntry } from '../access/index.js';
-import { eachAccessChange, formatPath } from '../access/index.js';
+import type { AccessGraph, AccessSummaryEntry, TenantWideAccessChange } from '../access/index.js';
+import { CoveredInstances, eachAccessChange, formatPath } from '../access/index.js';
 import type { AccessChange } from '../access/diff.js';
 import { diffRoleDefinitions } from '../access/definition-diff.js';
 import { cmp } from '../access/paths.js';
-import { compareEntries, formatCountedEntry, origin, tenantWide } from '../access/summary.js';
-import type { PlanAccessCore, PlanAccessLimits, PlanAccessSummary } from './access-shapes.js';
+import { compareEntries, formatCountedEntry, origin, tenantWide, type InstanceTally } from '../access/summary.js';
+import {
+  INSTANCES_LISTED,
+  type PlanAccessCore,
+  type PlanAccessLimits,
+  type PlanAccessSummary,
+} from './access-shapes.js';
 
 /** One summary line being counted: its first users (sorted: users come in order) and how many. */
 interface Counted {
@@ -45,81 +50,100 @@ export function streamAccessSection(
     if (line.count++ < limits.usersPerLine) line.entry.users.push(user);
   };
 
-  /** One user's changes, in the diff's order. */
+  /**
+   * One user's changes: those the diff yields one instance at a time, in its order, and those it merges
+   * (held only through tenant-wide roles, once per role and tenant with the instances they cover).
+   */
   let alsoCounted = 0;
-  const user = (changes: AccessChange[]) => {
+  const user = (changes: AccessChange[], merged: TenantWideAccessChange[]) => {
     users++;
-    if (alsoUsers?.has(changes[0].user)) alsoCounted++;
-    total += changes.length;
-    for (const c of changes)
-      if (c.sign === '+') gains++;
-      else losses++;
-    // A change held only through a tenant-wide role is counted once per role and tenant (summary.ts).
+    if (alsoUsers?.has((changes[0] ?? merged[0]).user)) alsoCounted++;
+    // A change still yielded per instance and held only through a tenant-wide role (the role view's
+    // redefinitions; the permission view with set rules) is merged here, over its instances.
     const { wide, rest } = tenantWide(changes);
+    const items: Item[] = rest.map((c) => ({ at: c.instance, sign: c.sign, subject: c.subject, change: c }));
     for (const w of wide) {
-      count(
-        `tenant\u0000${w.sign}\u0000${w.subject}\u0000${w.tenant}\u0000${w.role ?? ''}\u0000${w.instances.join('\u0000')}`,
-        w.user,
-        () => ({
-          sign: w.sign,
-          subject: w.subject,
-          instances: w.instances,
-          viaKind: 'tenant',
-          via: w.tenant,
-          ...(w.role !== undefined ? { role: w.role } : {}),
-          users: [],
-        }),
-      );
+      const instances = new CoveredInstances([w.instances], NONE);
+      const m: TenantWideAccessChange = { ...w, via: w.changes[0].via, instances };
+      items.push({ at: w.instances[0], sign: w.sign, subject: w.subject, wide: m, key: w.instances.join('\u0000') });
     }
-    for (const c of rest) {
-      const best = c.via[0];
-      const via = origin(best.path);
-      const role = best.role === c.subject ? undefined : best.role;
-      count(
-        `${c.sign}\u0000${c.subject}\u0000${c.instance}\u0000${best.path.kind}\u0000${via}\u0000${role ?? ''}`,
-        c.user,
-        () => ({
-          sign: c.sign,
-          subject: c.subject,
-          instance: c.instance,
-          viaKind: best.path.kind,
-          via,
-          ...(role !== undefined ? { role } : {}),
-          users: [],
-        }),
-      );
+    for (const m of merged)
+      items.push({ at: m.instances.first(1)[0], sign: m.sign, subject: m.subject, wide: m, key: m.instances.key() });
+    for (const item of items) {
+      const size = item.wide ? item.wide.instances.size : 1;
+      total += size;
+      if (item.sign === '+') gains += size;
+      else losses += size;
+      if (item.wide) countWide(item.wide, item.key!);
+      else countOne(item.change!);
     }
     if (full) return;
     // By user: a tenant-wide role's gains or losses once per role and tenant (where the user's first
     // change of it comes), the rest per instance; capped by the changes they stand for.
-    const firstOf = new Map(wide.map((w) => [w.changes[0], w]));
-    const merged = new Set(wide.flatMap((w) => w.changes.slice(1)));
-    for (const c of changes) {
-      if (merged.has(c)) continue;
-      const w = firstOf.get(c);
-      const size = w ? w.changes.length : 1;
+    items.sort(
+      (a, b) => cmp(a.at, b.at) || cmp(a.subject, b.subject) || (a.sign === b.sign ? 0 : a.sign === '+' ? -1 : 1),
+    );
+    for (const item of items) {
+      const w = item.wide;
+      const size = w ? w.instances.size : 1;
       if (shown + size > limits.changes) {
         full = true;
         return;
       }
       shown += size;
-      if (byUser.length === 0 || byUser[byUser.length - 1].user !== c.user) byUser.push({ user: c.user, changes: [] });
-      const paths = c.via
-        .slice(0, limits.pathsPerChange)
-        .map((v) => (w ? formatTenantPath(c.user, v.role, w.tenant) : formatPath(c.user, v.path, v.role, c.instance)));
+      const name = (w ?? item.change)!.user;
+      if (byUser.length === 0 || byUser[byUser.length - 1].user !== name) byUser.push({ user: name, changes: [] });
+      const via = (w ?? item.change)!.via.slice(0, limits.pathsPerChange);
       byUser[byUser.length - 1].changes.push(
         w
           ? {
-              sign: c.sign,
-              subject: c.subject,
-              instances: w.instances,
+              sign: w.sign,
+              subject: w.subject,
+              ...listedOf(w.instances.tally(INSTANCES_LISTED)),
               tenant: w.tenant,
               ...(w.role !== undefined ? { role: w.role } : {}),
-              paths,
+              paths: via.map((v) => formatTenantPath(name, v.role, w.tenant)),
             }
-          : { sign: c.sign, subject: c.subject, instance: c.instance, paths },
+          : {
+              sign: item.sign,
+              subject: item.subject,
+              instance: item.at,
+              paths: via.map((v) => formatPath(name, v.path, v.role, item.at)),
+            },
       );
     }
+  };
+  const countWide = (w: TenantWideAccessChange, instancesKey: string) =>
+    count(
+      `tenant\u0000${w.sign}\u0000${w.subject}\u0000${w.tenant}\u0000${w.role ?? ''}\u0000${instancesKey}`,
+      w.user,
+      () => ({
+        sign: w.sign,
+        subject: w.subject,
+        tally: w.instances.tally(INSTANCES_LISTED),
+        viaKind: 'tenant',
+        via: w.tenant,
+        ...(w.role !== undefined ? { role: w.role } : {}),
+        users: [],
+      }),
+    );
+  const countOne = (c: AccessChange) => {
+    const best = c.via[0];
+    const via = origin(best.path);
+    const role = best.role === c.subject ? undefined : best.role;
+    count(
+      `${c.sign}\u0000${c.subject}\u0000${c.instance}\u0000${best.path.kind}\u0000${via}\u0000${role ?? ''}`,
+      c.user,
+      () => ({
+        sign: c.sign,
+        subject: c.subject,
+        instance: c.instance,
+        viaKind: best.path.kind,
+        via,
+        ...(role !== undefined ? { role } : {}),
+        users: [],
+      }),
+    );
   };
 
   // The role view adds what users gain or lose because a role they keep was redefined (its
@@ -127,19 +151,37 @@ export function streamAccessSection(
   const redefined = permissions ? [] : diffRoleDefinitions(before, after);
   let next = 0;
   let mine: AccessChange[] = [];
+  let mineWide: TenantWideAccessChange[] = [];
+  const flushUnless = (name: string) => {
+    const current = mine[0]?.user ?? mineWide[0]?.user;
+    if (current === undefined || current === name) return;
+    user(mine, mineWide);
+    mine = [];
+    mineWide = [];
+  };
   const take = (c: AccessChange) => {
-    if (mine.length > 0 && mine[0].user !== c.user) {
-      user(mine);
-      mine = [];
-    }
+    flushUnless(c.user);
     mine.push(c);
   };
-  eachAccessChange(before, after, { permissions }, (c) => {
-    while (next < redefined.length && compareChange(redefined[next], c) < 0) take(redefined[next++]);
-    take(c);
-  });
+  eachAccessChange(
+    before,
+    after,
+    {
+      permissions,
+      // Merged tenant-wide changes come before their user's others: earlier users' redefinitions first.
+      tenantWide: (w) => {
+        while (next < redefined.length && cmp(redefined[next].user, w.user) < 0) take(redefined[next++]);
+        flushUnless(w.user);
+        mineWide.push(w);
+      },
+    },
+    (c) => {
+      while (next < redefined.length && compareChange(redefined[next], c) < 0) take(redefined[next++]);
+      take(c);
+    },
+  );
   while (next < redefined.length) take(redefined[next++]);
-  if (mine.length > 0) user(mine);
+  if (mine.length + mineWide.length > 0) user(mine, mineWide);
 
   const counted = [...lines.values()].sort(compareLines);
   const summary = counted.slice(0, limits.summaryLines).map(({ entry: e, count: n }): PlanAccessSummary => ({
@@ -147,7 +189,7 @@ export function streamAccessSection(
     sign: e.sign,
     subject: e.subject,
     ...(e.instance !== undefined ? { instance: e.instance } : {}),
-    ...(e.instances !== undefined ? { instances: e.instances } : {}),
+    ...(e.tally !== undefined ? listedOf(e.tally) : {}),
     viaKind: e.viaKind,
     via: e.via,
     ...(e.role !== undefined ? { role: e.role } : {}),
@@ -179,6 +221,25 @@ function compareChange(a: AccessChange, b: AccessChange): number {
     cmp(a.subject, b.subject) ||
     (a.sign === b.sign ? 0 : a.sign === '+' ? -1 : 1)
   );
+}
+
+/** One of the section's lines or changes in it, in the order its user's changes come. */
+interface Item {
+  /** The instance, or the first the merged change covers. */
+  at: string;
+  sign: '+' | '-';
+  subject: string;
+  change?: AccessChange;
+  wide?: TenantWideAccessChange;
+  /** A merged change's instances, as a line key. */
+  key?: string;
+}
+
+const NONE: ReadonlySet<string> = new Set();
+
+/** A tenant-wide line's or change's instances as the section gives them: the first few and their counts. */
+function listedOf(t: InstanceTally): Pick<PlanAccessSummary, 'instances' | 'instanceCount' | 'instancesByType'> {
+  return { instances: [...t.first], instanceCount: t.count, instancesByType: { ...t.byType } };
 }
 
 /** "frank → auditor (tenant-wide in acme)": the path of a change through a tenant-wide role, on no one instance. */

@@ -330,9 +330,10 @@ function describeChange(c: PlanAccessChange): string {
   if (!c.instances) return `${c.subject} on ${c.instance}`;
   if (c.rule !== undefined)
     return `${c.subject} on ${plural(c.instances.length, 'instance')} (${c.instances.slice(0, 3).join(', ')}${c.instances.length > 3 ? ', …' : ''})`;
-  const listed =
-    c.instances.length > 1 ? ` (${c.instances.slice(0, 3).join(', ')}${c.instances.length > 3 ? ', …' : ''})` : '';
-  return `${describeTenantWide(c.subject, c.role, c.tenant!, c.instances)}${listed}`;
+  const n = c.instanceCount ?? c.instances.length;
+  const listed = n > 1 ? ` (${c.instances.slice(0, 3).join(', ')}${n > 3 ? ', …' : ''})` : '';
+  const tally = { count: n, byType: c.instancesByType ?? {}, first: c.instances };
+  return `${describeTenantWide(c.subject, c.role, c.tenant!, c.instancesByType ? tally : c.instances)}${listed}`;
 }
 
 /**

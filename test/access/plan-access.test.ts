@@ -382,6 +382,8 @@ resource_instances: { folder:finance: acme, folder:hr: acme, folder:ops: acme, d
           sign: '-',
           subject: 'folder:read',
           instances: ['folder:finance', 'folder:hr', 'folder:ops'],
+          instanceCount: 3,
+          instancesByType: { folder: 3 },
           tenant: 'acme',
           role: 'auditor',
           paths: ['frank → auditor (tenant-wide in acme)'],

@@ -4,7 +4,6 @@ import type { LiveState } from '../../types/live.js';
 import { parseDuration } from '../../types/duration.js';
 import { planFromFiles, printWarnings } from '../workflow.js';
 import { writePlanText } from '../render-plan.js';
-import { collectGarbage, COLLECT_FROM_CHANGES } from '../collect.js';
 import { readPlanFile } from '../plan-file.js';
 import { ask, isInteractive } from '../prompt.js';
 import { isCi } from '../../ci.js';
@@ -128,7 +127,6 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
     }
     await confirm(plan, opts, target.where);
 
-    if (plan.changes.length >= COLLECT_FROM_CHANGES) collectGarbage();
     const { applyPlan } = await import('../../apply/apply.js');
     const { createLogProgress, interruptedLine } = await import('../../apply/progress.js');
     const live =
@@ -168,8 +166,6 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
     const seconds = (Date.now() - started) / 1000;
     // Everything applied: read again what the apply changed, to catch another apply that ran at the same
     // time (src/apply/verify.ts). A saved plan has no configuration to compare with.
-    // The writes' garbage goes before the verification's read (at x10 its whole re-read is the peak).
-    if (plan.changes.length >= COLLECT_FROM_CHANGES) collectGarbage();
     const { verifyApplied } = await import('../../apply/verify.js');
     let unverified: string | undefined;
     const leftover =
@@ -189,8 +185,6 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
             return undefined;
           })
         : undefined;
-    // The verification's read and plan are garbage now; the summary (every id, in JSON) comes on top.
-    if (plan.changes.length >= COLLECT_FROM_CHANGES) collectGarbage();
     const { applyExitCode, applyJson, renderApplySummary, UNVERIFIED_EXIT } = await import('../../apply/summary.js');
     const checked =
       opts.verifyDecisions !== false && liveBefore && result.failed.length === 0 && !result.stopped
