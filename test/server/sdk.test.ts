@@ -62,7 +62,11 @@ describe('the permitio Node SDK against roster serve', () => {
 
     // getUserPermissions (the PDP's /user-permissions): tenant-level permissions by tenant.
     expect(await permit.getUserPermissions('alice')).toEqual({
-      '__tenant:acme': { tenant: { key: 'acme', attributes: {} }, permissions: ['doc:read', 'doc:write'] },
+      '__tenant:acme': {
+        tenant: { key: 'acme', attributes: {} },
+        permissions: ['doc:read', 'doc:write'],
+        roles: ['editor'],
+      },
     });
 
     // What the SDK wrote is what the API reads.

@@ -1,5 +1,12 @@
 import type { Queryable } from '../store/db.js';
-import { asJsonObject, checkAttributes, decideAbac, type Bag, type JsonObject } from '../../access/conditions/index.js';
+import {
+  asJsonObject,
+  checkAttributes,
+  decideAbac,
+  type AbacDecision,
+  type Bag,
+  type JsonObject,
+} from '../../access/conditions/index.js';
 import { parseJson } from './common.js';
 import { abacSnapshot } from './abac-model.js';
 
@@ -21,10 +28,15 @@ const FK_ROUNDS = 4;
  * (src/access/conditions). Nothing is read when no rule grants the check's `type:action`.
  */
 export async function abacAllows(q: Queryable, envId: string, body: CheckBody): Promise<boolean> {
+  return (await abacDecision(q, envId, body)).allow;
+}
+
+/** The same decision, with the rule that allowed (its user set names an ABAC holder: repo/authorized-users.ts). */
+export async function abacDecision(q: Queryable, envId: string, body: CheckBody): Promise<AbacDecision> {
   const { model, defined, granted } = await abacSnapshot(q, envId);
   const user = typeof body.user === 'string' ? { key: body.user } : body.user;
   const resource = typeof body.resource === 'string' ? refOf(body.resource) : body.resource;
-  if (!granted.has(`${resource.type}:${body.action}`)) return false;
+  if (!granted.has(`${resource.type}:${body.action}`)) return { allow: false };
   const tenantKey = resource.tenant || 'default';
   const facts = await q.get<{
     user_id: string | null;
@@ -89,7 +101,7 @@ export async function abacAllows(q: Queryable, envId: string, body: CheckBody): 
   for (let round = 0; ; round++) {
     const missing = new Set<string>();
     const decision = decideAbac(model, { type: resource.type, action: body.action }, bags, { instances, missing });
-    if (decision.allow || missing.size === 0 || round === FK_ROUNDS) return decision.allow;
+    if (decision.allow || missing.size === 0 || round === FK_ROUNDS) return decision;
     for (const ref of missing) instances.set(ref, await storedInstance(q, envId, ref, defined.byResource));
   }
 }

@@ -1,6 +1,6 @@
 import type { Queryable } from '../store/db.js';
 import { parseJson, splitRef } from './common.js';
-import { rolesGrant, type RoleDef } from '../domain/allowed.js';
+import { rolesGrant, type RoleDef, type Wanted } from '../domain/allowed.js';
 import { GROUP_RELATION_SQL, derivedRolesOn } from './derivations.js';
 import { rolesOnInstancesSql } from './held-roles.js';
 
@@ -33,11 +33,34 @@ const LOOKUP = `SELECT
   FROM (SELECT 1 AS one) x LEFT JOIN resource_instances ri ON ri.env_id = ? AND ri.key = ?
     AND ri.resource_id IN (SELECT id FROM resources WHERE env_id = ? AND key = ?)`;
 
+/** The roles a check's user holds where the check looks (ids), and the instance's resource id; undefined: none. */
+export interface HeldRoles {
+  roleIds: string[];
+  /** The named instance's resource id; null when no instance is named. */
+  resource: string | null;
+}
+
 export async function decide(
   q: Queryable & { dialect?: 'sqlite' | 'postgres' },
   envId: string,
   c: CheckInput,
 ): Promise<boolean> {
+  const held = await heldRoles(q, envId, c);
+  if (!held || held.roleIds.length === 0) return false;
+  return grantsAny(q, envId, held.roleIds, { resource: held.resource, type: c.type, action: c.action });
+}
+
+/**
+ * What the user holds where the check looks: on a named instance, the roles there (directly, through
+ * groups, derived over tuples) and the tenant-wide roles of the instance's tenant; without an instance,
+ * the tenant-wide roles of the tenant named (or `default`). Undefined when the user or the named
+ * instance does not exist. /allowed and the list queries (repo/user-permissions.ts) read it.
+ */
+export async function heldRoles(
+  q: Queryable & { dialect?: 'sqlite' | 'postgres' },
+  envId: string,
+  c: CheckInput,
+): Promise<HeldRoles | undefined> {
   // One round trip for the lookups: each statement costs a round trip on PostgreSQL and a few
   // microseconds of bookkeeping on SQLite, and /allowed is the hottest path (bench: server CPU a check).
   const found = await q.get<{
@@ -47,13 +70,13 @@ export async function decide(
     resource_id: string | null;
     derivable: number | null;
   }>(LOOKUP, [envId, c.user, envId, c.key ?? '', envId, c.type]);
-  if (!found?.user_id) return false;
+  if (!found?.user_id) return undefined;
   const user = found.user_id;
   let roleIds: { role_id: string }[];
   const instance = c.key && found.instance_id ? { id: found.instance_id, tenant_id: found.tenant_id! } : undefined;
   // A named instance that does not exist is no instance of any tenant: nothing applies to it (rather
   // than the tenant-wide roles of whatever tenant the caller named, which would allow on a typo).
-  if (c.key && !instance) return false;
+  if (c.key && !instance) return undefined;
   if (instance) {
     const dialect = q.dialect ?? 'sqlite';
     // Derivations over tuples (repo/derivations.ts) when some derivation gives a role on this type;
@@ -85,26 +108,29 @@ export async function decide(
       envId,
       c.tenant ?? 'default',
     ]);
-    if (!tenant) return false;
+    if (!tenant) return undefined;
     roleIds = await q.all(TENANT_ROLES, [user, tenant.id]);
   }
-  if (roleIds.length === 0) return false;
-  const load = async (sql: string, params: string[]) =>
-    (await q.all<{ key: string; resource_id: string | null; permissions: string; extends: string }>(sql, params)).map(
-      (r): RoleDef => ({
-        key: r.key,
-        resource: r.resource_id,
-        permissions: parseJson(r.permissions, []),
-        extends: parseJson(r.extends, []),
-      }),
-    );
-  const ids = [...new Set(roleIds.map((r) => r.role_id))];
+  return { roleIds: [...new Set(roleIds.map((r) => r.role_id))], resource: c.key ? found.resource_id : null };
+}
+
+type RoleRow = { key: string; resource_id: string | null; permissions: string; extends: string };
+const asRoleDef = (r: RoleRow): RoleDef => ({
+  key: r.key,
+  resource: r.resource_id,
+  permissions: parseJson(r.permissions, []),
+  extends: parseJson(r.extends, []),
+});
+
+/** Whether some of the roles `ids` (or a role they extend) allows `wanted` (domain/allowed.ts). */
+export async function grantsAny(q: Queryable, envId: string, ids: string[], wanted: Wanted): Promise<boolean> {
+  const load = async (sql: string, params: string[]) => (await q.all<RoleRow>(sql, params)).map(asRoleDef);
   const held = await load(
     `SELECT key, resource_id, permissions, extends FROM roles WHERE id IN (${marks(ids.length)})`,
     ids,
   );
   // Extended roles: a resource role's are its resource's roles, a top-level role's top-level roles.
-  return rolesGrant(held, { resource: found.resource_id, type: c.type, action: c.action }, (resource, keys) =>
+  return rolesGrant(held, wanted, (resource, keys) =>
     resource === null
       ? load(
           `SELECT key, resource_id, permissions, extends FROM roles WHERE env_id = ? AND resource_id IS NULL AND key IN (${marks(keys.length)})`,
@@ -115,6 +141,29 @@ export async function decide(
           [resource, ...keys],
         ),
   );
+}
+
+/**
+ * The environment's roles by id, and which of them allow `wanted` (themselves or through the roles they
+ * extend), decided by the same rule as /allowed (domain/allowed.ts `rolesGrant`) over roles held in memory:
+ * the reverse lookups (repo/authorized-users.ts) ask it once for every role instead of once a user.
+ */
+export async function rolesAllowing(
+  q: Queryable,
+  envId: string,
+  wanted: Wanted,
+): Promise<{ allowing: Set<string>; byId: Map<string, RoleRow & { id: string }> }> {
+  const rows = await q.all<RoleRow & { id: string }>(
+    `SELECT id, key, resource_id, permissions, extends FROM roles WHERE env_id = ?`,
+    [envId],
+  );
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const byScope = new Map(rows.map((r) => [`${r.resource_id ?? ''}#${r.key}`, asRoleDef(r)]));
+  const load = async (resource: string | null, keys: string[]) =>
+    keys.flatMap((k) => byScope.get(`${resource ?? ''}#${k}`) ?? []);
+  const allowing = new Set<string>();
+  for (const r of rows) if (await rolesGrant([asRoleDef(r)], wanted, load)) allowing.add(r.id);
+  return { allowing, byId };
 }
 
 /** The SDKs' check body: `{user: {key} | "key", action, resource: {type, key?, tenant?} | "type:key"}`. */

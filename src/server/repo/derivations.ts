@@ -27,7 +27,7 @@ const RULES = `SELECT ig.resource_id, ig.role_id, ig.on_resource_id, ig.linked_r
     LEFT JOIN derivation_conditions dc ON dc.resource_id = ig.resource_id AND dc.role_id = ig.role_id
   WHERE ig.env_id = ? AND NOT ${GROUP_RELATION_SQL}`;
 
-interface Rules {
+export interface Rules {
   index: Map<string, DerivationRule[]>;
   /** Resources some rule derives a role on: only instances of these can gain a derived role. */
   targets: Set<string>;
@@ -71,7 +71,7 @@ const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
  * breadth-first walk from the object to its subjects, one query per level, each instance visited once
  * (so a cycle of tuples ends the walk).
  */
-async function walkUp(q: Queryable, rules: Rules, start: { id: string; resource: string }) {
+export async function walkUp(q: Queryable, rules: Rules, start: { id: string; resource: string }) {
   const resources = new Map([[start.id, start.resource]]);
   const tuples: TupleEdge[] = [];
   let frontier = [start.id];

@@ -1,6 +1,6 @@
 import type { Queryable } from '../store/db.js';
 import { parseJson } from './common.js';
-import { decide } from './allowed.js';
+import { decide, heldRoles } from './allowed.js';
 import { abacAllows } from './abac-allowed.js';
 import type { Actions } from './resources.js';
 
@@ -17,7 +17,11 @@ type Entry = {
   tenant: { key: string; attributes: unknown };
   resource?: { key: string; type: string; attributes: unknown };
   permissions: string[];
+  roles: string[];
 };
+
+/** The built-in role every tenant member holds on the public service: not listed among a tenant's roles. */
+const TENANT_ASSOCIATION = 'tenant-association';
 
 /**
  * What a user may do, by tenant (`__tenant:<t>`) and instance (`<type>:<key>`), decided by the same code
@@ -77,6 +81,7 @@ export async function userPermissions(
       out[`__tenant:${t.key}`] = {
         tenant: { key: t.key, attributes: parseJson(t.attributes, {}) },
         permissions: [...granted],
+        roles: await tenantRoles(q, userRow!.id, t.key, envId),
       };
     }
   }
@@ -110,8 +115,34 @@ export async function userPermissions(
         tenant: { key: i.tenant, attributes: parseJson(i.tenant_attributes, {}) },
         resource: { key: i.key, type: i.type, attributes: parseJson(i.attributes, {}) },
         permissions: granted,
+        roles: await instanceRoles(q, envId, { user: user.key, type: i.type, key: i.key }),
       };
     }
   }
   return out;
+}
+
+/** The top-level roles the user holds tenant-wide in the tenant, by key. */
+async function tenantRoles(q: Queryable, userId: string, tenant: string, envId: string): Promise<string[]> {
+  const rows = await q.all<{ key: string }>(
+    `SELECT DISTINCT r.key FROM role_assignments ra JOIN roles r ON r.id = ra.role_id JOIN tenants t ON t.id = ra.tenant_id
+     WHERE ra.user_id = ? AND t.env_id = ? AND t.key = ? AND ra.resource_instance_id IS NULL AND r.resource_id IS NULL ORDER BY r.key`,
+    [userId, envId, tenant],
+  );
+  return rows.map((r) => r.key).filter((k) => k !== TENANT_ASSOCIATION);
+}
+
+/** The instance's own roles the user holds there (directly, through groups, derived: what /allowed counts), without `type#`. */
+async function instanceRoles(
+  q: Queryable & { dialect?: 'sqlite' | 'postgres' },
+  envId: string,
+  c: { user: string; type: string; key: string },
+): Promise<string[]> {
+  const held = await heldRoles(q, envId, { ...c, action: '' });
+  if (!held || held.roleIds.length === 0) return [];
+  const rows = await q.all<{ key: string }>(
+    `SELECT key FROM roles WHERE resource_id = ? AND id IN (${held.roleIds.map(() => '?').join(', ')}) ORDER BY key`,
+    [held.resource, ...held.roleIds],
+  );
+  return rows.map((r) => r.key);
 }

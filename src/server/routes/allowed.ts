@@ -5,6 +5,8 @@ import { httpError } from '../errors.js';
 import { decide, toCheckInput } from '../repo/allowed.js';
 import { abacAllows, type CheckBody } from '../repo/abac-allowed.js';
 import { userPermissionRoutes } from './user-permissions.js';
+import { decisionListRoutes } from './decision-lists.js';
+import { authzenRoutes } from './authzen.js';
 
 /** Attributes and context passed in a check (ABAC, repo/abac-allowed.ts): JSON objects when present. */
 const PASSED = { type: ['object', 'null'] } as const;
@@ -127,4 +129,8 @@ export default async function allowedRoutes(
   });
 
   await userPermissionRoutes(app, db, envOf, { querystring: QUERY, headers: HEADERS });
+  // The list queries and AuthZEN (issue 40): the same environment, the same check body.
+  const point = { db, envOf, schemas: { querystring: QUERY, headers: HEADERS, check: CHECK } };
+  await decisionListRoutes(app, point);
+  await authzenRoutes(app, point);
 }
