@@ -38,9 +38,10 @@ export async function liveWhatCan(
   options: { abac: QueryAbac; passed?: LoosePassed; type?: string; tenant?: string },
 ): Promise<WhatCanResult> {
   const pdp = pdpOf(state.target);
+  // The types always named: roster serve lists instances a set rule allows only for the types asked for.
   const query = {
     user: offline.user,
-    ...(options.type ? { types: [options.type] } : {}),
+    types: options.type ? [options.type] : [...state.live.resources.keys()].sort(),
     ...(options.tenant ? { tenants: [options.tenant] } : {}),
     passed: bags(options.passed),
   };

@@ -24,6 +24,9 @@ export async function whoCanCommand(
     throw new ConfigError(`--format must be one of ${QUERY_FORMATS.join(', ')}, got '${opts.format}'`);
   if (!/^[^:]+:[^:]+$/.test(instance)) throw new ConfigError(`TYPE:KEY must be <resource>:<key>, got '${instance}'`);
   const passed = passedFromFlags(opts);
+  // One user's attributes cannot be passed for a list of users (POST /authorized_users takes none either).
+  if (passed?.user !== undefined)
+    throw new ConfigError('who-can lists users: it passes resource attributes and context, not user attributes');
   const state = await openAccessState(paths, opts, 'who-can', false);
   try {
     const { whoCan } = await import('../../access/queries.js');
