@@ -42,7 +42,7 @@ export async function readAuthorizedUsers(
       expect: (b) => (isObject(b) && isObject(b.users) ? undefined : 'JSON without users'),
     })
     .catch((err: unknown) => {
-      throw pdp ? noDecisionPoint(err, pdp) : err;
+      throw pdp ? noDecisionPoint(err, pdp, 'POST /authorized_users') : err;
     });
   return Object.keys(answer.users ?? {}).sort();
 }
@@ -80,7 +80,7 @@ export async function readUserPermissions(
       },
     )
     .catch((err: unknown) => {
-      throw pdp ? noDecisionPoint(err, pdp) : err;
+      throw pdp ? noDecisionPoint(err, pdp, 'POST /user-permissions') : err;
     });
   const out: string[] = [];
   for (const entry of Object.values(answer)) {

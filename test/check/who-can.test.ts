@@ -127,6 +127,12 @@ describe('roster who-can', () => {
     expect(r.users[0].ways).toEqual([expect.stringContaining('(rule: approvers can expense:approve on small)')]);
   });
 
+  it('--live at a host that serves no list queries says so, naming the option', async () => {
+    const r = await cli(['who-can', 'read', 'document:readme', '--live', '--pdp-url', `${server.url}/elsewhere`]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('(--pdp-url) does not serve POST /authorized_users (404)');
+  });
+
   it('refuses an unknown instance, with did-you-mean', async () => {
     const r = await cli(['who-can', 'read', 'document:handbok']);
     expect(r.code).not.toBe(0);
@@ -196,6 +202,15 @@ describe('exact-set assertions', () => {
           .replace('      - gina\n', '      - gina\n      - carol\n'), // kept in their order, the new one after
     );
     expect((await cli(['check', '--live'])).code).toBe(0);
+  });
+
+  it('the plan runs them as it runs the other assertions', async () => {
+    writeFileSync(file(), CONFIG + ASSERTIONS.replace('exactly: [heidi, ivan]', 'exactly: [heidi]'));
+    const r = await cli(['plan']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('Assertions: 1 of 3 fail on the state after this plan:');
+    expect(r.stdout).toContain('  FAIL roster.yaml:43: who can approve on expense:exp-001: exactly heidi');
+    expect(r.stdout).toContain('    extra: ivan can approve on expense:exp-001, not listed in exactly:');
   });
 
   it('--update with --live writes what the decision point answers', async () => {
