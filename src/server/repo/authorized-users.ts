@@ -59,8 +59,7 @@ export async function authorizedUsers(
       if (allowing.has(h.role_id))
         add({ user: h.user_key, tenant: h.tenant, resource: `__tenant:${h.tenant}`, role: byId.get(h.role_id)!.key });
     if (instance) {
-      const label = async (ids: string[]) => instanceLabels(q, ids);
-      for (const { type: rootType, ...a } of await instanceHolders(q, envId, instance, allowing, label)) {
+      for (const { type: rootType, ...a } of await instanceHolders(q, envId, instance, allowing)) {
         const role = byId.get(a.role)!;
         add({ ...a, role: role.resource_id ? `${rootType}#${role.key}` : role.key });
       }
@@ -95,6 +94,7 @@ async function tenantHolders(q: Queryable, envId: string, t: { id: string } | { 
 type Label = { id: string; type: string; key: string; tenant: string };
 
 async function instanceLabels(q: Queryable, ids: string[]): Promise<Map<string, Label>> {
+  if (ids.length === 0) return new Map();
   const rows = await q.all<Label>(
     `SELECT ri.id, r.key AS type, ri.key, t.key AS tenant FROM resource_instances ri
        JOIN resources r ON r.id = ri.resource_id JOIN tenants t ON t.id = ri.tenant_id
@@ -115,7 +115,6 @@ async function instanceHolders(
   envId: string,
   instance: Instance,
   allowing: Set<string>,
-  labels: (ids: string[]) => Promise<Map<string, Label>>,
 ): Promise<{ user: string; tenant: string; resource: string; role: string; type: string }[]> {
   const rules = await readRules(q, envId);
   const start = { id: instance.id, resource: instance.resource_id };
@@ -156,7 +155,7 @@ async function instanceHolders(
       const [instanceId, role] = root.split(' ');
       if (rootAllows(instanceId, role, u.direct)) found.push({ user: u.key, instance: instanceId, role });
     }
-  const named = await labels([...new Set(found.map((f) => f.instance))].concat(instance.id));
+  const named = await instanceLabels(q, [...new Set(found.map((f) => f.instance))]);
   return found.map((f) => {
     const l = named.get(f.instance)!;
     return { user: f.user, tenant: l.tenant, resource: `${l.type}:${l.key}`, role: f.role, type: l.type };

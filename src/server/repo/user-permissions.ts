@@ -31,7 +31,8 @@ const TENANT_ASSOCIATION = 'tenant-association';
  *   `resource_types` is given without `__tenant` (as the public PDP does);
  * - instances: those of the user's tenants (narrowed by `resources` and `resource_types`), and with ABAC
  *   every stored instance of the listed `resource_types`; an instance's entry lists what /allowed grants
- *   on it beyond its tenant's entry, and is left out when that is nothing;
+ *   on it beyond what roles grant in its tenant (its tenant's entry without ABAC), and is left out when
+ *   that is nothing;
  * - ABAC joins only when `context.enable_abac_user_permissions` is true, and only for `resource_types`
  *   (type-level on tenants, with stored attributes on instances).
  */
@@ -73,10 +74,18 @@ export async function userPermissions(
   const tenantPermissions = new Map<string, Set<string>>();
   for (const t of tenants) {
     const granted = new Set<string>();
+    // Only what roles grant tenant-wide holds on every instance of the tenant (repo/allowed.ts): an
+    // instance's entry leaves those out. A type-level ABAC grant may not hold on a given instance (its
+    // stored attributes decide), so the instance's entry decides those again.
+    const everywhere = new Set<string>();
     for (const [type, actions] of actionsOf)
-      for (const a of actions)
-        if (await allows(a, { type, tenant: t.key }, abacTypes.has(type))) granted.add(`${type}:${a}`);
-    tenantPermissions.set(t.key, granted);
+      for (const a of actions) {
+        const byRoles = await allows(a, { type, tenant: t.key }, false);
+        if (byRoles) everywhere.add(`${type}:${a}`);
+        if (byRoles || (abacTypes.has(type) && (await allows(a, { type, tenant: t.key }, true))))
+          granted.add(`${type}:${a}`);
+      }
+    tenantPermissions.set(t.key, everywhere);
     if (!body.resource_types || body.resource_types.includes('__tenant')) {
       out[`__tenant:${t.key}`] = {
         tenant: { key: t.key, attributes: parseJson(t.attributes, {}) },
