@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { ENV_KEY, ORG_KEY, startTestServer, type TestServer } from '../helpers/server.js';
 import { checkExchange, findOperation } from './openapi.js';
+import { checkPdpExchange } from './pdp-schemas.js';
 
 /**
  * The client's side of the public contract: a whole lifecycle through the CLI, as a user runs it (plan,
@@ -162,6 +163,8 @@ describe.sequential(
       expect(authorized.length).toBeGreaterThan(0);
       expect(permissions.length).toBeGreaterThan(0);
       for (const e of [...authorized, ...permissions]) expect(e.status).toBe(200);
+      // Bodies and answers in the PDP's own shapes (pdp-schemas.ts, from permitio/PDP's schemas).
+      expect([...authorized, ...permissions].flatMap(checkPdpExchange)).toEqual([]);
       for (const e of authorized)
         expect(e.body).toEqual({
           action: expect.any(String),
