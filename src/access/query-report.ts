@@ -1,6 +1,6 @@
 /** `roster who-can` / `roster what-can` output (text, JSON) of a query's result. Pure. */
 import type { Listed, Undecided, WhatCanResult, WhoCanResult } from './queries.js';
-import { count, plural } from '../words.js';
+import { plural } from '../words.js';
 
 export const QUERY_FORMATS = ['text', 'json'] as const;
 export type QueryFormat = (typeof QUERY_FORMATS)[number];
@@ -21,11 +21,11 @@ export function renderWhoCan(r: WhoCanResult, format: QueryFormat, on: QueryOn):
 export function renderWhatCan(r: WhatCanResult, format: QueryFormat, on: QueryOn): string {
   if (format === 'json') return JSON.stringify({ on, ...r }, null, 2) + '\n';
   const scope = [r.type ? `of ${r.type}` : '', r.tenant ? `in tenant ${r.tenant}` : ''].filter(Boolean).join(' ');
-  const what = scope ? `instances ${scope}` : 'instances';
+  const of = scope ? ` ${scope}` : '';
   const head =
     r.instances.length === 0
-      ? `${r.user} can ${r.action} on no ${what}.`
-      : `${r.user} can ${r.action} on ${count(r.instances.length)} ${what}:`;
+      ? `${r.user} can ${r.action} on no instances${of}.`
+      : `${r.user} can ${r.action} on ${plural(r.instances.length, 'instance')}${of}:`;
   return [head, ...listed(r.instances), ...undecided(r.undecided, 'instance')].join('\n') + '\n';
 }
 

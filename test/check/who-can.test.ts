@@ -160,7 +160,7 @@ describe('roster what-can', () => {
   it('text: the instances with the ways in', async () => {
     const r = await cli(['what-can', 'bob', 'write']);
     expect(r.stdout).toBe(
-      'bob can write on 1 instances:\n  document:handbook\n    bob → team:eng → editor on document:handbook (editor grants document:write)\n',
+      'bob can write on 1 instance:\n  document:handbook\n    bob → team:eng → editor on document:handbook (editor grants document:write)\n',
     );
   });
 });
