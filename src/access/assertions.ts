@@ -12,6 +12,7 @@ import { checkKey, type AccessCheck } from '../types/checks.js';
 import type { AbacSource, AbacView } from './abac/model.js';
 import { abacLines, checkOn, explainAbac, setLabel, type AbacExplanation } from './abac/explain.js';
 import { agree, count } from '../words.js';
+import { describeExact, evaluateExact, exactKey, type ExactSpec } from './exact.js';
 
 /** An assertion's fields without its place: what evaluation needs. */
 export type AssertionSpec = Omit<DesiredAssertion, 'source'> & { source?: DesiredAssertion['source'] };
@@ -71,6 +72,8 @@ export interface AssertionResult {
   failures: AssertionFailure[];
   /** Present when some user's outcome is not decided offline. */
   undecided?: AssertionUndecided[];
+  /** Exact-set assertions: the set found (user keys, or instance keys) and the listed names not decided offline, sorted: what `check --update` writes. */
+  actual?: string[];
 }
 
 export interface AssertionReport {
@@ -84,11 +87,16 @@ export interface AssertionReport {
 }
 
 export function describeAssertion(a: AssertionSpec): string {
+  if (isExactSpec(a)) return describeExact(a);
   const who = a.user ?? `users in ${a.usersIn}`;
   const what =
     a.check === 'has_role' ? `${a.user === undefined ? 'have' : 'has'} role ${a.subject}` : `${a.check} ${a.subject}`;
   return `${who} ${what} on ${a.on}`;
 }
+
+/** An assertion of an exact set (`who_can`, `what_can`): exact.ts evaluates it. */
+export const isExactSpec = (a: AssertionSpec): a is AssertionSpec & ExactSpec =>
+  a.check === 'who_can' || a.check === 'what_can';
 
 /** The users an assertion is about. */
 export function usersOf(a: AssertionSpec, graph: AccessGraph): string[] {
@@ -120,7 +128,7 @@ export function checkFor(a: AssertionSpec, user: string, graph: Pick<AccessGraph
 export function checksNeeded(assertions: readonly AssertionSpec[], graph: AccessGraph): AccessCheck[] {
   const out = new Map<string, AccessCheck>();
   for (const a of assertions) {
-    if (a.check === 'has_role') continue;
+    if (a.check === 'has_role' || isExactSpec(a)) continue;
     for (const user of usersOf(a, graph)) {
       const c = checkFor(a, user, graph);
       out.set(checkKey(c), c);
@@ -142,6 +150,11 @@ export interface EvaluateOptions {
    * assertion's `with:`), and name the rule and condition in a failure. Without it only roles count.
    */
   abac?: { state: AbacSource; view: AbacView };
+  /**
+   * The sets the decision point answers for exact-set assertions, by `exactKey` (`check --live`: the
+   * users of POST /authorized_users, the instance keys of POST /user-permissions). Without, the graph's.
+   */
+  liveSets?: ReadonlyMap<string, readonly string[]>;
 }
 
 export function evaluateAssertions(
@@ -156,6 +169,7 @@ export function evaluateAssertions(
 }
 
 function evaluateOne(a: AssertionSpec, graph: AccessGraph, options: EvaluateOptions): AssertionResult {
+  if (isExactSpec(a)) return evaluateExactOne(a, graph, options);
   const users = usersOf(a, graph);
   const failures: AssertionFailure[] = [];
   const undecided: AssertionUndecided[] = [];
@@ -173,6 +187,22 @@ function evaluateOne(a: AssertionSpec, graph: AccessGraph, options: EvaluateOpti
     users,
     failures,
     ...(undecided.length > 0 ? { undecided } : {}),
+  };
+}
+
+function evaluateExactOne(a: AssertionSpec & ExactSpec, graph: AccessGraph, options: EvaluateOptions): AssertionResult {
+  const live = options.liveSets?.get(exactKey(a));
+  const { failures, undecided, actual, waiting } = evaluateExact(a, graph, options.abac, live);
+  const status = failures.length > 0 ? 'failed' : undecided.length > 0 ? 'undecided' : 'passed';
+  return {
+    assertion: a,
+    name: describeAssertion(a),
+    passed: status === 'passed',
+    status,
+    users: a.check === 'who_can' ? actual : [a.user ?? ''],
+    failures,
+    ...(undecided.length > 0 ? { undecided } : {}),
+    actual: [...actual, ...waiting].sort(),
   };
 }
 

@@ -83,7 +83,7 @@ function decisionsFor(asked: number): (body: unknown) => string | undefined {
  * another), an HTML page (a web server, a sign-in proxy: never pasted into the message), or JSON that
  * is not decisions. Anything else (a 5xx in JSON, a refused connection, a 401) is left as it is.
  */
-export function noDecisionPoint(err: unknown, pdp: DecisionPointName): unknown {
+export function noDecisionPoint(err: unknown, pdp: DecisionPointName, operation = 'POST /allowed/bulk'): unknown {
   // The client says "no /v2 API" of any 404 that is not the service's NOT_FOUND: here it means no decisions.
   const answer = err instanceof NoApiError ? err.answer : err;
   if (!(answer instanceof ApiError)) return err;
@@ -103,9 +103,9 @@ export function noDecisionPoint(err: unknown, pdp: DecisionPointName): unknown {
   const host = new URL(pdp.url).host;
   return pdp.via
     ? new ConfigError(
-        `the decision point ${host} (${pdp.via}) does not serve POST /allowed/bulk (${what}): give the URL of your policy decision point (PDP)`,
+        `the decision point ${host} (${pdp.via}) does not serve ${operation} (${what}): give the URL of your policy decision point (PDP)`,
       )
     : new ConfigError(
-        `${host} does not serve decisions (POST /allowed/bulk answered ${what}): name your policy decision point with --pdp-url URL (or ROSTER_PDP_URL), e.g. https://cloudpdp.api.permit.io or your PDP container`,
+        `${host} does not serve decisions (${operation} answered ${what}): name your policy decision point with --pdp-url URL (or ROSTER_PDP_URL), e.g. https://cloudpdp.api.permit.io or your PDP container`,
       );
 }

@@ -173,6 +173,7 @@ export function registerCommands(program: Command): void {
     .option('--pdp-url <url>', PDP_URL)
     .option('--format <format>', 'text | json | junit', 'text')
     .option('--verbose', 'print passing assertions too (text, json)')
+    .option('--update', 'rewrite the exactly: lists of exact-set assertions from what is found (comments kept)')
     .action(async (paths: string[], opts) => (await import('./commands/check.js')).checkCommand(paths, opts));
   targetFlags(
     program.command('explain').description('why a user has or lacks a permission or role on an instance: every path'),
@@ -198,6 +199,36 @@ export function registerCommands(program: Command): void {
     .action(async (user: string, subject: string, instance: string, paths: string[], opts) =>
       (await import('./commands/explain.js')).explainCommand(user, subject, instance, paths, opts),
     );
+  // Lists: who may do an action on an instance, what a user may do it on (docs/cli.md).
+  attributeFlags(
+    targetFlags(
+      program.command('who-can').description('every user who may do an action on an instance, each with the ways in'),
+    )
+      .argument('<action>', 'an action (approve, expense:approve)')
+      .argument('<instance>', 'the resource instance, type:key')
+      .argument('[paths...]', 'configuration files or directories (default: roster.yaml or roster/)')
+      .option('--live', 'from the decision point (POST /authorized_users) instead of the configuration')
+      .option('--pdp-url <url>', PDP_URL)
+      .option('--tenant <tenant>', "the check's tenant (default: the instance's)")
+      .option('--format <format>', 'text | json', 'text'),
+  ).action(async (action: string, instance: string, paths: string[], opts) =>
+    (await import('./commands/who-can.js')).whoCanCommand(action, instance, paths, opts),
+  );
+  attributeFlags(
+    targetFlags(
+      program.command('what-can').description('every instance on which a user may do an action, each with the ways in'),
+    )
+      .argument('<user>', 'the user key')
+      .argument('<action>', 'an action (read, document:read)')
+      .argument('[paths...]', 'configuration files or directories (default: roster.yaml or roster/)')
+      .option('--type <resource>', 'only instances of this resource')
+      .option('--live', 'from the decision point (POST /user-permissions) instead of the configuration')
+      .option('--pdp-url <url>', PDP_URL)
+      .option('--tenant <tenant>', 'only instances in this tenant')
+      .option('--format <format>', 'text | json', 'text'),
+  ).action(async (user: string, action: string, paths: string[], opts) =>
+    (await import('./commands/what-can.js')).whatCanCommand(user, action, paths, opts),
+  );
   targetFlags(
     program
       .command('diff')
@@ -301,6 +332,18 @@ function registerPlanCommands(program: Command): void {
 
 const PDP_URL =
   'the policy decision point that answers POST /allowed/bulk (or ROSTER_PDP_URL); default: the API URL, as roster serve and the embedded service answer decisions';
+
+/** The options that pass attributes to a check, as `explain` takes them (check-attributes.ts). */
+function attributeFlags(command: Command): Command {
+  return command
+    .option(
+      '--with <json>',
+      'attributes the check passes, as an assertion\'s with: {"user": {...}, "resource": {...}, "context": {...}}',
+    )
+    .option('--user-attr <key=value>', 'a user attribute the check passes; repeatable', collect, [])
+    .option('--resource-attr <key=value>', 'a resource attribute the check passes; repeatable', collect, [])
+    .option('--context <key=value>', 'a context value the check passes; repeatable', collect, []);
+}
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];

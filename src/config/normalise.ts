@@ -422,13 +422,24 @@ function resolveUserRoleTenants(desired: DesiredState, index: SourceIndex): void
  * to the first of each; the rule assertionShape reports it. Its place is resolved now: failures print it.
  */
 function normaliseAssertion(a: RawAssertion, loc: Loc): DesiredAssertion {
-  const check = a.can !== undefined ? 'can' : a.cannot !== undefined ? 'cannot' : 'has_role';
+  const check =
+    a.who_can !== undefined
+      ? 'who_can'
+      : a.exactly !== undefined || a.on_type !== undefined
+        ? 'what_can'
+        : a.can !== undefined
+          ? 'can'
+          : a.cannot !== undefined
+            ? 'cannot'
+            : 'has_role';
   const { file, path, line, column } = problemAt(loc, [], '');
+  const item = loc.path[1];
   return {
-    ...(a.user !== undefined ? { user: a.user } : { usersIn: groupId(a.users_in ?? '') }),
+    ...(a.user !== undefined ? { user: a.user } : check === 'who_can' ? {} : { usersIn: groupId(a.users_in ?? '') }),
     check,
-    subject: a.can ?? a.cannot ?? a.has_role ?? '',
-    on: a.on,
+    subject: a.who_can ?? a.can ?? a.cannot ?? a.has_role ?? '',
+    on: check === 'what_can' ? (a.on_type ?? '') : (a.on ?? ''),
+    ...(a.exactly !== undefined ? { exactly: [...a.exactly] } : {}),
     ...(a.with !== undefined
       ? {
           passed: {
@@ -438,7 +449,12 @@ function normaliseAssertion(a: RawAssertion, loc: Loc): DesiredAssertion {
           },
         }
       : {}),
-    source: { file: file ?? loc.src.file, path: path ?? '', ...(line !== undefined ? { line, column } : {}) },
+    source: {
+      file: file ?? loc.src.file,
+      path: path ?? '',
+      ...(line !== undefined ? { line, column } : {}),
+      ...(typeof item === 'number' && check.endsWith('_can') ? { item } : {}),
+    },
   };
 }
 

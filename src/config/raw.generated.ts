@@ -70,7 +70,7 @@ export interface RawConfig {
   assertions?: RawAssertion[];
 }
 
-/** One assertion: who (`user` or `users_in`), what (`can`, `cannot` or `has_role`) and `on` which instance. Exactly one of `user` / `users_in` and exactly one of `can` / `cannot` / `has_role`. */
+/** One assertion: who (`user` or `users_in`), what (`can`, `cannot` or `has_role`) and `on` which instance. Exactly one of `user` / `users_in` and exactly one of `can` / `cannot` / `has_role`. Or an exact set: `{who_can: <action>, on: <instance>, exactly: [users]}`, or `{user, can: <action>, on_type: <resource>, exactly: [instance keys]}`. */
 export interface RawAssertion {
   /** The user the assertion is about. */
   user?: RawUserKey;
@@ -83,7 +83,13 @@ export interface RawAssertion {
   /** A role the user must hold on the instance (directly, tenant-wide or through groups). */
   has_role?: RawKey;
   /** The resource instance (or group) `<resource>:<key>` the assertion is about. */
-  on: RawInstanceRef;
+  on?: RawInstanceRef;
+  /** An action of the `on` instance's resource: the users who may do it must be `exactly` those listed. */
+  who_can?: RawAssertionAction;
+  /** A resource: with `user`, `can` and `exactly`, the instances of it the user may do the action on must be exactly those listed (keys). */
+  on_type?: RawKey;
+  /** The exact set: user keys (`who_can`) or instance keys of `on_type` (`user` + `can`); `roster check --update` rewrites it from the model. */
+  exactly?: string[];
   /** Attributes the check passes at decision time (ABAC): `user` and `resource` attributes (merged over the stored ones, these winning) and the `context`. See docs/check.md. */
   with?: {
     /** User attributes passed in the check. */

@@ -188,12 +188,19 @@ export interface DesiredAssertion {
   user?: string;
   /** `type:key` of a group: the assertion holds for each member, direct or through nested groups. */
   usersIn?: string;
-  check: 'can' | 'cannot' | 'has_role';
+  /**
+   * `who_can` and `what_can` assert exact sets (`exactly`): the users who may do `subject` on `on`, or
+   * the instances of the resource `on` that `user` may do `subject` on.
+   */
+  check: 'can' | 'cannot' | 'has_role' | 'who_can' | 'what_can';
   /** The action as written (`write` or `document:write`), or the role key for `has_role`. */
   subject: string;
-  /** `type:key` of a resource instance or group. */
+  /** `type:key` of a resource instance or group; for `what_can`, the resource (`on_type`). */
   on: string;
-  source: { file: string; path: string; line?: number; column?: number };
+  /** `who_can`: user keys; `what_can`: instance keys of `on`, as written (`roster check --update` rewrites them). */
+  exactly?: string[];
+  /** `item`: the assertion's index in its file's `assertions:` list (where `--update` writes). */
+  source: { file: string; path: string; line?: number; column?: number; item?: number };
   /**
    * Attributes the check passes at decision time (ABAC): the user's and the resource's (merged over the
    * stored ones, later winning) and the `context`. Absent: the check passes none.

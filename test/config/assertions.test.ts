@@ -57,7 +57,7 @@ describe('assertions in the configuration', () => {
   });
 
   it.each([
-    ['{ user: alice, can: write }', '14:5 assertions[0]: missing required field "on"'],
+    ['{ user: alice, can: write }', '14:5 assertions[0]: an assertion must say on which instance: on'],
     ['{ user: alice, may: write, on: document:readme }', '14:20 assertions[0].may: unknown field "may"'],
     [
       '{ user: alice, can: "a b", on: document:readme }',

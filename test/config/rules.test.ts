@@ -191,6 +191,23 @@ const cases: { scenario: string; rule: keyof typeof RULES; expected: string[]; h
     expected: ['14:30 assertions[0].has_role: unknown role "editr"'],
   },
   {
+    scenario: 'assertion-exact-shape',
+    rule: 'exactAssertionShape',
+    expected: [
+      '14:5 assertions[0]: an exact-set assertion needs exactly',
+      '15:50 assertions[1].users_in: an exact-set assertion cannot have users_in',
+    ],
+  },
+  {
+    scenario: 'assertion-exact-unknown',
+    rule: 'exactAssertionsResolve',
+    expected: [
+      '14:16 assertions[0].who_can: resource "document" has no action "wirte"',
+      '14:54 assertions[0].exactly[0]: unknown user "alise"',
+      '15:60 assertions[1].exactly[0]: unknown resource instance "document:readm"',
+    ],
+  },
+  {
     scenario: 'resource-role-action-unknown',
     rule: 'resourceRolesResolve',
     expected: ['6:37 resources.document.roles.editor.permissions[1]: resource "document" has no action "wirte"'],

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { ENV_KEY, ORG_KEY, startTestServer, type TestServer } from '../helpers/server.js';
 import { checkExchange, findOperation } from './openapi.js';
+import { checkPdpExchange } from './pdp-schemas.js';
 
 /**
  * The client's side of the public contract: a whole lifecycle through the CLI, as a user runs it (plan,
@@ -14,10 +15,12 @@ import { checkExchange, findOperation } from './openapi.js';
  * answer outside the public contract fails the test.
  *
  * The one family of calls outside that document is the policy decision point's `POST /allowed/bulk`
- * (`check --live`, `explain --live`): api-notes.md, "Policy decision", describes it; the management API's
+ * (`check --live`, `explain --live`), and its list queries `POST /authorized_users` and `POST /user-permissions`
+ * (`who-can --live`, `what-can --live`): api-notes.md, "Policy decision" and "Decision point: list
+ * queries", describes them (their bodies are held to those shapes below); the management API's
  * OpenAPI does not, since the public service serves it from its PDP.
  */
-const PDP_PATHS = new Set(['/allowed', '/allowed/bulk']);
+const PDP_PATHS = new Set(['/allowed', '/allowed/bulk', '/authorized_users', '/user-permissions']);
 
 /** One of every kind: resources, roles, tenants, users (with a tenant-wide role and a bare tenant membership), instances, groups with members, grants and a link, an element configuration. */
 const FULL = `version: 1
@@ -158,6 +161,31 @@ describe.sequential(
       );
       const explained = await ok('explain', 'dave', 'editor', 'document:readme', '--live', 'edited.yaml');
       expect(explained.stdout).toContain('team:eng');
+      expect((await ok('who-can', 'write', 'document:readme', '--live', 'edited.yaml')).stdout).toContain('dave');
+      expect((await ok('what-can', 'dave', 'write', '--live', 'edited.yaml')).stdout).toContain('document:readme');
+    });
+
+    it('the list queries sent are the PDP documented bodies, with the ABAC flags on', () => {
+      const sent = (p: string) => server.exchanges.filter((e) => e.path.split('?')[0] === p);
+      const authorized = sent('/authorized_users');
+      const permissions = sent('/user-permissions');
+      expect(authorized.length).toBeGreaterThan(0);
+      expect(permissions.length).toBeGreaterThan(0);
+      for (const e of [...authorized, ...permissions]) expect(e.status).toBe(200);
+      // Bodies and answers in the PDP's own shapes (pdp-schemas.ts, from permitio/PDP's schemas).
+      expect([...authorized, ...permissions].flatMap(checkPdpExchange)).toEqual([]);
+      for (const e of authorized)
+        expect(e.body).toEqual({
+          action: expect.any(String),
+          resource: { type: expect.any(String), key: expect.any(String), tenant: expect.any(String) },
+          context: { enable_abac_authorized_users: true },
+        });
+      for (const e of permissions)
+        expect(e.body).toEqual({
+          user: { key: expect.any(String) },
+          resource_types: expect.arrayContaining([expect.any(String)]),
+          context: { enable_abac_user_permissions: true },
+        });
     });
 
     it('every roster requests verb', async () => {

@@ -5,6 +5,8 @@ import { closeAccessState, openAccessState, type AccessStateOptions } from './ac
 export interface CheckCommandOptions extends AccessStateOptions {
   format: string;
   verbose?: boolean;
+  /** Rewrite the `exactly:` lists of exact-set assertions from the model (or the live service). */
+  update?: boolean;
 }
 
 /**
@@ -52,17 +54,19 @@ export async function checkCommand(paths: string[], opts: CheckCommandOptions): 
   try {
     const assertions = state.desired!.assertions;
     let decisions: Map<string, boolean> | undefined;
+    let liveSets: Map<string, string[]> | undefined;
     if (state.on === 'live') {
       const { readDecisions } = await import('../../api/read-decisions.js');
       const { pdpOf } = await import('../target.js');
       const pdp = pdpOf(state.target);
       decisions = await readDecisions(pdp.client, state.target, checksNeeded(assertions, state.graph), pdp);
+      liveSets = await (await import('./check-live-sets.js')).readLiveSets(state, assertions);
     }
     // Set rules are decided (offline) and explained (both) on the state the graph was built from.
     const { abacFromState } = await import('../../access/abac/model.js');
     const source = state.on === 'desired' ? state.desired : state.live;
     const abac = { state: source, view: abacFromState(source) };
-    let report = evaluateAssertions(assertions, state.graph, { decisions, abac });
+    let report = evaluateAssertions(assertions, state.graph, { decisions, abac, liveSets });
     // A `cannot` that fails on the live service may fail through an approved access request's grant:
     // only then are the requests read (one list per element configuration), to name it.
     if (
@@ -71,11 +75,13 @@ export async function checkCommand(paths: string[], opts: CheckCommandOptions): 
       report.results.some((r) => r.failures.some((f) => f.paths.length > 0))
     ) {
       const held = await readHeldLookup(state.target.client, state.desired, state.live);
-      report = evaluateAssertions(assertions, state.graph, { decisions, held, abac });
+      report = evaluateAssertions(assertions, state.graph, { decisions, held, abac, liveSets });
     }
+    // --update: the exact-set assertions whose list it rewrote hold now; the output still shows what changed.
+    const rewritten = opts.update ? (await import('./check-update.js')).writeExactUpdates(report) : new Set();
     process.stdout.write(renderCheck(report, opts.format as CheckFormat, { verbose: opts.verbose, on: state.on }));
     // Assertions not decided offline do not fail the run: they are printed, and skipped in JUnit.
-    process.exitCode = report.passed ? 0 : 1;
+    process.exitCode = report.results.every((r) => r.status !== 'failed' || rewritten.has(r)) ? 0 : 1;
   } finally {
     await closeAccessState(state);
   }

@@ -1,7 +1,8 @@
 /** Rules about assertions (docs/check.md): their shape, and that everything they name is declared. */
 import { splitRef } from '../../types/refs.js';
 import { targetTenant } from '../../types/desired.js';
-import type { Problem } from '../source.js';
+import type { Loc, Problem } from '../source.js';
+import type { RawAssertion } from '../raw.generated.js';
 import { didYouMean } from '../suggest.js';
 import { declared, report, targetDeclared, unknown, type RuleContext } from './context.js';
 import { roleOnTarget, unknownRoleOn } from './resource-roles.js';
@@ -9,11 +10,17 @@ import { roleOnTarget, unknownRoleOn } from './resource-roles.js';
 const WHO = ['user', 'users_in'] as const;
 const CHECKS = ['can', 'cannot', 'has_role'] as const;
 
+/** An assertion of an exact set (`who_can`, or `on_type` / `exactly`): exact-assertions.ts checks it. */
+export const isExact = (raw: RawAssertion): boolean =>
+  raw.who_can !== undefined || raw.on_type !== undefined || raw.exactly !== undefined;
+
 /** Exactly one of each pair is written: the other assertion rules skip the rest (assertionShape reports them). */
 function wellFormed(ctx: RuleContext, i: number): boolean {
   const raw = ctx.index.assertions[i]?.raw;
   return (
     raw !== undefined &&
+    !isExact(raw) &&
+    raw.on !== undefined &&
     WHO.filter((f) => raw[f] !== undefined).length === 1 &&
     CHECKS.filter((f) => raw[f] !== undefined).length === 1
   );
@@ -23,6 +30,9 @@ function wellFormed(ctx: RuleContext, i: number): boolean {
 export function assertionShape({ index }: RuleContext): Problem[] {
   const out: Problem[] = [];
   for (const { loc, raw } of index.assertions) {
+    if (isExact(raw)) continue;
+    if (raw.on === undefined)
+      out.push(report(loc, [], 'an assertion must say on which instance: on', { hint: 'e.g. on: document:readme' }));
     for (const [fields, what] of [
       [WHO, 'who it is about'],
       [CHECKS, 'what it checks'],
@@ -85,28 +95,37 @@ export function assertionActionsResolve(ctx: RuleContext): Problem[] {
   desired.assertions.forEach((a, i) => {
     if (!wellFormed(ctx, i)) return;
     if (a.check === 'has_role' || targetTenant(desired, a.on) === undefined) return;
-    const field = a.check;
-    const where = index.assertions[i]?.loc;
-    const type = splitRef(a.on).type;
-    const action = a.subject.includes(':') ? splitRef(a.subject) : { type, key: a.subject };
-    if (action.type !== type) {
-      out.push(
-        report(where, [field], `"${a.subject}" is an action of "${action.type}", but "${a.on}" is a "${type}"`, {
-          hint: `write the action alone, e.g. ${field}: ${action.key}`,
-        }),
-      );
-      return;
-    }
-    const resource = desired.resources.get(type);
-    if (!resource && (desired.resourceInstances.has(a.on) || declared(ctx, 'resources', type))) return;
-    if (index.refused.isTrimmed('resources', type)) return;
-    const actions = resource?.actions ?? [];
-    if (!actions.includes(action.key)) {
-      const hint = didYouMean(action.key, actions) ?? `its actions: ${actions.join(', ') || '(none)'}`;
-      out.push(report(where, [field], `resource "${type}" has no action "${action.key}"`, { hint }));
-    }
+    const problem = actionProblem(ctx, index.assertions[i]?.loc, a.check, a.subject, splitRef(a.on).type, a.on);
+    if (problem) out.push(problem);
   });
   return out;
+}
+
+/**
+ * `subject` (`write` or `document:write`), written at `field`, is an action of resource `type` (`what`
+ * names the instance or resource in the message). Nothing when the resource is undeclared or refused.
+ */
+export function actionProblem(
+  ctx: RuleContext,
+  where: Loc | undefined,
+  field: string,
+  subject: string,
+  type: string,
+  what: string,
+): Problem | undefined {
+  const { desired, index } = ctx;
+  const action = subject.includes(':') ? splitRef(subject) : { type, key: subject };
+  if (action.type !== type)
+    return report(where, [field], `"${subject}" is an action of "${action.type}", but "${what}" is a "${type}"`, {
+      hint: `write the action alone, e.g. ${field}: ${action.key}`,
+    });
+  const resource = desired.resources.get(type);
+  if (!resource && (desired.resourceInstances.has(what) || declared(ctx, 'resources', type))) return undefined;
+  if (index.refused.isTrimmed('resources', type)) return undefined;
+  const actions = resource?.actions ?? [];
+  if (actions.includes(action.key)) return undefined;
+  const hint = didYouMean(action.key, actions) ?? `its actions: ${actions.join(', ') || '(none)'}`;
+  return report(where, [field], `resource "${type}" has no action "${action.key}"`, { hint });
 }
 
 /** `has_role` names a declared role. */

@@ -22,6 +22,7 @@ import {
   assertionSubjectsResolve,
   assertionTargetsResolve,
 } from './assertions.js';
+import { exactAssertionShape, exactAssertionsResolve } from './exact-assertions.js';
 import { grantForDuration } from './access-requests.js';
 import { resourceRolesResolve, topLevelRoleOnInstance } from './resource-roles.js';
 import { derivationsResolve, relationsResolve, tuplesResolve } from './relations.js';
@@ -72,6 +73,8 @@ export const RULES: Readonly<Record<string, Rule>> = {
   assertionTargetsResolve,
   assertionActionsResolve,
   assertionRolesResolve,
+  exactAssertionShape,
+  exactAssertionsResolve,
   conditionsParse,
   conditionAttributesResolve,
   conditionOperatorsApply,
