@@ -38,6 +38,13 @@ export function registerCommands(program: Command): void {
     )
     .option('--decision-log-max-count <n>', 'keep at most this many logged decisions, the newest', '1000000')
     .option('--no-decision-log', 'log no decisions (the audit logs stay empty)')
+    .option(
+      '--history-max-age <duration>',
+      'keep the change history this long (docs/server.md, "Change history")',
+      '30d',
+    )
+    .option('--history-max-count <n>', 'keep at most this many calls in the change history, the newest', '100000')
+    .option('--no-history', 'keep no change history (GET /v2/history answers 404: clients read everything)')
     .action(async (opts) => (await import('./commands/serve.js')).serveCommand(opts));
 
   program

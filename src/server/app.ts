@@ -17,6 +17,7 @@ import { refuseDeepBodies } from './depth.js';
 import { answerClientError } from './client-error.js';
 import { drainBody, type DrainBounds } from './drain.js';
 import { createDecisionLog, type DecisionLogOptions } from './decision-log.js';
+import { installApiHistory, RAW_BODY, type ApiHistoryOptions } from './api-history.js';
 
 export interface ServerOptions extends KeyOptions {
   db: Db;
@@ -35,6 +36,8 @@ export interface ServerOptions extends KeyOptions {
   environments?: { project: string; env: string }[];
   /** The decision log's retention and batching (decision-log.ts); false: no log. Default: on, with its defaults. */
   decisionLog?: DecisionLogOptions | false;
+  /** The change history's retention (api-history.ts); false: none kept. Default: on, with its defaults. */
+  apiHistory?: ApiHistoryOptions | false;
 }
 
 /**
@@ -73,6 +76,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, text, done) => {
     const body = String(text);
     if (body.trim() === '') return done(null, undefined);
+    // The body as sent, for the change history (api-history.ts).
+    (req as unknown as Record<symbol, string>)[RAW_BODY] = body;
     jsonParser(req, body, done);
   });
 
@@ -86,6 +91,12 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     app.addHook('onClose', async () =>
       log.close().catch((err: unknown) => app.log.error({ err }, 'decision log: final write failed')),
     );
+  }
+  if (options.apiHistory !== false) {
+    const secrets = [options.orgKey ?? '', ...(options.envKeys ?? []).map((k) => k.key)];
+    const history = installApiHistory(app, { ...deps, ...options.apiHistory, secrets });
+    deps.apiHistory = history;
+    app.addHook('onClose', () => history.close());
   }
   const keys = buildKeyTable(options);
   const resolver = new EnvResolver(options.db, deps.orgId, now);

@@ -16,6 +16,16 @@ export interface ServerDeps {
   orgId: string;
   /** Where /allowed records its decisions (decision-log.ts); absent when the log is off. */
   decisionLog?: DecisionLog;
+  /** The change history (api-history.ts); absent when it is off (`GET /v2/history` then answers 404). */
+  apiHistory?: ApiHistory;
+}
+
+/** The change history's handle (made by api-history.ts, which records through fastify hooks). */
+export interface ApiHistory {
+  /** Enforces the retention bound now; returns how many calls were deleted. */
+  prune(): Promise<number>;
+  /** Waits for a retention pass in progress. */
+  close(): Promise<void>;
 }
 
 /** Where /allowed records its decisions (made by decision-log.ts; declared here, where routes receive it). */

@@ -82,6 +82,8 @@ export async function startTestServer(
     environments?: StartOptions['environments'];
     /** The decision log's retention and batching, or false for none (src/server/decision-log.ts). */
     decisionLog?: StartOptions['decisionLog'];
+    /** The change history's retention, or false for none (src/server/api-history.ts). */
+    apiHistory?: StartOptions['apiHistory'];
   } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'roster-test-'));
@@ -102,6 +104,7 @@ export async function startTestServer(
     envKeys: [{ project: 'p', env: 'e', key: ENV_KEY }],
     environments: options.environments,
     decisionLog: options.decisionLog,
+    apiHistory: options.apiHistory,
     now: options.now,
     ...options.limits,
     // ROSTER_TEST_LOG=1 prints the server's errors (with their stack) while debugging a 500.

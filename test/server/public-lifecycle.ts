@@ -145,6 +145,10 @@ export const IN_SCOPE = [
   `GET /v2/projects/{proj_id}/envs/{env_id}`,
   `GET /v2/pdps/{proj_id}/{env_id}/audit_logs`,
   `GET /v2/pdps/{proj_id}/{env_id}/audit_logs/{log_id}`,
+  `GET /v2/history`,
+  `GET /v2/history/{event_id}/request`,
+  `GET /v2/history/{event_id}/response`,
+  `GET /v2/activity`,
 ];
 
 /** Deprecated reads the server still answers: their answers are checked, their requests are not public. */
@@ -590,6 +594,18 @@ export async function driveLifecycle(s: TestServer): Promise<void> {
     '/v2/pdps/p/e/audit_logs?users=alice&users=carol&decision=false&resources=doc&tenant=acme&action=read&timestamp_from=0&timestamp_to=4102444800&sort_by=timestamp&query=check&page=1&per_page=100',
   );
   await s.call('GET', `/v2/pdps/p/e/audit_logs/${logs.data[0]?.id}`);
+  // The change history: every filter, and one call's bodies.
+  const calls = (await s.call('GET', '/v2/history?method=POST')).body as { data: { id: string }[] };
+  await s.call(
+    'GET',
+    '/v2/history?method=POST&method=PUT&path=/v2/facts/p/e/users&success=true&status_code=200&status_code=201&client_ip=127.0.0.1&actor_type=api_key&actor_id=00000000-0000-4000-8000-000000000000&actor_display_name=key&project_id=p&env_id=e&timestamp_from=0&timestamp_until=4102444800&page=1&per_page=100',
+  );
+  await s.call('GET', `/v2/history/${calls.data[0]?.id}/request`);
+  await s.call('GET', `/v2/history/${calls.data[0]?.id}/response`);
+  await s.call(
+    'GET',
+    '/v2/activity?actor_id=00000000-0000-4000-8000-000000000000&actor_display_name=key&actor_type=member&project_id=p&env_id=e&timestamp_from=0&timestamp_until=4102444800&page=1&per_page=10',
+  );
 
   // Removals, most specific first.
   await fa('DELETE', '/relationship_tuples/bulk', {

@@ -18,6 +18,10 @@ export interface ServeOptions {
   decisionLogMaxCount: string;
   /** false with --no-decision-log. */
   decisionLog: boolean;
+  historyMaxAge: string;
+  historyMaxCount: string;
+  /** false with --no-history. */
+  history: boolean;
 }
 
 /** `roster serve`: the local /v2 service until SIGTERM/SIGINT, then a graceful shutdown. */
@@ -39,6 +43,7 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
     throw new ConfigError(`--port must be a port number, got '${opts.port}'`);
 
   const decisionLog = decisionLogOptions(opts);
+  const apiHistory = historyOptions(opts);
   const databaseUrl = opts.database ?? (process.env.ROSTER_DATABASE_URL || undefined);
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('--database (or ROSTER_DATABASE_URL) must be a postgres:// or postgresql:// URL');
@@ -65,6 +70,7 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
     envKeys,
     environments,
     decisionLog,
+    apiHistory,
     // Request logs (pino JSON lines): method, url, status, time. Headers, and so keys, are never logged.
     logger: opts.quiet ? false : { level: 'info' },
   }).catch((err: unknown) => {
@@ -102,6 +108,19 @@ function decisionLogOptions(
     throw new ConfigError(
       `--decision-log-max-count must be a whole number of at least 1, got '${opts.decisionLogMaxCount}'`,
     );
+  return { maxAgeMs: age.ms, maxCount: count };
+}
+
+/** The change history's retention (src/server/api-history.ts), or false for none. */
+function historyOptions(
+  opts: Pick<ServeOptions, 'history' | 'historyMaxAge' | 'historyMaxCount'>,
+): { maxAgeMs: number; maxCount: number } | false {
+  if (opts.history === false) return false;
+  const age = parseDuration(String(opts.historyMaxAge ?? '30d').trim());
+  if (!age.ok) throw new ConfigError(`--history-max-age must be a duration (30d, 12h), got '${opts.historyMaxAge}'`);
+  const count = Number(opts.historyMaxCount ?? '100000');
+  if (!Number.isInteger(count) || count < 1)
+    throw new ConfigError(`--history-max-count must be a whole number of at least 1, got '${opts.historyMaxCount}'`);
   return { maxAgeMs: age.ms, maxCount: count };
 }
 

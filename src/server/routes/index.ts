@@ -27,6 +27,7 @@ import attributeRoutes from './attributes.js';
 import conditionSetRoutes from './condition-sets.js';
 import setRuleRoutes from './set-rules.js';
 import auditLogRoutes from './audit-logs.js';
+import historyRoutes from './history.js';
 
 type RouteModule = (app: FastifyInstance, deps: ServerDeps) => Promise<void>;
 
@@ -95,4 +96,5 @@ export async function registerRoutes(app: FastifyInstance, deps: ServerDeps, res
   });
   await app.register(async (scope) => allowedRoutes(scope, deps, resolver));
   await app.register(async (scope) => projectRoutes(scope, deps));
+  await app.register(async (scope) => historyRoutes(scope, deps, resolver));
 }

@@ -294,4 +294,19 @@ export const migrations: Migration[] = [
       `CREATE INDEX decision_log_ts ON decision_log (ts, id)`,
     ],
   },
+  {
+    id: 12,
+    name: 'change history (every write through /v2, served as the public API log: GET /v2/history)',
+    sql: [
+      // One row per write (src/server/api-history.ts), written when the call arrives (status 0) and given
+      // its answer before the answer is sent. No foreign key: a call naming an unknown environment is kept
+      // too. `ts` as in the decision log: ISO 8601 UTC with milliseconds; (ts, id) orders rows totally.
+      `CREATE TABLE api_history (id TEXT PRIMARY KEY, ts TEXT NOT NULL, method TEXT NOT NULL, path TEXT NOT NULL,
+        status INTEGER NOT NULL, client_ip TEXT NOT NULL, actor_type TEXT NOT NULL, actor_id TEXT NOT NULL,
+        actor_name TEXT NOT NULL, project_id TEXT, project_key TEXT, env_id TEXT, env_key TEXT,
+        request_id TEXT NOT NULL, request_body TEXT, response_body TEXT)`,
+      `CREATE INDEX api_history_ts ON api_history (ts, id)`,
+      `CREATE INDEX api_history_env_ts ON api_history (env_id, ts, id)`,
+    ],
+  },
 ];
