@@ -45,6 +45,10 @@ export function registerCommands(program: Command): void {
     )
     .option('--history-max-count <n>', 'keep at most this many calls in the change history, the newest', '100000')
     .option('--no-history', 'keep no change history (GET /v2/history answers 404: clients read everything)')
+    .option(
+      '--history-org-key-only',
+      'let only the organisation key read the change history (403 for environment keys)',
+    )
     .action(async (opts) => (await import('./commands/serve.js')).serveCommand(opts));
 
   program

@@ -1,25 +1,25 @@
 import { ApiError, NoApiError } from '../errors.js';
 import type { ApiClient } from '../api/index.js';
-import type { HistoryCall } from './touched.js';
+import { readHistorySince, type HistoryEvent } from '../api/read-history.js';
 
-/** The writes the change history lists (reads change nothing; asking for writes only keeps the pages few). */
-const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
-const PER_PAGE = 100;
+export type ChangesRead = { ok: true; calls: HistoryEvent[]; serverTime: number } | { ok: false; reason: string };
 
-export type ChangesRead =
-  { ok: true; calls: HistoryCall[]; uiChanges: number; serverTime: number } | { ok: false; reason: string };
-
-interface Page<T> {
-  data?: T[];
+interface Page {
+  data?: unknown[];
   total_count?: number;
 }
 
 /**
- * The writes through the API since `sinceSec` (`GET /v2/history`, epoch seconds) and the changes made in
- * the web UI (`GET /v2/activity`), with the service's time when the history answered (its `Date`
- * header; the client's clock when it sends none). More than `maxCalls` writes: not read further.
- * A 403 or 404 (an environment key may not read the history, api-notes "Change history"), or any
- * other failure, is a reason, not an error: the caller reads everything instead.
+ * What changed since `sinceSec` (epoch seconds): the changes made in the web UI (`GET /v2/activity`,
+ * any of them reads everything: they are not API calls) and the writes through the API
+ * (`readHistorySince`, src/api/read-history.ts), with the service's time before either was read (the
+ * activity answer's `Date` header; the client's clock when it sends none): the time of the next snapshot.
+ * Every way of not reading them (403, 404, more than `maxCalls`, a failure) is a reason, not an error.
+ *
+ * The history's reach is not asked (`checkReach`): a fresh service holds no call before the snapshot,
+ * which is no loss. Calls after the snapshot are not lost to retention while the snapshot is younger than
+ * the history's age limit (`--refresh-max-age`, 7 days, under roster serve's 30) and `maxCalls` is under
+ * its count limit (1,000 under 100,000): a count limit reached since the snapshot is over the budget.
  */
 export async function readChangesSince(
   client: ApiClient,
@@ -27,31 +27,23 @@ export async function readChangesSince(
 ): Promise<ChangesRead> {
   const now = options.now ?? Date.now;
   try {
-    const first = await client.request<Page<HistoryCall>>('GET', '/v2/history', {
-      query: { method: WRITE_METHODS, timestamp_from: options.sinceSec, page: 1, per_page: PER_PAGE },
-      expect: envelope,
-    });
-    const date = Date.parse(first.headers.date ?? '');
-    const serverTime = Number.isFinite(date) ? date : now();
-    const calls = [...(first.data?.data ?? [])];
-    const total = first.data?.total_count ?? calls.length;
-    if (total > options.maxCalls) return overBudget(total, options.maxCalls);
-    for (let page = 2; calls.length < total && (page - 1) * PER_PAGE < total; page++) {
-      const next = await client.get<Page<HistoryCall>>('/v2/history', {
-        query: { method: WRITE_METHODS, timestamp_from: options.sinceSec, page, per_page: PER_PAGE },
-        expect: envelope,
-      });
-      const items = next.data ?? [];
-      if (items.length === 0) break;
-      calls.push(...items);
-      if (calls.length > options.maxCalls) return overBudget(calls.length, options.maxCalls);
-    }
-    const activity = await client.get<Page<unknown>>('/v2/activity', {
+    const activity = await client.request<Page>('GET', '/v2/activity', {
       query: { timestamp_from: options.sinceSec, page: 1, per_page: 1 },
-      expect: envelope,
+      expect: (b) =>
+        b !== null && typeof b === 'object' && Array.isArray((b as Page).data) ? undefined : 'an answer without data',
     });
-    const uiChanges = activity.total_count ?? activity.data?.length ?? 0;
-    return { ok: true, calls, uiChanges, serverTime };
+    const date = Date.parse(activity.headers.date ?? '');
+    const serverTime = Number.isFinite(date) ? date : now();
+    const ui = activity.data?.total_count ?? activity.data?.data?.length ?? 0;
+    if (ui > 0)
+      return { ok: false, reason: `the activity log lists ${ui} change(s) made in the web UI since the snapshot` };
+    const history = await readHistorySince(client, {
+      since: new Date(options.sinceSec * 1000),
+      budget: options.maxCalls,
+      checkReach: false,
+    });
+    if (!history.readable) return { ok: false, reason: `the change history was not read: ${history.reason}` };
+    return { ok: true, calls: history.events, serverTime };
   } catch (err) {
     // A 404 without the service's own code (no such route) comes as NoApiError: the same "no history".
     const answer = err instanceof NoApiError ? err.answer : err instanceof ApiError ? err : undefined;
@@ -62,13 +54,3 @@ export async function readChangesSince(
     return { ok: false, reason: `the change history could not be read (${answer.message})` };
   }
 }
-
-const overBudget = (count: number, max: number): ChangesRead => ({
-  ok: false,
-  reason: `the change history lists ${count} writes since the snapshot, more than --refresh-max-calls (${max})`,
-});
-
-const envelope = (body: unknown) =>
-  body !== null && typeof body === 'object' && Array.isArray((body as Page<unknown>).data)
-    ? undefined
-    : 'an answer without a data list';

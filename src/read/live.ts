@@ -122,11 +122,6 @@ async function tryIncremental(place: SnapshotPlace, options: LiveReadOptions, no
     now,
   });
   if (!changes.ok) return changes;
-  if (changes.uiChanges > 0)
-    return {
-      ok: false,
-      reason: `the activity log lists ${changes.uiChanges} change(s) made in the web UI since the snapshot`,
-    };
   const own = new Set([...(snap.own ?? []), ...(options.own ?? [])]);
   // The next read's overlap starts OVERLAP_MS before this one: the previous snapshot's own writes, older
   // than that, cannot be listed again and are not carried on.
@@ -134,7 +129,7 @@ async function tryIncremental(place: SnapshotPlace, options: LiveReadOptions, no
   const stale = new Set<ListFamily>();
   let calls = 0;
   for (const call of changes.calls) {
-    if (call.request_id && own.has(call.request_id)) continue;
+    if (call.requestId && own.has(call.requestId)) continue;
     const touched = touchedBy(call, place.target);
     if (touched === 'every')
       return { ok: false, reason: `the change history lists ${call.method} ${call.path}, which may change anything` };

@@ -1,14 +1,8 @@
+import type { HistoryEvent } from '../api/read-history.js';
 import type { ListFamily } from './lists.js';
 
-/** The fields of a change history item (`APIHistoryEventRead`) an incremental read uses. */
-export interface HistoryCall {
-  method: string;
-  path: string;
-  status: number;
-  request_id?: string;
-  project_key?: string;
-  env_key?: string;
-}
+/** The fields of a change history call (src/api/read-history.ts) this reads. */
+export type HistoryCall = Pick<HistoryEvent, 'method' | 'path' | 'status' | 'project' | 'environment'>;
 
 /** `every`: the call may have changed anything (an unknown path, an environment copied or deleted). */
 export type Touched = ListFamily[] | 'every';
@@ -76,8 +70,8 @@ export function touchedBy(call: HistoryCall, scope: { project: string; environme
   if (call.method === 'GET' || call.method === 'HEAD') return [];
   // A 4xx was refused before anything was written; a 5xx may have written part: counted.
   if (call.status >= 400 && call.status < 500) return [];
-  if (call.project_key && call.project_key !== scope.project) return [];
-  if (call.env_key && call.env_key !== scope.environment) return [];
+  if (call.project && call.project !== scope.project) return [];
+  if (call.environment && call.environment !== scope.environment) return [];
   const path = call.path.split('?')[0].replace(/\/+$/, '');
   if (READS.test(path)) return [];
   if (/^\/v2\/api-key(\/|$)/.test(path)) return [];
@@ -86,8 +80,8 @@ export function touchedBy(call: HistoryCall, scope: { project: string; environme
   const [, area, p, e, rest = ''] = m;
   // The path names the project and environment by key or by id: another's keys are another environment;
   // an id cannot be told from a key, so a segment that is not ours counts as ours unless the call's
-  // project_key/env_key said otherwise above.
-  if (call.project_key === undefined && call.env_key === undefined && p === scope.project && e !== scope.environment)
+  // project and environment keys said otherwise above.
+  if (call.project === undefined && call.environment === undefined && p === scope.project && e !== scope.environment)
     return [];
   const segments = rest.split('/').filter((s) => s !== '');
   const collection = BULK_FIRST.has(segments[0]) && area === 'facts' ? segments[1] : segments[0];

@@ -55,6 +55,7 @@ describe('an incremental read after random out-of-band changes', () => {
             const incremental = await readLive({ client, snapshot: place, refresh: 'incremental' });
             const full = await readLive({ client, refresh: 'full' });
             const context = `out-of-band calls:\n${sent.join('\n')}\nread again: ${incremental.summary.reread?.join(', ')}`;
+            if (process.env.ROSTER_PROPERTY_VERBOSE) console.log(context);
             expect(incremental.summary.mode, context).toBe('incremental');
             expect(incremental.live, context).toEqual(full.live);
             expect(incremental.requestGrants, context).toEqual(full.requestGrants);

@@ -66,9 +66,9 @@ describe('touchedBy: what a write in the change history may have changed', () =>
     ['a read', call('GET', '/v2/facts/p/e/users')],
     ['a refused write', call('POST', '/v2/facts/p/e/users', { status: 422 })],
     ['a decision', call('POST', '/v2/allowed/bulk')],
-    ['another environment (keys in the item)', call('POST', '/v2/facts/p/x/users', { project_key: 'p', env_key: 'x' })],
+    ['another environment (keys in the item)', call('POST', '/v2/facts/p/x/users', { project: 'p', environment: 'x' })],
     ['another environment of the project (path)', call('POST', '/v2/facts/p/other/users')],
-    ['another project (keys in the item)', call('POST', '/v2/facts/q/e/users', { project_key: 'q', env_key: 'e' })],
+    ['another project (keys in the item)', call('POST', '/v2/facts/q/e/users', { project: 'q', environment: 'e' })],
   ])('nothing for %s', (_name, c) => {
     expect(touchedBy(c, SCOPE)).toEqual([]);
   });
