@@ -122,10 +122,12 @@ async function tryIncremental(place: SnapshotPlace, options: LiveReadOptions, no
     now,
   });
   if (!changes.ok) return changes;
-  const own = new Set([...(snap.own ?? []), ...(options.own ?? [])]);
-  // The next read's overlap starts OVERLAP_MS before this one: the previous snapshot's own writes, older
-  // than that, cannot be listed again and are not carried on.
-  const carried = changes.serverTime - snap.readAt < OVERLAP_MS ? own : new Set(options.own ?? []);
+  // Writes the snapshot already holds are not read again. `options.own` (an apply's writes, made after the
+  // snapshot) are read again now, and recorded in the next snapshot, which holds them.
+  const own = new Set(snap.own ?? []);
+  // The next read's overlap starts OVERLAP_MS before this one: the snapshot's own writes, older than that,
+  // cannot be listed again and are not carried on.
+  const carried = new Set([...(changes.serverTime - snap.readAt < OVERLAP_MS ? own : []), ...(options.own ?? [])]);
   const stale = new Set<ListFamily>();
   let calls = 0;
   for (const call of changes.calls) {
