@@ -5,7 +5,9 @@
  * (time, peak memory of the CLI) and a no-op plan timed straight to the service; then the same steps
  * against a fresh service through a counting proxy (bench/count-proxy.ts, a process of its own at the
  * TCP level), for their requests and, for comparison, their time through it; and a 1% membership
- * edit's apply (its requests: the plan's reads, the writes, the verification's reads).
+ * edit's apply (its requests: the plan's reads, the writes, the verification's reads). Issue 42: the no-op
+ * plan and the edit's plan read incrementally, from the snapshot the previous apply kept under the working
+ * directory's .roster/ and the change history: their requests, and the line of their header saying so.
  * `ROSTER_BENCH_SCALES=1,3` runs fewer scales.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -78,6 +80,14 @@ export async function run(): Promise<BenchResult> {
         const noopRequests = (await proxy.counts()).requests;
         moveMemberships(raw, 200 * s);
         writeSplit(config, raw);
+        // Issue 42: the edit's plan, from the snapshot the previous apply kept and the change history.
+        await proxy.reset();
+        const editPlan = await cli('plan', 'roster', '--detailed-exitcode');
+        if (editPlan.code !== 2) throw new Error(`1% edit plan at ×${s} exited ${editPlan.code}: ${editPlan.stderr}`);
+        const editPlanRequests = (await proxy.counts()).requests;
+        const readLine = (out: string) => /^Read the live state .*$/m.exec(out)?.[0] ?? 'no read line';
+        notes.push(`×${s}: no-op plan after the apply: ${readLine(noop.stdout)}`);
+        notes.push(`×${s}: 1% edit plan: ${readLine(editPlan.stdout)}`);
         await proxy.reset();
         const edit = await cli('apply', 'roster', '--yes', '--format', 'json');
         const editOut = JSON.parse(edit.stdout) as {
@@ -110,7 +120,18 @@ export async function run(): Promise<BenchResult> {
           },
           { name: `${label}: no-op plan`, value: timed.noop.ms / 1000, unit: 's' },
           { name: `${label}: no-op plan, peak memory`, value: timed.noop.maxRss / 2 ** 20, unit: 'MB' },
-          { name: `${label}: no-op plan, requests`, value: noopRequests, unit: 'requests' },
+          {
+            name: `${label}: no-op plan after the apply, requests`,
+            value: noopRequests,
+            unit: 'requests',
+            ...(s === 10 ? { target: { op: '<=' as const, value: 20 } } : {}),
+          },
+          {
+            name: `${label}: 1% membership edit, plan requests`,
+            value: editPlanRequests,
+            unit: 'requests',
+            ...(s === 10 ? { target: { op: '<=' as const, value: 100 } } : {}),
+          },
           { name: `${label}: 1% membership edit, apply requests`, value: editCounts.requests, unit: 'requests' },
           { name: `${label}: 1% membership edit, writes`, value: writes, unit: 'requests' },
           {

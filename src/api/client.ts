@@ -117,6 +117,7 @@ export function createClient(options: ClientOptions): ApiClient {
   const pacer: Pacer | undefined =
     pacing === 'none' ? undefined : createPacer({ limits: pacing === 'public' ? PUBLIC_LIMITS : pacing, now, sleep });
   const counts: ClientCounters = { requests: 0, retries: 0, byMethod: {}, rateLimited: 0, alreadyExisted: 0 };
+  const writeIds: string[] = [];
   const minSilenceMs = options.minSilenceMs ?? 8_000;
   const breaker = createBreaker({
     maxConsecutiveFailures: options.maxConsecutiveFailures,
@@ -246,7 +247,13 @@ export function createClient(options: ClientOptions): ApiClient {
           requestId: got.headers['x-request-id'],
           attempts: attempt,
         };
-        if (got.status >= 200 && got.status < 300) return { ...meta, alreadyExisted: false, data: got.body as T };
+        if (got.status >= 200 && got.status < 300) {
+          // The request ids of the writes carried out: the history lists them, and the snapshot taken after
+          // an apply knows they are in it (src/read/README.md).
+          if (method !== 'GET' && method !== 'HEAD' && meta.requestId && opts.expect === undefined)
+            writeIds.push(meta.requestId);
+          return { ...meta, alreadyExisted: false, data: got.body as T };
+        }
         if (got.status === 429) counts.rateLimited++;
         const code = (got.body as { error_code?: unknown } | undefined)?.error_code;
         const duplicate = got.status === 409 && (code === undefined || code === 'DUPLICATE_ENTITY');
@@ -351,6 +358,7 @@ export function createClient(options: ClientOptions): ApiClient {
       });
     },
     counters: () => ({ ...counts, byMethod: { ...counts.byMethod } }),
+    writtenRequestIds: () => [...writeIds],
     close: () => pool.close(),
   };
 }

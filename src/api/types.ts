@@ -139,5 +139,7 @@ export interface ApiClient {
   delete<T = void>(path: string, options?: ReadOptions & { body?: unknown }): Promise<T>;
   listAll<T = unknown>(path: string, options?: ListOptions): Promise<T[]>;
   counters(): ClientCounters;
+  /** The `x-request-id` of every write answered 2xx so far (POSTs that read excluded). */
+  writtenRequestIds?(): readonly string[];
   close(): Promise<void>;
 }

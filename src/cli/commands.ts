@@ -1,3 +1,4 @@
+import { refreshFlags } from './refresh-flags.js';
 import type { Command } from 'commander';
 import { targetFlags } from './target-flags.js';
 
@@ -44,6 +45,10 @@ export function registerCommands(program: Command): void {
     )
     .option('--history-max-count <n>', 'keep at most this many calls in the change history, the newest', '100000')
     .option('--no-history', 'keep no change history (GET /v2/history answers 404: clients read everything)')
+    .option(
+      '--history-org-key-only',
+      'let only the organisation key read the change history (403 for environment keys)',
+    )
     .action(async (opts) => (await import('./commands/serve.js')).serveCommand(opts));
 
   program
@@ -259,19 +264,21 @@ export function registerCommands(program: Command): void {
 /** Commands that plan: `plan` and `apply`. */
 function registerPlanCommands(program: Command): void {
   targetFlags(
-    program
-      .command('plan')
-      .description('show what apply would change: diff the configuration against the live service')
-      .argument('[paths...]', 'configuration files or directories (default: roster.yaml or roster/)')
-      .option('--prune', 'also delete live objects absent from the configuration (in the sections it has)')
-      .option('--out <file>', 'save the plan (with a fingerprint of the live state) for `apply --plan`')
-      .option('--format <format>', 'text | json | markdown', 'text')
-      .option('--detailed-exitcode', 'exit 2 when there are changes (0 none, 1 error)')
-      .option('--access-permissions', 'access changes per permission (document:write) instead of per role')
-      .option(
-        '--replay [since]',
-        'decide the recent decisions of the audit log again after the plan and list those that change: since a duration (7d, 12h) or a date; default 7d, the newest 10,000',
-      ),
+    refreshFlags(
+      program
+        .command('plan')
+        .description('show what apply would change: diff the configuration against the live service')
+        .argument('[paths...]', 'configuration files or directories (default: roster.yaml or roster/)')
+        .option('--prune', 'also delete live objects absent from the configuration (in the sections it has)')
+        .option('--out <file>', 'save the plan (with a fingerprint of the live state) for `apply --plan`')
+        .option('--format <format>', 'text | json | markdown', 'text')
+        .option('--detailed-exitcode', 'exit 2 when there are changes (0 none, 1 error)')
+        .option('--access-permissions', 'access changes per permission (document:write) instead of per role')
+        .option(
+          '--replay [since]',
+          'decide the recent decisions of the audit log again after the plan and list those that change: since a duration (7d, 12h) or a date; default 7d, the newest 10,000',
+        ),
+    ),
   ).action(async (paths: string[], opts) => (await import('./commands/plan.js')).planCommand(paths, opts));
 
   targetFlags(
@@ -288,45 +295,47 @@ function registerPlanCommands(program: Command): void {
   ).action(async (paths: string[], opts) => (await import('./commands/drift.js')).driftCommand(paths, opts));
 
   targetFlags(
-    program
-      .command('apply')
-      .description('make the live service match the configuration (or a saved plan)')
-      .argument('[paths...]', 'configuration files or directories (default: roster.yaml or roster/)')
-      .option('--plan <file>', 'apply a plan saved by `plan --out` (refused if the live state changed since)')
-      .option(
-        '--format <format>',
-        'text | json: the outcome with every change id on stdout (the plan goes to stderr)',
-        'text',
-      )
-      .option('--prune', 'also delete live objects absent from the configuration (in the sections it has)')
-      .option('--yes', 'do not ask for confirmation (required when not on a terminal)')
-      .option(
-        '--allow-failing-assertions',
-        'apply although assertions of the configuration fail on the state after the plan (printed loudly)',
-      )
-      .option('--access-permissions', 'access changes per permission (document:write) instead of per role')
-      .option(
-        '--concurrency <n>',
-        'changes in flight at once (default: 8; 16 when not paced: the embedded service, a loopback --api-url, --pacing none)',
-      )
-      .option(
-        '--max-deletes <n>',
-        'refuse a plan deleting more objects (default: 25% of the managed live objects when more than 10)',
-      )
-      .option('--pdp-url <url>', PDP_URL)
-      .option(
-        '--no-verify-decisions',
-        'do not ask the decision point, after the writes, whether it decides what the plan announced',
-      )
-      .option(
-        '--decision-wait <duration>',
-        'how long the decision point may take to agree after the writes (default 15s)',
-      )
-      .option(
-        '--verify <how>',
-        'after the writes, read again: changes (what the apply changed) | full (the whole environment)',
-        'changes',
-      ),
+    refreshFlags(
+      program
+        .command('apply')
+        .description('make the live service match the configuration (or a saved plan)')
+        .argument('[paths...]', 'configuration files or directories (default: roster.yaml or roster/)')
+        .option('--plan <file>', 'apply a plan saved by `plan --out` (refused if the live state changed since)')
+        .option(
+          '--format <format>',
+          'text | json: the outcome with every change id on stdout (the plan goes to stderr)',
+          'text',
+        )
+        .option('--prune', 'also delete live objects absent from the configuration (in the sections it has)')
+        .option('--yes', 'do not ask for confirmation (required when not on a terminal)')
+        .option(
+          '--allow-failing-assertions',
+          'apply although assertions of the configuration fail on the state after the plan (printed loudly)',
+        )
+        .option('--access-permissions', 'access changes per permission (document:write) instead of per role')
+        .option(
+          '--concurrency <n>',
+          'changes in flight at once (default: 8; 16 when not paced: the embedded service, a loopback --api-url, --pacing none)',
+        )
+        .option(
+          '--max-deletes <n>',
+          'refuse a plan deleting more objects (default: 25% of the managed live objects when more than 10)',
+        )
+        .option('--pdp-url <url>', PDP_URL)
+        .option(
+          '--no-verify-decisions',
+          'do not ask the decision point, after the writes, whether it decides what the plan announced',
+        )
+        .option(
+          '--decision-wait <duration>',
+          'how long the decision point may take to agree after the writes (default 15s)',
+        )
+        .option(
+          '--verify <how>',
+          'after the writes, read again: changes (what the apply changed) | full (the whole environment)',
+          'changes',
+        ),
+    ),
   ).action(async (paths: string[], opts) => (await import('./commands/apply.js')).applyCommand(paths, opts));
 }
 

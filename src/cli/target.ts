@@ -7,6 +7,7 @@ import { registerSecret } from '../secrets.js';
 import type { ApiClient, WaitingInfo } from '../api/index.js';
 import { parseDuration } from '../types/duration.js';
 import { createWaitingNotices, type WaitingNotices } from './waiting.js';
+import type { SnapshotPlace } from '../read/live.js';
 
 /** Options every command that talks to a service accepts. */
 export interface TargetOptions {
@@ -56,6 +57,8 @@ export interface Target {
   routeWaiting?: WaitingNotices['route'];
   /** Where decisions are asked; absent (a target made by hand, the benches'): the API's client (`pdpOf`). */
   pdp?: DecisionPoint;
+  /** Where the snapshot of the live state is kept, sealed with a key derived from the API key (src/read/); remote targets only. */
+  snapshot?: SnapshotPlace;
   close(): Promise<void>;
 }
 
@@ -140,8 +143,10 @@ export async function openTarget(
         await client.close();
         if (pdp.client !== client) await pdp.client.close();
       };
+      const snapshot = await snapshotPlace(opts, apiUrl, apiKey, keys);
       return {
         kind: 'remote',
+        snapshot,
         url: apiUrl,
         where,
         project: keys.project,
@@ -347,4 +352,18 @@ function readKey(opts: TargetOptions): string {
   if (!key) throw new ConfigError('a remote service needs a key: set ROSTER_API_KEY or pass --api-key-file FILE');
   registerSecret(key);
   return key;
+}
+
+/** The snapshot of a remote target: under the data directory (`--data`, ROSTER_DATA_DIR, `./.roster`), `snapshots/`. */
+async function snapshotPlace(
+  opts: TargetOptions,
+  url: string,
+  apiKey: string,
+  keys: { project: string; environment: string },
+): Promise<SnapshotPlace> {
+  const { deriveSnapshotKey } = await import('../read/seal.js');
+  const { snapshotFile } = await import('../read/snapshot.js');
+  const target = { url, project: keys.project, environment: keys.environment };
+  const dataDir = opts.data ?? setting('ROSTER_DATA_DIR') ?? './.roster';
+  return { file: snapshotFile(dataDir, target), key: deriveSnapshotKey(apiKey), target };
 }

@@ -10,6 +10,7 @@ import { configPaths } from './config-paths.js';
 import { problemLine } from './report.js';
 import { redactSecrets } from '../secrets.js';
 import { agree, plural } from '../words.js';
+import type { LiveReadSummary, RefreshMode } from '../types/read.js';
 
 /**
  * The use cases shared by the commands: read the configuration (a config error never reaches the API as
@@ -31,11 +32,21 @@ export interface PlanOptions {
   prune?: boolean;
   /** Add the plan's access section (src/plan/access.ts), with the assertions evaluated after the plan. */
   access?: { permissions?: boolean; withGraphs?: PlanAccessInput['withGraphs'] };
+  /** How the live state is read (`--refresh`, src/read/); default `auto`. */
+  refresh?: RefreshOptions;
+}
+
+/** `--refresh`, `--refresh-max-age`, `--refresh-max-calls` (docs/plan.md, "Incremental reads"). */
+export interface RefreshOptions {
+  mode?: RefreshMode;
+  maxAgeMs?: number;
+  maxCalls?: number;
 }
 
 interface LiveRead {
   live: LiveState;
   requestGrants: RequestGrant[];
+  summary: LiveReadSummary;
 }
 
 /**
@@ -72,7 +83,7 @@ export async function planFromFiles(
     validateAside(files.sources).then((r) => ({ ...r, errors: [...files.errors, ...r.errors] })),
   );
   const early = await open(peekScope(files.sources)).then(
-    (target) => ({ target, reading: noUnhandled(readLive(target)) }),
+    (target) => ({ target, reading: noUnhandled(readLive(target, options.refresh)) }),
     (error: unknown) => ({ error }),
   );
   const loaded = await validating.catch(async (err) => {
@@ -87,7 +98,7 @@ export async function planFromFiles(
   // The target could not be opened from what the text seemed to say (a scope written in a form the peek
   // does not read): open it from the validated configuration, whose errors, if any, come first.
   let { target, reading } =
-    'target' in early ? early : await open(desired).then((t) => ({ target: t, reading: readLive(t) }));
+    'target' in early ? early : await open(desired).then((t) => ({ target: t, reading: readLive(t, options.refresh) }));
   try {
     // The configuration names another environment than its text seemed to: read that one instead.
     const want = {
@@ -97,7 +108,7 @@ export async function planFromFiles(
     if (want.project !== target.project || want.environment !== target.environment) {
       await target.close();
       target = await open(desired);
-      reading = readLive(target);
+      reading = readLive(target, options.refresh);
     }
     const read = await reading;
     const { plan, live } = await planOf(desired, target, read, options);
@@ -109,21 +120,30 @@ export async function planFromFiles(
   }
 }
 
-/** The live state and the grants of approved access requests; the two readers share their lists. */
-async function readLive(target: Target): Promise<LiveRead> {
-  const { readLiveState } = await import('../api/read-live.js');
-  const { readRequestGrants } = await import('../api/read-request-grants.js');
-  const { withSharedLists } = await import('../api/index.js');
-  // Both readers need the users and the element configurations: each list is read once.
-  const reader = withSharedLists(target.client);
-  const [live, requestGrants] = await Promise.all([readLiveState(reader), readRequestGrants(reader)]);
-  return { live, requestGrants };
+/**
+ * The live state and the grants of approved access requests, read in full or incrementally from the last
+ * snapshot (src/read/live.ts), which it then renews.
+ */
+export async function readLive(
+  target: Target,
+  refresh: RefreshOptions = {},
+  own?: readonly string[],
+): Promise<LiveRead> {
+  const { readLive: read } = await import('../read/live.js');
+  return read({
+    client: target.client,
+    snapshot: target.snapshot,
+    refresh: refresh.mode,
+    maxAgeMs: refresh.maxAgeMs,
+    maxCalls: refresh.maxCalls,
+    own,
+  });
 }
 
 async function planOf(
   desired: DesiredState,
   target: Target,
-  { live, requestGrants }: LiveRead,
+  { live, requestGrants, summary }: LiveRead,
   options: PlanOptions,
 ): Promise<{ plan: Plan; live: LiveState }> {
   const { planChanges } = await import('../plan/plan.js');
@@ -134,6 +154,7 @@ async function planOf(
     requestGrants,
   });
   plan.target = target.where;
+  if (target.snapshot) plan.read = summary;
   // Against a service other than the embedded default, say what applying will cost at the public limits.
   if (target.kind === 'remote' && plan.changes.length > 0) {
     const { estimateApply } = await import('../apply/estimate.js');

@@ -3,6 +3,7 @@ import { costLine, summaryLine } from './render-common.js';
 import { describeFields } from './render-fields.js';
 import { accessMarkdownLines } from './access.js';
 import { replayMarkdownLines } from './render-replay.js';
+import { readSummaryLine } from './render-read.js';
 import { expiredNote, heldMarkdownLines } from './render-held.js';
 import {
   describeCascade,
@@ -22,6 +23,7 @@ export function renderPlanMarkdown(plan: Plan): string {
     MARKDOWN_MARKER,
     `### Roster plan for \`${plan.project}/${plan.environment}\`${plan.target ? ` on \`${plan.target}\`` : ''}${deletionMode(plan)}`,
     '',
+    ...(plan.read ? [`<sub>${readSummaryLine(plan.read)}</sub>`, ''] : []),
     `**${summaryLine(plan)}**`,
     '',
   ];

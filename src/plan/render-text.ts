@@ -4,6 +4,7 @@ import { costLine, summaryLine } from './render-common.js';
 import { describeFields, fieldLines } from './render-fields.js';
 import { accessTextLines } from './access.js';
 import { replayTextLines } from './render-replay.js';
+import { readSummaryLine } from './render-read.js';
 import { expiredNote, heldTextLines } from './render-held.js';
 import { cascadeTextLines, deletionMode, deletionNote, undeclaredTextLines, usedByNote } from './render-undeclared.js';
 
@@ -30,6 +31,7 @@ export function* planTextPieces(plan: Plan, options: TextOptions = {}): Generato
   const color = options.color === true;
   let lines: string[] = [
     `Plan for ${plan.project}/${plan.environment}${plan.target ? ` on ${plan.target}` : ''}${deletionMode(plan)}`,
+    ...(plan.read ? [readSummaryLine(plan.read)] : []),
     '',
   ];
   if (plan.changes.length === 0)

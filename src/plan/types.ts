@@ -4,6 +4,7 @@
  */
 
 import type { RequestKind } from '../api/pacing.js';
+import type { LiveReadSummary } from '../types/read.js';
 import type { PlanAccess } from './access.js';
 import type { PlanReplay } from './replay.js';
 import type { Change } from './change.js';
@@ -54,6 +55,8 @@ export interface Plan {
   replay?: PlanReplay;
   /** What applying the plan costs against the public service, when computed (src/apply/estimate.ts). */
   cost?: PlanCost;
+  /** How the live state was read: in full or incrementally, and what it sent (src/read/). Outside the checksum. */
+  read?: LiveReadSummary;
 }
 
 /** Requests an apply sends, per rate-limit class, and the seconds its pacing needs at those limits. */

@@ -24,6 +24,11 @@ export interface ApiHistoryOptions {
   maxAgeMs?: number;
   /** At most this many calls are kept, the newest; default 100,000 (each keeps its bodies). */
   maxCount?: number;
+  /**
+   * Only the organisation key may read the history; an environment key gets 403, as a public service that
+   * keeps its API log from environment keys would (`roster serve --history-org-key-only`).
+   */
+  orgKeyOnly?: boolean;
   /** How often the retention bound is enforced (after a write); default 1 minute. */
   pruneEveryMs?: number;
 }
@@ -32,6 +37,7 @@ export const API_HISTORY_DEFAULTS: Required<ApiHistoryOptions> = {
   maxAgeMs: 30 * 86_400_000,
   maxCount: 100_000,
   pruneEveryMs: 60_000,
+  orgKeyOnly: false,
 };
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -111,6 +117,7 @@ export function installApiHistory(
 
   return {
     prune,
+    orgKeyOnly: options.orgKeyOnly === true,
     async close() {
       await pruning;
     },

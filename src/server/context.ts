@@ -24,6 +24,8 @@ export interface ServerDeps {
 export interface ApiHistory {
   /** Enforces the retention bound now; returns how many calls were deleted. */
   prune(): Promise<number>;
+  /** Whether only the organisation key may read it (api-history.ts). */
+  orgKeyOnly: boolean;
   /** Waits for a retention pass in progress. */
   close(): Promise<void>;
 }

@@ -73,8 +73,9 @@ describe('roster plan reads while it validates', { timeout: 180_000 }, () => {
     expect(out).toMatchObject({ project: 'p', environment: 'e' });
     expect(out.summary.create).toBeGreaterThan(3500);
     expect(proxy.seen.length).toBeGreaterThan(0);
-    // The environment's reads, and the two that name it by key (src/cli/scope.ts).
-    const naming = new Set(['/v2/projects/p', '/v2/projects/p/envs/e']);
+    // The environment's reads, the two that name it by key (src/cli/scope.ts), and the change history and
+    // activity log (organisation-wide lists; src/read/), read for the snapshot of an incremental plan.
+    const naming = new Set(['/v2/projects/p', '/v2/projects/p/envs/e', '/v2/history', '/v2/activity']);
     expect(
       proxy.seen.every(
         (x) =>

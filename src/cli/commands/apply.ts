@@ -2,19 +2,21 @@ import { ApiError, ConfigError, UnsafePlanError } from '../../errors.js';
 import { openTarget, pdpOf, type Target, type TargetOptions } from '../target.js';
 import type { LiveState } from '../../types/live.js';
 import { parseDuration } from '../../types/duration.js';
-import { planFromFiles, printWarnings } from '../workflow.js';
+import { planFromFiles, printWarnings, readLive } from '../workflow.js';
+import { refreshOptions, type RefreshFlags } from '../refresh-flags.js';
 import { writePlanText } from '../render-plan.js';
 import { readPlanFile } from '../plan-file.js';
 import { ask, isInteractive } from '../prompt.js';
 import { isCi } from '../../ci.js';
 import type { Plan } from '../../plan/index.js';
+import type { RefreshOptions } from '../workflow.js';
 import { agree, plural } from '../../words.js';
 import type { VerifyMode } from '../../apply/verify.js';
 import type { DecisionChecks } from '../../apply/verify-decisions.js';
 import type { AbacDiff } from '../../access/abac/diff.js';
 import type { AccessGraph } from '../../access/index.js';
 
-export interface ApplyCommandOptions extends Omit<TargetOptions, 'concurrency'> {
+export interface ApplyCommandOptions extends Omit<TargetOptions, 'concurrency'>, RefreshFlags {
   plan?: string;
   prune?: boolean;
   yes?: boolean;
@@ -52,6 +54,7 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
   const out = (text: string) => (format === 'json' ? process.stderr : process.stdout).write(text);
   const maxDeletes = opts.maxDeletes !== undefined ? nonNegative(opts.maxDeletes, '--max-deletes') : undefined;
   const decisionWaitMs = opts.decisionWait !== undefined ? waitOf(opts.decisionWait) : undefined;
+  const refresh = refreshOptions(opts);
   const { VERIFY_MODES } = await import('../../apply/verify.js');
   const verify = (opts.verify ?? 'changes') as VerifyMode;
   if (!VERIFY_MODES.includes(verify))
@@ -80,7 +83,7 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
         paths,
         'apply',
         { ...opts, concurrency },
-        { prune: opts.prune, access: { permissions: opts.accessPermissions, withGraphs } },
+        { prune: opts.prune, access: { permissions: opts.accessPermissions, withGraphs }, refresh },
       );
   if (fromFiles) printWarnings(fromFiles.warnings);
   const target =
@@ -198,7 +201,11 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
       unverified,
       decisions: checked?.verification,
     };
+    // The next plan starts from what the writes left (src/read/): read back incrementally from this plan's
+    // snapshot and the history, which lists the writes just made.
+    const snapshot = await snapshotAfterApply(target, refresh);
     process.stdout.write(format === 'json' ? applyJson(outcome) : '\n' + renderApplySummary(outcome));
+    if (snapshot) process.stderr.write(snapshot + '\n');
     if (format === 'json') process.stderr.write('\n' + renderApplySummary(outcome));
     if (checked?.lines.length) out(checked.lines.join('\n') + '\n');
     if (unverified)
@@ -215,6 +222,25 @@ export async function applyCommand(paths: string[], opts: ApplyCommandOptions): 
         : applyExitCode(outcome) || (disagreed ? DECISIONS_DISAGREE : 0);
   } finally {
     await target.close();
+  }
+}
+
+/**
+ * After the writes, the state they left is read (from the plan's snapshot and the change history, which
+ * lists them) and kept as the next plan's snapshot, with the request ids of the writes: they are in it,
+ * and the next plan does not read again what they touched. A read that fails leaves the old snapshot, which
+ * the next plan brings up to date from the history. Returns the line saying what it did.
+ */
+async function snapshotAfterApply(target: Target, refresh: RefreshOptions): Promise<string | undefined> {
+  if (!target.snapshot) return undefined;
+  try {
+    const own = target.client.writtenRequestIds?.() ?? [];
+    const read = await readLive(target, { ...refresh, mode: refresh.mode === 'full' ? 'full' : 'auto' }, own);
+    const { readSummaryLine } = await import('../../plan/render-read.js');
+    return `snapshot after the apply: ${readSummaryLine(read.summary)}`;
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    return `snapshot after the apply not kept: ${err.message}`;
   }
 }
 

@@ -3,9 +3,10 @@ import type { TargetOptions } from '../target.js';
 import { planFromFiles, printWarnings } from '../workflow.js';
 import { renderPlan, PLAN_FORMATS, type PlanFormat } from '../render-plan.js';
 import { savePlanFile } from '../plan-file.js';
+import { refreshOptions, type RefreshFlags } from '../refresh-flags.js';
 import { agree, plural } from '../../words.js';
 
-export interface PlanCommandOptions extends TargetOptions {
+export interface PlanCommandOptions extends TargetOptions, RefreshFlags {
   prune?: boolean;
   out?: string;
   format: string;
@@ -24,6 +25,7 @@ export async function planCommand(paths: string[], opts: PlanCommandOptions): Pr
   const { warnings, target, plan, live } = await planFromFiles(paths, 'plan', opts, {
     prune: opts.prune,
     access: { permissions: opts.accessPermissions },
+    refresh: refreshOptions(opts),
   });
   printWarnings(warnings);
   try {

@@ -20,6 +20,7 @@ export interface ServeOptions {
   decisionLog: boolean;
   historyMaxAge: string;
   historyMaxCount: string;
+  historyOrgKeyOnly?: boolean;
   /** false with --no-history. */
   history: boolean;
 }
@@ -113,15 +114,15 @@ function decisionLogOptions(
 
 /** The change history's retention (src/server/api-history.ts), or false for none. */
 function historyOptions(
-  opts: Pick<ServeOptions, 'history' | 'historyMaxAge' | 'historyMaxCount'>,
-): { maxAgeMs: number; maxCount: number } | false {
+  opts: Pick<ServeOptions, 'history' | 'historyMaxAge' | 'historyMaxCount' | 'historyOrgKeyOnly'>,
+): { maxAgeMs: number; maxCount: number; orgKeyOnly: boolean } | false {
   if (opts.history === false) return false;
   const age = parseDuration(String(opts.historyMaxAge ?? '30d').trim());
   if (!age.ok) throw new ConfigError(`--history-max-age must be a duration (30d, 12h), got '${opts.historyMaxAge}'`);
   const count = Number(opts.historyMaxCount ?? '100000');
   if (!Number.isInteger(count) || count < 1)
     throw new ConfigError(`--history-max-count must be a whole number of at least 1, got '${opts.historyMaxCount}'`);
-  return { maxAgeMs: age.ms, maxCount: count };
+  return { maxAgeMs: age.ms, maxCount: count, orgKeyOnly: opts.historyOrgKeyOnly === true };
 }
 
 function passwordOf(url: string): string | undefined {

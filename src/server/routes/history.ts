@@ -126,14 +126,19 @@ function pageOf(q: Query): { page: number; perPage: number } {
  */
 export default async function historyRoutes(app: FastifyInstance, deps: ServerDeps, resolver: EnvResolver) {
   const { db, orgId } = deps;
-  const on = () => {
+  const on = (req: { keyScope: { kind: string } }) => {
     // Off (roster serve --no-history): "no history", which readers take as "read everything", never "no change".
     if (!deps.apiHistory)
       throw httpError('NOT_FOUND', 'the change history is off on this server (roster serve --no-history)');
+    if (deps.apiHistory.orgKeyOnly && req.keyScope.kind !== 'org')
+      throw httpError(
+        'FORBIDDEN_ACCESS',
+        'only the organisation key may read the change history on this server (roster serve --history-org-key-only)',
+      );
   };
 
   app.get('/v2/history', { schema: { querystring: HISTORY_QUERY } }, async (req) => {
-    on();
+    on(req);
     const q = req.query as Query;
     const { page, perPage } = pageOf(q);
     const filter = await filterOf(q, req, resolver);
@@ -152,7 +157,7 @@ export default async function historyRoutes(app: FastifyInstance, deps: ServerDe
 
   for (const which of ['request', 'response'] as const) {
     app.get(`/v2/history/:event_id/${which}`, async (req, reply) => {
-      on();
+      on(req);
       const { event_id: id } = req.params as { event_id: string };
       if (!UUID.test(id)) throw invalid(['path', 'event_id'], 'not a uuid', 'uuid_parsing');
       const found = await readHistoryBody(db, id.toLowerCase(), which);

@@ -1,0 +1,176 @@
+import { ConfigError } from '../errors.js';
+import type { ApiClient } from '../api/index.js';
+import type { LiveState, RequestGrant } from '../types/live.js';
+import type { LiveReadSummary, RefreshMode } from '../types/read.js';
+import { readChangesSince } from './history.js';
+import { listReader, type ListFamily, type ListReader } from './lists.js';
+import { loadSnapshot, writeSnapshot, type Snapshot, type SnapshotTarget } from './snapshot.js';
+import { touchedBy } from './touched.js';
+
+/**
+ * The change history is read from this long before the snapshot's time: its timestamps are the service's
+ * clock at the start of each call (roster serve writes a call into the history before running it), and
+ * a write that began just before a read and finished during it may be missing from that read. Calls in
+ * the overlap are read again (they cost requests, never correctness); this Roster's own writes listed
+ * there (`Snapshot.own`, by request id) are not.
+ */
+export const OVERLAP_MS = 60_000;
+export const DEFAULT_MAX_AGE_MS = 7 * 86_400_000;
+export const DEFAULT_MAX_CALLS = 1_000;
+
+export interface SnapshotPlace {
+  file: string;
+  /** The snapshot key derived from the API key (seal.ts). */
+  key: Buffer;
+  target: SnapshotTarget;
+}
+
+export interface LiveReadOptions {
+  client: ApiClient;
+  /** Absent (the embedded default): the state is read in full and no snapshot is kept. */
+  snapshot?: SnapshotPlace;
+  refresh?: RefreshMode;
+  maxAgeMs?: number;
+  maxCalls?: number;
+  /** Request ids of writes this Roster made and the read sees (after an apply): not read again next time. */
+  own?: readonly string[];
+  now?: () => number;
+}
+
+export interface LiveReadResult {
+  live: LiveState;
+  requestGrants: RequestGrant[];
+  summary: LiveReadSummary;
+}
+
+/**
+ * The live state, read in full or from the last snapshot and what the change history says changed since
+ * (docs/plan.md, "Incremental reads"); then the snapshot of this read is kept for the next one.
+ */
+export async function readLive(options: LiveReadOptions): Promise<LiveReadResult> {
+  const { client } = options;
+  const refresh = options.refresh ?? 'auto';
+  const now = options.now ?? Date.now;
+  const before = client.counters().requests;
+  const place = options.snapshot;
+  let fallback: string | undefined;
+  if (refresh !== 'full') {
+    const tried = place
+      ? await tryIncremental(place, options, now)
+      : ({ ok: false, reason: 'the embedded service is read in full' } as const);
+    if (tried.ok) {
+      const { reader, since, calls, serverTime, own } = tried;
+      const read = await readThrough(reader);
+      const { families, objects } = reader.fresh();
+      const summary: LiveReadSummary = {
+        mode: 'incremental',
+        requests: client.counters().requests - before,
+        since: new Date(since).toISOString(),
+        calls,
+        reread: families,
+        objects,
+        snapshot: save(place!, reader, serverTime, own),
+      };
+      return { ...read, summary };
+    }
+    if (refresh === 'incremental')
+      throw new ConfigError(`--refresh=incremental: the live state cannot be read incrementally: ${tried.reason}`);
+    fallback = tried.reason;
+  }
+  // A full read. Its time is the service's, asked before the first list; the history answering says too
+  // that the next plan will be able to read it (else no snapshot is kept).
+  const probe = place
+    ? await readChangesSince(client, { sinceSec: Math.floor(now() / 1000), maxCalls: Number.MAX_SAFE_INTEGER, now })
+    : undefined;
+  const reader = listReader(client);
+  const read = await readThrough(reader);
+  const snapshot: LiveReadSummary['snapshot'] =
+    !place || !probe
+      ? { saved: false, why: 'the embedded service keeps no snapshot' }
+      : probe.ok
+        ? save(place, reader, probe.serverTime, [...(options.own ?? [])])
+        : { saved: false, why: probe.reason };
+  return {
+    ...read,
+    summary: {
+      mode: 'full',
+      ...(fallback && place ? { fallback } : {}),
+      requests: client.counters().requests - before,
+      snapshot,
+    },
+  };
+}
+
+type Tried =
+  | { ok: true; reader: ListReader; since: number; calls: number; serverTime: number; own: string[] }
+  | { ok: false; reason: string };
+
+async function tryIncremental(place: SnapshotPlace, options: LiveReadOptions, now: () => number): Promise<Tried> {
+  const loaded = loadSnapshot(place.file, place.key, place.target);
+  if (!loaded.ok) return loaded;
+  const snap = loaded.snapshot;
+  const maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
+  const age = now() - snap.readAt;
+  if (age > maxAgeMs)
+    return {
+      ok: false,
+      reason: `the snapshot is ${hours(age)} old, older than --refresh-max-age (${hours(maxAgeMs)})`,
+    };
+  const changes = await readChangesSince(options.client, {
+    sinceSec: Math.floor((snap.readAt - OVERLAP_MS) / 1000),
+    maxCalls: options.maxCalls ?? DEFAULT_MAX_CALLS,
+    now,
+  });
+  if (!changes.ok) return changes;
+  // Writes the snapshot already holds are not read again. `options.own` (an apply's writes, made after the
+  // snapshot) are read again now, and recorded in the next snapshot, which holds them.
+  const own = new Set(snap.own ?? []);
+  // The next read's overlap starts OVERLAP_MS before this one: the snapshot's own writes, older than that,
+  // cannot be listed again and are not carried on.
+  const carried = new Set([...(changes.serverTime - snap.readAt < OVERLAP_MS ? own : []), ...(options.own ?? [])]);
+  const stale = new Set<ListFamily>();
+  let calls = 0;
+  for (const call of changes.calls) {
+    if (call.requestId && own.has(call.requestId)) continue;
+    const touched = touchedBy(call, place.target);
+    if (touched === 'every')
+      return { ok: false, reason: `the change history lists ${call.method} ${call.path}, which may change anything` };
+    if (touched.length > 0) calls++;
+    for (const f of touched) stale.add(f);
+  }
+  return {
+    ok: true,
+    reader: listReader(options.client, snap.lists, (f) => stale.has(f)),
+    since: snap.readAt,
+    calls,
+    serverTime: changes.serverTime,
+    own: [...carried],
+  };
+}
+
+async function readThrough(reader: ListReader): Promise<{ live: LiveState; requestGrants: RequestGrant[] }> {
+  const { readLiveState } = await import('../api/read-live.js');
+  const { readRequestGrants } = await import('../api/read-request-grants.js');
+  const { withSharedLists } = await import('../api/index.js');
+  // Both readers need the users and the element configurations: each list is read once.
+  const shared = withSharedLists(reader.client);
+  const [live, requestGrants] = await Promise.all([readLiveState(shared), readRequestGrants(shared)]);
+  return { live, requestGrants };
+}
+
+/** Writes the snapshot of what `reader` read; a snapshot that cannot be written costs the next plan a full read, not this one. */
+function save(place: SnapshotPlace, reader: ListReader, readAt: number, own: string[]): LiveReadSummary['snapshot'] {
+  const snapshot: Snapshot = { format: 1, target: place.target, readAt, lists: reader.lists(), own };
+  try {
+    writeSnapshot(place.file, place.key, snapshot);
+    return { saved: true };
+  } catch (err) {
+    return {
+      saved: false,
+      why: `${place.file} cannot be written (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+    };
+  }
+}
+
+const hours = (ms: number) =>
+  ms >= 86_400_000 ? `${Math.round(ms / 86_400_000)} d` : `${Math.round(ms / 3_600_000)} h`;

@@ -1,0 +1,76 @@
+/**
+ * `roster plan` and `apply` against a remote service: the snapshot under the data directory, the read
+ * in the header, an out-of-band change seen by the next plan, `--refresh=full|incremental`.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { ORG_KEY, startTestServer, type TestServer } from '../helpers/server.js';
+
+const CONFIG = `version: 1
+tenants:
+  acme: { name: Acme }
+users:
+  alice: { email: alice@example.test, tenants: [acme] }
+  bob: { email: bob@example.test, tenants: [acme] }
+`;
+
+describe('incremental plans from the CLI', { timeout: 120_000 }, () => {
+  let server: TestServer;
+  let dir: string;
+  const roster = (...args: string[]) =>
+    runCli([...args, '--api-url', server.url, '--project', 'p', '--env', 'e'], {
+      cwd: dir,
+      env: { ROSTER_API_KEY: ORG_KEY, ROSTER_DATA_DIR: path.join(dir, 'data') },
+      timeoutMs: 60_000,
+    });
+  beforeAll(async () => {
+    server = await startTestServer();
+    dir = mkdtempSync(path.join(os.tmpdir(), 'roster-incremental-cli-'));
+    writeFileSync(path.join(dir, 'roster.yaml'), CONFIG);
+  });
+  afterAll(async () => {
+    await server?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reads in full first, then from the snapshot the apply kept, and sees a change made out of band', async () => {
+    const first = await roster('plan', 'roster.yaml');
+    expect(first.stdout).toContain('Read the live state in full (');
+    expect(first.stdout).toContain('): no snapshot yet.');
+    const applied = await roster('apply', 'roster.yaml', '--yes');
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stderr).toMatch(/snapshot after the apply: Read the live state incrementally \(\d+ requests\)/);
+    // The snapshot is a sealed file: no e-mail in it.
+    const files = readdirSync(path.join(dir, 'data', 'snapshots'));
+    expect(files).toHaveLength(1);
+    expect(readFileSync(path.join(dir, 'data', 'snapshots', files[0])).includes('alice@example.test')).toBe(false);
+    const quiet = await roster('plan', 'roster.yaml', '--detailed-exitcode');
+    expect(quiet.code).toBe(0);
+    expect(quiet.stdout).toMatch(
+      /Read the live state incrementally \(2 requests\): .* 0 writes .*; nothing read again\./,
+    );
+    expect((await server.facts('PATCH', '/users/bob', { email: 'robert@example.test' })).status).toBe(200);
+    const drift = await roster('plan', 'roster.yaml', '--detailed-exitcode', '--format', 'json');
+    expect(drift.code).toBe(2);
+    const plan = JSON.parse(drift.stdout);
+    expect(plan.read).toMatchObject({ mode: 'incremental', calls: 1 });
+    expect(plan.read.reread).toContain('users');
+    expect(plan.changes.map((c: { id: string }) => c.id)).toEqual(['user:bob']);
+  });
+
+  it('--refresh=full reads everything; --refresh=incremental fails without a snapshot', async () => {
+    const full = await roster('plan', 'roster.yaml', '--refresh=full');
+    expect(full.stdout).toMatch(/^Read the live state in full \(\d+ requests\)\.$/m);
+    rmSync(path.join(dir, 'data', 'snapshots'), { recursive: true });
+    const strict = await roster('plan', 'roster.yaml', '--refresh=incremental');
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toContain(
+      '--refresh=incremental: the live state cannot be read incrementally: no snapshot yet',
+    );
+    const wrong = await roster('plan', 'roster.yaml', '--refresh=sometimes');
+    expect(wrong.stderr).toContain("--refresh must be one of auto, full, incremental, got 'sometimes'");
+  });
+});
