@@ -99,12 +99,18 @@ export function installApiHistory(
     const req = request as WithRaw;
     if (!isRecordedCall(req.method, req.url) || !req.keyScope) return payload;
     const answer = { status: reply.statusCode, responseBody: textOf(payload, hide) };
-    try {
-      if (req.historyId) await finishHistoryEvent(o.db, req.historyId, answer);
-      else await insertHistoryEvent(o.db, rowOf(req, answer.status, answer.responseBody));
-    } catch (err) {
-      // Never fails the call: its write is done (or it changed nothing), and its row, if any, says status 0.
-      req.log.warn({ err }, 'change history: could not record the answer');
+    const failed = (err: unknown) => req.log.warn({ err }, 'change history: could not record the answer');
+    // A call refused before its handler (a body over the limit, a validation error) changed nothing:
+    // recorded without holding its answer back (a 413 waits on a draining socket: drain.ts).
+    if (!req.historyId) {
+      void insertHistoryEvent(o.db, rowOf(req, answer.status, answer.responseBody)).catch(failed);
+    } else {
+      try {
+        await finishHistoryEvent(o.db, req.historyId, answer);
+      } catch (err) {
+        // Never fails the call: its write is done, and its row says status 0.
+        failed(err);
+      }
     }
     if (!pruning && Date.now() - lastPrune >= o.pruneEveryMs) {
       lastPrune = Date.now();
