@@ -51,6 +51,10 @@ export type HistoryRead =
 export interface HistoryQuery {
   /** Calls at or after this time (to its second: the API filters by whole seconds). */
   since: Date;
+  /** Calls up to this time (to its second); no end by default. */
+  until?: Date;
+  /** Only calls answered with these statuses (roster serve lists a call in flight with status 0). */
+  statusCodes?: readonly number[];
   /** Only this environment's calls (its id; roster serve takes its key too). */
   envId?: string;
   /** Methods to list; default the writes. */
@@ -106,7 +110,12 @@ interface Page {
 export async function readHistorySince(client: ApiClient, q: HistoryQuery): Promise<HistoryRead> {
   const budget = q.budget ?? HISTORY_BUDGET;
   const from = Math.floor(q.since.getTime() / 1000);
-  const base: Query = { method: q.methods ?? WRITE_METHODS, ...(q.envId !== undefined ? { env_id: q.envId } : {}) };
+  const base: Query = {
+    method: q.methods ?? WRITE_METHODS,
+    ...(q.envId !== undefined ? { env_id: q.envId } : {}),
+    ...(q.until !== undefined ? { timestamp_until: Math.floor(q.until.getTime() / 1000) } : {}),
+    ...(q.statusCodes !== undefined ? { status_code: q.statusCodes } : {}),
+  };
   let requests = 0;
   const page = async (query: Query, n: number): Promise<Page> => {
     requests++;
@@ -143,6 +152,22 @@ export async function readHistorySince(client: ApiClient, q: HistoryQuery): Prom
     if (status === 404) return { readable: false, reason: 'the service keeps none (404)', requests };
     throw err;
   }
+}
+
+/**
+ * How many writes the history lists between two times (whole seconds, both as the API takes them): one
+ * request, a one-item page's `total_count`. Undefined when the answer does not say (no `total_count`):
+ * the caller then reads the calls themselves. A 403 or 404 throws, as any other refusal.
+ */
+export async function countHistory(
+  client: ApiClient,
+  q: { fromSec: number; untilSec: number },
+): Promise<number | undefined> {
+  const got = await client.get<Page>('/v2/history', {
+    query: { method: WRITE_METHODS, timestamp_from: q.fromSec, timestamp_until: q.untilSec, page: 1, per_page: 1 },
+    expect: expectListItems(ITEM, 1),
+  });
+  return typeof got.total_count === 'number' ? got.total_count : undefined;
 }
 
 /**

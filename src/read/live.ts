@@ -2,19 +2,12 @@ import { ConfigError } from '../errors.js';
 import type { ApiClient } from '../api/index.js';
 import type { LiveState, RequestGrant } from '../types/live.js';
 import type { LiveReadSummary, RefreshMode } from '../types/read.js';
-import { readChangesSince } from './history.js';
+import { OVERLAP_SEC, readChangesSince, type Settled } from './history.js';
 import { listReader, type ListFamily, type ListReader } from './lists.js';
 import { loadSnapshot, writeSnapshot, type Snapshot, type SnapshotTarget } from './snapshot.js';
-import { touchedBy } from './touched.js';
+import { touchedBy, type HistoryCall } from './touched.js';
+import type { HistoryEvent } from '../api/read-history.js';
 
-/**
- * The change history is read from this long before the snapshot's time: its timestamps are the service's
- * clock at the start of each call (roster serve writes a call into the history before running it), and
- * a write that began just before a read and finished during it may be missing from that read. Calls in
- * the overlap are read again (they cost requests, never correctness); this Roster's own writes listed
- * there (`Snapshot.own`, by request id) are not.
- */
-export const OVERLAP_MS = 60_000;
 export const DEFAULT_MAX_AGE_MS = 7 * 86_400_000;
 export const DEFAULT_MAX_CALLS = 1_000;
 
@@ -59,7 +52,7 @@ export async function readLive(options: LiveReadOptions): Promise<LiveReadResult
       ? await tryIncremental(place, options, now)
       : ({ ok: false, reason: 'the embedded service is read in full' } as const);
     if (tried.ok) {
-      const { reader, since, calls, serverTime, own } = tried;
+      const { reader, since, calls, serverTime, own, settled, pending } = tried;
       const read = await readThrough(reader);
       const { families, objects } = reader.fresh();
       const summary: LiveReadSummary = {
@@ -69,7 +62,7 @@ export async function readLive(options: LiveReadOptions): Promise<LiveReadResult
         calls,
         reread: families,
         objects,
-        snapshot: save(place!, reader, serverTime, own),
+        snapshot: save(place!, reader, { readAt: serverTime, own, settled, pending }),
       };
       return { ...read, summary };
     }
@@ -77,10 +70,10 @@ export async function readLive(options: LiveReadOptions): Promise<LiveReadResult
       throw new ConfigError(`--refresh=incremental: the live state cannot be read incrementally: ${tried.reason}`);
     fallback = tried.reason;
   }
-  // A full read. Its time is the service's, asked before the first list; the history answering says too
-  // that the next plan will be able to read it (else no snapshot is kept).
+  // A full read. Its time is the service's, asked before the first list, with its minute settled; the
+  // history answering says too that the next plan will be able to read it (else no snapshot is kept).
   const probe = place
-    ? await readChangesSince(client, { sinceSec: Math.floor(now() / 1000), maxCalls: Number.MAX_SAFE_INTEGER, now })
+    ? await readChangesSince(client, { maxCalls: options.maxCalls ?? DEFAULT_MAX_CALLS, now })
     : undefined;
   const reader = listReader(client);
   const read = await readThrough(reader);
@@ -88,7 +81,12 @@ export async function readLive(options: LiveReadOptions): Promise<LiveReadResult
     !place || !probe
       ? { saved: false, why: 'the embedded service keeps no snapshot' }
       : probe.ok
-        ? save(place, reader, probe.serverTime, [...(options.own ?? [])])
+        ? save(place, reader, {
+            readAt: probe.serverTime,
+            own: [...(options.own ?? [])],
+            settled: probe.settled,
+            pending: probe.inFlight.map(callOf),
+          })
         : { saved: false, why: probe.reason };
   return {
     ...read,
@@ -102,7 +100,16 @@ export async function readLive(options: LiveReadOptions): Promise<LiveReadResult
 }
 
 type Tried =
-  | { ok: true; reader: ListReader; since: number; calls: number; serverTime: number; own: string[] }
+  | {
+      ok: true;
+      reader: ListReader;
+      since: number;
+      calls: number;
+      serverTime: number;
+      own: string[];
+      settled: Settled;
+      pending: HistoryCall[];
+    }
   | { ok: false; reason: string };
 
 async function tryIncremental(place: SnapshotPlace, options: LiveReadOptions, now: () => number): Promise<Tried> {
@@ -117,7 +124,7 @@ async function tryIncremental(place: SnapshotPlace, options: LiveReadOptions, no
       reason: `the snapshot is ${hours(age)} old, older than --refresh-max-age (${hours(maxAgeMs)})`,
     };
   const changes = await readChangesSince(options.client, {
-    sinceSec: Math.floor((snap.readAt - OVERLAP_MS) / 1000),
+    previous: { readAt: snap.readAt, ...(snap.settled ? { settled: snap.settled } : {}) },
     maxCalls: options.maxCalls ?? DEFAULT_MAX_CALLS,
     now,
   });
@@ -125,10 +132,23 @@ async function tryIncremental(place: SnapshotPlace, options: LiveReadOptions, no
   // Writes the snapshot already holds are not read again. `options.own` (an apply's writes, made after the
   // snapshot) are read again now, and recorded in the next snapshot, which holds them.
   const own = new Set(snap.own ?? []);
-  // The next read's overlap starts OVERLAP_MS before this one: the snapshot's own writes, older than that,
-  // cannot be listed again and are not carried on.
-  const carried = new Set([...(changes.serverTime - snap.readAt < OVERLAP_MS ? own : []), ...(options.own ?? [])]);
+  // The next read may read the minute before this one again: the snapshot's own writes, older than that,
+  // cannot be listed there and are not carried on.
+  const carried = new Set([
+    ...(changes.serverTime - snap.readAt < (OVERLAP_SEC + 2) * 1000 ? own : []),
+    ...(options.own ?? []),
+  ]);
   const stale = new Set<ListFamily>();
+  // The previous read's calls in flight are read again whatever the history says of them now.
+  for (const call of snap.pending ?? []) {
+    const touched = touchedBy(call, place.target);
+    if (touched === 'every')
+      return {
+        ok: false,
+        reason: `a call in flight at the snapshot, ${call.method} ${call.path}, may change anything`,
+      };
+    for (const f of touched) stale.add(f);
+  }
   let calls = 0;
   for (const call of changes.calls) {
     if (call.requestId && own.has(call.requestId)) continue;
@@ -145,8 +165,19 @@ async function tryIncremental(place: SnapshotPlace, options: LiveReadOptions, no
     calls,
     serverTime: changes.serverTime,
     own: [...carried],
+    settled: changes.settled,
+    pending: changes.inFlight.map(callOf),
   };
 }
+
+/** What a call in flight keeps in the snapshot: what `touchedBy` reads. */
+const callOf = (e: HistoryEvent): HistoryCall => ({
+  method: e.method,
+  path: e.path,
+  status: e.status,
+  ...(e.project !== undefined ? { project: e.project } : {}),
+  ...(e.environment !== undefined ? { environment: e.environment } : {}),
+});
 
 async function readThrough(reader: ListReader): Promise<{ live: LiveState; requestGrants: RequestGrant[] }> {
   const { readLiveState } = await import('../api/read-live.js');
@@ -159,8 +190,12 @@ async function readThrough(reader: ListReader): Promise<{ live: LiveState; reque
 }
 
 /** Writes the snapshot of what `reader` read; a snapshot that cannot be written costs the next plan a full read, not this one. */
-function save(place: SnapshotPlace, reader: ListReader, readAt: number, own: string[]): LiveReadSummary['snapshot'] {
-  const snapshot: Snapshot = { format: 1, target: place.target, readAt, lists: reader.lists(), own };
+function save(
+  place: SnapshotPlace,
+  reader: ListReader,
+  at: Pick<Snapshot, 'readAt' | 'own' | 'settled' | 'pending'>,
+): LiveReadSummary['snapshot'] {
+  const snapshot: Snapshot = { format: 1, target: place.target, lists: reader.lists(), ...at };
   try {
     writeSnapshot(place.file, place.key, snapshot);
     return { saved: true };

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { openSealedJson, sealJson } from './seal.js';
+import type { Settled } from './history.js';
+import type { HistoryEvent } from '../api/read-history.js';
 
 /** The environment a snapshot was read from: it is refused for any other. */
 export interface SnapshotTarget {
@@ -30,6 +32,13 @@ export interface Snapshot {
   lists: SnapshotList[];
   /** Request ids of writes made before `readAt` by the apply that saved it: not read again. */
   own?: string[];
+  /**
+   * The minute before `readAt` and how many writes the history listed in it before the read (history.ts):
+   * absent in a snapshot of an earlier Roster, whose next read then reads that minute's calls.
+   */
+  settled?: Settled;
+  /** Writes of that minute still in flight when the read began: their lists are read again next time. */
+  pending?: Pick<HistoryEvent, 'method' | 'path' | 'status' | 'project' | 'environment'>[];
 }
 
 /** Where the snapshot of a target lives: `<data dir>/snapshots/<hash of URL, project, environment>.snapshot`. */

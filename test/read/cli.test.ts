@@ -50,7 +50,7 @@ describe('incremental plans from the CLI', { timeout: 120_000 }, () => {
     const quiet = await roster('plan', 'roster.yaml', '--detailed-exitcode');
     expect(quiet.code).toBe(0);
     expect(quiet.stdout).toMatch(
-      /Read the live state incrementally \(2 requests\): .* 0 writes .*; nothing read again\./,
+      /Read the live state incrementally \(5 requests\): .* 0 writes .*; nothing read again\./,
     );
     expect((await server.facts('PATCH', '/users/bob', { email: 'robert@example.test' })).status).toBe(200);
     const drift = await roster('plan', 'roster.yaml', '--detailed-exitcode', '--format', 'json');
