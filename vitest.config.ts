@@ -44,6 +44,8 @@ export default defineConfig(async () => {
     test: {
       testTimeout: 30_000,
       hookTimeout: 60_000,
+      // The CLI the tests spawn, built from src/ once per run (test/helpers/cli-build.ts).
+      globalSetup: ['test/helpers/cli-build.ts'],
       // Server tests each start their own server on port 0 with a temp dir (or a fresh PostgreSQL
       // schema); files can run in parallel.
       pool: 'forks',

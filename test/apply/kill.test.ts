@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateEnvironment, toYaml } from '../../bench/generate.js';
-import { ROOT, TSX } from '../helpers/cli.js';
+import { cliEntry, ROOT } from '../helpers/cli.js';
 import { changeLines, liveCounts, loadDesired, ORG_KEY, startEnv, type Env } from './helpers.js';
 
 /**
@@ -29,20 +29,7 @@ describe('kill during apply', { timeout: 180_000 }, () => {
     const killed = await new Promise<{ signal: NodeJS.Signals | null; done: number }>((resolve, reject) => {
       const child = spawn(
         process.execPath,
-        [
-          '--import',
-          TSX,
-          path.join(ROOT, 'src/cli/run.ts'),
-          'apply',
-          '--yes',
-          file,
-          '--api-url',
-          env.server.url,
-          '--project',
-          'p',
-          '--env',
-          'e',
-        ],
+        [...cliEntry(), 'apply', '--yes', file, '--api-url', env.server.url, '--project', 'p', '--env', 'e'],
         {
           cwd: env.dir,
           env: { ...process.env, ROSTER_API_KEY: ORG_KEY, CI: 'true', NO_COLOR: '1' },

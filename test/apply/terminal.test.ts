@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT, TSX } from '../helpers/cli.js';
+import { cliEntry, ROOT } from '../helpers/cli.js';
 import { ORG_KEY, startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
@@ -28,17 +28,7 @@ class Term {
   readonly name = `apply${Term.n++}`;
   constructor(cwd: string, argv: string[], env: Record<string, string>) {
     const vars = Object.entries(env).map(([k, v]) => `${k}=${v}`);
-    const command = [
-      'env',
-      '-u',
-      'CI',
-      ...vars,
-      process.execPath,
-      '--import',
-      TSX,
-      path.join(ROOT, 'src/cli/run.ts'),
-      ...argv,
-    ];
+    const command = ['env', '-u', 'CI', ...vars, process.execPath, ...cliEntry(), ...argv];
     // Wide enough that no plan line wraps; the sleep keeps the pane readable after the command ended.
     tmux(
       'new-session',

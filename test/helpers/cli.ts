@@ -1,11 +1,16 @@
 import { spawn } from 'node:child_process';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import path from 'node:path';
+import { cliBuildDir, ROOT } from './cli-build-dir.js';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const MAIN = path.join(ROOT, 'src/cli/run.ts');
-/** The tsx loader by absolute URL, so the CLI runs from any working directory (tests use temp dirs). */
-export const TSX = pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
+export { ROOT };
+
+/**
+ * The arguments to `node` that run the CLI: this run's JavaScript build of src/ (test/helpers/cli-build.ts,
+ * the global setup), by absolute path, so the CLI runs from any working directory (tests use temp dirs).
+ */
+export function cliEntry(): string[] {
+  return [path.join(cliBuildDir(), 'cli/run.js')];
+}
 
 export interface CliResult {
   code: number | null;
@@ -14,7 +19,7 @@ export interface CliResult {
 }
 
 /**
- * Runs the CLI from source (through tsx) as a child process, as a user would, with its own environment.
+ * Runs the CLI (built from the sources of this checkout, `cliEntry`) as a child process, as a user would, with its own environment.
  * `CI` and `NO_COLOR` are set unless the caller overrides them, so output is plain and non-interactive.
  */
 export function runCli(
@@ -26,7 +31,7 @@ export function runCli(
     for (const [k, v] of Object.entries({ ...process.env, CI: 'true', NO_COLOR: '1', ...options.env })) {
       if (v !== undefined) env[k] = v;
     }
-    const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], {
+    const child = spawn(process.execPath, [...cliEntry(), ...args], {
       cwd: options.cwd ?? ROOT,
       env,
       stdio: ['pipe', 'pipe', 'pipe'],

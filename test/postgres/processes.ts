@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cliEntry } from '../helpers/cli.js';
 import {
   ENV_KEY,
   ORG_KEY,
@@ -27,9 +28,7 @@ export async function spawnServe(databaseUrl: string, timeoutMs = 60_000): Promi
   const child = spawn(
     process.execPath,
     [
-      '--import',
-      'tsx',
-      'src/cli/run.ts',
+      ...cliEntry(),
       'serve',
       '--port',
       '0',

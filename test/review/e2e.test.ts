@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { ROOT, runCli } from '../helpers/cli.js';
+import { cliEntry, ROOT, runCli } from '../helpers/cli.js';
 import { ENV_KEY, ORG_KEY, startTestServer, type TestServer } from '../helpers/server.js';
 import { readUserIds, seedReviewWorld } from './world.js';
 
@@ -61,9 +61,7 @@ describe.skipIf(!hasTmux)('roster review in a terminal (tmux)', () => {
       `ROSTER_API_KEY=${ORG_KEY}`,
       'NO_COLOR=1',
       process.execPath,
-      '--import',
-      'tsx',
-      path.join(ROOT, 'src/cli/run.ts'),
+      ...cliEntry(),
       'review',
       ...args,
       ...target(),

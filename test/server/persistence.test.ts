@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../helpers/cli.js';
+import { cliEntry, ROOT } from '../helpers/cli.js';
 import { ENV_KEY, httpClient, ORG_KEY, startTestServer, TEST_STORE, type HttpClient } from '../helpers/server.js';
 import { addMember, allowed, assign, grantGroup, group, ok, seedDocs } from './builders.js';
 
@@ -69,9 +69,7 @@ async function serve(dataDir: string, extra: string[] = ['--quiet']): Promise<Se
   const child = spawn(
     process.execPath,
     [
-      '--import',
-      'tsx',
-      path.join(ROOT, 'src/cli/run.ts'),
+      ...cliEntry(),
       'serve',
       '--port',
       '0',
