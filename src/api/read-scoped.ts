@@ -125,8 +125,49 @@ export async function readScoped(
   options: { scope: ReadScope; reads: ReadModes; base: LiveState },
 ): Promise<ScopedRead> {
   const { scope, reads, base } = options;
-  const { schema, facts, elements } = client.paths;
   const fresh = emptyScopedRead();
+  const readers = scopedReaders(client);
+  const { schemaRead, configsRead, abacRead } = startWholeReads(client, scope, readers.counted);
+  // Awaited at the end: a read that fails first must not leave these rejected without a handler (the
+  // process would die on an unhandled rejection instead of reporting the first failure).
+  for (const read of [schemaRead, configsRead, abacRead]) read?.catch(() => {});
+
+  let tenantsListed: Promise<TenantRead[]> | undefined;
+  const tenantList = () =>
+    (tenantsListed ??= readers.counted<TenantRead>(`${client.paths.facts}/tenants`, TENANT_ITEM));
+  await readKeyedFacets(client, { scope, reads, fresh, readers, tenantList });
+  // Placed once the groups are known: a `member` assignment on a group's instance is a membership. One
+  // on an instance neither read again nor in the plan's read (another writer made it) is taken for a
+  // group's unless the plan read it as an instance: `member` is the group types' role.
+  const isGroup = (ref: string) =>
+    fresh.groups.has(ref) ? fresh.groups.get(ref) !== null : base.groups.has(ref) || !base.resourceInstances.has(ref);
+  const resources = schemaRead ? (await schemaRead).resources : base.resources;
+  await Promise.all([
+    readAssignments(client, readers.counted, {
+      users: scope.assignmentsOf,
+      mode: reads.assignments,
+      into: fresh,
+      isGroupRef: isGroup,
+      tenants: tenantList,
+    }),
+    readTuples(client, scope.tuplesOf, fresh, resources),
+  ]);
+  if (schemaRead) fresh.schema = await schemaRead;
+  if (configsRead) fresh.configs = await configsRead;
+  if (abacRead) fresh.abac = await abacRead;
+  return fresh;
+}
+
+type Counted = <T>(
+  path: string,
+  item: Shape,
+  perPage?: number,
+  query?: Record<string, string | string[]>,
+) => Promise<T[]>;
+type One = <T>(path: string, item: Shape) => Promise<T | null>;
+
+/** A whole list read with its total count asked on the first page (`counted`), and one object or null (`one`). */
+function scopedReaders(client: ApiClient): { counted: Counted; one: One } {
   const counted = <T>(path: string, item: Shape, perPage = PAGE, query: Record<string, string | string[]> = {}) =>
     client.listAll<T>(path, { perPage, query, item, firstPageQuery: { include_total_count: 'true' } });
   const one = <T>(path: string, item: Shape) =>
@@ -134,7 +175,12 @@ export async function readScoped(
       if (err instanceof ApiError && err.info.status === 404) return null;
       throw err;
     });
+  return { counted, one };
+}
 
+/** Starts the reads of the facets read whole (schema, ABAC lists, access-request configs), not awaited. */
+function startWholeReads(client: ApiClient, scope: ReadScope, counted: Counted) {
+  const { schema, elements } = client.paths;
   const resourcesRead = scope.schema ? counted<ResourceRead>(`${schema}/resources`, RESOURCE_ITEM) : undefined;
   const schemaRead = resourcesRead
     ? Promise.all([resourcesRead, counted<RoleRead>(`${schema}/roles`, ROLE_ITEM)]).then(([resources, roles]) => {
@@ -165,44 +211,54 @@ export async function readScoped(
         return into;
       })
     : undefined;
+  return { schemaRead, configsRead, abacRead };
+}
 
-  // Awaited at the end: a read that fails first must not leave these rejected without a handler (the
-  // process would die on an unhandled rejection instead of reporting the first failure).
-  for (const read of [schemaRead, configsRead, abacRead]) read?.catch(() => {});
+/** Reads the keys of one facet, one request each or the whole list filtered, into `into` (null: not found). */
+async function readKeyed<R, T>(
+  keys: Set<string>,
+  mode: 'each' | 'list',
+  each: (k: string) => Promise<R | null>,
+  list: () => Promise<R[]>,
+  keyOf: (r: R) => string,
+  into: Map<string, T | null>,
+  make: (r: R) => T,
+): Promise<void> {
+  if (keys.size === 0) return;
+  if (mode === 'list') {
+    const found = new Map((await list()).filter((r) => keys.has(keyOf(r))).map((r) => [keyOf(r), r]));
+    for (const k of keys) into.set(k, found.has(k) ? make(found.get(k)!) : null);
+  } else {
+    const got = await Promise.all([...keys].map(each));
+    [...keys].forEach((k, i) => into.set(k, got[i] === null ? null : make(got[i]!)));
+  }
+}
 
-  const keyed = async <R, T>(
-    keys: Set<string>,
-    mode: 'each' | 'list',
-    each: (k: string) => Promise<R | null>,
-    list: () => Promise<R[]>,
-    keyOf: (r: R) => string,
-    into: Map<string, T | null>,
-    make: (r: R) => T,
-  ) => {
-    if (keys.size === 0) return;
-    if (mode === 'list') {
-      const found = new Map((await list()).filter((r) => keys.has(keyOf(r))).map((r) => [keyOf(r), r]));
-      for (const k of keys) into.set(k, found.has(k) ? make(found.get(k)!) : null);
-    } else {
-      const got = await Promise.all([...keys].map(each));
-      [...keys].forEach((k, i) => into.set(k, got[i] === null ? null : make(got[i]!)));
-    }
-  };
-  let tenantsListed: Promise<TenantRead[]> | undefined;
-  const tenantList = () => (tenantsListed ??= counted<TenantRead>(`${facts}/tenants`, TENANT_ITEM));
-  const instanceRef = (i: InstanceRead) => `${i.resource}:${i.key}`;
-
+/** The scope's tenants, users, instances and groups, read by key, together. */
+async function readKeyedFacets(
+  client: ApiClient,
+  o: {
+    scope: ReadScope;
+    reads: ReadModes;
+    fresh: ScopedRead;
+    readers: { counted: Counted; one: One };
+    tenantList: () => Promise<TenantRead[]>;
+  },
+): Promise<void> {
+  const { scope, reads, fresh } = o;
+  const { counted, one } = o.readers;
+  const { facts } = client.paths;
   await Promise.all([
-    keyed(
+    readKeyed(
       scope.tenants,
       reads.tenants,
       (k) => one<TenantRead>(pathOf(facts, 'tenants', k), TENANT_ITEM),
-      tenantList,
+      o.tenantList,
       (t) => t.key,
       fresh.tenants,
       tenantRead,
     ),
-    keyed(
+    readKeyed(
       scope.users,
       reads.users,
       (k) => one<UserRead>(pathOf(facts, 'users', k), USER_ITEM),
@@ -211,63 +267,55 @@ export async function readScoped(
       fresh.users,
       userRead,
     ),
-    keyed(
+    readKeyed(
       scope.instances,
       reads.instances,
       (k) => one<InstanceRead>(pathOf(facts, 'resource_instances', k), INSTANCE_ITEM),
       () => counted<InstanceRead>(`${facts}/resource_instances`, INSTANCE_ITEM),
-      instanceRef,
+      (i: InstanceRead) => `${i.resource}:${i.key}`,
       fresh.instances,
       instanceRead,
     ),
     readGroups(client, scope.groups, fresh, one),
   ]);
-  // Placed once the groups are known: a `member` assignment on a group's instance is a membership. One
-  // on an instance neither read again nor in the plan's read (another writer made it) is taken for a
-  // group's unless the plan read it as an instance: `member` is the group types' role.
-  const isGroup = (ref: string) =>
-    fresh.groups.has(ref) ? fresh.groups.get(ref) !== null : base.groups.has(ref) || !base.resourceInstances.has(ref);
-  const resources = schemaRead ? (await schemaRead).resources : base.resources;
-  await Promise.all([
-    readAssignments(client, scope.assignmentsOf, reads.assignments, fresh, isGroup, tenantList),
-    readTuples(client, scope.tuplesOf, fresh, resources),
-  ]);
-  if (schemaRead) fresh.schema = await schemaRead;
-  if (configsRead) fresh.configs = await configsRead;
-  if (abacRead) fresh.abac = await abacRead;
-  return fresh;
+}
 
-  async function readAssignments(
-    client: ApiClient,
-    users: Set<string>,
-    mode: ReadModes['assignments'],
-    into: ScopedRead,
-    isGroupRef: (ref: string) => boolean,
-    tenants: () => Promise<TenantRead[]>,
-  ) {
-    if (users.size === 0) return;
-    const keys = [...users].sort();
-    const read =
-      mode === 'list'
-        ? counted<AssignmentRead>(`${facts}/role_assignments`, ASSIGNMENT_ITEM, ASSIGNMENT_PAGE)
-        : Promise.all(
-            chunks(keys, USERS_PER_READ).map((some) =>
-              counted<AssignmentRead>(`${facts}/role_assignments`, ASSIGNMENT_ITEM, ASSIGNMENT_PAGE, { user: some }),
-            ),
-          ).then((l) => l.flat());
-    const assignments = (await read).filter((a) => users.has(a.user));
-    // The tenant is named on every assignment our server and the public service return; only an
-    // assignment naming its tenant by id needs the tenants listed.
-    const byId = assignments.some((a) => a.tenant === undefined || a.tenant === null)
-      ? tenantKeysById(await tenants())
-      : new Map<string, string>();
-    for (const k of keys) into.assignments.set(k, { roles: [], groups: [] });
-    for (const a of assignments) {
-      const placed = placeAssignment(client, a, byId, isGroupRef);
-      const mine = into.assignments.get(a.user)!;
-      if (placed.member) mine.groups.push({ id: placed.member, tenant: placed.tenant });
-      else mine.roles.push(placed.role!);
-    }
+/** The role assignments of the scope's users, placed as roles or (a `member` on a group) memberships. */
+async function readAssignments(
+  client: ApiClient,
+  counted: Counted,
+  o: {
+    users: Set<string>;
+    mode: ReadModes['assignments'];
+    into: ScopedRead;
+    isGroupRef: (ref: string) => boolean;
+    tenants: () => Promise<TenantRead[]>;
+  },
+) {
+  const { users, mode, into, isGroupRef, tenants } = o;
+  const { facts } = client.paths;
+  if (users.size === 0) return;
+  const keys = [...users].sort();
+  const read =
+    mode === 'list'
+      ? counted<AssignmentRead>(`${facts}/role_assignments`, ASSIGNMENT_ITEM, ASSIGNMENT_PAGE)
+      : Promise.all(
+          chunks(keys, USERS_PER_READ).map((some) =>
+            counted<AssignmentRead>(`${facts}/role_assignments`, ASSIGNMENT_ITEM, ASSIGNMENT_PAGE, { user: some }),
+          ),
+        ).then((l) => l.flat());
+  const assignments = (await read).filter((a) => users.has(a.user));
+  // The tenant is named on every assignment our server and the public service return; only an
+  // assignment naming its tenant by id needs the tenants listed.
+  const byId = assignments.some((a) => a.tenant === undefined || a.tenant === null)
+    ? tenantKeysById(await tenants())
+    : new Map<string, string>();
+  for (const k of keys) into.assignments.set(k, { roles: [], groups: [] });
+  for (const a of assignments) {
+    const placed = placeAssignment(client, a, byId, isGroupRef);
+    const mine = into.assignments.get(a.user)!;
+    if (placed.member) mine.groups.push({ id: placed.member, tenant: placed.tenant });
+    else mine.roles.push(placed.role!);
   }
 }
 

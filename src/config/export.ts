@@ -52,9 +52,39 @@ function exportResourceRole(r: DesiredResourceRole): unknown {
 }
 
 export function buildExport(live: LiveState, options: ExportOptions = {}): string {
-  const groupTypes = new Set([...live.groups.values()].map((g) => g.type));
-  const sorted = <V>(m: Map<string, V>) => [...m].sort(([a], [b]) => cmp(a, b));
+  const sets = [...live.conditionSets.values()]
+    .filter((c) => !c.key.startsWith(AUTOGEN_SET_PREFIX))
+    .sort((a, b) => cmp(a.key, b.key));
+  const value = {
+    version: 1,
+    resources: exportResources(live),
+    roles: exportRoles(live),
+    tenants: exportTenants(live),
+    users: exportUsers(live),
+    resource_instances: exportInstances(live),
+    groups: exportGroups(live),
+    access_requests: exportAccessRequests(live),
+    user_attributes: exportAttributes([...live.userAttributes.values()]),
+    tenant_attributes: exportAttributes([...live.tenantAttributes.values()]),
+    user_sets: Object.fromEntries(sets.filter((c) => c.type === 'userset').map((c) => [c.key, exportSet(c)])),
+    resource_sets: Object.fromEntries(sets.filter((c) => c.type === 'resourceset').map((c) => [c.key, exportSet(c)])),
+    set_rules: exportSetRules([...live.setRules.values()]),
+  };
+  const doc = new Document(value);
+  doc.commentBefore = [
+    ` Exported by \`roster export\`${options.source ? ` from ${options.source}` : ''}: the live environment as configuration.`,
+    ' Canonical: sorted and stable, so `roster export --diff` shows only real differences.',
+  ].join('\n');
+  styleSections(doc, live.groups);
+  return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
+}
 
+/** A map's entries sorted by key. */
+const sorted = <V>(m: Map<string, V>) => [...m].sort(([a], [b]) => cmp(a, b));
+
+/** Resources, in their shortest form; a group type's resource the service made by itself is left out. */
+function exportResources(live: LiveState): Obj {
+  const groupTypes = new Set([...live.groups.values()].map((g) => g.type));
   const resources: Obj = {};
   for (const [key, r] of sorted(live.resources)) {
     // A group type's `member` role is the service's membership, made with the first group: not declared.
@@ -88,6 +118,11 @@ export function buildExport(live: LiveState, options: ExportOptions = {}): strin
             attributes,
           });
   }
+  return resources;
+}
+
+/** Top-level roles; the `member` role the service made with the first group is left out. */
+function exportRoles(live: LiveState): Obj {
   const roles: Obj = {};
   for (const [key, r] of sorted(live.roles)) {
     // Unless a group is given it on another group (another tool can do that): the group's roles name it.
@@ -108,6 +143,11 @@ export function buildExport(live: LiveState, options: ExportOptions = {}): strin
             extends: ext,
           });
   }
+  return roles;
+}
+
+/** Tenants; `default` only when something exported names it. */
+function exportTenants(live: LiveState): Obj {
   // The tenant `default` comes with every environment; the planner leaves it alone when undeclared, so
   // it is written only when something exported names it (the configuration must declare what it uses).
   const named = new Set<string>([
@@ -124,7 +164,11 @@ export function buildExport(live: LiveState, options: ExportOptions = {}): strin
       attributes: sortKeys(t.attributes),
     });
   }
+  return tenants;
+}
 
+/** Users with their roles; in `tenants`, only those their roles do not already place them in. */
+function exportUsers(live: LiveState): Obj {
   const implied = new Map<string, Set<string>>(); // user → tenants their roles place them in (normalise.ts adds them back)
   const imply = (user: string, tenant: string) =>
     (implied.get(user) ?? implied.set(user, new Set()).get(user)!).add(tenant);
@@ -144,6 +188,11 @@ export function buildExport(live: LiveState, options: ExportOptions = {}): strin
       roles,
     });
   }
+  return users;
+}
+
+/** Resource instances: the tenant alone when there is nothing else. */
+function exportInstances(live: LiveState): Obj {
   const instances: Obj = {};
   for (const [ref, i] of sorted(live.resourceInstances)) {
     // Tuples with the instance as object, by relation: one subject as a scalar, several as a list.
@@ -162,6 +211,11 @@ export function buildExport(live: LiveState, options: ExportOptions = {}): strin
             relations: hasRelations ? relations : undefined,
           });
   }
+  return instances;
+}
+
+/** Groups with their members, roles and the groups they are linked into, each sorted. */
+function exportGroups(live: LiveState): Obj {
   const groups: Obj = {};
   for (const [ref, g] of sorted(live.groups)) {
     groups[ref] = compact({
@@ -173,35 +227,15 @@ export function buildExport(live: LiveState, options: ExportOptions = {}): strin
       member_of: [...g.memberOf].sort(cmp),
     });
   }
+  return groups;
+}
+
+/** Access-request configurations. */
+function exportAccessRequests(live: LiveState): Obj {
   const accessRequests: Obj = {};
   for (const [key, a] of sorted(live.accessRequests))
     accessRequests[key] = compact({ name: nameOf(a.name, key), reviewer_roles: [...a.reviewerRoles].sort(cmp) });
-
-  const sets = [...live.conditionSets.values()]
-    .filter((c) => !c.key.startsWith(AUTOGEN_SET_PREFIX))
-    .sort((a, b) => cmp(a.key, b.key));
-  const value = {
-    version: 1,
-    resources,
-    roles,
-    tenants,
-    users,
-    resource_instances: instances,
-    groups,
-    access_requests: accessRequests,
-    user_attributes: exportAttributes([...live.userAttributes.values()]),
-    tenant_attributes: exportAttributes([...live.tenantAttributes.values()]),
-    user_sets: Object.fromEntries(sets.filter((c) => c.type === 'userset').map((c) => [c.key, exportSet(c)])),
-    resource_sets: Object.fromEntries(sets.filter((c) => c.type === 'resourceset').map((c) => [c.key, exportSet(c)])),
-    set_rules: exportSetRules([...live.setRules.values()]),
-  };
-  const doc = new Document(value);
-  doc.commentBefore = [
-    ` Exported by \`roster export\`${options.source ? ` from ${options.source}` : ''}: the live environment as configuration.`,
-    ' Canonical: sorted and stable, so `roster export --diff` shows only real differences.',
-  ].join('\n');
-  styleSections(doc, live.groups);
-  return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
+  return accessRequests;
 }
 
 /** Attribute definitions by key: the type alone when there is no description. */

@@ -70,7 +70,46 @@ export interface Normalised {
 
 export function buildDesiredState(files: RawFile[]): Normalised {
   const desired = emptyDesiredState();
-  const index: SourceIndex = {
+  const index = emptySourceIndex();
+  const errors: Problem[] = [];
+  const m: Merging = { desired, index, errors, ...claimers(index, errors) };
+  for (const { src, raw, refused } of files) {
+    const at = (...path: string[]): Loc => ({ src, path });
+    if (refused) claimRefused(m, refused, at);
+    mergeSettings(m, raw, at);
+    for (const section of Object.keys(raw)) if (isSection(section)) desired.sections.add(section);
+    normaliseSchema(m, raw, at);
+    normaliseFacts(m, raw, at);
+    normaliseAbac(m, raw, at, src);
+    // forEach skips the holes left by refused assertions; the others keep their written index.
+    (raw.assertions ?? []).forEach((a, i) => {
+      const loc: Loc = { src, path: ['assertions', i] };
+      index.assertions.push({ loc, raw: a });
+      desired.assertions.push(normaliseAssertion(a, loc));
+    });
+  }
+  resolveUserRoleTenants(desired, index);
+  for (const { loc, raw } of index.setRulesWritten) {
+    for (const rule of setRulesOf(raw, desired))
+      if (m.claim(index.setRules, setRuleKey(rule), loc, 'set rule')) desired.setRules.set(setRuleKey(rule), rule);
+  }
+  return { desired, index, errors };
+}
+
+/** The state being built from the files, where each object was declared, and the merge errors so far. */
+interface Merging {
+  desired: DesiredState;
+  index: SourceIndex;
+  errors: Problem[];
+  /** Records where `id` is declared; false (and a merge error) when it already was. */
+  claim(locs: Map<string, Loc>, id: string, loc: Loc, what: string): boolean;
+  /** The same for a set, whose key is one set across `user_sets` and `resource_sets`. */
+  claimSet(key: string, loc: Loc, what: string): boolean;
+}
+type At = (...path: string[]) => Loc;
+
+function emptySourceIndex(): SourceIndex {
+  return {
     resources: new Map(),
     roles: new Map(),
     tenants: new Map(),
@@ -87,9 +126,10 @@ export function buildDesiredState(files: RawFile[]): Normalised {
     setRulesWritten: [],
     refused: new Refused(),
   };
-  const errors: Problem[] = [];
+}
 
-  /** Records where `id` is declared; false (and a merge error) when it already was. */
+/** `claim` and `claimSet` (see Merging) over the index, pushing their merge errors. */
+function claimers(index: SourceIndex, errors: Problem[]): Pick<Merging, 'claim' | 'claimSet'> {
   const claim = (locs: Map<string, Loc>, id: string, loc: Loc, what: string): boolean => {
     const first = locs.get(id);
     if (first) {
@@ -104,8 +144,7 @@ export function buildDesiredState(files: RawFile[]): Normalised {
     locs.set(id, loc);
     return true;
   };
-
-  /** A set's key is one set across `user_sets` and `resource_sets`, as on the service. */
+  // A set's key is one set across `user_sets` and `resource_sets`, as on the service.
   const claimSet = (key: string, loc: Loc, what: string): boolean => {
     const first = index.conditionSets.get(key);
     if (first && first.path[0] !== loc.path[0]) {
@@ -125,212 +164,200 @@ export function buildDesiredState(files: RawFile[]): Normalised {
     }
     return claim(index.conditionSets, key, loc, what);
   };
+  return { claim, claimSet };
+}
 
-  for (const { src, raw, refused } of files) {
-    const at = (...path: string[]): Loc => ({ src, path });
-    if (refused) {
-      // A refused entry still declares its name: it can be declared twice, and references to it resolve.
-      for (const { section, written } of refused.entries) {
-        const [locs, what] = SECTION_INDEX[section];
-        const id = section === 'groups' ? groupId(written) : written;
-        if (locs === 'conditionSets') claimSet(id, at(section, written), what);
-        else claim(index[locs], id, at(section, written), what);
-        index.refused.addName(section, id);
-      }
-      for (const { section, key } of refused.guessed) index.refused.addName(section, key);
-      for (const { section, key } of refused.trimmed) index.refused.addTrimmed(section, key);
-      for (const section of refused.unknowable) index.refused.addUnknowable(section);
-      index.refused.addMentions(refused.mentions);
-    }
-    for (const field of ['project', 'environment'] as const) {
-      const value = raw[field];
-      if (value === undefined) continue;
-      const first = index[field];
-      if (first && desired[field] !== value) {
-        errors.push(
-          problemAt(
-            at(field),
-            [],
-            `${field} "${value}" differs from "${desired[field]}" set at ${describePlace(first)}`,
-          ),
-        );
-      } else if (!first) {
-        desired[field] = value;
-        index[field] = at(field);
-      }
-    }
-    if (raw.authoritative !== undefined) {
-      // Like project and environment: files that set it must agree (a list in any order is one value).
-      const value = Array.isArray(raw.authoritative) ? [...raw.authoritative].sort() : raw.authoritative;
-      const first = index.authoritative;
-      if (first && JSON.stringify(desired.authoritative) !== JSON.stringify(value)) {
-        errors.push(
-          problemAt(
-            at('authoritative'),
-            [],
-            `authoritative ${JSON.stringify(raw.authoritative)} differs from ${JSON.stringify(desired.authoritative)} set at ${describePlace(first)}`,
-            {
-              hint: 'set authoritative in one file',
-            },
-          ),
-        );
-      } else if (!first) {
-        desired.authoritative = value as DesiredState['authoritative'];
-        index.authoritative = at('authoritative');
-      }
-    }
-    for (const section of Object.keys(raw)) if (isSection(section)) desired.sections.add(section);
+/** A refused entry still declares its name: it can be declared twice, and references to it resolve. */
+function claimRefused({ index, claim, claimSet }: Merging, refused: NonNullable<RawFile['refused']>, at: At): void {
+  for (const { section, written } of refused.entries) {
+    const [locs, what] = SECTION_INDEX[section];
+    const id = section === 'groups' ? groupId(written) : written;
+    if (locs === 'conditionSets') claimSet(id, at(section, written), what);
+    else claim(index[locs], id, at(section, written), what);
+    index.refused.addName(section, id);
+  }
+  for (const { section, key } of refused.guessed) index.refused.addName(section, key);
+  for (const { section, key } of refused.trimmed) index.refused.addTrimmed(section, key);
+  for (const section of refused.unknowable) index.refused.addUnknowable(section);
+  index.refused.addMentions(refused.mentions);
+}
 
-    for (const [key, r] of Object.entries(raw.resources ?? {})) {
-      if (!claim(index.resources, key, at('resources', key), 'resource')) continue;
-      const o = Array.isArray(r) ? { actions: r } : (r ?? {});
-      const roles = 'roles' in o && o.roles !== undefined ? resourceRoles(o.roles) : undefined;
-      const relations = 'relations' in o && o.relations !== undefined ? resourceRelations(o.relations) : undefined;
-      const attributes =
-        'attributes' in o && o.attributes !== undefined ? attributeDefinitions(o.attributes) : undefined;
-      desired.resources.set(key, {
-        key,
-        name: o.name ?? key,
-        ...opt('description', o.description),
-        actions: [...(o.actions ?? [])],
-        ...opt('roles', roles),
-        ...opt('relations', relations),
-        ...opt('attributes', attributes),
-      });
+/** `project`, `environment` and `authoritative`: files that set them must agree. */
+function mergeSettings({ desired, index, errors }: Merging, raw: RawConfig, at: At): void {
+  for (const field of ['project', 'environment'] as const) {
+    const value = raw[field];
+    if (value === undefined) continue;
+    const first = index[field];
+    if (first && desired[field] !== value) {
+      errors.push(
+        problemAt(at(field), [], `${field} "${value}" differs from "${desired[field]}" set at ${describePlace(first)}`),
+      );
+    } else if (!first) {
+      desired[field] = value;
+      index[field] = at(field);
     }
-    for (const [key, r] of Object.entries(raw.roles ?? {})) {
-      if (!claim(index.roles, key, at('roles', key), 'role')) continue;
-      const o = Array.isArray(r) ? { permissions: r } : (r ?? {});
-      // `extends` written is exact (possibly `[]`); left out, the live roles' `extends` stays (docs/config.md).
-      const ext = 'extends' in o && o.extends !== undefined ? { extends: [...new Set(o.extends)] } : {};
-      desired.roles.set(key, {
-        key,
-        name: o.name ?? key,
-        ...opt('description', o.description),
-        permissions: [...(o.permissions ?? [])],
-        ...ext,
-      });
+  }
+  if (raw.authoritative !== undefined) {
+    // Like project and environment: files that set it must agree (a list in any order is one value).
+    const value = Array.isArray(raw.authoritative) ? [...raw.authoritative].sort() : raw.authoritative;
+    const first = index.authoritative;
+    if (first && JSON.stringify(desired.authoritative) !== JSON.stringify(value)) {
+      errors.push(
+        problemAt(
+          at('authoritative'),
+          [],
+          `authoritative ${JSON.stringify(raw.authoritative)} differs from ${JSON.stringify(desired.authoritative)} set at ${describePlace(first)}`,
+          {
+            hint: 'set authoritative in one file',
+          },
+        ),
+      );
+    } else if (!first) {
+      desired.authoritative = value as DesiredState['authoritative'];
+      index.authoritative = at('authoritative');
     }
-    for (const [key, t] of Object.entries(raw.tenants ?? {})) {
-      if (!claim(index.tenants, key, at('tenants', key), 'tenant')) continue;
-      const o = typeof t === 'string' ? { name: t } : (t ?? {});
-      desired.tenants.set(key, {
-        key,
-        name: o.name ?? key,
-        ...opt('description', o.description),
-        ...opt('attributes', o.attributes),
-      });
-    }
-    for (const [key, u] of Object.entries(raw.users ?? {})) {
-      if (!claim(index.users, key, at('users', key), 'user')) continue;
-      const o = u ?? {};
-      desired.users.set(key, {
-        key,
-        ...opt('email', o.email),
-        ...opt('first_name', o.first_name),
-        ...opt('last_name', o.last_name),
-        ...opt('attributes', o.attributes),
-        tenants: [...(o.tenants ?? [])],
-        roles: [],
-      });
-      index.userRoles.set(key, o.roles ?? []);
-    }
-    for (const [id, i] of Object.entries(raw.resource_instances ?? {})) {
-      if (!claim(index.resourceInstances, id, at('resource_instances', id), 'resource instance')) continue;
-      const o = typeof i === 'string' ? { tenant: i } : i;
-      const { type, key } = splitRef(id);
-      const relations =
-        'relations' in o && o.relations !== undefined
-          ? Object.entries(o.relations).flatMap(([relation, s]) =>
-              (Array.isArray(s) ? s : [s]).map((subject) => ({ relation, subject })),
-            )
-          : undefined;
-      desired.resourceInstances.set(id, {
-        resource: type,
-        key,
-        tenant: o.tenant,
-        ...opt('attributes', o.attributes),
-        ...opt('relations', relations),
-      });
-    }
-    for (const [written, g] of Object.entries(raw.groups ?? {})) {
-      const id = groupId(written);
-      if (!claim(index.groups, id, at('groups', written), 'group')) continue;
-      const { type, key } = splitRef(id);
-      desired.groups.set(id, {
-        type,
-        key,
-        tenant: g.tenant,
-        members: [...(g.members ?? [])],
-        roles: (g.roles ?? []).map((r) => ({ role: r.role, on: r.on })),
-        memberOf: (g.member_of ?? []).map(groupId),
-      });
-    }
-    for (const [key, a] of Object.entries(raw.access_requests ?? {})) {
-      if (!claim(index.accessRequests, key, at('access_requests', key), 'access request configuration')) continue;
-      desired.accessRequests.set(key, {
-        key,
-        name: a.name ?? key,
-        reviewerRoles: [...a.reviewer_roles],
-        ...opt('grantFor', a.grant_for),
-      });
-    }
-    for (const [field, part] of [
-      ['user_attributes', 'userAttributes'],
-      ['tenant_attributes', 'tenantAttributes'],
-    ] as const) {
-      for (const a of attributeDefinitions(raw[field] ?? {})) {
-        if (
-          claim(
-            index[part],
-            a.key,
-            at(field, a.key),
-            field === 'user_attributes' ? 'user attribute' : 'tenant attribute',
-          )
-        )
-          desired[part].set(a.key, a);
-      }
-    }
-    for (const [key, u] of Object.entries(raw.user_sets ?? {})) {
-      if (!claimSet(key, at('user_sets', key), 'user set')) continue;
-      desired.conditionSets.set(key, {
-        key,
-        type: 'userset',
-        name: u.name ?? key,
-        ...opt('description', u.description),
-        conditions: u.conditions ?? {},
-        ...opt('parent', u.parent),
-      });
-    }
-    for (const [key, r] of Object.entries(raw.resource_sets ?? {})) {
-      if (!claimSet(key, at('resource_sets', key), 'resource set')) continue;
-      desired.conditionSets.set(key, {
-        key,
-        type: 'resourceset',
-        name: r.name ?? key,
-        ...opt('description', r.description),
-        resource: r.resource,
-        conditions: r.conditions ?? {},
-        ...opt('parent', r.parent),
-      });
-    }
-    // Holes left by refused items are skipped; the others keep their written index.
-    (raw.set_rules ?? []).forEach((r, i) =>
-      index.setRulesWritten.push({ loc: { src, path: ['set_rules', i] }, raw: r }),
-    );
-    // forEach skips the holes left by refused assertions; the others keep their written index.
-    (raw.assertions ?? []).forEach((a, i) => {
-      const loc: Loc = { src, path: ['assertions', i] };
-      index.assertions.push({ loc, raw: a });
-      desired.assertions.push(normaliseAssertion(a, loc));
+  }
+}
+
+/** The file's resources and roles, short forms expanded. */
+function normaliseSchema({ desired, index, claim }: Merging, raw: RawConfig, at: At): void {
+  for (const [key, r] of Object.entries(raw.resources ?? {})) {
+    if (!claim(index.resources, key, at('resources', key), 'resource')) continue;
+    const o = Array.isArray(r) ? { actions: r } : (r ?? {});
+    const roles = 'roles' in o && o.roles !== undefined ? resourceRoles(o.roles) : undefined;
+    const relations = 'relations' in o && o.relations !== undefined ? resourceRelations(o.relations) : undefined;
+    const attributes = 'attributes' in o && o.attributes !== undefined ? attributeDefinitions(o.attributes) : undefined;
+    desired.resources.set(key, {
+      key,
+      name: o.name ?? key,
+      ...opt('description', o.description),
+      actions: [...(o.actions ?? [])],
+      ...opt('roles', roles),
+      ...opt('relations', relations),
+      ...opt('attributes', attributes),
     });
   }
-  resolveUserRoleTenants(desired, index);
-  for (const { loc, raw } of index.setRulesWritten) {
-    for (const rule of setRulesOf(raw, desired))
-      if (claim(index.setRules, setRuleKey(rule), loc, 'set rule')) desired.setRules.set(setRuleKey(rule), rule);
+  for (const [key, r] of Object.entries(raw.roles ?? {})) {
+    if (!claim(index.roles, key, at('roles', key), 'role')) continue;
+    const o = Array.isArray(r) ? { permissions: r } : (r ?? {});
+    // `extends` written is exact (possibly `[]`); left out, the live roles' `extends` stays (docs/config.md).
+    const ext = 'extends' in o && o.extends !== undefined ? { extends: [...new Set(o.extends)] } : {};
+    desired.roles.set(key, {
+      key,
+      name: o.name ?? key,
+      ...opt('description', o.description),
+      permissions: [...(o.permissions ?? [])],
+      ...ext,
+    });
   }
-  return { desired, index, errors };
+}
+
+/** The file's tenants, users (their roles kept as written), instances, groups and access-request configurations. */
+function normaliseFacts({ desired, index, claim }: Merging, raw: RawConfig, at: At): void {
+  for (const [key, t] of Object.entries(raw.tenants ?? {})) {
+    if (!claim(index.tenants, key, at('tenants', key), 'tenant')) continue;
+    const o = typeof t === 'string' ? { name: t } : (t ?? {});
+    desired.tenants.set(key, {
+      key,
+      name: o.name ?? key,
+      ...opt('description', o.description),
+      ...opt('attributes', o.attributes),
+    });
+  }
+  for (const [key, u] of Object.entries(raw.users ?? {})) {
+    if (!claim(index.users, key, at('users', key), 'user')) continue;
+    const o = u ?? {};
+    desired.users.set(key, {
+      key,
+      ...opt('email', o.email),
+      ...opt('first_name', o.first_name),
+      ...opt('last_name', o.last_name),
+      ...opt('attributes', o.attributes),
+      tenants: [...(o.tenants ?? [])],
+      roles: [],
+    });
+    index.userRoles.set(key, o.roles ?? []);
+  }
+  for (const [id, i] of Object.entries(raw.resource_instances ?? {})) {
+    if (!claim(index.resourceInstances, id, at('resource_instances', id), 'resource instance')) continue;
+    const o = typeof i === 'string' ? { tenant: i } : i;
+    const { type, key } = splitRef(id);
+    const relations =
+      'relations' in o && o.relations !== undefined
+        ? Object.entries(o.relations).flatMap(([relation, s]) =>
+            (Array.isArray(s) ? s : [s]).map((subject) => ({ relation, subject })),
+          )
+        : undefined;
+    desired.resourceInstances.set(id, {
+      resource: type,
+      key,
+      tenant: o.tenant,
+      ...opt('attributes', o.attributes),
+      ...opt('relations', relations),
+    });
+  }
+  for (const [written, g] of Object.entries(raw.groups ?? {})) {
+    const id = groupId(written);
+    if (!claim(index.groups, id, at('groups', written), 'group')) continue;
+    const { type, key } = splitRef(id);
+    desired.groups.set(id, {
+      type,
+      key,
+      tenant: g.tenant,
+      members: [...(g.members ?? [])],
+      roles: (g.roles ?? []).map((r) => ({ role: r.role, on: r.on })),
+      memberOf: (g.member_of ?? []).map(groupId),
+    });
+  }
+  for (const [key, a] of Object.entries(raw.access_requests ?? {})) {
+    if (!claim(index.accessRequests, key, at('access_requests', key), 'access request configuration')) continue;
+    desired.accessRequests.set(key, {
+      key,
+      name: a.name ?? key,
+      reviewerRoles: [...a.reviewer_roles],
+      ...opt('grantFor', a.grant_for),
+    });
+  }
+}
+
+/** The file's attribute definitions and sets; its set rules are kept as written (made once all files are read). */
+function normaliseAbac({ desired, index, claim, claimSet }: Merging, raw: RawConfig, at: At, src: Source): void {
+  for (const [field, part] of [
+    ['user_attributes', 'userAttributes'],
+    ['tenant_attributes', 'tenantAttributes'],
+  ] as const) {
+    for (const a of attributeDefinitions(raw[field] ?? {})) {
+      if (
+        claim(index[part], a.key, at(field, a.key), field === 'user_attributes' ? 'user attribute' : 'tenant attribute')
+      )
+        desired[part].set(a.key, a);
+    }
+  }
+  for (const [key, u] of Object.entries(raw.user_sets ?? {})) {
+    if (!claimSet(key, at('user_sets', key), 'user set')) continue;
+    desired.conditionSets.set(key, {
+      key,
+      type: 'userset',
+      name: u.name ?? key,
+      ...opt('description', u.description),
+      conditions: u.conditions ?? {},
+      ...opt('parent', u.parent),
+    });
+  }
+  for (const [key, r] of Object.entries(raw.resource_sets ?? {})) {
+    if (!claimSet(key, at('resource_sets', key), 'resource set')) continue;
+    desired.conditionSets.set(key, {
+      key,
+      type: 'resourceset',
+      name: r.name ?? key,
+      ...opt('description', r.description),
+      resource: r.resource,
+      conditions: r.conditions ?? {},
+      ...opt('parent', r.parent),
+    });
+  }
+  // Holes left by refused items are skipped; the others keep their written index.
+  (raw.set_rules ?? []).forEach((r, i) => index.setRulesWritten.push({ loc: { src, path: ['set_rules', i] }, raw: r }));
 }
 
 /** Attribute definitions as written (short form: the type). */

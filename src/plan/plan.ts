@@ -62,10 +62,43 @@ export interface PlanOptions {
  */
 export function planChanges(desired: DesiredState, live: LiveState, options: PlanOptions): Plan {
   const b = new PlanBuilder();
+  const scope = planScope(desired, live, options);
+  const { managed } = scope;
+  if (managed.has('resources') || managed.has('roles')) planSchema(b, desired, live, scope);
+  if (managed.has('tenants') || managed.has('users')) planTenantsAndUsers(b, desired, live, scope);
+  if (managed.has('resource_instances')) planInstances(b, desired, live, scope);
+  if (managed.has('groups')) planGroups(b, desired, live, scope);
+  if (managed.has('access_requests')) {
+    b.keyed(
+      'access_requests',
+      desired.accessRequests,
+      live.accessRequests,
+      ids.accessRequests,
+      scope.prunes('access_requests'),
+      (a) => ({ key: a.key, name: a.name, reviewer_roles: a.reviewerRoles }),
+    );
+  }
+  planAbac(b, desired, live, scope.prunes);
+  return finishPlan(b, desired, live, options, scope);
+}
+
+/** What the whole plan decides by: the sections managed, which of them prune, group types kept, objects replaced. */
+interface PlanScope {
+  managed: ReadonlySet<Section>;
+  prune: boolean;
+  authoritative: ReadonlySet<Section>;
+  /** Whether this plan deletes the undeclared live objects of a section. */
+  prunes: (section: Section) => boolean;
+  /** The types of the groups that stay: their resources are the service's. */
+  groupTypes: Set<string>;
+  /** Instances and groups whose tenant changes: deleted and created again. */
+  replaced: Set<string>;
+}
+
+function planScope(desired: DesiredState, live: LiveState, options: PlanOptions): PlanScope {
   const managed = desired.sections;
   const prune = options.prune === true;
   const authoritative = authoritativeSections(desired);
-  /** Whether this plan deletes the undeclared live objects of a section. */
   const prunes = (section: Section) => prune || authoritative.has(section);
   // The service makes a group's type (a resource) with the group: never pruned while a group of that
   // type stays (deleting it would delete those groups too). Once this plan prunes the last one (or its
@@ -89,7 +122,12 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
     for (const [ref, g] of desired.groups)
       if (live.groups.has(ref) && live.groups.get(ref)!.tenant !== g.tenant) replaced.add(ref);
   }
+  return { managed, prune, authoritative, prunes, groupTypes, replaced };
+}
 
+/** Resources (with their roles and relations) and top-level roles. */
+function planSchema(b: PlanBuilder, desired: DesiredState, live: LiveState, scope: PlanScope): void {
+  const { managed, prunes, groupTypes } = scope;
   if (managed.has('resources')) {
     b.keyed(
       'resource',
@@ -100,9 +138,9 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
       (r) => ({ key: r.key, name: r.name, description: r.description, actions: r.actions }),
       (k) => !groupTypes.has(k),
     );
+    planResourceRoles(b, desired, live, groupTypes);
+    planRelations(b, desired, live);
   }
-  if (managed.has('resources')) planResourceRoles(b, desired, live, groupTypes);
-  if (managed.has('resources')) planRelations(b, desired, live);
   if (managed.has('roles')) {
     // A role that does not write `extends` keeps the live one (opt-in per role, docs/config.md); one that
     // writes `[]` clears it (and where there is none, there is nothing to change).
@@ -124,6 +162,11 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
     });
     b.keyed('role', rolesWanted, live.roles, ids.role, prunes('roles'), roleFields, (k) => k !== MEMBER_ROLE);
   }
+}
+
+/** Tenants, and users with their roles, tenants and memberships. */
+function planTenantsAndUsers(b: PlanBuilder, desired: DesiredState, live: LiveState, scope: PlanScope): void {
+  const { managed, prunes } = scope;
   if (managed.has('tenants')) {
     // The tenant a new environment of the public service comes with is the service's: never deleted unless declared.
     b.keyed(
@@ -152,55 +195,57 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
       planUserParts(b, user, {
         desired,
         memberships,
-        replaced,
+        replaced: scope.replaced,
         pruneGroups: prunes('groups'),
         was: live.users.get(user.key),
       });
   }
-  if (managed.has('resource_instances')) {
-    for (const [ref, inst] of desired.resourceInstances) {
-      const was = live.resourceInstances.get(ref);
-      const after = { resource: inst.resource, key: inst.key, tenant: inst.tenant, attributes: inst.attributes };
-      if (!was) b.create('instance', ids.instance(ref), after);
-      else if (replaced.has(ref)) {
-        b.create('instance', ids.instance(ref), after, [{ field: 'tenant', before: was.tenant, after: inst.tenant }]);
-      } else b.update('instance', ids.instance(ref), { ...after, attributes: was.attributes }, after);
-      // A replaced instance comes back without tuples; so does one whose relation is replaced.
-      planTuples(b, ref, inst, replaced.has(ref) ? undefined : was);
-    }
-    if (prunes('resource_instances'))
-      for (const [ref, was] of live.resourceInstances)
-        if (!desired.resourceInstances.has(ref)) b.delete('instance', ids.instance(ref), { ...was });
-  }
-  if (managed.has('groups')) {
-    for (const [ref, g] of desired.groups) {
-      const was = live.groups.get(ref);
-      const after = { type: g.type, key: g.key, tenant: g.tenant };
-      if (!was) b.create('group', ids.group(ref), after);
-      else if (replaced.has(ref)) {
-        b.create('group', ids.group(ref), after, [{ field: 'tenant', before: was.tenant, after: g.tenant }]);
-      }
-      // A replaced group (or one whose instance is replaced) comes back empty: plan all its parts anew.
-      planGroupParts(b, ref, g, was && !replaced.has(ref) ? was : undefined, replaced);
-    }
-    if (prunes('groups'))
-      for (const [ref, was] of live.groups)
-        if (!desired.groups.has(ref))
-          b.delete('group', ids.group(ref), { type: was.type, key: was.key, tenant: was.tenant });
-  }
-  if (managed.has('access_requests')) {
-    b.keyed(
-      'access_requests',
-      desired.accessRequests,
-      live.accessRequests,
-      ids.accessRequests,
-      prunes('access_requests'),
-      (a) => ({ key: a.key, name: a.name, reviewer_roles: a.reviewerRoles }),
-    );
-  }
+}
 
-  planAbac(b, desired, live, prunes);
+/** Resource instances (a replaced one created again) and their tuples. */
+function planInstances(b: PlanBuilder, desired: DesiredState, live: LiveState, { prunes, replaced }: PlanScope): void {
+  for (const [ref, inst] of desired.resourceInstances) {
+    const was = live.resourceInstances.get(ref);
+    const after = { resource: inst.resource, key: inst.key, tenant: inst.tenant, attributes: inst.attributes };
+    if (!was) b.create('instance', ids.instance(ref), after);
+    else if (replaced.has(ref)) {
+      b.create('instance', ids.instance(ref), after, [{ field: 'tenant', before: was.tenant, after: inst.tenant }]);
+    } else b.update('instance', ids.instance(ref), { ...after, attributes: was.attributes }, after);
+    // A replaced instance comes back without tuples; so does one whose relation is replaced.
+    planTuples(b, ref, inst, replaced.has(ref) ? undefined : was);
+  }
+  if (prunes('resource_instances'))
+    for (const [ref, was] of live.resourceInstances)
+      if (!desired.resourceInstances.has(ref)) b.delete('instance', ids.instance(ref), { ...was });
+}
 
+/** Groups (a replaced one created again) and their members, grants and links. */
+function planGroups(b: PlanBuilder, desired: DesiredState, live: LiveState, { prunes, replaced }: PlanScope): void {
+  for (const [ref, g] of desired.groups) {
+    const was = live.groups.get(ref);
+    const after = { type: g.type, key: g.key, tenant: g.tenant };
+    if (!was) b.create('group', ids.group(ref), after);
+    else if (replaced.has(ref)) {
+      b.create('group', ids.group(ref), after, [{ field: 'tenant', before: was.tenant, after: g.tenant }]);
+    }
+    // A replaced group (or one whose instance is replaced) comes back empty: plan all its parts anew.
+    planGroupParts(b, ref, g, was && !replaced.has(ref) ? was : undefined, replaced);
+  }
+  if (prunes('groups'))
+    for (const [ref, was] of live.groups)
+      if (!desired.groups.has(ref))
+        b.delete('group', ids.group(ref), { type: was.type, key: was.key, tenant: was.tenant });
+}
+
+/** Request grants held or deleted, cascades and uses attached, the summary, checksum and undeclared objects. */
+function finishPlan(
+  b: PlanBuilder,
+  desired: DesiredState,
+  live: LiveState,
+  options: PlanOptions,
+  scope: PlanScope,
+): Plan {
+  const { managed, prune, authoritative } = scope;
   // Grants of approved requests: expired ones are deleted (even when nothing else would delete them),
   // held ones are not (nor what they hang on).
   const grants = classifyRequestGrants(desired, live, options.requestGrants ?? [], options.now ?? new Date());

@@ -2,6 +2,7 @@ import Fastify, {
   type FastifyInstance,
   type FastifyError,
   type FastifyReply,
+  type FastifyRequest,
   type FastifyServerOptions,
 } from 'fastify';
 import { isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation, type Db } from './store/db.js';
@@ -40,15 +41,45 @@ export interface ServerOptions extends KeyOptions {
   apiHistory?: ApiHistoryOptions | false;
 }
 
+/** Health: 200 when the store answers, 503 when it does not (docs/deploy.md). */
+export const HEALTH_PATH = '/healthz';
+
 /**
  * Builds the /v2 service. `listen` lives in ./listen.ts: `roster serve`, the embedded default and the
  * tests are thin callers of this factory.
  */
-/** Health: 200 when the store answers, 503 when it does not (docs/deploy.md). */
-export const HEALTH_PATH = '/healthz';
-
 export async function createServer(options: ServerOptions): Promise<FastifyInstance> {
-  const app = Fastify({
+  const app = newFastify(options);
+  installValidators(app);
+  const methodsAt = trackRouteMethods(app);
+  parseJsonBodies(app);
+  const deps = await buildDeps(app, options);
+  const keys = buildKeyTable(options);
+  const resolver = new EnvResolver(options.db, deps.orgId, deps.now);
+  for (const k of [...(options.envKeys ?? []), ...(options.environments ?? [])])
+    await resolver.ensure(k.project, k.env);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    // The health check answers without a key: load balancers probe it, and it tells nothing about data.
+    if (request.url === HEALTH_PATH && request.method === 'GET') return;
+    request.keyScope = authenticate(request, keys);
+  });
+  // Before the routes: their preValidation hooks (environment lookup) and schemas come after it.
+  refuseNul(app);
+  refuseDeepBodies(app);
+  app.setErrorHandler((err: FastifyError | HttpError | ValidationError, request, reply) =>
+    answerError(err, request, reply, options.drainBounds),
+  );
+  app.setNotFoundHandler((request, reply) => answerNotFound(request, reply, methodsAt));
+
+  await registerRoutes(app, deps, resolver);
+  return app;
+}
+
+/** The fastify instance: its logger (keys redacted), body limit, request ids, and errors raised before any hook. */
+function newFastify(options: ServerOptions): FastifyInstance {
+  return Fastify({
     logger: redactingLogger(options.logger ?? false, [
       options.orgKey ?? '',
       ...(options.envKeys ?? []).map((k) => k.key),
@@ -66,11 +97,14 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     // ... and so do those Node's HTTP parser raises before fastify has a request (a NUL in a header).
     clientErrorHandler: answerClientError,
   });
-  installValidators(app);
-  const methodsAt = trackRouteMethods(app);
-  // An empty JSON body is no body: approve, deny and cancel may be sent without one. Routes whose schema
-  // requires a body still answer 422.
-  // fastify's own parser rejects `__proto__` and `constructor.prototype` keys (prototype poisoning).
+}
+
+/**
+ * JSON bodies through fastify's own parser (it rejects `__proto__` and `constructor.prototype` keys:
+ * prototype poisoning), the text kept for the change history. An empty JSON body is no body: approve,
+ * deny and cancel may be sent without one; routes whose schema requires a body still answer 422.
+ */
+function parseJsonBodies(app: FastifyInstance): void {
   const jsonParser = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, text, done) => {
@@ -80,12 +114,14 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     (req as unknown as Record<symbol, string>)[RAW_BODY] = body;
     jsonParser(req, body, done);
   });
+}
 
-  const now = options.now ?? (() => new Date());
+/** What the routes are given: the store, the clock, the organisation, the decision log and the change history. */
+async function buildDeps(app: FastifyInstance, options: ServerOptions): Promise<ServerDeps> {
   const org = await options.db.get<{ value: string }>(`SELECT value FROM meta WHERE key = 'organization_id'`);
-  const deps: ServerDeps = { db: options.db, now, orgId: org!.value };
+  const deps: ServerDeps = { db: options.db, now: options.now ?? (() => new Date()), orgId: org!.value };
   if (options.decisionLog !== false) {
-    const log = createDecisionLog(options.db, now, options.decisionLog ?? {}, (message) => app.log.warn(message));
+    const log = createDecisionLog(options.db, deps.now, options.decisionLog ?? {}, (message) => app.log.warn(message));
     deps.decisionLog = log;
     // Before the store closes (listen.ts closes the app first): what is queued is written.
     app.addHook('onClose', async () =>
@@ -98,97 +134,87 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     deps.apiHistory = history;
     app.addHook('onClose', () => history.close());
   }
-  const keys = buildKeyTable(options);
-  const resolver = new EnvResolver(options.db, deps.orgId, now);
-  for (const k of [...(options.envKeys ?? []), ...(options.environments ?? [])])
-    await resolver.ensure(k.project, k.env);
+  return deps;
+}
 
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-    // The health check answers without a key: load balancers probe it, and it tells nothing about data.
-    if (request.url === HEALTH_PATH && request.method === 'GET') return;
-    request.keyScope = authenticate(request, keys);
-  });
-  // Before the routes: their preValidation hooks (environment lookup) and schemas come after it.
-  refuseNul(app);
-  refuseDeepBodies(app);
-
-  app.setErrorHandler((err: FastifyError | HttpError | ValidationError, request, reply) => {
-    if (err instanceof HttpError) {
-      return reply.status(err.status).send({
-        id: request.id,
-        title: ERROR_CODES[err.code].title,
-        error_code: err.code,
-        message: err.message,
-        ...err.extra,
-      });
-    }
-    if (err instanceof ValidationError) return reply.status(422).send({ detail: err.detail });
-    const fe = err as FastifyError;
-    if (fe.validation)
-      return reply.status(422).send({ detail: toDetail(fe.validation as never, fe.validationContext ?? 'body') });
-    if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      // Read the rest of the body first, so that clients still writing it can read the answer (drain.ts).
-      return drainBody(request.raw, options.drainBounds).then(() => {
-        send(reply, request.id, 'PAYLOAD_TOO_LARGE', 'request body is larger than the limit');
-      });
-    }
-    if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
-      return send(reply, request.id, 'UNSUPPORTED_MEDIA_TYPE', 'send JSON (content-type: application/json)');
-    if (
-      fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
-      fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
-      err instanceof SyntaxError
-    ) {
-      return reply
-        .status(422)
-        .send({ detail: [{ loc: ['body'], msg: 'body is not valid JSON', type: 'json_invalid' }] });
-    }
-    if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-      return send(reply, request.id, 'BAD_REQUEST', fe.message);
-    }
-    // Races the routes' own checks cannot see (another process, on PostgreSQL, wrote between a read and
-    // a write): the database's keys decide, and the answer says so rather than 500.
-    if (isUniqueViolation(err))
-      return send(reply, request.id, 'DUPLICATE_ENTITY', 'a concurrent request created the same entity first');
-    if (isForeignKeyViolation(err))
-      return send(reply, request.id, 'CONFLICT', 'a concurrent request deleted an entity this one refers to');
-    if (isDatabaseUnavailable(err)) {
-      // Nothing was done; the database should be back soon (a restart, a failover): ask to retry.
-      request.log.warn({ err }, 'database unavailable');
-      reply.header('retry-after', String(DATABASE_RETRY_AFTER_S));
-      return send(
-        reply,
-        request.id,
-        'SERVICE_UNAVAILABLE',
-        'the database is unreachable; nothing was done, try again shortly',
-      );
-    }
-    request.log.error({ err }, 'unexpected error');
+/** Every error a request ends with, in the public API's shapes (ERROR_CODES; a 422 `detail` for validation). */
+function answerError(
+  err: FastifyError | HttpError | ValidationError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  drainBounds: DrainBounds | undefined,
+) {
+  if (err instanceof HttpError) {
+    return reply.status(err.status).send({
+      id: request.id,
+      title: ERROR_CODES[err.code].title,
+      error_code: err.code,
+      message: err.message,
+      ...err.extra,
+    });
+  }
+  if (err instanceof ValidationError) return reply.status(422).send({ detail: err.detail });
+  const fe = err as FastifyError;
+  if (fe.validation)
+    return reply.status(422).send({ detail: toDetail(fe.validation as never, fe.validationContext ?? 'body') });
+  if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    // Read the rest of the body first, so that clients still writing it can read the answer (drain.ts).
+    return drainBody(request.raw, drainBounds).then(() => {
+      send(reply, request.id, 'PAYLOAD_TOO_LARGE', 'request body is larger than the limit');
+    });
+  }
+  if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+    return send(reply, request.id, 'UNSUPPORTED_MEDIA_TYPE', 'send JSON (content-type: application/json)');
+  if (
+    fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+    fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+    err instanceof SyntaxError
+  ) {
+    return reply.status(422).send({ detail: [{ loc: ['body'], msg: 'body is not valid JSON', type: 'json_invalid' }] });
+  }
+  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return send(reply, request.id, 'BAD_REQUEST', fe.message);
+  }
+  // Races the routes' own checks cannot see (another process, on PostgreSQL, wrote between a read and
+  // a write): the database's keys decide, and the answer says so rather than 500.
+  if (isUniqueViolation(err))
+    return send(reply, request.id, 'DUPLICATE_ENTITY', 'a concurrent request created the same entity first');
+  if (isForeignKeyViolation(err))
+    return send(reply, request.id, 'CONFLICT', 'a concurrent request deleted an entity this one refers to');
+  if (isDatabaseUnavailable(err)) {
+    // Nothing was done; the database should be back soon (a restart, a failover): ask to retry.
+    request.log.warn({ err }, 'database unavailable');
+    reply.header('retry-after', String(DATABASE_RETRY_AFTER_S));
     return send(
       reply,
       request.id,
-      'UNEXPECTED_ERROR',
-      'unexpected error; the request id identifies it in the server log',
+      'SERVICE_UNAVAILABLE',
+      'the database is unreachable; nothing was done, try again shortly',
     );
-  });
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0];
-    const allow = methodsAt(path);
-    if (allow.length > 0) {
-      reply.header('allow', allow.join(', '));
-      return send(
-        reply,
-        request.id,
-        'METHOD_NOT_ALLOWED',
-        `${request.method} is not served at ${path}; allowed: ${allow.join(', ')}`,
-      );
-    }
-    return send(reply, request.id, 'ROUTE_NOT_FOUND', `no endpoint ${request.method} ${path}`);
-  });
+  }
+  request.log.error({ err }, 'unexpected error');
+  return send(
+    reply,
+    request.id,
+    'UNEXPECTED_ERROR',
+    'unexpected error; the request id identifies it in the server log',
+  );
+}
 
-  await registerRoutes(app, deps, resolver);
-  return app;
+/** No route: 405 with `allow` when the path is served by other methods, else 404 ROUTE_NOT_FOUND. */
+function answerNotFound(request: FastifyRequest, reply: FastifyReply, methodsAt: (path: string) => string[]) {
+  const path = request.url.split('?')[0];
+  const allow = methodsAt(path);
+  if (allow.length > 0) {
+    reply.header('allow', allow.join(', '));
+    return send(
+      reply,
+      request.id,
+      'METHOD_NOT_ALLOWED',
+      `${request.method} is not served at ${path}; allowed: ${allow.join(', ')}`,
+    );
+  }
+  return send(reply, request.id, 'ROUTE_NOT_FOUND', `no endpoint ${request.method} ${path}`);
 }
 
 function routerError(err: FastifyError, id: string, reply: FastifyReply) {

@@ -26,6 +26,7 @@ import {
   sameShape,
   setsDifferAt,
   sideVectors,
+  type SideVectors,
   widened,
   type Found,
   type Prepared,
@@ -88,14 +89,71 @@ export function diffAbac(before: AccessGraph, after: AccessGraph, opts: AbacDiff
   const A = before.abac;
   const B = after.abac;
   if (!A && !B) return EMPTY_DIFF;
-  const byKey = new Map<string, { a?: AbacRule; b?: AbacRule }>();
-  const slot = (rule: string) => getOrSet(byKey, rule, (): { a?: AbacRule; b?: AbacRule } => ({}));
+  const byKey = pairRules(A, B);
+  const users = [...new Set(opts.users ?? [...(A?.users() ?? []), ...(B?.users() ?? [])])].sort(cmp);
+  const changes = changeDetector(A, B);
+  const vectors = [sideVectors(A, users), sideVectors(B, users)] as const;
+  // Per side and tenant: whether each user has a role there (which decides `user.roles` and tenant attributes).
+  const outsideAll = new Uint8Array(users.length);
+  const ctx: DiffContext = {
+    A,
+    B,
+    byKey,
+    users,
+    roleCheck: roleChecker(before, after, users),
+    changes,
+    vectors,
+    found: new Map(),
+    undecided: new Map(),
+    resourceBits: new Map(),
+    membersIn: (k, t) => vectors[k]?.membersIn(t) ?? outsideAll,
+    crossUserChanged: userChangeTracker(users, vectors, changes),
+  };
+  const permissions = [...new Set([...byKey.values()].map((p) => (p.b ?? p.a)!.via.permission))].sort(cmp);
+  for (const permission of permissions) diffPermission(ctx, permission);
+  const { lines, gains, losses, changedUsers } = changeLines(ctx);
+  return { lines, undecided: undecidedOf(ctx), users: [...changedUsers].sort(cmp), gains, losses };
+}
+
+type RulePair = { a?: AbacRule; b?: AbacRule };
+type UndecidedEntry = { rule: AbacRule; change: AbacUndecided['change']; users: Set<string>; instances: Set<string> };
+
+/** What one diff shares across its permissions and groups of instances. */
+interface DiffContext {
+  A: AbacIndex | undefined;
+  B: AbacIndex | undefined;
+  /** Each rule on each side, by its key. */
+  byKey: Map<string, RulePair>;
+  /** Sorted; users are named by their index in it. */
+  users: string[];
+  /** Per user (by index): whether a role grants the permission on the instance, on either side. */
+  roleCheck: (u: number) => (permission: string, instance: string) => boolean;
+  changes: Changes;
+  vectors: readonly [SideVectors | undefined, SideVectors | undefined];
+  /** (sign, rule) → user → instances. */
+  found: Map<string, Found>;
+  undecided: Map<string, UndecidedEntry>;
+  /** Per side, group of instances and resource set: its instances (yes, or depending on the context), for a user outside and inside the tenant. */
+  resourceBits: Map<string, { yes: Uint32Array; maybe: Uint32Array }[]>;
+  /** Per side and tenant: whether each user has a role there. */
+  membersIn: (k: number, t: string) => Uint8Array;
+  /** Per tenant and sets read per pair: the users whose values those sets read changed. */
+  crossUserChanged: (t: string, reads: readonly Reads[]) => Uint8Array;
+}
+
+/** The rules of both sides by their key. */
+function pairRules(A: AbacIndex | undefined, B: AbacIndex | undefined): Map<string, RulePair> {
+  const byKey = new Map<string, RulePair>();
+  const slot = (rule: string) => getOrSet(byKey, rule, (): RulePair => ({}));
   for (const r of A?.rules ?? []) slot(r.via.rule).a = r;
   for (const r of B?.rules ?? []) slot(r.via.rule).b = r;
-  const users = [...new Set(opts.users ?? [...(A?.users() ?? []), ...(B?.users() ?? [])])].sort(cmp);
-  // Per user (by index), on either side: whether a role grants the permission on the instance.
+  return byKey;
+}
+
+/** Per user (by index), made on first use: whether a role grants the permission on the instance on either side. */
+function roleChecker(before: AccessGraph, after: AccessGraph, users: readonly string[]) {
   const roleChecks: ((permission: string, instance: string) => boolean)[] = [];
-  const roleCheck = (u: number) => {
+  return (u: number) => {
     let check = roleChecks[u];
     if (!check) {
       const [x, y] = [before.roleGrants(users[u]), after.roleGrants(users[u])];
@@ -103,23 +161,14 @@ export function diffAbac(before: AccessGraph, after: AccessGraph, opts: AbacDiff
     }
     return check;
   };
-  const changes = changeDetector(A, B);
-  const vectors = [sideVectors(A, users), sideVectors(B, users)] as const;
+}
 
-  // (sign, rule) → user → instances
-  const found = new Map<string, Found>();
-  const undecided = new Map<
-    string,
-    { rule: AbacRule; change: AbacUndecided['change']; users: Set<string>; instances: Set<string> }
-  >();
-  const permissions = [...new Set([...byKey.values()].map((p) => (p.b ?? p.a)!.via.permission))].sort(cmp);
-
-  // Per side and tenant: whether each user has a role there (which decides `user.roles` and tenant attributes).
-  const outsideAll = new Uint8Array(users.length);
-  // Per side, group of instances and resource set: its instances (yes, or depending on the context), for a user outside and inside the tenant.
-  const resourceBits = new Map<string, { yes: Uint32Array; maybe: Uint32Array }[]>();
-  const membersIn = (k: number, t: string) => vectors[k]?.membersIn(t) ?? outsideAll;
-  // Per tenant and sets read per pair: the users whose values those sets read changed.
+/** Per tenant and sets read, remembered: the users whose values those sets read differ between the sides. */
+function userChangeTracker(
+  users: readonly string[],
+  vectors: readonly [SideVectors | undefined, SideVectors | undefined],
+  changes: Changes,
+) {
   const readsChanged = new Map<string, Uint8Array>();
   const changedFor = (t: string, r: Reads) => {
     // What does not read the tenant's attributes or the roles held there reads the same in every tenant.
@@ -136,7 +185,7 @@ export function diffAbac(before: AccessGraph, after: AccessGraph, opts: AbacDiff
     });
   };
   const crossChanged = new Map<string, Uint8Array>();
-  const crossUserChanged = (t: string, reads: readonly Reads[]) =>
+  return (t: string, reads: readonly Reads[]) =>
     getOrSet(crossChanged, `${t}\u0000${reads.map((r) => r.key).join('\u0000')}`, () => {
       const out = new Uint8Array(users.length);
       for (const r of new Map(reads.map((x) => [x.key, x])).values()) {
@@ -145,138 +194,167 @@ export function diffAbac(before: AccessGraph, after: AccessGraph, opts: AbacDiff
       }
       return out;
     });
+}
 
-  for (const permission of permissions) {
-    const type = typeOf(permission);
-    const allSides = [A, B].map((g, k) => (g ? { g, rules: g.rulesFor(permission), vectors: vectors[k]! } : undefined));
-    // A rule read per pair (a set reading across sides) is compared where something it reads changed.
-    const crossRules = [...byKey.values()].filter(
-      (p) => (p.b ?? p.a)!.via.permission === permission && [p.a, p.b].some((r) => r && isCross(r)),
-    );
-    const crossReads = crossRules
-      .flatMap((p) => [p.a, p.b])
-      .filter((r): r is AbacRule => r !== undefined)
-      .flatMap((r) => [r.userSet.reads, r.resourceSet.reads]);
-    const crossEverywhere = crossRules.some(
-      (p) =>
-        !p.a ||
-        !p.b ||
-        p.a.userSet.signature !== p.b.userSet.signature ||
-        p.a.resourceSet.signature !== p.b.resourceSet.signature ||
-        ((usesFk(p.a) || usesFk(p.b)) && changes.fkChanged()),
-    );
-    // Instances grouped by their tenant on each side (one that moves is checked in its tenant on each side;
-    // one that exists on one side only is granted nothing on the other).
-    const groups = new Map<string, { tenants: (string | undefined)[]; instances: string[] }>();
-    const where = [A, B].map((g) => {
-      const out = new Map<string, string>();
-      for (const [tenant, list] of g?.instancesOf(type) ?? []) for (const i of list) out.set(i, tenant);
-      return out;
-    });
-    for (const i of [...new Set([...where[0].keys(), ...where[1].keys()])].sort(cmp)) {
-      const ts = [where[0].get(i), where[1].get(i)];
-      getOrSet(groups, `${ts[0] ?? ''}\u0000${ts[1] ?? ''}`, () => ({ tenants: ts, instances: [] })).instances.push(i);
-    }
-    for (const { tenants: ts, instances } of groups.values()) {
-      const sides = allSides.map((side, k) => (ts[k] === undefined ? undefined : side));
-      const tk = ts.map((x) => x ?? ts[0] ?? ts[1]!);
-      const t = tk[1];
-      const words = (instances.length + 31) >>> 5;
-      const bitsOf = (pred: (i: string) => boolean) => {
-        const out = new Uint32Array(words);
-        instances.forEach((i, k) => {
-          if (pred(i)) out[k >>> 5] |= 1 << (k & 31);
-        });
-        return out;
-      };
-      const everything = bitsOf(() => true);
-      const changedInstances =
-        crossRules.length > 0 && !crossEverywhere && tk[0] === tk[1] && !changes.tenantChanged(t)
-          ? bitsOf((i) => crossReads.some((r) => changes.instanceChanged(i, r)))
-          : everything;
-      const members = [membersIn(0, tk[0]), membersIn(1, tk[1])];
-      const groupKey = `${type}\u0000${ts[0] ?? ''}\u0000${ts[1] ?? ''}`;
-      // Per side and rule read per side: the instances in its resource set (yes, or depending on the context), for a user outside and inside the tenant.
-      const prepared = sides.map(
-        (side, k) =>
-          side &&
-          side.rules.map((r): Prepared => {
-            if (isCross(r)) {
-              const users = r.userSet.cross ? undefined : side.vectors.vec(r.userSet, tk[k]);
-              return {
-                r,
-                cross: true as const,
-                ...(users ? { users } : {}),
-                status: crossStatus(
-                  side.g,
-                  side.vectors,
-                  r,
-                  users,
-                  instances,
-                  tk[k],
-                  members[k]!,
-                  `${k}\u0000${groupKey}`,
-                ),
-              };
-            }
-            const sets = getOrSet(resourceBits, `${k}\u0000${groupKey}\u0000${r.resourceSet.key}`, () =>
-              setBits(side.g, r.resourceSet, instances),
-            );
-            return { r, cross: false as const, users: side.vectors.vec(r.userSet, tk[k]), sets };
-          }),
-      );
-      const changedUsers = crossRules.length > 0 && !crossEverywhere ? crossUserChanged(t, crossReads) : undefined;
-      const shape = sameShape(prepared);
-      const allWords = Int32Array.from({ length: words }, (_, w) => w);
-      // Words where a rule read per side has other instances in its resource set on each side.
-      const setsMoved = shape ? allWords.filter((w) => setsDifferAt(prepared, w)) : allWords;
-      // Without rules read per pair, and with the same rules and resource sets on both sides, only users
-      // whose place in a user set (or in the tenant) moved can gain or lose.
-      const candidates =
-        crossRules.length === 0 && shape && setsMoved.length === 0 ? indexesOf(widened(prepared, members)) : undefined;
-      // With rules read per pair: a user whose place in no set (nor in the tenant) moved, and whose values
-      // those rules read did not change, can differ only on the instances whose values the rules read per
-      // pair changed, or that moved in or out of a resource set: only the words holding those are visited
-      // for such a user (the others are equal on both sides).
-      const narrow =
-        crossRules.length > 0 && changedInstances !== everything && shape
-          ? widened(prepared, members, changedUsers)
-          : undefined;
-      const narrowWords = narrow
-        ? allWords.filter((w) => changedInstances[w] !== 0 || setsMoved.includes(w))
-        : new Int32Array(0);
-      const group = new GroupUsers({
-        permission,
-        users,
-        instances,
-        graphs: sides.map((s) => s?.g),
-        prepared,
-        members,
-        cross: crossRules.length > 0,
-        crossEverywhere,
-        changedUsers,
-        changedInstances,
-        everything,
-        narrow,
-        narrowWords,
-        roleCheck,
-        found,
-        undecided: (rule, user, instance) => {
-          const entry = getOrSet(undecided, rule.via.rule, () => ({
-            rule,
-            change: changeOf(byKey.get(rule.via.rule)!),
-            users: new Set<string>(),
-            instances: new Set<string>(),
-          }));
-          entry.users.add(user);
-          entry.instances.add(instance);
-        },
-      });
-      if (candidates) for (const u of candidates) group.visit(u);
-      else for (let u = 0; u < users.length; u++) group.visit(u);
-    }
+/** One permission's rules on both sides, and what its rules read per pair (sets reading across sides). */
+interface PermissionScope {
+  permission: string;
+  type: string;
+  allSides: ({ g: AbacIndex; rules: readonly AbacRule[]; vectors: SideVectors } | undefined)[];
+  /** Rules read per pair (a set reading across sides): compared where something they read changed. */
+  crossRules: RulePair[];
+  crossReads: Reads[];
+  /** Whether such a rule is new, removed or redefined (or reads instances that changed): compared everywhere. */
+  crossEverywhere: boolean;
+}
+
+/** The gains, losses and undecided pairs of one permission, by group of instances in the same tenants. */
+function diffPermission(ctx: DiffContext, permission: string): void {
+  const { A, B, byKey, vectors, changes } = ctx;
+  const type = typeOf(permission);
+  const allSides = [A, B].map((g, k) => (g ? { g, rules: g.rulesFor(permission), vectors: vectors[k]! } : undefined));
+  const crossRules = [...byKey.values()].filter(
+    (p) => (p.b ?? p.a)!.via.permission === permission && [p.a, p.b].some((r) => r && isCross(r)),
+  );
+  const crossReads = crossRules
+    .flatMap((p) => [p.a, p.b])
+    .filter((r): r is AbacRule => r !== undefined)
+    .flatMap((r) => [r.userSet.reads, r.resourceSet.reads]);
+  const crossEverywhere = crossRules.some(
+    (p) =>
+      !p.a ||
+      !p.b ||
+      p.a.userSet.signature !== p.b.userSet.signature ||
+      p.a.resourceSet.signature !== p.b.resourceSet.signature ||
+      ((usesFk(p.a) || usesFk(p.b)) && changes.fkChanged()),
+  );
+  const scope: PermissionScope = { permission, type, allSides, crossRules, crossReads, crossEverywhere };
+  // Instances grouped by their tenant on each side (one that moves is checked in its tenant on each side;
+  // one that exists on one side only is granted nothing on the other).
+  const groups = new Map<string, { tenants: (string | undefined)[]; instances: string[] }>();
+  const where = [A, B].map((g) => {
+    const out = new Map<string, string>();
+    for (const [tenant, list] of g?.instancesOf(type) ?? []) for (const i of list) out.set(i, tenant);
+    return out;
+  });
+  for (const i of [...new Set([...where[0].keys(), ...where[1].keys()])].sort(cmp)) {
+    const ts = [where[0].get(i), where[1].get(i)];
+    getOrSet(groups, `${ts[0] ?? ''}\u0000${ts[1] ?? ''}`, () => ({ tenants: ts, instances: [] })).instances.push(i);
   }
+  for (const { tenants, instances } of groups.values()) diffInstanceGroup(ctx, scope, tenants, instances);
+}
 
+/** One permission on a group of instances in the same tenant on each side: visits the users that can differ. */
+function diffInstanceGroup(
+  ctx: DiffContext,
+  scope: PermissionScope,
+  ts: (string | undefined)[],
+  instances: string[],
+): void {
+  const { users, changes } = ctx;
+  const { permission, type, allSides, crossRules, crossReads, crossEverywhere } = scope;
+  const sides = allSides.map((side, k) => (ts[k] === undefined ? undefined : side));
+  const tk = ts.map((x) => x ?? ts[0] ?? ts[1]!);
+  const t = tk[1];
+  const words = (instances.length + 31) >>> 5;
+  const bitsOf = (pred: (i: string) => boolean) => {
+    const out = new Uint32Array(words);
+    instances.forEach((i, k) => {
+      if (pred(i)) out[k >>> 5] |= 1 << (k & 31);
+    });
+    return out;
+  };
+  const everything = bitsOf(() => true);
+  const changedInstances =
+    crossRules.length > 0 && !crossEverywhere && tk[0] === tk[1] && !changes.tenantChanged(t)
+      ? bitsOf((i) => crossReads.some((r) => changes.instanceChanged(i, r)))
+      : everything;
+  const members = [ctx.membersIn(0, tk[0]), ctx.membersIn(1, tk[1])];
+  const groupKey = `${type}\u0000${ts[0] ?? ''}\u0000${ts[1] ?? ''}`;
+  const prepared = prepareSides(ctx, sides, tk, instances, members, groupKey);
+  const changedUsers = crossRules.length > 0 && !crossEverywhere ? ctx.crossUserChanged(t, crossReads) : undefined;
+  const shape = sameShape(prepared);
+  const allWords = Int32Array.from({ length: words }, (_, w) => w);
+  // Words where a rule read per side has other instances in its resource set on each side.
+  const setsMoved = shape ? allWords.filter((w) => setsDifferAt(prepared, w)) : allWords;
+  // Without rules read per pair, and with the same rules and resource sets on both sides, only users
+  // whose place in a user set (or in the tenant) moved can gain or lose.
+  const candidates =
+    crossRules.length === 0 && shape && setsMoved.length === 0 ? indexesOf(widened(prepared, members)) : undefined;
+  // With rules read per pair: a user whose place in no set (nor in the tenant) moved, and whose values
+  // those rules read did not change, can differ only on the instances whose values the rules read per
+  // pair changed, or that moved in or out of a resource set: only the words holding those are visited
+  // for such a user (the others are equal on both sides).
+  const narrow =
+    crossRules.length > 0 && changedInstances !== everything && shape
+      ? widened(prepared, members, changedUsers)
+      : undefined;
+  const narrowWords = narrow
+    ? allWords.filter((w) => changedInstances[w] !== 0 || setsMoved.includes(w))
+    : new Int32Array(0);
+  const group = new GroupUsers({
+    permission,
+    users,
+    instances,
+    graphs: sides.map((s) => s?.g),
+    prepared,
+    members,
+    cross: crossRules.length > 0,
+    crossEverywhere,
+    changedUsers,
+    changedInstances,
+    everything,
+    narrow,
+    narrowWords,
+    roleCheck: ctx.roleCheck,
+    found: ctx.found,
+    undecided: (rule, user, instance) => {
+      const entry = getOrSet(ctx.undecided, rule.via.rule, () => ({
+        rule,
+        change: changeOf(ctx.byKey.get(rule.via.rule)!),
+        users: new Set<string>(),
+        instances: new Set<string>(),
+      }));
+      entry.users.add(user);
+      entry.instances.add(instance);
+    },
+  });
+  if (candidates) for (const u of candidates) group.visit(u);
+  else for (let u = 0; u < users.length; u++) group.visit(u);
+}
+
+/** Per side and rule read per side: the instances in its resource set (yes, or depending on the context), for a user outside and inside the tenant. */
+function prepareSides(
+  ctx: DiffContext,
+  sides: PermissionScope['allSides'],
+  tk: string[],
+  instances: string[],
+  members: Uint8Array[],
+  groupKey: string,
+): (Prepared[] | undefined)[] {
+  return sides.map(
+    (side, k) =>
+      side &&
+      side.rules.map((r): Prepared => {
+        if (isCross(r)) {
+          const users = r.userSet.cross ? undefined : side.vectors.vec(r.userSet, tk[k]);
+          return {
+            r,
+            cross: true as const,
+            ...(users ? { users } : {}),
+            status: crossStatus(side.g, side.vectors, r, users, instances, tk[k], members[k]!, `${k}\u0000${groupKey}`),
+          };
+        }
+        const sets = getOrSet(ctx.resourceBits, `${k}\u0000${groupKey}\u0000${r.resourceSet.key}`, () =>
+          setBits(side.g, r.resourceSet, instances),
+        );
+        return { r, cross: false as const, users: side.vectors.vec(r.userSet, tk[k]), sets };
+      }),
+  );
+}
+
+/** The pairs found, as lines of users gaining or losing on the same instances for the same origin, largest first. */
+function changeLines({ A, B, found, byKey, changes }: DiffContext) {
   const lines: AbacChangeLine[] = [];
   const differences = new Map<string, string[]>();
   let gains = 0;
@@ -318,7 +396,12 @@ export function diffAbac(before: AccessGraph, after: AccessGraph, opts: AbacDiff
       (x.sign === y.sign ? 0 : x.sign === '+' ? -1 : 1) ||
       cmp(x.users[0], y.users[0]),
   );
-  const undecidedOut = [...undecided.values()]
+  return { lines, gains, losses, changedUsers };
+}
+
+/** The rules whose decisions depend on the context, with how many users and instances, sorted by rule. */
+function undecidedOf({ undecided, byKey }: DiffContext): AbacUndecided[] {
+  const out = [...undecided.values()]
     .map((e): AbacUndecided => ({
       via: e.rule.via,
       attributes: e.rule.context,
@@ -331,9 +414,9 @@ export function diffAbac(before: AccessGraph, after: AccessGraph, opts: AbacDiff
   for (const [key, pair] of byKey) {
     const r = (pair.b ?? pair.a)!;
     if (r.context.length > 0 && changeOf(pair) !== 'kept' && !undecided.has(key))
-      undecidedOut.push({ via: r.via, attributes: r.context, users: 0, instances: 0, change: changeOf(pair) });
+      out.push({ via: r.via, attributes: r.context, users: 0, instances: 0, change: changeOf(pair) });
   }
-  return { lines, undecided: undecidedOut, users: [...changedUsers].sort(cmp), gains, losses };
+  return out;
 }
 
 /**

@@ -216,7 +216,65 @@ const EMPTY: Bag = {};
 export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()): AbacIndex | undefined {
   if (!facts.abac) return undefined;
   const abac: AbacFacts = facts.abac;
-  const model: AbacModel = abac.model;
+  const { setInfo, rules, byPermission } = indexRules(abac);
+  const place = indexPlacement(facts, abac);
+  const { tenantOfInstance, tenantOf } = place;
+  const stored = storedReaders(abac);
+  const names = namesRead(abac.model);
+  const userSide = userSides(abac, memo, place, names);
+  const { instanceSide, tenantBagOf } = instanceSides(abac, names);
+  const outcomes = outcomeMemos(abac, memo, stored.storedInstance);
+  const { decide } = outcomes;
+  const classes = sideClasses(memo, place, userSide, instanceSide);
+  const { instanceKeyFor } = classes;
+  const statuses = setStatuses({ byPermission, place, userSide, instanceSide, tenantBagOf, outcomes, classes });
+  const { ruleStatus } = statuses;
+
+  return {
+    facts: abac,
+    rules,
+    rulesFor: (permission) => byPermission.get(permission) ?? [],
+    set: (key) => (abac.model.sets.has(key) ? setInfo(key) : undefined),
+    users: () => place.allUsers,
+    instancesOf: (type) => place.byType.get(type) ?? new Map(),
+    tenantOf,
+    inTenant: place.inTenant,
+    tenantsOf: place.tenantsOf,
+    userStatus: statuses.userStatus,
+    instanceStatus: statuses.instanceStatus,
+    ruleStatus,
+    permissionStatus: statuses.permissionStatus,
+    userClasses: classes.userClasses,
+    membership: classes.membership,
+    instanceClass: classes.instanceClass,
+    decideBags: (set, user, resource) =>
+      decide(set, { user: user.user, tenant: user.tenant, resource, context: {}, roles: [] }),
+    userBags: (user, tenant) => userSide(user, tenant),
+    resourceBag: (instance) => instanceSide(instance).resource,
+    allowing: (user, permission, instance) =>
+      (byPermission.get(permission) ?? [])
+        .filter((r) => allowsWithout(ruleStatus(r, user, instance)))
+        .map((r) => r.via),
+    userKey: (user, tenant) => userSide(user, tenant).key,
+    instanceKeyFor: (reads, instance) =>
+      tenantOfInstance.has(instance)
+        ? `${instanceKeyFor(reads, instanceSide(instance))}\u0000${tenantOf(instance)}\u0000${keyOf(tenantBagOf(tenantOf(instance)), reads.tenant)}`
+        : '',
+    instanceKey: (instance) =>
+      tenantOfInstance.has(instance)
+        ? `${instanceSide(instance).key}\u0000${tenantOf(instance)}\u0000${keyOf(tenantBagOf(tenantOf(instance)), names.tenant)}`
+        : '',
+    storedUser: stored.storedUser,
+    storedInstance: stored.storedInstance,
+    storedTenant: stored.storedTenant,
+    rolesIn: place.rolesIn,
+    fkInstances: outcomes.fkInstances,
+  };
+}
+
+/** The model's rules with their sets classified, and by permission; `setInfo` classifies a set on first use. */
+function indexRules(abac: AbacFacts) {
+  const model = abac.model;
   const sets = new Map<string, SetInfo>();
   const setInfo = (key: string): SetInfo => {
     let info = sets.get(key);
@@ -241,7 +299,12 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
   });
   const byPermission = new Map<string, AbacRule[]>();
   for (const r of rules) getOrSet(byPermission, r.via.permission, () => []).push(r);
+  return { setInfo, rules, byPermission };
+}
 
+/** Where users and instances are: instances' tenants and by type, users' tenants and roles there, every user. */
+type Placement = ReturnType<typeof indexPlacement>;
+function indexPlacement(facts: AccessFacts, abac: AbacFacts) {
   const tenantOfInstance = new Map<string, string>();
   for (const i of facts.instances) if (!tenantOfInstance.has(i.id)) tenantOfInstance.set(i.id, i.tenant);
   const byType = new Map<string, Map<string, string[]>>();
@@ -276,7 +339,12 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
     return s.has(tenant);
   };
   const rolesIn = (user: string, tenant: string) => rolesByUser.get(user)?.get(tenant) ?? [];
+  const tenantOf = (instance: string) => tenantOfInstance.get(instance) ?? DEFAULT_TENANT;
+  return { tenantOfInstance, tenantOf, byType, allUsers, tenantsOf, inTenant, rolesIn };
+}
 
+/** The stored attributes of users, tenants and instances, with a definition only (and users' fields). */
+function storedReaders(abac: AbacFacts) {
   const definedOf = (attributes: JsonObject, keys: ReadonlySet<string> | undefined): Bag => {
     const out: Bag = {};
     if (keys) for (const k of Object.keys(attributes).sort()) if (keys.has(k)) out[k] = attributes[k];
@@ -300,8 +368,15 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
     const i = abac.instances.get(instance);
     return i ? definedOf(i, abac.defined.byResource.get(typeOf(instance))) : undefined;
   };
-  // The top-level attribute names the model's conditions read, by entity: a side's key is made of those
-  // only, so that users (or instances) that differ only in what no condition reads share one evaluation.
+  return { storedUser, storedTenant, storedInstance };
+}
+
+/**
+ * The top-level attribute names the model's conditions read, by entity, sorted: a side's key is made of
+ * those only, so that users (or instances) that differ only in what no condition reads share one evaluation.
+ */
+type NamesRead = ReturnType<typeof namesRead>;
+function namesRead(model: AbacModel) {
   const readNames = { user: new Set<string>(), tenant: new Set<string>(), resource: new Set<string>() };
   for (const set of model.sets.values()) {
     for (const { attribute } of attributesNamed(set.conditions)) {
@@ -309,19 +384,28 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
         readNames[attribute.entity].add(attribute.path[0]);
     }
   }
-  const names = {
+  return {
     user: [...readNames.user].sort(),
     tenant: [...readNames.tenant].sort(),
     resource: [...readNames.resource].sort(),
   };
-  const keyOf = (bag: Bag, read: readonly string[]) => {
-    let out = '';
-    for (let i = 0; i < read.length; i++) out += (i === 0 ? '' : ',') + encodeOne(bag[read[i]]);
-    return out;
-  };
+}
 
-  // The user's side of checks: in a tenant where the user has a role (its own), or in any other (one for all).
-  // Sides by tenant then user; outside every tenant, by user.
+/** The values of `read` in the bag, as a key: equal keys, equal values. */
+function keyOf(bag: Bag, read: readonly string[]): string {
+  let out = '';
+  for (let i = 0; i < read.length; i++) out += (i === 0 ? '' : ',') + encodeOne(bag[read[i]]);
+  return out;
+}
+
+type StoredUser = AbacFacts['users'] extends ReadonlyMap<string, infer U> ? U : never;
+
+/**
+ * The user's side of checks: in a tenant where the user has a role (its own), or in any other (one for
+ * all). Sides by tenant then user; outside every tenant, by user.
+ */
+function userSides(abac: AbacFacts, memo: AbacMemo, place: Placement, names: NamesRead) {
+  const { inTenant, tenantsOf, rolesIn } = place;
   const userSides = new Map<string, Map<string, UserSide>>();
   const outsideSides = new Map<string, UserSide>();
   const OUTSIDE = '\u0000outside';
@@ -370,12 +454,8 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
     mine.set(user, side);
     return side;
   }
-  function newUserSide(
-    user: string,
-    t: string,
-    u: AbacFacts['users'] extends ReadonlyMap<string, infer U> ? U | undefined : never,
-    member: boolean,
-  ): UserSide {
+  /** The user's attributes as checks in `t` see them, and their key. */
+  function newUserSide(user: string, t: string, u: StoredUser | undefined, member: boolean): UserSide {
     const bags = checkAttributes({
       user: {
         key: user,
@@ -397,6 +477,11 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
     const key = `${keyOf(bags.user, names.user)}\u0000${member ? keyOf(bags.tenant, names.tenant) : ''}`;
     return { user: bags.user, tenant: bags.tenant, key, keys: new Map(), ids: new Map() };
   }
+  return userSide;
+}
+
+/** Instances' sides (their own attributes and key), and tenants' attributes as checks in them see them. */
+function instanceSides(abac: AbacFacts, names: NamesRead) {
   const instanceSides = new Map<string, InstanceSide>();
   function instanceSide(instance: string): InstanceSide {
     let side = instanceSides.get(instance);
@@ -420,7 +505,6 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
     }
     return side;
   }
-  const tenantOf = (instance: string) => tenantOfInstance.get(instance) ?? DEFAULT_TENANT;
   const tenantBags = new Map<string, Bag>();
   const tenantBagOf = (tenant: string) =>
     getOrSet(
@@ -434,7 +518,12 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
           defined: { user: NONE, tenant: abac.defined.tenant, resource: NONE },
         }).tenant,
     );
+  return { instanceSide, tenantBagOf };
+}
 
+/** Where sets' outcomes are remembered (in the shared memo, by signature), and how one is decided. */
+type OutcomeMemos = ReturnType<typeof outcomeMemos>;
+function outcomeMemos(abac: AbacFacts, memo: AbacMemo, storedInstance: (instance: string) => Bag | undefined) {
   const fkInstances = new Map<string, Bag | null>();
   for (const id of abac.instances.keys()) fkInstances.set(id, storedInstance(id) ?? null);
   const options: EvaluateOptions = { instances: fkInstances };
@@ -460,6 +549,18 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
   function decide(set: SetInfo, bags: Bags): Status {
     return setStatus(set, bags, options);
   }
+  return { fkInstances, memoOf, decide };
+}
+
+/** Sides' keys and ids for what some sets read: equal ids, equal outcomes of those sets. */
+type SideClasses = ReturnType<typeof sideClasses>;
+function sideClasses(
+  memo: AbacMemo,
+  place: Placement,
+  userSide: (user: string, tenant: string) => UserSide,
+  instanceSide: (instance: string) => InstanceSide,
+) {
+  const { tenantsOf } = place;
   const userKeyFor = (reads: Reads, side: UserSide) => {
     let k = side.keys.get(reads.key);
     if (k === undefined)
@@ -512,6 +613,23 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
     if (id === undefined) side.ids.set(reads.key, (id = idOf(instanceKeyFor(reads, side))));
     return id;
   };
+  return { userKeyFor, instanceKeyFor, userClasses, membership, instanceClass };
+}
+
+/** Outcomes of sets, rules and permissions on users, instances and pairs, each remembered by what it reads. */
+function setStatuses(parts: {
+  byPermission: ReadonlyMap<string, readonly AbacRule[]>;
+  place: Placement;
+  userSide: (user: string, tenant: string) => UserSide;
+  instanceSide: (instance: string) => InstanceSide;
+  tenantBagOf: (tenant: string) => Bag;
+  outcomes: OutcomeMemos;
+  classes: SideClasses;
+}) {
+  const { byPermission, userSide, instanceSide, tenantBagOf } = parts;
+  const { tenantOf, inTenant } = parts.place;
+  const { memoOf, decide } = parts.outcomes;
+  const { userKeyFor, instanceKeyFor } = parts.classes;
   function userStatus(set: SetInfo, user: string, tenant: string): Status {
     const side = userSide(user, set.tenantDependent ? tenant : OUTSIDE_TENANT);
     const m = memoOf(set);
@@ -574,47 +692,7 @@ export function buildAbacIndex(facts: AccessFacts, memo: AbacMemo = abacMemo()):
     }
     return out;
   }
-
-  return {
-    facts: abac,
-    rules,
-    rulesFor: (permission) => byPermission.get(permission) ?? [],
-    set: (key) => (model.sets.has(key) ? setInfo(key) : undefined),
-    users: () => allUsers,
-    instancesOf: (type) => byType.get(type) ?? new Map(),
-    tenantOf,
-    inTenant,
-    tenantsOf,
-    userStatus,
-    instanceStatus,
-    ruleStatus,
-    permissionStatus,
-    userClasses,
-    membership,
-    instanceClass,
-    decideBags: (set, user, resource) =>
-      decide(set, { user: user.user, tenant: user.tenant, resource, context: {}, roles: [] }),
-    userBags: (user, tenant) => userSide(user, tenant),
-    resourceBag: (instance) => instanceSide(instance).resource,
-    allowing: (user, permission, instance) =>
-      (byPermission.get(permission) ?? [])
-        .filter((r) => allowsWithout(ruleStatus(r, user, instance)))
-        .map((r) => r.via),
-    userKey: (user, tenant) => userSide(user, tenant).key,
-    instanceKeyFor: (reads, instance) =>
-      tenantOfInstance.has(instance)
-        ? `${instanceKeyFor(reads, instanceSide(instance))}\u0000${tenantOf(instance)}\u0000${keyOf(tenantBagOf(tenantOf(instance)), reads.tenant)}`
-        : '',
-    instanceKey: (instance) =>
-      tenantOfInstance.has(instance)
-        ? `${instanceSide(instance).key}\u0000${tenantOf(instance)}\u0000${keyOf(tenantBagOf(tenantOf(instance)), names.tenant)}`
-        : '',
-    storedUser,
-    storedInstance,
-    storedTenant,
-    rolesIn,
-    fkInstances,
-  };
+  return { userStatus, instanceStatus, ruleStatus, permissionStatus };
 }
 
 /** No tenant: what a tenant-independent set is decided on (the user's side outside any tenant they are in). */

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { invalid } from '../errors.js';
 import { evaluate, searchActions, searchResources, searchSubjects, type Evaluation } from '../repo/authzen.js';
-import type { DecisionPoint } from './decision-lists.js';
+import { NAMED, type DecisionPoint } from './decision-point.js';
+import { typed } from './typed.js';
 
 const PROPERTIES = { type: ['object', 'null'] } as const;
 const ID = { type: 'string', minLength: 1, maxLength: 256 } as const;
@@ -58,16 +59,16 @@ const LAST_PAGE = { next_token: null };
  * AuthZEN 1.0 at the decision point (api-notes "Decision point: list queries"): evaluations are /allowed
  * checks (repo/authzen.ts `checkOf`), searches list what /allowed allows.
  */
-export async function authzenRoutes(app: FastifyInstance, { db, envOf, schemas }: DecisionPoint) {
-  const named = { querystring: schemas.querystring, headers: schemas.headers };
-  app.post('/access/v1/evaluation', { schema: { body: EVALUATION, ...named } }, async (req) => {
+export async function authzenRoutes(base: FastifyInstance, { db, envOf }: DecisionPoint) {
+  const app = typed(base);
+  app.post('/access/v1/evaluation', { schema: { body: EVALUATION, ...NAMED } }, async (req) => {
     const env = await envOf(req);
-    return { decision: await evaluate(db, env.envId, req.body as Evaluation) };
+    return { decision: await evaluate(db, env.envId, req.body) };
   });
 
-  app.post('/access/v1/evaluations', { schema: { body: EVALUATIONS, ...named } }, async (req) => {
+  app.post('/access/v1/evaluations', { schema: { body: EVALUATIONS, ...NAMED } }, async (req) => {
     const env = await envOf(req);
-    const { evaluations, ...defaults } = req.body as Partial<Evaluation> & { evaluations: Partial<Evaluation>[] };
+    const { evaluations, ...defaults } = req.body;
     const merged = evaluations.map((item, i) => {
       const e = { ...defaults, ...item };
       for (const part of ['subject', 'action', 'resource'] as const)
@@ -80,18 +81,18 @@ export async function authzenRoutes(app: FastifyInstance, { db, envOf, schemas }
     return { evaluations: answers };
   });
 
-  app.post('/access/v1/search/subject', { schema: { body: SEARCH_SUBJECT, ...named } }, async (req) => {
+  app.post('/access/v1/search/subject', { schema: { body: SEARCH_SUBJECT, ...NAMED } }, async (req) => {
     const env = await envOf(req);
-    return { results: await searchSubjects(db, env.envId, req.body as Evaluation), page: LAST_PAGE };
+    return { results: await searchSubjects(db, env.envId, req.body), page: LAST_PAGE };
   });
 
-  app.post('/access/v1/search/resource', { schema: { body: SEARCH_RESOURCE, ...named } }, async (req) => {
+  app.post('/access/v1/search/resource', { schema: { body: SEARCH_RESOURCE, ...NAMED } }, async (req) => {
     const env = await envOf(req);
-    return { results: await searchResources(db, env.envId, req.body as Evaluation), page: LAST_PAGE };
+    return { results: await searchResources(db, env.envId, req.body), page: LAST_PAGE };
   });
 
-  app.post('/access/v1/search/action', { schema: { body: SEARCH_ACTION, ...named } }, async (req) => {
+  app.post('/access/v1/search/action', { schema: { body: SEARCH_ACTION, ...NAMED } }, async (req) => {
     const env = await envOf(req);
-    return { results: await searchActions(db, env.envId, req.body as Evaluation), page: LAST_PAGE };
+    return { results: await searchActions(db, env.envId, req.body), page: LAST_PAGE };
   });
 }

@@ -1,12 +1,10 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { EnvContext } from '../context.js';
-import type { Db } from '../store/db.js';
+import type { FastifyInstance } from 'fastify';
 import { parsePaging } from '../paging.js';
-import { authorizedUsers, type AuthorizedUsersQuery } from '../repo/authorized-users.js';
+import { authorizedUsers } from '../repo/authorized-users.js';
 import { allTenantsAllowed, localRoleAssignments, userTenants } from '../repo/decision-lists.js';
-import type { CheckBody } from '../repo/abac-allowed.js';
+import { CHECK, NAMED, NAMED_QUERY, PASSED, type DecisionPoint } from './decision-point.js';
+import { typed } from './typed.js';
 
-const PASSED = { type: ['object', 'null'] } as const;
 const TEXT_KEY = { type: 'string', minLength: 1, maxLength: 256 } as const;
 const USER = {
   anyOf: [TEXT_KEY, { type: 'object', properties: { key: TEXT_KEY, attributes: PASSED }, required: ['key'] }],
@@ -42,16 +40,11 @@ const LOCAL_QUERY = {
     resource_instance: { type: 'string', minLength: 1, maxLength: 513 },
     page: { type: 'integer', minimum: 1 },
     per_page: { type: 'integer', minimum: 1 },
+    // The caller names its environment here too.
+    ...NAMED_QUERY.properties,
   },
 } as const;
 const LOCAL_MAX = 100;
-
-export interface DecisionPoint {
-  db: Db;
-  envOf: (req: FastifyRequest) => Promise<EnvContext>;
-  /** How the caller names the environment (routes/allowed.ts), and /allowed's check body. */
-  schemas: { querystring: { properties: object }; headers: object; check: object };
-}
 
 /**
  * The decision point's list queries beside /allowed (api-notes "Decision point: list queries"), in the
@@ -59,31 +52,27 @@ export interface DecisionPoint {
  * `/local/role_assignments`. Each answers from the rules /allowed decides by (repo/authorized-users.ts,
  * repo/decision-lists.ts).
  */
-export async function decisionListRoutes(app: FastifyInstance, { db, envOf, schemas }: DecisionPoint) {
-  const named = { querystring: schemas.querystring, headers: schemas.headers };
-  app.post('/authorized_users', { schema: { body: AUTHORIZED_USERS, ...named } }, async (req) => {
+export async function decisionListRoutes(base: FastifyInstance, { db, envOf }: DecisionPoint) {
+  const app = typed(base);
+  app.post('/authorized_users', { schema: { body: AUTHORIZED_USERS, ...NAMED } }, async (req) => {
     const env = await envOf(req);
-    return authorizedUsers(db, env.envId, req.body as AuthorizedUsersQuery);
+    return authorizedUsers(db, env.envId, req.body);
   });
 
-  app.post('/allowed/all-tenants', { schema: { body: schemas.check, ...named } }, async (req) => {
+  app.post('/allowed/all-tenants', { schema: { body: CHECK, ...NAMED } }, async (req) => {
     const env = await envOf(req);
-    return { allowed_tenants: await allTenantsAllowed(db, env.envId, req.body as CheckBody) };
+    return { allowed_tenants: await allTenantsAllowed(db, env.envId, req.body) };
   });
 
-  app.post('/user-tenants', { schema: { body: USER_TENANTS, ...named } }, async (req) => {
+  app.post('/user-tenants', { schema: { body: USER_TENANTS, ...NAMED } }, async (req) => {
     const env = await envOf(req);
-    const { user } = req.body as { user: string | { key: string } };
+    const { user } = req.body;
     return userTenants(db, env.envId, typeof user === 'string' ? user : user.key);
   });
 
-  const localQuery = {
-    ...LOCAL_QUERY,
-    properties: { ...LOCAL_QUERY.properties, ...schemas.querystring.properties },
-  };
-  app.get('/local/role_assignments', { schema: { querystring: localQuery, headers: schemas.headers } }, async (req) => {
+  app.get('/local/role_assignments', { schema: { querystring: LOCAL_QUERY, headers: NAMED.headers } }, async (req) => {
     const env = await envOf(req);
-    const q = req.query as Record<string, string | undefined>;
+    const q = req.query;
     const paging = parsePaging(q, LOCAL_MAX);
     const filters = { user: q.user, role: q.role, tenant: q.tenant, resource: q.resource };
     return localRoleAssignments(db, env.envId, { ...filters, resource_instance: q.resource_instance }, paging);

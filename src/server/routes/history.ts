@@ -1,15 +1,17 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ServerDeps } from '../context.js';
+import type { FastifyInstance } from 'fastify';
+import type { KeyScope, ServerDeps } from '../context.js';
 import { httpError, invalid, notFound } from '../errors.js';
 import { listHistory, readHistoryBody, type HistoryEvent, type HistoryFilter } from '../repo/api-history.js';
 import type { EnvResolver } from '../auth.js';
+import { pathParams, typed } from './typed.js';
 
 /** As the public audit logs (routes/audit-logs.ts), a limited list: no page reaches past its 10,000th call. */
 export const HISTORY_WINDOW = 10_000;
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const STRING = { type: 'string', maxLength: 2000 } as const;
-const list = (item: object) => ({ anyOf: [item, { type: 'array', items: item, maxItems: 100 }] });
+const list = <const T extends object>(item: T) =>
+  ({ anyOf: [item, { type: 'array', items: item, maxItems: 100 }] }) as const;
 const SECONDS = { type: 'integer', minimum: 0, maximum: 253402300799 } as const;
 const PAGING = {
   page: { type: 'integer', minimum: 1, maximum: 1_000_000 },
@@ -37,6 +39,7 @@ const HISTORY_QUERY = {
   },
 } as const;
 const ACTIVITY_QUERY = { type: 'object', properties: { ...ACTOR, ...PAGING } } as const;
+const EVENT_PARAMS = pathParams('event_id');
 
 type Many<T> = T | T[] | undefined;
 interface Query {
@@ -82,7 +85,7 @@ function eventRead(e: HistoryEvent, orgId: string) {
 }
 
 /** The filter a query asks for; an environment-scoped key sees only its own environment's calls. */
-async function filterOf(q: Query, req: FastifyRequest, resolver: EnvResolver): Promise<HistoryFilter> {
+async function filterOf(q: Query, scope: KeyScope, resolver: EnvResolver): Promise<HistoryFilter> {
   if (q.timestamp_from !== undefined && q.timestamp_until !== undefined && q.timestamp_until < q.timestamp_from)
     throw invalid(['query', 'timestamp_until'], 'must not be before timestamp_from');
   const f: HistoryFilter = {
@@ -100,7 +103,6 @@ async function filterOf(q: Query, req: FastifyRequest, resolver: EnvResolver): P
     from: q.timestamp_from !== undefined ? new Date(q.timestamp_from * 1000).toISOString() : undefined,
     to: q.timestamp_until !== undefined ? new Date((q.timestamp_until + 1) * 1000).toISOString() : undefined,
   };
-  const scope = req.keyScope;
   if (scope.kind === 'env') {
     const own = await resolver.resolve(scope.project, scope.env, scope);
     f.envs = f.envs === undefined || f.envs.some((e) => e === own.envId || e === own.envKey) ? [own.envId] : [];
@@ -124,7 +126,8 @@ function pageOf(q: Query): { page: number; perPage: number } {
  * bodies of one call, and `GET /v2/activity` (changes made in a web UI: roster serve has none, so it is
  * always empty). docs/server.md, "Change history".
  */
-export default async function historyRoutes(app: FastifyInstance, deps: ServerDeps, resolver: EnvResolver) {
+export default async function historyRoutes(base: FastifyInstance, deps: ServerDeps, resolver: EnvResolver) {
+  const app = typed(base);
   const { db, orgId } = deps;
   const on = (req: { keyScope: { kind: string } }) => {
     // Off (roster serve --no-history): "no history", which readers take as "read everything", never "no change".
@@ -139,9 +142,9 @@ export default async function historyRoutes(app: FastifyInstance, deps: ServerDe
 
   app.get('/v2/history', { schema: { querystring: HISTORY_QUERY } }, async (req) => {
     on(req);
-    const q = req.query as Query;
+    const q = req.query;
     const { page, perPage } = pageOf(q);
-    const filter = await filterOf(q, req, resolver);
+    const filter = await filterOf(q, req.keyScope, resolver);
     const { rows, total } = await listHistory(db, filter, {
       limit: Math.min(perPage, HISTORY_WINDOW - (page - 1) * perPage),
       offset: (page - 1) * perPage,
@@ -156,9 +159,9 @@ export default async function historyRoutes(app: FastifyInstance, deps: ServerDe
   });
 
   for (const which of ['request', 'response'] as const) {
-    app.get(`/v2/history/:event_id/${which}`, async (req, reply) => {
+    app.get(`/v2/history/:event_id/${which}`, { schema: { params: EVENT_PARAMS } }, async (req, reply) => {
       on(req);
-      const { event_id: id } = req.params as { event_id: string };
+      const { event_id: id } = req.params;
       if (!UUID.test(id)) throw invalid(['path', 'event_id'], 'not a uuid', 'uuid_parsing');
       const found = await readHistoryBody(db, id.toLowerCase(), which);
       const scope = req.keyScope;
@@ -172,9 +175,9 @@ export default async function historyRoutes(app: FastifyInstance, deps: ServerDe
   }
 
   app.get('/v2/activity', { schema: { querystring: ACTIVITY_QUERY } }, async (req) => {
-    const q = req.query as Query;
+    const q = req.query;
     const { perPage } = pageOf(q);
-    await filterOf(q, req, resolver);
+    await filterOf(q, req.keyScope, resolver);
     return { data: [], total_count: 0, page_count: Math.ceil(0 / perPage), pagination_count: 0 };
   });
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ServerDeps, KeyScope } from '../context.js';
 import { httpError, invalid } from '../errors.js';
 import { closest } from '../../config/suggest.js';
@@ -17,6 +17,7 @@ import {
   type NewScope,
   type ProjectRow,
 } from '../repo/projects.js';
+import { pathParams, typed } from './typed.js';
 
 const SEGMENT = /^[A-Za-z0-9\-_]{1,256}$/;
 
@@ -41,6 +42,8 @@ const LIST_QUERY = {
   type: 'object',
   properties: { page: { type: 'integer', minimum: 1 }, per_page: { type: 'integer', minimum: 1 } },
 } as const;
+const PROJECT_PARAMS = pathParams('proj');
+const ENV_PARAMS = pathParams('proj', 'env');
 
 /** What `POST /v2/projects` creates when the body names no initial environments (as the public service). */
 const DEFAULT_ENVIRONMENTS: NewScope[] = [
@@ -52,7 +55,8 @@ const DEFAULT_ENVIRONMENTS: NewScope[] = [
  * Projects and environments: `/v2/projects[/{p}[/envs[/{e}]]]`, GET and POST. The organisation key sees
  * and creates any; an environment-scoped key reads only its own project and environment, and creates none.
  */
-export default async function projectRoutes(app: FastifyInstance, { db, now, orgId }: ServerDeps) {
+export default async function projectRoutes(base: FastifyInstance, { db, now, orgId }: ServerDeps) {
+  const app = typed(base);
   const projectRead = (r: ProjectRow) => ({
     key: r.key,
     id: r.id,
@@ -66,11 +70,9 @@ export default async function projectRoutes(app: FastifyInstance, { db, now, org
   const withEmail = (r: EnvironmentRow) => ({ ...environmentRead(r), email_configuration: NO_EMAIL_CONFIGURATION });
 
   /** The path's project, or 404/403 (an environment key learns nothing of other projects). */
-  const project = async (req: FastifyRequest): Promise<ProjectRow> => {
-    const { proj } = req.params as { proj: string };
+  const project = async (proj: string, scope: KeyScope): Promise<ProjectRow> => {
     if (!SEGMENT.test(proj)) throw invalid(['path', 'proj_id'], 'not a project key or id');
     const row = await findProject(db, proj);
-    const scope = req.keyScope;
     if (scope.kind === 'env' && row?.key !== scope.project)
       throw httpError('FORBIDDEN_ACCESS', `this API key may act only on ${scope.project}/${scope.env}`);
     if (!row) throw missing('project', proj, await projectKeys(db));
@@ -82,7 +84,7 @@ export default async function projectRoutes(app: FastifyInstance, { db, now, org
   };
 
   app.get('/v2/projects', { schema: { querystring: LIST_QUERY } }, async (req) => {
-    const paging = parsePaging(req.query as Record<string, unknown>);
+    const paging = parsePaging(req.query);
     const scope = req.keyScope;
     const own = scope.kind === 'env' ? await findProject(db, scope.project) : undefined;
     return (await listProjects(db, paging, own?.id)).map(projectRead);
@@ -90,7 +92,7 @@ export default async function projectRoutes(app: FastifyInstance, { db, now, org
 
   app.post('/v2/projects', { schema: { body: PROJECT_CREATE } }, async (req) => {
     orgOnly(req.keyScope);
-    const b = req.body as NewScope & { initial_environments?: NewScope[] };
+    const b = req.body;
     const envs = b.initial_environments ?? DEFAULT_ENVIRONMENTS;
     const keys = envs.map((e) => e.key);
     const twice = keys.find((k, i) => keys.indexOf(k) !== i);
@@ -99,29 +101,29 @@ export default async function projectRoutes(app: FastifyInstance, { db, now, org
     return projectRead(made.project);
   });
 
-  app.get('/v2/projects/:proj', async (req) => projectRead(await project(req)));
+  app.get('/v2/projects/:proj', { schema: { params: PROJECT_PARAMS } }, async (req) =>
+    projectRead(await project(req.params.proj, req.keyScope)),
+  );
 
-  app.get('/v2/projects/:proj/envs', { schema: { querystring: LIST_QUERY } }, async (req) => {
-    const p = await project(req);
-    const paging = parsePaging(req.query as Record<string, unknown>);
+  app.get('/v2/projects/:proj/envs', { schema: { querystring: LIST_QUERY, params: PROJECT_PARAMS } }, async (req) => {
+    const p = await project(req.params.proj, req.keyScope);
+    const paging = parsePaging(req.query);
     const scope = req.keyScope;
     const own = scope.kind === 'env' ? await findEnvironment(db, p.id, scope.env) : undefined;
     if (scope.kind === 'env' && !own) return [];
     return (await listEnvironments(db, p.id, paging, own?.id)).map(withEmail);
   });
 
-  app.post('/v2/projects/:proj/envs', { schema: { body: ENVIRONMENT_CREATE } }, async (req) => {
+  app.post('/v2/projects/:proj/envs', { schema: { body: ENVIRONMENT_CREATE, params: PROJECT_PARAMS } }, async (req) => {
     orgOnly(req.keyScope);
-    const p = await project(req);
+    const p = await project(req.params.proj, req.keyScope);
     // One transaction with its tenant `default`, as POST /v2/projects does.
-    return environmentRead(
-      await db.transaction((tx) => createEnvironment(tx, p.id, req.body as NewScope, now().toISOString())),
-    );
+    return environmentRead(await db.transaction((tx) => createEnvironment(tx, p.id, req.body, now().toISOString())));
   });
 
-  app.get('/v2/projects/:proj/envs/:env', async (req) => {
-    const p = await project(req);
-    const { env } = req.params as { env: string };
+  app.get('/v2/projects/:proj/envs/:env', { schema: { params: ENV_PARAMS } }, async (req) => {
+    const p = await project(req.params.proj, req.keyScope);
+    const { env } = req.params;
     if (!SEGMENT.test(env)) throw invalid(['path', 'env_id'], 'not an environment key or id');
     const row = await findEnvironment(db, p.id, env);
     const scope = req.keyScope;

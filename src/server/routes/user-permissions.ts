@@ -1,7 +1,7 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { EnvContext } from '../context.js';
-import type { Db } from '../store/db.js';
-import { userPermissions, type UserPermissionsQuery } from '../repo/user-permissions.js';
+import type { FastifyInstance } from 'fastify';
+import { NAMED, type DecisionPoint } from './decision-point.js';
+import { userPermissions } from '../repo/user-permissions.js';
+import { typed } from './typed.js';
 
 const KEYS = { type: 'array', items: { type: 'string', minLength: 1, maxLength: 513 }, maxItems: 1000 } as const;
 const BODY = {
@@ -29,20 +29,10 @@ const BODY = {
 } as const;
 
 /** `POST /user-permissions` (the PDP's, as the SDKs' `getUserPermissions` calls it), in the caller's environment (routes/allowed.ts). */
-export async function userPermissionRoutes(
-  app: FastifyInstance,
-  db: Db,
-  envOf: (req: FastifyRequest) => Promise<EnvContext>,
-  schemas: { querystring: object; headers: object },
-) {
-  app.post('/user-permissions', { schema: { body: BODY, ...schemas } }, async (req) => {
+export async function userPermissionRoutes(app: FastifyInstance, { db, envOf }: DecisionPoint) {
+  typed(app).post('/user-permissions', { schema: { body: BODY, ...NAMED } }, async (req) => {
     const env = await envOf(req);
-    const b = req.body as UserPermissionsQuery & {
-      tenants?: string[] | null;
-      resources?: string[] | null;
-      resource_types?: string[] | null;
-      context?: Record<string, unknown> | null;
-    };
+    const b = req.body;
     return userPermissions(db, env.envId, {
       user: b.user,
       tenants: b.tenants ?? undefined,
