@@ -49,6 +49,10 @@ export default defineConfig(async () => {
       // Server tests each start their own server on port 0 with a temp dir (or a fresh PostgreSQL
       // schema); files can run in parallel.
       pool: 'forks',
+      // vitest's default is one worker fewer than the cores: on the 2-core machines, one test file at a time
+      // (the profile of test/README.md, "Where the time goes"). Most files wait on servers and child
+      // processes, so two run side by side.
+      maxWorkers: 2,
       projects: [
         {
           extends: true,
