@@ -4,7 +4,9 @@
  */
 import type { DesiredState } from '../types/desired.js';
 import type { LiveState } from '../types/live.js';
-import { MEMBER_ROLE } from '../types/names.js';
+import { MEMBER_ROLE } from '../rules/names.js';
+import { membershipEdge } from '../rules/groups.js';
+import { extendsOf, qualifiedPermissions } from '../rules/roles.js';
 import { setRuleKey } from '../types/abac.js';
 import { resolveRoleKey, type AbacFacts, type AccessFacts } from './facts.js';
 import { abacFromState } from './abac/model.js';
@@ -55,8 +57,8 @@ export function factsFromState(state: AccessSource): AccessFacts {
     for (const r of res.roles ?? []) {
       facts.roles.push({
         key: `${res.key}#${r.key}`,
-        permissions: r.permissions.map((a) => `${res.key}:${a}`),
-        extends: r.extends.map((e) => `${res.key}#${e}`),
+        permissions: qualifiedPermissions(res.key, r.permissions),
+        extends: extendsOf({ resource: res.key, extends: r.extends }, (type, key) => `${type}#${key}`),
       });
       for (const d of r.grantedTo ?? []) {
         // The deriving role is named on its resource as a role on an instance is: `team#member`, when
@@ -100,7 +102,7 @@ export function factsFromState(state: AccessSource): AccessFacts {
       const role = on(r.role, r.on);
       facts.groupGrants.push({ group: id, role, instance: r.on });
       // A group given the membership role on another group is linked into it, as the service reads it.
-      if (state.groups.has(r.on) && role === on(MEMBER_ROLE, r.on)) facts.links.push({ child: id, parent: r.on });
+      if (membershipEdge(r.role, state.groups.has(r.on))) facts.links.push({ child: id, parent: r.on });
     }
   }
   if (state.setRules?.size) facts.abac = abacFacts(state);

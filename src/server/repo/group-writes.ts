@@ -1,7 +1,7 @@
 import { newId } from '../new-id.js';
 import type { Queryable } from '../store/db.js';
 import { duplicate, httpError, notFound } from '../errors.js';
-import { findCycle } from '../domain/groups.js';
+import { findCycle } from '../../rules/groups.js';
 import { findKeyed } from './common.js';
 import { ensureResource } from './resources.js';
 import { deleteAssignment, findInstance, writeAssignment } from './assignments.js';

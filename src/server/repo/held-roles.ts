@@ -1,3 +1,4 @@
+import { MEMBER_ROLE, sqlText } from '../../rules/names.js';
 import { IS_MEMBER_ROLE } from './groups.js';
 
 // The roles a user holds on instances without derivations: the facts both /allowed's one-statement
@@ -65,7 +66,7 @@ SELECT gg.resource_instance_id AS instance_id, gg.role_id, 0 AS direct FROM grou
   WHERE gg.resource_instance_id IN (${marks(n)}) AND gg.group_id IN (SELECT id FROM closure)
 UNION
 SELECT ag.instance_id, mr.id, 0 FROM access_groups ag JOIN resource_instances gi ON gi.id = ag.instance_id
-    JOIN roles mr ON mr.resource_id = gi.resource_id AND mr.key = 'member'
+    JOIN roles mr ON mr.resource_id = gi.resource_id AND mr.key = ${sqlText(MEMBER_ROLE)}
   WHERE ag.instance_id IN (${marks(n)}) AND ag.id IN (SELECT id FROM closure)
 UNION
 SELECT resource_instance_id, role_id, 1 FROM role_assignments WHERE user_id = ? AND resource_instance_id IN (${marks(n)})${
