@@ -11,13 +11,16 @@ export const GROUP_IN_GROUP_RELATION = 'group';
 /** The suffix of the relation a group type's grants use on a resource (`team_group`): the service's own. */
 export const GROUP_GRANT_SUFFIX = '_group';
 
+/** The relation of a group type's grants on a resource: `team_group`. */
+export const groupGrantRelation = (groupType: string) => `${groupType}${GROUP_GRANT_SUFFIX}`;
+
 /**
  * Whether a relation is the group machinery's, never a derivation's: `<subject type>_group` (a group's
  * grant on an instance) or `group` from a type to itself (a group inside a group). Derivations through
  * them are not evaluated (they would over-grant: the group records decide group access precisely).
  */
 export function isGroupRelation(relation: string, subjectType: string, sameType: boolean): boolean {
-  return relation === `${subjectType}${GROUP_GRANT_SUFFIX}` || (relation === GROUP_IN_GROUP_RELATION && sameType);
+  return relation === groupGrantRelation(subjectType) || (relation === GROUP_IN_GROUP_RELATION && sameType);
 }
 
 /** A relation key the service keeps for itself (a client may not define it). */

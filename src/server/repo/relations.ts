@@ -1,4 +1,4 @@
-import { GROUP_GRANT_SUFFIX, isReservedRelation, MEMBER_ROLE, sqlText } from '../../rules/names.js';
+import { GROUP_GRANT_SUFFIX, isGroupRelation, isReservedRelation, MEMBER_ROLE, sqlText } from '../../rules/names.js';
 import { newId } from '../new-id.js';
 import type { Queryable } from '../store/db.js';
 import { duplicate, httpError, invalid } from '../errors.js';
@@ -185,10 +185,6 @@ export async function dropUnderivedGroupGrants(
       ]);
   }
 }
-
-/** A relation's key is the group machinery's (repo/derivations.ts): `<subject type>_group`, or `group` from a type to itself. */
-export const isGroupRelation = (key: string, subjectKey: string, sameType: boolean) =>
-  key === `${subjectKey}_group` || (key === 'group' && sameType);
 
 /**
  * Refuses, at `loc`, a relation key the group machinery writes: `<type>_group` (on any resource, for any
