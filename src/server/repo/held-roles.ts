@@ -5,7 +5,8 @@ import { IS_MEMBER_ROLE } from './groups.js';
 // path (repo/allowed.ts) and the derivation walk (repo/derivations.ts) start from, one SQL text a dialect.
 
 /**
- * The user's groups: those they are a member of, and every group above them. Membership is the group
+ * The user's groups: those they are a member of, and every group above them: the rulebook's closure
+ * (rules/groups.ts, the graph's `reachFrom` over links and `membershipEdge`), read here in one statement. Membership is the group
  * type's resource role `member` on the group's instance (repo/groups.ts, IS_MEMBER_ROLE). "Above" is a
  * link (assign_group) or a group grant of a membership role on another group's instance: both make the
  * members of one group members of the other, for every purpose (the other group's roles, its own
