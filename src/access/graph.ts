@@ -24,6 +24,7 @@ import {
 } from './derive.js';
 import { compareHeld, mergeHeld, rangeOf, type Held } from './held.js';
 import { buildAbacIndex, type AbacIndex, type AbacMemo } from './abac/graph.js';
+import { feedsDerivations } from '../rules/derivations.js';
 
 /**
  * One source of a user's holdings, with what it derives: the user's direct roles, their tenant-wide roles
@@ -37,7 +38,7 @@ export interface HeldSource {
   held: readonly Held[];
   /**
    * A tenant-wide source: the tenant and the roles held there (sorted). Its `held` lists every instance
-   * of the tenant with each of them (and, with derivations, what they derive).
+   * of the tenant with each of them; they derive nothing (rules/derivations.ts, `feedsDerivations`).
    */
   tenant?: { tenant: string; roles: readonly string[] };
 }
@@ -285,16 +286,24 @@ function derivedHoldings(ix: FactIndex, base: BaseHoldings, options: AccessGraph
     if (known) return known;
     const sources = base.baseSources(user);
     const blocked: ReadonlySet<string> = new Set(direct.get(user)?.keys() ?? []);
+    // Tenant-wide roles derive nothing (rules/derivations.ts): kept as they are.
+    const feeds = (s: HeldSource) => feedsDerivations(s.tenant ? 'tenant' : s.shared ? 'group' : 'direct');
     let out: HeldSource[] = [];
     for (const s of sources) {
+      if (!feeds(s)) {
+        out.push(s);
+        continue;
+      }
       if (!s.shared) {
         out.push({ ...s, held: derive(s.held, derivations, blocked).held });
         continue;
       }
       const d = derivedShared.derive(s.key, s.held, derivations);
       if ([...blocked].some((i) => d.noDirectTargets.has(i))) {
-        const all = mergeHeld(sources.map((b) => b.held));
+        const all = mergeHeld(sources.filter(feeds).map((b) => b.held));
         out = [{ key: 'user', shared: false, held: derive(all, derivations, blocked).held }];
+        out.push(...sources.filter((b) => !feeds(b)));
+        out.sort((a, b) => cmp(a.key, b.key));
         break;
       }
       out.push({ ...s, held: d.held });

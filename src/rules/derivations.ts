@@ -34,6 +34,18 @@ export function derivationApplies(
   return rule.resource === objectType && !(rule.noDirect && objectDirect);
 }
 
+/** Where a role is held from: assigned on the instance, through a group, tenant-wide, or derived. */
+export type HoldingKind = 'direct' | 'group' | 'tenant' | 'derived';
+
+/**
+ * Which holdings a derivation starts from: a role held on an instance (assigned there, through a group,
+ * or itself derived). A role held tenant-wide is held on no instance and feeds none, though it counts on
+ * every instance of its tenant. (Only a top-level role is held tenant-wide, so this matters for a
+ * derivation whose deriving role is top-level: the service takes one when the type has no resource role
+ * of the key.)
+ */
+export const feedsDerivations = (kind: HoldingKind): boolean => kind !== 'tenant';
+
 export interface TupleEdge {
   subject: string;
   relation: string;

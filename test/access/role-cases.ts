@@ -406,6 +406,33 @@ export const ROLE_CASES: RoleCase[] = [
     ],
   },
   {
+    name: 'a role held tenant-wide feeds no derivation; the same role assigned on the subject does',
+    env: {
+      types: {
+        folder: { ...DOCS, relations: { parent: 'folder' } },
+        document: {
+          ...DOCS,
+          relations: { parent: 'folder' },
+          roles: { reader: { permissions: ['read'], derived: [{ role: 'auditor', on: 'folder', via: 'parent' }] } },
+        },
+      },
+      // A top-level role at the deriving end: the service takes one when the type has no resource role of the key.
+      roles: { auditor: { permissions: ['folder:write'] } },
+      tenants: ['t1'],
+      users: ['alice', 'bob'],
+      instances: { 'folder:f1': 't1', 'document:d1': 't1' },
+      tuples: [['folder:f1', 'parent', 'document:d1']],
+      tenantRoles: [['alice', 'auditor', 't1']],
+      instanceRoles: [['bob', 'auditor', 'folder:f1']],
+    },
+    ask: [
+      ['alice', 'write', 'folder:f1', true],
+      ['alice', 'read', 'document:d1', false], // held on no instance: nothing to derive from
+      ['bob', 'write', 'folder:f1', true],
+      ['bob', 'read', 'document:d1', true],
+    ],
+  },
+  {
     name: 'cross-tenant attempts are refused and grant nothing',
     env: {
       types: { ...TEAM, document: { ...DOCS, roles: { viewer: { permissions: ['read'] } } } },

@@ -103,7 +103,7 @@ export async function walkUp(q: Queryable, rules: Rules, start: { id: string; re
  * facts are the roles held on each instance without derivations (repo/held-roles.ts): assigned there
  * (direct), through the user's groups, or a group's membership role where the user is a member (a
  * member of a linked group included). Tenant-wide roles are no role on an instance: they do not feed
- * derivations (the caller adds them on the object).
+ * derivations (rules/derivations.ts, `feedsDerivations`; the caller adds them on the object).
  */
 export async function derivedRolesOn(
   q: Queryable,
