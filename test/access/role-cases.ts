@@ -294,6 +294,51 @@ export const ROLE_CASES: RoleCase[] = [
     ],
   },
   {
+    name: '`member` with permissions: held on the group by its members, those of groups linked or given `member` into it included',
+    env: {
+      types: { team: { actions: ['read'], roles: { member: { permissions: ['read'] } } } },
+      tenants: ['t1'],
+      users: ['u0', 'u1', 'u2', 'u3'],
+      groups: { 'team:a': 't1', 'team:b': 't1', 'team:c': 't1' },
+      links: [['team:a', 'team:b']],
+      groupRoles: [['team:c', 'member', 'team:b']],
+      members: [
+        ['u0', 'team:a'],
+        ['u1', 'team:b'],
+        ['u2', 'team:c'],
+      ],
+    },
+    ask: [
+      ['u1', 'read', 'team:b', true],
+      ['u0', 'read', 'team:b', true], // a member of b through the link, for every purpose
+      ['u2', 'read', 'team:b', true], // c was given member on b
+      ['u0', 'read', 'team:a', true],
+      ['u1', 'read', 'team:a', false],
+      ['u3', 'read', 'team:b', false],
+    ],
+  },
+  {
+    name: '`member` granting through `extends` only',
+    env: {
+      types: {
+        team: {
+          actions: ['read'],
+          roles: { reader: { permissions: ['read'] }, member: { permissions: [], extends: ['reader'] } },
+        },
+      },
+      tenants: ['t1'],
+      users: ['u0', 'u1'],
+      groups: { 'team:a': 't1', 'team:b': 't1' },
+      links: [['team:a', 'team:b']],
+      members: [['u0', 'team:a']],
+    },
+    ask: [
+      ['u0', 'read', 'team:a', true],
+      ['u0', 'read', 'team:b', true],
+      ['u1', 'read', 'team:a', false],
+    ],
+  },
+  {
     name: 'derivations over tuples chain through folders in folders, downwards only',
     env: {
       types: {
