@@ -202,6 +202,26 @@ export const ROLE_CASES: RoleCase[] = [
     ],
   },
   {
+    name: 'a group given a top-level role on an instance: its members hold it there',
+    env: {
+      types: { ...TEAM, document: DOCS },
+      roles: { editor: { permissions: ['document:write', 'document:read'] } },
+      tenants: ['t1'],
+      users: ['alice', 'bob'],
+      instances: { 'document:d1': 't1', 'document:d2': 't1' },
+      groups: { 'team:a': 't1', 'team:b': 't1' },
+      links: [['team:b', 'team:a']],
+      members: [['alice', 'team:b']],
+      groupRoles: [['team:a', 'editor', 'document:d1']],
+    },
+    ask: [
+      ['alice', 'write', 'document:d1', true],
+      ['alice', 'read', 'document:d1', true],
+      ['alice', 'write', 'document:d2', false],
+      ['bob', 'write', 'document:d1', false],
+    ],
+  },
+  {
     name: 'a link that would close a cycle is refused; the links before it hold',
     env: {
       types: { ...TEAM, document: { ...DOCS, roles: { viewer: { permissions: ['read'] } } } },
