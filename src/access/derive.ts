@@ -18,6 +18,7 @@ import { getOrSet } from './groups.js';
 import { compareHeld, type Held } from './held.js';
 import { comparePaths } from './paths.js';
 import { typeOf } from '../types/refs.js';
+import { derivationApplies } from '../rules/derivations.js';
 
 const NOTHING: ReadonlySet<string> = new Set();
 
@@ -37,7 +38,7 @@ interface DerivedRule {
   role: string;
   noDirect: boolean;
   /** The derived role's type (`document` for `document#editor`); null for a role of no type, which derives nothing. */
-  type: string | null;
+  resource: string | null;
 }
 
 export function buildDerivationIndex(facts: AccessFacts): DerivationIndex | undefined {
@@ -45,7 +46,7 @@ export function buildDerivationIndex(facts: AccessFacts): DerivationIndex | unde
   const byFrom = new Map<string, Map<string, DerivedRule[]>>();
   for (const d of facts.derivations) {
     const hash = d.role.indexOf('#');
-    const rule = { role: d.role, noDirect: d.noDirect === true, type: hash < 0 ? null : d.role.slice(0, hash) };
+    const rule = { role: d.role, noDirect: d.noDirect === true, resource: hash < 0 ? null : d.role.slice(0, hash) };
     getOrSet(
       getOrSet(byFrom, d.from, () => new Map()),
       d.relation,
@@ -95,12 +96,12 @@ export function derive(base: readonly Held[], index: DerivationIndex, direct: Re
     for (const { relation, object, type } of tuples) {
       const rules = fromRules.get(relation);
       if (!rules) continue;
-      for (const { role, noDirect, type: derivedType } of rules) {
-        if (derivedType !== type) continue;
-        if (noDirect) {
-          noDirectTargets.add(object);
-          if (direct.has(object)) continue;
-        }
+      for (const rule of rules) {
+        if (rule.resource !== type) continue;
+        // The rulebook's step (rules/derivations.ts); the objects a no-direct rule reaches are kept.
+        if (rule.noDirect) noDirectTargets.add(object);
+        if (!derivationApplies(rule, type, direct.has(object))) continue;
+        const role = rule.role;
         const derived: AccessPath = { kind: 'derived', relation, subject, role: from, path };
         const roles = getOrSet(held, object, () => new Map<string, AccessPath[]>());
         const paths = roles.get(role);

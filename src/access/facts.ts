@@ -17,15 +17,8 @@ export interface RoleFact {
   extends?: string[];
 }
 
-/**
- * The identity of role `role` held on `instance`: the resource role `type#role` when `isResourceRole`
- * says the instance's type defines one, else the top-level role `role` (docs/config.md, "Resource roles").
- */
-export function resolveRoleKey(role: string, instance: string, isResourceRole: (id: string) => boolean): string {
-  const i = instance.indexOf(':');
-  const id = `${i < 0 ? instance : instance.slice(0, i)}#${role}`;
-  return isResourceRole(id) ? id : role;
-}
+/** The identity of a role held on an instance: the rulebook's rule (rules/roles.ts). */
+export { resolveRoleKey } from '../rules/roles.js';
 
 export interface AccessFacts {
   roles: RoleFact[];

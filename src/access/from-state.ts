@@ -4,10 +4,13 @@
  */
 import type { DesiredState } from '../types/desired.js';
 import type { LiveState } from '../types/live.js';
-import { MEMBER_ROLE } from '../types/names.js';
+import { MEMBER_ROLE } from '../rules/names.js';
+import { membershipEdge } from '../rules/groups.js';
+import { extendsOf, qualifiedPermissions } from '../rules/roles.js';
 import { setRuleKey } from '../types/abac.js';
 import { resolveRoleKey, type AbacFacts, type AccessFacts } from './facts.js';
 import { abacFromState } from './abac/model.js';
+import { buildRoleIndex } from './roles.js';
 import type { JsonObject } from './conditions/index.js';
 
 /** The parts of either state the graph needs (the ABAC parts only when the state has set rules). */
@@ -24,9 +27,9 @@ export type AccessSource = Pick<DesiredState | LiveState, 'roles' | 'users' | 'r
  * tenants; users' roles, tenant-wide or on an instance; memberships, links and group grants.
  *
  * Membership is the `member` role on the group's instance. Its holders are members (not role holders in
- * the graph), except when the `member` role has permissions or a derivation derives from it: then the
- * direct members also hold it on the group's instance, as `/allowed` decides; with a derivation from it,
- * so do the members through links. A group given `member` on another group is linked into it (the
+ * the graph), except when the `member` role grants something or a derivation derives from it: then the
+ * direct members also hold it on the group's instance, as `/allowed` decides, and so do the members
+ * through links. A group given `member` on another group is linked into it (the
  * service makes its members members of the other), besides holding the role there.
  */
 export function factsFromState(state: AccessSource): AccessFacts {
@@ -55,8 +58,8 @@ export function factsFromState(state: AccessSource): AccessFacts {
     for (const r of res.roles ?? []) {
       facts.roles.push({
         key: `${res.key}#${r.key}`,
-        permissions: r.permissions.map((a) => `${res.key}:${a}`),
-        extends: r.extends.map((e) => `${res.key}#${e}`),
+        permissions: qualifiedPermissions(res.key, r.permissions),
+        extends: extendsOf({ resource: res.key, extends: r.extends }, (type, key) => `${type}#${key}`),
       });
       for (const d of r.grantedTo ?? []) {
         // The deriving role is named on its resource as a role on an instance is: `team#member`, when
@@ -83,24 +86,26 @@ export function factsFromState(state: AccessSource): AccessFacts {
       else facts.tenantRoles.push({ user: u.key, role: r.role, tenant: r.tenant });
     }
   }
-  const permissionsOf = new Map(facts.roles.map((r) => [r.key, r.permissions.length]));
+  const roleIndex = buildRoleIndex(facts.roles);
   const derivedFrom = new Set(facts.derivations?.map((d) => d.from));
   for (const [id, g] of state.groups) {
     const member = on(MEMBER_ROLE, id);
-    // The membership role matters as a role when it grants something itself or something derives from it.
-    const memberHeld = (permissionsOf.get(member) ?? 0) > 0 || derivedFrom.has(member);
+    // The membership role matters as a role when it grants something (itself or through `extends`) or
+    // something derives from it.
+    const memberHeld = roleIndex.permissionsOf(member).size > 0 || derivedFrom.has(member);
     for (const user of g.members) {
       facts.memberships.push({ user, group: id });
       if (memberHeld) facts.instanceRoles.push({ user, role: member, instance: id });
     }
-    // Members through links hold it too (api-notes, "Groups": "for every purpose").
-    if (derivedFrom.has(member)) facts.groupGrants.push({ group: id, role: member, instance: id });
+    // Members through links (and through `member` given on the group) hold it too (api-notes, "Groups":
+    // "for every purpose"; rules/groups.ts).
+    if (memberHeld) facts.groupGrants.push({ group: id, role: member, instance: id });
     for (const parent of g.memberOf) facts.links.push({ child: id, parent });
     for (const r of g.roles) {
       const role = on(r.role, r.on);
       facts.groupGrants.push({ group: id, role, instance: r.on });
       // A group given the membership role on another group is linked into it, as the service reads it.
-      if (state.groups.has(r.on) && role === on(MEMBER_ROLE, r.on)) facts.links.push({ child: id, parent: r.on });
+      if (membershipEdge(r.role, state.groups.has(r.on))) facts.links.push({ child: id, parent: r.on });
     }
   }
   if (state.setRules?.size) facts.abac = abacFacts(state);

@@ -8,11 +8,11 @@ import {
   type RoleHolding,
   type Via,
 } from './facts.js';
-import { buildGroupIndex, getOrSet } from './groups.js';
+import { buildGroupIndex, getOrSet, type GroupIndex } from './groups.js';
 import { explainAccess } from './explain.js';
 import { cmp, comparePaths, compareVia, DIRECT } from './paths.js';
 import { qualify, typeOf } from '../types/refs.js';
-import { buildRoleIndex } from './roles.js';
+import { buildRoleIndex, type RoleIndex } from './roles.js';
 import {
   buildDerivationIndex,
   derivationCache,
@@ -20,9 +20,11 @@ import {
   joinDerivedPaths,
   upstreamOf,
   type DerivationCache,
+  type DerivationIndex,
 } from './derive.js';
 import { compareHeld, mergeHeld, rangeOf, type Held } from './held.js';
 import { buildAbacIndex, type AbacIndex, type AbacMemo } from './abac/graph.js';
+import { feedsDerivations } from '../rules/derivations.js';
 
 /**
  * One source of a user's holdings, with what it derives: the user's direct roles, their tenant-wide roles
@@ -36,7 +38,7 @@ export interface HeldSource {
   held: readonly Held[];
   /**
    * A tenant-wide source: the tenant and the roles held there (sorted). Its `held` lists every instance
-   * of the tenant with each of them (and, with derivations, what they derive).
+   * of the tenant with each of them; they derive nothing (rules/derivations.ts, `feedsDerivations`).
    */
   tenant?: { tenant: string; roles: readonly string[] };
 }
@@ -102,32 +104,108 @@ export interface AccessGraphOptions {
   abacMemo?: AbacMemo;
 }
 
-/** Builds the graph. Cheap: group closures are computed on first use and memoised. */
+/**
+ * Builds the graph, in named steps: the facts indexed (`indexFacts`), each user's holdings without
+ * derivations (`baseHoldings`), with them (`derivedHoldings`), and the questions over both
+ * (`roleQuestions`, `holderQuestions`). Cheap: group closures are computed on first use and memoised.
+ */
 export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions = {}): AccessGraph {
-  const roles = buildRoleIndex(facts.roles);
+  const ix = indexFacts(facts, options);
+  const base = baseHoldings(ix);
+  const held = derivedHoldings(ix, base, options);
+  const { roleGrants, can } = roleQuestions(ix, held, buildAbacIndex(facts, options.abacMemo));
+  const { usersReaching, usersWith } = holderQuestions(ix, held, can.abac);
+  const grantsOf = (user: string): readonly EffectiveGrant[] =>
+    held.heldOf(user).map(({ instance, role, paths }) => ({ user, instance, role, paths }));
+  const { roles, groups, grantsOn, tenantOfInstance, allUsers } = ix;
+  const graph: AccessGraph = {
+    facts,
+    users: () => [...allUsers],
+    rolesOn: held.rolesOn,
+    roleGrants,
+    can: can.decide,
+    explain: (user, subject, instance) =>
+      explainAccess({ graph, roles, grantsOn: grantsOn.get(instance) ?? [], user, subject, instance }),
+    grantsOf,
+    heldOf: held.heldOf,
+    sourcesOf: held.sourcesOf,
+    usersReaching,
+    *effectiveGrants() {
+      for (const user of allUsers) yield* grantsOf(user);
+    },
+    usersWith,
+    membersOf: groups.membersOf,
+    subgroupsOf: (group) => [...groups.descendantsOf(group)].sort(cmp),
+    grantsThrough: (group) => [...base.heldThrough(group)],
+    permissionsOf: (role) => [...roles.permissionsOf(role)].sort(cmp),
+    tenantOf: (instance) => tenantOfInstance.get(instance) ?? null,
+    roleOn: ix.roleOn,
+    abac: can.abac,
+  };
+  return graph;
+}
+
+type Nested = Map<string, Map<string, Set<string>>>;
+
+/** The facts indexed once per graph: roles, groups, tenants, and who holds what where, both ways. */
+interface FactIndex {
+  roles: RoleIndex;
+  roleOn: (role: string, instance: string) => string;
+  groups: GroupIndex;
+  tenantOfInstance: Map<string, string>;
+  instancesOfTenant: Map<string, string[]>;
+  /** user → instance|tenant → roles. */
+  direct: Nested;
+  tenantWide: Nested;
+  /** instance|tenant → role → users. */
+  directHolders: Nested;
+  tenantHolders: Nested;
+  grantsOn: Map<string, { group: string; role: string }[]>;
+  allUsers: string[];
+  /** Role derivations over tuples, when the facts have both. */
+  derivations: DerivationIndex | undefined;
+}
+
+function indexFacts(facts: AccessFacts, options: AccessGraphOptions): FactIndex {
   const resourceRoles = new Set(facts.roles.filter((r) => r.key.includes('#')).map((r) => r.key));
   const roleOn = (role: string, instance: string) =>
     resourceRoles.size === 0 || role.includes('#')
       ? role
       : resolveRoleKey(role, instance, (id) => resourceRoles.has(id));
-  const groups = buildGroupIndex(facts, { maxChains: options.maxChains ?? 8 });
   const tenantOfInstance = new Map<string, string>();
   for (const i of facts.instances) if (!tenantOfInstance.has(i.id)) tenantOfInstance.set(i.id, i.tenant);
   const instancesOfTenant = new Map<string, string[]>();
   for (const [id, tenant] of tenantOfInstance) getOrSet(instancesOfTenant, tenant, () => []).push(id);
-
-  // user → instance|tenant → roles, and the reverse, instance|tenant → role → users.
-  const direct = nested(facts.instanceRoles.map((r) => [r.user, r.instance, r.role]));
-  const tenantWide = nested(facts.tenantRoles.map((r) => [r.user, r.tenant, r.role]));
-  const directHolders = nested(facts.instanceRoles.map((r) => [r.instance, r.role, r.user]));
-  const tenantHolders = nested(facts.tenantRoles.map((r) => [r.tenant, r.role, r.user]));
   const grantsOn = new Map<string, { group: string; role: string }[]>();
   for (const g of facts.groupGrants) getOrSet(grantsOn, g.instance, () => []).push({ group: g.group, role: g.role });
+  return {
+    roles: buildRoleIndex(facts.roles),
+    roleOn,
+    groups: buildGroupIndex(facts, { maxChains: options.maxChains ?? 8 }),
+    tenantOfInstance,
+    instancesOfTenant,
+    direct: nested(facts.instanceRoles.map((r) => [r.user, r.instance, r.role])),
+    tenantWide: nested(facts.tenantRoles.map((r) => [r.user, r.tenant, r.role])),
+    directHolders: nested(facts.instanceRoles.map((r) => [r.instance, r.role, r.user])),
+    tenantHolders: nested(facts.tenantRoles.map((r) => [r.tenant, r.role, r.user])),
+    grantsOn,
+    allUsers: [
+      ...new Set([...facts.instanceRoles, ...facts.tenantRoles, ...facts.memberships].map((f) => f.user)),
+    ].sort(cmp),
+    derivations: buildDerivationIndex(facts),
+  };
+}
 
-  const allUsers = [
-    ...new Set([...facts.instanceRoles, ...facts.tenantRoles, ...facts.memberships].map((f) => f.user)),
-  ].sort(cmp);
+/** A user's holdings without derivations: on one instance, through one group, and by source. */
+interface BaseHoldings {
+  baseRolesOn(user: string, instance: string): RoleHolding[];
+  /** What a group's members hold through it, sorted by (instance, role); memoised. */
+  heldThrough(group: string): readonly Held[];
+  baseSources(user: string): HeldSource[];
+}
 
+function baseHoldings(ix: FactIndex): BaseHoldings {
+  const { direct, tenantWide, tenantOfInstance, instancesOfTenant, groups } = ix;
   function baseRolesOn(user: string, instance: string): RoleHolding[] {
     const byRole = new Map<string, AccessPath[]>();
     const add = (role: string, path: AccessPath) => getOrSet(byRole, role, () => []).push(path);
@@ -183,30 +261,49 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
       out.push({ key: `group\u0000${g}`, shared: true, held: heldThrough(g) });
     return out.sort((a, b) => cmp(a.key, b.key));
   }
+  return { baseRolesOn, heldThrough, baseSources };
+}
 
-  // Role derivations over tuples, when the facts have both. A shared source is derived once for all
-  // the users who have it; a user's own direct roles, with `no_direct_roles_on_object` blocking where
-  // they are. A user whose direct roles block a rule a shared source used is derived whole (derive.ts).
-  const derivations = buildDerivationIndex(facts);
+/** A user's holdings with what they derive (the base ones when the facts have no derivation). */
+interface DerivedHoldings {
+  sourcesOf(user: string): readonly HeldSource[];
+  heldOf(user: string): readonly Held[];
+  rolesOn(user: string, instance: string): RoleHolding[];
+}
+
+/**
+ * Role derivations over tuples, when the facts have both. A shared source is derived once for all the
+ * users who have it; a user's own direct roles, with `no_direct_roles_on_object` blocking where they are.
+ * A user whose direct roles block a rule a shared source used is derived whole (derive.ts).
+ */
+function derivedHoldings(ix: FactIndex, base: BaseHoldings, options: AccessGraphOptions): DerivedHoldings {
+  const { derivations, direct } = ix;
   const derivedShared = options.derivations ?? derivationCache();
   const sourcesMemo = new Map<string, readonly HeldSource[]>();
   function sourcesOf(user: string): readonly HeldSource[] {
-    if (!derivations) return baseSources(user);
+    if (!derivations) return base.baseSources(user);
     const known = sourcesMemo.get(user);
     if (known) return known;
-    const base = baseSources(user);
+    const sources = base.baseSources(user);
     const blocked: ReadonlySet<string> = new Set(direct.get(user)?.keys() ?? []);
+    // Tenant-wide roles derive nothing (rules/derivations.ts): kept as they are.
+    const feeds = (s: HeldSource) => feedsDerivations(s.tenant ? 'tenant' : s.shared ? 'group' : 'direct');
     let out: HeldSource[] = [];
-    for (const s of base) {
+    for (const s of sources) {
+      if (!feeds(s)) {
+        out.push(s);
+        continue;
+      }
       if (!s.shared) {
         out.push({ ...s, held: derive(s.held, derivations, blocked).held });
         continue;
       }
       const d = derivedShared.derive(s.key, s.held, derivations);
       if ([...blocked].some((i) => d.noDirectTargets.has(i))) {
-        out = [
-          { key: 'user', shared: false, held: derive(mergeHeld(base.map((b) => b.held)), derivations, blocked).held },
-        ];
+        const all = mergeHeld(sources.filter(feeds).map((b) => b.held));
+        out = [{ key: 'user', shared: false, held: derive(all, derivations, blocked).held }];
+        out.push(...sources.filter((b) => !feeds(b)));
+        out.sort((a, b) => cmp(a.key, b.key));
         break;
       }
       out.push({ ...s, held: d.held });
@@ -228,12 +325,8 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
     return merged;
   }
 
-  function grantsOf(user: string): readonly EffectiveGrant[] {
-    return heldOf(user).map(({ instance, role, paths }) => ({ user, instance, role, paths }));
-  }
-
   function rolesOn(user: string, instance: string): RoleHolding[] {
-    if (!derivations) return baseRolesOn(user, instance);
+    if (!derivations) return base.baseRolesOn(user, instance);
     const parts: Held[][] = [];
     for (const s of sourcesOf(user)) {
       const [from, to] = rangeOf(s.held, instance);
@@ -241,25 +334,16 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
     }
     return mergeHeld(parts, joinDerivedPaths).map(({ role, paths }) => ({ role, paths }));
   }
+  return { sourcesOf, heldOf, rolesOn };
+}
 
-  function usersReaching(instances: Iterable<string>): string[] {
-    const from = derivations ? upstreamOf(instances, derivations) : new Set(instances);
-    const users = new Set<string>();
-    const tenants = new Set<string>();
-    for (const instance of from) {
-      for (const holders of directHolders.get(instance)?.values() ?? []) for (const u of holders) users.add(u);
-      const tenant = tenantOfInstance.get(instance);
-      if (tenant !== undefined) tenants.add(tenant);
-      for (const { group } of grantsOn.get(instance) ?? []) for (const u of groups.membersOf(group)) users.add(u);
-    }
-    for (const tenant of tenants)
-      for (const holders of tenantHolders.get(tenant)?.values() ?? []) for (const u of holders) users.add(u);
-    return [...users].sort(cmp);
-  }
-
+/** Whether a user's roles grant a permission (`roleGrants`), and the decision with its reasons (`can`). */
+function roleQuestions(ix: FactIndex, held: DerivedHoldings, abac: AbacIndex | undefined) {
+  const { roles, direct, tenantWide, tenantOfInstance, groups, derivations } = ix;
   function roleGrants(user: string): (permission: string, instance: string) => boolean {
     if (derivations)
-      return (permission, instance) => rolesOn(user, instance).some((r) => roles.permissionsOf(r.role).has(permission));
+      return (permission, instance) =>
+        held.rolesOn(user, instance).some((r) => roles.permissionsOf(r.role).has(permission));
     const mine = direct.get(user);
     const wide = tenantWide.get(user);
     const through = groups.directGroupsOf(user).map((g) => groups.accessOf(g));
@@ -278,12 +362,11 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
     };
   }
 
-  const abac = buildAbacIndex(facts, options.abacMemo);
-  function can(user: string, action: string, instance: string): Decision {
+  function decide(user: string, action: string, instance: string): Decision {
     const permission = qualify(action, instance);
     const via: Via[] = [];
     if (permission !== null) {
-      for (const { role, paths } of rolesOn(user, instance)) {
+      for (const { role, paths } of held.rolesOn(user, instance)) {
         if (roles.permissionsOf(role).has(permission)) for (const path of paths) via.push({ role, path });
       }
     }
@@ -291,23 +374,43 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
     const rules = permission === null ? [] : abac.allowing(user, permission, instance);
     return { allowed: via.length > 0 || rules.length > 0, via: via.sort(compareVia), rules };
   }
+  return { roleGrants, can: { decide, abac } };
+}
+
+/** Who may hold a role on some instances (`usersReaching`), and who holds one or a permission (`usersWith`). */
+function holderQuestions(ix: FactIndex, held: DerivedHoldings, abac: AbacIndex | undefined) {
+  const { roles, derivations, directHolders, tenantHolders, tenantOfInstance, grantsOn, groups, roleOn } = ix;
+  function usersReaching(instances: Iterable<string>): string[] {
+    const from = derivations ? upstreamOf(instances, derivations) : new Set(instances);
+    const users = new Set<string>();
+    const tenants = new Set<string>();
+    for (const instance of from) {
+      for (const holders of directHolders.get(instance)?.values() ?? []) for (const u of holders) users.add(u);
+      const tenant = tenantOfInstance.get(instance);
+      if (tenant !== undefined) tenants.add(tenant);
+      for (const { group } of grantsOn.get(instance) ?? []) for (const u of groups.membersOf(group)) users.add(u);
+    }
+    for (const tenant of tenants)
+      for (const holders of tenantHolders.get(tenant)?.values() ?? []) for (const u of holders) users.add(u);
+    return [...users].sort(cmp);
+  }
 
   function usersWith(roleOrPermission: string, instance: string): string[] {
-    const wanted = roleOrPermission.includes(':')
-      ? typeOf(roleOrPermission) === typeOf(instance)
+    const isPermission = roleOrPermission.includes(':');
+    const sameType = isPermission && typeOf(roleOrPermission) === typeOf(instance);
+    const wanted = isPermission
+      ? sameType
         ? roles.rolesGranting(roleOrPermission)
         : []
       : [roleOn(roleOrPermission, instance)];
     // Users a set rule allows (a permission only).
     const byRules =
-      abac && roleOrPermission.includes(':') && typeOf(roleOrPermission) === typeOf(instance)
-        ? abac.users().filter((u) => abac.allowing(u, roleOrPermission, instance).length > 0)
-        : [];
+      abac && sameType ? abac.users().filter((u) => abac.allowing(u, roleOrPermission, instance).length > 0) : [];
     // Derived holders are found among the users who hold a role upstream (a role on a related instance may derive it).
     if (derivations)
       return [
         ...new Set([
-          ...usersReaching([instance]).filter((u) => rolesOn(u, instance).some((h) => wanted.includes(h.role))),
+          ...usersReaching([instance]).filter((u) => held.rolesOn(u, instance).some((h) => wanted.includes(h.role))),
           ...byRules,
         ]),
       ].sort(cmp);
@@ -322,32 +425,7 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
     }
     return [...users].sort(cmp);
   }
-
-  const graph: AccessGraph = {
-    facts,
-    users: () => [...allUsers],
-    rolesOn,
-    roleGrants,
-    can,
-    explain: (user, subject, instance) =>
-      explainAccess({ graph, roles, grantsOn: grantsOn.get(instance) ?? [], user, subject, instance }),
-    grantsOf,
-    heldOf,
-    sourcesOf,
-    usersReaching,
-    *effectiveGrants() {
-      for (const user of allUsers) yield* grantsOf(user);
-    },
-    usersWith,
-    membersOf: groups.membersOf,
-    subgroupsOf: (group) => [...groups.descendantsOf(group)].sort(cmp),
-    grantsThrough: (group) => [...heldThrough(group)],
-    permissionsOf: (role) => [...roles.permissionsOf(role)].sort(cmp),
-    tenantOf: (instance) => tenantOfInstance.get(instance) ?? null,
-    roleOn,
-    abac,
-  };
-  return graph;
+  return { usersReaching, usersWith };
 }
 
 function sortPaths(paths: AccessPath[]): AccessPath[] {
@@ -355,8 +433,8 @@ function sortPaths(paths: AccessPath[]): AccessPath[] {
 }
 
 /** a → b → set of c, from triples; duplicates collapse. */
-function nested(triples: [string, string, string][]): Map<string, Map<string, Set<string>>> {
-  const out = new Map<string, Map<string, Set<string>>>();
+function nested(triples: [string, string, string][]): Nested {
+  const out: Nested = new Map();
   for (const [a, b, c] of triples)
     getOrSet(
       getOrSet(out, a, () => new Map()),

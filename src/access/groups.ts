@@ -1,5 +1,6 @@
 import type { AccessFacts, AccessPath } from './facts.js';
 import { cmp, compareChains } from './paths.js';
+import { reachFrom } from '../rules/groups.js';
 
 type GroupPath = Extract<AccessPath, { kind: 'group' }>;
 
@@ -90,40 +91,6 @@ export function buildGroupIndex(facts: AccessFacts, options: GroupIndexOptions):
     descendantsOf,
     membersOf,
   };
-}
-
-/**
- * Chains from `source` to every group it reaches (itself included, as `[source]`), at most `maxChains`
- * per group, in (length, group keys) order.
- *
- * Breadth first over simple paths, extending only the chains that were kept. In a DAG that is exact: a
- * chain that was not kept is beaten by `maxChains` kept chains to the same group, and so is every
- * extension of it. With cycles, alternatives may be missed (a kept prefix could contain a later group),
- * but every reachable group is reached: the first chain to a group is always kept.
- */
-export function reachFrom(
-  source: string,
-  parents: ReadonlyMap<string, readonly string[]>,
-  maxChains: number,
-): Map<string, string[][]> {
-  const out = new Map<string, string[][]>([[source, [[source]]]]);
-  let level: string[][] = [[source]];
-  while (level.length > 0) {
-    const next: string[][] = [];
-    // Levels are in key order and parents are sorted, so each level comes out in key order too.
-    for (const chain of level) {
-      for (const p of parents.get(chain[chain.length - 1]) ?? []) {
-        if (chain.includes(p)) continue;
-        const kept = getOrSet(out, p, () => []);
-        if (kept.length >= maxChains) continue;
-        const longer = [...chain, p];
-        kept.push(longer);
-        next.push(longer);
-      }
-    }
-    level = next;
-  }
-  return out;
 }
 
 /** key → sorted, de-duplicated values. */

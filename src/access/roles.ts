@@ -1,3 +1,4 @@
+import { closedPermissions, type RoleNode } from '../rules/roles.js';
 import type { RoleFact } from './facts.js';
 
 export interface RoleIndex {
@@ -8,33 +9,26 @@ export interface RoleIndex {
 }
 
 /**
- * Resolves `extends` transitively, once per role. A cycle in `extends` is tolerated: every role on the
- * cycle ends up with the permissions of all of them (a visited set stops the walk).
+ * Resolves `extends` transitively, once per role, by the rulebook's walk (rules/roles.ts) over the roles
+ * in memory. A cycle in `extends` is tolerated: every role on the cycle ends up with the permissions of
+ * all of them. Facts hold roles by identity, their permissions qualified and their `extends` scoped.
  */
 export function buildRoleIndex(roles: readonly RoleFact[]): RoleIndex {
-  const byKey = new Map<string, RoleFact>();
-  for (const r of roles) if (!byKey.has(r.key)) byKey.set(r.key, r);
+  const byKey = new Map<string, RoleNode>();
+  for (const r of roles)
+    if (!byKey.has(r.key)) byKey.set(r.key, { id: r.key, permissions: r.permissions, extends: r.extends ?? [] });
+  const read = (ids: string[]) => ids.flatMap((id) => byKey.get(id) ?? []);
   const closed = new Map<string, ReadonlySet<string>>();
   const granting = new Map<string, string[]>();
+  const NONE: ReadonlySet<string> = new Set();
 
   function permissionsOf(role: string): ReadonlySet<string> {
-    const known = closed.get(role);
-    if (known) return known;
-    const perms = new Set<string>();
-    const seen = new Set<string>([role]);
-    const stack = [role];
-    while (stack.length > 0) {
-      const def = byKey.get(stack.pop()!);
-      if (!def) continue;
-      for (const p of def.permissions) perms.add(p);
-      for (const parent of def.extends ?? []) {
-        if (!seen.has(parent)) {
-          seen.add(parent);
-          stack.push(parent);
-        }
-      }
+    let perms = closed.get(role);
+    if (!perms) {
+      const node = byKey.get(role);
+      perms = node ? closedPermissions(node, read) : NONE;
+      closed.set(role, perms);
     }
-    closed.set(role, perms);
     return perms;
   }
 

@@ -1,3 +1,4 @@
+import { groupGrantRelation } from '../rules/names.js';
 /**
  * Which roles each group holds, from the records the specification says a group role creates
  * (api-notes "Groups"): giving group `G` (of type `t`) the role `R` on instance `I` (of type `T`) records
@@ -52,7 +53,7 @@ export function inferGroupRoles(groups: string[], derivations: Derivation[], tup
   // (group type, resource type) -> the roles a group-role tuple between them can mean.
   const candidates = new Map<string, Set<string>>();
   for (const d of derivations) {
-    if (d.fromRole !== MEMBER_ROLE || d.relation !== `${d.fromResource}_group`) continue;
+    if (d.fromRole !== MEMBER_ROLE || d.relation !== groupGrantRelation(d.fromResource)) continue;
     const k = pairKey(d.fromResource, d.resource);
     (candidates.get(k) ?? candidates.set(k, new Set()).get(k)!).add(d.role);
   }

@@ -1,3 +1,4 @@
+import { GROUP_IN_GROUP_RELATION, groupGrantRelation } from '../rules/names.js';
 import type { ApiClient } from './types.js';
 import type { Shape } from './answer.js';
 import {
@@ -430,7 +431,8 @@ function relationsOf(r: ResourceRead): DesiredRelation[] {
 }
 
 const isGroupDerivation = (d: DerivationRead) =>
-  d.role === MEMBER_ROLE && (d.linked_by_relation === `${d.on_resource}_group` || d.linked_by_relation === 'group');
+  d.role === MEMBER_ROLE &&
+  (d.linked_by_relation === groupGrantRelation(d.on_resource) || d.linked_by_relation === GROUP_IN_GROUP_RELATION);
 
 export function sortGroup(g: DesiredGroup): void {
   g.members.sort(cmp);

@@ -1,3 +1,4 @@
+import { DEFAULT_TENANT } from '../rules/names.js';
 /**
  * The decision log: every decision `POST /allowed` and `POST /allowed/bulk` answer, kept in the store
  * and served as the public audit logs (routes/audit-logs.ts). docs/server.md, "Decision log".
@@ -156,7 +157,7 @@ function toRow(p: Pending): DecisionRow {
     type: String(resource.type ?? ''),
     key: resource.key ?? null,
     // A check without an instance decides in the tenant named, else `default` (repo/allowed.ts).
-    tenant: resource.tenant ?? (resource.key ? null : 'default'),
+    tenant: resource.tenant ?? (resource.key ? null : DEFAULT_TENANT),
     decision: p.decision,
     input: JSON.stringify(input),
   };

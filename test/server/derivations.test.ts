@@ -6,10 +6,10 @@ import {
   type DerivationRule,
   type InstanceFacts,
   type TupleEdge,
-} from '../../src/server/domain/derivations.js';
+} from '../../src/rules/derivations.js';
 
 /**
- * The derivation fixed point (src/server/domain/derivations.ts), held against an independent reading of
+ * The derivation fixed point (src/rules/derivations.ts), held against an independent reading of
  * the rule: a role R on o is held when the pair (o, R) is reachable, in the graph whose nodes are
  * (instance, role) pairs, from a pair the user holds without derivations, along edges (s, R') -> (o, R)
  * for each tuple (s, rel, o) and rule T#R <- S#R' via rel that fits the types and is not stopped by

@@ -15,6 +15,7 @@ const show = (cycles: ReturnType<typeof findCycles>) =>
 /** The layers, lowest first: a folder may import the ones below it, never one above or beside it. */
 const LAYERS: string[][] = [
   ['types'],
+  ['rules'],
   ['access', 'config', 'api'],
   ['plan', 'read'],
   ['apply', 'review', 'server'],

@@ -1,3 +1,4 @@
+import { DEFAULT_TENANT } from '../../rules/names.js';
 import type { Queryable } from '../store/db.js';
 import {
   asJsonObject,
@@ -37,7 +38,7 @@ export async function abacDecision(q: Queryable, envId: string, body: CheckBody)
   const user = typeof body.user === 'string' ? { key: body.user } : body.user;
   const resource = typeof body.resource === 'string' ? refOf(body.resource) : body.resource;
   if (!granted.has(`${resource.type}:${body.action}`)) return { allow: false };
-  const tenantKey = resource.tenant || 'default';
+  const tenantKey = resource.tenant || DEFAULT_TENANT;
   const facts = await q.get<{
     user_id: string | null;
     email: string | null;

@@ -1,6 +1,15 @@
 import type { Queryable } from '../store/db.js';
 import { parseJson, splitRef } from './common.js';
-import { rolesGrant, type RoleDef, type Wanted } from '../domain/allowed.js';
+import { DEFAULT_TENANT } from '../../rules/names.js';
+import {
+  extendsOf,
+  roleAllows,
+  runWalk,
+  runWalkAsync,
+  walkExtends,
+  type RoleNode,
+  type Wanted,
+} from '../../rules/roles.js';
 import { GROUP_RELATION_SQL, derivedRolesOn } from './derivations.js';
 import { rolesOnInstancesSql } from './held-roles.js';
 
@@ -53,7 +62,7 @@ export async function decide(
 /**
  * What the user holds where the check looks: on a named instance, the roles there (directly, through
  * groups, derived over tuples) and the tenant-wide roles of the instance's tenant; without an instance,
- * the tenant-wide roles of the tenant named (or `default`). Undefined when the user or the named
+ * the tenant-wide roles of the tenant named (or the default tenant). Undefined when the user or the named
  * instance does not exist. /allowed and the list queries (repo/user-permissions.ts) read it.
  */
 export async function heldRoles(
@@ -106,7 +115,7 @@ export async function heldRoles(
     // No instance named: what the user holds tenant-wide in the tenant named, or 'default'.
     const tenant = await q.get<{ id: string }>(`SELECT id FROM tenants WHERE env_id = ? AND key = ?`, [
       envId,
-      c.tenant ?? 'default',
+      c.tenant ?? DEFAULT_TENANT,
     ]);
     if (!tenant) return undefined;
     roleIds = await q.all(TENANT_ROLES, [user, tenant.id]);
@@ -115,38 +124,65 @@ export async function heldRoles(
 }
 
 type RoleRow = { key: string; resource_id: string | null; permissions: string; extends: string };
-const asRoleDef = (r: RoleRow): RoleDef => ({
-  key: r.key,
+
+/**
+ * A stored role as the rulebook's node (rules/roles.ts): its id is its resource id and key, and its
+ * `extends` scoped by the rule (a resource role extends its own resource's roles, a top-level role
+ * top-level roles). `permissions` stay as stored: `roleAllows` reads them by the role's scope.
+ */
+interface StoredRole extends RoleNode {
+  resource: string | null;
+}
+const roleId = (resource: string | null, key: string) => `${resource ?? ''}\u0000${key}`;
+const asNode = (r: RoleRow): StoredRole => ({
+  id: roleId(r.resource_id, r.key),
   resource: r.resource_id,
   permissions: parseJson(r.permissions, []),
-  extends: parseJson(r.extends, []),
+  extends: extendsOf({ resource: r.resource_id, extends: parseJson<string[]>(r.extends, []) }, roleId),
 });
+/** Node ids back to (resource, keys), to read a level in one statement a scope. */
+function byScope(ids: string[]): Map<string | null, string[]> {
+  const out = new Map<string | null, string[]>();
+  for (const id of ids) {
+    const at = id.indexOf('\u0000');
+    const resource = at === 0 ? null : id.slice(0, at);
+    (out.get(resource) ?? out.set(resource, []).get(resource)!).push(id.slice(at + 1));
+  }
+  return out;
+}
+const allows = (wanted: Wanted) => (r: RoleNode) => roleAllows(r as StoredRole, wanted);
 
-/** Whether some of the roles `ids` (or a role they extend) allows `wanted` (domain/allowed.ts). */
+/** Whether some of the roles `ids` (or a role they extend) allows `wanted`: the rulebook's walk over the store. */
 export async function grantsAny(q: Queryable, envId: string, ids: string[], wanted: Wanted): Promise<boolean> {
-  const load = async (sql: string, params: string[]) => (await q.all<RoleRow>(sql, params)).map(asRoleDef);
+  const load = async (sql: string, params: string[]) => (await q.all<RoleRow>(sql, params)).map(asNode);
   const held = await load(
     `SELECT key, resource_id, permissions, extends FROM roles WHERE id IN (${marks(ids.length)})`,
     ids,
   );
-  // Extended roles: a resource role's are its resource's roles, a top-level role's top-level roles.
-  return rolesGrant(held, wanted, (resource, keys) =>
-    resource === null
-      ? load(
-          `SELECT key, resource_id, permissions, extends FROM roles WHERE env_id = ? AND resource_id IS NULL AND key IN (${marks(keys.length)})`,
-          [envId, ...keys],
-        )
-      : load(
-          `SELECT key, resource_id, permissions, extends FROM roles WHERE resource_id = ? AND key IN (${marks(keys.length)})`,
-          [resource, ...keys],
+  // Each level of extended roles: one statement a scope (a resource's roles, or the top-level roles).
+  const read = async (next: string[]) =>
+    (
+      await Promise.all(
+        [...byScope(next)].map(([resource, keys]) =>
+          resource === null
+            ? load(
+                `SELECT key, resource_id, permissions, extends FROM roles WHERE env_id = ? AND resource_id IS NULL AND key IN (${marks(keys.length)})`,
+                [envId, ...keys],
+              )
+            : load(
+                `SELECT key, resource_id, permissions, extends FROM roles WHERE resource_id = ? AND key IN (${marks(keys.length)})`,
+                [resource, ...keys],
+              ),
         ),
-  );
+      )
+    ).flat();
+  return runWalkAsync(walkExtends(held, allows(wanted)), read);
 }
 
 /**
  * The environment's roles by id, and which of them allow `wanted` (themselves or through the roles they
- * extend), decided by the same rule as /allowed (domain/allowed.ts `rolesGrant`) over roles held in memory:
- * the reverse lookups (repo/authorized-users.ts) ask it once for every role instead of once a user.
+ * extend), decided by the same walk as /allowed (rules/roles.ts) over roles held in memory: the reverse
+ * lookups (repo/authorized-users.ts) ask it once for every role instead of once a user.
  */
 export async function rolesAllowing(
   q: Queryable,
@@ -158,11 +194,11 @@ export async function rolesAllowing(
     [envId],
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
-  const byScope = new Map(rows.map((r) => [`${r.resource_id ?? ''}#${r.key}`, asRoleDef(r)]));
-  const load = async (resource: string | null, keys: string[]) =>
-    keys.flatMap((k) => byScope.get(`${resource ?? ''}#${k}`) ?? []);
+  const nodes = new Map(rows.map((r) => [roleId(r.resource_id, r.key), asNode(r)]));
+  const read = (ids: string[]) => ids.flatMap((id) => nodes.get(id) ?? []);
   const allowing = new Set<string>();
-  for (const r of rows) if (await rolesGrant([asRoleDef(r)], wanted, load)) allowing.add(r.id);
+  for (const r of rows)
+    if (runWalk(walkExtends([nodes.get(roleId(r.resource_id, r.key))!], allows(wanted)), read)) allowing.add(r.id);
   return { allowing, byId };
 }
 

@@ -1,3 +1,4 @@
+import { DEFAULT_TENANT } from '../../rules/names.js';
 import { newId } from '../new-id.js';
 import type { Queryable } from '../store/db.js';
 import type { EnvContext } from '../context.js';
@@ -263,7 +264,7 @@ export async function resolveAssignment(
   } else {
     role = await remembered(memo?.roles, `\n${a.role}`, () => findRoleNamed(q, envId, undefined, a.role));
     // Without a tenant, an assignment is in the tenant 'default', as on the public service.
-    tenantId = await tenantIdOf(a.tenant ?? 'default');
+    tenantId = await tenantIdOf(a.tenant ?? DEFAULT_TENANT);
   }
   return { userId, roleId: role.id, tenantId, instanceId };
 }
@@ -363,5 +364,5 @@ export async function deleteAssignmentsInTenant(q: Queryable, tenantId: string, 
 }
 
 function describe(a: AssignmentInput): string {
-  return `${a.user} ${a.role} in ${a.resource_instance ?? a.tenant ?? 'default'}`;
+  return `${a.user} ${a.role} in ${a.resource_instance ?? a.tenant ?? DEFAULT_TENANT}`;
 }

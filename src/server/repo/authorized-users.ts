@@ -1,5 +1,6 @@
+import { DEFAULT_TENANT } from '../../rules/names.js';
 import type { Queryable } from '../store/db.js';
-import { deriveHeld, type InstanceFacts } from '../domain/derivations.js';
+import { deriveHeld, type InstanceFacts } from '../../rules/derivations.js';
 import { rolesAllowing } from './allowed.js';
 import { abacDecision } from './abac-allowed.js';
 import { readRules, walkUp } from './derivations.js';
@@ -44,7 +45,7 @@ export async function authorizedUsers(
   query: AuthorizedUsersQuery,
 ): Promise<AuthorizedUsers> {
   const { type, key } = query.resource;
-  const tenant = query.resource.tenant || 'default';
+  const tenant = query.resource.tenant || DEFAULT_TENANT;
   const out: AuthorizedUsers = { resource: `${type}:${key ?? '*'}`, tenant, users: {} };
   const add = (a: AuthorizedAssignment) => (out.users[a.user] ??= []).push(a);
   const instance = key ? await instanceOf(q, envId, type, key) : undefined;

@@ -1,3 +1,4 @@
+import { GROUP_GRANT_SUFFIX, GROUP_IN_GROUP_RELATION, sqlText } from '../../rules/names.js';
 import type { Queryable } from '../store/db.js';
 import {
   deriveHeld,
@@ -6,7 +7,7 @@ import {
   type DerivationRule,
   type InstanceFacts,
   type TupleEdge,
-} from '../domain/derivations.js';
+} from '../../rules/derivations.js';
 import { versionMemo } from './version-memo.js';
 import { rolesOnInstancesSql } from './held-roles.js';
 
@@ -16,10 +17,10 @@ import { rolesOnInstancesSql } from './held-roles.js';
  * on an instance) or `group` from a type to itself (a group inside a group). Derivations through those
  * are never evaluated here: they are type-level ("every team member gets editor on every document some
  * team holds editor on") and would over-grant; the group records decide group access precisely
- * (api-notes "Decision (correctness)"). Every other derivation is evaluated over the tuples; the roles
+ * (api-notes "Decision (correctness)"); the rule is rules/names.ts `isGroupRelation`, this its SQL. Every other derivation is evaluated over the tuples; the roles
  * groups give on an instance feed it as roles held there.
  */
-export const GROUP_RELATION_SQL = `(rel.key = s.key || '_group' OR (rel.key = 'group' AND rel.subject_resource_id = rel.object_resource_id))`;
+export const GROUP_RELATION_SQL = `(rel.key = s.key || ${sqlText(GROUP_GRANT_SUFFIX)} OR (rel.key = ${sqlText(GROUP_IN_GROUP_RELATION)} AND rel.subject_resource_id = rel.object_resource_id))`;
 
 const RULES = `SELECT ig.resource_id, ig.role_id, ig.on_resource_id, ig.linked_role_id, rel.key AS relation,
     ig.no_direct_roles + COALESCE(dc.no_direct_roles, 0) AS no_direct
@@ -102,7 +103,7 @@ export async function walkUp(q: Queryable, rules: Rules, start: { id: string; re
  * facts are the roles held on each instance without derivations (repo/held-roles.ts): assigned there
  * (direct), through the user's groups, or a group's membership role where the user is a member (a
  * member of a linked group included). Tenant-wide roles are no role on an instance: they do not feed
- * derivations (the caller adds them on the object).
+ * derivations (rules/derivations.ts, `feedsDerivations`; the caller adds them on the object).
  */
 export async function derivedRolesOn(
   q: Queryable,

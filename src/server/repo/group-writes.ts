@@ -1,7 +1,8 @@
+import { GROUP_IN_GROUP_RELATION, groupGrantRelation } from '../../rules/names.js';
 import { newId } from '../new-id.js';
 import type { Queryable } from '../store/db.js';
 import { duplicate, httpError, notFound } from '../errors.js';
-import { findCycle } from '../domain/groups.js';
+import { findCycle } from '../../rules/groups.js';
 import { findKeyed } from './common.js';
 import { ensureResource } from './resources.js';
 import { deleteAssignment, findInstance, writeAssignment } from './assignments.js';
@@ -109,7 +110,7 @@ export async function writeGroupGrant(
       `group ${name(g)} (tenant '${g.tenant_key}') and ${ref} (tenant '${inst.tenant_key}') must both be in tenant '${b.tenant}'`,
     );
   }
-  const relation = `${g.type}_group`;
+  const relation = groupGrantRelation(g.type);
   if (remove) {
     const { changes } = await tx.run(
       `DELETE FROM group_grants WHERE group_id = ? AND role_id = ? AND resource_instance_id = ?`,
@@ -198,7 +199,7 @@ export async function writeGroupLink(
       parent.id,
     ]);
     if (!changes) throw notFound('group link', `${name(child)} in ${name(parent)}`);
-    await removeTuple(tx, child.instance_id, 'group', parent.instance_id);
+    await removeTuple(tx, child.instance_id, GROUP_IN_GROUP_RELATION, parent.instance_id);
     return undefined;
   }
   if (child.type !== parent.type) {
@@ -219,7 +220,7 @@ export async function writeGroupLink(
     [child.id, parent.id, at],
   );
   const typeId = child.type_resource_id;
-  const relationId = await ensureRelation(tx, envId, typeId, 'group', typeId, at);
+  const relationId = await ensureRelation(tx, envId, typeId, GROUP_IN_GROUP_RELATION, typeId, at);
   const memberId = await ensureMemberRole(tx, envId, typeId, at);
   await ensureImplicitGrant(
     tx,
@@ -227,7 +228,7 @@ export async function writeGroupLink(
     { resourceId: typeId, roleId: memberId, onResourceId: typeId, linkedRoleId: memberId, relationId },
     at,
   );
-  await ensureTuple(tx, envId, child.instance_id, 'group', parent.instance_id, child.tenant_id, at);
+  await ensureTuple(tx, envId, child.instance_id, GROUP_IN_GROUP_RELATION, parent.instance_id, child.tenant_id, at);
   return child;
 }
 

@@ -1,7 +1,11 @@
+import { MEMBER_ROLE, sqlText } from '../../rules/names.js';
 import { newId } from '../new-id.js';
 import type { Queryable } from '../store/db.js';
 import { httpError, notFound } from '../errors.js';
-import { parseGroupRef } from '../domain/groups.js';
+import { parseGroupRef } from '../../rules/groups.js';
+
+/** The membership role's key as an SQL literal (rules/groups.ts: membership is the type's resource role `member`). */
+const MEMBER = sqlText(MEMBER_ROLE);
 
 export interface GroupRow {
   id: string;
@@ -60,7 +64,7 @@ export async function groupReads(q: Queryable, rows: GroupRow[]) {
   const users = new Map<string, string[]>();
   for (const r of rows) {
     const members = await q.all<{ id: string }>(
-      `SELECT u.id FROM role_assignments ra JOIN roles ro ON ro.id = ra.role_id AND ro.resource_id = ? AND ro.key = 'member' JOIN users u ON u.id = ra.user_id
+      `SELECT u.id FROM role_assignments ra JOIN roles ro ON ro.id = ra.role_id AND ro.resource_id = ? AND ro.key = ${MEMBER} JOIN users u ON u.id = ra.user_id
        WHERE ra.resource_instance_id = ? ORDER BY u.key LIMIT ${USERS_IN_READ}`,
       [r.type_resource_id, r.instance_id],
     );
@@ -88,12 +92,12 @@ export async function groupReads(q: Queryable, rows: GroupRow[]) {
  * instance a resource role is always of the instance's type (role-scope.ts), so no join to the instance
  * is needed to know it is that type's.
  */
-export const IS_MEMBER_ROLE = (alias: string) => `${alias}.key = 'member' AND ${alias}.resource_id IS NOT NULL`;
+export const IS_MEMBER_ROLE = (alias: string) => `${alias}.key = ${MEMBER} AND ${alias}.resource_id IS NOT NULL`;
 
 /** The membership role of groups of the type `typeResourceId` (`<type>#member`), or undefined. */
 export async function memberRoleOf(q: Queryable, typeResourceId: string): Promise<string | undefined> {
   return (
-    await q.get<{ id: string }>(`SELECT id FROM roles WHERE resource_id = ? AND key = 'member'`, [typeResourceId])
+    await q.get<{ id: string }>(`SELECT id FROM roles WHERE resource_id = ? AND key = ${MEMBER}`, [typeResourceId])
   )?.id;
 }
 
@@ -119,7 +123,7 @@ export async function ensureMemberRole(
   if (there) return there;
   await q.run(
     `INSERT INTO roles (id, env_id, resource_id, key, name, description, permissions, extends, created_at, updated_at)
-     VALUES (?, ?, ?, 'member', 'Member', 'Membership of a group', '[]', '[]', ?, ?) ON CONFLICT (resource_id, key) WHERE resource_id IS NOT NULL DO NOTHING`,
+     VALUES (?, ?, ?, ${MEMBER}, 'Member', 'Membership of a group', '[]', '[]', ?, ?) ON CONFLICT (resource_id, key) WHERE resource_id IS NOT NULL DO NOTHING`,
     [newId(), envId, typeResourceId, at, at],
   );
   return (await memberRoleOf(q, typeResourceId))!;

@@ -1,10 +1,12 @@
+import { MEMBER_ROLE, sqlText } from '../../rules/names.js';
 import { IS_MEMBER_ROLE } from './groups.js';
 
 // The roles a user holds on instances without derivations: the facts both /allowed's one-statement
 // path (repo/allowed.ts) and the derivation walk (repo/derivations.ts) start from, one SQL text a dialect.
 
 /**
- * The user's groups: those they are a member of, and every group above them. Membership is the group
+ * The user's groups: those they are a member of, and every group above them: the rulebook's closure
+ * (rules/groups.ts, the graph's `reachFrom` over links and `membershipEdge`), read here in one statement. Membership is the group
  * type's resource role `member` on the group's instance (repo/groups.ts, IS_MEMBER_ROLE). "Above" is a
  * link (assign_group) or a group grant of a membership role on another group's instance: both make the
  * members of one group members of the other, for every purpose (the other group's roles, its own
@@ -65,7 +67,7 @@ SELECT gg.resource_instance_id AS instance_id, gg.role_id, 0 AS direct FROM grou
   WHERE gg.resource_instance_id IN (${marks(n)}) AND gg.group_id IN (SELECT id FROM closure)
 UNION
 SELECT ag.instance_id, mr.id, 0 FROM access_groups ag JOIN resource_instances gi ON gi.id = ag.instance_id
-    JOIN roles mr ON mr.resource_id = gi.resource_id AND mr.key = 'member'
+    JOIN roles mr ON mr.resource_id = gi.resource_id AND mr.key = ${sqlText(MEMBER_ROLE)}
   WHERE ag.instance_id IN (${marks(n)}) AND ag.id IN (SELECT id FROM closure)
 UNION
 SELECT resource_instance_id, role_id, 1 FROM role_assignments WHERE user_id = ? AND resource_instance_id IN (${marks(n)})${

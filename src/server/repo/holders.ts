@@ -1,3 +1,4 @@
+import { MEMBER_ROLE, sqlText } from '../../rules/names.js';
 import { IS_MEMBER_ROLE } from './groups.js';
 
 // The reverse of held-roles.ts: who holds which role on some instances, read for every user at once
@@ -32,7 +33,7 @@ granted(group_id, instance_id, role_id) AS (
   SELECT gg.group_id, gg.resource_instance_id, gg.role_id FROM group_grants gg WHERE gg.resource_instance_id IN (${marks(n)})
   UNION
   SELECT ag.id, ag.instance_id, mr.id FROM access_groups ag JOIN resource_instances gi ON gi.id = ag.instance_id
-    JOIN roles mr ON mr.resource_id = gi.resource_id AND mr.key = 'member'
+    JOIN roles mr ON mr.resource_id = gi.resource_id AND mr.key = ${sqlText(MEMBER_ROLE)}
   WHERE ag.instance_id IN (${marks(n)})
 ),
 below(top_id, id) AS (

@@ -1,3 +1,4 @@
+import { DEFAULT_TENANT, sqlText } from '../../rules/names.js';
 import { newId } from '../new-id.js';
 import type { Queryable } from '../store/db.js';
 import { isUniqueViolation } from '../store/db.js';
@@ -133,7 +134,7 @@ export async function createEnvironment(
  */
 async function addDefaultTenant(q: Queryable, envId: string, at: string): Promise<void> {
   await q.run(
-    `INSERT INTO tenants (id, env_id, key, name, description, attributes, created_at, updated_at) VALUES (?, ?, 'default', 'Default Tenant', NULL, '{}', ?, ?)`,
+    `INSERT INTO tenants (id, env_id, key, name, description, attributes, created_at, updated_at) VALUES (?, ?, ${sqlText(DEFAULT_TENANT)}, 'Default Tenant', NULL, '{}', ?, ?)`,
     [newId(), envId, at, at],
   );
 }

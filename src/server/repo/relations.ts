@@ -1,3 +1,4 @@
+import { GROUP_GRANT_SUFFIX, isGroupRelation, isReservedRelation, MEMBER_ROLE, sqlText } from '../../rules/names.js';
 import { newId } from '../new-id.js';
 import type { Queryable } from '../store/db.js';
 import { duplicate, httpError, invalid } from '../errors.js';
@@ -145,7 +146,7 @@ export async function removeTuple(
   await q.run(
     `DELETE FROM group_grants WHERE resource_instance_id = ? AND group_id IN (
        SELECT g.id FROM access_groups g JOIN resource_instances gi ON gi.id = g.instance_id JOIN resources gt ON gt.id = gi.resource_id
-       WHERE g.instance_id = ? AND gt.key || '_group' = ?)`,
+       WHERE g.instance_id = ? AND gt.key || ${sqlText(GROUP_GRANT_SUFFIX)} = ?)`,
     [objectId, subjectId, relation],
   );
   return changes > 0;
@@ -161,13 +162,13 @@ export async function dropUnderivedGroupGrants(
   g: { resourceId: string; roleId: string; onResourceId: string },
 ): Promise<void> {
   const stale = await q.all<{ id: string; group_instance_id: string; resource_instance_id: string; relation: string }>(
-    `SELECT gg.id, g.instance_id AS group_instance_id, gg.resource_instance_id, gt.key || '_group' AS relation
+    `SELECT gg.id, g.instance_id AS group_instance_id, gg.resource_instance_id, gt.key || ${sqlText(GROUP_GRANT_SUFFIX)} AS relation
      FROM group_grants gg JOIN access_groups g ON g.id = gg.group_id JOIN resource_instances gi ON gi.id = g.instance_id
        JOIN resources gt ON gt.id = gi.resource_id JOIN resource_instances oi ON oi.id = gg.resource_instance_id
      WHERE gg.role_id = ? AND oi.resource_id = ? AND gi.resource_id = ?
        AND NOT EXISTS (SELECT 1 FROM implicit_grants ig JOIN relations rel ON rel.id = ig.relation_id JOIN roles lr ON lr.id = ig.linked_role_id
          WHERE ig.resource_id = oi.resource_id AND ig.role_id = gg.role_id AND ig.on_resource_id = gi.resource_id
-           AND lr.key = 'member' AND rel.key = gt.key || '_group')`,
+           AND lr.key = ${sqlText(MEMBER_ROLE)} AND rel.key = gt.key || ${sqlText(GROUP_GRANT_SUFFIX)})`,
     [g.roleId, g.resourceId, g.onResourceId],
   );
   for (const s of stale) {
@@ -185,10 +186,6 @@ export async function dropUnderivedGroupGrants(
   }
 }
 
-/** A relation's key is the group machinery's (repo/derivations.ts): `<subject type>_group`, or `group` from a type to itself. */
-export const isGroupRelation = (key: string, subjectKey: string, sameType: boolean) =>
-  key === `${subjectKey}_group` || (key === 'group' && sameType);
-
 /**
  * Refuses, at `loc`, a relation key the group machinery writes: `<type>_group` (on any resource, for any
  * type: every resource may become a group type) and `group`. A relation of such a name made through the
@@ -198,7 +195,7 @@ export const isGroupRelation = (key: string, subjectKey: string, sameType: boole
  * the same names (src/config/rules/relations.ts).
  */
 export function refuseGroupRelationKey(key: string, loc: (string | number)[]): void {
-  if (key !== 'group' && !key.endsWith('_group')) return;
+  if (!isReservedRelation(key)) return;
   throw invalid(
     loc,
     `relation key '${key}' is kept for groups: the service writes '<type>_group' (a group type's roles on a resource) and 'group' (groups inside groups) itself and decides access through them from the group records; choose another key`,

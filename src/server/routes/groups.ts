@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServerDeps } from '../context.js';
 import { httpError } from '../errors.js';
+import { GROUP_TYPE } from '../../rules/names.js';
 import { INSTANCE_REF, KEY, USER_KEY, strictObject } from '../schemas.js';
 import type { Queryable } from '../store/db.js';
 import { groupReads, type GroupRow } from '../repo/groups.js';
@@ -120,5 +121,5 @@ function splitKey(groupKey: string, type?: string): [string, string] {
       );
     return [t, k];
   }
-  return [type ?? 'group', groupKey];
+  return [type ?? GROUP_TYPE, groupKey];
 }
