@@ -18,6 +18,7 @@ const LAYERS: string[][] = [
   ['access', 'config', 'api'],
   ['plan', 'read'],
   ['apply', 'review', 'server'],
+  ['usecases'],
   ['cli'],
 ];
 

@@ -1,9 +1,10 @@
 import type { DesiredState } from '../../types/desired.js';
 import type { LiveState } from '../../types/live.js';
 import type { AccessGraph } from '../../access/index.js';
-import { openTarget, type Target, type TargetOptions } from '../target.js';
-import { loadDesired, printWarnings } from '../workflow.js';
-import { configPaths } from '../config-paths.js';
+import { openTarget, type Target, type TargetOptions } from '../../usecases/target.js';
+import { loadDesired } from '../../usecases/workflow.js';
+import { printWarnings } from '../report.js';
+import { configPaths } from '../../usecases/config-paths.js';
 
 export interface AccessStateOptions extends TargetOptions {
   live?: boolean;
@@ -38,12 +39,14 @@ export async function openAccessState(
     printWarnings(loaded.warnings);
     desired = loaded.desired;
   }
-  const { repositoryScope } = await import('../repository-scope.js');
+  const { repositoryScope } = await import('../../usecases/repository-scope.js');
   // Without PATHs (explain --live), the repository's configuration still names the environment.
   const scope = desired ?? (await repositoryScope(opts, command));
   // The configuration read for --live, exported from a remote service: not read against the embedded one.
   if (desired)
-    await (await import('../provenance.js')).checkExportedFiles(configPaths(paths, command, opts.env), opts, command);
+    await (
+      await import('../../usecases/provenance.js')
+    ).checkExportedFiles(configPaths(paths, command, opts.env), opts, command);
   const target = await openTarget(opts, scope);
   try {
     const { readLiveState } = await import('../../api/read-live.js');

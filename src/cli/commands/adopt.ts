@@ -4,9 +4,10 @@ import type { Adoption } from '../../plan/adopt.js';
 import type { HeldGrant } from '../../plan/request-grants.js';
 import type { RoleAddition } from '../../config/edit-user-roles.js';
 import type { SourceText } from '../../config/read.js';
-import { configPaths } from '../config-paths.js';
-import { openTarget, type TargetOptions } from '../target.js';
-import { loadDesired, printWarnings } from '../workflow.js';
+import { configPaths } from '../../usecases/config-paths.js';
+import { openTarget, type TargetOptions } from '../../usecases/target.js';
+import { loadDesired } from '../../usecases/workflow.js';
+import { printWarnings } from '../report.js';
 import type { FileEdit } from '../render-adopt.js';
 
 export interface AdoptCommandOptions extends TargetOptions {
@@ -43,7 +44,7 @@ export async function adoptCommand(paths: string[], opts: AdoptCommandOptions): 
     }
   }
   // An export of a remote service with no service named: refused, not adopted from an empty stand-in (provenance.ts).
-  await (await import('../provenance.js')).checkExportedFiles(files, opts, 'requests adopt');
+  await (await import('../../usecases/provenance.js')).checkExportedFiles(files, opts, 'requests adopt');
   const target = await openTarget(opts, desired);
   let adoption: Adoption;
   try {

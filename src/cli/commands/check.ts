@@ -57,7 +57,7 @@ export async function checkCommand(paths: string[], opts: CheckCommandOptions): 
     let liveSets: Map<string, string[]> | undefined;
     if (state.on === 'live') {
       const { readDecisions } = await import('../../api/read-decisions.js');
-      const { pdpOf } = await import('../target.js');
+      const { pdpOf } = await import('../../usecases/target.js');
       const pdp = pdpOf(state.target);
       decisions = await readDecisions(pdp.client, state.target, checksNeeded(assertions, state.graph), pdp);
       liveSets = await (await import('./check-live-sets.js')).readLiveSets(state, assertions);

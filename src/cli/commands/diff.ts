@@ -1,8 +1,8 @@
 import { ConfigError } from '../../errors.js';
 import type { DesiredState } from '../../types/desired.js';
-import { openTarget, type Target, type TargetOptions } from '../target.js';
-import { defaultPaths, isLayout, layoutEnvironments } from '../config-paths.js';
-import { loadDesired } from '../workflow.js';
+import { openTarget, type Target, type TargetOptions } from '../../usecases/target.js';
+import { defaultPaths, isLayout, layoutEnvironments } from '../../usecases/config-paths.js';
+import { loadDesired } from '../../usecases/workflow.js';
 import { renderDiffJson, renderDiffText, type DiffReport } from '../render-diff.js';
 
 export interface DiffCommandOptions extends TargetOptions {

@@ -1,7 +1,8 @@
 import { ConfigError } from '../../errors.js';
-import type { TargetOptions } from '../target.js';
-import { planFromFiles, printWarnings } from '../workflow.js';
-import { parseReplaySince } from '../replay.js';
+import type { TargetOptions } from '../../usecases/target.js';
+import { planFromFiles } from '../../usecases/workflow.js';
+import { printWarnings } from '../report.js';
+import { parseReplaySince } from '../../usecases/replay.js';
 
 export interface DriftCommandOptions extends TargetOptions {
   format: string;

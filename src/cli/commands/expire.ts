@@ -2,8 +2,9 @@ import { ConfigError } from '../../errors.js';
 import type { Plan } from '../../plan/index.js';
 import type { DeleteChange } from '../../plan/change.js';
 import { expiredNote } from '../../plan/render-held.js';
-import type { TargetOptions } from '../target.js';
-import { planFromFiles, printWarnings } from '../workflow.js';
+import type { TargetOptions } from '../../usecases/target.js';
+import { planFromFiles } from '../../usecases/workflow.js';
+import { printWarnings } from '../report.js';
 import { count, plural } from '../../words.js';
 
 export interface ExpireCommandOptions extends Omit<TargetOptions, 'concurrency'> {

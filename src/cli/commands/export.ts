@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ConfigError } from '../../errors.js';
 import { DEFAULT_TENANT } from '../../types/names.js';
 import { LIVE_PARTS } from '../../types/live.js';
-import { openTarget, type TargetOptions } from '../target.js';
+import { openTarget, type TargetOptions } from '../../usecases/target.js';
 
 export interface ExportCommandOptions extends TargetOptions {
   out?: string;
@@ -25,7 +25,7 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<void> {
   const before = opts.diff !== undefined && existsSync(opts.diff) ? readFileSync(opts.diff, 'utf8') : '';
   const { readHeader, withHeader } = await import('../../config/export.js');
   // The environment the file compared with names, else the repository's configuration's.
-  const { repositoryScope } = await import('../repository-scope.js');
+  const { repositoryScope } = await import('../../usecases/repository-scope.js');
   const scope = await repositoryScope(opts, 'export', opts.diff !== undefined && before !== '' ? [opts.diff] : []);
   const exported = await exportLive(opts, { scope });
   // The file's `project:`, `environment:` and `authoritative: true` (what init --from-live writes) are
@@ -124,7 +124,7 @@ function sameProvenance(text: string, file: string): string {
  * object, in the sections the configuration manages (the others are not its concern, as in a plan).
  */
 async function diffDirectory(dir: string, opts: ExportCommandOptions): Promise<void> {
-  const { loadDesired } = await import('../workflow.js');
+  const { loadDesired } = await import('../../usecases/workflow.js');
   const { readLiveAsDeclared } = await import('./diff.js');
   const { asTheServiceHolds, diffEnvironments } = await import('../../plan/environments.js');
   const { renderDiffText } = await import('../render-diff.js');

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, type ConfigProblem } from '../../errors.js';
-import type { TargetOptions } from '../target.js';
+import type { TargetOptions } from '../../usecases/target.js';
 import { installedFrom, PACKAGE_ROOT } from '../init/installed-from.js';
 import { mergeGitignore, mergePackageJson, PACKAGE_NAME, packageName, type PackageJson } from '../init/package-json.js';
 import { layoutFiles, parseEnvironments } from '../init/environments.js';

@@ -39,7 +39,7 @@ export async function readDeclaredLifetimes(
   env?: string,
 ): Promise<Record<string, string | null> | undefined> {
   try {
-    const { loadDesired } = await import('../workflow.js');
+    const { loadDesired } = await import('../../usecases/workflow.js');
     const { desired } = await loadDesired([], 'review', {
       offline: true,
       env: env ?? (process.env.ROSTER_ENV || target.environment),

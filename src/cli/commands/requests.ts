@@ -1,5 +1,5 @@
 import { ConfigError } from '../../errors.js';
-import { openTarget, type TargetOptions } from '../target.js';
+import { openTarget, type TargetOptions } from '../../usecases/target.js';
 import type { AccessRequest, ReviewSource } from '../../review/index.js';
 import type { FeedQuery, ListStatus } from '../../review/paging.js';
 import { age } from '../../review/format.js';
@@ -76,7 +76,7 @@ export async function requestsCommand(
   const { createReviewSource } = await import('../../review/index.js');
   const { checkActor } = await import('../../review/actor.js');
   // Inside a repository, the environment its configuration names (no configuration path is taken here).
-  const { repositoryScope } = await import('../repository-scope.js');
+  const { repositoryScope } = await import('../../usecases/repository-scope.js');
   const target = await openTarget(opts, await repositoryScope(opts, `requests ${verb}`));
   try {
     // An unknown user or tenant is said as such (with the name meant), not as an empty list.

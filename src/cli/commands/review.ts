@@ -1,5 +1,5 @@
 import { ConfigError } from '../../errors.js';
-import { openTarget, type TargetOptions } from '../target.js';
+import { openTarget, type TargetOptions } from '../../usecases/target.js';
 import { plural } from '../../words.js';
 
 export interface ReviewCommandOptions extends TargetOptions {
@@ -23,7 +23,7 @@ export async function reviewCommand(opts: ReviewCommandOptions): Promise<void> {
     ]);
   }
   // Inside a repository, the environment its configuration names (no configuration path is taken here).
-  const { repositoryScope } = await import('../repository-scope.js');
+  const { repositoryScope } = await import('../../usecases/repository-scope.js');
   const target = await openTarget(opts, await repositoryScope(opts, 'review'));
   try {
     // Before the UI starts: an unknown user or tenant is an error with the name meant, not an empty queue.

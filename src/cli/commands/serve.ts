@@ -1,7 +1,7 @@
 import { registerSecret } from '../../secrets.js';
 import { ConfigError } from '../../errors.js';
 import { parseDuration } from '../../types/duration.js';
-import { startError } from '../start-errors.js';
+import { startError } from '../../usecases/start-errors.js';
 
 export interface ServeOptions {
   host: string;
@@ -29,7 +29,7 @@ export interface ServeOptions {
 export async function serveCommand(opts: ServeOptions): Promise<void> {
   const orgKey = opts.apiKey ?? process.env.ROSTER_API_KEY;
   const envKeys = opts.envKey.map(parseEnvKey);
-  // `default/default` is what every command targets when nothing names another (src/cli/target.ts):
+  // `default/default` is what every command targets when nothing names another (src/usecases/target.ts):
   // made at start, as the embedded default makes it, so `--api-url` against a fresh serve just works.
   const environments = [{ project: 'default', env: 'default' }, ...(opts.createEnv ?? []).map(parseScope)];
   if (!orgKey && envKeys.length === 0) {

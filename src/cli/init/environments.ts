@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../../errors.js';
-import { ENVS_DIR, SHARED_DIR } from '../config-paths.js';
+import { ENVS_DIR, SHARED_DIR } from '../../usecases/config-paths.js';
 import { PACKAGE_ROOT } from './installed-from.js';
 import { ENVIRONMENT_NAME } from './workflow-environments.js';
 import { variablesBlock, type EnvironmentVariable } from './variables.js';
