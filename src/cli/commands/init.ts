@@ -9,6 +9,8 @@ import { environmentsWorkflow } from '../init/workflow-environments.js';
 import { planAddition } from '../init/add-environment.js';
 import { withHeader } from '../../config/export.js';
 import { agree } from '../../words.js';
+import { exportLiveFrom } from '../../usecases/export.js';
+import Database from 'better-sqlite3';
 
 export interface InitCommandOptions extends TargetOptions {
   force?: boolean;
@@ -147,7 +149,6 @@ export async function initCommand(dirArg: string | undefined, opts: InitCommandO
  * ROSTER_PROJECT/ROSTER_ENV) named it, so the files plan against that environment, not the default one.
  */
 async function fromLive(opts: InitCommandOptions): Promise<{ content: string; what: string; target: LiveTarget }> {
-  const { exportLiveFrom } = await import('./export.js');
   const { text, target } = await exportLiveFrom(opts, { refuseEmptyEmbedded: true });
   const named =
     opts.project !== undefined || opts.env !== undefined || !!process.env.ROSTER_PROJECT || !!process.env.ROSTER_ENV;
@@ -277,7 +278,6 @@ async function nextSteps(
 /** Roster's own check that the native module loads; undefined when it does. */
 async function embeddedDefaultProblem(): Promise<string | undefined> {
   try {
-    const { default: Database } = await import('better-sqlite3');
     new Database(':memory:').close();
     return undefined;
   } catch (err) {

@@ -4,6 +4,14 @@ import type { AccessRequest, ReviewSource } from '../../review/index.js';
 import type { FeedQuery, ListStatus } from '../../review/paging.js';
 import { age } from '../../review/format.js';
 import { renderRevokedText } from '../../review/revoke.js';
+import { createReviewSource } from '../../review/index.js';
+import { checkActor } from '../../review/actor.js';
+import { repositoryScope } from '../../usecases/repository-scope.js';
+import { queueConfigs, readDeclaredLifetimes } from './requests-queue.js';
+import { readWarnings } from './requests-warnings.js';
+import { locateRequest } from '../../review/locate.js';
+import { explainCreateRefusal } from './requests-suggest.js';
+import { compareNewestFirst } from '../../review/request.js';
 
 export type RequestsVerb = 'list' | 'get' | 'create' | 'approve' | 'deny' | 'cancel' | 'update' | 'revoke';
 
@@ -73,10 +81,7 @@ export async function requestsCommand(
     throw new ConfigError(`unknown --format "${opts.format}": use text or json`);
   if (verb !== 'list' && verb !== 'create' && !id)
     throw new ConfigError(`roster requests ${verb} needs the request id`);
-  const { createReviewSource } = await import('../../review/index.js');
-  const { checkActor } = await import('../../review/actor.js');
   // Inside a repository, the environment its configuration names (no configuration path is taken here).
-  const { repositoryScope } = await import('../../usecases/repository-scope.js');
   const target = await openTarget(opts, await repositoryScope(opts, `requests ${verb}`));
   try {
     // An unknown user or tenant is said as such (with the name meant), not as an empty list.
@@ -85,7 +90,6 @@ export async function requestsCommand(
     let config = opts.config ?? 'default';
     if (verb === 'list' && !opts.config) {
       // One list across every element configuration the user may see requests in.
-      const { queueConfigs, readDeclaredLifetimes } = await import('./requests-queue.js');
       const [configs, declared] = await Promise.all([
         queueConfigs(target.client, undefined),
         readDeclaredLifetimes(target, opts.env),
@@ -99,7 +103,6 @@ export async function requestsCommand(
         const outcome: Outcome = { ...(await listAcross(sources, opts)), configs: listed };
         process.stdout.write(opts.format === 'json' ? renderJson(outcome) : renderText(outcome, Date.now()));
         if (opts.format === 'json') return;
-        const { readWarnings } = await import('./requests-warnings.js');
         // Per configuration: its reviewers are its own.
         const warnings = (
           await Promise.all(
@@ -115,7 +118,6 @@ export async function requestsCommand(
     }
     if (id) {
       // By id or a unique prefix, in whichever configuration it was filed through.
-      const { locateRequest } = await import('../../review/locate.js');
       const found = await locateRequest(target.client, { ...actor, config: opts.config }, id);
       ({ source, id, config } = found);
     } else source = createReviewSource({ client: target.client, ...actor, config });
@@ -130,7 +132,6 @@ export async function requestsCommand(
         : await runRequests(source, verb, id, opts).catch(async (err: unknown) => {
             // The service's 404 for a role or instance that does not exist, said with the name meant.
             if (verb !== 'create' || !opts.role) throw err;
-            const { explainCreateRefusal } = await import('./requests-suggest.js');
             throw (
               (await explainCreateRefusal(target.client, err, {
                 role: opts.role,
@@ -142,7 +143,6 @@ export async function requestsCommand(
     process.stdout.write(opts.format === 'json' ? renderJson(outcome) : renderText(outcome, Date.now()));
     // Warnings are for a person reading text: JSON is for scripts, which pay for no read they do not print.
     if (opts.format === 'json') return;
-    const { readWarnings } = await import('./requests-warnings.js');
     // The answer is out; a warning that cannot be computed is said, not fatal.
     const warnings = await readWarnings(source, outcome, config).catch((err: Error) => [
       `could not check for duplicates, held roles and reviewers (${err.message})`,
@@ -223,7 +223,6 @@ async function listAcross(sources: ReviewSource[], o: RequestsOptions): Promise<
       }
     }),
   );
-  const { compareNewestFirst } = await import('../../review/request.js');
   const items = per
     .flatMap((x) => x.matched)
     .sort(compareNewestFirst)

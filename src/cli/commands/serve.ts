@@ -2,6 +2,7 @@ import { registerSecret } from '../../secrets.js';
 import { ConfigError } from '../../errors.js';
 import { parseDuration } from '../../types/duration.js';
 import { startError } from '../../usecases/start-errors.js';
+import { startServer } from '../../server/listen.js';
 
 export interface ServeOptions {
   host: string;
@@ -50,14 +51,15 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
     throw new ConfigError('--database (or ROSTER_DATABASE_URL) must be a postgres:// or postgresql:// URL');
   }
   if (databaseUrl) registerSecret(passwordOf(databaseUrl));
-  const { startServer } = await import('../../server/listen.js');
-  const { redactUrl } = databaseUrl ? await import('../../server/store/postgres.js') : { redactUrl: (u: string) => u };
+  // The PostgreSQL store (and `pg`) only when a database is named: SQLite serves start without them.
+  const { parsePostgresUrl, redactUrl } = databaseUrl
+    ? await import('../../server/store/postgres.js')
+    : { parsePostgresUrl: undefined, redactUrl: (u: string) => u };
   if (databaseUrl) {
     // Our own parameters (?pool=, ?schema=) and the URL itself are the user's to fix: checked before
     // anything starts, so a bad value is a usage error naming the setting, never an internal one.
-    const { parsePostgresUrl } = await import('../../server/store/postgres.js');
     try {
-      parsePostgresUrl(databaseUrl);
+      parsePostgresUrl!(databaseUrl);
     } catch (err) {
       throw new ConfigError(`--database (or ROSTER_DATABASE_URL) ${redactUrl(databaseUrl)}: ${(err as Error).message}`);
     }
