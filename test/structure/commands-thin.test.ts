@@ -11,13 +11,6 @@ import { describe, expect, it } from 'vitest';
 const DIR = join(import.meta.dirname, '..', '..', 'src', 'cli', 'commands');
 const MAX_LINES = 100;
 
-/** Not thinned yet (issue 43): each may only shrink. Remove a line when its command moves to src/usecases. */
-const NOT_YET: Record<string, { lines: number; imports: number }> = {
-  'init.ts': { lines: 336, imports: 0 },
-  'requests.ts': { lines: 417, imports: 1 },
-  'serve.ts': { lines: 152, imports: 1 },
-};
-
 const files = readdirSync(DIR).filter((f) => /\.tsx?$/.test(f));
 const measure = (f: string) => {
   const text = readFileSync(join(DIR, f), 'utf8');
@@ -37,17 +30,8 @@ describe('src/cli/commands', () => {
   it(`holds files under ${MAX_LINES} lines, each with at most one \`await import(\``, () => {
     const wrong = files.flatMap((f) => {
       const { lines, imports } = measure(f);
-      const bound = NOT_YET[f] ?? { lines: MAX_LINES - 1, imports: 1 };
-      return lines > bound.lines || imports > bound.imports ? [`${f}: ${lines} lines, ${imports} await import(`] : [];
+      return lines >= MAX_LINES || imports > 1 ? [`${f}: ${lines} lines, ${imports} await import(`] : [];
     });
     expect(wrong).toEqual([]);
-  });
-
-  it('lists in NOT_YET only files still over the bounds (a thinned command leaves the list)', () => {
-    const done = Object.keys(NOT_YET).filter((f) => {
-      const { lines, imports } = measure(f);
-      return !files.includes(f) || (lines < MAX_LINES && imports <= 1);
-    });
-    expect(done).toEqual([]);
   });
 });

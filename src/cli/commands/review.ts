@@ -4,7 +4,7 @@ import { plural } from '../../words.js';
 import { renderReview, whyNotInteractive } from '../../review/index.js';
 import { repositoryScope } from '../../usecases/repository-scope.js';
 import { checkActor } from '../../review/actor.js';
-import { queueConfigs, readLifetimes } from './requests-queue.js';
+import { queueConfigs, readLifetimes } from '../../usecases/requests-queue.js';
 import { useColor } from '../color.js';
 
 export interface ReviewCommandOptions extends TargetOptions {

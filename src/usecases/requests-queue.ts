@@ -1,7 +1,7 @@
-import type { ApiClient } from '../../api/index.js';
-import { ConfigError } from '../../errors.js';
-import { readConfigKeys } from '../../review/locate.js';
-import { loadDesired } from '../../usecases/workflow.js';
+import type { ApiClient } from '../api/index.js';
+import { ConfigError } from '../errors.js';
+import { readConfigKeys } from '../review/locate.js';
+import { loadDesired } from './workflow.js';
 
 /**
  * One queue across element configurations, for `roster review` and `roster requests list`: which

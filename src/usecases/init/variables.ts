@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
-import { ENVS_DIR, SHARED_DIR } from '../../usecases/config-paths.js';
+import { ENVS_DIR, SHARED_DIR } from '../config-paths.js';
 
 export interface EnvironmentVariable {
   name: string;

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../../errors.js';
-import { ENVS_DIR, SHARED_DIR } from '../../usecases/config-paths.js';
+import { ENVS_DIR, SHARED_DIR } from '../config-paths.js';
 import { PACKAGE_ROOT } from './installed-from.js';
 import { ENVIRONMENT_NAME } from './workflow-environments.js';
 import { variablesBlock, type EnvironmentVariable } from './variables.js';
@@ -45,7 +45,7 @@ export function layoutFiles(environments: string[]): { file: string; content: st
 
 /**
  * The folder of each environment, relative to the repository (also what adding one to a layout writes,
- * with `variables` giving the values of every variable its shared folder uses: src/cli/init/variables.ts).
+ * with `variables` giving the values of every variable its shared folder uses: src/usecases/init/variables.ts).
  */
 export function environmentFiles(
   environments: string[],

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { ConfigError } from '../../errors.js';
-import { ENVS_DIR, layoutEnvironments } from '../../usecases/config-paths.js';
+import { ENVS_DIR, layoutEnvironments } from '../config-paths.js';
 import { environmentFiles } from './environments.js';
 import { variablesFor } from './variables.js';
 import { environmentJobs, environmentsWorkflow } from './workflow-environments.js';
