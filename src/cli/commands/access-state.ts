@@ -9,6 +9,7 @@ import { buildAccessGraph } from '../../access/index.js';
 import { factsFromState } from '../../access/from-state.js';
 import { repositoryScope } from '../../usecases/repository-scope.js';
 import { readLiveState } from '../../api/read-live.js';
+import { checkExportedFiles } from '../../usecases/provenance.js';
 
 export interface AccessStateOptions extends TargetOptions {
   live?: boolean;
@@ -44,10 +45,7 @@ export async function openAccessState(
   // Without PATHs (explain --live), the repository's configuration still names the environment.
   const scope = desired ?? (await repositoryScope(opts, command));
   // The configuration read for --live, exported from a remote service: not read against the embedded one.
-  if (desired)
-    await (
-      await import('../../usecases/provenance.js')
-    ).checkExportedFiles(configPaths(paths, command, opts.env), opts, command);
+  if (desired) await checkExportedFiles(configPaths(paths, command, opts.env), opts, command);
   const target = await openTarget(opts, scope);
   try {
     const live = await readLiveState(target.client);
