@@ -5,7 +5,12 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { installedFrom, rebaseFileSpec } from '../../src/usecases/init/installed-from.js';
-import { allowScriptsKey, mergeGitignore, mergePackageJson, packageName } from '../../src/usecases/init/package-json.js';
+import {
+  allowScriptsKey,
+  mergeGitignore,
+  mergePackageJson,
+  packageName,
+} from '../../src/usecases/init/package-json.js';
 
 describe('allowScriptsKey', () => {
   it.each([
