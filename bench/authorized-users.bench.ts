@@ -15,9 +15,9 @@ import { OPTS } from './access-plan.bench.js';
 import { serveProcess } from './plan.bench.js';
 import { median } from './stats.js';
 import { createClient } from '../src/api/index.js';
-import type { Target } from '../src/cli/target.js';
+import type { Target } from '../src/usecases/target.js';
 import { applyPlan } from '../src/apply/apply.js';
-import { planFromFiles } from '../src/cli/workflow.js';
+import { planFromFiles } from '../src/usecases/workflow.js';
 
 const KEY = 'bench-key-0123456789abcdef'; // serveProcess's key (plan.bench.ts)
 const INSTANCES = 10;

@@ -14,9 +14,9 @@ import type { BenchFigure, BenchResult } from './run.js';
 import { generateEnvironment, moveMemberships, prng, toYaml, type RawConfigObject } from './generate.js';
 import { createClient, type ApiClient } from '../src/api/index.js';
 import { startServer, type RunningServer } from '../src/server/listen.js';
-import type { Target } from '../src/cli/target.js';
+import type { Target } from '../src/usecases/target.js';
 import { applyPlan } from '../src/apply/apply.js';
-import { replayPlan } from '../src/cli/replay.js';
+import { replayPlan } from '../src/usecases/replay.js';
 import { readRecentDecisions } from '../src/api/read-audit-logs.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -275,8 +275,8 @@ const target = (url: string, client: ApiClient): Target => ({
 
 async function planOnce(file: string, url: string, client: ApiClient) {
   const { planFromFiles } = (await import(
-    pathToFileURL(path.join(ROOT, 'dist/cli/workflow.js')).href
-  )) as typeof import('../src/cli/workflow.js');
+    pathToFileURL(path.join(ROOT, 'dist/usecases/workflow.js')).href
+  )) as typeof import('../src/usecases/workflow.js');
   return planFromFiles([file], 'plan', {}, { access: {} }, async () => target(url, client));
 }
 

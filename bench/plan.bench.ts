@@ -12,7 +12,7 @@ import type { BenchFigure, BenchResult } from './run.js';
 import { generateEnvironment, moveMemberships, toYaml, type RawConfigObject } from './generate.js';
 import { createClient, type ApiClient } from '../src/api/index.js';
 import { readLiveState } from '../src/api/read-live.js';
-import type { Target } from '../src/cli/target.js';
+import type { Target } from '../src/usecases/target.js';
 import { applyPlan } from '../src/apply/apply.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -118,13 +118,13 @@ async function scenario(raw: RawConfigObject, url: string, configDir: string, ki
   const file = path.join(configDir, 'roster.yaml');
   writeFileSync(file, toYaml({ project: 'bench', environment: 'prod', ...raw } as Record<string, unknown>));
 
-  // What `roster plan` does (src/cli/workflow.ts): the files validated on a worker thread while the live
+  // What `roster plan` does (src/usecases/workflow.ts): the files validated on a worker thread while the live
   // state is read, the users and element configurations read once for both readers. Run from the build
   // (dist/, which `npm run bench` makes), as users run it: from the sources the worker thread would
   // compile TypeScript first, which no user pays.
   const { planFromFiles } = (await import(
-    pathToFileURL(path.join(ROOT, 'dist/cli/workflow.js')).href
-  )) as typeof import('../src/cli/workflow.js');
+    pathToFileURL(path.join(ROOT, 'dist/usecases/workflow.js')).href
+  )) as typeof import('../src/usecases/workflow.js');
   const planOnce = async (client: ApiClient) => {
     const target: Target = {
       kind,

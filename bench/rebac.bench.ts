@@ -16,7 +16,7 @@ import { serveProcess } from './plan.bench.js';
 import { startProxy } from './proxy.js';
 import { median } from './stats.js';
 import { createClient, type ApiClient } from '../src/api/index.js';
-import type { Target } from '../src/cli/target.js';
+import type { Target } from '../src/usecases/target.js';
 import { applyPlan } from '../src/apply/apply.js';
 import { planChanges } from '../src/plan/plan.js';
 import { planAccess } from '../src/plan/access.js';
@@ -123,8 +123,8 @@ async function noopPlan(raw: RawConfigObject, dir: string) {
   const file = path.join(dir, 'roster.yaml');
   writeFileSync(file, toYaml({ project: 'bench', environment: 'prod', ...raw } as Record<string, unknown>));
   const { planFromFiles } = (await import(
-    pathToFileURL(path.join(ROOT, 'dist/cli/workflow.js')).href
-  )) as typeof import('../src/cli/workflow.js');
+    pathToFileURL(path.join(ROOT, 'dist/usecases/workflow.js')).href
+  )) as typeof import('../src/usecases/workflow.js');
   const server = await serveProcess(path.join(dir, 'data'));
   let tuplePages = 0;
   const newClient = () =>

@@ -7,6 +7,19 @@ import { targetFlags } from './target-flags.js';
  * options, call one use-case function, hand the result to a renderer, set the exit code.
  */
 export function registerCommands(program: Command): void {
+  registerServe(program);
+  registerValidate(program);
+  registerPlanCommands(program);
+  registerInit(program);
+  registerRequests(program);
+  registerReview(program);
+  registerAccessCommands(program);
+  registerQueries(program);
+  registerEnvironments(program);
+}
+
+/** `roster serve`: the local service. */
+function registerServe(program: Command): void {
   program
     .command('serve')
     .description('run the local /v2 authorization service (fastify over SQLite, or PostgreSQL with --database)')
@@ -50,7 +63,10 @@ export function registerCommands(program: Command): void {
       'let only the organisation key read the change history (403 for environment keys)',
     )
     .action(async (opts) => (await import('./commands/serve.js')).serveCommand(opts));
+}
 
+/** `roster validate`. */
+function registerValidate(program: Command): void {
   program
     .command('validate')
     .description('check configuration files: schema, then semantic rules (exit 1 when invalid)')
@@ -61,9 +77,10 @@ export function registerCommands(program: Command): void {
       'in a directory of several environments (shared/, envs/<env>/): the one to validate (default: each)',
     )
     .action(async (paths: string[], opts) => (await import('./commands/validate.js')).validateCommand(paths, opts));
+}
 
-  registerPlanCommands(program);
-
+/** `roster init`. */
+function registerInit(program: Command): void {
   targetFlags(
     program
       .command('init')
@@ -85,7 +102,10 @@ export function registerCommands(program: Command): void {
       ),
     { only: 'with --from-live: ' },
   ).action(async (dir: string | undefined, opts) => (await import('./commands/init.js')).initCommand(dir, opts));
+}
 
+/** `roster requests` and its verbs, `requests adopt`, `requests expire`. */
+function registerRequests(program: Command): void {
   // Access requests: `requests` for scripts, CI and chat bots; `review`, the reviewer's terminal UI.
   const requests = program
     .command('requests')
@@ -160,6 +180,10 @@ export function registerCommands(program: Command): void {
     .option('--format <format>', 'text | json', 'text')
     .option('--concurrency <n>', 'revocations in flight at once', '8')
     .action(async (paths: string[], opts) => (await import('./commands/expire.js')).expireCommand(paths, opts));
+}
+
+/** `roster review`: the reviewer's terminal UI. */
+function registerReview(program: Command): void {
   targetFlags(
     program
       .command('review')
@@ -170,7 +194,10 @@ export function registerCommands(program: Command): void {
     .option('--config <key>', 'only this element configuration (default: every user-management one, in one queue)')
     .option('--readonly', 'browse only: every decision key is off')
     .action(async (opts) => (await import('./commands/review.js')).reviewCommand(opts));
+}
 
+/** `roster check` and `roster explain`. */
+function registerAccessCommands(program: Command): void {
   // Access: assertions, explanations and the live environment as configuration (docs/check.md).
   targetFlags(program.command('check').description("evaluate the configuration's assertions (exit 1 when one fails)"))
     .argument('[paths...]', 'configuration files or directories (default: roster.yaml or roster/)')
@@ -204,6 +231,10 @@ export function registerCommands(program: Command): void {
     .action(async (user: string, subject: string, instance: string, paths: string[], opts) =>
       (await import('./commands/explain.js')).explainCommand(user, subject, instance, paths, opts),
     );
+}
+
+/** `roster who-can` and `roster what-can`. */
+function registerQueries(program: Command): void {
   // Lists: who may do an action on an instance, what a user may do it on (docs/cli.md).
   attributeFlags(
     targetFlags(
@@ -234,6 +265,10 @@ export function registerCommands(program: Command): void {
   ).action(async (user: string, action: string, paths: string[], opts) =>
     (await import('./commands/what-can.js')).whatCanCommand(user, action, paths, opts),
   );
+}
+
+/** `roster diff` and `roster export`. */
+function registerEnvironments(program: Command): void {
   targetFlags(
     program
       .command('diff')

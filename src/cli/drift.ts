@@ -8,7 +8,7 @@ import { pathOf, type ApiClient } from '../api/index.js';
 import { readHistoryBody, readHistorySince } from '../api/read-history.js';
 import { callsNeedingBodies, type DriftHistory } from '../plan/drift.js';
 import type { Plan } from '../plan/index.js';
-import type { Target } from './target.js';
+import type { Target } from '../usecases/target.js';
 
 /** Calls read at most: a drift job runs rarely, and a month of writes is usually far less. */
 export const DRIFT_HISTORY_BUDGET = 10_000;

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { ConfigError } from '../errors.js';
 import { parseDuration } from '../types/duration.js';
 import { REFRESH_MODES, type RefreshMode } from '../types/read.js';
-import type { RefreshOptions } from './workflow.js';
+import type { RefreshOptions } from '../usecases/workflow.js';
 
 /** `--refresh` and its limits, on `plan` and `apply` (docs/plan.md, "Incremental reads"). */
 export function refreshFlags<T extends Command>(cmd: T): T {

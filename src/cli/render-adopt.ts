@@ -1,5 +1,8 @@
 /** What `roster requests adopt` prints: text (with the diff under --dry-run) or JSON. */
 import type { Adoption } from '../plan/adopt.js';
+import type { FileEdit } from '../usecases/adopt.js';
+
+export type { FileEdit };
 import { roleItemText } from '../config/edit-user-roles.js';
 import { reviewerOf } from '../plan/render-held.js';
 import type { GrantRequest } from '../types/live.js';
@@ -7,13 +10,6 @@ import { plural } from '../words.js';
 
 const requestLine = (r: GrantRequest) =>
   `access request ${r.id}, approved ${r.approvedAt} by ${reviewerOf(r)} (${r.config})`;
-
-/** One configuration file as `requests adopt` edits it: its text before and after. */
-export interface FileEdit {
-  file: string;
-  before: string;
-  after: string;
-}
 
 export async function renderAdoptionText(a: Adoption, edits: FileEdit[], dryRun: boolean): Promise<string> {
   const lines: string[] = [];

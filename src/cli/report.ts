@@ -52,3 +52,8 @@ export function problemLine(p: ConfigProblem): string {
   const where = [p.file, p.line, p.column].filter((x) => x !== undefined).join(':');
   return `${where ? where + ': ' : ''}${p.path ? p.path + ': ' : ''}${p.message}${p.hint ? ` (${p.hint})` : ''}`;
 }
+
+/** The configuration's warnings, on stderr, secrets redacted. */
+export function printWarnings(warnings: ConfigProblem[]): void {
+  for (const w of warnings) process.stderr.write(redactSecrets(`warning: ${problemLine(w)}`) + '\n');
+}

@@ -136,7 +136,7 @@ export function formatHeader(c: Columns, tab: Tab = 'pending'): string {
 const n = (x: number) => x.toLocaleString('en-US');
 
 /**
- * The status line while an answer is slow to come: the CLI's "still waiting for …" line (src/cli/waiting.ts)
+ * The status line while an answer is slow to come: the CLI's "still waiting for …" line (src/usecases/waiting.ts)
  * with the times first, so a narrow terminal cuts the path, not the seconds.
  */
 export function formatWaiting(w: WaitingInfo): string {

@@ -31,7 +31,7 @@ export interface ReviewOptions {
   now?: () => number;
   /**
    * Sends the client's "still waiting for …" notices to the given sink instead of stderr until undone
-   * (src/cli/waiting.ts): while the UI is mounted they show on its status line, since a line written
+   * (src/usecases/waiting.ts): while the UI is mounted they show on its status line, since a line written
    * to stderr would land in the middle of the frame.
    */
   routeWaiting?: (sink: (info: WaitingInfo) => void) => () => void;

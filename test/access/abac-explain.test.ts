@@ -7,7 +7,7 @@ import { abacFromState, decideAbacIn, type AbacCheck } from '../../src/access/ab
 import { abacLines, explainAbac, joinAbac, checkOn, type AbacExplanation } from '../../src/access/abac/explain.js';
 import { buildAccessGraph } from '../../src/access/index.js';
 import { factsFromState } from '../../src/access/from-state.js';
-import { renderExplanation } from '../../src/cli/commands/explain.js';
+import { renderExplanation } from '../../src/cli/render-explain.js';
 import { abacState, EXPENSES } from './abac-builders.js';
 
 const state = abacState({

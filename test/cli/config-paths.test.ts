@@ -1,9 +1,9 @@
-/** Which files a command reads in a directory of several environments (src/cli/config-paths.ts). */
+/** Which files a command reads in a directory of several environments (src/usecases/config-paths.ts). */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { configPaths, isLayout, layoutEnvironments } from '../../src/cli/config-paths.js';
+import { configPaths, isLayout, layoutEnvironments } from '../../src/usecases/config-paths.js';
 import { ConfigError } from '../../src/errors.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'roster-paths-'));

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
-import { environmentsWorkflow } from '../../src/cli/init/workflow-environments.js';
+import { environmentsWorkflow } from '../../src/usecases/init/workflow-environments.js';
 import { runCli } from '../helpers/cli.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'roster-init-envs-'));

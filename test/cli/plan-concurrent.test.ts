@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateEnvironment, toYaml } from '../../bench/generate.js';
 import { startProxy, type Proxy } from '../../bench/proxy.js';
-import { peekScope } from '../../src/cli/workflow.js';
+import { peekScope } from '../../src/usecases/workflow.js';
 import { runCli } from '../helpers/cli.js';
 import { ORG_KEY, startEnv, type Env } from '../apply/helpers.js';
 import { ENV_KEY } from '../helpers/server.js';
@@ -73,7 +73,7 @@ describe('roster plan reads while it validates', { timeout: 180_000 }, () => {
     expect(out).toMatchObject({ project: 'p', environment: 'e' });
     expect(out.summary.create).toBeGreaterThan(3500);
     expect(proxy.seen.length).toBeGreaterThan(0);
-    // The environment's reads, the two that name it by key (src/cli/scope.ts), and the change history and
+    // The environment's reads, the two that name it by key (src/usecases/scope.ts), and the change history and
     // activity log (organisation-wide lists; src/read/), read for the snapshot of an incremental plan.
     const naming = new Set(['/v2/projects/p', '/v2/projects/p/envs/e', '/v2/history', '/v2/activity']);
     expect(

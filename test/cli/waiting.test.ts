@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WaitingInfo } from '../../src/api/index.js';
-import { createWaitingNotices, waitingLine } from '../../src/cli/waiting.js';
+import { createWaitingNotices, waitingLine } from '../../src/usecases/waiting.js';
 
 const info = (path: string): WaitingInfo => ({
   method: 'GET',

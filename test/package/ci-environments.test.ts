@@ -1,5 +1,5 @@
 /**
- * The workflow `roster init --environments` writes (src/cli/init/workflow-environments.ts) and the
+ * The workflow `roster init --environments` writes (src/usecases/init/workflow-environments.ts) and the
  * Action's environment input: valid YAML, one plan job (and comment) and one apply job per environment,
  * each apply bound to its GitHub environment; the comment script keeping one comment per environment;
  * the step that finds the environments a change touches, run on a real git history.
@@ -10,8 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
-import { environmentsWorkflow } from '../../src/cli/init/workflow-environments.js';
-import { parseEnvironments } from '../../src/cli/init/environments.js';
+import { environmentsWorkflow } from '../../src/usecases/init/workflow-environments.js';
+import { parseEnvironments } from '../../src/usecases/init/environments.js';
 import { ROOT, runCli } from '../helpers/cli.js';
 import { action, fakeGitHub, runGitHubScript, runStep, stepEnv, stepNamed, workflow, type Step } from './ci-steps.js';
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli } from '../helpers/cli.js';
 import { ENV_KEY, startTestServer, type TestServer } from '../helpers/server.js';
-import { authoritative } from '../../src/cli/commands/init.js';
+import { authoritative } from '../../src/usecases/init.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'roster-init-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

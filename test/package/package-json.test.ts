@@ -4,8 +4,13 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { installedFrom, rebaseFileSpec } from '../../src/cli/init/installed-from.js';
-import { allowScriptsKey, mergeGitignore, mergePackageJson, packageName } from '../../src/cli/init/package-json.js';
+import { installedFrom, rebaseFileSpec } from '../../src/usecases/init/installed-from.js';
+import {
+  allowScriptsKey,
+  mergeGitignore,
+  mergePackageJson,
+  packageName,
+} from '../../src/usecases/init/package-json.js';
 
 describe('allowScriptsKey', () => {
   it.each([

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { cleanup, render } from 'ink-testing-library';
 import { startProxy, type Proxy } from '../../bench/proxy.js';
 import { createClient, type ApiClient } from '../../src/api/index.js';
-import { createWaitingNotices } from '../../src/cli/waiting.js';
+import { createWaitingNotices } from '../../src/usecases/waiting.js';
 import { renderReview } from '../../src/review/index.js';
 import { ORG_KEY, startTestServer, type TestServer } from '../helpers/server.js';
 import { fileRequest, seedReviewWorld } from './world.js';

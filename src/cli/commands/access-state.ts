@@ -1,9 +1,15 @@
 import type { DesiredState } from '../../types/desired.js';
 import type { LiveState } from '../../types/live.js';
 import type { AccessGraph } from '../../access/index.js';
-import { openTarget, type Target, type TargetOptions } from '../target.js';
-import { loadDesired, printWarnings } from '../workflow.js';
-import { configPaths } from '../config-paths.js';
+import { openTarget, type Target, type TargetOptions } from '../../usecases/target.js';
+import { loadDesired } from '../../usecases/workflow.js';
+import { printWarnings } from '../report.js';
+import { configPaths } from '../../usecases/config-paths.js';
+import { buildAccessGraph } from '../../access/index.js';
+import { factsFromState } from '../../access/from-state.js';
+import { repositoryScope } from '../../usecases/repository-scope.js';
+import { readLiveState } from '../../api/read-live.js';
+import { checkExportedFiles } from '../../usecases/provenance.js';
 
 export interface AccessStateOptions extends TargetOptions {
   live?: boolean;
@@ -25,8 +31,6 @@ export async function openAccessState(
   command: string,
   needConfig: boolean,
 ): Promise<AccessState> {
-  const { buildAccessGraph } = await import('../../access/index.js');
-  const { factsFromState } = await import('../../access/from-state.js');
   if (!opts.live) {
     const { desired, warnings } = await loadDesired(paths, command, { offline: true, env: opts.env });
     printWarnings(warnings);
@@ -38,15 +42,12 @@ export async function openAccessState(
     printWarnings(loaded.warnings);
     desired = loaded.desired;
   }
-  const { repositoryScope } = await import('../repository-scope.js');
   // Without PATHs (explain --live), the repository's configuration still names the environment.
   const scope = desired ?? (await repositoryScope(opts, command));
   // The configuration read for --live, exported from a remote service: not read against the embedded one.
-  if (desired)
-    await (await import('../provenance.js')).checkExportedFiles(configPaths(paths, command, opts.env), opts, command);
+  if (desired) await checkExportedFiles(configPaths(paths, command, opts.env), opts, command);
   const target = await openTarget(opts, scope);
   try {
-    const { readLiveState } = await import('../../api/read-live.js');
     const live = await readLiveState(target.client);
     return { on: 'live', desired, live, graph: buildAccessGraph(factsFromState(live)), target };
   } catch (err) {

@@ -2,7 +2,7 @@ import type { AssertionSpec } from '../../access/assertions.js';
 import { exactKey } from '../../access/exact.js';
 import { permissionOn } from '../../access/queries.js';
 import { readAuthorizedUsers, readUserPermissions } from '../../api/read-list-queries.js';
-import { pdpOf } from '../target.js';
+import { pdpOf } from '../../usecases/target.js';
 import type { AccessState } from './access-state.js';
 
 type Bag = Record<string, unknown>;

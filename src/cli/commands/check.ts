@@ -1,6 +1,15 @@
 import { ConfigError } from '../../errors.js';
-import { CHECK_FORMATS, type CheckFormat } from '../../access/check-report.js';
+import { CHECK_FORMATS, type CheckFormat, renderCheck, renderConfigErrorsJunit } from '../../access/check-report.js';
 import { closeAccessState, openAccessState, type AccessStateOptions } from './access-state.js';
+import { readRequestGrants } from '../../api/read-request-grants.js';
+import { classifyRequestGrants } from '../../plan/request-grants.js';
+import { heldLookup } from '../../plan/render-held.js';
+import { evaluateAssertions, checksNeeded } from '../../access/assertions.js';
+import { readDecisions } from '../../api/read-decisions.js';
+import { pdpOf } from '../../usecases/target.js';
+import { abacFromState } from '../../access/abac/model.js';
+import { readLiveSets } from './check-live-sets.js';
+import { writeExactUpdates } from './check-update.js';
 
 export interface CheckCommandOptions extends AccessStateOptions {
   format: string;
@@ -20,9 +29,6 @@ async function readHeldLookup(
   desired: import('../../types/desired.js').DesiredState,
   live: import('../../types/live.js').LiveState,
 ) {
-  const { readRequestGrants } = await import('../../api/read-request-grants.js');
-  const { classifyRequestGrants } = await import('../../plan/request-grants.js');
-  const { heldLookup } = await import('../../plan/render-held.js');
   const grants = classifyRequestGrants(desired, live, await readRequestGrants(client), new Date());
   const expired = [...grants.expired.values()].map(({ kind, before, expired: e }) => {
     const f = before as Record<string, string>;
@@ -36,12 +42,9 @@ async function readHeldLookup(
 export async function checkCommand(paths: string[], opts: CheckCommandOptions): Promise<void> {
   if (!CHECK_FORMATS.includes(opts.format as CheckFormat))
     throw new ConfigError(`--format must be one of ${CHECK_FORMATS.join(', ')}, got '${opts.format}'`);
-  const { evaluateAssertions, checksNeeded } = await import('../../access/assertions.js');
-  const { renderCheck } = await import('../../access/check-report.js');
   const state = await openAccessState(paths, opts, 'check', true).catch(async (err: unknown) => {
     // JUnit goes to a CI report step: an invalid configuration is a failed suite there, not an empty file.
     if (opts.format === 'junit' && err instanceof ConfigError) {
-      const { renderConfigErrorsJunit } = await import('../../access/check-report.js');
       process.stdout.write(
         renderConfigErrorsJunit(
           err.message,
@@ -56,14 +59,11 @@ export async function checkCommand(paths: string[], opts: CheckCommandOptions): 
     let decisions: Map<string, boolean> | undefined;
     let liveSets: Map<string, string[]> | undefined;
     if (state.on === 'live') {
-      const { readDecisions } = await import('../../api/read-decisions.js');
-      const { pdpOf } = await import('../target.js');
       const pdp = pdpOf(state.target);
       decisions = await readDecisions(pdp.client, state.target, checksNeeded(assertions, state.graph), pdp);
-      liveSets = await (await import('./check-live-sets.js')).readLiveSets(state, assertions);
+      liveSets = await readLiveSets(state, assertions);
     }
     // Set rules are decided (offline) and explained (both) on the state the graph was built from.
-    const { abacFromState } = await import('../../access/abac/model.js');
     const source = state.on === 'desired' ? state.desired : state.live;
     const abac = { state: source, view: abacFromState(source) };
     let report = evaluateAssertions(assertions, state.graph, { decisions, abac, liveSets });
@@ -78,7 +78,7 @@ export async function checkCommand(paths: string[], opts: CheckCommandOptions): 
       report = evaluateAssertions(assertions, state.graph, { decisions, held, abac, liveSets });
     }
     // --update: the exact-set assertions whose list it rewrote hold now; the output still shows what changed.
-    const rewritten = opts.update ? (await import('./check-update.js')).writeExactUpdates(report) : new Set();
+    const rewritten = opts.update ? writeExactUpdates(report) : new Set();
     process.stdout.write(renderCheck(report, opts.format as CheckFormat, { verbose: opts.verbose, on: state.on }));
     // Assertions not decided offline do not fail the run: they are printed, and skipped in JUnit.
     process.exitCode = report.results.every((r) => r.status !== 'failed' || rewritten.has(r)) ? 0 : 1;

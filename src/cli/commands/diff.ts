@@ -1,9 +1,10 @@
 import { ConfigError } from '../../errors.js';
-import type { DesiredState } from '../../types/desired.js';
-import { openTarget, type Target, type TargetOptions } from '../target.js';
-import { defaultPaths, isLayout, layoutEnvironments } from '../config-paths.js';
-import { loadDesired } from '../workflow.js';
+import type { TargetOptions } from '../../usecases/target.js';
+import { readLiveAsDeclared } from '../../usecases/export.js';
+import { defaultPaths, isLayout, layoutEnvironments } from '../../usecases/config-paths.js';
+import { loadDesired } from '../../usecases/workflow.js';
 import { renderDiffJson, renderDiffText, type DiffReport } from '../render-diff.js';
+import { diffEnvironments } from '../../plan/environments.js';
 
 export interface DiffCommandOptions extends TargetOptions {
   live?: boolean;
@@ -23,7 +24,6 @@ export async function diffCommand(a: string, b: string, paths: string[], opts: D
     throw new ConfigError(`--format must be text or json, got '${opts.format}'`);
   if (opts.env !== undefined) throw new ConfigError('roster diff takes its two environments as arguments, not --env');
   const layout = layoutOf(paths, !opts.live);
-  const { diffEnvironments } = await import('../../plan/environments.js');
   const sides = [];
   for (const env of [a, b]) {
     const declared =
@@ -70,27 +70,4 @@ function layoutOf(paths: string[], required: boolean): string | undefined {
       hint: 'roster init --environments dev,staging,prod writes one; or compare live environments with --live --project P',
     },
   ]);
-}
-
-/** The live state of the target, read as its export would be loaded: the same shapes and defaults as a declared state. */
-export async function readLiveAsDeclared(
-  opts: TargetOptions,
-  scope?: { project?: string; environment?: string },
-): Promise<DesiredState> {
-  const target: Target = await openTarget(opts, scope);
-  try {
-    const { readLiveState } = await import('../../api/read-live.js');
-    const { buildExport } = await import('../../config/export.js');
-    const { validateSources } = await import('../../config/index.js');
-    const text = buildExport(await readLiveState(target.client));
-    const loaded = validateSources([{ file: `${target.project}/${target.environment} (export)`, text }]);
-    if (!loaded.desired)
-      throw new ConfigError(
-        `the live environment ${target.project}/${target.environment} cannot be read as configuration`,
-        loaded.errors.slice(0, 10),
-      );
-    return loaded.desired;
-  } finally {
-    await target.close();
-  }
 }

@@ -1,7 +1,11 @@
 import { ConfigError } from '../../errors.js';
-import type { TargetOptions } from '../target.js';
-import { planFromFiles, printWarnings } from '../workflow.js';
-import { parseReplaySince } from '../replay.js';
+import type { TargetOptions } from '../../usecases/target.js';
+import { planFromFiles } from '../../usecases/workflow.js';
+import { printWarnings } from '../report.js';
+import { parseReplaySince } from '../../usecases/replay.js';
+import { DRIFT_FORMATS, renderDrift } from '../../plan/render-drift.js';
+import { readDriftHistory } from '../drift.js';
+import { buildDriftReport } from '../../plan/drift.js';
 
 export interface DriftCommandOptions extends TargetOptions {
   format: string;
@@ -21,15 +25,12 @@ const FULL_READ = { refresh: { mode: 'full' } } as const;
  * change history). Exit 0, or 2 with --detailed-exitcode when something drifted; 1 on error.
  */
 export async function driftCommand(paths: string[], opts: DriftCommandOptions): Promise<void> {
-  const { DRIFT_FORMATS, renderDrift } = await import('../../plan/render-drift.js');
   if (!(DRIFT_FORMATS as readonly string[]).includes(opts.format))
     throw new ConfigError(`--format must be one of ${DRIFT_FORMATS.join(', ')}, got '${opts.format}'`);
   const since = sinceOf(opts.since, new Date());
   const { warnings, target, plan } = await planFromFiles(paths, 'drift', opts, { prune: opts.prune, ...FULL_READ });
   printWarnings(warnings);
   try {
-    const { readDriftHistory } = await import('../drift.js');
-    const { buildDriftReport } = await import('../../plan/drift.js');
     const report = buildDriftReport(plan, await readDriftHistory({ target, plan, since }), since);
     process.stdout.write(renderDrift(report, opts.format as 'text'));
     process.exitCode = opts.detailedExitcode && report.objects.length > 0 ? 2 : 0;

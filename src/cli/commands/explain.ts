@@ -1,11 +1,9 @@
 import { ConfigError } from '../../errors.js';
-import type { Explanation } from '../../access/index.js';
-import { abacLines, type JoinedExplanation } from '../../access/abac/explain.js';
+import { joinAbac } from '../../access/abac/explain.js';
+import { meant, renderExplanation } from '../render-explain.js';
 import { passedFromFlags, type AttributeFlags } from './check-attributes.js';
-import { formatPath } from '../../access/paths.js';
-import { didYouMean } from '../../config/suggest.js';
 import { closeAccessState, openAccessState, type AccessStateOptions } from './access-state.js';
-import { plural } from '../../words.js';
+import { abacFromState } from '../../access/abac/model.js';
 
 export interface ExplainCommandOptions extends AccessStateOptions, AttributeFlags {
   format: string;
@@ -32,8 +30,6 @@ export async function explainCommand(
   const passed = passedFromFlags(opts);
   const state = await openAccessState(paths, opts, 'explain', false);
   try {
-    const { abacFromState } = await import('../../access/abac/model.js');
-    const { joinAbac } = await import('../../access/abac/explain.js');
     const source = state.on === 'desired' ? state.desired : state.live;
     const e = joinAbac(state.graph.explain(user, subject, instance), source, abacFromState(source), passed);
     const users = state.on === 'desired' ? state.desired.users : state.live.users;
@@ -69,38 +65,4 @@ export async function explainCommand(
   } finally {
     await closeAccessState(state);
   }
-}
-
-/** ` (did you mean "x"?)` when a known name is close, else nothing. */
-function meant(name: string, known: Iterable<string>): string {
-  const hint = didYouMean(name, known);
-  return hint ? ` (${hint})` : '';
-}
-
-export function renderExplanation(
-  e: Explanation & Partial<Pick<JoinedExplanation, 'abac' | 'undecided'>>,
-  notes: string[] = [],
-): string {
-  const what = e.kind === 'role' ? `role ${e.subject}` : (e.permission ?? e.subject);
-  const verb =
-    e.kind === 'role' ? (e.allowed ? 'has' : 'lacks') : e.allowed ? 'can' : e.undecided ? 'may or may not' : 'cannot';
-  const lines = [`${e.user} ${verb} ${what} on ${e.instance}${e.undecided ? ': not decided offline' : ''}`];
-  const rules = e.abac?.rules ?? [];
-  if (e.allowed) {
-    const allowing = rules.filter((r) => r.outcome === 'holds');
-    lines.push(`${plural(e.via.length + allowing.length, 'path')}:`);
-    for (const v of e.via)
-      lines.push(
-        `  ${formatPath(e.user, v.path, v.role, e.instance)}${e.kind === 'permission' ? ` (${v.role} grants ${e.permission})` : ''}`,
-      );
-    lines.push(...abacLines({ ...e.abac!, rules: allowing }).map((l) => `  ${l}`));
-  } else {
-    if (e.missing) lines.push(`  ${e.missing.message}`);
-    if (rules.length > 0) {
-      const attributes = e.abac!.exact ? ' (decided on the attributes given)' : '';
-      lines.push(`  Set rules granting ${e.permission}${attributes}:`, ...abacLines(e.abac!).map((l) => `    ${l}`));
-    }
-  }
-  lines.push(...notes);
-  return lines.join('\n') + '\n';
 }

@@ -1,8 +1,10 @@
 import { ConfigError } from '../../errors.js';
-import type { TargetOptions } from '../target.js';
-import { planFromFiles, printWarnings } from '../workflow.js';
+import type { TargetOptions } from '../../usecases/target.js';
+import { runPlan } from '../../usecases/plan.js';
+import { parseReplaySince } from '../../usecases/replay.js';
+import { printWarnings } from '../report.js';
 import { renderPlan, PLAN_FORMATS, type PlanFormat } from '../render-plan.js';
-import { savePlanFile } from '../plan-file.js';
+import { savePlanFile } from '../../usecases/plan-file.js';
 import { refreshOptions, type RefreshFlags } from '../refresh-flags.js';
 import { agree, plural } from '../../words.js';
 
@@ -21,32 +23,23 @@ export async function planCommand(paths: string[], opts: PlanCommandOptions): Pr
   if (!PLAN_FORMATS.includes(opts.format as PlanFormat))
     throw new ConfigError(`--format must be one of ${PLAN_FORMATS.join(', ')}, got '${opts.format}'`);
   const now = new Date();
-  const since = opts.replay ? (await import('../replay.js')).parseReplaySince(opts.replay, now) : undefined;
-  const { warnings, target, plan, live } = await planFromFiles(paths, 'plan', opts, {
-    prune: opts.prune,
-    access: { permissions: opts.accessPermissions },
-    refresh: refreshOptions(opts),
-  });
-  printWarnings(warnings);
-  try {
-    if (since) plan.replay = await (await import('../replay.js')).replayPlan({ target, live, plan, since, now });
-    process.stdout.write(renderPlan(plan, opts.format as PlanFormat));
-    // Assertions (docs/check.md) failing on the state after this plan fail it: printed in the plan's
-    // access section, and the plan is not saved.
-    const failed = plan.access?.assertions?.failed ?? 0;
-    if (failed > 0)
-      throw new ConfigError(
-        `${plural(failed, 'assertion')} of the configuration ${agree(failed, 'fails', 'fail')} on the state after this plan (see above)${opts.out ? `; ${opts.out} was not written` : ''}`,
-      );
-    if (opts.out) {
-      savePlanFile(opts.out, plan);
-      // On stderr: stdout holds the plan itself (often redirected to a file or a comment).
-      process.stderr.write(
-        `Saved the plan to ${opts.out}: apply it with roster apply --plan ${opts.out} (refused if the live environment changes before).\n`,
-      );
-    }
-    process.exitCode = opts.detailedExitcode && plan.changes.length > 0 ? 2 : 0;
-  } finally {
-    await target.close();
+  const replaySince = opts.replay ? parseReplaySince(opts.replay, now) : undefined;
+  const refresh = refreshOptions(opts);
+  const plan = await runPlan({ ...opts, paths, refresh, replaySince, now }, printWarnings);
+  process.stdout.write(renderPlan(plan, opts.format as PlanFormat));
+  // Assertions (docs/check.md) failing on the state after this plan fail it: printed in the plan's
+  // access section, and the plan is not saved.
+  const failed = plan.access?.assertions?.failed ?? 0;
+  if (failed > 0)
+    throw new ConfigError(
+      `${plural(failed, 'assertion')} of the configuration ${agree(failed, 'fails', 'fail')} on the state after this plan (see above)${opts.out ? `; ${opts.out} was not written` : ''}`,
+    );
+  if (opts.out) {
+    savePlanFile(opts.out, plan);
+    // On stderr: stdout holds the plan itself (often redirected to a file or a comment).
+    process.stderr.write(
+      `Saved the plan to ${opts.out}: apply it with roster apply --plan ${opts.out} (refused if the live environment changes before).\n`,
+    );
   }
+  process.exitCode = opts.detailedExitcode && plan.changes.length > 0 ? 2 : 0;
 }

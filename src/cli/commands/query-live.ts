@@ -1,7 +1,7 @@
 import type { LoosePassed } from '../../access/abac/explain.js';
 import { decide, permissionOn, type QueryAbac, type WhatCanResult, type WhoCanResult } from '../../access/queries.js';
 import { readAuthorizedUsers, readUserPermissions } from '../../api/read-list-queries.js';
-import { pdpOf } from '../target.js';
+import { pdpOf } from '../../usecases/target.js';
 import type { AccessState } from './access-state.js';
 
 type Live = Extract<AccessState, { on: 'live' }>;

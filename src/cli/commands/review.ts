@@ -1,6 +1,11 @@
 import { ConfigError } from '../../errors.js';
-import { openTarget, type TargetOptions } from '../target.js';
+import { openTarget, type TargetOptions } from '../../usecases/target.js';
 import { plural } from '../../words.js';
+import { renderReview, whyNotInteractive } from '../../review/index.js';
+import { repositoryScope } from '../../usecases/repository-scope.js';
+import { checkActor } from '../../review/actor.js';
+import { queueConfigs, readLifetimes } from '../../usecases/requests-queue.js';
+import { useColor } from '../color.js';
 
 export interface ReviewCommandOptions extends TargetOptions {
   user: string;
@@ -12,7 +17,6 @@ export interface ReviewCommandOptions extends TargetOptions {
 
 /** `roster review`: the reviewer's terminal UI over the chosen service; never starts without a terminal. */
 export async function reviewCommand(opts: ReviewCommandOptions): Promise<void> {
-  const { renderReview, whyNotInteractive } = await import('../../review/index.js');
   const why = whyNotInteractive();
   if (why) {
     throw new ConfigError(`roster review needs an interactive terminal (${why})`, [
@@ -23,13 +27,10 @@ export async function reviewCommand(opts: ReviewCommandOptions): Promise<void> {
     ]);
   }
   // Inside a repository, the environment its configuration names (no configuration path is taken here).
-  const { repositoryScope } = await import('../repository-scope.js');
   const target = await openTarget(opts, await repositoryScope(opts, 'review'));
   try {
     // Before the UI starts: an unknown user or tenant is an error with the name meant, not an empty queue.
-    const { checkActor } = await import('../../review/actor.js');
     const actor = await checkActor(target.client, opts.user, opts.tenant);
-    const { queueConfigs, readLifetimes } = await import('./requests-queue.js');
     const [configs, lifetimes] = await Promise.all([
       queueConfigs(target.client, opts.config),
       readLifetimes(target, opts.env),
@@ -40,7 +41,7 @@ export async function reviewCommand(opts: ReviewCommandOptions): Promise<void> {
       configs,
       lifetimes,
       readonly: opts.readonly,
-      color: (await import('../color.js')).useColor(),
+      color: useColor(),
       routeWaiting: target.routeWaiting,
     });
     process.stdout.write(

@@ -1,6 +1,6 @@
 import { ConfigError, type ConfigProblem } from '../../errors.js';
 import { loadConfig, renderGithub, renderJson, renderText, type LoadResult } from '../../config/index.js';
-import { configPaths, defaultPaths, isLayout, layoutEnvironments } from '../config-paths.js';
+import { configPaths, defaultPaths, isLayout, layoutEnvironments } from '../../usecases/config-paths.js';
 import { useColor } from '../color.js';
 
 const FORMATS = ['text', 'json', 'github'] as const;

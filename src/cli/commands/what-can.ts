@@ -1,8 +1,10 @@
 import { ConfigError } from '../../errors.js';
-import { QUERY_FORMATS, type QueryFormat } from '../../access/query-report.js';
+import { QUERY_FORMATS, type QueryFormat, renderWhatCan } from '../../access/query-report.js';
 import { passedFromFlags, type AttributeFlags } from './check-attributes.js';
 import { closeAccessState, openAccessState, type AccessStateOptions } from './access-state.js';
 import { queryAbac } from './query-state.js';
+import { whatCan } from '../../access/queries.js';
+import { liveWhatCan } from './query-live.js';
 
 export interface WhatCanCommandOptions extends AccessStateOptions, AttributeFlags {
   format: string;
@@ -26,13 +28,10 @@ export async function whatCanCommand(
   const passed = passedFromFlags(opts);
   const state = await openAccessState(paths, opts, 'what-can', false);
   try {
-    const { whatCan } = await import('../../access/queries.js');
-    const { renderWhatCan } = await import('../../access/query-report.js');
     const abac = queryAbac(state);
     const options = { abac, passed, type: opts.type, tenant: opts.tenant };
     let result = whatCan(state.graph, user, action, options);
     if (state.on === 'live') {
-      const { liveWhatCan } = await import('./query-live.js');
       result = await liveWhatCan(state, result, options);
     }
     process.stdout.write(renderWhatCan(result, opts.format as QueryFormat, state.on));

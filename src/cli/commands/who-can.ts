@@ -1,8 +1,10 @@
 import { ConfigError } from '../../errors.js';
-import { QUERY_FORMATS, type QueryFormat } from '../../access/query-report.js';
+import { QUERY_FORMATS, type QueryFormat, renderWhoCan } from '../../access/query-report.js';
 import { passedFromFlags, type AttributeFlags } from './check-attributes.js';
 import { closeAccessState, openAccessState, type AccessStateOptions } from './access-state.js';
 import { queryAbac, sameTenant } from './query-state.js';
+import { whoCan } from '../../access/queries.js';
+import { liveWhoCan } from './query-live.js';
 
 export interface WhoCanCommandOptions extends AccessStateOptions, AttributeFlags {
   format: string;
@@ -29,13 +31,10 @@ export async function whoCanCommand(
     throw new ConfigError('who-can lists users: it passes resource attributes and context, not user attributes');
   const state = await openAccessState(paths, opts, 'who-can', false);
   try {
-    const { whoCan } = await import('../../access/queries.js');
-    const { renderWhoCan } = await import('../../access/query-report.js');
     sameTenant(state, instance, opts.tenant);
     const abac = queryAbac(state);
     let result = whoCan(state.graph, action, instance, { abac, passed });
     if (state.on === 'live') {
-      const { liveWhoCan } = await import('./query-live.js');
       result = await liveWhoCan(state, result, { abac, passed, tenant: opts.tenant });
     }
     process.stdout.write(renderWhoCan(result, opts.format as QueryFormat, state.on));

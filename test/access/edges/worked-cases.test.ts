@@ -17,7 +17,7 @@ import { abacFromState } from '../../../src/access/abac/model.js';
 import { joinAbac } from '../../../src/access/abac/explain.js';
 import { planDecisionChecks } from '../../../src/apply/verify-decisions.js';
 import { replayDecisions } from '../../../src/plan/replay.js';
-import { renderExplanation } from '../../../src/cli/commands/explain.js';
+import { renderExplanation } from '../../../src/cli/render-explain.js';
 import { buildLiveImpact } from '../../../src/review/impact-live.js';
 import type { AccessRequest } from '../../../src/review/request.js';
 import { emptyLiveState, type LiveState } from '../../../src/types/live.js';

@@ -1,6 +1,6 @@
-import { ApiError, ConfigError } from '../../errors.js';
-import type { ApiClient } from '../../api/index.js';
-import { didYouMean } from '../../config/suggest.js';
+import { ApiError, ConfigError } from '../errors.js';
+import type { ApiClient } from '../api/index.js';
+import { didYouMean } from '../config/suggest.js';
 
 /**
  * `roster requests create` refused with the service's NOT_FOUND: which of --role, --resource and

@@ -32,7 +32,7 @@ export function environmentsWorkflow(environments: string[]): string {
 
 /**
  * The jobs of one environment, as environmentsWorkflow writes them: `roster init --environments ENV` on
- * an existing layout appends them to a workflow the user may have edited (src/cli/init/add-environment.ts).
+ * an existing layout appends them to a workflow the user may have edited (src/usecases/init/add-environment.ts).
  */
 export function environmentJobs(env: string): string {
   return [

@@ -1,5 +1,7 @@
-import type { ApiClient } from '../../api/index.js';
-import { ConfigError } from '../../errors.js';
+import type { ApiClient } from '../api/index.js';
+import { ConfigError } from '../errors.js';
+import { readConfigKeys } from '../review/locate.js';
+import { loadDesired } from './workflow.js';
 
 /**
  * One queue across element configurations, for `roster review` and `roster requests list`: which
@@ -14,7 +16,6 @@ import { ConfigError } from '../../errors.js';
  */
 export async function queueConfigs(client: ApiClient, only: string | undefined): Promise<string[]> {
   if (only) return [only];
-  const { readConfigKeys } = await import('../../review/locate.js');
   const keys = await readConfigKeys(client);
   if (keys.length === 0) {
     throw new ConfigError(
@@ -39,7 +40,6 @@ export async function readDeclaredLifetimes(
   env?: string,
 ): Promise<Record<string, string | null> | undefined> {
   try {
-    const { loadDesired } = await import('../workflow.js');
     const { desired } = await loadDesired([], 'review', {
       offline: true,
       env: env ?? (process.env.ROSTER_ENV || target.environment),

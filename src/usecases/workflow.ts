@@ -7,8 +7,6 @@ import type { LiveState } from '../types/live.js';
 import { openTarget, type Target, type TargetOptions } from './target.js';
 import type { RequestGrant } from '../types/live.js';
 import { configPaths } from './config-paths.js';
-import { problemLine } from './report.js';
-import { redactSecrets } from '../secrets.js';
 import { agree, plural } from '../words.js';
 import type { LiveReadSummary, RefreshMode } from '../types/read.js';
 
@@ -244,8 +242,4 @@ function configErrors(errors: ConfigProblem[], nothing: 'sent' | 'written' | und
       : `the configuration has ${count}`,
     errors,
   );
-}
-
-export function printWarnings(warnings: ConfigProblem[]): void {
-  for (const w of warnings) process.stderr.write(redactSecrets(`warning: ${problemLine(w)}`) + '\n');
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PACKAGE_NAME } from './package-json.js';
 
-/** This package's root: src/cli/init/ and dist/cli/init/ are both three levels below it. */
+/** This package's root: src/usecases/init/ and dist/usecases/init/ are both three levels below it. */
 export const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /**

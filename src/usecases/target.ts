@@ -75,8 +75,7 @@ export async function openTarget(
   opts: TargetOptions,
   fromConfig: { project?: string; environment?: string } = {},
 ): Promise<Target> {
-  const { createClient } = await import('../api/index.js');
-  const { checkScopeAgrees, resolveScope } = await import('./scope.js');
+  const { checkScopeAgrees } = await import('./scope.js');
   const rawUrl = opts.apiUrl ?? setting('ROSTER_API_URL');
   const apiUrl =
     rawUrl === undefined ? undefined : parseApiUrl(rawUrl, opts.apiUrl !== undefined ? '--api-url' : 'ROSTER_API_URL');
@@ -91,83 +90,100 @@ export async function openTarget(
   const environment = given.environment ?? fromConfig.environment;
   const notices = createWaitingNotices();
   const transport = transportOptions(opts, notices);
-  const routeWaiting = notices.route;
-  if (apiUrl) {
-    const pacing = pacingOf(opts.pacing);
-    const apiKey = readKey(opts);
-    let p = project;
-    let e = environment;
-    if (!p || !e) {
-      // An environment-scoped key knows its environment: ask the service, as the official SDKs do.
-      const probe = createClient({ baseUrl: apiUrl, apiKey, project: '-', environment: '-', ...transport });
-      try {
-        // The shape is checked: a truncated answer is retried and reported, not read as "not scoped".
-        const { expectFields, optional, STRING } = await import('../api/answer.js');
-        const shape = expectFields({ project_id: optional(STRING), environment_id: optional(STRING) });
-        const scope = await probe.get<{ project_id?: string | null; environment_id?: string | null }>(
-          '/v2/api-key/scope',
-          { expect: shape },
-        );
-        p ??= scope.project_id ?? undefined;
-        e ??= scope.environment_id ?? undefined;
-      } finally {
-        await probe.close();
-      }
-      if (!p || !e)
-        throw new ConfigError(
-          'this API key is not scoped to one environment: name it with --project and --env (or project/environment in the configuration)',
-        );
-    }
-    const where = hostOf(apiUrl);
-    const paced = pacing ? pacing === 'public' : !isLoopbackUrl(apiUrl);
-    const concurrency = opts.concurrency ?? inFlightDefault(paced);
-    const client = createClient({
-      baseUrl: apiUrl,
-      apiKey,
-      project: p,
-      environment: e,
-      concurrency,
+  const scope = { project, environment, transport, routeWaiting: notices.route };
+  return apiUrl ? openRemote(opts, apiUrl, scope) : openEmbedded(opts, fromConfig, scope);
+}
+
+/** What both kinds of target are opened with: the scope named so far, and the client's transport. */
+interface Opening {
+  project?: string;
+  environment?: string;
+  transport: ReturnType<typeof transportOptions>;
+  routeWaiting: Target['routeWaiting'];
+}
+
+/** `--api-url` (or ROSTER_API_URL), with the key from ROSTER_API_KEY or `--api-key-file`. */
+async function openRemote(opts: TargetOptions, apiUrl: string, opening: Opening): Promise<Target> {
+  const { createClient } = await import('../api/index.js');
+  const { resolveScope } = await import('./scope.js');
+  const { transport, routeWaiting } = opening;
+  const pacing = pacingOf(opts.pacing);
+  const apiKey = readKey(opts);
+  let p = opening.project;
+  let e = opening.environment;
+  if (!p || !e) {
+    // An environment-scoped key knows its environment: ask the service, as the official SDKs do.
+    const scope = await keyScope(apiUrl, apiKey, transport);
+    p ??= scope.project_id ?? undefined;
+    e ??= scope.environment_id ?? undefined;
+    if (!p || !e)
+      throw new ConfigError(
+        'this API key is not scoped to one environment: name it with --project and --env (or project/environment in the configuration)',
+      );
+  }
+  const where = hostOf(apiUrl);
+  const paced = pacing ? pacing === 'public' : !isLoopbackUrl(apiUrl);
+  const concurrency = opts.concurrency ?? inFlightDefault(paced);
+  const client = createClient({
+    baseUrl: apiUrl,
+    apiKey,
+    project: p,
+    environment: e,
+    concurrency,
+    pacing,
+    ...transport,
+  });
+  let pdp: DecisionPoint = { client, url: apiUrl };
+  try {
+    const keys = await resolveScope(client, p, e, { kind: 'remote', where });
+    pdp = await decisionPoint(opts, { client, url: apiUrl }, () => apiKey, {
+      project: keys.project,
+      environment: keys.environment,
       pacing,
       ...transport,
     });
-    let pdp: DecisionPoint = { client, url: apiUrl };
-    try {
-      const keys = await resolveScope(client, p, e, { kind: 'remote', where });
-      pdp = await decisionPoint(opts, { client, url: apiUrl }, () => apiKey, {
-        project: keys.project,
-        environment: keys.environment,
-        pacing,
-        ...transport,
-      });
-      const close = async () => {
-        await client.close();
-        if (pdp.client !== client) await pdp.client.close();
-      };
-      const snapshot = await snapshotPlace(opts, apiUrl, apiKey, keys);
-      return {
-        kind: 'remote',
-        snapshot,
-        url: apiUrl,
-        where,
-        project: keys.project,
-        environment: keys.environment,
-        client,
-        paced,
-        concurrency,
-        routeWaiting,
-        pdp,
-        close,
-      };
-    } catch (err) {
+    const close = async () => {
       await client.close();
-      throw err;
-    }
+      if (pdp.client !== client) await pdp.client.close();
+    };
+    const snapshot = await snapshotPlace(opts, apiUrl, apiKey, keys);
+    return {
+      kind: 'remote',
+      snapshot,
+      url: apiUrl,
+      where,
+      project: keys.project,
+      environment: keys.environment,
+      client,
+      paced,
+      concurrency,
+      routeWaiting,
+      pdp,
+      close,
+    };
+  } catch (err) {
+    await client.close();
+    throw err;
   }
+}
+
+/**
+ * The embedded default: the same service started in this process (on a thread of its own) on a loopback
+ * port over `./.roster/` (or ROSTER_DATA_DIR), with a random key that lives only in memory.
+ */
+async function openEmbedded(
+  opts: TargetOptions,
+  fromConfig: { project?: string; environment?: string },
+  opening: Opening,
+): Promise<Target> {
+  const { createClient } = await import('../api/index.js');
+  const { resolveScope } = await import('./scope.js');
+  const { transport, routeWaiting } = opening;
   const dataDir = opts.data ?? setting('ROSTER_DATA_DIR') ?? './.roster';
   const apiKey = randomBytes(24).toString('hex');
   registerSecret(apiKey);
-  const p = project ?? DEFAULT_PROJECT;
-  const e = environment ?? DEFAULT_ENVIRONMENT;
+  const p = opening.project ?? DEFAULT_PROJECT;
+  const e = opening.environment ?? DEFAULT_ENVIRONMENT;
   // The embedded default makes its own default environment and the one the configuration declares,
   // explicitly at start; an environment named only by a flag must exist already (scope.ts says so).
   const environments = [{ project: DEFAULT_PROJECT, env: DEFAULT_ENVIRONMENT }];
@@ -229,6 +245,24 @@ export async function openTarget(
   } catch (err) {
     await close();
     throw err;
+  }
+}
+
+/** The project and environment an environment-scoped key is for (`GET /v2/api-key/scope`); null for an organisation key. */
+async function keyScope(
+  apiUrl: string,
+  apiKey: string,
+  transport: ReturnType<typeof transportOptions>,
+): Promise<{ project_id?: string | null; environment_id?: string | null }> {
+  const { createClient } = await import('../api/index.js');
+  const probe = createClient({ baseUrl: apiUrl, apiKey, project: '-', environment: '-', ...transport });
+  try {
+    // The shape is checked: a truncated answer is retried and reported, not read as "not scoped".
+    const { expectFields, optional, STRING } = await import('../api/answer.js');
+    const shape = expectFields({ project_id: optional(STRING), environment_id: optional(STRING) });
+    return await probe.get('/v2/api-key/scope', { expect: shape });
+  } finally {
+    await probe.close();
   }
 }
 

@@ -1,6 +1,6 @@
-import type { AccessRequest, ReviewSource } from '../../review/index.js';
-import type { RequesterFacts } from '../../review/impact.js';
-import { duplicateWarnings, heldWarnings, onlyReviewerWarnings, unreviewableWarning } from '../../review/warnings.js';
+import type { AccessRequest, ReviewSource } from '../review/index.js';
+import type { RequesterFacts } from '../review/impact.js';
+import { duplicateWarnings, heldWarnings, onlyReviewerWarnings, unreviewableWarning } from '../review/warnings.js';
 
 /** What warnings read of the command's `Outcome` (requests.ts, which loads this file: not imported back). */
 type WarnedOutcome =

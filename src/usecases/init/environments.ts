@@ -45,7 +45,7 @@ export function layoutFiles(environments: string[]): { file: string; content: st
 
 /**
  * The folder of each environment, relative to the repository (also what adding one to a layout writes,
- * with `variables` giving the values of every variable its shared folder uses: src/cli/init/variables.ts).
+ * with `variables` giving the values of every variable its shared folder uses: src/usecases/init/variables.ts).
  */
 export function environmentFiles(
   environments: string[],
