@@ -70,7 +70,9 @@ export async function readChangesSince(client: ApiClient, q: ChangesQuery): Prom
     settled: q.previous.settled ?? windowBefore(q.previous.readAt, -1),
   };
   try {
-    const from = prev ? prev.settled.fromSec : Math.floor(now() / 1000) - OVERLAP_SEC - 1;
+    // A full read asks only whether the activity log answers: a web UI change in the minute before it is
+    // seen by the next read, which reads the activity from that minute on (and then reads in full).
+    const from = prev ? prev.settled.fromSec : Math.floor(now() / 1000);
     const activity = await client.request<Page>('GET', '/v2/activity', {
       query: { timestamp_from: from, page: 1, per_page: 1 },
       expect: (b) =>
