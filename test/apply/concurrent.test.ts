@@ -5,6 +5,7 @@ import { readLiveState } from '../../src/api/read-live.js';
 import { planChanges } from '../../src/plan/plan.js';
 import { runCli } from '../helpers/cli.js';
 import { startFaultProxy } from '../helpers/fault-proxy.js';
+import { noJitterEnv } from '../helpers/no-jitter.js';
 import { SMALL } from './fixtures.js';
 import { loadDesired, ORG_KEY, startEnv, type Env } from './helpers.js';
 
@@ -189,7 +190,9 @@ describe('concurrent applies', { timeout: 180_000 }, () => {
       return { kind: 'hold', until: bDone };
     });
     try {
-      const a = cli(proxy.url, 'apply', 'a.yaml', '--yes', '--format', 'json');
+      // B took carol's access away again: the decision point disagrees with A's plan, and the conflict is
+      // what is tested, not how long A waits for the decision point to agree (15 s by default).
+      const a = cli(proxy.url, 'apply', 'a.yaml', '--yes', '--format', 'json', '--decision-wait', '0');
       await aVerifying;
       const b = await cli(env.server.url, 'apply', 'b.yaml', '--yes');
       expect(b.code, b.stdout + b.stderr).toBe(0);
@@ -227,9 +230,10 @@ describe('concurrent applies', { timeout: 180_000 }, () => {
       return wrote && r.method === 'GET' ? { kind: 'status', status: 502 } : undefined;
     });
     try {
+      // Jitter 0: the reads are retried as every read is, without waiting (test/README.md).
       const done = await runCli(['apply', '--yes', '--api-url', proxy.url, '--project', 'unverified', '--env', 'e'], {
         cwd: env.dir,
-        env: { ROSTER_API_KEY: ORG_KEY },
+        env: { ROSTER_API_KEY: ORG_KEY, ...noJitterEnv() },
         timeoutMs: 120_000,
       });
       expect(done.code, done.stdout + done.stderr).toBe(4);

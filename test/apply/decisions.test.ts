@@ -12,6 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
+import { noJitterEnv } from '../helpers/no-jitter.js';
 import { ORG_KEY, startTestServer, type TestServer } from '../helpers/server.js';
 
 const CONFIG = `project: p
@@ -71,8 +72,8 @@ beforeAll(async () => {
   staleProxy = await startFaultProxy(stale.url, (r) => (isDecision(r.path) ? undefined : NOT_SERVED));
   dir = mkdtempSync(path.join(os.tmpdir(), 'roster-pdp-'));
   write(CONFIG);
-  for (const url of [s.url, stale.url]) {
-    const r = await cli(['apply', '--yes', '--api-url', url]);
+  // The two servers are independent: applied side by side.
+  for (const r of await Promise.all([s.url, stale.url].map((url) => cli(['apply', '--yes', '--api-url', url])))) {
     expect(r.code, r.stderr).toBe(0);
   }
 });
@@ -115,7 +116,8 @@ describe('check --live with the decision point at another URL than the API', () 
     for (const status of [200, 404, 502]) {
       const web = await startWebPage(status);
       try {
-        const r = await cli(['check', '--live', '--api-url', s.url, '--pdp-url', web.url]);
+        // The 502 page is retried as a gateway error is: jitter 0, the retries do not wait (test/README.md).
+        const r = await cli(['check', '--live', '--api-url', s.url, '--pdp-url', web.url], noJitterEnv());
         expect(r.code, `${status}: ${r.stderr}`).toBe(1);
         expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
         expect(r.stderr).toContain(`the decision point ${new URL(web.url).host} (--pdp-url) `);
@@ -235,8 +237,9 @@ describe('apply asks the decision point about set-rule changes too', () => {
     staleDecisions = await startFaultProxy(abacStale.url, (r) => (isDecision(r.path) ? undefined : NOT_SERVED));
     abacDir = mkdtempSync(path.join(os.tmpdir(), 'roster-pdp-abac-'));
     writeAbac(ABAC);
-    for (const url of [abacApi.url, abacStale.url]) {
-      const r = await cliAbac(['apply', '--yes', '--api-url', url]);
+    for (const r of await Promise.all(
+      [abacApi.url, abacStale.url].map((url) => cliAbac(['apply', '--yes', '--api-url', url])),
+    )) {
       expect(r.code, r.stderr).toBe(0);
     }
   });

@@ -54,7 +54,12 @@ describe('roster plan: access changes', () => {
       file(),
       CONFIG.replace('members: [bob, carol] }', 'members: [bob, carol], member_of: [team:engineering] }') + ASSERTIONS,
     );
-    const text = await cli(['plan']);
+    // One plan in three formats, side by side.
+    const [text, json, md] = await Promise.all([
+      cli(['plan']),
+      cli(['plan', '--format', 'json']),
+      cli(['plan', '--format', 'markdown', '--access-permissions']),
+    ]);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain(
       [
@@ -73,12 +78,10 @@ describe('roster plan: access changes', () => {
         '          carol → team:platform → team:engineering → editor on document:roadmap',
       ].join('\n'),
     );
-    const json = await cli(['plan', '--format', 'json']);
     const access = JSON.parse(json.stdout).access;
     expect(access.summary.map((s: { line: string; users: string[] }) => [s.line, s.users])).toEqual([
       ['+2 users gain editor on document:roadmap via team:engineering', ['bob', 'carol']],
     ]);
-    const md = await cli(['plan', '--format', 'markdown', '--access-permissions']);
     expect(md.stdout).toContain('#### Access changes (permissions)');
     expect(md.stdout).toContain(
       '- `+2 users gain document:write on document:roadmap via team:engineering (editor)`: bob, carol',
@@ -113,7 +116,11 @@ describe('roster plan: access changes', () => {
 describe('roster check and roster explain', () => {
   it('check: offline on the configuration and --live on the service; exit 1 on a failure; junit', async () => {
     writeFileSync(file(), CONFIG + ASSERTIONS + '  - { user: bob, can: write, on: document:roadmap }\n');
-    const offline = await cli(['check']);
+    const [offline, live, junit] = await Promise.all([
+      cli(['check']),
+      cli(['check', '--live', '--verbose']),
+      cli(['check', '--format', 'junit']),
+    ]);
     expect(offline.code).toBe(1);
     expect(offline.stdout).toBe(
       [
@@ -124,13 +131,11 @@ describe('roster check and roster explain', () => {
         '',
       ].join('\n'),
     );
-    const live = await cli(['check', '--live', '--verbose']);
     expect(live.code).toBe(1);
     expect(live.stdout).toContain(
       'PASS roster.yaml:17: users in team:contractors cannot write on document:billing (1 member)',
     );
     expect(live.stdout).toContain('3 assertions on the live service: 2 passed, 1 failed.');
-    const junit = await cli(['check', '--format', 'junit']);
     expect(junit.stdout.match(/<testcase /g)).toHaveLength(3);
     writeFileSync(file(), CONFIG + ASSERTIONS);
     expect((await cli(['check', '--live'])).code).toBe(0);
@@ -157,18 +162,20 @@ describe('roster check and roster explain', () => {
       file(),
       CONFIG.replace('members: [bob, carol] }', 'members: [bob, carol], member_of: [team:engineering] }'),
     );
-    const offline = await cli(['explain', 'carol', 'write', 'document:roadmap']);
+    const [offline, live, ghost] = await Promise.all([
+      cli(['explain', 'carol', 'write', 'document:roadmap']),
+      cli(['explain', 'carol', 'editor', 'document:roadmap', '--live']),
+      cli(['explain', 'zed', 'read', 'document:nope', '--format', 'json']),
+    ]);
     expect(offline.code).toBe(0);
     expect(offline.stdout).toBe(
       'carol can document:write on document:roadmap\n1 path:\n  carol → team:platform → team:engineering → editor on document:roadmap (editor grants document:write)\n',
     );
-    const live = await cli(['explain', 'carol', 'editor', 'document:roadmap', '--live']);
     // "lacks" and "cannot" exit 1, so a script can test the answer.
     expect(live.code).toBe(1);
     expect(live.stdout).toBe(
       'carol lacks role editor on document:roadmap\n  carol lacks role editor on document:roadmap; it would take a direct editor on document:roadmap; or a tenant-wide editor in acme; or membership of team:engineering (editor).\n',
     );
-    const ghost = await cli(['explain', 'zed', 'read', 'document:nope', '--format', 'json']);
     expect(ghost.code).toBe(1);
     expect(JSON.parse(ghost.stdout)).toMatchObject({
       on: 'desired',

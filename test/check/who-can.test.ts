@@ -114,8 +114,8 @@ describe('roster who-can', () => {
     ],
     [['approve', 'expense:exp-001', '--resource-attr', 'amount=5000'], []],
   ])('%j: the same users offline and --live', async (args, users) => {
-    const offline = await json(['who-can', ...args]);
-    const live = await json(['who-can', ...args, '--live']);
+    // Offline and --live side by side: two reads of one state.
+    const [offline, live] = await Promise.all([json(['who-can', ...args]), json(['who-can', ...args, '--live'])]);
     expect(offline.on).toBe('desired');
     expect(live.on).toBe('live');
     expect(keys(offline.users)).toEqual(users);
@@ -153,8 +153,9 @@ describe('roster what-can', () => {
     [['heidi', 'approve'], ['expense:exp-001']],
     [['judy', 'approve'], []],
   ])('%j: the same instances offline and --live', async (args, instances) => {
-    expect(keys((await json(['what-can', ...args])).instances)).toEqual(instances);
-    expect(keys((await json(['what-can', ...args, '--live'])).instances)).toEqual(instances);
+    const [offline, live] = await Promise.all([json(['what-can', ...args]), json(['what-can', ...args, '--live'])]);
+    expect(keys(offline.instances)).toEqual(instances);
+    expect(keys(live.instances)).toEqual(instances);
   });
 
   it('text: the instances with the ways in', async () => {
@@ -167,10 +168,9 @@ describe('roster what-can', () => {
 
 describe('exact-set assertions', () => {
   it('pass offline and --live when the lists are the sets', async () => {
-    const offline = await cli(['check']);
+    const [offline, live] = await Promise.all([cli(['check']), cli(['check', '--live'])]);
     expect(offline.stdout + offline.stderr).toContain('3 assertions on the configuration: 3 passed, 0 failed.');
     expect(offline.code).toBe(0);
-    const live = await cli(['check', '--live']);
     expect(live.stdout + live.stderr).toContain('3 assertions on the live service: 3 passed, 0 failed.');
     expect(live.code).toBe(0);
   });
@@ -180,8 +180,7 @@ describe('exact-set assertions', () => {
       .replace('exactly: [readme]', 'exactly: [readme, handbook]')
       .replace('      - carol\n', '');
     writeFileSync(file(), CONFIG + edited);
-    for (const live of [false, true]) {
-      const r = await cli(['check', ...(live ? ['--live'] : [])]);
+    for (const r of await Promise.all([false, true].map((live) => cli(['check', ...(live ? ['--live'] : [])])))) {
       expect(r.code).toBe(1);
       expect(r.stdout).toContain('FAIL roster.yaml:43: who can approve on expense:exp-001: exactly heidi, judy');
       expect(r.stdout).toContain('  extra: ivan can approve on expense:exp-001, not listed in exactly:');

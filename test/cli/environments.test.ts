@@ -50,16 +50,20 @@ describe('roster init --environments staging,prod, against one service', { timeo
   it('validates each environment, plans and applies each, then plans no changes in either', async () => {
     const validate = await local(['validate']);
     expect([validate.code, validate.stdout]).toEqual([0, 'configuration is valid\n']);
-    for (const e of ['staging', 'prod']) {
-      const plan = await remote(['plan', '--env', e, '--detailed-exitcode']);
-      expect(plan.code, plan.stderr).toBe(2);
-      expect(plan.stdout).toContain(`default/${e}`);
-      expect(plan.stdout).toMatch(/\+ user:ada\n/);
-      const apply = await remote(['apply', 'roster/', '--env', e, '--yes']);
-      expect(apply.code, apply.stderr).toBe(0);
-    }
-    for (const e of ['staging', 'prod']) {
-      const plan = await remote(['plan', '--env', e, '--detailed-exitcode']);
+    // The two environments are independent: each planned and applied side by side with the other.
+    await Promise.all(
+      ['staging', 'prod'].map(async (e) => {
+        const plan = await remote(['plan', '--env', e, '--detailed-exitcode']);
+        expect(plan.code, plan.stderr).toBe(2);
+        expect(plan.stdout).toContain(`default/${e}`);
+        expect(plan.stdout).toMatch(/\+ user:ada\n/);
+        const apply = await remote(['apply', 'roster/', '--env', e, '--yes']);
+        expect(apply.code, apply.stderr).toBe(0);
+      }),
+    );
+    for (const plan of await Promise.all(
+      ['staging', 'prod'].map((e) => remote(['plan', '--env', e, '--detailed-exitcode'])),
+    )) {
       expect([plan.code, plan.stdout]).toEqual([0, expect.stringContaining('No changes.')]);
     }
     // Two environments on the service, each with the description its variable gave.
@@ -77,23 +81,30 @@ describe('roster init --environments staging,prod, against one service', { timeo
     edit(SHARED, (t) =>
       t.replace('  editor:', '  auditor: { name: Auditor, permissions: [document:read] }\n  editor:'),
     );
-    for (const e of ['staging', 'prod']) {
-      const plan = await remote(['plan', '--env', e, '--detailed-exitcode']);
+    for (const plan of await Promise.all(
+      ['staging', 'prod'].map((e) => remote(['plan', '--env', e, '--detailed-exitcode'])),
+    )) {
       expect(plan.code, plan.stderr).toBe(2);
       expect(plan.stdout).toMatch(/^ {2}\+ role:auditor$/m);
       expect(plan.stdout.match(/^ {2}[+~-] /gm)).toHaveLength(1);
     }
     edit(SHARED, (t) => t.replace(/ {2}auditor: .*\n/, ''));
     edit(PROD, (t) => t.replace('users:\n', 'users:\n  erin: { email: erin@example.com, tenants: [example] }\n'));
-    const prod = await remote(['plan', '--env', 'prod', '--detailed-exitcode']);
+    const [prod, staging] = await Promise.all(
+      ['prod', 'staging'].map((e) => remote(['plan', '--env', e, '--detailed-exitcode'])),
+    );
     expect(prod.code, prod.stderr).toBe(2);
     expect(prod.stdout).toMatch(/^ {2}\+ user:erin$/m);
-    const staging = await remote(['plan', '--env', 'staging', '--detailed-exitcode']);
     expect([staging.code, staging.stdout]).toEqual([0, expect.stringContaining('No changes.')]);
   });
 
   it('roster diff lists exactly the objects that differ: declared, and live', async () => {
-    const declared = await local(['diff', 'staging', 'prod', '--format', 'json', '--detailed-exitcode']);
+    // Three reads of what the last test left, side by side.
+    const [declared, live, text] = await Promise.all([
+      local(['diff', 'staging', 'prod', '--format', 'json', '--detailed-exitcode']),
+      remote(['diff', 'staging', 'prod', '--live', '--format', 'json']),
+      local(['diff', 'prod', 'staging']),
+    ]);
     expect(declared.code, declared.stderr).toBe(2);
     expect(JSON.parse(declared.stdout)).toEqual({
       on: 'declared',
@@ -114,13 +125,11 @@ describe('roster init --environments staging,prod, against one service', { timeo
       ],
     });
     // erin is not applied yet: live, only the roles differ.
-    const live = await remote(['diff', 'staging', 'prod', '--live', '--format', 'json']);
     expect(live.code, live.stderr).toBe(0);
     expect(JSON.parse(live.stdout).differences.map((d: { id: string }) => d.id)).toEqual([
       'role:editor',
       'role:viewer',
     ]);
-    const text = await local(['diff', 'prod', 'staging']);
     expect(text.stdout).toContain('prod → staging (declared): 3 objects differ');
     expect(text.stdout).toMatch(/^ {2}- user:erin$/m);
     expect(text.stdout).toContain('      description: "Reads documents in prod" → "Reads documents in staging"');
@@ -175,11 +184,13 @@ describe('roster init --environments staging,prod, against one service', { timeo
   it("a user removed from one environment's folder is planned for deletion there (each environment is authoritative)", async () => {
     const before = readFileSync(file(STAGING), 'utf8');
     edit(STAGING, (t) => t.replace(/^ {2}ada: .*\n/m, '').replace(/^ {2}- \{ user: ada, .*\n/m, ''));
-    const plan = await remote(['plan', '--env', 'staging', '--detailed-exitcode']);
+    const [plan, prod] = await Promise.all([
+      remote(['plan', '--env', 'staging', '--detailed-exitcode']),
+      remote(['plan', '--env', 'prod']),
+    ]);
     expect(plan.code, plan.stderr).toBe(2);
     expect(plan.stdout).toMatch(/^ {2}- user:ada$/m);
     expect(plan.stdout).not.toContain('(kept)');
-    const prod = await remote(['plan', '--env', 'prod']);
     expect(prod.stdout).not.toContain('user:ada');
     writeFileSync(file(STAGING), before);
   });

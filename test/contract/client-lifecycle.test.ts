@@ -151,18 +151,22 @@ describe.sequential(
     });
 
     it('export, check --live and explain --live read the live environment', async () => {
-      const exported = await ok('export', '--out', '-');
+      // Reads of one live state, side by side; the replay after check --live, whose decisions it reads back.
+      const [exported, replayed, explained, whoCan, whatCan] = await Promise.all([
+        ok('export', '--out', '-'),
+        // The decisions check --live and apply asked are in the decision log: the replay reads them back.
+        ok('check', 'edited.yaml', '--live').then(() => ok('plan', 'edited.yaml', '--replay=1d')),
+        ok('explain', 'dave', 'editor', 'document:readme', '--live', 'edited.yaml'),
+        ok('who-can', 'write', 'document:readme', '--live', 'edited.yaml'),
+        ok('what-can', 'dave', 'write', '--live', 'edited.yaml'),
+      ]);
       expect(exported.stdout).toContain('team:platform');
-      await ok('check', 'edited.yaml', '--live');
-      // The decisions check --live and apply asked are in the decision log: the replay reads them back.
-      const replayed = await ok('plan', 'edited.yaml', '--replay=1d');
       expect(replayed.stdout).toMatch(
         /Recent decisions: \d+ logged since .* UTC \(read in \d+ requests?\), asking \d+ distinct questions?/,
       );
-      const explained = await ok('explain', 'dave', 'editor', 'document:readme', '--live', 'edited.yaml');
       expect(explained.stdout).toContain('team:eng');
-      expect((await ok('who-can', 'write', 'document:readme', '--live', 'edited.yaml')).stdout).toContain('dave');
-      expect((await ok('what-can', 'dave', 'write', '--live', 'edited.yaml')).stdout).toContain('document:readme');
+      expect(whoCan.stdout).toContain('dave');
+      expect(whatCan.stdout).toContain('document:readme');
     });
 
     it('the list queries sent are the PDP documented bodies, with the ABAC flags on', () => {
@@ -199,9 +203,11 @@ describe.sequential(
         '--format',
         'json',
       ];
-      const created = JSON.parse(
-        (
-          await ok(
+      // Three requests filed side by side; then the reads; then each request's own verbs, side by side with
+      // the other requests' (each chain in its order).
+      const [created, second, third] = (
+        await Promise.all([
+          ok(
             ...as(
               'carol',
               'create',
@@ -214,27 +220,34 @@ describe.sequential(
               '--reason',
               'release',
             ),
-          )
-        ).stdout,
-      );
-      const second = JSON.parse(
-        (await ok(...as('alice', 'create', '--role', 'editor', '--resource', 'document', '--instance', 'roadmap')))
-          .stdout,
-      );
-      const third = JSON.parse((await ok(...as('carol', 'create', '--role', 'viewer'))).stdout);
-      await ok(...as('carol', 'list', '--status', 'pending'));
-      const bobs = JSON.parse((await ok(...as('alice', 'list', '--requester', 'carol'))).stdout);
-      expect(bobs.data.map((r: { id: string }) => r.id).sort()).toEqual([created.id, third.id].sort());
-      await ok(...as('alice', 'get', created.id));
-      await ok(...as('alice', 'update', created.id, '--comment', 'looking'));
-      await ok(...as('alice', 'approve', created.id, '--comment', 'go'));
-      // The grant removed again, through the public role-assignment removal.
-      expect(JSON.parse((await ok(...as('alice', 'revoke', created.id))).stdout)).toMatchObject({
-        revoked: true,
-        grant: { user: 'carol', role: 'viewer', tenant: 'acme', resource_instance: 'document:roadmap' },
-      });
-      await ok(...as('carol', 'deny', second.id, '--comment', 'no'));
-      await ok(...as('carol', 'cancel', third.id, '--reason', 'not needed'));
+          ),
+          ok(...as('alice', 'create', '--role', 'editor', '--resource', 'document', '--instance', 'roadmap')),
+          ok(...as('carol', 'create', '--role', 'viewer')),
+        ])
+      ).map((r) => JSON.parse(r.stdout));
+      const [, carols] = await Promise.all([
+        ok(...as('carol', 'list', '--status', 'pending')),
+        ok(...as('alice', 'list', '--requester', 'carol')),
+      ]);
+      expect(
+        JSON.parse(carols.stdout)
+          .data.map((r: { id: string }) => r.id)
+          .sort(),
+      ).toEqual([created.id, third.id].sort());
+      await Promise.all([
+        (async () => {
+          await ok(...as('alice', 'get', created.id));
+          await ok(...as('alice', 'update', created.id, '--comment', 'looking'));
+          await ok(...as('alice', 'approve', created.id, '--comment', 'go'));
+          // The grant removed again, through the public role-assignment removal.
+          expect(JSON.parse((await ok(...as('alice', 'revoke', created.id))).stdout)).toMatchObject({
+            revoked: true,
+            grant: { user: 'carol', role: 'viewer', tenant: 'acme', resource_instance: 'document:roadmap' },
+          });
+        })(),
+        ok(...as('carol', 'deny', second.id, '--comment', 'no')),
+        ok(...as('carol', 'cancel', third.id, '--reason', 'not needed')),
+      ]);
     });
 
     it('apply --prune deletes one object of every kind, then converges', async () => {

@@ -2,8 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
 import { ReviewApp } from '../../src/review/ui/App.js';
 import { createReviewController, createReviewSource, type ReviewController } from '../../src/review/index.js';
-import type { ApiClient, ReadOptions } from '../../src/api/index.js';
-import { ENV_KEY, startTestServer, type TestServer } from '../helpers/server.js';
+import { createClient, type ApiClient, type ReadOptions } from '../../src/api/index.js';
+import { ENV_KEY, ORG_KEY, startTestServer, type TestServer } from '../helpers/server.js';
 import { clientFor, fileRequest, readUserIds, seedReviewWorld } from './world.js';
 
 /**
@@ -362,7 +362,16 @@ describe('roster review flows (real server)', () => {
   it('a network error shows a retry hint and the app does not exit', async () => {
     await clearQueue();
     const id = await fileRequest(server, 'dave', { role: 'viewer', resource: 'document', resource_instance: 'readme' });
-    const dead = clientFor({ ...server, url: 'http://127.0.0.1:9' } as TestServer);
+    // Refused at once, and not waited out (minSilenceMs 0; the default 8 s is src/api/breaker.ts's, tested
+    // in test/apply/faults.test.ts): this test is about the hint the screen shows.
+    const dead = createClient({
+      baseUrl: 'http://127.0.0.1:9',
+      apiKey: ORG_KEY,
+      project: 'p',
+      environment: 'e',
+      retries: 0,
+      minSilenceMs: 0,
+    });
     const good = await mount('bob');
     await good.until('1–1 of 1');
     // The same screen, but decisions go to a dead address.
