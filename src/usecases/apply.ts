@@ -157,8 +157,12 @@ export async function runApply(input: ApplyInput, view: ApplyView): Promise<Appl
             return undefined;
           })
         : undefined;
+    // A conflict (the verification found the environment changed by another writer) or writes left
+    // unverified already fail the apply: the decision point is not asked, nor waited for, about access the
+    // plan no longer describes (it would wait out --decision-wait for an agreement that cannot come).
+    const conflicted = (leftover?.ids.length ?? 0) > 0 || unverified !== undefined;
     const checked =
-      input.verifyDecisions !== false && liveBefore && complete
+      input.verifyDecisions !== false && liveBefore && complete && !conflicted
         ? await checkDecisions(target, plan, liveBefore, input.decisionWaitMs, sampled)
         : undefined;
     const outcome = { total: plan.changes.length, seconds, result, leftover, unverified };

@@ -190,9 +190,10 @@ describe('concurrent applies', { timeout: 180_000 }, () => {
       return { kind: 'hold', until: bDone };
     });
     try {
-      // B took carol's access away again: the decision point disagrees with A's plan, and the conflict is
-      // what is tested, not how long A waits for the decision point to agree (15 s by default).
-      const a = cli(proxy.url, 'apply', 'a.yaml', '--yes', '--format', 'json', '--decision-wait', '0');
+      // B took carol's access away again: the decision point would disagree with A's plan. A conflict fails
+      // the apply, and the decision point is not asked about access the plan no longer describes (nor
+      // waited for: --decision-wait is 15 s by default).
+      const a = cli(proxy.url, 'apply', 'a.yaml', '--yes', '--format', 'json');
       await aVerifying;
       const b = await cli(env.server.url, 'apply', 'b.yaml', '--yes');
       expect(b.code, b.stdout + b.stderr).toBe(0);
@@ -215,6 +216,8 @@ describe('concurrent applies', { timeout: 180_000 }, () => {
       const verification = readBack === -1 ? sent : sent.slice(0, readBack);
       expect(verification.filter((r) => r.startsWith('GET'))).toHaveLength(4);
       expect(done.stderr).toContain('Conflict: the environment changed while this apply ran');
+      expect(json).not.toHaveProperty('decisions');
+      expect(sent.filter((r) => r.includes('/allowed'))).toEqual([]);
     } finally {
       release();
       await proxy.close();
