@@ -65,14 +65,12 @@ interface Page {
  */
 export async function readChangesSince(client: ApiClient, q: ChangesQuery): Promise<ChangesRead> {
   const now = q.now ?? Date.now;
-  const prev = q.previous && {
-    readAt: q.previous.readAt,
-    settled: q.previous.settled ?? windowBefore(q.previous.readAt, -1),
-  };
+  // The snapshot's minute; an earlier Roster's snapshot kept no count: its minute is read.
+  const prev = q.previous && (q.previous.settled ?? windowBefore(q.previous.readAt, -1));
   try {
     // A full read asks only whether the activity log answers: a web UI change in the minute before it is
     // seen by the next read, which reads the activity from that minute on (and then reads in full).
-    const from = prev ? prev.settled.fromSec : Math.floor(now() / 1000);
+    const from = prev ? prev.fromSec : Math.floor(now() / 1000);
     const activity = await client.request<Page>('GET', '/v2/activity', {
       query: { timestamp_from: from, page: 1, per_page: 1 },
       expect: (b) =>
@@ -87,20 +85,20 @@ export async function readChangesSince(client: ApiClient, q: ChangesQuery): Prom
     const window = windowBefore(serverTime, 0);
     // This read's minute, settled before the calls since the snapshot are read (see above); unless those
     // calls cover it: then it is settled from them, in no request.
-    const covered = prev !== undefined && window.fromSec >= prev.settled.untilSec;
+    const covered = prev !== undefined && window.fromSec >= prev.untilSec;
     const asked = covered ? undefined : await settle(client, window, q.maxCalls);
     if (asked && !asked.ok) return asked;
     if (!prev) return { ok: true, calls: [], serverTime, settled: window, inFlight: asked!.calls };
 
     const calls = new Map<string, HistoryEvent>();
-    const counted = prev.settled.count < 0 ? undefined : await countHistory(client, prev.settled);
-    if (counted !== prev.settled.count) {
-      const late = await readWindow(client, prev.settled, q.maxCalls);
+    const counted = prev.count < 0 ? undefined : await countHistory(client, prev);
+    if (counted !== prev.count) {
+      const late = await readWindow(client, prev, q.maxCalls);
       if (!late.ok) return late;
       for (const c of late.calls) calls.set(c.id, c);
     }
     const since = await readHistorySince(client, {
-      since: new Date((prev.settled.untilSec - 1) * 1000),
+      since: new Date((prev.untilSec - 1) * 1000),
       budget: q.maxCalls - calls.size,
       checkReach: false,
     });
