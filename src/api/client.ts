@@ -1,4 +1,6 @@
-import { Pool } from 'undici';
+// undici's Pool and request alone (src/api/undici-pool.d.ts): its index loads much the client does not use.
+import Pool from 'undici/lib/dispatcher/pool.js';
+import poolRequest from 'undici/lib/api/api-request.js';
 import { ApiError, ConfigError, InternalError, NoApiError } from '../errors.js';
 import { registerSecret } from '../secrets.js';
 import { buildApiError, buildNetworkError, displayPath } from './api-error.js';
@@ -265,7 +267,7 @@ async function exchange(
         }, t.noticeMs)
       : undefined;
     try {
-      const res = await t.pool.request({
+      const res = await poolRequest.call(t.pool, {
         signal: deadline.signal,
         origin: t.base.origin,
         method,
