@@ -29,31 +29,12 @@ export interface GroupIndexOptions {
  * and never looped: a chain never repeats a group.
  */
 export function buildGroupIndex(facts: AccessFacts, options: GroupIndexOptions): GroupIndex {
-  const parents = multimap(
-    facts.links,
-    (l) => l.child,
-    (l) => l.parent,
-  );
-  const groupsOfUser = multimap(
-    facts.memberships,
-    (m) => m.user,
-    (m) => m.group,
-  );
-  // The reverse edges serve `membersOf` and `descendantsOf` only (not `can` nor a user's holdings): built on first use.
-  const children = lazy(() =>
-    multimap(
-      facts.links,
-      (l) => l.parent,
-      (l) => l.child,
-    ),
-  );
-  const usersOfGroup = lazy(() =>
-    multimap(
-      facts.memberships,
-      (m) => m.group,
-      (m) => m.user,
-    ),
-  );
+  const parents = multimap(facts.links, 'child', 'parent');
+  const groupsOfUser = multimap(facts.memberships, 'user', 'group');
+  // The reverse edges serve `membersOf` and `descendantsOf` only (not `can` nor a user's holdings): built on
+  // first use, unsorted (both answers are sets; `membersOf` sorts its users once).
+  const children = lazy(() => multiset(facts.links, 'parent', 'child'));
+  const usersOfGroup = lazy(() => multiset(facts.memberships, 'group', 'user'));
   const grantsOf = new Map<string, Map<string, Set<string>>>(); // group → instance → roles
   for (const g of facts.groupGrants) {
     const byInstance = getOrSet(grantsOf, g.group, () => new Map<string, Set<string>>());
@@ -114,12 +95,25 @@ export function buildGroupIndex(facts: AccessFacts, options: GroupIndexOptions):
   };
 }
 
-/** key(item) → sorted, de-duplicated value(item)s. */
-function multimap<T>(items: readonly T[], key: (t: T) => string, value: (t: T) => string): Map<string, string[]> {
+/** item[key] → the set of item[value]s. */
+function multiset<K extends string, V extends string>(
+  items: readonly Record<K | V, string>[],
+  key: K,
+  value: V,
+): Map<string, Set<string>> {
   const sets = new Map<string, Set<string>>();
-  for (const item of items) getOrSet(sets, key(item), () => new Set<string>()).add(value(item));
+  for (const item of items) getOrSet(sets, item[key], () => new Set<string>()).add(item[value]);
+  return sets;
+}
+
+/** item[key] → sorted, de-duplicated item[value]s. */
+function multimap<K extends string, V extends string>(
+  items: readonly Record<K | V, string>[],
+  key: K,
+  value: V,
+): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  for (const [k, vs] of sets) out.set(k, [...vs].sort(cmp));
+  for (const [k, vs] of multiset(items, key, value)) out.set(k, [...vs].sort(cmp));
   return out;
 }
 
