@@ -79,36 +79,87 @@ export function eachAccessChange(
   // grants anything on a type decides whether its tenant-wide holdings are listed (subjectsIn).
   const definitionsMatter = permissions || before.facts.tenantRoles.length + after.facts.tenantRoles.length > 0;
   const delta = diffFacts(before, after, definitionsMatter);
-  const users = delta.all ? new Set([...before.users(), ...after.users()]) : new Set(delta.users);
-  if (!delta.all) {
-    for (const g of delta.groups) for (const graph of [before, after]) for (const u of graph.membersOf(g)) users.add(u);
-  }
+  const users = usersToCompare(before, after, delta);
   // Same definitions: an instance where every source holds the same roles, listed the same way, has no change.
   const everywhere = delta.all || (definitionsMatter && delta.definitions);
   const differing = sourceDiffer();
   const withVia = opts.via !== false;
-  const subjects = {
+  const covered = coveredByRule(before, after, permissions);
+  const compareIn = instanceComparer(permissions, covered);
+  const compare = compareIn({
     before: subjectsIn(before, permissions, withVia),
     after: subjectsIn(after, permissions, withVia),
-  };
-  // The permission view: a permission gained through a role that a set rule granted already, or lost
-  // through a role while a set rule still grants it, is no change of access (abac/diff.ts has the rules' own).
-  const coveredByRule =
-    permissions && (before.abac || after.abac)
-      ? (c: AccessChange) => {
-          const other = c.sign === '+' ? before.abac : after.abac;
-          return other !== undefined && other.permissionStatus(c.user, c.subject, c.instance) === 1;
-        }
+  });
+  // Tenant-wide roles merged (tenant-wide.ts): that file tells a change held only through them by its
+  // paths, so it compares with them even when the caller wants none.
+  const merges = opts.tenantWide !== undefined && !covered;
+  const wideCompare =
+    merges && !withVia
+      ? compareIn({ before: subjectsIn(before, permissions), after: subjectsIn(after, permissions) })
       : undefined;
-  const compareIn =
-    (subjects: { before: Subjects; after: Subjects }) =>
-    (
-      user: string,
-      instance: string,
-      was: readonly RoleHolding[],
-      now: readonly RoleHolding[],
-      emit: (c: AccessChange) => void,
-    ) => {
+  const wide = merges
+    ? tenantWideDiffer(before, after, { everywhere, differing, compare: wideCompare ?? compare })
+    : undefined;
+  const yieldMerged = (merged: MergedChanges) => {
+    for (const w of merged.wide) opts.tenantWide!(withVia ? w : { ...w, via: NO_VIA });
+    for (const c of merged.changes) visit(withVia ? c : { ...c, via: NO_VIA });
+  };
+  const side = { before, after, everywhere, differing };
+  for (const user of [...users].sort(cmp)) {
+    const merging = wide?.holds(user) === true ? wide : undefined;
+    const merged = merging?.diff(user);
+    if (merged) {
+      yieldMerged(merged);
+      continue;
+    }
+    // Instance by instance; when merging, with paths, and the user's tenant-wide changes merged after.
+    if (!merging) {
+      compareUser(side, user, compare, visit);
+      continue;
+    }
+    const mine: AccessChange[] = [];
+    compareUser(side, user, wideCompare ?? compare, (c) => void mine.push(c));
+    yieldMerged(merging.regroup(user, mine));
+  }
+}
+
+/** The users whose access can differ: everyone, or those `diffFacts` names and the members of its groups. */
+function usersToCompare(before: AccessGraph, after: AccessGraph, delta: ReturnType<typeof diffFacts>): Set<string> {
+  if (delta.all) return new Set([...before.users(), ...after.users()]);
+  const users = new Set(delta.users);
+  for (const g of delta.groups) for (const graph of [before, after]) for (const u of graph.membersOf(g)) users.add(u);
+  return users;
+}
+
+type Change = (c: AccessChange) => boolean;
+
+/**
+ * The permission view: a permission gained through a role that a set rule granted already, or lost
+ * through a role while a set rule still grants it, is no change of access (abac/diff.ts has the rules' own).
+ */
+function coveredByRule(before: AccessGraph, after: AccessGraph, permissions: boolean): Change | undefined {
+  if (!permissions || !(before.abac || after.abac)) return undefined;
+  return (c) => {
+    const other = c.sign === '+' ? before.abac : after.abac;
+    return other !== undefined && other.permissionStatus(c.user, c.subject, c.instance) === 1;
+  };
+}
+
+type CompareAt = (
+  user: string,
+  instance: string,
+  was: readonly RoleHolding[],
+  now: readonly RoleHolding[],
+  emit: (c: AccessChange) => void,
+) => void;
+
+/** One user's changes on one instance, from the roles held there on each side, with the subjects given. */
+function instanceComparer(
+  permissions: boolean,
+  coveredByRule: Change | undefined,
+): (subjects: { before: Subjects; after: Subjects }) => CompareAt {
+  return (subjects: { before: Subjects; after: Subjects }): CompareAt =>
+    (user, instance, was, now, emit) => {
       // Held on one side only (every change of an apply from empty): each subject is a gain, or a loss,
       // and nothing is held on the other side to leave out.
       if (was.length === 0 || now.length === 0) {
@@ -136,41 +187,31 @@ export function eachAccessChange(
         if (!b.has(subject) && !heldAfter?.has(subject)) mine.push({ sign: '-', user, instance, subject, via });
       for (const c of mine.sort(compareChanges)) if (!coveredByRule?.(c)) emit(c);
     };
-  const compare = compareIn(subjects);
-  // Tenant-wide roles merged (tenant-wide.ts): that file tells a change held only through them by its
-  // paths, so it compares with them even when the caller wants none.
-  const merges = opts.tenantWide !== undefined && !coveredByRule;
-  const wideCompare =
-    merges && !withVia
-      ? compareIn({ before: subjectsIn(before, permissions), after: subjectsIn(after, permissions) })
-      : undefined;
-  const wide = merges
-    ? tenantWideDiffer(before, after, { everywhere, differing, compare: wideCompare ?? compare })
-    : undefined;
-  const yieldMerged = (merged: MergedChanges) => {
-    for (const w of merged.wide) opts.tenantWide!(withVia ? w : { ...w, via: NO_VIA });
-    for (const c of merged.changes) visit(withVia ? c : { ...c, via: NO_VIA });
-  };
-  for (const user of [...users].sort(cmp)) {
-    const merging = wide?.holds(user) === true ? wide : undefined;
-    const merged = merging?.diff(user);
-    if (merged) {
-      yieldMerged(merged);
-      continue;
-    }
-    // Instance by instance; when merging, with paths, and the user's tenant-wide changes merged after.
-    const mine: AccessChange[] = [];
-    const emit = merging ? (c: AccessChange) => void mine.push(c) : visit;
-    const at = merging ? (wideCompare ?? compare) : compare;
-    if (everywhere)
-      compareEverywhere(before.heldOf(user), after.heldOf(user), (instance, was, now) =>
-        at(user, instance, was, now, emit),
-      );
-    else
-      for (const instance of [...differing(before.sourcesOf(user), after.sourcesOf(user))].sort(cmp))
-        at(user, instance, before.rolesOn(user, instance), after.rolesOn(user, instance), emit);
-    if (merging) yieldMerged(merging.regroup(user, mine));
-  }
+}
+
+/**
+ * One user compared instance by instance: every instance either side holds something on (`everywhere`),
+ * else only those where one of the user's sources differs.
+ */
+function compareUser(
+  side: {
+    before: AccessGraph;
+    after: AccessGraph;
+    everywhere: boolean;
+    differing: ReturnType<typeof sourceDiffer>;
+  },
+  user: string,
+  at: CompareAt,
+  emit: (c: AccessChange) => void,
+): void {
+  const { before, after } = side;
+  if (side.everywhere)
+    compareEverywhere(before.heldOf(user), after.heldOf(user), (instance, was, now) =>
+      at(user, instance, was, now, emit),
+    );
+  else
+    for (const instance of [...side.differing(before.sourcesOf(user), after.sourcesOf(user))].sort(cmp))
+      at(user, instance, before.rolesOn(user, instance), after.rolesOn(user, instance), emit);
 }
 
 /** Both lists are sorted by instance then role: one walk, one instance at a time. */

@@ -8,7 +8,7 @@ import {
   type RoleHolding,
   type Via,
 } from './facts.js';
-import { buildGroupIndex, getOrSet, type GroupIndex } from './groups.js';
+import { buildGroupIndex, getOrSet, lazy, type GroupIndex } from './groups.js';
 import { explainAccess } from './explain.js';
 import { cmp, comparePaths, compareVia, DIRECT } from './paths.js';
 import { qualify, typeOf } from '../types/refs.js';
@@ -120,7 +120,7 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
   const { roles, groups, grantsOn, tenantOfInstance, allUsers } = ix;
   const graph: AccessGraph = {
     facts,
-    users: () => [...allUsers],
+    users: () => [...allUsers()],
     rolesOn: held.rolesOn,
     roleGrants,
     can: can.decide,
@@ -131,7 +131,7 @@ export function buildAccessGraph(facts: AccessFacts, options: AccessGraphOptions
     sourcesOf: held.sourcesOf,
     usersReaching,
     *effectiveGrants() {
-      for (const user of allUsers) yield* grantsOf(user);
+      for (const user of allUsers()) yield* grantsOf(user);
     },
     usersWith,
     membersOf: groups.membersOf,
@@ -157,11 +157,12 @@ interface FactIndex {
   /** user → instance|tenant → roles. */
   direct: Nested;
   tenantWide: Nested;
-  /** instance|tenant → role → users. */
-  directHolders: Nested;
-  tenantHolders: Nested;
+  /** instance|tenant → role → users (for the holder questions only: built on first use). */
+  directHolders: () => Nested;
+  tenantHolders: () => Nested;
   grantsOn: Map<string, { group: string; role: string }[]>;
-  allUsers: string[];
+  /** Built on first use (`users`, `effectiveGrants`). */
+  allUsers: () => string[];
   /** Role derivations over tuples, when the facts have both. */
   derivations: DerivationIndex | undefined;
 }
@@ -184,14 +185,12 @@ function indexFacts(facts: AccessFacts, options: AccessGraphOptions): FactIndex 
     groups: buildGroupIndex(facts, { maxChains: options.maxChains ?? 8 }),
     tenantOfInstance,
     instancesOfTenant,
-    direct: nested(facts.instanceRoles.map((r) => [r.user, r.instance, r.role])),
-    tenantWide: nested(facts.tenantRoles.map((r) => [r.user, r.tenant, r.role])),
-    directHolders: nested(facts.instanceRoles.map((r) => [r.instance, r.role, r.user])),
-    tenantHolders: nested(facts.tenantRoles.map((r) => [r.tenant, r.role, r.user])),
+    direct: nested(facts.instanceRoles, (r) => [r.user, r.instance, r.role]),
+    tenantWide: nested(facts.tenantRoles, (r) => [r.user, r.tenant, r.role]),
+    directHolders: lazy(() => nested(facts.instanceRoles, (r) => [r.instance, r.role, r.user])),
+    tenantHolders: lazy(() => nested(facts.tenantRoles, (r) => [r.tenant, r.role, r.user])),
     grantsOn,
-    allUsers: [
-      ...new Set([...facts.instanceRoles, ...facts.tenantRoles, ...facts.memberships].map((f) => f.user)),
-    ].sort(cmp),
+    allUsers: lazy(() => usersOf(facts)),
     derivations: buildDerivationIndex(facts),
   };
 }
@@ -385,13 +384,13 @@ function holderQuestions(ix: FactIndex, held: DerivedHoldings, abac: AbacIndex |
     const users = new Set<string>();
     const tenants = new Set<string>();
     for (const instance of from) {
-      for (const holders of directHolders.get(instance)?.values() ?? []) for (const u of holders) users.add(u);
+      for (const holders of directHolders().get(instance)?.values() ?? []) for (const u of holders) users.add(u);
       const tenant = tenantOfInstance.get(instance);
       if (tenant !== undefined) tenants.add(tenant);
       for (const { group } of grantsOn.get(instance) ?? []) for (const u of groups.membersOf(group)) users.add(u);
     }
     for (const tenant of tenants)
-      for (const holders of tenantHolders.get(tenant)?.values() ?? []) for (const u of holders) users.add(u);
+      for (const holders of tenantHolders().get(tenant)?.values() ?? []) for (const u of holders) users.add(u);
     return [...users].sort(cmp);
   }
 
@@ -417,8 +416,8 @@ function holderQuestions(ix: FactIndex, held: DerivedHoldings, abac: AbacIndex |
     const users = new Set<string>(byRules);
     const tenant = tenantOfInstance.get(instance);
     for (const role of wanted) {
-      for (const u of directHolders.get(instance)?.get(role) ?? []) users.add(u);
-      if (tenant !== undefined) for (const u of tenantHolders.get(tenant)?.get(role) ?? []) users.add(u);
+      for (const u of directHolders().get(instance)?.get(role) ?? []) users.add(u);
+      if (tenant !== undefined) for (const u of tenantHolders().get(tenant)?.get(role) ?? []) users.add(u);
     }
     for (const { group, role } of grantsOn.get(instance) ?? []) {
       if (wanted.includes(role)) for (const u of groups.membersOf(group)) users.add(u);
@@ -432,16 +431,26 @@ function sortPaths(paths: AccessPath[]): AccessPath[] {
   return paths.length > 1 ? paths.sort(comparePaths) : paths;
 }
 
-/** a → b → set of c, from triples; duplicates collapse. */
-function nested(triples: [string, string, string][]): Nested {
+/** a → b → set of c, from each item's triple; duplicates collapse. */
+function nested<T>(items: readonly T[], triple: (item: T) => [string, string, string]): Nested {
   const out: Nested = new Map();
-  for (const [a, b, c] of triples)
+  for (const item of items) {
+    const [a, b, c] = triple(item);
     getOrSet(
       getOrSet(out, a, () => new Map()),
       b,
       () => new Set<string>(),
     ).add(c);
+  }
   return out;
+}
+
+/** Every user named in the facts (roles either way, memberships), sorted. */
+function usersOf(facts: AccessFacts): string[] {
+  const users = new Set<string>();
+  for (const list of [facts.instanceRoles, facts.tenantRoles, facts.memberships])
+    for (const f of list) users.add(f.user);
+  return [...users].sort(cmp);
 }
 
 /**

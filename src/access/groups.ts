@@ -29,10 +29,12 @@ export interface GroupIndexOptions {
  * and never looped: a chain never repeats a group.
  */
 export function buildGroupIndex(facts: AccessFacts, options: GroupIndexOptions): GroupIndex {
-  const parents = multimap(facts.links.map((l) => [l.child, l.parent]));
-  const children = multimap(facts.links.map((l) => [l.parent, l.child]));
-  const groupsOfUser = multimap(facts.memberships.map((m) => [m.user, m.group]));
-  const usersOfGroup = multimap(facts.memberships.map((m) => [m.group, m.user]));
+  const parents = multimap(facts.links, 'child', 'parent');
+  const groupsOfUser = multimap(facts.memberships, 'user', 'group');
+  // The reverse edges serve `membersOf` and `descendantsOf` only (not `can` nor a user's holdings): built on
+  // first use, unsorted (both answers are sets; `membersOf` sorts its users once).
+  const children = lazy(() => multiset(facts.links, 'parent', 'child'));
+  const usersOfGroup = lazy(() => multiset(facts.memberships, 'group', 'user'));
   const grantsOf = new Map<string, Map<string, Set<string>>>(); // group → instance → roles
   for (const g of facts.groupGrants) {
     const byInstance = getOrSet(grantsOf, g.group, () => new Map<string, Set<string>>());
@@ -69,7 +71,7 @@ export function buildGroupIndex(facts: AccessFacts, options: GroupIndexOptions):
     const seen = new Set([group]);
     const stack = [group];
     while (stack.length > 0) {
-      for (const c of children.get(stack.pop()!) ?? []) {
+      for (const c of children().get(stack.pop()!) ?? []) {
         if (!seen.has(c)) {
           seen.add(c);
           stack.push(c);
@@ -81,7 +83,7 @@ export function buildGroupIndex(facts: AccessFacts, options: GroupIndexOptions):
 
   function membersOf(group: string): string[] {
     const users = new Set<string>();
-    for (const g of descendantsOf(group)) for (const u of usersOfGroup.get(g) ?? []) users.add(u);
+    for (const g of descendantsOf(group)) for (const u of usersOfGroup().get(g) ?? []) users.add(u);
     return [...users].sort(cmp);
   }
 
@@ -93,12 +95,25 @@ export function buildGroupIndex(facts: AccessFacts, options: GroupIndexOptions):
   };
 }
 
-/** key → sorted, de-duplicated values. */
-function multimap(pairs: [string, string][]): Map<string, string[]> {
+/** item[key] → the set of item[value]s. */
+function multiset<K extends string, V extends string>(
+  items: readonly Record<K | V, string>[],
+  key: K,
+  value: V,
+): Map<string, Set<string>> {
   const sets = new Map<string, Set<string>>();
-  for (const [k, v] of pairs) getOrSet(sets, k, () => new Set<string>()).add(v);
+  for (const item of items) getOrSet(sets, item[key], () => new Set<string>()).add(item[value]);
+  return sets;
+}
+
+/** item[key] → sorted, de-duplicated item[value]s. */
+function multimap<K extends string, V extends string>(
+  items: readonly Record<K | V, string>[],
+  key: K,
+  value: V,
+): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  for (const [k, vs] of sets) out.set(k, [...vs].sort(cmp));
+  for (const [k, vs] of multiset(items, key, value)) out.set(k, [...vs].sort(cmp));
   return out;
 }
 
@@ -109,4 +124,17 @@ export function getOrSet<K, V>(map: Map<K, V>, key: K, make: () => V): V {
     map.set(key, v);
   }
   return v;
+}
+
+/** `make()` on the first call, the same value after. */
+export function lazy<T>(make: () => T): () => T {
+  let value: T | undefined;
+  let made = false;
+  return () => {
+    if (!made) {
+      value = make();
+      made = true;
+    }
+    return value as T;
+  };
 }
