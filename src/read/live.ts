@@ -27,6 +27,11 @@ export interface LiveReadOptions {
   maxCalls?: number;
   /** Request ids of writes this Roster made and the read sees (after an apply): not read again next time. */
   own?: readonly string[];
+  /**
+   * The snapshot is opened once this settles (the configuration's validation on its thread): opening it
+   * builds an environment's lists at once, and both together would add their peaks (docs/performance.md).
+   */
+  after?: Promise<unknown>;
   now?: () => number;
 }
 
@@ -117,6 +122,10 @@ type Tried =
   | { ok: false; reason: string };
 
 async function tryIncremental(place: SnapshotPlace, options: LiveReadOptions, now: () => number): Promise<Tried> {
+  await options.after?.then(
+    () => {},
+    () => {},
+  );
   const loaded = loadSnapshot(place.file, place.key, place.target);
   if (!loaded.ok) return loaded;
   const snap = loaded.snapshot;
