@@ -134,6 +134,45 @@ export const ASSIGNMENT_PAGE = 1000;
  * `groups/direct` and element configurations always answer the envelope.
  */
 export async function readLiveState(client: ApiClient): Promise<LiveState> {
+  const read = await readLists(client);
+  const live = emptyLiveState();
+  placeSchema(live, read.resources, read.roles);
+  for (const t of read.tenants) live.tenants.set(t.key, tenantRead(t));
+  for (const u of read.users) live.users.set(u.key, userRead(u));
+  placeGroups(live, read.groups);
+  placeInstances(live, read.instances, read.tuples);
+  placeMemberships(client, live, read);
+  for (const c of read.configs) {
+    if (c.elements_type && c.elements_type !== 'user_management') continue;
+    // Both reviewer levels: a role at LEVEL_2 reviews as one at LEVEL_1 does (levels.ts).
+    live.accessRequests.set(c.key, { key: c.key, name: c.name, reviewerRoles: reviewerRolesOf(c.roles_to_levels) });
+  }
+  placeAbac(live, await read.abac, resourceIndex(read.resources));
+  return live;
+}
+
+/** A group as read: its reference, its tenant and the roles it holds (read, or inferred from tuples). */
+type GroupWithRoles = ReturnType<typeof groupIdOf> & { tenant: string; roles: { role: string; on: string }[] };
+
+/** Every list the live state is made of, as answered (the ABAC lists still being read). */
+interface ListsRead {
+  resources: ResourceRead[];
+  roles: RoleRead[];
+  tenants: TenantRead[];
+  users: UserRead[];
+  assignments: AssignmentRead[];
+  instances: InstanceRead[];
+  groups: GroupWithRoles[];
+  /** Group-in-group links (`group` relation tuples). */
+  links: TupleRead[];
+  configs: ConfigRead[];
+  /** Tuples of the resources' own relations. */
+  tuples: TupleRead[];
+  abac: ReturnType<typeof readAbac>;
+}
+
+/** The lists, read concurrently (the client bounds what is in flight). */
+async function readLists(client: ApiClient): Promise<ListsRead> {
   const { schema, facts, elements } = client.paths;
   // Every item is checked against its list's shape (shapes.ts) as its page arrives: an item this reads
   // into a TypeError is a MALFORMED_ANSWER naming the request and the item instead.
@@ -156,7 +195,7 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
     }
     return read;
   };
-  const readGroups = async (list: GroupRead[]) => {
+  const readGroups = async (list: GroupRead[]): Promise<GroupWithRoles[]> => {
     const resources = await resourcesRead;
     const refs = list.map(groupIdOf);
     const tuples = await Promise.all([...new Set(refs.map((r) => r.type))].map(tuplesOfType));
@@ -183,8 +222,8 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
       keys.map((k) => counted<TupleRead>(`${facts}/relationship_tuples`, TUPLE_ITEM, PAGE, { relation: k })),
     ).then((lists) => lists.flat());
   });
-  const abacRead = readAbac(client);
-  abacRead.catch(() => {}); // awaited below
+  const abac = readAbac(client);
+  abac.catch(() => {}); // awaited by readLiveState
   const [resources, roles, tenants, users, assignments, instances, groups, links, configs, tuples] = await Promise.all([
     resourcesRead,
     counted<RoleRead>(`${schema}/roles`, ROLE_ITEM),
@@ -197,11 +236,10 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
     all<ConfigRead>(`${elements}/config`, CONFIG_ITEM),
     relationTuples,
   ]);
+  return { resources, roles, tenants, users, assignments, instances, groups, links, configs, tuples, abac };
+}
 
-  const live = emptyLiveState();
-  placeSchema(live, resources, roles);
-  for (const t of tenants) live.tenants.set(t.key, tenantRead(t));
-  for (const u of users) live.users.set(u.key, userRead(u));
+function placeGroups(live: LiveState, groups: GroupWithRoles[]): void {
   for (const { type, key, id, tenant, roles } of groups) {
     live.groups.set(id, {
       type,
@@ -212,6 +250,10 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
       memberOf: [],
     });
   }
+}
+
+/** Resource instances (a group's instance is the group) and the relations they are the object of. */
+function placeInstances(live: LiveState, instances: InstanceRead[], tuples: TupleRead[]): void {
   for (const i of instances) {
     const id = `${i.resource}:${i.key}`;
     if (live.groups.has(id)) continue;
@@ -223,13 +265,17 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
   }
   for (const i of live.resourceInstances.values())
     i.relations?.sort((a, b) => cmp(a.relation, b.relation) || cmp(a.subject, b.subject));
-  const tenantKeyById = tenantKeysById(tenants);
-  for (const a of assignments) {
+}
+
+/** Assignments to users' roles or groups' members, group-in-group links; then each sorted. */
+function placeMemberships(client: ApiClient, live: LiveState, read: ListsRead): void {
+  const tenantKeyById = tenantKeysById(read.tenants);
+  for (const a of read.assignments) {
     const placed = placeAssignment(client, a, tenantKeyById, (g) => live.groups.has(g));
     if (placed.member) live.groups.get(placed.member)!.members.push(a.user);
     else live.users.get(a.user)?.roles.push(placed.role!);
   }
-  for (const t of links) {
+  for (const t of read.links) {
     const child = live.groups.get(t.subject);
     if (child && live.groups.has(t.object)) child.memberOf.push(t.object);
   }
@@ -237,13 +283,6 @@ export async function readLiveState(client: ApiClient): Promise<LiveState> {
   for (const u of live.users.values()) {
     u.roles.sort((a, b) => cmp(a.tenant, b.tenant) || cmp(a.role, b.role) || cmp(a.on ?? '', b.on ?? ''));
   }
-  for (const c of configs) {
-    if (c.elements_type && c.elements_type !== 'user_management') continue;
-    // Both reviewer levels: a role at LEVEL_2 reviews as one at LEVEL_1 does (levels.ts).
-    live.accessRequests.set(c.key, { key: c.key, name: c.name, reviewerRoles: reviewerRolesOf(c.roles_to_levels) });
-  }
-  placeAbac(live, await abacRead, resourceIndex(resources));
-  return live;
 }
 
 /** Resource ids to keys and action ids to `resource:action`, for the ABAC reads (read-abac.ts). */

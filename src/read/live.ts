@@ -4,7 +4,7 @@ import type { LiveState, RequestGrant } from '../types/live.js';
 import type { LiveReadSummary, RefreshMode } from '../types/read.js';
 import { OVERLAP_SEC, readChangesSince, type Settled } from './history.js';
 import { listReader, type ListFamily, type ListReader } from './lists.js';
-import { loadSnapshot, writeSnapshot, type Snapshot, type SnapshotTarget } from './snapshot.js';
+import { loadSnapshot, writeSnapshot, writeSnapshotHead, type SnapshotHead, type SnapshotTarget } from './snapshot.js';
 import { touchedBy, type HistoryCall } from './touched.js';
 import type { HistoryEvent } from '../api/read-history.js';
 
@@ -27,6 +27,11 @@ export interface LiveReadOptions {
   maxCalls?: number;
   /** Request ids of writes this Roster made and the read sees (after an apply): not read again next time. */
   own?: readonly string[];
+  /**
+   * The snapshot is opened once this settles (the configuration's validation on its thread): opening it
+   * builds an environment's lists at once, and both together would add their peaks (docs/performance.md).
+   */
+  after?: Promise<unknown>;
   now?: () => number;
 }
 
@@ -52,9 +57,11 @@ export async function readLive(options: LiveReadOptions): Promise<LiveReadResult
       ? await tryIncremental(place, options, now)
       : ({ ok: false, reason: 'the embedded service is read in full' } as const);
     if (tried.ok) {
-      const { reader, since, calls, serverTime, own, settled, pending } = tried;
+      const { reader, since, calls, serverTime, own, settled, pending, id } = tried;
       const read = await readThrough(reader);
       const { families, objects } = reader.fresh();
+      // No list read again: the lists on disk are this read's, and only the head is written.
+      const kept = families.length === 0 ? id : undefined;
       const summary: LiveReadSummary = {
         mode: 'incremental',
         requests: client.counters().requests - before,
@@ -62,7 +69,7 @@ export async function readLive(options: LiveReadOptions): Promise<LiveReadResult
         calls,
         reread: families,
         objects,
-        snapshot: save(place!, reader, { readAt: serverTime, own, settled, pending }),
+        snapshot: save(place!, reader, { readAt: serverTime, own, settled, pending }, kept),
       };
       return { ...read, summary };
     }
@@ -109,10 +116,16 @@ type Tried =
       own: string[];
       settled: Settled;
       pending: HistoryCall[];
+      /** The snapshot's lists on disk (snapshot.ts). */
+      id: string;
     }
   | { ok: false; reason: string };
 
 async function tryIncremental(place: SnapshotPlace, options: LiveReadOptions, now: () => number): Promise<Tried> {
+  await options.after?.then(
+    () => {},
+    () => {},
+  );
   const loaded = loadSnapshot(place.file, place.key, place.target);
   if (!loaded.ok) return loaded;
   const snap = loaded.snapshot;
@@ -167,6 +180,7 @@ async function tryIncremental(place: SnapshotPlace, options: LiveReadOptions, no
     own: [...carried],
     settled: changes.settled,
     pending: changes.inFlight.map(callOf),
+    id: loaded.id,
   };
 }
 
@@ -189,15 +203,20 @@ async function readThrough(reader: ListReader): Promise<{ live: LiveState; reque
   return { live, requestGrants };
 }
 
-/** Writes the snapshot of what `reader` read; a snapshot that cannot be written costs the next plan a full read, not this one. */
+/**
+ * Writes the snapshot of what `reader` read: its head alone when `kept` names the lists on disk it was all
+ * answered from. A snapshot that cannot be written costs the next plan a full read, not this one.
+ */
 function save(
   place: SnapshotPlace,
   reader: ListReader,
-  at: Pick<Snapshot, 'readAt' | 'own' | 'settled' | 'pending'>,
+  at: Pick<SnapshotHead, 'readAt' | 'own' | 'settled' | 'pending'>,
+  kept?: string,
 ): LiveReadSummary['snapshot'] {
-  const snapshot: Snapshot = { format: 1, target: place.target, lists: reader.lists(), ...at };
+  const head: SnapshotHead = { format: 2, target: place.target, ...at };
   try {
-    writeSnapshot(place.file, place.key, snapshot);
+    if (kept) writeSnapshotHead(place.file, place.key, head, kept);
+    else writeSnapshot(place.file, place.key, { ...head, lists: reader.lists() });
     return { saved: true };
   } catch (err) {
     return {

@@ -87,7 +87,7 @@ export async function runApply(input: ApplyInput, view: ApplyView): Promise<Appl
       ? (before: AccessGraph, after: AccessGraph, abac?: AbacDiff) =>
           void (sampled = planDecisionChecks(before, after, undefined, abac))
       : undefined;
-  const fromFiles = saved
+  let fromFiles = saved
     ? undefined
     : await planFromFiles(input.paths, 'apply', input, {
         prune: input.prune,
@@ -167,7 +167,10 @@ export async function runApply(input: ApplyInput, view: ApplyView): Promise<Appl
         : undefined;
     const outcome = { total: plan.changes.length, seconds, result, leftover, unverified };
     // The next plan starts from what the writes left (src/read/): read back incrementally from this plan's
-    // snapshot and the history, which lists the writes just made.
+    // snapshot and the history, which lists the writes just made. That read holds an environment's lists
+    // and the live state made of them: what the plan was made from (the desired and live states, the
+    // sampled checks) is let go first (docs/performance.md, "Plans after an apply").
+    fromFiles = liveBefore = sampled = undefined;
     const snapshot = await snapshotAfterApply(target, input.refresh ?? {});
     return { plan, outcome: { ...outcome, decisions: checked?.verification }, snapshot, decisions: checked };
   } finally {

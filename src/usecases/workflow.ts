@@ -81,7 +81,7 @@ export async function planFromFiles(
     validateAside(files.sources).then((r) => ({ ...r, errors: [...files.errors, ...r.errors] })),
   );
   const early = await open(peekScope(files.sources)).then(
-    (target) => ({ target, reading: noUnhandled(readLive(target, options.refresh)) }),
+    (target) => ({ target, reading: noUnhandled(readLive(target, options.refresh, undefined, validating)) }),
     (error: unknown) => ({ error }),
   );
   const loaded = await validating.catch(async (err) => {
@@ -126,6 +126,8 @@ export async function readLive(
   target: Target,
   refresh: RefreshOptions = {},
   own?: readonly string[],
+  /** The snapshot is opened once this settles: the validation, whose peak would add to its own. */
+  after?: Promise<unknown>,
 ): Promise<LiveRead> {
   const { readLive: read } = await import('../read/live.js');
   return read({
@@ -135,6 +137,7 @@ export async function readLive(
     maxAgeMs: refresh.maxAgeMs,
     maxCalls: refresh.maxCalls,
     own,
+    after,
   });
 }
 

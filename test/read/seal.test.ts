@@ -3,12 +3,25 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { deriveSnapshotKey, openSealedJson, sealJson, SEAL_VERSION } from '../../src/read/seal.js';
-import { loadSnapshot, snapshotFile, writeSnapshot, type Snapshot } from '../../src/read/snapshot.js';
+import {
+  deriveSnapshotKey,
+  openSealedJson,
+  openSealedJsonFrames,
+  sealJson,
+  sealJsonFrames,
+  SEAL_VERSION,
+} from '../../src/read/seal.js';
+import {
+  loadSnapshot,
+  snapshotFile,
+  writeSnapshot,
+  writeSnapshotHead,
+  type Snapshot,
+} from '../../src/read/snapshot.js';
 
 const TARGET = { url: 'https://api.example.test', project: 'p', environment: 'e' };
 const snapshotOf = (over: Partial<Snapshot> = {}): Snapshot => ({
-  format: 1,
+  format: 2,
   target: TARGET,
   readAt: 1_700_000_000_000,
   lists: [{ path: '/v2/facts/p/e/users', query: [], items: [{ key: 'alice', email: 'alice@example.test' }] }],
@@ -70,8 +83,8 @@ describe('the snapshot file', () => {
     expect(file.startsWith(path.join(dir, 'snapshots'))).toBe(true);
     expect(snapshotFile(dir, { ...TARGET, environment: 'other' })).not.toBe(file);
     expect(loadSnapshot(file, key, TARGET)).toEqual({ ok: false, reason: 'no snapshot yet' });
-    writeSnapshot(file, key, snapshotOf());
-    expect(loadSnapshot(file, key, TARGET)).toEqual({ ok: true, snapshot: snapshotOf() });
+    const id = writeSnapshot(file, key, snapshotOf());
+    expect(loadSnapshot(file, key, TARGET)).toEqual({ ok: true, snapshot: snapshotOf(), id });
     expect(loadSnapshot(file, key, { ...TARGET, url: 'https://elsewhere.test' })).toEqual({
       ok: false,
       reason: 'the snapshot was read from p/e on https://api.example.test, not from this environment',
@@ -84,5 +97,40 @@ describe('the snapshot file', () => {
       reason: 'the snapshot is not in a format this Roster reads',
     });
     expect(readFileSync(file).length).toBeGreaterThan(0);
+  });
+
+  it('writes its head alone over the lists it names, and refuses lists it does not name', () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'roster-snap-'));
+    const key = deriveSnapshotKey('k');
+    const file = snapshotFile(dir, TARGET);
+    const { lists, ...head } = snapshotOf();
+    const id = writeSnapshot(file, key, { ...head, lists });
+    const later = { ...head, readAt: head.readAt + 60_000, own: ['req-1'] };
+    writeSnapshotHead(file, key, later, id);
+    expect(loadSnapshot(file, key, TARGET)).toEqual({ ok: true, snapshot: { ...later, lists }, id });
+    // Another Roster wrote new lists after this head: the head no longer names them.
+    const head2 = readFileSync(file);
+    writeSnapshot(file, key, snapshotOf({ lists: [] }));
+    writeFileSync(file, head2);
+    expect(loadSnapshot(file, key, TARGET)).toEqual({
+      ok: false,
+      reason: 'the lists beside the snapshot are not the ones it names (another Roster wrote them meanwhile)',
+    });
+    // Lists that are not JSON frames.
+    writeFileSync(file.replace(/\.snapshot$/, '.lists'), sealJson(key, { a: 1 }));
+    expect(loadSnapshot(file, key, TARGET).ok).toBe(false);
+  });
+
+  it('keeps each list as a frame of its own, opened one at a time', () => {
+    const key = deriveSnapshotKey('k');
+    fc.assert(
+      fc.property(fc.array(fc.jsonValue(), { maxLength: 5 }), (values) => {
+        expect(openSealedJsonFrames(key, sealJsonFrames(key, values))).toEqual({
+          ok: true,
+          values: JSON.parse(JSON.stringify(values)),
+        });
+      }),
+      { numRuns: 50 },
+    );
   });
 });
