@@ -41,6 +41,11 @@ export async function verifyApplied(options: {
   live: LiveState;
   requestGrants: readonly RequestGrant[];
   mode?: VerifyMode;
+  /**
+   * Reads the whole environment, when the verification does: by default through `client`. The apply hands
+   * the read that keeps the next plan's snapshot (src/read/), so that the environment is not read twice.
+   */
+  readFull?: () => Promise<{ live: LiveState; requestGrants: readonly RequestGrant[] }>;
 }): Promise<Leftover> {
   const { readLiveState } = await import('../api/read-live.js');
   const { readRequestGrants } = await import('../api/read-request-grants.js');
@@ -55,7 +60,8 @@ export async function verifyApplied(options: {
       : chooseReads(scope, largerSizes(sizesOf(options.desired), sizesOf(options.live)));
   let live: LiveState;
   let requestGrants: readonly RequestGrant[] = options.requestGrants;
-  if (reads.full) {
+  if (reads.full && options.readFull) ({ live, requestGrants } = await options.readFull());
+  else if (reads.full) {
     const reader = withSharedLists(options.client);
     [live, requestGrants] = await Promise.all([readLiveState(reader), readRequestGrants(reader)]);
   } else {

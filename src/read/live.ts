@@ -27,6 +27,8 @@ export interface LiveReadOptions {
   maxCalls?: number;
   /** Request ids of writes this Roster made and the read sees (after an apply): not read again next time. */
   own?: readonly string[];
+  /** When those writes ended (epoch ms, `now`'s clock): see `letOwnWritesAge`. */
+  writesEndedAt?: number;
   /**
    * The snapshot is opened once this settles (the configuration's validation on its thread): opening it
    * builds an environment's lists at once, and both together would add their peaks (docs/performance.md).
@@ -51,6 +53,7 @@ export async function readLive(options: LiveReadOptions): Promise<LiveReadResult
   const now = options.now ?? Date.now;
   const before = client.counters().requests;
   const place = options.snapshot;
+  if (place) await letOwnWritesAge(options, now);
   let fallback: string | undefined;
   if (refresh !== 'full') {
     const tried = place
@@ -104,6 +107,19 @@ export async function readLive(options: LiveReadOptions): Promise<LiveReadResult
       snapshot,
     },
   };
+}
+
+/**
+ * The next read lists the history from two seconds before this read's second on (history.ts), and the
+ * apply's own writes listed there count against its budget, though they are skipped: after more writes
+ * than half the budget, a read that keeps a snapshot begins once the last of them left that span (3 s),
+ * else the next plan would find more calls than its budget and read in full.
+ */
+async function letOwnWritesAge(options: LiveReadOptions, now: () => number): Promise<void> {
+  const ended = options.writesEndedAt;
+  if (ended === undefined || (options.own?.length ?? 0) * 2 <= (options.maxCalls ?? DEFAULT_MAX_CALLS)) return;
+  const wait = ended + 3_000 - now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 }
 
 type Tried =

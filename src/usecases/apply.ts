@@ -3,6 +3,7 @@ import type { ConfigProblem } from '../errors.js';
 import { openTarget, pdpOf, type Target, type TargetOptions } from './target.js';
 import type { LiveState } from '../types/live.js';
 import { planFromFiles, readLive, type RefreshOptions } from './workflow.js';
+import type { LiveReadSummary } from '../types/read.js';
 import { readPlanFile } from './plan-file.js';
 import type { Plan } from '../plan/index.js';
 import { agree, plural } from '../words.js';
@@ -135,11 +136,23 @@ export async function runApply(input: ApplyInput, view: ApplyView): Promise<Appl
       // Even when applyPlan throws, so that the error is printed below the live view's last frame.
       await shown.finish();
     }
-    const seconds = (Date.now() - started) / 1000;
+    const writesEndedAt = Date.now();
+    const seconds = (writesEndedAt - started) / 1000;
     const complete = result.failed.length === 0 && !result.stopped;
     // Everything applied: read again what the apply changed, to catch another apply that ran at the same
     // time (src/apply/verify.ts). A saved plan has no configuration to compare with.
     let unverified: string | undefined;
+    // A verification that reads the whole environment (from empty, or --verify=full) keeps the next plan's
+    // snapshot from that read: the read-back below would read it all again, and hold it again.
+    let kept: LiveReadSummary | undefined;
+    const readFull = target.snapshot
+      ? async () => {
+          const own = target.client.writtenRequestIds?.() ?? [];
+          const read = await readLive(target, { ...input.refresh, mode: 'full' }, own, undefined, writesEndedAt);
+          kept = read.summary;
+          return read;
+        }
+      : undefined;
     const leftover =
       fromFiles && complete
         ? await verifyApplied({
@@ -149,6 +162,7 @@ export async function runApply(input: ApplyInput, view: ApplyView): Promise<Appl
             live: fromFiles.live,
             requestGrants: fromFiles.requestGrants,
             mode: input.verify ?? 'changes',
+            ...(readFull ? { readFull } : {}),
           }).catch((err: unknown) => {
             // The writes are done and the summary is due: a read that still fails after its retries
             // leaves the writes unverified, which is an error of its own (exit 4, docs/plan.md).
@@ -171,7 +185,9 @@ export async function runApply(input: ApplyInput, view: ApplyView): Promise<Appl
     // and the live state made of them: what the plan was made from (the desired and live states, the
     // sampled checks) is let go first (docs/performance.md, "Plans after an apply").
     fromFiles = liveBefore = sampled = undefined;
-    const snapshot = await snapshotAfterApply(target, input.refresh ?? {});
+    const snapshot = kept
+      ? `snapshot after the apply: from the verification's read: ${readSummaryLine(kept)}`
+      : await snapshotAfterApply(target, input.refresh ?? {}, writesEndedAt);
     return { plan, outcome: { ...outcome, decisions: checked?.verification }, snapshot, decisions: checked };
   } finally {
     await target.close();
@@ -184,11 +200,16 @@ export async function runApply(input: ApplyInput, view: ApplyView): Promise<Appl
  * and the next plan does not read again what they touched. A read that fails leaves the old snapshot, which
  * the next plan brings up to date from the history. Returns the line saying what it did.
  */
-async function snapshotAfterApply(target: Target, refresh: RefreshOptions): Promise<string | undefined> {
+async function snapshotAfterApply(
+  target: Target,
+  refresh: RefreshOptions,
+  writesEndedAt: number,
+): Promise<string | undefined> {
   if (!target.snapshot) return undefined;
   try {
     const own = target.client.writtenRequestIds?.() ?? [];
-    const read = await readLive(target, { ...refresh, mode: refresh.mode === 'full' ? 'full' : 'auto' }, own);
+    const mode = refresh.mode === 'full' ? 'full' : 'auto';
+    const read = await readLive(target, { ...refresh, mode }, own, undefined, writesEndedAt);
     return `snapshot after the apply: ${readSummaryLine(read.summary)}`;
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;

@@ -128,6 +128,8 @@ export async function readLive(
   own?: readonly string[],
   /** The snapshot is opened once this settles: the validation, whose peak would add to its own. */
   after?: Promise<unknown>,
+  /** When the writes of `own` ended (src/read/live.ts, `letOwnWritesAge`). */
+  writesEndedAt?: number,
 ): Promise<LiveRead> {
   const { readLive: read } = await import('../read/live.js');
   return read({
@@ -138,6 +140,7 @@ export async function readLive(
     maxCalls: refresh.maxCalls,
     own,
     after,
+    writesEndedAt,
   });
 }
 

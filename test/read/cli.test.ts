@@ -64,6 +64,32 @@ describe('incremental plans from the CLI', { timeout: 120_000 }, () => {
     expect(plan.changes.map((c: { id: string }) => c.id)).toEqual(['user:bob']);
   });
 
+  it('an apply whose verification reads the whole environment keeps the snapshot from that read, not from a second one', async () => {
+    rmSync(path.join(dir, 'data'), { recursive: true, force: true });
+    writeFileSync(
+      path.join(dir, 'full.yaml'),
+      CONFIG.replace('bob: {', 'carol: { email: carol@example.test, tenants: [acme] }\n  bob: {'),
+    );
+    // A budget of 3 calls, fewer than the apply's writes: its read begins once they left the span of the
+    // history the next plan lists again (src/read/live.ts), or that plan would read in full.
+    const budget = ['--refresh-max-calls', '3'];
+    const applied = await roster('apply', 'full.yaml', '--yes', '--verify', 'full', ...budget);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stderr).toMatch(
+      /snapshot after the apply: from the verification's read: Read the live state in full \(\d+ requests\)\.$/m,
+    );
+    // That snapshot holds the writes: the next plan reads nothing again, and sees an out-of-band change.
+    const quiet = await roster('plan', 'full.yaml', '--detailed-exitcode', ...budget);
+    expect(quiet.code, quiet.stdout).toBe(0);
+    expect(quiet.stdout).toMatch(
+      /Read the live state incrementally \(\d+ requests\): .* 0 writes .*; nothing read again\./,
+    );
+    expect((await server.facts('PATCH', '/users/carol', { email: 'caroline@example.test' })).status).toBe(200);
+    const drift = await roster('plan', 'full.yaml', '--detailed-exitcode', '--format', 'json');
+    expect(drift.code).toBe(2);
+    expect(JSON.parse(drift.stdout).changes.map((c: { id: string }) => c.id)).toEqual(['user:carol']);
+  });
+
   it('--refresh=full reads everything; --refresh=incremental fails without a snapshot', async () => {
     const full = await roster('plan', 'roster.yaml', '--refresh=full');
     expect(full.stdout).toMatch(/^Read the live state in full \(\d+ requests\)\.$/m);
