@@ -100,20 +100,7 @@ export async function runApply(input: ApplyInput, view: ApplyView): Promise<Appl
     fromFiles?.target ?? (await openTarget(input, { project: saved!.project, environment: saved!.environment }));
   try {
     // The live state the plan starts from: the decision check compares before and after it.
-    let liveBefore = fromFiles?.live;
-    if (saved) {
-      if (saved.target !== undefined && saved.target !== target.where) {
-        throw new ConfigError(
-          `the plan in ${input.planFile} was made on ${saved.target}, not ${target.where}; run roster plan against ${target.where}`,
-        );
-      }
-      liveBefore = await readLiveState(target.client);
-      if (fingerprintLive(liveBefore) !== saved.liveFingerprint) {
-        throw new ConfigError(
-          `the plan in ${input.planFile} is stale: the live environment changed since it was made; run roster plan again`,
-        );
-      }
-    }
+    let liveBefore = saved ? await liveForSavedPlan(input, saved, target) : fromFiles?.live;
     const plan = saved ?? fromFiles!.plan;
     view.plan(plan);
     enforceAssertions(plan, input.allowFailingAssertions, view);
@@ -124,53 +111,12 @@ export async function runApply(input: ApplyInput, view: ApplyView): Promise<Appl
     }
     await view.confirm(plan, target.where);
 
-    const shown = await view.progress(plan.changes.length);
-    const started = Date.now();
-    let result: Awaited<ReturnType<typeof applyPlan>>;
-    try {
-      result = await applyPlan(plan, target.client, {
-        concurrency: input.concurrency ?? target.concurrency,
-        onEvent: (e) => shown.onEvent(e),
-      });
-    } finally {
-      // Even when applyPlan throws, so that the error is printed below the live view's last frame.
-      await shown.finish();
-    }
-    const writesEndedAt = Date.now();
-    const seconds = (writesEndedAt - started) / 1000;
+    const { result, seconds, writesEndedAt } = await writeShown(plan, target, input, view);
     const complete = result.failed.length === 0 && !result.stopped;
-    // Everything applied: read again what the apply changed, to catch another apply that ran at the same
-    // time (src/apply/verify.ts). A saved plan has no configuration to compare with.
-    let unverified: string | undefined;
-    // A verification that reads the whole environment (from empty, or --verify=full) keeps the next plan's
-    // snapshot from that read: the read-back below would read it all again, and hold it again.
-    let kept: LiveReadSummary | undefined;
-    const readFull = target.snapshot
-      ? async () => {
-          const own = target.client.writtenRequestIds?.() ?? [];
-          const read = await readLive(target, { ...input.refresh, mode: 'full' }, own, undefined, writesEndedAt);
-          kept = read.summary;
-          return read;
-        }
-      : undefined;
-    const leftover =
+    const { leftover, unverified, kept } =
       fromFiles && complete
-        ? await verifyApplied({
-            desired: fromFiles.desired,
-            client: target.client,
-            plan,
-            live: fromFiles.live,
-            requestGrants: fromFiles.requestGrants,
-            mode: input.verify ?? 'changes',
-            ...(readFull ? { readFull } : {}),
-          }).catch((err: unknown) => {
-            // The writes are done and the summary is due: a read that still fails after its retries
-            // leaves the writes unverified, which is an error of its own (exit 4, docs/plan.md).
-            if (!(err instanceof ApiError)) throw err;
-            unverified = err.message;
-            return undefined;
-          })
-        : undefined;
+        ? await verifyWrites(fromFiles, plan, target, input, writesEndedAt)
+        : { leftover: undefined, unverified: undefined, kept: undefined };
     // A conflict (the verification found the environment changed by another writer) or writes left
     // unverified already fail the apply: the decision point is not asked, nor waited for, about access the
     // plan no longer describes (it would wait out --decision-wait for an agreement that cannot come).
@@ -192,6 +138,81 @@ export async function runApply(input: ApplyInput, view: ApplyView): Promise<Appl
   } finally {
     await target.close();
   }
+}
+
+/** A saved plan applies only where it was made, and only to the live state it was made from: that state. */
+async function liveForSavedPlan(input: ApplyInput, saved: Plan, target: Target): Promise<LiveState> {
+  if (saved.target !== undefined && saved.target !== target.where) {
+    throw new ConfigError(
+      `the plan in ${input.planFile} was made on ${saved.target}, not ${target.where}; run roster plan against ${target.where}`,
+    );
+  }
+  const live = await readLiveState(target.client);
+  if (fingerprintLive(live) !== saved.liveFingerprint) {
+    throw new ConfigError(
+      `the plan in ${input.planFile} is stale: the live environment changed since it was made; run roster plan again`,
+    );
+  }
+  return live;
+}
+
+/** The writes, with the view's progress; `finish` even when applyPlan throws. */
+async function writeShown(plan: Plan, target: Target, input: ApplyInput, view: ApplyView) {
+  const shown = await view.progress(plan.changes.length);
+  const started = Date.now();
+  let result: Awaited<ReturnType<typeof applyPlan>>;
+  try {
+    result = await applyPlan(plan, target.client, {
+      concurrency: input.concurrency ?? target.concurrency,
+      onEvent: (e) => shown.onEvent(e),
+    });
+  } finally {
+    // Even when applyPlan throws, so that the error is printed below the live view's last frame.
+    await shown.finish();
+  }
+  const writesEndedAt = Date.now();
+  return { result, seconds: (writesEndedAt - started) / 1000, writesEndedAt };
+}
+
+/**
+ * Everything applied: read again what the apply changed, to catch another apply that ran at the same time
+ * (src/apply/verify.ts). A saved plan has no configuration to compare with. A verification that reads the
+ * whole environment (from empty, or --verify=full) keeps the next plan's snapshot from that read (`kept`):
+ * the read-back after would read it all again, and hold it again.
+ */
+async function verifyWrites(
+  fromFiles: NonNullable<Awaited<ReturnType<typeof planFromFiles>>>,
+  plan: Plan,
+  target: Target,
+  input: ApplyInput,
+  writesEndedAt: number,
+) {
+  let unverified: string | undefined;
+  let kept: LiveReadSummary | undefined;
+  const readFull = target.snapshot
+    ? async () => {
+        const own = target.client.writtenRequestIds?.() ?? [];
+        const read = await readLive(target, { ...input.refresh, mode: 'full' }, own, undefined, writesEndedAt);
+        kept = read.summary;
+        return read;
+      }
+    : undefined;
+  const leftover = await verifyApplied({
+    desired: fromFiles.desired,
+    client: target.client,
+    plan,
+    live: fromFiles.live,
+    requestGrants: fromFiles.requestGrants,
+    mode: input.verify ?? 'changes',
+    ...(readFull ? { readFull } : {}),
+  }).catch((err: unknown) => {
+    // The writes are done and the summary is due: a read that still fails after its retries
+    // leaves the writes unverified, which is an error of its own (exit 4, docs/plan.md).
+    if (!(err instanceof ApiError)) throw err;
+    unverified = err.message;
+    return undefined;
+  });
+  return { leftover, unverified, kept };
 }
 
 /**
